@@ -1,0 +1,377 @@
+/**
+ * One lease object per lock key (DESIGN §4). Every method reads the clock itself, so a late,
+ * repeated or missing alarm only delays a grant; it never lets two holders overlap.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../shared/env";
+import { fail, ok, type Result } from "../shared/errors";
+import { heldIndexKey } from "../shared/lock-index";
+import { lockKind } from "../shared/lock-keys";
+import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
+import { decideAcquire, holdsToken, isExpired, type LeaseRow } from "./lease-rules";
+import { migrate } from "./lease-schema";
+
+export const HISTORY_LIMIT = 50;
+
+export interface AcquireRequest {
+  key: string;
+  holder: string;
+  ttlMs: number;
+  identity?: string | null;
+  wait?: boolean;
+  waitTimeoutMs?: number;
+}
+
+interface Waiter {
+  holder: string;
+  ttlMs: number;
+  since: number;
+  resolve: (result: Result<LeaseGrant>) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class LeaseLock extends DurableObject<Env> {
+  readonly #sql: SqlStorage;
+  // Waiting callers live in memory: the object is not evicted while their requests are open.
+  readonly #waiters: Waiter[] = [];
+  #indexSync: Promise<void> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => migrate(this.#sql));
+  }
+
+  async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
+    this.#remember(req.key, req.identity ?? null);
+    const now = Date.now();
+    this.#promote(now);
+    const lease = this.#lease();
+    const decision = decideAcquire(lease, req.holder, now, this.#waiters.length);
+    switch (decision.kind) {
+      case "reacquire": {
+        const renewed = this.#extend(lease as LeaseRow, req.ttlMs, now, "re-acquire");
+        return ok(this.#grantOf(renewed));
+      }
+      case "grant":
+        return ok(await this.#grant(req.holder, req.ttlMs, now, "acquired"));
+      case "takeover":
+        return ok(await this.#grant(req.holder, req.ttlMs, now, "taken-over", decision.previous));
+      case "busy": {
+        if (!req.wait) return this.#held(decision.lease);
+        const queued = this.#waiters.find((w) => w.holder === req.holder);
+        if (queued) return fail("VALIDATION", `holder ${req.holder} is already waiting for ${req.key}`);
+        return this.#enqueue(req, now);
+      }
+    }
+  }
+
+  async renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
+    this.#remember(req.key, null);
+    const now = Date.now();
+    this.#promote(now);
+    const lease = this.#lease();
+    if (!holdsToken(lease, req.holder, req.token, now)) {
+      this.#expireIfDue(now);
+      return fail(
+        "LOCK_LOST",
+        `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`,
+        {
+          lock: req.key,
+          holder: lease && !isExpired(lease, now) ? lease.holder : null,
+        },
+      );
+    }
+    return ok(this.#grantOf(this.#extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null)));
+  }
+
+  async release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>> {
+    this.#remember(req.key, null);
+    const now = Date.now();
+    const lease = this.#lease();
+    if (lease === null) {
+      this.#promote(now);
+      return ok({ released: false, reason: "not-held" });
+    }
+    if (lease.holder !== req.holder || lease.token !== req.token) {
+      this.#promote(now);
+      return ok({ released: false, reason: "stale-token" });
+    }
+    // Releasing an expired lease is still the holder's own release: nobody else had it yet.
+    this.#free(now, "released", lease, null);
+    this.#promote(now);
+    await this.#syncIndex();
+    return ok({ released: true, reason: "released" });
+  }
+
+  async forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>> {
+    this.#remember(req.key, null);
+    const now = Date.now();
+    const lease = this.#lease();
+    if (lease === null) return ok({ released: false, reason: "not-held" });
+    this.#free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
+    this.#promote(now);
+    await this.#syncIndex();
+    return ok({ released: true, reason: "released" });
+  }
+
+  async read(req: { key: string }): Promise<LockState> {
+    this.#remember(req.key, null);
+    const now = Date.now();
+    this.#promote(now);
+    this.#expireIfDue(now);
+    await this.#syncIndex();
+    const lease = this.#lease();
+    const key = this.#meta("key") ?? req.key;
+    return {
+      key,
+      kind: lockKind(key) ?? "scope",
+      identity: this.#meta("identity"),
+      held: lease !== null,
+      holder: lease?.holder ?? null,
+      token: lease?.token ?? null,
+      since: lease?.acquiredAt ?? null,
+      expiresAt: lease?.expiresAt ?? null,
+      waiters: this.#waiters.map((w) => ({ holder: w.holder, since: w.since })),
+      lastToken: this.#lastToken(),
+      history: this.#history(),
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.#promote(now);
+    this.#expireIfDue(now);
+    const lease = this.#lease();
+    // A repeated or early alarm finds nothing due and only re-arms for the live lease.
+    if (lease) await this.ctx.storage.setAlarm(lease.expiresAt);
+    await this.#syncIndex();
+  }
+
+  // --- state transitions (synchronous: no other call interleaves inside one) ---
+
+  /** Expire a due lease and hand the lock to the first waiter; repeated while grants are due. */
+  #promote(now: number): void {
+    let lease = this.#lease();
+    if (lease && isExpired(lease, now) && this.#waiters.length > 0) {
+      this.#free(now, "expired", lease, null);
+      lease = null;
+    }
+    if (lease === null) {
+      const next = this.#waiters.shift();
+      if (next) {
+        clearTimeout(next.timer);
+        const grant = this.#write(next.holder, next.ttlMs, now, "acquired", "granted to waiter");
+        next.resolve(ok(grant));
+      }
+    }
+  }
+
+  #expireIfDue(now: number): void {
+    const lease = this.#lease();
+    if (lease && isExpired(lease, now)) this.#free(now, "expired", lease, null);
+  }
+
+  async #grant(
+    holder: string,
+    ttlMs: number,
+    now: number,
+    transition: "acquired" | "taken-over",
+    previous?: LeaseRow,
+  ): Promise<LeaseGrant> {
+    if (previous) {
+      this.#record(now, "expired", previous.holder, previous.token, `taken over by ${holder}`);
+      this.#bump("takeovers");
+    }
+    const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
+    const grant = this.#write(holder, ttlMs, now, transition, note);
+    await this.#syncIndex();
+    return grant;
+  }
+
+  #write(
+    holder: string,
+    ttlMs: number,
+    now: number,
+    transition: Transition,
+    note: string | null,
+  ): LeaseGrant {
+    // The fencing token is persisted before it is handed out, so it survives eviction and is never reused.
+    const token = this.#lastToken() + 1;
+    this.#setMeta("last_token", String(token));
+    const expiresAt = now + ttlMs;
+    this.#sql.exec(
+      `INSERT INTO lease (id, holder, token, acquired_at, expires_at, ttl_ms) VALUES (1, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, token = excluded.token,
+         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms`,
+      holder,
+      token,
+      now,
+      expiresAt,
+      ttlMs,
+    );
+    this.#record(now, transition, holder, token, note);
+    void this.ctx.storage.setAlarm(expiresAt);
+    return { key: this.#meta("key") ?? "", holder, token, acquiredAt: now, expiresAt };
+  }
+
+  #extend(lease: LeaseRow, ttlMs: number, now: number, note: string | null): LeaseRow {
+    const expiresAt = Math.max(lease.expiresAt, now + ttlMs);
+    this.#sql.exec("UPDATE lease SET expires_at = ?, ttl_ms = ? WHERE id = 1", expiresAt, ttlMs);
+    this.#record(now, "renewed", lease.holder, lease.token, note);
+    void this.ctx.storage.setAlarm(expiresAt);
+    return { ...lease, expiresAt, ttlMs };
+  }
+
+  #free(now: number, transition: Transition, lease: LeaseRow, note: string | null): void {
+    this.#sql.exec("DELETE FROM lease WHERE id = 1");
+    this.#record(now, transition, lease.holder, lease.token, note);
+    if (this.#waiters.length === 0) void this.ctx.storage.deleteAlarm();
+  }
+
+  #enqueue(req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
+    const timeoutMs = Math.max(0, req.waitTimeoutMs ?? 0);
+    return new Promise<Result<LeaseGrant>>((resolve) => {
+      const waiter: Waiter = {
+        holder: req.holder,
+        ttlMs: req.ttlMs,
+        since: now,
+        resolve,
+        timer: setTimeout(() => this.#giveUp(waiter), timeoutMs),
+      };
+      this.#waiters.push(waiter);
+    }).then(async (result) => {
+      if (result.ok) await this.#syncIndex();
+      return result;
+    });
+  }
+
+  /** A waiter's timeout: check the clock first, since an expiry may be due that no alarm has run. */
+  #giveUp(waiter: Waiter): void {
+    this.#promote(Date.now());
+    const at = this.#waiters.indexOf(waiter);
+    if (at < 0) return; // already granted
+    this.#waiters.splice(at, 1);
+    waiter.resolve(this.#held(this.#lease()));
+  }
+
+  #held(lease: LeaseRow | null): Result<never> {
+    const key = this.#meta("key") ?? "";
+    if (!lease) return fail("LOCK_HELD", `${key} is being handed to a waiting run`, { lock: key });
+    return fail(
+      "LOCK_HELD",
+      `${key} is held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}`,
+      {
+        lock: key,
+        holder: lease.holder,
+        expiresAt: lease.expiresAt,
+      },
+    );
+  }
+
+  // --- the held-lock index (docs/storage.md) ---
+
+  /**
+   * Bring the R2 index entry in line with the current state. Calls are chained and each reads the
+   * state when it runs, so the last one to finish always reflects the latest transition.
+   */
+  #syncIndex(): Promise<void> {
+    this.#indexSync = this.#indexSync.then(async () => {
+      const key = this.#meta("key");
+      if (!key) return;
+      const held = this.#lease() !== null;
+      const marked = this.#meta("indexed") === "1";
+      if (held === marked) return;
+      try {
+        if (held) {
+          const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#meta("identity") });
+          await this.env.RECEIPTS.put(heldIndexKey(key), body);
+        } else {
+          await this.env.RECEIPTS.delete(heldIndexKey(key));
+        }
+        this.#setMeta("indexed", held ? "1" : "0");
+      } catch (err) {
+        // A lost index update is repaired by the next transition or alarm; the listing re-reads
+        // every indexed lock from its own object, so a stale entry is never shown as held.
+        console.warn(`lock index update for ${key} failed: ${String(err)}`);
+      }
+    });
+    return this.#indexSync;
+  }
+
+  // --- storage helpers ---
+
+  #remember(key: string, identity: string | null): void {
+    if (this.#meta("key") === null) this.#setMeta("key", key);
+    if (identity && this.#meta("identity") === null) this.#setMeta("identity", identity);
+  }
+
+  #lease(): LeaseRow | null {
+    const rows = this.#sql
+      .exec<{ holder: string; token: number; acquired_at: number; expires_at: number; ttl_ms: number }>(
+        "SELECT holder, token, acquired_at, expires_at, ttl_ms FROM lease WHERE id = 1",
+      )
+      .toArray();
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      holder: row.holder,
+      token: row.token,
+      acquiredAt: row.acquired_at,
+      expiresAt: row.expires_at,
+      ttlMs: row.ttl_ms,
+    };
+  }
+
+  #grantOf(lease: LeaseRow): LeaseGrant {
+    return {
+      key: this.#meta("key") ?? "",
+      holder: lease.holder,
+      token: lease.token,
+      acquiredAt: lease.acquiredAt,
+      expiresAt: lease.expiresAt,
+    };
+  }
+
+  #record(at: number, transition: Transition, holder: string, token: number, note: string | null): void {
+    this.#sql.exec(
+      "INSERT INTO history (at, transition, holder, token, note) VALUES (?, ?, ?, ?, ?)",
+      at,
+      transition,
+      holder,
+      token,
+      note,
+    );
+    this.#sql.exec("DELETE FROM history WHERE seq <= (SELECT MAX(seq) FROM history) - ?", HISTORY_LIMIT);
+  }
+
+  #history(): HistoryEntry[] {
+    return this.#sql
+      .exec<{ at: number; transition: Transition; holder: string; token: number; note: string | null }>(
+        "SELECT at, transition, holder, token, note FROM history ORDER BY seq",
+      )
+      .toArray()
+      .map(({ note, ...rest }) => (note === null ? rest : { ...rest, note }));
+  }
+
+  #meta(k: string): string | null {
+    const row = this.#sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", k).toArray()[0];
+    return row ? row.v : null;
+  }
+
+  #setMeta(k: string, v: string): void {
+    this.#sql.exec(
+      "INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+      k,
+      v,
+    );
+  }
+
+  #bump(k: string): void {
+    this.#setMeta(k, String(Number(this.#meta(k) ?? "0") + 1));
+  }
+
+  #lastToken(): number {
+    return Number(this.#meta("last_token") ?? "0");
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Pure lease decisions (DESIGN §4). No `this`, no I/O, no clock: `now` is always passed in, so the
+ * object, its alarm and the tests all ask the same questions of the same data.
+ */
+
+export interface LeaseRow {
+  holder: string;
+  token: number;
+  acquiredAt: number;
+  expiresAt: number;
+  ttlMs: number;
+}
+
+export type AcquireDecision =
+  | { kind: "grant" }
+  | { kind: "reacquire" }
+  | { kind: "takeover"; previous: LeaseRow }
+  | { kind: "busy"; lease: LeaseRow | null };
+
+export function isExpired(lease: LeaseRow, now: number): boolean {
+  return now >= lease.expiresAt;
+}
+
+/**
+ * Whether `holder` may take the lock now. Queued waiters win: a lock that is free or expired while
+ * others wait goes to the first of them, never to a newcomer (FIFO).
+ */
+export function decideAcquire(
+  lease: LeaseRow | null,
+  holder: string,
+  now: number,
+  waiting: number,
+): AcquireDecision {
+  const live = lease !== null && !isExpired(lease, now);
+  if (live && lease.holder === holder) return { kind: "reacquire" };
+  if (live || waiting > 0) return { kind: "busy", lease };
+  if (lease) return { kind: "takeover", previous: lease };
+  return { kind: "grant" };
+}
+
+/** renew and release only act for the holder of that exact token, and only while it is live. */
+export function holdsToken(lease: LeaseRow | null, holder: string, token: number, now: number): boolean {
+  return lease !== null && lease.holder === holder && lease.token === token && !isExpired(lease, now);
+}

@@ -1,0 +1,33 @@
+/**
+ * SQLite schema of the lease object, append-only numbered migrations run in the constructor
+ * inside blockConcurrencyWhile (Cloudflare's rules of Durable Objects). docs/storage.md mirrors it.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+   CREATE TABLE lease (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     holder TEXT NOT NULL,
+     token INTEGER NOT NULL,
+     acquired_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     ttl_ms INTEGER NOT NULL
+   );
+   CREATE TABLE history (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     at INTEGER NOT NULL,
+     transition TEXT NOT NULL,
+     holder TEXT NOT NULL,
+     token INTEGER NOT NULL,
+     note TEXT
+   );`,
+];
+
+export function migrate(sql: SqlStorage): void {
+  sql.exec("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY)");
+  const row = sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM _migrations").one();
+  const applied = row.v ?? 0;
+  for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
+    sql.exec(MIGRATIONS[version - 1] as string);
+    sql.exec("INSERT INTO _migrations (version) VALUES (?)", version);
+  }
+}

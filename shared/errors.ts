@@ -1,0 +1,91 @@
+/**
+ * Domain errors are values with stable codes (DESIGN §5, §6). One closed union of codes, one
+ * exhaustive table code → HTTP status, title and whether a retry can succeed.
+ */
+export const ERROR_CODES = [
+  "VALIDATION",
+  "UNAUTHENTICATED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "LOCK_HELD",
+  "LOCK_LOST",
+  "CONCURRENT_MODIFICATION",
+  "PAYLOAD_TOO_LARGE",
+  "RATE_LIMITED",
+  "PROVIDER_ERROR",
+  "INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+interface CodeInfo {
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
+  title: string;
+  retriable: boolean;
+}
+
+export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
+  VALIDATION: { status: 400, title: "The request is not valid", retriable: false },
+  UNAUTHENTICATED: { status: 401, title: "Authentication is required", retriable: false },
+  FORBIDDEN: { status: 403, title: "Not allowed", retriable: false },
+  NOT_FOUND: { status: 404, title: "Not found", retriable: false },
+  LOCK_HELD: { status: 409, title: "The lock is held by another run", retriable: true },
+  LOCK_LOST: { status: 409, title: "The lease was lost before the write", retriable: true },
+  CONCURRENT_MODIFICATION: {
+    status: 409,
+    title: "Changed since authorization — re-read and retry",
+    retriable: true,
+  },
+  PAYLOAD_TOO_LARGE: { status: 413, title: "The request body is too large", retriable: false },
+  RATE_LIMITED: { status: 429, title: "Too many requests", retriable: true },
+  PROVIDER_ERROR: { status: 502, title: "The provider refused or failed", retriable: true },
+  INTERNAL: { status: 500, title: "Internal error", retriable: false },
+};
+
+/** The serialisable form of an error: what crosses RPC, receipts and responses. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+  detail?: Record<string, unknown>;
+}
+
+export class SponsonError extends Error {
+  readonly code: ErrorCode;
+  readonly detail: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, detail?: Record<string, unknown>) {
+    super(message);
+    this.name = "SponsonError";
+    this.code = code;
+    this.detail = detail;
+  }
+
+  toInfo(): ErrorInfo {
+    return this.detail === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, detail: this.detail };
+  }
+
+  static fromInfo(info: ErrorInfo): SponsonError {
+    return new SponsonError(info.code, info.message, info.detail);
+  }
+}
+
+export function isSponsonError(err: unknown): err is SponsonError {
+  return err instanceof SponsonError;
+}
+
+/** Expected outcomes as values: RPC across a Durable Object boundary loses error classes. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
+
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const fail = (code: ErrorCode, message: string, detail?: Record<string, unknown>): Result<never> => ({
+  ok: false,
+  error: detail === undefined ? { code, message } : { code, message, detail },
+});
+
+/** Unwraps a result, turning a failure back into a thrown SponsonError. */
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw SponsonError.fromInfo(result.error);
+}

@@ -1,0 +1,13 @@
+/**
+ * The held-lock index (docs/storage.md): one small R2 object per held lock, written by that
+ * lock's own object. It only says where to look; the lock objects remain the truth.
+ */
+export const HELD_INDEX_PREFIX = "locks/held/";
+
+export function heldIndexKey(lockKey: string): string {
+  return HELD_INDEX_PREFIX + encodeURIComponent(lockKey);
+}
+
+export function lockKeyFromIndex(objectKey: string): string {
+  return decodeURIComponent(objectKey.slice(HELD_INDEX_PREFIX.length));
+}

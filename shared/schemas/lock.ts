@@ -1,0 +1,58 @@
+import { z } from "zod";
+
+export const lockKindSchema = z.enum(["scope", "parent"]);
+export type LockKind = z.infer<typeof lockKindSchema>;
+
+export const transitionSchema = z.enum([
+  "acquired",
+  "renewed",
+  "released",
+  "expired",
+  "taken-over",
+  "force-released",
+]);
+export type Transition = z.infer<typeof transitionSchema>;
+
+export const historyEntrySchema = z.object({
+  at: z.number().int(),
+  transition: transitionSchema,
+  holder: z.string(),
+  token: z.number().int(),
+  note: z.string().optional(),
+});
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
+
+export const waiterViewSchema = z.object({ holder: z.string(), since: z.number().int() });
+export type WaiterView = z.infer<typeof waiterViewSchema>;
+
+/** A granted lease as the holder sees it. */
+export const leaseGrantSchema = z.object({
+  key: z.string(),
+  holder: z.string(),
+  token: z.number().int().positive(),
+  acquiredAt: z.number().int(),
+  expiresAt: z.number().int(),
+});
+export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
+
+/** One lock as its own object reports it (authoritative). */
+export const lockStateSchema = z.object({
+  key: z.string(),
+  kind: lockKindSchema,
+  identity: z.string().nullable(),
+  held: z.boolean(),
+  holder: z.string().nullable(),
+  token: z.number().int().nullable(),
+  since: z.number().int().nullable(),
+  expiresAt: z.number().int().nullable(),
+  waiters: z.array(waiterViewSchema),
+  lastToken: z.number().int(),
+  history: z.array(historyEntrySchema),
+});
+export type LockState = z.infer<typeof lockStateSchema>;
+
+export const releaseOutcomeSchema = z.object({
+  released: z.boolean(),
+  reason: z.enum(["released", "stale-token", "not-held"]),
+});
+export type ReleaseOutcome = z.infer<typeof releaseOutcomeSchema>;

@@ -1,0 +1,52 @@
+/**
+ * RFC 9457 problem details. Every error leaves the Worker through here with a stable `code`;
+ * unknown errors are logged and become a generic 500 that reveals nothing.
+ */
+import type { Context } from "hono";
+import { ERROR_TABLE, type ErrorCode, isSponsonError, SponsonError } from "../../shared/errors";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  retriable: boolean;
+  instance?: string;
+  [extension: string]: unknown;
+}
+
+export function problemOf(err: SponsonError, instance?: string): Problem {
+  const info = ERROR_TABLE[err.code];
+  return {
+    type: `https://sponson.dev/problems/${err.code.toLowerCase().replaceAll("_", "-")}`,
+    title: info.title,
+    status: info.status,
+    code: err.code,
+    detail: err.message,
+    retriable: info.retriable,
+    ...(instance ? { instance } : {}),
+    ...(err.detail ?? {}),
+  };
+}
+
+export function problemResponse(err: SponsonError, instance?: string): Response {
+  const problem = problemOf(err, instance);
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { "content-type": PROBLEM_CONTENT_TYPE },
+  });
+}
+
+export function onError(err: Error, c: Context): Response {
+  if (isSponsonError(err)) return problemResponse(err, new URL(c.req.url).pathname);
+  console.error("unhandled error", err);
+  return problemResponse(new SponsonError("INTERNAL", "internal error"), new URL(c.req.url).pathname);
+}
+
+export function notFound(c: Context): Response {
+  const path = new URL(c.req.url).pathname;
+  return problemResponse(new SponsonError("NOT_FOUND", `no route for ${c.req.method} ${path}`), path);
+}
