@@ -2,6 +2,7 @@
  * The Worker's view of one lock object: a thin RPC wrapper the client-side lease and the routes
  * share, so tests can put any LockTarget behind a Lease.
  */
+import type { AcquireRequest } from "../../durable-objects/lease-lock";
 import type { Env } from "../../shared/env";
 import type { Result } from "../../shared/errors";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
@@ -14,8 +15,17 @@ export interface LockTarget {
   release(holder: string, token: number): Promise<Result<ReleaseOutcome>>;
 }
 
-export function lockStub(env: Env, key: string) {
-  return env.LEASE_LOCK.get(env.LEASE_LOCK.idFromName(key));
+/** The lease object's RPC surface with its result types (RPC typing loses the union otherwise). */
+export interface LeaseLockApi {
+  acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
+  renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
+  release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
+  forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
+  read(req: { key: string }): Promise<LockState>;
+}
+
+export function lockStub(env: Env, key: string): LeaseLockApi {
+  return env.LEASE_LOCK.get(env.LEASE_LOCK.idFromName(key)) as unknown as LeaseLockApi;
 }
 
 export function lockTarget(env: Env, key: string, identity: string | null = null): LockTarget {
@@ -23,13 +33,12 @@ export function lockTarget(env: Env, key: string, identity: string | null = null
   return {
     key,
     identity,
-    acquire: (holder, ttlMs, wait, waitTimeoutMs) =>
-      stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }) as Promise<Result<LeaseGrant>>,
-    renew: (holder, token) => stub.renew({ key, holder, token }) as Promise<Result<LeaseGrant>>,
-    release: (holder, token) => stub.release({ key, holder, token }) as Promise<Result<ReleaseOutcome>>,
+    acquire: (holder, ttlMs, wait, waitTimeoutMs) => stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
+    renew: (holder, token) => stub.renew({ key, holder, token }),
+    release: (holder, token) => stub.release({ key, holder, token }),
   };
 }
 
 export function readLock(env: Env, key: string): Promise<LockState> {
-  return lockStub(env, key).read({ key }) as Promise<LockState>;
+  return lockStub(env, key).read({ key });
 }

@@ -1,0 +1,73 @@
+/**
+ * Receipts in R2 (DESIGN §8): per environment and scope, what the scope owns (ledger), the writes
+ * announced before they were sent (intents) and the last runs. Unknown fields are kept, so an older
+ * reader never drops what a newer writer added.
+ */
+import { z } from "zod";
+import { providerConfigSchema } from "./plan";
+
+export const RECEIPT_VERSION = 1;
+export const RUNS_KEPT = 20;
+
+export const ledgerEntrySchema = z.looseObject({
+  line: z.string(),
+  op: z.string(),
+  /** The provider block as the plan wrote it: secret references, never secret values. */
+  provider: providerConfigSchema,
+  /** Resolved params, needed to remove the item after the line left the plan. */
+  params: z.record(z.string(), z.string()),
+  key: z.string(),
+  parent: z.string().nullable(),
+  runId: z.string(),
+  createdAt: z.number().int(),
+});
+export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
+
+export const intentSchema = z.looseObject({
+  action: z.enum(["create", "remove"]),
+  line: z.string(),
+  op: z.string(),
+  provider: providerConfigSchema,
+  params: z.record(z.string(), z.string()),
+  key: z.string(),
+  parent: z.string().nullable(),
+  runId: z.string(),
+  at: z.number().int(),
+});
+export type Intent = z.infer<typeof intentSchema>;
+
+export const runActionSchema = z.enum(["apply", "preview", "destroy", "rollback", "recover"]);
+export type RunAction = z.infer<typeof runActionSchema>;
+
+export const errorInfoSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const runRecordSchema = z.looseObject({
+  id: z.string(),
+  action: runActionSchema,
+  status: z.enum(["succeeded", "failed"]),
+  startedAt: z.number().int(),
+  finishedAt: z.number().int(),
+  /** Keys this run created, in order: what rollback removes. */
+  created: z.array(z.string()),
+  error: errorInfoSchema.optional(),
+});
+export type RunRecord = z.infer<typeof runRecordSchema>;
+
+export const receiptSchema = z.looseObject({
+  version: z.number().int().min(1),
+  environment: z.string(),
+  scope: z.string(),
+  revision: z.number().int().min(0),
+  ledger: z.array(ledgerEntrySchema),
+  intents: z.array(intentSchema),
+  runs: z.array(runRecordSchema),
+});
+export type Receipt = z.infer<typeof receiptSchema>;
+
+export function emptyReceipt(environment: string, scope: string): Receipt {
+  return { version: RECEIPT_VERSION, environment, scope, revision: 0, ledger: [], intents: [], runs: [] };
+}

@@ -1,0 +1,54 @@
+/**
+ * The op model (DESIGN §3, seed 000). An op manages one kind of item; `lockOn` names the shared
+ * provider object the item lives in, or null when items are objects of their own.
+ */
+import type { z } from "zod";
+import type { Clock } from "../../shared/clock";
+import type { ProviderConfig } from "../../shared/schemas/plan";
+import type { SecretRegistry } from "../../shared/secrets";
+
+export type Params = Record<string, string>;
+
+/** What every provider call gets: resolved config (secret values included), transport, time. */
+export interface OpContext<Config = Record<string, unknown>> {
+  config: Config;
+  /** Outbound HTTP; in tests and under `npm start` it reaches the provider emulators. */
+  fetch: typeof fetch;
+  clock: Clock;
+  secrets: SecretRegistry;
+}
+
+export interface Inspection {
+  present: boolean;
+  /** Adapter-private state from the read (e.g. GCS metageneration) for a precondition on write. */
+  state?: unknown;
+}
+
+export interface OpSpec<Config = Record<string, unknown>> {
+  /** e.g. "auth0.callbackUrl" */
+  readonly name: string;
+  /** the `type` of the provider block it needs, e.g. "auth0" */
+  readonly providerType: string;
+  /** Validates resolved line params. */
+  readonly params: z.ZodType<Params>;
+  /** Stable key of the item within its object (e.g. the URL); recorded in the ledger. */
+  key(params: Params): string;
+  /**
+   * Pure: no provider call. The identity of the shared object, from params and the provider block
+   * as written in the plan (secret references, never values).
+   */
+  lockOn(params: Params, provider: ProviderConfig): string | null;
+  inspect(ctx: OpContext<Config>, params: Params): Promise<Inspection>;
+  /** Adds the item; `seen` is the inspection made under the lease. Idempotent. */
+  create(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
+  /** Removes the item; absent is success. */
+  remove(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
+}
+
+/** One provider: how to validate its block (with secret refs resolved) and its ops. */
+export interface ProviderAdapter<Config = Record<string, unknown>> {
+  readonly type: string;
+  /** Validates the resolved provider block (secret references replaced by their values). */
+  readonly config: z.ZodType<Config>;
+  readonly ops: readonly OpSpec<Config>[];
+}
