@@ -5,7 +5,9 @@
 import { z } from "zod";
 
 export const secretRefSchema = z.strictObject({
-  secret: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a secret reference names a Worker secret, e.g. AUTH0_CLIENT_SECRET"),
+  secret: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a secret reference names a Worker secret, e.g. AUTH0_CLIENT_SECRET"),
 });
 export type SecretRef = z.infer<typeof secretRefSchema>;
 
@@ -37,10 +39,15 @@ export const planSchema = z
   .superRefine((plan, ctx) => {
     const seen = new Set<string>();
     plan.lines.forEach((line, i) => {
-      if (seen.has(line.id)) ctx.addIssue({ code: "custom", path: ["lines", i, "id"], message: `duplicate line id "${line.id}"` });
+      if (seen.has(line.id))
+        ctx.addIssue({ code: "custom", path: ["lines", i, "id"], message: `duplicate line id "${line.id}"` });
       seen.add(line.id);
       if (!(line.provider in plan.providers)) {
-        ctx.addIssue({ code: "custom", path: ["lines", i, "provider"], message: `unknown provider "${line.provider}"` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["lines", i, "provider"],
+          message: `unknown provider "${line.provider}"`,
+        });
       }
     });
   });

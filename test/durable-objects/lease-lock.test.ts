@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { expireLeaseNow, freshScopeKey, stub } from "../helpers/locks";
+import { expireLeaseNow, freshScopeKey, rawStub, stub } from "../helpers/locks";
 
 const TTL = 30_000;
 
@@ -22,7 +22,7 @@ describe("lease object", () => {
     const key = freshScopeKey();
     await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL });
     await expireLeaseNow(key);
-    expect(await runDurableObjectAlarm(stub(key))).toBe(true);
+    expect(await runDurableObjectAlarm(rawStub(key))).toBe(true);
     const state = await stub(key).read({ key });
     expect(state.held).toBe(false);
     expect(state.history.map((h) => h.transition)).toEqual(["acquired", "expired"]);

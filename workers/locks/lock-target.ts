@@ -33,7 +33,8 @@ export function lockTarget(env: Env, key: string, identity: string | null = null
   return {
     key,
     identity,
-    acquire: (holder, ttlMs, wait, waitTimeoutMs) => stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
+    acquire: (holder, ttlMs, wait, waitTimeoutMs) =>
+      stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
     renew: (holder, token) => stub.renew({ key, holder, token }),
     release: (holder, token) => stub.release({ key, holder, token }),
   };
