@@ -2,6 +2,7 @@
 import { createApp } from "./app";
 
 export { LeaseLock } from "../durable-objects/lease-lock";
+export { ProviderEmulator } from "../durable-objects/provider-emulator";
 
 const app = createApp();
 

@@ -1,0 +1,84 @@
+/**
+ * One object per emulated provider host. Dispatches to the provider's emulator module and applies
+ * the test knobs (latency, read barrier, injected failures) the same way for every provider.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../shared/env";
+import type { EmulatorState } from "../workers/emulators/emulator";
+import { type EmulatorKnobs, emulatorKnobsSchema } from "../workers/emulators/knobs";
+import { emulatorFor } from "../workers/emulators/registry";
+
+export class ProviderEmulator extends DurableObject<Env> {
+  #knobs: EmulatorKnobs = emulatorKnobsSchema.parse({});
+  #arrived = 0;
+  #held: Array<() => void> = [];
+  #requests = 0;
+
+  override async fetch(request: Request): Promise<Response> {
+    const host = new URL(request.url).host;
+    const module = emulatorFor(host);
+    if (!module) return new Response(`no emulator for host ${host}`, { status: 502 });
+    this.#requests += 1;
+    if (this.#knobs.latencyMs > 0) await new Promise((r) => setTimeout(r, this.#knobs.latencyMs));
+    const isRead = module.isRead(request);
+    const isWrite = module.isWrite(request);
+    const failure = this.#knobs.failures.find(
+      (f) => f.on === "any" || (f.on === "read" && isRead) || (f.on === "write" && isWrite),
+    );
+    if (failure) {
+      failure.count -= 1;
+      if (failure.count === 0) this.#knobs.failures.splice(this.#knobs.failures.indexOf(failure), 1);
+      return module.injectedError(failure.status, Date.now());
+    }
+    if (isRead && this.#knobs.readBarrier > 0) await this.#barrier();
+    return module.handle(request, this.#state());
+  }
+
+  /** Test knobs; replaces all knobs and resets the barrier count. */
+  async configure(knobs: Partial<EmulatorKnobs>): Promise<void> {
+    this.#knobs = emulatorKnobsSchema.parse(knobs);
+    this.#arrived = 0;
+    this.#release();
+  }
+
+  async stats(): Promise<{ requests: number; waitingAtBarrier: number }> {
+    return { requests: this.#requests, waitingAtBarrier: this.#held.length };
+  }
+
+  /** Raw state, for tests that check what the provider holds. */
+  async dump(prefix = ""): Promise<Record<string, unknown>> {
+    return Object.fromEntries(this.#state().list(prefix));
+  }
+
+  async seed(entries: Record<string, unknown>): Promise<void> {
+    const state = this.#state();
+    for (const [k, v] of Object.entries(entries)) state.put(k, v);
+  }
+
+  #barrier(): Promise<void> {
+    this.#arrived += 1;
+    if (this.#arrived >= this.#knobs.readBarrier) {
+      this.#release();
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#held.push(resolve));
+  }
+
+  #release(): void {
+    for (const resolve of this.#held.splice(0)) resolve();
+  }
+
+  #state(): EmulatorState {
+    const kv = this.ctx.storage.kv;
+    return {
+      get: <T>(key: string) => kv.get<T>(key),
+      put: <T>(key: string, value: T) => kv.put(key, value),
+      delete: (key: string) => void kv.delete(key),
+      list: <T>(prefix: string) => {
+        const out = new Map<string, T>();
+        for (const [k, v] of kv.list<T>({ prefix })) out.set(k, v);
+        return out;
+      },
+    };
+  }
+}

@@ -1,0 +1,20 @@
+// `npm start`: the whole service on embedded state (local Durable Objects, R2 and queues under
+// .wrangler/state), with provider HTTP answered by the emulators so examples/plan.json works offline.
+import { spawn } from "node:child_process";
+
+const port = process.env.PORT ?? "8787";
+const args = [
+  "dev",
+  "--ip",
+  "127.0.0.1",
+  "--port",
+  port,
+  "--persist-to",
+  ".wrangler/state",
+  "--var",
+  "EMULATORS:on",
+  ...process.argv.slice(2),
+];
+const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });
+child.on("exit", (code) => process.exit(code ?? 1));
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));

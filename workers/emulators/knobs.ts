@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+/** Test knobs of an emulator host (set over RPC by tests, or the local control route under npm start). */
+export const emulatorKnobsSchema = z.object({
+  /** Added before answering every request. */
+  latencyMs: z.number().int().min(0).max(60_000).default(0),
+  /** Hold each read of a shared object until this many reads have arrived (0: off). */
+  readBarrier: z.number().int().min(0).max(1_000).default(0),
+  /** The next N requests (reads or writes, as `on` says) fail with `status`. */
+  failures: z
+    .array(
+      z.object({
+        status: z.number().int().min(400).max(599),
+        count: z.number().int().min(1).max(1_000),
+        on: z.enum(["any", "read", "write"]).default("any"),
+      }),
+    )
+    .default([]),
+});
+export type EmulatorKnobs = z.infer<typeof emulatorKnobsSchema>;
