@@ -1,0 +1,158 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import { SecretRegistry } from "../../../shared/secrets";
+import {
+  epochSecondsResetHeader,
+  type ProviderHttpSpec,
+  providerJson,
+  providerRequest,
+} from "../../../workers/adapters/http";
+import { FakeClock } from "../fake-clock";
+
+const spec: ProviderHttpSpec = {
+  provider: "acme",
+  retryAfterMs: epochSecondsResetHeader("x-ratelimit-reset"),
+  describeError: (body) =>
+    typeof body === "object" && body !== null
+      ? { message: (body as { message?: string }).message, code: (body as { code?: string }).code }
+      : { message: String(body) },
+};
+
+/** A fetch that answers from a script, one response per call, and counts calls. */
+function scripted(...responses: Array<() => Response>) {
+  const calls: Request[] = [];
+  const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    calls.push(new Request(input, init));
+    const next = responses.shift();
+    if (!next) throw new Error("script exhausted");
+    return next();
+  }) as typeof fetch;
+  return { fetcher, calls };
+}
+
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json", ...headers },
+    });
+
+function context(fetcher: typeof fetch, clock = new FakeClock(1_000_000)) {
+  const secrets = new SecretRegistry();
+  secrets.register("s3cr3t-value");
+  return { fetch: fetcher, clock, secrets };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<SponsonError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof SponsonError) return err;
+    throw err;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("providerRequest", () => {
+  it("waits until the 429's reset time, then succeeds", async () => {
+    const clock = new FakeClock(1_000_000);
+    const { fetcher, calls } = scripted(
+      json(429, { message: "slow down" }, { "x-ratelimit-reset": "1003" }),
+      json(200, { ok: true }),
+    );
+    const res = await providerRequest(context(fetcher, clock), spec, {
+      method: "GET",
+      url: "https://a.test/x",
+    });
+    expect(res.status).toBe(200);
+    expect(calls).toHaveLength(2);
+    expect(clock.sleeps).toEqual([3_000]);
+  });
+
+  it("backs off exponentially on 5xx and gives up after the attempts with the provider's message", async () => {
+    const clock = new FakeClock();
+    const { fetcher, calls } = scripted(
+      json(503, { message: "down" }),
+      json(503, { message: "down" }),
+      json(503, { message: "down" }),
+      json(503, { message: "still down", code: "unavailable" }),
+    );
+    const err = await rejection(
+      providerRequest(context(fetcher, clock), spec, { method: "GET", url: "https://a.test/x" }),
+    );
+    expect(calls).toHaveLength(4);
+    expect(clock.sleeps).toEqual([500, 1_000, 2_000]);
+    expect(err.code).toBe("PROVIDER_ERROR");
+    expect(err.message).toBe("acme: 503 still down");
+    expect(err.detail).toMatchObject({
+      provider: "acme",
+      status: 503,
+      providerCode: "unavailable",
+      attempts: 4,
+    });
+  });
+
+  it("does not make a wait that would exceed the total wait bound", async () => {
+    const clock = new FakeClock(1_000_000);
+    const { fetcher, calls } = scripted(json(429, { message: "later" }, { "x-ratelimit-reset": "5000" }));
+    const err = await rejection(
+      providerRequest(context(fetcher, clock), spec, { method: "GET", url: "https://a.test/x" }),
+    );
+    expect(calls).toHaveLength(1);
+    expect(clock.sleeps).toEqual([]);
+    expect(err.detail).toMatchObject({ status: 429 });
+  });
+
+  it("does not retry a 4xx other than 429, and redacts registered secrets from the message", async () => {
+    const { fetcher, calls } = scripted(
+      json(400, { message: "bad secret s3cr3t-value", code: "s3cr3t-value" }),
+    );
+    const err = await rejection(
+      providerRequest(context(fetcher), spec, { method: "POST", url: "https://a.test/x", json: {} }),
+    );
+    expect(calls).toHaveLength(1);
+    expect(err.message).toBe("acme: 400 bad secret [redacted]");
+    expect(JSON.stringify(err.toInfo())).not.toContain("s3cr3t-value");
+  });
+
+  it("retries a network error and reports it when it persists", async () => {
+    const failing = (() => {
+      throw new Error("connection reset");
+    }) as () => Response;
+    const { fetcher } = scripted(failing, failing);
+    const err = await rejection(
+      providerRequest(context(fetcher), spec, {
+        method: "GET",
+        url: "https://a.test/x",
+        retry: { maxAttempts: 2 },
+      }),
+    );
+    expect(err.message).toBe("acme: network error connection reset");
+  });
+
+  it("returns an accepted non-2xx status to the caller instead of failing", async () => {
+    const { fetcher } = scripted(json(404, { message: "none" }));
+    const res = await providerRequest(context(fetcher), spec, {
+      method: "GET",
+      url: "https://a.test/x",
+      accept: [404],
+    });
+    expect(res.status).toBe(404);
+  });
+
+  it("providerJson refuses a body that does not match the schema", async () => {
+    const { fetcher } = scripted(json(200, { items: "not-an-array" }));
+    const err = await rejection(
+      providerJson(
+        context(fetcher),
+        spec,
+        { method: "GET", url: "https://a.test/x" },
+        z.object({ items: z.array(z.string()) }),
+      ),
+    );
+    expect(err.code).toBe("PROVIDER_ERROR");
+    expect(err.message).toContain("unexpected response from GET /x");
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * A provider's final refusal or failure as a SponsonError (DESIGN §5: PROVIDER_ERROR carries the
+ * provider's own message). Every registered secret is redacted from what we keep (DESIGN §3).
+ */
+import { SponsonError } from "../../../shared/errors";
+import type { SecretRegistry } from "../../../shared/secrets";
+
+/** Long provider messages are cut: they end up in receipts and problem responses. */
+const MAX_MESSAGE_CHARS = 500;
+
+export interface ProviderFailure {
+  provider: string;
+  /** HTTP status, or null when no response came back (network error). */
+  status: number | null;
+  message: string;
+  providerCode?: string | undefined;
+  attempts: number;
+}
+
+export function providerError(secrets: SecretRegistry, failure: ProviderFailure): SponsonError {
+  const message = secrets.redact(failure.message).slice(0, MAX_MESSAGE_CHARS);
+  const status = failure.status === null ? "network error" : String(failure.status);
+  const detail: Record<string, unknown> = {
+    provider: failure.provider,
+    status: failure.status,
+    attempts: failure.attempts,
+  };
+  if (failure.providerCode !== undefined) detail.providerCode = secrets.redact(failure.providerCode);
+  return new SponsonError("PROVIDER_ERROR", `${failure.provider}: ${status} ${message}`.trimEnd(), detail);
+}
+
+/** The HTTP status of a PROVIDER_ERROR, if it is one that came from a response. */
+export function providerStatus(err: unknown): number | null {
+  if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return null;
+  const status = err.detail?.status;
+  return typeof status === "number" ? status : null;
+}

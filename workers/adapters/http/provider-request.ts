@@ -1,0 +1,156 @@
+/**
+ * One provider HTTP call with bounded retries. 429 and 5xx (and network errors) are retried with
+ * exponential backoff; a 429 waits as long as the provider's reset header asks (each provider
+ * says how to read it). Waits go through `ctx.clock.sleep`, so tests decide how time passes.
+ * Final failures become PROVIDER_ERROR with the provider's own message, secrets redacted.
+ */
+import type { z } from "zod";
+import type { Clock } from "../../../shared/clock";
+import type { SecretRegistry } from "../../../shared/secrets";
+import { providerError } from "./provider-error";
+
+/** What the helper needs from an OpContext. */
+export interface HttpContext {
+  fetch: typeof fetch;
+  clock: Clock;
+  secrets: SecretRegistry;
+}
+
+/** Per provider: how it says "wait" and how its error bodies look. */
+export interface ProviderHttpSpec {
+  /** Used in messages: "<provider>: <status> <message>". */
+  readonly provider: string;
+  /** How long a 429 asks us to wait, in ms from `nowMs`; undefined when the response gives no hint. */
+  retryAfterMs(response: Response, nowMs: number): number | undefined;
+  /** The provider's message and error code from an error body (parsed JSON, else the raw text). */
+  describeError(body: unknown): { message?: string | undefined; code?: string | undefined };
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. */
+  maxAttempts: number;
+  /** Backoff without a provider hint: base, 2×base, 4×base … capped at maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A wait that would take the total past this is not made: the call fails instead. */
+  maxTotalWaitMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+  maxTotalWaitMs: 30_000,
+};
+
+export interface ProviderRequest {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as application/json. */
+  json?: unknown;
+  /** Non-2xx statuses the caller handles itself (e.g. "not found" meaning "empty"). */
+  accept?: readonly number[];
+  retry?: Partial<RetryPolicy>;
+}
+
+type Outcome = { response: Response } | { error: string };
+
+function isRetriable(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+function backoffMs(policy: RetryPolicy, attempt: number): number {
+  return Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+}
+
+async function send(ctx: HttpContext, req: ProviderRequest): Promise<Outcome> {
+  const headers: Record<string, string> = { accept: "application/json", ...req.headers };
+  let body: string | undefined;
+  if (req.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(req.json);
+  }
+  try {
+    return { response: await ctx.fetch(req.url, { method: req.method, headers, body }) };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Sends `req`, retrying as the policy allows; resolves with a 2xx (or accepted) response. */
+export async function providerRequest(
+  ctx: HttpContext,
+  spec: ProviderHttpSpec,
+  req: ProviderRequest,
+): Promise<Response> {
+  const policy = { ...DEFAULT_RETRY, ...req.retry };
+  let waitedMs = 0;
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await send(ctx, req);
+    let waitMs: number;
+    if ("response" in outcome) {
+      const { response } = outcome;
+      if (response.ok || req.accept?.includes(response.status)) return response;
+      const hint = response.status === 429 ? spec.retryAfterMs(response, ctx.clock.now()) : undefined;
+      const body = await readBody(response);
+      waitMs = hint !== undefined && hint > 0 ? Math.ceil(hint) : backoffMs(policy, attempt);
+      const final =
+        !isRetriable(response.status) ||
+        attempt >= policy.maxAttempts ||
+        waitedMs + waitMs > policy.maxTotalWaitMs;
+      if (final) {
+        const described = spec.describeError(body);
+        throw providerError(ctx.secrets, {
+          provider: spec.provider,
+          status: response.status,
+          message: described.message ?? (response.statusText || "no message"),
+          providerCode: described.code,
+          attempts: attempt,
+        });
+      }
+    } else {
+      waitMs = backoffMs(policy, attempt);
+      if (attempt >= policy.maxAttempts || waitedMs + waitMs > policy.maxTotalWaitMs) {
+        throw providerError(ctx.secrets, {
+          provider: spec.provider,
+          status: null,
+          message: outcome.error,
+          attempts: attempt,
+        });
+      }
+    }
+    await ctx.clock.sleep(waitMs);
+    waitedMs += waitMs;
+  }
+}
+
+/** providerRequest, then the JSON body validated with `schema` (a provider is a trust boundary). */
+export async function providerJson<S extends z.ZodType>(
+  ctx: HttpContext,
+  spec: ProviderHttpSpec,
+  req: ProviderRequest,
+  schema: S,
+): Promise<z.output<S>> {
+  const response = await providerRequest(ctx, spec, req);
+  const body = await readBody(response);
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  throw providerError(ctx.secrets, {
+    provider: spec.provider,
+    status: response.status,
+    message: `unexpected response from ${req.method} ${new URL(req.url).pathname}: ${parsed.error.issues
+      .map((i) => `${i.path.join(".") || "(body)"} ${i.message}`)
+      .join("; ")}`,
+    attempts: 1,
+  });
+}
