@@ -1,0 +1,66 @@
+/** What a run answers (DESIGN §6): the run, one result per line, drift, as JSON or NDJSON events. */
+import { z } from "zod";
+import { errorInfoSchema, runActionSchema } from "./receipt";
+
+export const diffSchema = z.enum(["unchanged", "create", "delete"]);
+export type Diff = z.infer<typeof diffSchema>;
+
+export const lineOutcomeSchema = z.enum([
+  "unchanged",
+  "created",
+  "removed",
+  "would-create",
+  "would-remove",
+  "skipped",
+  "failed",
+  "rolled-back",
+]);
+export type LineOutcome = z.infer<typeof lineOutcomeSchema>;
+
+export const lineResultSchema = z.object({
+  id: z.string(),
+  op: z.string(),
+  key: z.string(),
+  diff: diffSchema,
+  result: lineOutcomeSchema,
+  parent: z.string().nullable(),
+  error: errorInfoSchema.optional(),
+});
+export type LineResult = z.infer<typeof lineResultSchema>;
+
+export const driftSchema = z.object({
+  line: z.string(),
+  key: z.string(),
+  kind: z.literal("missing"),
+  parent: z.string().nullable(),
+});
+export type Drift = z.infer<typeof driftSchema>;
+
+export const runInfoSchema = z.object({
+  id: z.string(),
+  environment: z.string(),
+  scope: z.string(),
+  action: runActionSchema,
+  status: z.enum(["succeeded", "failed"]),
+  startedAt: z.number().int(),
+  finishedAt: z.number().int(),
+  error: errorInfoSchema.optional(),
+});
+export type RunInfo = z.infer<typeof runInfoSchema>;
+
+export const runResultSchema = z.object({
+  run: runInfoSchema,
+  lines: z.array(lineResultSchema),
+  drift: z.array(driftSchema),
+  warnings: z.array(z.string()),
+});
+export type RunResult = z.infer<typeof runResultSchema>;
+
+/** NDJSON stream events, one per line as the run happens, the result last. */
+export type RunEvent =
+  | { type: "run"; run: { id: string; environment: string; scope: string; action: string } }
+  | { type: "line"; line: LineResult }
+  | { type: "drift"; drift: Drift }
+  | { type: "warning"; message: string }
+  | { type: "result"; result: RunResult }
+  | { type: "error"; error: { code: string; message: string; detail?: Record<string, unknown> } };

@@ -1,0 +1,69 @@
+/**
+ * Apply, steps 4 to 7 of DESIGN §5, once the scope lease is held and intents are recovered.
+ * Unchanged lines take no lock; a line that would write takes its parent lease only for that write.
+ */
+import type { EngineDeps } from "./deps";
+import { type Item, itemOfLine, sameItem } from "./item";
+import type { ItemWriter, WaitPolicy } from "./item-writer";
+import type { ReceiptSession } from "./receipt-session";
+import type { ResolvedLine } from "./resolve-plan";
+import { removeEntries } from "./rollback-created";
+import { errorInfo, type Run } from "./run";
+
+export async function applyLines(
+  deps: EngineDeps,
+  run: Run,
+  session: ReceiptSession,
+  writer: ItemWriter,
+  lines: readonly ResolvedLine[],
+  waiting: WaitPolicy,
+): Promise<void> {
+  for (const line of lines) {
+    const item = itemOfLine(line);
+    const base = { id: line.id, op: line.opName, key: line.key, parent: line.parent };
+    try {
+      claimRenamedEntry(session, item);
+      const owned = session.ledgerEntry(item.line, item.key) !== undefined;
+      const seen = await line.op.inspect(writer.context(item), line.params);
+      if (seen.present) {
+        run.line({ ...base, diff: "unchanged", result: "unchanged" });
+        continue;
+      }
+      if (owned) run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
+      const outcome = await writer.write(item, "create", waiting);
+      if (outcome === "written") run.created.push({ line: item.line, key: item.key });
+      run.line({ ...base, diff: "create", result: outcome === "written" ? "created" : "unchanged" });
+    } catch (err) {
+      run.line({ ...base, diff: "create", result: "failed", error: errorInfo(err) });
+      break;
+    }
+  }
+
+  if (!run.failed) {
+    // Step 5: what the ledger owns that the plan no longer wants.
+    const stale = session.receipt.ledger.filter(
+      (e) => !lines.some((l) => sameItem(e, { ...l, op: l.opName })),
+    );
+    await removeEntries(deps, run, writer, stale, "removed");
+  }
+
+  if (run.failed) await rollbackRun(deps, run, session, writer);
+}
+
+/** Step 6: a failed run removes what it created, and says so on each line. */
+export async function rollbackRun(deps: EngineDeps, run: Run, session: ReceiptSession, writer: ItemWriter) {
+  const created = session.receipt.ledger.filter(
+    (e) => e.runId === run.id && run.created.some((c) => c.line === e.line && c.key === e.key),
+  );
+  await removeEntries(deps, run, writer, created, "rolled-back");
+}
+
+/** A line that now manages an item another line of this scope created keeps owning it. */
+function claimRenamedEntry(session: ReceiptSession, item: Item): void {
+  const entry = session.receipt.ledger.find(
+    (e) => e.line !== item.line && sameItem(e, { ...item, op: item.opName }),
+  );
+  if (!entry) return;
+  session.dropLedger(entry.line, entry.key);
+  session.addLedger({ ...entry, line: item.line });
+}

@@ -1,0 +1,63 @@
+/** Everything the engine depends on, wired in one place (workers/engine/wire.ts). */
+import type { Clock } from "../../shared/clock";
+import type { RunEvent } from "../../shared/schemas/run";
+import type { SecretRegistry } from "../../shared/secrets";
+import type { LockTarget } from "../locks/lock-target";
+import type { ReceiptStore } from "../receipts/receipt-store";
+import type { OpRegistry } from "./op-registry";
+
+export interface LockProvider {
+  scope(environment: string, scope: string): LockTarget;
+  /** Refuses (INTERNAL) an identity that holds a registered secret. */
+  parent(identity: string): Promise<LockTarget>;
+}
+
+/** The scope's authorization-relevant state (DESIGN §7), read before the lease and again under it. */
+export interface ScopeGate {
+  read(scope: string): Promise<{ status: "open" | "closed"; revision: number }>;
+}
+
+export interface WriteCheck {
+  environment: string;
+  op: string;
+  identity: string | null;
+  item: string;
+}
+
+/** Server-side policy: throws FORBIDDEN naming the rule when a write is not allowed. */
+export interface WritePolicy {
+  check(write: WriteCheck): void;
+}
+
+/** Points where tests crash a run on purpose (the reliability and property suites). */
+export type FaultPoint = "after-intent" | "after-write";
+export type FaultHook = (point: FaultPoint, detail: { line: string; key: string; action: string }) => void;
+
+/** Thrown by a fault hook: the run stops as if its isolate died (no rollback, no receipt update). */
+export class SimulatedCrash extends Error {
+  constructor(point: FaultPoint) {
+    super(`simulated crash at ${point}`);
+    this.name = "SimulatedCrash";
+  }
+}
+
+export interface EngineDeps {
+  store: ReceiptStore;
+  locks: LockProvider;
+  ops: OpRegistry;
+  /** Worker vars and secrets, where the plan's secret references are looked up. */
+  vars: Record<string, unknown>;
+  secrets: SecretRegistry;
+  fetch: typeof fetch;
+  clock: Clock;
+  ttlMs: number;
+  waitTimeoutMs: number;
+  /** Test-only control switch; production wiring always passes true (see wire.ts). */
+  parentLocks: boolean;
+  gate?: ScopeGate;
+  policy?: WritePolicy;
+  faults?: FaultHook;
+  warn?: (message: string) => void;
+}
+
+export type Emit = (event: RunEvent) => void;

@@ -1,0 +1,238 @@
+/**
+ * The run algorithm (DESIGN §5) around the scope lease: everything that can be refused is refused
+ * before the lease; under it the scope state is read again (seed 002) and intents are recovered
+ * first; the receipt records the run; the lease is released in `finally`.
+ */
+import { SponsonError } from "../../shared/errors";
+import type { Plan } from "../../shared/schemas/plan";
+import type { RunAction } from "../../shared/schemas/receipt";
+import type { RunResult } from "../../shared/schemas/run";
+import { Lease } from "../locks/lease";
+import { applyLines, rollbackRun } from "./apply";
+import { type Emit, type EngineDeps, SimulatedCrash } from "./deps";
+import { ItemWriter, type WaitPolicy } from "./item-writer";
+import { previewLines } from "./preview";
+import { ProviderContexts } from "./provider-context";
+import { ReceiptSession } from "./receipt-session";
+import { recoverIntents } from "./recover";
+import { type ResolvedLine, resolveLine } from "./resolve-plan";
+import { removeEntries } from "./rollback-created";
+import { newRunId, Run } from "./run";
+
+export interface ScopeRequest {
+  environment: string;
+  scope: string;
+  wait?: boolean;
+  waitTimeoutMs?: number;
+}
+
+/** What a queued destroy expects of the scope when it runs (DESIGN §7). */
+export interface ExpectedScope {
+  status: "closed";
+  revision: number;
+}
+
+interface Session {
+  run: Run;
+  session: ReceiptSession;
+  writer: ItemWriter;
+}
+
+const noEmit: Emit = () => {};
+
+export class Engine {
+  readonly #deps: EngineDeps;
+
+  constructor(deps: EngineDeps) {
+    this.#deps = deps;
+  }
+
+  async apply(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
+    const lines = this.#resolve(req.plan, req.environment, req.scope);
+    const refused = lines.filter((l): l is { error: SponsonError; line: string } => "error" in l);
+    const resolved = lines.filter((l): l is ResolvedLine => !("error" in l));
+    for (const line of resolved) {
+      this.#deps.policy?.check({
+        environment: req.environment,
+        op: line.opName,
+        identity: line.parent,
+        item: line.key,
+      });
+    }
+    if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit);
+    return this.#underScope("apply", req, emit, null, async ({ run, session, writer }) => {
+      await applyLines(this.#deps, run, session, writer, resolved, this.#waiting(req));
+    });
+  }
+
+  async preview(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
+    const lines = this.#resolve(req.plan, req.environment, req.scope);
+    const bad = lines.find((l): l is { error: SponsonError; line: string } => "error" in l);
+    if (bad) throw bad.error;
+    const now = this.#deps.clock.now();
+    const run = new Run(newRunId(now), "preview", req.environment, req.scope, now, emit);
+    const session = await ReceiptSession.open(this.#deps.store, req.environment, req.scope);
+    await previewLines(this.#contexts(), run, session, lines as ResolvedLine[]);
+    return run.result(this.#deps.clock.now());
+  }
+
+  async destroy(
+    req: ScopeRequest,
+    emit: Emit = noEmit,
+    expect: ExpectedScope | null = null,
+  ): Promise<RunResult> {
+    return this.#underScope("destroy", req, emit, expect, async ({ run, session, writer }) => {
+      const removed = await removeEntries(this.#deps, run, writer, session.receipt.ledger, "removed");
+      if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
+        run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
+        return "delete-receipt";
+      }
+    });
+  }
+
+  async rollback(req: ScopeRequest & { runId?: string }, emit: Emit = noEmit): Promise<RunResult> {
+    const current = await this.#deps.store.read(req.environment, req.scope);
+    const target = req.runId
+      ? current.receipt.runs.find((r) => r.id === req.runId)
+      : [...current.receipt.runs].reverse().find((r) => r.action === "apply" && r.created.length > 0);
+    if (!target) {
+      throw new SponsonError(
+        "NOT_FOUND",
+        req.runId ? `no run ${req.runId} in this scope` : "no run to roll back",
+      );
+    }
+    return this.#underScope("rollback", req, emit, null, async ({ run, session, writer }) => {
+      const entries = session.receipt.ledger.filter(
+        (e) => e.runId === target.id && target.created.includes(e.key),
+      );
+      await removeEntries(this.#deps, run, writer, entries, "removed");
+    });
+  }
+
+  /** Resolves intents older than the lease TTL for one scope (the sweep's recovery pass). */
+  async recover(req: ScopeRequest, emit: Emit = noEmit): Promise<RunResult> {
+    return this.#underScope("recover", req, emit, null, async () => {});
+  }
+
+  #resolve(
+    plan: Plan,
+    environment: string,
+    scope: string,
+  ): Array<ResolvedLine | { error: SponsonError; line: string }> {
+    return plan.lines.map((line) => {
+      try {
+        return resolveLine(line, plan, this.#deps.ops, environment, scope, this.#deps.secrets);
+      } catch (err) {
+        // A secret in an identity refuses the line (INTERNAL); anything else refuses the request.
+        if (err instanceof SponsonError && err.code === "INTERNAL") return { error: err, line: line.id };
+        throw err;
+      }
+    });
+  }
+
+  #refusedRun(
+    action: RunAction,
+    req: ScopeRequest,
+    refused: Array<{ error: SponsonError; line: string }>,
+    emit: Emit,
+  ) {
+    const now = this.#deps.clock.now();
+    const run = new Run(newRunId(now), action, req.environment, req.scope, now, emit);
+    for (const { error, line } of refused) {
+      run.line({
+        id: line,
+        op: "",
+        key: "",
+        parent: null,
+        diff: "unchanged",
+        result: "failed",
+        error: error.toInfo(),
+      });
+    }
+    return run.result(this.#deps.clock.now());
+  }
+
+  #waiting(req: ScopeRequest): WaitPolicy {
+    return { wait: req.wait ?? false, waitTimeoutMs: req.waitTimeoutMs ?? this.#deps.waitTimeoutMs };
+  }
+
+  #contexts(): ProviderContexts {
+    return new ProviderContexts(this.#deps);
+  }
+
+  async #underScope(
+    action: RunAction,
+    req: ScopeRequest,
+    emit: Emit,
+    expect: ExpectedScope | null,
+    body: (s: Session) => Promise<void | "delete-receipt">,
+  ): Promise<RunResult> {
+    const deps = this.#deps;
+    // Authorization-relevant state, read before the lease (seed 002 D1).
+    const before = deps.gate ? await deps.gate.read(req.scope) : null;
+    if (before && action === "apply" && before.status === "closed") {
+      throw new SponsonError(
+        "CONCURRENT_MODIFICATION",
+        `scope ${req.scope} is closed; it is not applied again`,
+        {
+          status: before.status,
+          revision: before.revision,
+        },
+      );
+    }
+    const waiting = this.#waiting(req);
+    const runId = newRunId(deps.clock.now());
+    const lease = await Lease.acquire(deps.locks.scope(req.environment, req.scope), runId, {
+      ttlMs: deps.ttlMs,
+      wait: waiting.wait,
+      waitTimeoutMs: waiting.waitTimeoutMs,
+      clock: deps.clock,
+      onWarning: deps.warn,
+    });
+    let run: Run | undefined;
+    try {
+      const after = deps.gate ? await deps.gate.read(req.scope) : null;
+      if (before && after && after.revision !== before.revision) {
+        throw new SponsonError(
+          "CONCURRENT_MODIFICATION",
+          "scope changed since authorization — re-read and retry",
+          {
+            scope: req.scope,
+            revision: after.revision,
+          },
+        );
+      }
+      if (expect && after && (after.status !== expect.status || after.revision !== expect.revision)) {
+        throw new SponsonError(
+          "CONCURRENT_MODIFICATION",
+          `scope ${req.scope} is no longer ${expect.status} at revision ${expect.revision}`,
+          {
+            status: after.status,
+            revision: after.revision,
+          },
+        );
+      }
+      run = new Run(runId, action, req.environment, req.scope, deps.clock.now(), emit);
+      const session = await ReceiptSession.open(deps.store, req.environment, req.scope);
+      const writer = new ItemWriter(deps, run, session, lease, this.#contexts());
+      let outcome: void | "delete-receipt" = undefined;
+      try {
+        await recoverIntents(deps, run, session, writer);
+        outcome = await body({ run, session, writer });
+      } catch (err) {
+        if (err instanceof SimulatedCrash) throw err;
+        run.fail(err);
+        if (action === "apply") await rollbackRun(deps, run, session, writer).catch((e) => run?.fail(e));
+      }
+      if (outcome === "delete-receipt") {
+        await session.delete();
+      } else {
+        session.recordRun(run.record(deps.clock.now()));
+        await session.save();
+      }
+      return run.result(deps.clock.now());
+    } finally {
+      await lease.release();
+    }
+  }
+}

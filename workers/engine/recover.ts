@@ -1,0 +1,56 @@
+/**
+ * Step 3 of a run (DESIGN §5): intents left by a crashed run are resolved before anything else,
+ * each under its recorded parent lock. A create intent's item is kept only when the run that wrote
+ * it is known to have succeeded or the ledger already owns it; otherwise it is removed.
+ */
+import type { EngineDeps } from "./deps";
+import { itemOfRecord } from "./item";
+import type { ItemWriter, WaitPolicy } from "./item-writer";
+import type { ReceiptSession } from "./receipt-session";
+import type { Run } from "./run";
+
+export async function recoverIntents(
+  deps: EngineDeps,
+  run: Run,
+  session: ReceiptSession,
+  writer: ItemWriter,
+): Promise<number> {
+  const intents = [...session.receipt.intents];
+  // Recovery always waits: giving up would leave an orphan behind (seed 000, rollback rule).
+  const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
+  for (const intent of intents) {
+    const item = itemOfRecord(intent, deps.ops);
+    const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
+    const owned = session.ledgerEntry(intent.line, intent.key) !== undefined;
+    if (intent.action === "create" && (succeeded || owned)) {
+      const ctx = writer.context(item);
+      const present = await writer.withParent(
+        item,
+        waiting,
+        async () => (await item.op.inspect(ctx, item.params)).present,
+      );
+      session.dropIntent(intent);
+      if (present && !owned) {
+        session.addLedger({
+          line: intent.line,
+          op: intent.op,
+          provider: intent.provider,
+          params: intent.params,
+          key: intent.key,
+          parent: intent.parent,
+          runId: intent.runId,
+          createdAt: intent.at,
+        });
+      }
+      await session.save();
+      continue;
+    }
+    // A crashed create or an unfinished remove: make sure the item is gone, then forget the intent.
+    await writer.write(item, "remove", waiting);
+    session.dropIntent(intent);
+    session.dropLedger(intent.line, intent.key);
+    await session.save();
+  }
+  if (intents.length > 0) run.warn(`recovered ${intents.length} intent(s) left by an earlier run`);
+  return intents.length;
+}

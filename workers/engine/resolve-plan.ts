@@ -1,0 +1,97 @@
+/**
+ * Turns an untrusted plan into resolved lines (DESIGN §3): placeholders first, then each line
+ * checked against its op, its identity computed by the op's pure lockOn. Nothing here calls a
+ * provider or takes a lock.
+ */
+import { SponsonError } from "../../shared/errors";
+import type { Line, Plan, ProviderConfig } from "../../shared/schemas/plan";
+import type { SecretRegistry } from "../../shared/secrets";
+import type { OpRegistry } from "./op-registry";
+import type { OpSpec, Params } from "./op-spec";
+
+export interface ResolvedLine {
+  id: string;
+  opName: string;
+  op: OpSpec;
+  providerName: string;
+  /** As written in the plan: secret references, never values. */
+  provider: ProviderConfig;
+  params: Params;
+  key: string;
+  parent: string | null;
+}
+
+const PLACEHOLDER = /\{([a-z]+)\}/g;
+
+export function placeholderValues(environment: string, scope: string): Record<string, string | undefined> {
+  return {
+    environment,
+    scope,
+    pr: scope.startsWith("pr-") ? scope.slice(3) : undefined,
+    branch: scope.startsWith("branch-") ? scope.slice(7) : scope === "main" ? "main" : undefined,
+  };
+}
+
+function substitute(text: string, values: Record<string, string | undefined>, where: string): string {
+  return text.replace(PLACEHOLDER, (whole, name: string) => {
+    if (!(name in values)) throw new SponsonError("VALIDATION", `${where}: unknown placeholder ${whole}`);
+    const value = values[name];
+    if (value === undefined)
+      throw new SponsonError("VALIDATION", `${where}: ${whole} has no value in this scope`);
+    return value;
+  });
+}
+
+export function resolveLine(
+  line: Line,
+  plan: Plan,
+  ops: OpRegistry,
+  environment: string,
+  scope: string,
+  secrets: SecretRegistry,
+): ResolvedLine {
+  const where = `line "${line.id}"`;
+  const op = ops.get(line.op);
+  if (!op) throw new SponsonError("VALIDATION", `${where}: unknown op "${line.op}"`, { known: ops.names() });
+  const provider = plan.providers[line.provider];
+  if (!provider) throw new SponsonError("VALIDATION", `${where}: unknown provider "${line.provider}"`);
+  if (provider.type !== op.providerType) {
+    throw new SponsonError(
+      "VALIDATION",
+      `${where}: op ${line.op} needs a provider of type "${op.providerType}"`,
+    );
+  }
+  const values = placeholderValues(environment, scope);
+  const raw: Params = {};
+  for (const [k, v] of Object.entries(line.params)) raw[k] = substitute(v, values, `${where} params.${k}`);
+  const parsed = op.params.safeParse(raw);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new SponsonError("VALIDATION", `${where}: ${msg}`);
+  }
+  const params = parsed.data;
+  // Params and identities are written to receipts and lock records: no secret may hide in them.
+  if (Object.values(params).some((v) => secrets.containsSecret(v))) {
+    throw new SponsonError(
+      "INTERNAL",
+      `${where}: a parameter contains a registered secret; refusing the line`,
+    );
+  }
+  const parent = op.lockOn(params, provider);
+  if (parent !== null && secrets.containsSecret(parent)) {
+    throw new SponsonError(
+      "INTERNAL",
+      `${where}: its lock identity contains a registered secret; nothing was written`,
+    );
+  }
+  return {
+    id: line.id,
+    opName: line.op,
+    op,
+    providerName: line.provider,
+    provider,
+    params,
+    key: op.key(params),
+    parent,
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Removes what one run created (DESIGN §5 step 6 and the rollback action), newest first, each
+ * under the parent lock recorded in the ledger. Always waits for those locks, bounded by the wait
+ * timeout: giving up would leave resources behind (seed 000).
+ */
+import type { LedgerEntry } from "../../shared/schemas/receipt";
+import type { EngineDeps } from "./deps";
+import { itemOfRecord } from "./item";
+import type { ItemWriter } from "./item-writer";
+import { errorInfo, type Run } from "./run";
+
+export async function removeEntries(
+  deps: EngineDeps,
+  run: Run,
+  writer: ItemWriter,
+  entries: readonly LedgerEntry[],
+  outcome: "removed" | "rolled-back",
+): Promise<boolean> {
+  let allRemoved = true;
+  for (const entry of [...entries].reverse()) {
+    const base = {
+      id: entry.line,
+      op: entry.op,
+      key: entry.key,
+      parent: entry.parent,
+      diff: "delete" as const,
+    };
+    try {
+      const item = itemOfRecord(entry, deps.ops);
+      await writer.write(item, "remove", { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
+      run.line({ ...base, result: outcome });
+    } catch (err) {
+      allRemoved = false;
+      if (outcome === "rolled-back") {
+        run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${errorInfo(err).message}`);
+      } else {
+        run.line({ ...base, result: "failed", error: errorInfo(err) });
+      }
+    }
+  }
+  return allRemoved;
+}

@@ -1,0 +1,106 @@
+/**
+ * One run's bookkeeping: its id (the lease holder everywhere), the per-line results as they happen
+ * (emitted as NDJSON events), drift, warnings, and what it created (what rollback undoes).
+ */
+import { type ErrorInfo, isSponsonError } from "../../shared/errors";
+import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
+import type { Emit } from "./deps";
+
+export function newRunId(now: number): string {
+  // Sortable by start time, unique without coordination.
+  return `run-${now.toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+export function errorInfo(err: unknown): ErrorInfo {
+  if (isSponsonError(err)) return err.toInfo();
+  return { code: "INTERNAL", message: "internal error" };
+}
+
+export class Run {
+  readonly id: string;
+  readonly action: RunAction;
+  readonly environment: string;
+  readonly scope: string;
+  readonly startedAt: number;
+  readonly lines: LineResult[] = [];
+  readonly drift: Drift[] = [];
+  readonly warnings: string[] = [];
+  /** (line, key) pairs this run created, in order. */
+  readonly created: Array<{ line: string; key: string }> = [];
+  readonly #emit: Emit;
+  #error: ErrorInfo | undefined;
+
+  constructor(id: string, action: RunAction, environment: string, scope: string, now: number, emit: Emit) {
+    this.id = id;
+    this.action = action;
+    this.environment = environment;
+    this.scope = scope;
+    this.startedAt = now;
+    this.#emit = emit;
+    emit({ type: "run", run: { id: this.id, environment, scope, action } });
+  }
+
+  get failed(): boolean {
+    return this.#error !== undefined || this.lines.some((l) => l.result === "failed");
+  }
+
+  line(result: LineResult): void {
+    const at = this.lines.findIndex((l) => l.id === result.id && l.key === result.key);
+    if (at >= 0) this.lines[at] = result;
+    else this.lines.push(result);
+    this.#emit({ type: "line", line: result });
+  }
+
+  missing(drift: Drift): void {
+    this.drift.push(drift);
+    this.#emit({ type: "drift", drift });
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+    this.#emit({ type: "warning", message });
+  }
+
+  fail(err: unknown): void {
+    this.#error ??= errorInfo(err);
+  }
+
+  get error(): LineResult["error"] {
+    return this.#error ?? this.lines.find((l) => l.error)?.error;
+  }
+
+  record(now: number): RunRecord {
+    const error = this.error;
+    return {
+      id: this.id,
+      action: this.action,
+      status: this.failed ? "failed" : "succeeded",
+      startedAt: this.startedAt,
+      finishedAt: now,
+      created: this.created.map((c) => c.key),
+      ...(error ? { error } : {}),
+    };
+  }
+
+  result(now: number): RunResult {
+    const error = this.error;
+    const result: RunResult = {
+      run: {
+        id: this.id,
+        environment: this.environment,
+        scope: this.scope,
+        action: this.action,
+        status: this.failed ? "failed" : "succeeded",
+        startedAt: this.startedAt,
+        finishedAt: now,
+        ...(error ? { error } : {}),
+      },
+      lines: this.lines,
+      drift: this.drift,
+      warnings: this.warnings,
+    };
+    this.#emit({ type: "result", result });
+    return result;
+  }
+}
