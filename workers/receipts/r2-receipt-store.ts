@@ -1,0 +1,170 @@
+/**
+ * ReceiptStore over an R2 bucket (DESIGN §8). Every write is a conditional put, so a writer that
+ * read a receipt can only replace the exact version it read:
+ *
+ * - update: `onlyIf: { etagMatches: <etag read> }`;
+ * - create: `onlyIf: { etagDoesNotMatch: "*" }` (If-None-Match: *) — verified in the embedded
+ *   runtime by test/receipts/r2-conditional-semantics.test.ts. Note `etagMatches: "*"` is the
+ *   opposite ("only if present"); an emulator once had the two inverted.
+ *
+ * R2 answers a failed condition with `null`, not an error; we turn it into CONCURRENT_MODIFICATION
+ * and never retry blindly: the caller must re-read and decide again.
+ *
+ * Remove: R2's delete() takes no condition, and "head(), compare, delete()" leaves a window in which
+ * another writer's conditional put lands and is then deleted — the lost update this service exists
+ * to prevent. So a remove is a conditional put of a *tombstone* over the version the caller read:
+ * atomic, refused like any stale write. A tombstone reads as "no receipt" (empty, etag null), is
+ * skipped by listScopes, and a create replaces it with a second conditional put on the tombstone's
+ * own etag (still atomic: two creators racing over one tombstone → one wins). Tombstones are never
+ * deleted by the store, for the same reason; each is a few hundred bytes.
+ */
+import { SponsonError } from "../../shared/errors";
+import { emptyReceipt, type Receipt, receiptSchema } from "../../shared/schemas/receipt";
+import { parseReceiptKey, receiptKey, receiptPrefix } from "./layout";
+import {
+  isTombstone,
+  parseObjectMetadata,
+  receiptMetadata,
+  tombstoneBody,
+  tombstoneMetadata,
+} from "./object-metadata";
+import type { ReceiptStore, ScopeSummary, StoredReceipt } from "./receipt-store";
+
+/** R2 lists at most 1000 keys a page. */
+const MAX_LIST_PAGE = 1000;
+
+export interface R2ReceiptStoreOptions {
+  /** Keys asked for per list() page (1–1000); small in tests to exercise the cursor. */
+  listPageSize?: number;
+  now?: () => number;
+}
+
+function concurrentModification(environment: string, scope: string): SponsonError {
+  return new SponsonError(
+    "CONCURRENT_MODIFICATION",
+    `receipt ${environment}/${scope} was changed by another writer — re-read and retry`,
+    { environment, scope },
+  );
+}
+
+export class R2ReceiptStore implements ReceiptStore {
+  readonly #bucket: R2Bucket;
+  readonly #pageSize: number;
+  readonly #now: () => number;
+
+  constructor(bucket: R2Bucket, options: R2ReceiptStoreOptions = {}) {
+    this.#bucket = bucket;
+    this.#pageSize = Math.min(Math.max(Math.trunc(options.listPageSize ?? MAX_LIST_PAGE), 1), MAX_LIST_PAGE);
+    this.#now = options.now ?? Date.now;
+  }
+
+  async read(environment: string, scope: string): Promise<StoredReceipt> {
+    const key = receiptKey(environment, scope);
+    const object = await this.#bucket.get(key);
+    if (object === null || isTombstone(object.customMetadata)) {
+      return { receipt: emptyReceipt(environment, scope), etag: null };
+    }
+    return { receipt: parseReceiptBody(key, await object.text(), environment, scope), etag: object.etag };
+  }
+
+  async write(receipt: Receipt, etag: string | null): Promise<string> {
+    const { environment, scope } = receipt;
+    const key = receiptKey(environment, scope);
+    const checked = receiptSchema.safeParse(receipt);
+    if (!checked.success) {
+      throw new SponsonError("INTERNAL", `refusing to write an invalid receipt to ${key}`, {
+        key,
+        issues: checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+      });
+    }
+    const body = JSON.stringify(checked.data);
+    const options = {
+      httpMetadata: { contentType: "application/json" },
+      customMetadata: receiptMetadata(checked.data, this.#now()),
+    };
+    if (etag !== null) {
+      const written = await this.#bucket.put(key, body, { ...options, onlyIf: { etagMatches: etag } });
+      if (written === null) throw concurrentModification(environment, scope);
+      return written.etag;
+    }
+    const created = await this.#bucket.put(key, body, { ...options, onlyIf: { etagDoesNotMatch: "*" } });
+    if (created !== null) return created.etag;
+    // Something is there. A tombstone counts as absent: replace exactly that tombstone, atomically.
+    const existing = await this.#bucket.head(key);
+    if (existing === null || !isTombstone(existing.customMetadata)) {
+      throw concurrentModification(environment, scope);
+    }
+    const revived = await this.#bucket.put(key, body, { ...options, onlyIf: { etagMatches: existing.etag } });
+    if (revived === null) throw concurrentModification(environment, scope);
+    return revived.etag;
+  }
+
+  async remove(environment: string, scope: string, etag: string): Promise<void> {
+    const key = receiptKey(environment, scope);
+    const now = this.#now();
+    const tombstone = await this.#bucket.put(key, tombstoneBody(environment, scope, now), {
+      httpMetadata: { contentType: "application/json" },
+      customMetadata: tombstoneMetadata(now),
+      onlyIf: { etagMatches: etag },
+    });
+    if (tombstone === null) throw concurrentModification(environment, scope);
+  }
+
+  async listScopes(environment?: string): Promise<ScopeSummary[]> {
+    const prefix = receiptPrefix(environment);
+    const scopes: ScopeSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      // With `include`, R2 may return fewer keys than `limit` on a page that is not the last one:
+      // only `truncated` says whether to go on.
+      const page = await this.#bucket.list({
+        prefix,
+        limit: this.#pageSize,
+        include: ["customMetadata"],
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const object of page.objects) {
+        const summary = await this.#summarize(object);
+        if (summary !== null) scopes.push(summary);
+      }
+      cursor = page.truncated ? page.cursor : undefined;
+    } while (cursor !== undefined);
+    return scopes;
+  }
+
+  async #summarize(object: R2Object): Promise<ScopeSummary | null> {
+    const address = parseReceiptKey(object.key);
+    if (address === null) return null;
+    const metadata = parseObjectMetadata(object.customMetadata);
+    if (metadata?.kind === "tombstone") return null;
+    const uploadedAt = object.uploaded.getTime();
+    if (metadata !== null) return { ...address, entries: metadata.entries, uploadedAt };
+    // Written without our metadata (by hand, or by an older version): read the receipt itself.
+    const { receipt, etag } = await this.read(address.environment, address.scope);
+    return etag === null ? null : { ...address, entries: receipt.ledger.length, uploadedAt };
+  }
+}
+
+/** A receipt body that is not JSON or not a receipt is an INTERNAL error naming its key. */
+function parseReceiptBody(key: string, text: string, environment: string, scope: string): Receipt {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new SponsonError("INTERNAL", `receipt ${key} is not valid JSON`, { key });
+  }
+  const parsed = receiptSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new SponsonError("INTERNAL", `receipt ${key} does not match the receipt schema`, {
+      key,
+      issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+    });
+  }
+  if (parsed.data.environment !== environment || parsed.data.scope !== scope) {
+    throw new SponsonError("INTERNAL", `receipt ${key} names another scope`, {
+      key,
+      found: `${parsed.data.environment}/${parsed.data.scope}`,
+    });
+  }
+  return parsed.data;
+}
