@@ -58,7 +58,7 @@ describe("R2 onlyIf in the embedded runtime", () => {
     expect(await bucket().head(key)).toBeNull();
   });
 
-  it("the same bytes written twice get different etags? (content etag: equal)", async () => {
+  it("the etag comes from the content: the same bytes written twice get the same etag", async () => {
     const key = freshKey();
     const a = await bucket().put(key, "same");
     const b = await bucket().put(key, "same");
