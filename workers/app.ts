@@ -1,11 +1,24 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
+import { createEngine, type EngineOverrides } from "./engine/wire";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
+import { scopeRoutes } from "./routes/scopes";
+import { githubWebhookRoutes } from "./webhooks/github-webhook";
 
-export function createApp() {
+/** Request bodies above this are refused before they are parsed (DESIGN §6: 413). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface AppOptions {
+  /** Test-only engine overrides (e.g. the no-parent-locks control case); never set by config. */
+  engine?: EngineOverrides;
+}
+
+export function createApp(options: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound(notFound);
@@ -15,7 +28,21 @@ export function createApp() {
     await next();
   });
   app.route("/", healthRoutes);
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new SponsonError("PAYLOAD_TOO_LARGE", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
   app.route("/", lockRoutes);
+  app.route(
+    "/",
+    scopeRoutes((env) => createEngine(env, options.engine)),
+  );
+  app.route("/", githubWebhookRoutes);
   app.doc31("/v1/openapi.json", {
     openapi: "3.1.0",
     info: { title: "Sponson Edge", version: "1.0.0" },

@@ -3,6 +3,7 @@
  * unknown errors are logged and become a generic 500 that reveals nothing.
  */
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { ERROR_TABLE, type ErrorCode, isSponsonError, SponsonError } from "../../shared/errors";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -40,8 +41,24 @@ export function problemResponse(err: SponsonError, instance?: string): Response 
   });
 }
 
+/** Hono's own HTTP errors (malformed JSON, …) keep their status under our codes. */
+function fromHttpException(err: HTTPException): SponsonError {
+  const code: ErrorCode =
+    err.status === 401
+      ? "UNAUTHENTICATED"
+      : err.status === 413
+        ? "PAYLOAD_TOO_LARGE"
+        : err.status === 404
+          ? "NOT_FOUND"
+          : "VALIDATION";
+  return new SponsonError(code, err.message || ERROR_TABLE[code].title);
+}
+
 export function onError(err: Error, c: Context): Response {
   if (isSponsonError(err)) return problemResponse(err, new URL(c.req.url).pathname);
+  if (err instanceof HTTPException && err.status < 500) {
+    return problemResponse(fromHttpException(err), new URL(c.req.url).pathname);
+  }
   console.error("unhandled error", err);
   return problemResponse(new SponsonError("INTERNAL", "internal error"), new URL(c.req.url).pathname);
 }

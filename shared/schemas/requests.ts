@@ -1,0 +1,27 @@
+/** Request bodies of the scope endpoints (DESIGN §6). */
+import { z } from "zod";
+import { planSchema } from "./plan";
+
+export const MAX_WAIT_TIMEOUT_SECONDS = 900;
+
+const waitFields = {
+  wait: z.boolean().optional(),
+  waitTimeoutSeconds: z.number().int().min(0).max(MAX_WAIT_TIMEOUT_SECONDS).optional(),
+};
+
+export const applyBodySchema = z.strictObject({ plan: planSchema, ...waitFields });
+export type ApplyBody = z.infer<typeof applyBodySchema>;
+
+export const previewBodySchema = z.strictObject({ plan: planSchema });
+
+export const destroyBodySchema = z.strictObject({ ...waitFields });
+
+export const rollbackBodySchema = z.strictObject({
+  runId: z.string().min(1).max(100).optional(),
+  ...waitFields,
+});
+
+export const scopePathSchema = z.object({
+  environment: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/),
+  scope: z.string().regex(/^(pr-[1-9][0-9]{0,9}|branch-[A-Za-z0-9._/-]{1,200}|main)$/),
+});

@@ -1,0 +1,77 @@
+/**
+ * The one place the engine is wired to the Worker's bindings. `EngineOverrides` exists for tests
+ * only: it is reachable through createApp's options, which no configuration file can set.
+ */
+import { type Clock, systemClock } from "../../shared/clock";
+import type { Env } from "../../shared/env";
+import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import { SecretRegistry } from "../../shared/secrets";
+import { ADAPTERS } from "../adapters";
+import { providerFetch } from "../emulators/transport";
+import { lockTarget } from "../locks/lock-target";
+import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "./deps";
+import { Engine } from "./engine";
+import { OpRegistry } from "./op-registry";
+
+export const DEFAULT_TTL_SECONDS = 30;
+export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
+
+export interface EngineOverrides {
+  /** The control case of the concurrency journeys: runs without parent locks. Tests only. */
+  parentLocks?: boolean;
+  clock?: Clock;
+  faults?: FaultHook;
+  gate?: ScopeGate;
+  policy?: WritePolicy;
+}
+
+const ops = new OpRegistry(ADAPTERS);
+
+/** Env entries whose names say they are secrets are registered, so they can never leak. */
+const SECRET_NAME = /(SECRET|KEY|TOKEN|PASSWORD)/;
+
+export function secretsFromEnv(env: Env): SecretRegistry {
+  const secrets = new SecretRegistry();
+  for (const [name, value] of Object.entries(env)) {
+    if (SECRET_NAME.test(name) && typeof value === "string") secrets.register(value);
+  }
+  return secrets;
+}
+
+export function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
+  return {
+    scope: (environment, scope) => lockTarget(env, scopeLockKey(environment, scope)),
+    parent: async (identity) => lockTarget(env, await parentLockKey(identity, secrets), identity),
+  };
+}
+
+export function seconds(value: unknown, fallback: number): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n * 1000 : fallback * 1000;
+}
+
+export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine {
+  const secrets = secretsFromEnv(env);
+  const deps: EngineDeps = {
+    store: new R2ReceiptStore(env.RECEIPTS),
+    locks: durableLocks(env, secrets),
+    ops,
+    vars: env,
+    secrets,
+    fetch: providerFetch(env),
+    clock: overrides.clock ?? systemClock,
+    ttlMs: seconds(env.LEASE_TTL_SECONDS, DEFAULT_TTL_SECONDS),
+    waitTimeoutMs: seconds(env.WAIT_TIMEOUT_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS),
+    parentLocks: overrides.parentLocks ?? true,
+    ...(overrides.gate ? { gate: overrides.gate } : {}),
+    ...(overrides.policy ? { policy: overrides.policy } : {}),
+    ...(overrides.faults ? { faults: overrides.faults } : {}),
+    warn: (m) => console.warn(secrets.redact(m)),
+  };
+  return new Engine(deps);
+}
+
+export function engineOps(): OpRegistry {
+  return ops;
+}

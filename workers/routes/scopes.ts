@@ -1,0 +1,133 @@
+/** The scope endpoints of DESIGN §6: apply, preview, destroy, rollback, ledger, scope listing. */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { receiptSchema } from "../../shared/schemas/receipt";
+import {
+  applyBodySchema,
+  destroyBodySchema,
+  previewBodySchema,
+  rollbackBodySchema,
+  scopePathSchema,
+} from "../../shared/schemas/requests";
+import { runResultSchema } from "../../shared/schemas/run";
+import type { AppEnv } from "../app-env";
+import type { Engine } from "../engine/engine";
+import { answerRun, NDJSON } from "../http/run-response";
+import { validationHook } from "../http/validation";
+import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+
+const runResponses = {
+  200: {
+    description: "The run executed (status succeeded or failed); NDJSON events when asked for",
+    content: { "application/json": { schema: runResultSchema }, [NDJSON]: { schema: z.string() } },
+  },
+};
+
+function runRoute<B extends z.ZodType>(action: string, body: B, summary: string) {
+  return createRoute({
+    method: "post",
+    path: `/v1/scopes/{environment}/{scope}/${action}`,
+    summary,
+    request: {
+      params: scopePathSchema,
+      body: { content: { "application/json": { schema: body } }, required: true },
+    },
+    responses: runResponses,
+  });
+}
+
+const applyRoute = runRoute("apply", applyBodySchema, "Apply a plan to a scope");
+const previewRoute = runRoute(
+  "preview",
+  previewBodySchema,
+  "Diff a plan against the providers, without writing",
+);
+const destroyRoute = runRoute("destroy", destroyBodySchema, "Remove everything the scope owns");
+const rollbackRoute = runRoute(
+  "rollback",
+  rollbackBodySchema,
+  "Remove what one run created (default: the last)",
+);
+
+const ledgerRoute = createRoute({
+  method: "get",
+  path: "/v1/scopes/{environment}/{scope}/ledger",
+  request: { params: scopePathSchema },
+  responses: {
+    200: { description: "The scope's receipt", content: { "application/json": { schema: receiptSchema } } },
+  },
+});
+
+const listRoute = createRoute({
+  method: "get",
+  path: "/v1/scopes",
+  request: { query: z.object({ environment: scopePathSchema.shape.environment.optional() }) },
+  responses: {
+    200: {
+      description: "Scopes that have receipts",
+      content: {
+        "application/json": {
+          schema: z.object({
+            scopes: z.array(
+              z.object({
+                environment: z.string(),
+                scope: z.string(),
+                entries: z.number(),
+                uploadedAt: z.number(),
+              }),
+            ),
+          }),
+        },
+      },
+    },
+  },
+});
+
+const waitMs = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
+
+export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(applyRoute, (c) => {
+      const { environment, scope } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const req = {
+        environment,
+        scope,
+        plan: body.plan,
+        wait: body.wait,
+        waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+      };
+      return answerRun(c, (emit) => engineFor(c.env).apply(req, emit)) as never;
+    })
+    .openapi(previewRoute, (c) => {
+      const { environment, scope } = c.req.valid("param");
+      const { plan } = c.req.valid("json");
+      return answerRun(c, (emit) => engineFor(c.env).preview({ environment, scope, plan }, emit)) as never;
+    })
+    .openapi(destroyRoute, (c) => {
+      const { environment, scope } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const req = { environment, scope, wait: body.wait, waitTimeoutMs: waitMs(body.waitTimeoutSeconds) };
+      return answerRun(c, (emit) => engineFor(c.env).destroy(req, emit)) as never;
+    })
+    .openapi(rollbackRoute, (c) => {
+      const { environment, scope } = c.req.valid("param");
+      const body = c.req.valid("json");
+      const req = {
+        environment,
+        scope,
+        runId: body.runId,
+        wait: body.wait,
+        waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+      };
+      return answerRun(c, (emit) => engineFor(c.env).rollback(req, emit)) as never;
+    })
+    .openapi(ledgerRoute, async (c) => {
+      const { environment, scope } = c.req.valid("param");
+      const { receipt } = await new R2ReceiptStore(c.env.RECEIPTS).read(environment, scope);
+      return c.json(receipt, 200);
+    })
+    .openapi(listRoute, async (c) => {
+      const { environment } = c.req.valid("query");
+      return c.json({ scopes: await new R2ReceiptStore(c.env.RECEIPTS).listScopes(environment) }, 200);
+    });
+}
