@@ -12,6 +12,8 @@ import { decideAcquire, holdsToken, isExpired, type LeaseRow } from "./lease-rul
 import { migrate } from "./lease-schema";
 
 export const HISTORY_LIMIT = 50;
+/** DESIGN §4 default, used when a waiting caller names no timeout of its own. */
+export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
 
 export interface AcquireRequest {
   key: string;
@@ -73,6 +75,7 @@ export class LeaseLock extends DurableObject<Env> {
     const lease = this.#lease();
     if (!holdsToken(lease, req.holder, req.token, now)) {
       this.#expireIfDue(now);
+      await this.#syncIndex();
       return fail(
         "LOCK_LOST",
         `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`,
@@ -82,7 +85,10 @@ export class LeaseLock extends DurableObject<Env> {
         },
       );
     }
-    return ok(this.#grantOf(this.#extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null)));
+    const renewed = this.#grantOf(this.#extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
+    // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
+    await this.#syncIndex();
+    return ok(renewed);
   }
 
   async release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>> {
@@ -91,32 +97,33 @@ export class LeaseLock extends DurableObject<Env> {
     const lease = this.#lease();
     if (lease === null) {
       this.#promote(now);
-      return ok({ released: false, reason: "not-held" });
+      return ok({ released: false, reason: "not-held", at: now });
     }
     if (lease.holder !== req.holder || lease.token !== req.token) {
       this.#promote(now);
-      return ok({ released: false, reason: "stale-token" });
+      return ok({ released: false, reason: "stale-token", at: now });
     }
     // Releasing an expired lease is still the holder's own release: nobody else had it yet.
     this.#free(now, "released", lease, null);
     this.#promote(now);
     await this.#syncIndex();
-    return ok({ released: true, reason: "released" });
+    return ok({ released: true, reason: "released", at: now });
   }
 
   async forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>> {
     this.#remember(req.key, null);
     const now = Date.now();
     const lease = this.#lease();
-    if (lease === null) return ok({ released: false, reason: "not-held" });
+    if (lease === null) return ok({ released: false, reason: "not-held", at: now });
     this.#free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.#promote(now);
     await this.#syncIndex();
-    return ok({ released: true, reason: "released" });
+    return ok({ released: true, reason: "released", at: now });
   }
 
   async read(req: { key: string }): Promise<LockState> {
-    this.#remember(req.key, null);
+    // No #remember here: reading a key nobody ever locked (GET /v1/locks/{key}) must not create
+    // storage for it.
     const now = Date.now();
     this.#promote(now);
     this.#expireIfDue(now);
@@ -230,7 +237,7 @@ export class LeaseLock extends DurableObject<Env> {
   }
 
   #enqueue(req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
-    const timeoutMs = Math.max(0, req.waitTimeoutMs ?? 0);
+    const timeoutMs = Math.max(0, req.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
     return new Promise<Result<LeaseGrant>>((resolve) => {
       const waiter: Waiter = {
         holder: req.holder,

@@ -54,5 +54,7 @@ export type LockState = z.infer<typeof lockStateSchema>;
 export const releaseOutcomeSchema = z.object({
   released: z.boolean(),
   reason: z.enum(["released", "stale-token", "not-held"]),
+  /** The object's own clock when it decided (history and audits compare against it). */
+  at: z.number().int(),
 });
 export type ReleaseOutcome = z.infer<typeof releaseOutcomeSchema>;

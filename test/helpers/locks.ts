@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
+import type { ErrorInfo } from "../../shared/errors";
 import { lockStub } from "../../workers/locks/lock-target";
 
 let counter = 0;
@@ -27,4 +28,45 @@ export async function expireLeaseNow(key: string): Promise<void> {
   await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
     state.storage.sql.exec("UPDATE lease SET expires_at = ? WHERE id = 1", Date.now() - 1);
   });
+}
+
+/** Sets the live lease's expiry to `at` (object time), as if part of its TTL had passed. */
+export async function setLeaseExpiry(key: string, at: number): Promise<void> {
+  await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+    state.storage.sql.exec("UPDATE lease SET expires_at = ? WHERE id = 1", at);
+  });
+}
+
+/** The alarm the object has armed, or null. */
+export async function armedAlarm(key: string): Promise<number | null> {
+  return runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => state.storage.getAlarm());
+}
+
+/** A value kept in the object's meta table (docs/storage.md), or null. */
+export async function metaValue(key: string, name: string): Promise<string | null> {
+  return runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+    const row = state.storage.sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", name).toArray()[0];
+    return row ? row.v : null;
+  });
+}
+
+/** Rows in the object's history table: the bound applies to storage, not only to what read() shows. */
+export async function historyRowCount(key: string): Promise<number> {
+  return runInDurableObject(
+    rawStub(key),
+    async (_instance: LeaseLock, state) =>
+      state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM history").one().n,
+  );
+}
+
+/** Unwraps an RPC Result in a test, failing with the error's message when it is not ok. */
+export function granted<T>(result: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
+  if (!result.ok) throw new Error(`expected a grant, got ${result.error.message}`);
+  return result.value;
+}
+
+/** The error of a refused RPC Result, failing the test when the call succeeded. */
+export function refused(result: { ok: boolean; error?: ErrorInfo }): ErrorInfo {
+  if (result.ok || !result.error) throw new Error("expected a refusal, got a grant");
+  return result.error;
 }

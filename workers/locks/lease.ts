@@ -2,6 +2,8 @@
  * The client side of a lease (DESIGN §4): renew every TTL/3, keep the holder's own deadline and
  * stop before the server could hand the lock to someone else, release in `finally` with retries.
  */
+
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../durable-objects/lease-lock";
 import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { LeaseGrant } from "../../shared/schemas/lock";
@@ -65,7 +67,12 @@ export class Lease {
     const margin = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
     // Measured before the call: the server's expiry can only be later than this plus the TTL.
     const before = clock.now();
-    const result = await target.acquire(holder, opts.ttlMs, opts.wait ?? false, opts.waitTimeoutMs ?? 0);
+    const result = await target.acquire(
+      holder,
+      opts.ttlMs,
+      opts.wait ?? false,
+      opts.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
+    );
     if (!result.ok) throw SponsonError.fromInfo(result.error);
     const lease = new Lease(target, holder, result.value, before + opts.ttlMs - margin, opts);
     // After a long wait the deadline measured before the call may already be spent: a renewal
