@@ -6,7 +6,16 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       // Tests talk to the provider emulators; production config never sets this.
-      miniflare: { bindings: { EMULATORS: "on" } },
+      miniflare: {
+        bindings: {
+          EMULATORS: "on",
+          // Test-only values, not secrets: the webhook tests sign GitHub's example payloads with it.
+          GITHUB_WEBHOOK_SECRET: "test-only-github-webhook-secret",
+          // The repository of @octokit/webhooks-examples' payloads, and two destroy environments.
+          SPONSON_REPOSITORIES: JSON.stringify([{ name: "Codertocat/Hello-World", id: 186853002 }]),
+          SPONSON_ENVIRONMENTS: JSON.stringify(["preview", "staging"]),
+        },
+      },
     }),
   ],
   test: {

@@ -1,5 +1,7 @@
 import type { LeaseLock } from "../durable-objects/lease-lock";
 import type { ProviderEmulator } from "../durable-objects/provider-emulator";
+import type { ScopeState } from "../durable-objects/scope-state";
+import type { QueuedDestroy } from "../workers/queue/queued-destroy";
 
 /** Bindings of the Worker and its objects (wrangler.toml). */
 export interface Env {
@@ -11,6 +13,16 @@ export interface Env {
   PROVIDER_EMULATOR: DurableObjectNamespace<ProviderEmulator>;
   /** "on" routes provider HTTP to the emulators; never set in production config. */
   EMULATORS?: string;
+  /** Scope state (open/closed at a revision), one object per scope name (DESIGN §7). */
+  SCOPE_STATE: DurableObjectNamespace<ScopeState>;
+  /** Destroys queued by closed pull requests (workers/queue/). */
+  DESTROY_QUEUE: Queue<QueuedDestroy>;
+  /** Secret shared with GitHub for X-Hub-Signature-256; unset refuses every webhook. */
+  GITHUB_WEBHOOK_SECRET?: string;
+  /** JSON `[{ "name": "owner/repo", "id": 123 }]`: repositories the service acts for. */
+  SPONSON_REPOSITORIES?: string;
+  /** JSON list of environments a closed pull request is destroyed in; default `["preview"]`. */
+  SPONSON_ENVIRONMENTS?: string;
   /** Any other var or secret (provider credentials are read by name from the plan's references). */
   [name: string]: unknown;
 }

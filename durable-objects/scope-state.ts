@@ -1,0 +1,115 @@
+/**
+ * One object per scope name (`scope-state:<scope>`), shared by every environment: whether the
+ * scope is open or closed, at which revision (DESIGN §7). It is the strongly consistent place
+ * where webhook deliveries are deduplicated and the revision guard is applied, in one synchronous
+ * SQL step, so two deliveries racing for the same scope can never both win. The revision rule and
+ * the tie direction are in scope-state-rules.ts.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../shared/env";
+import { SponsonError } from "../shared/errors";
+import { isValidScope } from "../shared/lock-keys";
+import { decideApply, INITIAL_STATUS, isValidRevision, type ScopeStatus } from "./scope-state-rules";
+import { migrate } from "./scope-state-schema";
+import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "./scope-state-types";
+
+/** GitHub lets a delivery be redelivered for a few days; a month of ids is ample. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+const DELIVERY_ID_PATTERN = /^[A-Za-z0-9-]{1,100}$/;
+
+type StateRow = {
+  scope: string;
+  status: ScopeStatus;
+  revision: number;
+  delivery_id: string | null;
+  changed_at: number;
+};
+type DeliveryRow = { outcome: string; enqueue_pending: number };
+
+export class ScopeState extends DurableObject<Env> {
+  readonly #sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    ctx.blockConcurrencyWhile(async () => migrate(this.#sql));
+  }
+
+  async read(req: { scope: string }): Promise<ScopeStateView> {
+    return this.#view(req.scope);
+  }
+
+  /** Dedupe, guard, write: no await between the reads and the writes, so it is atomic. */
+  async applyEvent(req: { scope: string } & ScopeEvent): Promise<ApplyOutcome> {
+    checkEvent(req);
+    const now = Date.now();
+    const seen = this.#sql
+      .exec<DeliveryRow>(
+        "SELECT outcome, enqueue_pending FROM deliveries WHERE delivery_id = ?",
+        req.deliveryId,
+      )
+      .toArray()[0];
+    if (seen) {
+      return { kind: "duplicate", state: this.#view(req.scope), enqueuePending: seen.enqueue_pending === 1 };
+    }
+    this.#sql.exec("DELETE FROM deliveries WHERE received_at < ?", now - DELIVERY_RETENTION_MS);
+    const previous = this.#view(req.scope);
+    const decision = decideApply(previous, req);
+    const applied = decision.kind === "apply";
+    this.#sql.exec(
+      "INSERT INTO deliveries (delivery_id, status, revision, outcome, enqueue_pending, received_at) VALUES (?, ?, ?, ?, ?, ?)",
+      req.deliveryId,
+      req.status,
+      req.revision,
+      applied ? "applied" : decision.reason,
+      applied && req.status === "closed" ? 1 : 0,
+      now,
+    );
+    if (decision.kind === "ignore") return { kind: "ignored", reason: decision.reason, state: previous };
+    this.#sql.exec(
+      `INSERT INTO state (id, scope, status, revision, delivery_id, changed_at) VALUES (1, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, revision = excluded.revision,
+         delivery_id = excluded.delivery_id, changed_at = excluded.changed_at`,
+      req.scope,
+      req.status,
+      req.revision,
+      req.deliveryId,
+      now,
+    );
+    return { kind: "applied", state: this.#view(req.scope), previous };
+  }
+
+  /** The receiver confirms the close's destroys are on the queue; a replay then re-sends nothing. */
+  async markEnqueued(req: { deliveryId: string }): Promise<void> {
+    this.#sql.exec("UPDATE deliveries SET enqueue_pending = 0 WHERE delivery_id = ?", req.deliveryId);
+  }
+
+  #view(scope: string): ScopeStateView {
+    const row = this.#sql
+      .exec<StateRow>("SELECT scope, status, revision, delivery_id, changed_at FROM state WHERE id = 1")
+      .toArray()[0];
+    if (!row) return { scope, ...INITIAL_STATUS, deliveryId: null, changedAt: null };
+    return {
+      scope: row.scope,
+      status: row.status,
+      revision: row.revision,
+      deliveryId: row.delivery_id,
+      changedAt: row.changed_at,
+    };
+  }
+}
+
+/** RPC input is checked here too: the object must not store what the guard cannot compare. */
+function checkEvent(req: { scope: string } & ScopeEvent): void {
+  if (!isValidScope(req.scope)) throw new SponsonError("VALIDATION", `"${req.scope}" is not a scope name`);
+  if (req.status !== "open" && req.status !== "closed") {
+    throw new SponsonError("VALIDATION", "status must be open or closed");
+  }
+  if (!isValidRevision(req.revision)) {
+    throw new SponsonError("VALIDATION", "revision must be a positive integer (epoch ms)");
+  }
+  if (!DELIVERY_ID_PATTERN.test(req.deliveryId)) {
+    throw new SponsonError("VALIDATION", "deliveryId must be 1 to 100 letters, digits or dashes");
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Destroys that exhausted their retries land on the dead-letter queue; its consumer parks each
+ * one in R2 under `dead-letters/<message id>.json` so the sweep can re-drive it (GitHub will not
+ * redeliver the webhook, so nothing else would).
+ */
+import { z } from "zod";
+import type { Env } from "../../shared/env";
+
+export const DEAD_LETTER_PREFIX = "dead-letters/";
+
+export const deadLetterSchema = z.object({
+  messageId: z.string(),
+  /** The original message body, unvalidated: the sweep validates before re-driving. */
+  body: z.unknown(),
+  attempts: z.number(),
+  deadAt: z.number(),
+});
+export type DeadLetter = z.infer<typeof deadLetterSchema>;
+
+export function deadLetterKey(messageId: string): string {
+  return `${DEAD_LETTER_PREFIX}${encodeURIComponent(messageId)}.json`;
+}
+
+export async function storeDeadLetters(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  now: number,
+): Promise<string[]> {
+  const stored: string[] = [];
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const letter: DeadLetter = {
+        messageId: message.id,
+        body: message.body,
+        attempts: message.attempts,
+        deadAt: now,
+      };
+      const key = deadLetterKey(message.id);
+      try {
+        // Same id, same content: a redelivered dead letter overwrites itself harmlessly.
+        await env.RECEIPTS.put(key, JSON.stringify(letter), {
+          httpMetadata: { contentType: "application/json" },
+        });
+        message.ack();
+        stored.push(key);
+        console.warn(JSON.stringify({ event: "destroy-dead-letter", key, body: message.body }));
+      } catch (err) {
+        message.retry();
+        console.error(JSON.stringify({ event: "dead-letter-store-failed", key, error: String(err) }));
+      }
+    }),
+  );
+  return stored;
+}

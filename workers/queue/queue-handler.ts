@@ -1,0 +1,46 @@
+/**
+ * The Worker's `queue()` entry, wired in workers/index.ts. The destroy runner is a parameter so
+ * the engine plugs in the real destroy in one place:
+ *
+ *   queue: createQueueHandler({ runDestroy: engineDestroyRunner })
+ */
+import type { Env } from "../../shared/env";
+import { storeDeadLetters } from "./dead-letters";
+import { checkOnlyDestroyRunner } from "./default-destroy-runner";
+import { consumeDestroys, type DestroyReport } from "./destroy-consumer";
+import { DEAD_LETTER_QUEUE_NAME, DESTROY_QUEUE_NAME, type DestroyRunner } from "./queued-destroy";
+
+export interface QueueHandlerDeps {
+  runDestroy?: DestroyRunner;
+  now?: () => number;
+}
+
+export type QueueHandlerResult =
+  | { queue: "destroys"; reports: DestroyReport[] }
+  | { queue: "dead-letters"; stored: string[] };
+
+/** The batch's outcome, for tests and for any caller that wants the reports. */
+export async function handleQueueBatch(
+  batch: MessageBatch<unknown>,
+  env: Env,
+  deps: QueueHandlerDeps = {},
+): Promise<QueueHandlerResult> {
+  switch (batch.queue) {
+    case DESTROY_QUEUE_NAME:
+      return {
+        queue: "destroys",
+        reports: await consumeDestroys(batch, env, deps.runDestroy ?? checkOnlyDestroyRunner),
+      };
+    case DEAD_LETTER_QUEUE_NAME:
+      return { queue: "dead-letters", stored: await storeDeadLetters(batch, env, (deps.now ?? Date.now)()) };
+    default:
+      // A consumer added in wrangler.toml without a case here: retry rather than lose work.
+      throw new Error(`no consumer for queue ${batch.queue}`);
+  }
+}
+
+export function createQueueHandler(deps: QueueHandlerDeps = {}) {
+  return async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+    await handleQueueBatch(batch, env, deps);
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The Worker's typed view of one scope's state object. Every environment of a scope shares it:
+ * a pull request is closed everywhere at once (DESIGN §7).
+ *
+ * Staleness recheck (seed 002 D1) for the engine: `read()` before the scope lease, `read()` again
+ * under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
+ */
+import type { ScopeStatus } from "../../durable-objects/scope-state-rules";
+import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "../../durable-objects/scope-state-types";
+import type { Env } from "../../shared/env";
+import { SponsonError } from "../../shared/errors";
+import { isValidScope } from "../../shared/lock-keys";
+
+export type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus };
+
+export interface ScopeStateClient {
+  readonly scope: string;
+  read(): Promise<ScopeStateView>;
+  applyEvent(event: ScopeEvent): Promise<ApplyOutcome>;
+  markEnqueued(deliveryId: string): Promise<void>;
+}
+
+/** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
+interface ScopeStateApi {
+  read(req: { scope: string }): Promise<ScopeStateView>;
+  applyEvent(req: { scope: string } & ScopeEvent): Promise<ApplyOutcome>;
+  markEnqueued(req: { deliveryId: string }): Promise<void>;
+}
+
+export function scopeStateObjectName(scope: string): string {
+  return `scope-state:${scope}`;
+}
+
+export function scopeStateClient(env: Env, scope: string): ScopeStateClient {
+  if (!isValidScope(scope)) {
+    throw new SponsonError("VALIDATION", `scope "${scope}" must be pr-<n>, branch-<name> or main`);
+  }
+  const ns = env.SCOPE_STATE;
+  const stub = ns.get(ns.idFromName(scopeStateObjectName(scope))) as unknown as ScopeStateApi;
+  return {
+    scope,
+    read: () => stub.read({ scope }),
+    applyEvent: (event) => stub.applyEvent({ scope, ...event }),
+    markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
+  };
+}
+
+/** True when the scope moved between two reads: the run must not write (seed 002 D1). */
+export function scopeChanged(before: ScopeStateView, after: ScopeStateView): boolean {
+  return before.revision !== after.revision || before.status !== after.status;
+}

@@ -1,0 +1,30 @@
+/**
+ * The Worker's `scheduled()` entry, wired in workers/index.ts. The engine plugs its parts in:
+ *
+ *   scheduled: createSweepHandler({ resolveStaleIntents, scopesOwningEntries })
+ *
+ * A part that failed makes the invocation fail (visible in Cron Trigger history) after every
+ * other part has run and the report is logged.
+ */
+import type { Env } from "../../shared/env";
+import { runSweep, type SweepParts, type SweepReport, sweepFailed, unwiredSweepParts } from "./sweep";
+
+export function createSweepHandler(parts: Partial<SweepParts> = {}) {
+  return async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
+    await sweepAndReport(controller, env, parts);
+  };
+}
+
+/** One sweep with its report logged; throws after logging when a part failed. */
+export async function sweepAndReport(
+  controller: ScheduledController,
+  env: Env,
+  parts: Partial<SweepParts> = {},
+): Promise<SweepReport> {
+  const report = await runSweep(env, { ...unwiredSweepParts, ...parts }, controller.scheduledTime);
+  const closed = report.closedWithEntries.ok ? report.closedWithEntries.value : [];
+  for (const scope of closed) console.warn(JSON.stringify({ event: "closed-scope-owns-entries", ...scope }));
+  console.log(JSON.stringify({ event: "sweep", cron: controller.cron, report }));
+  if (sweepFailed(report)) throw new Error("sweep: a part failed; see the sweep report");
+  return report;
+}

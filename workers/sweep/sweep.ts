@@ -1,0 +1,62 @@
+/**
+ * The periodic sweep (DESIGN §7): GitHub does not redeliver failed webhooks and runs can crash,
+ * so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives dead-letter
+ * destroys and (3) reports closed scopes that still own entries. A thin orchestrator: the engine
+ * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
+ */
+import type { Env } from "../../shared/env";
+import { type ClosedScopeWithEntries, closedScopesWithEntries, type ScopeRef } from "./closed-scopes";
+import { type RedriveReport, redriveDeadLetters } from "./redrive-dead-letters";
+
+export interface SweepParts {
+  /** Resolve (remove or adopt) intents recorded before `olderThan` (epoch ms). */
+  resolveStaleIntents(
+    env: Env,
+    args: { olderThan: number; now: number },
+  ): Promise<{ resolved: number; detail?: string }>;
+  /** Every (environment, scope) whose ledger still owns at least one entry. */
+  scopesOwningEntries(env: Env): Promise<ScopeRef[]>;
+}
+
+export const unwiredSweepParts: SweepParts = {
+  resolveStaleIntents: async () => ({ resolved: 0, detail: "no intent resolver registered" }),
+  scopesOwningEntries: async () => [],
+};
+
+type Part<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface SweepReport {
+  at: number;
+  intents: Part<{ resolved: number; detail?: string }>;
+  deadLetters: Part<RedriveReport>;
+  closedWithEntries: Part<ClosedScopeWithEntries[]>;
+}
+
+const DEFAULT_LEASE_TTL_SECONDS = 30;
+
+export async function runSweep(env: Env, parts: SweepParts, now: number): Promise<SweepReport> {
+  const ttlMs = leaseTtlSeconds(env) * 1000;
+  const [intents, deadLetters, closedWithEntries] = await Promise.all([
+    settle(parts.resolveStaleIntents(env, { olderThan: now - ttlMs, now })),
+    settle(redriveDeadLetters(env)),
+    settle(parts.scopesOwningEntries(env).then((owning) => closedScopesWithEntries(env, owning))),
+  ]);
+  return { at: now, intents, deadLetters, closedWithEntries };
+}
+
+export function sweepFailed(report: SweepReport): boolean {
+  return !report.intents.ok || !report.deadLetters.ok || !report.closedWithEntries.ok;
+}
+
+async function settle<T>(work: Promise<T>): Promise<Part<T>> {
+  try {
+    return { ok: true, value: await work };
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function leaseTtlSeconds(env: Env): number {
+  const parsed = Number(env.LEASE_TTL_SECONDS);
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_LEASE_TTL_SECONDS;
+}

@@ -1,0 +1,91 @@
+/**
+ * `POST /v1/webhooks/github` (DESIGN §6, §7). Checks run cheapest-refusal first and the
+ * signature before anything looks at the payload: size, signature over the raw bytes, JSON,
+ * event, shape, repository; then the scope-state object deduplicates the delivery and applies
+ * the revision guard in one step, and a close enqueues one destroy per environment. No run
+ * executes here, so GitHub gets its answer well within its 10 s.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { SponsonError } from "../../shared/errors";
+import type { AppEnv } from "../app-env";
+import { applyScopeEvent } from "./apply-scope-event";
+import { pullRequestEventSchema, scopeEventOf } from "./pull-request-event";
+import { readRawBody } from "./raw-body";
+import { verifyGithubSignature } from "./signature";
+import { configuredRepositories, isConfiguredRepository } from "./webhook-config";
+
+/** Pull request payloads are tens of kilobytes; GitHub's own cap is 25 MB. */
+export const WEBHOOK_MAX_BYTES = 1024 * 1024;
+
+const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
+
+const outcomeSchema = z.object({
+  delivery: z.string(),
+  scope: z.string().optional(),
+  duplicate: z.boolean().optional(),
+  ignored: z.boolean().optional(),
+  applied: z.boolean().optional(),
+  reason: z.string().optional(),
+  status: z.enum(["open", "closed"]).optional(),
+  revision: z.number().optional(),
+  destroysEnqueued: z.number().optional(),
+});
+
+const webhookRoute = createRoute({
+  method: "post",
+  path: "/v1/webhooks/github",
+  summary: "GitHub webhook receiver (pull_request closed / reopened)",
+  responses: {
+    200: {
+      description: "Applied, ignored by the revision guard, or a duplicate delivery",
+      content: { "application/json": { schema: outcomeSchema } },
+    },
+    202: {
+      description: "Accepted and ignored (other event, action or repository)",
+      content: { "application/json": { schema: outcomeSchema } },
+    },
+    400: { description: "Malformed JSON or payload (VALIDATION)" },
+    401: { description: "Missing or wrong X-Hub-Signature-256 (UNAUTHENTICATED)" },
+    413: { description: "Body over 1 MiB (PAYLOAD_TOO_LARGE)" },
+  },
+});
+
+export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRoute, async (c) => {
+  const body = await readRawBody(c.req.raw, WEBHOOK_MAX_BYTES);
+  const secret = typeof c.env.GITHUB_WEBHOOK_SECRET === "string" ? c.env.GITHUB_WEBHOOK_SECRET : "";
+  if (secret === "") console.error("GITHUB_WEBHOOK_SECRET is not set: every webhook is refused");
+  if (!(await verifyGithubSignature(secret, body, c.req.header("x-hub-signature-256")))) {
+    // One message for missing, malformed and wrong signatures: nothing to probe.
+    throw new SponsonError("UNAUTHENTICATED", "the webhook signature is missing or does not match");
+  }
+  const delivery = c.req.header("x-github-delivery") ?? "";
+  if (!DELIVERY_ID.test(delivery))
+    throw new SponsonError("VALIDATION", "X-GitHub-Delivery is missing or malformed");
+  const payload = parseJson(body);
+  const ignore = (reason: string) => c.json({ delivery, ignored: true, reason }, 202);
+  if (c.req.header("x-github-event") !== "pull_request") return ignore("event is not pull_request");
+  const parsed = pullRequestEventSchema.safeParse(payload);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    throw new SponsonError("VALIDATION", "not a pull_request payload", { issues });
+  }
+  const event = parsed.data;
+  if (
+    !isConfiguredRepository(configuredRepositories(c.env), event.repository.id, event.repository.full_name)
+  ) {
+    return ignore("repository is not configured");
+  }
+  const target = scopeEventOf(event, delivery);
+  if (target === null) return ignore(`action ${event.action} does not change a scope`);
+
+  const outcome = await applyScopeEvent(c.env, target.scope, target.event);
+  return c.json({ delivery, scope: target.scope, ...outcome }, 200);
+});
+
+function parseJson(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body));
+  } catch {
+    throw new SponsonError("VALIDATION", "the body is not valid UTF-8 JSON");
+  }
+}
