@@ -9,6 +9,8 @@ export default defineConfig({
       miniflare: {
         bindings: {
           EMULATORS: "on",
+          // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
+          AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
           // Test-only values, not secrets: the webhook tests sign GitHub's example payloads with it.
           GITHUB_WEBHOOK_SECRET: "test-only-github-webhook-secret",
           // The repository of @octokit/webhooks-examples' payloads, and two destroy environments.

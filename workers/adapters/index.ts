@@ -1,4 +1,5 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
 import type { ProviderAdapter } from "../engine/op-spec";
+import { auth0Adapter } from "./auth0";
 
-export const ADAPTERS: readonly ProviderAdapter<never>[] = [];
+export const ADAPTERS: readonly ProviderAdapter<never>[] = [auth0Adapter as ProviderAdapter<never>];

@@ -1,0 +1,54 @@
+/** Drives the Worker's HTTP API in-process: real Durable Objects, R2 and emulators behind it. */
+
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import type { Plan } from "../../shared/schemas/plan";
+import type { RunResult } from "../../shared/schemas/run";
+import { type AppOptions, createApp } from "../../workers/app";
+
+export type TestApp = ReturnType<typeof createApp>;
+
+export function testApp(options: AppOptions = {}): TestApp {
+  return createApp(options);
+}
+
+export async function call(
+  app: TestApp,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const ctx = createExecutionContext();
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    (init.headers as Record<string, string>)["content-type"] ??= "application/json";
+  }
+  const res = await app.request(`http://sponson.test${path}`, init, env, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+export async function apply(
+  app: TestApp,
+  environment: string,
+  scope: string,
+  plan: Plan,
+  extra: { wait?: boolean; waitTimeoutSeconds?: number } = {},
+): Promise<RunResult> {
+  const res = await call(app, "POST", `/v1/scopes/${environment}/${scope}/apply`, { plan, ...extra });
+  if (res.status !== 200) throw new Error(`apply ${scope}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as RunResult;
+}
+
+export async function destroy(
+  app: TestApp,
+  environment: string,
+  scope: string,
+  extra: { wait?: boolean; waitTimeoutSeconds?: number } = {},
+): Promise<RunResult> {
+  const res = await call(app, "POST", `/v1/scopes/${environment}/${scope}/destroy`, extra);
+  if (res.status !== 200) throw new Error(`destroy ${scope}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as RunResult;
+}

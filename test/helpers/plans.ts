@@ -1,0 +1,47 @@
+/** Plans for tests: one Auth0 tenant (the emulator), entries per scope on one application. */
+import type { Plan } from "../../shared/schemas/plan";
+import { seedAuth0Tenant } from "./emulators";
+
+export const TEST_M2M = { clientId: "sponson-test-m2m", clientSecret: "test-only-auth0-secret-0123" };
+export const APP_CLIENT = "preview-app";
+
+/** The Worker reads the plan's secret reference from its env; tests set it on the env object. */
+export const SECRET_NAME = "AUTH0_CLIENT_SECRET";
+
+export async function seedTenant(domain: string, existing: { callbacks?: string[] } = {}): Promise<void> {
+  await seedAuth0Tenant(domain, {
+    m2m: TEST_M2M,
+    clients: {
+      [APP_CLIENT]: {
+        callbacks: existing.callbacks ?? [],
+        allowed_logout_urls: [],
+        web_origins: [],
+        allowed_origins: [],
+      },
+    },
+  });
+}
+
+export function auth0Plan(domain: string, lines: Array<{ id: string; op: string; url: string }>): Plan {
+  return {
+    version: 1,
+    providers: {
+      auth0: { type: "auth0", domain, clientId: TEST_M2M.clientId, clientSecret: { secret: SECRET_NAME } },
+    },
+    lines: lines.map((l) => ({
+      id: l.id,
+      op: l.op,
+      provider: "auth0",
+      params: { client: APP_CLIENT, url: l.url },
+    })),
+  };
+}
+
+/** Three entries on one application, each URL naming the scope. */
+export function previewPlan(domain: string): Plan {
+  return auth0Plan(domain, [
+    { id: "callback", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
+    { id: "logout", op: "auth0.logoutUrl", url: "https://{scope}.preview.example.com/" },
+    { id: "origin", op: "auth0.webOrigin", url: "https://{scope}.preview.example.com" },
+  ]);
+}
