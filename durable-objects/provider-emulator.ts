@@ -5,7 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import type { EmulatorState } from "../workers/emulators/emulator";
-import { type EmulatorKnobs, emulatorKnobsSchema } from "../workers/emulators/knobs";
+import { type EmulatorKnobs, type EmulatorKnobsInput, emulatorKnobsSchema } from "../workers/emulators/knobs";
 import { emulatorFor } from "../workers/emulators/registry";
 
 export class ProviderEmulator extends DurableObject<Env> {
@@ -13,6 +13,7 @@ export class ProviderEmulator extends DurableObject<Env> {
   #arrived = 0;
   #held: Array<() => void> = [];
   #requests = 0;
+  #writes = 0;
 
   override async fetch(request: Request): Promise<Response> {
     const host = new URL(request.url).host;
@@ -31,18 +32,19 @@ export class ProviderEmulator extends DurableObject<Env> {
       return module.injectedError(failure.status, Date.now());
     }
     if (isRead && this.#knobs.readBarrier > 0) await this.#barrier();
+    if (isWrite) this.#writes += 1;
     return module.handle(request, this.#state());
   }
 
   /** Test knobs; replaces all knobs and resets the barrier count. */
-  async configure(knobs: Partial<EmulatorKnobs>): Promise<void> {
+  async configure(knobs: EmulatorKnobsInput): Promise<void> {
     this.#knobs = emulatorKnobsSchema.parse(knobs);
     this.#arrived = 0;
     this.#release();
   }
 
-  async stats(): Promise<{ requests: number; waitingAtBarrier: number }> {
-    return { requests: this.#requests, waitingAtBarrier: this.#held.length };
+  async stats(): Promise<{ requests: number; writes: number; waitingAtBarrier: number }> {
+    return { requests: this.#requests, writes: this.#writes, waitingAtBarrier: this.#held.length };
   }
 
   /** Raw state, for tests that check what the provider holds. */

@@ -31,7 +31,10 @@ export interface WritePolicy {
 
 /** Points where tests crash a run on purpose (the reliability and property suites). */
 export type FaultPoint = "after-intent" | "after-write";
-export type FaultHook = (point: FaultPoint, detail: { line: string; key: string; action: string }) => void;
+export type FaultHook = (
+  point: FaultPoint,
+  detail: { line: string; key: string; action: string; runId: string },
+) => void | Promise<void>;
 
 /** Thrown by a fault hook: the run stops as if its isolate died (no rollback, no receipt update). */
 export class SimulatedCrash extends Error {

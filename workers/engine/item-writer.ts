@@ -109,13 +109,13 @@ export class ItemWriter {
       };
       this.#session.addIntent(intent);
       await this.#session.save();
-      this.#deps.faults?.("after-intent", { line: item.line, key: item.key, action });
+      await this.#deps.faults?.("after-intent", { line: item.line, key: item.key, action, runId: this.#run.id });
       // Fencing: both leases must still be ours immediately before the provider write.
       this.#scopeLease.assertHeld();
       await lease?.check();
       if (action === "create") await item.op.create(ctx, item.params, seen);
       else await item.op.remove(ctx, item.params, seen);
-      this.#deps.faults?.("after-write", { line: item.line, key: item.key, action });
+      await this.#deps.faults?.("after-write", { line: item.line, key: item.key, action, runId: this.#run.id });
       this.#session.dropIntent(intent);
       if (action === "create") {
         this.#session.addLedger({
