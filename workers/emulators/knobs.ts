@@ -18,3 +18,5 @@ export const emulatorKnobsSchema = z.object({
     .default([]),
 });
 export type EmulatorKnobs = z.infer<typeof emulatorKnobsSchema>;
+/** What a caller may pass: every field optional, defaults filled in by the schema. */
+export type EmulatorKnobsInput = z.input<typeof emulatorKnobsSchema>;

@@ -1,7 +1,8 @@
 /** Every provider emulator, found by the host a request is addressed to. */
+import { auth0Emulator } from "./auth0";
 import type { ProviderEmulatorModule } from "./emulator";
 
-export const EMULATORS: readonly ProviderEmulatorModule[] = [];
+export const EMULATORS: readonly ProviderEmulatorModule[] = [auth0Emulator];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {
   return EMULATORS.find((m) => m.matches(host));

@@ -1,0 +1,48 @@
+/** The Auth0 provider block and line params (DESIGN §3; PROVIDERS.md §1). */
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import type { ProviderConfig } from "../../../shared/schemas/plan";
+
+const hostnameSchema = z
+  .string()
+  .max(253)
+  .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "a tenant host name such as acme.us.auth0.com (no scheme, no path)");
+
+/** The resolved block: `clientSecret` is the value the `{ "secret": … }` reference resolved to. */
+export const auth0ConfigSchema = z.strictObject({
+  type: z.literal("auth0"),
+  /** Tenant (or custom) domain the API is called on. */
+  domain: hostnameSchema,
+  /** The machine-to-machine application that holds read:clients and update:clients. */
+  clientId: z.string().min(1).max(128),
+  clientSecret: z.string().min(1),
+  /** Defaults to https://{domain}/api/v2/; set it when `domain` is a custom domain. */
+  audience: z.url().optional(),
+});
+export type Auth0Config = z.infer<typeof auth0ConfigSchema>;
+
+export const auth0LineParamsSchema = z.strictObject({
+  /** Client id of the application whose list is edited; it ends up in a URL path. */
+  client: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, "an Auth0 client id"),
+  /** The list entry; Auth0 allows one left-most wildcard label, e.g. https://*.example.com. */
+  url: z
+    .string()
+    .max(2_000)
+    .regex(/^https?:\/\/[^\s,]+$/, "an http(s) URL without spaces or commas"),
+});
+export type Auth0LineParams = z.infer<typeof auth0LineParamsSchema>;
+
+/**
+ * The lock identity of one application (DESIGN §3): `auth0:<domain>:client:<client id>`. Pure,
+ * from the plan's block as written; the domain is never a secret reference.
+ */
+export function auth0ClientIdentity(provider: ProviderConfig, client: string): string {
+  const domain = provider.domain;
+  if (typeof domain !== "string") {
+    throw new SponsonError(
+      "VALIDATION",
+      "auth0 provider: `domain` must be written in the plan as a host name",
+    );
+  }
+  return `auth0:${domain.toLowerCase()}:client:${client}`;
+}

@@ -1,0 +1,25 @@
+/**
+ * Auth0 (Management API v2): the four application lists a preview environment needs
+ * (DESIGN §1). Plan block: `{ "type": "auth0", "domain": "acme.us.auth0.com", "clientId": "…",
+ * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
+ * `{ "client": "<application client id>", "url": "https://…" }`.
+ */
+import type { ProviderAdapter } from "../../engine/op-spec";
+import { type Auth0Config, auth0ConfigSchema } from "./config";
+import { auth0ListOp } from "./list-op";
+
+const typedAdapter: ProviderAdapter<Auth0Config> = {
+  type: "auth0",
+  config: auth0ConfigSchema,
+  ops: [
+    auth0ListOp("auth0.callbackUrl", "callbacks"),
+    auth0ListOp("auth0.logoutUrl", "allowed_logout_urls"),
+    auth0ListOp("auth0.webOrigin", "web_origins"),
+    auth0ListOp("auth0.allowedOrigin", "allowed_origins"),
+  ],
+};
+
+/** As the engine's registry holds adapters: config is validated by `config` before any op runs. */
+export const auth0Adapter: ProviderAdapter = typedAdapter;
+
+export { type Auth0Config, auth0ClientIdentity, auth0ConfigSchema, auth0LineParamsSchema } from "./config";

@@ -1,0 +1,53 @@
+/**
+ * The Auth0 emulator module: `/oauth/token` and `/api/v2/clients/{id}` with Auth0's paths, shapes,
+ * status codes, error bodies and rate-limit headers (PROVIDERS.md §1). State lives in the host's
+ * emulator object (see ./state.ts for the keys); knobs (latency, barrier, failures) are applied by
+ * that object before `handle` is called.
+ */
+import type { ProviderEmulatorModule } from "../emulator";
+import { CLIENT_PATH, getClient, patchClient } from "./clients-endpoint";
+import { apiError, rateLimitHeaders, TOO_MANY_REQUESTS } from "./responses";
+import { provisionDemoTenant } from "./state";
+import { issueToken } from "./token-endpoint";
+
+const INJECTED_MESSAGES: Record<number, [string, string | undefined]> = {
+  429: [TOO_MANY_REQUESTS, "too_many_requests"],
+  500: ["Internal Server Error", undefined],
+  502: ["Bad Gateway", undefined],
+  503: ["Service Unavailable", undefined],
+  504: ["Gateway Timeout", undefined],
+};
+
+function isClientCall(request: Request, method: string): boolean {
+  return request.method === method && CLIENT_PATH.test(new URL(request.url).pathname);
+}
+
+export const auth0Emulator: ProviderEmulatorModule = {
+  provider: "auth0",
+  // Tenant hosts: acme.auth0.com, acme.us.auth0.com, acme.eu.auth0.com, …
+  matches: (host) => /^[a-z0-9-]+(\.[a-z0-9-]+)*\.auth0\.com$/i.test(host),
+  isRead: (request) => isClientCall(request, "GET"),
+  isWrite: (request) => isClientCall(request, "PATCH"),
+
+  async handle(request, state) {
+    const nowMs = Date.now();
+    const url = new URL(request.url);
+    provisionDemoTenant(url.host, state);
+    const headers = rateLimitHeaders(url.host, nowMs);
+    if (url.pathname === "/oauth/token" && request.method === "POST") {
+      return issueToken(request, state, headers, nowMs);
+    }
+    const id = url.pathname.match(CLIENT_PATH)?.[1];
+    if (id !== undefined) {
+      const clientId = decodeURIComponent(id);
+      if (request.method === "GET") return getClient(request, state, clientId, headers, nowMs);
+      if (request.method === "PATCH") return patchClient(request, state, clientId, headers, nowMs);
+    }
+    return apiError(404, "Not Found", undefined, headers);
+  },
+
+  injectedError(status, nowMs) {
+    const [message, errorCode] = INJECTED_MESSAGES[status] ?? [`Injected failure ${status}`, undefined];
+    return apiError(status, message, errorCode, rateLimitHeaders("", nowMs, status === 429));
+  },
+};
