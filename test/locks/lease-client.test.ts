@@ -1,0 +1,271 @@
+/**
+ * The client side of a lease (DESIGN §4) under a ManualClock: renewal every TTL/3, the holder's own
+ * deadline, LOCK_LOST before the server could hand the lock on, release retried with backoff.
+ * The LockTarget is the real object where it can be, wrapped to count calls or to fail on purpose.
+ */
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { ok, type Result, SponsonError } from "../../shared/errors";
+import { parentLockKey } from "../../shared/lock-keys";
+import type { LeaseGrant, ReleaseOutcome } from "../../shared/schemas/lock";
+import { SecretRegistry } from "../../shared/secrets";
+import { Lease } from "../../workers/locks/lease";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { freshScopeKey, granted, stub } from "../helpers/locks";
+import { ManualClock } from "../helpers/manual-clock";
+
+const TTL_MS = 30_000;
+const MARGIN_MS = 3_000;
+
+/** Wraps a target: counts calls, lets a test replace any of them, and waits for in-flight ones. */
+class ScriptedTarget implements LockTarget {
+  readonly key: string;
+  readonly identity: string | null;
+  readonly calls = { acquire: 0, renew: 0, release: 0 };
+  readonly #inner: LockTarget;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  acquireWith: LockTarget["acquire"] | null = null;
+  renewWith: LockTarget["renew"] | null = null;
+  releaseWith: LockTarget["release"] | null = null;
+
+  constructor(inner: LockTarget) {
+    this.#inner = inner;
+    this.key = inner.key;
+    this.identity = inner.identity;
+  }
+
+  acquire(holder: string, ttlMs: number, wait: boolean, waitTimeoutMs: number): Promise<Result<LeaseGrant>> {
+    this.calls.acquire += 1;
+    return this.#track((this.acquireWith ?? this.#inner.acquire)(holder, ttlMs, wait, waitTimeoutMs));
+  }
+
+  renew(holder: string, token: number): Promise<Result<LeaseGrant>> {
+    this.calls.renew += 1;
+    return this.#track((this.renewWith ?? this.#inner.renew)(holder, token));
+  }
+
+  release(holder: string, token: number): Promise<Result<ReleaseOutcome>> {
+    this.calls.release += 1;
+    return this.#track((this.releaseWith ?? this.#inner.release)(holder, token));
+  }
+
+  /** Resolves when no call is in flight and the lease has reacted to the last answer. */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    // The lease's own continuation (.then/.finally) runs a few microtasks after the answer.
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+  }
+
+  #track<T>(call: Promise<T>): Promise<T> {
+    this.#inFlight.add(call);
+    void call.finally(() => this.#inFlight.delete(call)).catch(() => {});
+    return call;
+  }
+}
+
+const networkDown = () => Promise.reject(new Error("network down"));
+
+function realTarget(key = freshScopeKey("client"), identity: string | null = null): ScriptedTarget {
+  return new ScriptedTarget(lockTarget(env, key, identity));
+}
+
+function caught(fn: () => void): SponsonError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof SponsonError) return err;
+    throw err;
+  }
+  throw new Error("expected a SponsonError");
+}
+
+describe("the client lease", () => {
+  it("renews every TTL/3 and moves its deadline with each renewal", async ({ expect }) => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const target = realTarget();
+    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    expect(lease.deadline).toBe(start + TTL_MS - MARGIN_MS);
+    expect(clock.pending).toEqual([start + TTL_MS / 3]);
+
+    clock.advance(TTL_MS / 3 - 1);
+    expect(target.calls.renew).toBe(0);
+    for (let n = 1; n <= 3; n++) {
+      clock.advance(n === 1 ? 1 : TTL_MS / 3);
+      expect(target.calls.renew).toBe(n);
+      await clock.untilTimer();
+      const renewedAt = start + (n * TTL_MS) / 3;
+      expect(lease.deadline).toBe(renewedAt + TTL_MS - MARGIN_MS);
+      expect(clock.pending).toEqual([renewedAt + TTL_MS / 3]);
+    }
+    await lease.release();
+    expect(clock.pending).toEqual([]);
+  });
+
+  it("the deadline is measured before the acquire call, not after its answer", async ({ expect }) => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const target = realTarget();
+    target.acquireWith = async (holder) => {
+      clock.advance(2_000); // the call itself took two seconds
+      return ok({
+        key: target.key,
+        holder,
+        token: 7,
+        acquiredAt: clock.now(),
+        expiresAt: clock.now() + TTL_MS,
+      });
+    };
+    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    expect(lease.deadline).toBe(start + TTL_MS - MARGIN_MS);
+    expect(lease.deadline).toBeLessThan(lease.expiresAt - MARGIN_MS);
+    expect(target.calls.renew).toBe(0);
+  });
+
+  it("after a wait longer than TTL/3 it renews at once for a fresh deadline", async ({ expect }) => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const target = realTarget();
+    const key = target.key;
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    target.acquireWith = async (holder, ttlMs, wait, waitTimeoutMs) => {
+      // The real object grants when run-a lets go; the client clock says that took 15 s.
+      const answer = lockTarget(env, key).acquire(holder, ttlMs, wait, waitTimeoutMs);
+      await stub(key).release({ key, holder: "run-a", token: a.token });
+      clock.advance(15_000);
+      return answer;
+    };
+    const lease = await Lease.acquire(target, "run-b", {
+      ttlMs: TTL_MS,
+      safetyMarginMs: MARGIN_MS,
+      wait: true,
+      clock,
+    });
+    expect(target.calls.renew).toBe(1);
+    expect(lease.deadline).toBe(start + 15_000 + TTL_MS - MARGIN_MS);
+    await lease.release();
+  });
+
+  it("reaching the deadline with every renewal failing raises LOCK_LOST before the server expiry", async ({
+    expect,
+  }) => {
+    const identity = "auth0:tenant-1:client:abc123";
+    const key = await parentLockKey(identity, new SecretRegistry());
+    const clock = new ManualClock();
+    const target = realTarget(key, identity);
+    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    target.renewWith = networkDown;
+
+    clock.advance(TTL_MS / 3);
+    await clock.untilTimer();
+    clock.advance(TTL_MS / 3);
+    await clock.untilTimer();
+    expect(target.calls.renew).toBe(2);
+    clock.advance(lease.deadline - clock.now() - 1);
+    expect(() => lease.assertHeld()).not.toThrow();
+
+    clock.advance(1);
+    const lost = caught(() => lease.assertHeld());
+    expect(lost.code).toBe("LOCK_LOST");
+    expect(lost.detail).toEqual({ lock: key, parent: identity });
+    // The holder stopped before the server could hand the lock on: it is still run-a's there.
+    expect(clock.now()).toBeLessThan(lease.expiresAt);
+    expect(await stub(key).read({ key })).toMatchObject({ held: true, holder: "run-a" });
+    expect(clock.pending).toEqual([]);
+  });
+
+  it("a renewal the object refuses makes the lease LOCK_LOST and stops renewing", async ({ expect }) => {
+    const clock = new ManualClock();
+    const target = realTarget();
+    const key = target.key;
+    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    granted(await stub(key).forceRelease({ key, reason: "test", actor: "admin" }));
+    granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
+
+    clock.advance(TTL_MS / 3);
+    await target.idle();
+
+    expect(target.calls.renew).toBe(1);
+    const lost = caught(() => lease.assertHeld());
+    expect(lost).toMatchObject({ code: "LOCK_LOST", detail: { lock: key, parent: null } });
+    expect(clock.pending).toEqual([]);
+  });
+
+  it("check() before a write renews, and fails with LOCK_LOST once another holder took over", async ({
+    expect,
+  }) => {
+    const clock = new ManualClock();
+    const start = clock.now();
+    const target = realTarget();
+    const key = target.key;
+    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    clock.advance(5_000);
+
+    await lease.check();
+    expect(target.calls.renew).toBe(1);
+    expect(lease.deadline).toBe(start + 5_000 + TTL_MS - MARGIN_MS);
+
+    granted(await stub(key).forceRelease({ key, reason: "test", actor: "admin" }));
+    granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
+    await expect(lease.check()).rejects.toMatchObject({ code: "LOCK_LOST" });
+  });
+
+  it("release is retried with backoff and warns with the key and until when it stays held", async ({
+    expect,
+  }) => {
+    const identity = "okta:org-1:app:0oa1";
+    const key = await parentLockKey(identity, new SecretRegistry());
+    const clock = new ManualClock();
+    const target = realTarget(key, identity);
+    const warnings: string[] = [];
+    const lease = await Lease.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      clock,
+      onWarning: (m) => warnings.push(m),
+    });
+    target.releaseWith = networkDown;
+
+    const releasing = lease.release();
+    for (const backoffMs of [100, 200, 400, 800]) {
+      await clock.untilTimer();
+      expect(clock.pending).toEqual([clock.now() + backoffMs]);
+      clock.advance(backoffMs);
+    }
+    await releasing;
+
+    expect(target.calls.release).toBe(5);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(key);
+    expect(warnings[0]).toContain(identity);
+    expect(warnings[0]).toContain(`until ${new Date(lease.expiresAt).toISOString()}`);
+    expect(await stub(key).read({ key })).toMatchObject({ held: true, holder: "run-a" });
+  });
+
+  it("a release that fails twice and then gets through frees the lock without a warning", async ({
+    expect,
+  }) => {
+    const clock = new ManualClock();
+    const target = realTarget();
+    const key = target.key;
+    const warnings: string[] = [];
+    const lease = await Lease.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      clock,
+      onWarning: (m) => warnings.push(m),
+    });
+    const real = lockTarget(env, key);
+    let failures = 2;
+    target.releaseWith = (holder, token) => (failures-- > 0 ? networkDown() : real.release(holder, token));
+
+    const releasing = lease.release();
+    for (const backoffMs of [100, 200]) {
+      await clock.untilTimer();
+      clock.advance(backoffMs);
+    }
+    await releasing;
+
+    expect(target.calls.release).toBe(3);
+    expect(warnings).toEqual([]);
+    expect((await stub(key).read({ key })).held).toBe(false);
+  });
+});
