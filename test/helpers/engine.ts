@@ -1,0 +1,52 @@
+/** Helpers for engine tests: the parent lock of the test application, receipts, emulator stats. */
+import { env } from "cloudflare:workers";
+import { parentLockKey } from "../../shared/lock-keys";
+import { SecretRegistry } from "../../shared/secrets";
+import { lockStub, lockTarget } from "../../workers/locks/lock-target";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { emulatorStub } from "./emulators";
+import { APP_CLIENT } from "./plans";
+
+export function appIdentity(domain: string, client = APP_CLIENT): string {
+  return `auth0:${domain}:client:${client}`;
+}
+
+export async function appLockKey(domain: string, client = APP_CLIENT): Promise<string> {
+  return parentLockKey(appIdentity(domain, client), new SecretRegistry());
+}
+
+/** Holds the application's parent lock as another run would, until the returned release is called. */
+export async function holdAppLock(domain: string, holder = "run-other", client = APP_CLIENT) {
+  const key = await appLockKey(domain, client);
+  const grant = await lockTarget(env, key, appIdentity(domain, client)).acquire(holder, 60_000, false, 0);
+  if (!grant.ok) throw new Error(grant.error.message);
+  return {
+    key,
+    release: () => lockStub(env, key).release({ key, holder, token: grant.value.token }),
+  };
+}
+
+/** Resolves once `count` runs wait in the lock object's queue (reads the object; no sleeps). */
+export async function untilWaiters(key: string, count: number): Promise<void> {
+  for (let i = 0; i < 10_000; i++) {
+    const state = await lockStub(env, key).read({ key });
+    if (state.waiters.length >= count) return;
+    await scheduler.wait(1);
+  }
+  throw new Error(`no ${count} waiter(s) on ${key}`);
+}
+
+export function receipt(environment: string, scope: string) {
+  return new R2ReceiptStore(env.RECEIPTS).read(environment, scope).then((r) => r.receipt);
+}
+
+export async function providerWrites(domain: string): Promise<number> {
+  return (await emulatorStub(domain).stats()).writes;
+}
+
+let n = 0;
+/** A pull-request scope no other test in the file uses. */
+export function freshPr(): string {
+  n += 1;
+  return `pr-${Math.floor(Math.random() * 1e5) * 1000 + n}`;
+}
