@@ -24,7 +24,8 @@ async function readForm(request: Request): Promise<Record<string, unknown> | nul
   const type = request.headers.get("content-type") ?? "";
   try {
     if (type.includes("application/x-www-form-urlencoded")) {
-      return Object.fromEntries(new URLSearchParams(await request.text()));
+      const form = await request.formData();
+      return Object.fromEntries([...form].filter((e): e is [string, string] => typeof e[1] === "string"));
     }
     const body: unknown = await request.json();
     return typeof body === "object" && body !== null ? (body as Record<string, unknown>) : null;
