@@ -6,6 +6,7 @@ import type { EngineDeps } from "./deps";
 import { type Item, itemOfLine, sameItem } from "./item";
 import type { ItemWriter, WaitPolicy } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
+import { recoverIntents } from "./recover";
 import type { ResolvedLine } from "./resolve-plan";
 import { removeEntries } from "./rollback-created";
 import { errorInfo, type Run } from "./run";
@@ -56,6 +57,9 @@ export async function rollbackRun(deps: EngineDeps, run: Run, session: ReceiptSe
     (e) => e.runId === run.id && run.created.some((c) => c.line === e.line && c.key === e.key),
   );
   await removeEntries(deps, run, writer, created, "rolled-back");
+  // A write that failed mid-way leaves its intent: whether it reached the provider is unknown, so
+  // it is resolved now, the same way recovery would resolve a crashed run's.
+  await recoverIntents(deps, run, session, writer, (intent) => intent.runId === run.id);
 }
 
 /** A line that now manages an item another line of this scope created keeps owning it. */

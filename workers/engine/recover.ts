@@ -3,6 +3,7 @@
  * each under its recorded parent lock. A create intent's item is kept only when the run that wrote
  * it is known to have succeeded or the ledger already owns it; otherwise it is removed.
  */
+import type { Intent } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
 import { itemOfRecord } from "./item";
 import type { ItemWriter, WaitPolicy } from "./item-writer";
@@ -14,8 +15,9 @@ export async function recoverIntents(
   run: Run,
   session: ReceiptSession,
   writer: ItemWriter,
+  only?: (intent: Intent) => boolean,
 ): Promise<number> {
-  const intents = [...session.receipt.intents];
+  const intents = session.receipt.intents.filter((i) => !only || only(i));
   // Recovery always waits: giving up would leave an orphan behind (seed 000, rollback rule).
   const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
   for (const intent of intents) {
@@ -51,6 +53,6 @@ export async function recoverIntents(
     session.dropLedger(intent.line, intent.key);
     await session.save();
   }
-  if (intents.length > 0) run.warn(`recovered ${intents.length} intent(s) left by an earlier run`);
+  if (intents.length > 0 && !only) run.warn(`recovered ${intents.length} intent(s) left by an earlier run`);
   return intents.length;
 }
