@@ -13,9 +13,23 @@ export type SecretRef = z.infer<typeof secretRefSchema>;
 
 const configValueSchema = z.union([z.string().max(2_000), z.number(), z.boolean(), secretRefSchema]);
 
+/** Field names that hold credentials: these must be secret references, never inline values. */
+export const CREDENTIAL_FIELD = /(secret|password|token|privatekey|apikey|credential)/i;
+
 export const providerConfigSchema = z
   .object({ type: z.string().regex(/^[a-z][a-z0-9]{0,31}$/) })
-  .catchall(configValueSchema);
+  .catchall(configValueSchema)
+  .superRefine((block, ctx) => {
+    for (const [field, value] of Object.entries(block)) {
+      if (CREDENTIAL_FIELD.test(field) && (typeof value !== "object" || value === null)) {
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: `credentials are given as a secret reference, e.g. { "secret": "AUTH0_CLIENT_SECRET" }, never inline`,
+        });
+      }
+    }
+  });
 export type ProviderConfig = z.infer<typeof providerConfigSchema>;
 
 const nameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);

@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { type AppOptions, createApp } from "../../workers/app";
+import { bearer } from "./tokens";
 
 export type TestApp = ReturnType<typeof createApp>;
 
@@ -20,14 +21,22 @@ export async function call(
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const ctx = createExecutionContext();
-  const init: RequestInit = { method, headers: { ...headers } };
+  // Authenticated as a test admin unless the test brings its own Authorization (test/helpers/tokens.ts).
+  const auth = "authorization" in headers ? {} : await bearer("admin");
+  const init: RequestInit = { method, headers: { ...auth, ...headers } };
   if (body !== undefined) {
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
   const res = await app.request(`http://sponson.test${path}`, init, env, ctx);
+  if (!(res.headers.get("content-type") ?? "").includes("ndjson")) {
+    await waitOnExecutionContext(ctx);
+    return res;
+  }
+  // A stream finishes only while someone reads it: read it all, then let the run's tail settle.
+  const text = await res.text();
   await waitOnExecutionContext(ctx);
-  return res;
+  return new Response(text, { status: res.status, headers: res.headers });
 }
 
 export async function apply(
