@@ -7,7 +7,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
-import { SponsonError } from "../shared/errors";
+import { type ErrorInfo, fail, ok, type Result } from "../shared/errors";
 import { isValidScope } from "../shared/lock-keys";
 import { decideApply, INITIAL_STATUS, isValidRevision, type ScopeStatus } from "./scope-state-rules";
 import { migrate } from "./scope-state-schema";
@@ -41,8 +41,13 @@ export class ScopeState extends DurableObject<Env> {
   }
 
   /** Dedupe, guard, write: no await between the reads and the writes, so it is atomic. */
-  async applyEvent(req: { scope: string } & ScopeEvent): Promise<ApplyOutcome> {
-    checkEvent(req);
+  async applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>> {
+    const invalid = checkEvent(req);
+    if (invalid) return { ok: false, error: invalid };
+    return ok(this.#apply(req));
+  }
+
+  #apply(req: { scope: string } & ScopeEvent): ApplyOutcome {
     const now = Date.now();
     const seen = this.#sql
       .exec<DeliveryRow>(
@@ -101,15 +106,13 @@ export class ScopeState extends DurableObject<Env> {
 }
 
 /** RPC input is checked here too: the object must not store what the guard cannot compare. */
-function checkEvent(req: { scope: string } & ScopeEvent): void {
-  if (!isValidScope(req.scope)) throw new SponsonError("VALIDATION", `"${req.scope}" is not a scope name`);
-  if (req.status !== "open" && req.status !== "closed") {
-    throw new SponsonError("VALIDATION", "status must be open or closed");
-  }
-  if (!isValidRevision(req.revision)) {
-    throw new SponsonError("VALIDATION", "revision must be a positive integer (epoch ms)");
-  }
+function checkEvent(req: { scope: string } & ScopeEvent): ErrorInfo | null {
+  const invalid = (message: string) => (fail("VALIDATION", message) as { error: ErrorInfo }).error;
+  if (!isValidScope(req.scope)) return invalid(`"${req.scope}" is not a scope name`);
+  if (req.status !== "open" && req.status !== "closed") return invalid("status must be open or closed");
+  if (!isValidRevision(req.revision)) return invalid("revision must be a positive integer (epoch ms)");
   if (!DELIVERY_ID_PATTERN.test(req.deliveryId)) {
-    throw new SponsonError("VALIDATION", "deliveryId must be 1 to 100 letters, digits or dashes");
+    return invalid("deliveryId must be 1 to 100 letters, digits or dashes");
   }
+  return null;
 }

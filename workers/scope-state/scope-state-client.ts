@@ -8,7 +8,7 @@
 import type { ScopeStatus } from "../../durable-objects/scope-state-rules";
 import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "../../durable-objects/scope-state-types";
 import type { Env } from "../../shared/env";
-import { SponsonError } from "../../shared/errors";
+import { type Result, SponsonError, unwrap } from "../../shared/errors";
 import { isValidScope } from "../../shared/lock-keys";
 
 export type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus };
@@ -23,7 +23,7 @@ export interface ScopeStateClient {
 /** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
 interface ScopeStateApi {
   read(req: { scope: string }): Promise<ScopeStateView>;
-  applyEvent(req: { scope: string } & ScopeEvent): Promise<ApplyOutcome>;
+  applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>>;
   markEnqueued(req: { deliveryId: string }): Promise<void>;
 }
 
@@ -40,7 +40,7 @@ export function scopeStateClient(env: Env, scope: string): ScopeStateClient {
   return {
     scope,
     read: () => stub.read({ scope }),
-    applyEvent: (event) => stub.applyEvent({ scope, ...event }),
+    applyEvent: async (event) => unwrap(await stub.applyEvent({ scope, ...event })),
     markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
   };
 }

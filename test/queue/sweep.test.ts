@@ -1,0 +1,75 @@
+/**
+ * The sweep (DESIGN §7) as the Cron Trigger runs it: the engine's parts are injected and each is
+ * called with what it needs; a failing part neither stops the others nor goes unnoticed.
+ */
+import { createScheduledController } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { createSweepHandler, sweepAndReport } from "../../workers/sweep/sweep-handler";
+import { freshPullRequest } from "../webhooks/github-delivery";
+
+const SCHEDULED_AT = Date.parse("2026-05-01T12:00:00Z");
+
+describe("sweep", () => {
+  it("asks the intent resolver for intents older than the lease TTL (30 s in wrangler.toml)", async () => {
+    const asked: Array<{ olderThan: number; now: number }> = [];
+    const report = await sweepAndReport(createScheduledController({ scheduledTime: SCHEDULED_AT }), env, {
+      resolveStaleIntents: async (_env, args) => {
+        asked.push(args);
+        return { resolved: 2 };
+      },
+    });
+    expect(asked).toEqual([{ olderThan: SCHEDULED_AT - 30_000, now: SCHEDULED_AT }]);
+    expect(report.intents).toEqual({ ok: true, value: { resolved: 2 } });
+  });
+
+  it("reports the closed scopes that still own entries, in each environment, and not the open ones", async () => {
+    const closed = `pr-${freshPullRequest()}`;
+    const open = `pr-${freshPullRequest()}`;
+    await scopeStateClient(env, closed).applyEvent({
+      status: "closed",
+      revision: 42,
+      deliveryId: crypto.randomUUID(),
+    });
+    const report = await sweepAndReport(createScheduledController(), env, {
+      scopesOwningEntries: async () => [
+        { environment: "preview", scope: closed },
+        { environment: "preview", scope: open },
+        { environment: "staging", scope: closed },
+        { environment: "preview", scope: "main" },
+      ],
+    });
+    expect(report.closedWithEntries).toEqual({
+      ok: true,
+      value: [
+        { environment: "preview", scope: closed, revision: 42 },
+        { environment: "staging", scope: closed, revision: 42 },
+      ],
+    });
+  });
+
+  it("a failing part does not stop the others, and the cron invocation fails after the report", async () => {
+    let listed = false;
+    const scheduled = createSweepHandler({
+      resolveStaleIntents: async () => {
+        throw new Error("receipts unreachable");
+      },
+      scopesOwningEntries: async () => {
+        listed = true;
+        return [];
+      },
+    });
+    await expect(scheduled(createScheduledController(), env)).rejects.toThrow(/a part failed/);
+    expect(listed).toBe(true);
+  });
+
+  it("without the engine's parts the sweep still runs: nothing resolved, nothing reported", async () => {
+    const report = await sweepAndReport(createScheduledController(), env);
+    expect(report.intents).toEqual({
+      ok: true,
+      value: { resolved: 0, detail: "no intent resolver registered" },
+    });
+    expect(report.closedWithEntries).toEqual({ ok: true, value: [] });
+  });
+});

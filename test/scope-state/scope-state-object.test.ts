@@ -1,0 +1,100 @@
+/** The scope-state object itself: one per scope name, shared by environments, atomic dedupe + guard. */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { ScopeState } from "../../durable-objects/scope-state";
+import { SponsonError } from "../../shared/errors";
+import {
+  scopeChanged,
+  scopeStateClient,
+  scopeStateObjectName,
+} from "../../workers/scope-state/scope-state-client";
+
+let counter = 0;
+function freshScope(): string {
+  counter += 1;
+  return `pr-${900_000_000 + counter * 1000 + Math.floor(Math.random() * 1000)}`;
+}
+
+describe("scope state object", () => {
+  it("a scope no event has touched reads open at revision 0 and stores nothing", async () => {
+    const scope = freshScope();
+    expect(await scopeStateClient(env, scope).read()).toEqual({
+      scope,
+      status: "open",
+      revision: 0,
+      deliveryId: null,
+      changedAt: null,
+    });
+    const stub = env.SCOPE_STATE.get(env.SCOPE_STATE.idFromName(scopeStateObjectName(scope)));
+    const rows = await runInDurableObject(stub, (_instance: ScopeState, state) =>
+      state.storage.sql.exec("SELECT COUNT(*) AS n FROM state").one(),
+    );
+    expect(rows.n).toBe(0);
+  });
+
+  it("applies a close and remembers the delivery that made it", async () => {
+    const client = scopeStateClient(env, freshScope());
+    const outcome = await client.applyEvent({ status: "closed", revision: 1_000, deliveryId: "d-1" });
+    expect(outcome).toMatchObject({ kind: "applied", previous: { status: "open", revision: 0 } });
+    expect(await client.read()).toMatchObject({ status: "closed", revision: 1_000, deliveryId: "d-1" });
+  });
+
+  it("two clients for the same scope name see one state: environments share it", async () => {
+    const scope = freshScope();
+    await scopeStateClient(env, scope).applyEvent({ status: "closed", revision: 5, deliveryId: "d-a" });
+    expect((await scopeStateClient(env, scope).read()).status).toBe("closed");
+    expect((await scopeStateClient(env, freshScope()).read()).status).toBe("open");
+  });
+
+  it("a delivery id is applied once: the second call is a duplicate even with another payload", async () => {
+    const client = scopeStateClient(env, freshScope());
+    await client.applyEvent({ status: "closed", revision: 10, deliveryId: "same" });
+    const again = await client.applyEvent({ status: "open", revision: 20, deliveryId: "same" });
+    expect(again).toMatchObject({ kind: "duplicate", state: { status: "closed", revision: 10 } });
+  });
+
+  it("a close stays 'enqueue pending' until the receiver confirms its destroys were queued", async () => {
+    const client = scopeStateClient(env, freshScope());
+    await client.applyEvent({ status: "closed", revision: 10, deliveryId: "close-1" });
+    expect(await client.applyEvent({ status: "closed", revision: 10, deliveryId: "close-1" })).toMatchObject({
+      kind: "duplicate",
+      enqueuePending: true,
+    });
+    await client.markEnqueued("close-1");
+    expect(await client.applyEvent({ status: "closed", revision: 10, deliveryId: "close-1" })).toMatchObject({
+      kind: "duplicate",
+      enqueuePending: false,
+    });
+  });
+
+  it("a close and a newer reopen sent at the same moment end open, whichever the object takes first", async () => {
+    for (const reversed of [false, true]) {
+      const client = scopeStateClient(env, freshScope());
+      const close = () => client.applyEvent({ status: "closed", revision: 100, deliveryId: `c-${reversed}` });
+      const reopen = () => client.applyEvent({ status: "open", revision: 200, deliveryId: `o-${reversed}` });
+      await Promise.all(reversed ? [reopen(), close()] : [close(), reopen()]);
+      expect(await client.read()).toMatchObject({ status: "open", revision: 200 });
+    }
+  });
+
+  it("scopeChanged tells the engine a close landed between its two reads (seed 002 D1)", async () => {
+    const client = scopeStateClient(env, freshScope());
+    const beforeLease = await client.read();
+    expect(scopeChanged(beforeLease, await client.read())).toBe(false);
+    await client.applyEvent({ status: "closed", revision: 50, deliveryId: "mid-flight" });
+    expect(scopeChanged(beforeLease, await client.read())).toBe(true);
+  });
+
+  it("refuses a scope name that is not pr-<n>, branch-<name> or main", () => {
+    expect(() => scopeStateClient(env, "a1b2c3")).toThrow(SponsonError);
+  });
+
+  it("refuses to store an event whose revision it could not compare", async () => {
+    const client = scopeStateClient(env, freshScope());
+    await expect(
+      client.applyEvent({ status: "closed", revision: Number.NaN, deliveryId: "nan" }),
+    ).rejects.toThrow(/revision/);
+    expect((await client.read()).revision).toBe(0);
+  });
+});
