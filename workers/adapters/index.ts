@@ -1,5 +1,6 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
 import type { ProviderAdapter } from "../engine/op-spec";
 import { auth0Adapter } from "./auth0";
+import { supabaseAdapter } from "./supabase";
 
-export const ADAPTERS: readonly ProviderAdapter<never>[] = [auth0Adapter as ProviderAdapter<never>];
+export const ADAPTERS: readonly ProviderAdapter[] = [auth0Adapter, supabaseAdapter];

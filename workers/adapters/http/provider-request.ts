@@ -49,6 +49,8 @@ export interface ProviderRequest {
   headers?: Record<string, string>;
   /** Sent as application/json. */
   json?: unknown;
+  /** Sent as is (form or XML bodies); `headers` carry its content-type. Ignored when `json` is set. */
+  body?: string;
   /** Non-2xx statuses the caller handles itself (e.g. "not found" meaning "empty"). */
   accept?: readonly number[];
   retry?: Partial<RetryPolicy>;
@@ -66,7 +68,7 @@ function backoffMs(policy: RetryPolicy, attempt: number): number {
 
 async function send(ctx: HttpContext, req: ProviderRequest): Promise<Outcome> {
   const headers: Record<string, string> = { accept: "application/json", ...req.headers };
-  let body: string | undefined;
+  let body = req.body;
   if (req.json !== undefined) {
     headers["content-type"] = "application/json";
     body = JSON.stringify(req.json);

@@ -1,0 +1,211 @@
+/**
+ * The contract every list op keeps against its provider's emulator (issue 4): create, idempotent
+ * re-create, remove, remove of an absent item, drift, 401/403/404/429/5xx, and unrelated entries
+ * preserved exactly. Each provider's contract test describes its subject and calls
+ * `describeProviderContract`; provider-specific behaviour is tested next to it.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SponsonError } from "../../shared/errors";
+import { SecretRegistry } from "../../shared/secrets";
+import { providerFetch } from "../../workers/emulators/transport";
+import type { OpContext, OpSpec, Params, ProviderAdapter } from "../../workers/engine/op-spec";
+import { FakeClock } from "../adapters/fake-clock";
+import { configureHost } from "./emulators";
+
+/** Every provider call made through it, as "METHOD /path", and a copy of every response. */
+export function recording(inner: typeof fetch) {
+  const calls: string[] = [];
+  const responses: Response[] = [];
+  const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init);
+    calls.push(`${request.method} ${new URL(request.url).pathname}`);
+    const response = await inner(request);
+    responses.push(response.clone());
+    return response;
+  }) as typeof fetch;
+  return { fetcher, calls, responses };
+}
+
+export interface AdapterHarness {
+  ctx: OpContext;
+  clock: FakeClock;
+  calls: string[];
+  responses: Response[];
+}
+
+/** An OpContext for `adapter` with `config` (resolved values), recording, on a fake clock. */
+export function harness(adapter: ProviderAdapter, config: unknown, secretValues: string[]): AdapterHarness {
+  const secrets = new SecretRegistry();
+  for (const value of secretValues) secrets.register(value);
+  const clock = new FakeClock();
+  const http = recording(providerFetch(env));
+  const ctx: OpContext = { config: adapter.config.parse(config), fetch: http.fetcher, clock, secrets };
+  return { ctx, clock, calls: http.calls, responses: http.responses };
+}
+
+export interface ContractFixture extends AdapterHarness {
+  /** The line under test (its params name this fixture's provider object). */
+  params: Params;
+  /** Secret values of this fixture that must never appear in an error. */
+  secrets: string[];
+  /** The list the op edits, as the provider holds it now. */
+  entries(): Promise<string[]>;
+  /** The whole shared object as the provider holds it (for "preserved exactly"). */
+  snapshot(): Promise<unknown>;
+  /** Replaces the list behind the adapter's back (drift). */
+  setEntries(entries: string[]): Promise<void>;
+}
+
+export type SetupFailure = "unauthenticated" | "forbidden" | "missing";
+
+export interface ExpectedError {
+  status: number;
+  message: string;
+  providerCode?: string;
+}
+
+export interface ContractSubject {
+  provider: string;
+  op: OpSpec;
+  /** The entry the line under test manages. */
+  item: string;
+  /** Entries already in the list, which must survive every write byte-for-byte. */
+  unrelated: string[];
+  /** Emulator host answering the op's reads and writes (failures are injected there). */
+  apiHost(fixture: ContractFixture): string;
+  /** A fresh provider object holding `unrelated`; with `failure`, set up to refuse as named. */
+  setup(failure?: SetupFailure): Promise<ContractFixture>;
+  /** Where `forbidden` fails: some providers refuse the read, others only the write. */
+  forbiddenOn: "read" | "write";
+  errors: Record<SetupFailure, ExpectedError>;
+  /** How long a 429 response asks to wait (from its headers), if at all. */
+  rateLimitWaitMs(response: Response, nowMs: number): number | undefined;
+}
+
+async function failure(promise: Promise<unknown>): Promise<SponsonError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof SponsonError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+const isWriteCall = (call: string) => !call.startsWith("GET ") && !call.includes("/token");
+
+export function describeProviderContract(s: ContractSubject): void {
+  const { op, item } = s;
+
+  describe(`${op.name} contract against the ${s.provider} emulator`, () => {
+    it("create adds the entry after the unrelated ones; inspect then says present", async () => {
+      const f = await s.setup();
+      const seen = await op.inspect(f.ctx, f.params);
+      expect(seen.present).toBe(false);
+      await op.create(f.ctx, f.params, seen);
+      expect(await f.entries()).toEqual([...s.unrelated, item]);
+      expect((await op.inspect(f.ctx, f.params)).present).toBe(true);
+    });
+
+    it("re-creating an entry that is already there sends no write", async () => {
+      const f = await s.setup();
+      await op.create(f.ctx, f.params, await op.inspect(f.ctx, f.params));
+      const seen = await op.inspect(f.ctx, f.params);
+      const before = f.calls.length;
+      await op.create(f.ctx, f.params, seen);
+      expect(f.calls.slice(before)).toEqual([]);
+      expect(await f.entries()).toEqual([...s.unrelated, item]);
+    });
+
+    it("remove drops only that entry and leaves the object exactly as it was before the create", async () => {
+      const f = await s.setup();
+      const original = await f.snapshot();
+      await op.create(f.ctx, f.params, await op.inspect(f.ctx, f.params));
+      await op.remove(f.ctx, f.params, await op.inspect(f.ctx, f.params));
+      expect(await f.entries()).toEqual(s.unrelated);
+      expect(await f.snapshot()).toEqual(original);
+    });
+
+    it("removing an absent entry sends no write", async () => {
+      const f = await s.setup();
+      const seen = await op.inspect(f.ctx, f.params);
+      expect(seen.present).toBe(false);
+      await op.remove(f.ctx, f.params, seen);
+      expect(f.calls.filter(isWriteCall)).toEqual([]);
+      expect(await f.entries()).toEqual(s.unrelated);
+    });
+
+    it("drift: an entry removed behind our back is reported absent, and created again", async () => {
+      const f = await s.setup();
+      await op.create(f.ctx, f.params, await op.inspect(f.ctx, f.params));
+      await f.setEntries(s.unrelated);
+      const seen = await op.inspect(f.ctx, f.params);
+      expect(seen.present).toBe(false);
+      await op.create(f.ctx, f.params, seen);
+      expect(await f.entries()).toEqual([...s.unrelated, item]);
+    });
+
+    it(`bad credentials: PROVIDER_ERROR ${s.errors.unauthenticated.status} without any secret in it`, async () => {
+      const f = await s.setup("unauthenticated");
+      const err = await failure(op.inspect(f.ctx, f.params));
+      const want = s.errors.unauthenticated;
+      expect(err.code).toBe("PROVIDER_ERROR");
+      expect(err.message).toBe(`${s.provider}: ${want.status} ${want.message}`);
+      expect(err.detail).toMatchObject({ provider: s.provider, status: want.status });
+      if (want.providerCode) expect(err.detail?.providerCode).toBe(want.providerCode);
+      const info = JSON.stringify(err.toInfo());
+      for (const secret of f.secrets) expect(info).not.toContain(secret);
+    });
+
+    it(`no permission: PROVIDER_ERROR ${s.errors.forbidden.status} and nothing written`, async () => {
+      const f = await s.setup("forbidden");
+      const want = s.errors.forbidden;
+      const attempt =
+        s.forbiddenOn === "read"
+          ? op.inspect(f.ctx, f.params)
+          : op.inspect(f.ctx, f.params).then((seen) => op.create(f.ctx, f.params, seen));
+      const err = await failure(attempt);
+      expect(err.message).toBe(`${s.provider}: ${want.status} ${want.message}`);
+      if (want.providerCode) expect(err.detail?.providerCode).toBe(want.providerCode);
+      expect(await f.entries()).toEqual(s.unrelated);
+    });
+
+    it(`a provider object that does not exist: PROVIDER_ERROR ${s.errors.missing.status}`, async () => {
+      const f = await s.setup("missing");
+      const want = s.errors.missing;
+      const err = await failure(op.inspect(f.ctx, f.params));
+      expect(err.message).toBe(`${s.provider}: ${want.status} ${want.message}`);
+      if (want.providerCode) expect(err.detail?.providerCode).toBe(want.providerCode);
+    });
+
+    it("a 429 on the write is retried after the wait the provider asked for", async () => {
+      const f = await s.setup();
+      const seen = await op.inspect(f.ctx, f.params);
+      await configureHost(s.apiHost(f), { failures: [{ status: 429, count: 1, on: "write" }] });
+      const startMs = f.clock.now();
+      await op.create(f.ctx, f.params, seen);
+      const limited = f.responses.find((r) => r.status === 429);
+      expect(limited).toBeDefined();
+      const hint = s.rateLimitWaitMs(limited as Response, startMs);
+      expect(f.clock.sleeps).toEqual([hint !== undefined && hint > 0 ? Math.ceil(hint) : 500]);
+      expect(await f.entries()).toEqual([...s.unrelated, item]);
+    });
+
+    it("5xx: reads are retried with backoff; a write that keeps failing ends after 4 attempts", async () => {
+      const f = await s.setup();
+      const host = s.apiHost(f);
+      await configureHost(host, { failures: [{ status: 503, count: 2, on: "read" }] });
+      const seen = await op.inspect(f.ctx, f.params);
+      expect(seen.present).toBe(false);
+      expect(f.clock.sleeps).toEqual([500, 1_000]);
+
+      await configureHost(host, { failures: [{ status: 500, count: 100, on: "write" }] });
+      const err = await failure(op.create(f.ctx, f.params, seen));
+      await configureHost(host, {});
+      expect(err.code).toBe("PROVIDER_ERROR");
+      expect(err.detail).toMatchObject({ provider: s.provider, status: 500, attempts: 4 });
+      expect(await f.entries()).toEqual(s.unrelated);
+    });
+  });
+}

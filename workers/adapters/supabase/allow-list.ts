@@ -1,0 +1,24 @@
+/**
+ * `uri_allow_list` is one comma-separated string (PROVIDERS.md §5). Clients split on "," and
+ * trim; we compare trimmed entries but only ever cut or append whole entries, so every other
+ * entry (and its surrounding whitespace) is written back byte-for-byte. Pure functions.
+ */
+
+function entries(list: string | null): string[] {
+  return list === null || list.trim() === "" ? [] : list.split(",");
+}
+
+export function allowListHas(list: string | null, url: string): boolean {
+  return entries(list).some((entry) => entry.trim() === url);
+}
+
+export function allowListWith(list: string | null, url: string): string {
+  if (allowListHas(list, url)) return list ?? "";
+  return list === null || list.trim() === "" ? url : `${list},${url}`;
+}
+
+export function allowListWithout(list: string | null, url: string): string {
+  return entries(list)
+    .filter((entry) => entry.trim() !== url)
+    .join(",");
+}
