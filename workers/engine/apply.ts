@@ -3,6 +3,7 @@
  * Unchanged lines take no lock; a line that would write takes its parent lease only for that write.
  */
 import type { EngineDeps } from "./deps";
+import { rethrowCrash } from "./deps";
 import { type Item, itemOfLine, sameItem } from "./item";
 import type { ItemWriter, WaitPolicy } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
@@ -35,6 +36,7 @@ export async function applyLines(
       if (outcome === "written") run.created.push({ line: item.line, key: item.key });
       run.line({ ...base, diff: "create", result: outcome === "written" ? "created" : "unchanged" });
     } catch (err) {
+      rethrowCrash(err);
       run.line({ ...base, diff: "create", result: "failed", error: errorInfo(err) });
       break;
     }

@@ -44,6 +44,11 @@ export class SimulatedCrash extends Error {
   }
 }
 
+/** Catch blocks that turn errors into line results let a simulated crash through. */
+export function rethrowCrash(err: unknown): void {
+  if (err instanceof SimulatedCrash) throw err;
+}
+
 export interface EngineDeps {
   store: ReceiptStore;
   locks: LockProvider;

@@ -75,10 +75,26 @@ export class ItemWriter {
     }
   }
 
+  /**
+   * Every request that can change the provider re-checks both leases first: an adapter that
+   * retries a write after a backoff must not send it once the holder's deadline has passed.
+   */
+  #fenced(fetcher: typeof fetch, lease: Lease | null): typeof fetch {
+    return (input, init) => {
+      const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+      if (method !== "GET" && method !== "HEAD") {
+        this.#scopeLease.assertHeld();
+        lease?.assertHeld();
+      }
+      return fetcher(input, init);
+    };
+  }
+
   /** Makes the item present (create) or absent (remove), re-inspecting under the lease first. */
   async write(item: Item, action: WriteAction, waiting: WaitPolicy): Promise<WriteOutcome> {
-    const ctx = this.context(item);
+    const base = this.context(item);
     return this.withParent(item, waiting, async (lease) => {
+      const ctx = { ...base, fetch: this.#fenced(base.fetch, lease) };
       // The read made before the lease may be stale: decide from what is there now.
       const seen = await item.op.inspect(ctx, item.params);
       if (action === "create" ? seen.present : !seen.present) {
@@ -109,13 +125,23 @@ export class ItemWriter {
       };
       this.#session.addIntent(intent);
       await this.#session.save();
-      await this.#deps.faults?.("after-intent", { line: item.line, key: item.key, action, runId: this.#run.id });
+      await this.#deps.faults?.("after-intent", {
+        line: item.line,
+        key: item.key,
+        action,
+        runId: this.#run.id,
+      });
       // Fencing: both leases must still be ours immediately before the provider write.
       this.#scopeLease.assertHeld();
       await lease?.check();
       if (action === "create") await item.op.create(ctx, item.params, seen);
       else await item.op.remove(ctx, item.params, seen);
-      await this.#deps.faults?.("after-write", { line: item.line, key: item.key, action, runId: this.#run.id });
+      await this.#deps.faults?.("after-write", {
+        line: item.line,
+        key: item.key,
+        action,
+        runId: this.#run.id,
+      });
       this.#session.dropIntent(intent);
       if (action === "create") {
         this.#session.addLedger({

@@ -5,8 +5,8 @@ export class OpRegistry {
   readonly #ops = new Map<string, OpSpec>();
   readonly #adapters = new Map<string, ProviderAdapter>();
 
-  constructor(adapters: readonly ProviderAdapter<never>[]) {
-    for (const adapter of adapters as readonly ProviderAdapter[]) {
+  constructor(adapters: readonly ProviderAdapter[]) {
+    for (const adapter of adapters) {
       this.#adapters.set(adapter.type, adapter);
       for (const op of adapter.ops) this.#ops.set(op.name, op);
     }

@@ -1,3 +1,4 @@
+import { rethrowCrash } from "./deps";
 /** Preview (DESIGN §5): inspect and report the diff; no lock, no write, no receipt change. */
 import { itemOfLine, providerContextName, sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
@@ -25,6 +26,7 @@ export async function previewLines(
         result: seen.present ? "unchanged" : "would-create",
       });
     } catch (err) {
+      rethrowCrash(err);
       run.line({ ...base, diff: "unchanged", result: "failed", error: errorInfo(err) });
     }
   }

@@ -5,6 +5,7 @@
  */
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
+import { rethrowCrash } from "./deps";
 import { itemOfRecord } from "./item";
 import type { ItemWriter } from "./item-writer";
 import { errorInfo, type Run } from "./run";
@@ -30,6 +31,7 @@ export async function removeEntries(
       await writer.write(item, "remove", { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
       run.line({ ...base, result: outcome });
     } catch (err) {
+      rethrowCrash(err);
       allRemoved = false;
       if (outcome === "rolled-back") {
         run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${errorInfo(err).message}`);
