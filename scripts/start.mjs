@@ -13,6 +13,9 @@ const args = [
   ".wrangler/state",
   "--var",
   "EMULATORS:on",
+  // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
+  "--var",
+  "AUTH0_CLIENT_SECRET:local-demo-secret",
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });
