@@ -1,6 +1,13 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+// Service-token key for tests only, fresh every run (test/helpers/tokens.ts signs with it).
+const testServiceKey = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
+  "sign",
+  "verify",
+])) as CryptoKeyPair;
+const testServiceJwk = await crypto.subtle.exportKey("jwk", testServiceKey.privateKey);
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -9,6 +16,7 @@ export default defineConfig({
       miniflare: {
         bindings: {
           EMULATORS: "on",
+          SERVICE_SIGNING_KEY: JSON.stringify(testServiceJwk),
           // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
           AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
           // Test-only values, not secrets: the webhook tests sign GitHub's example payloads with it.

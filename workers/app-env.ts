@@ -1,4 +1,6 @@
 import type { Env } from "../shared/env";
+import type { Caller } from "./auth/caller";
+import type { WritePolicy } from "./policy/policy-schema";
 
 /** Hono's Env for every route: bindings plus what middleware puts on the context. */
 export type AppEnv = {
@@ -6,5 +8,9 @@ export type AppEnv = {
   Variables: {
     /** Who is calling; set by authentication once it lands (DESIGN §7). */
     actor: string;
+    /** The authenticated caller (workers/auth/authenticate.ts); unset only on public routes. */
+    caller: Caller;
+    /** The server-side write policy (workers/policy/), for checkWrite before and under the lease. */
+    policy: WritePolicy;
   };
 };

@@ -2,9 +2,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
+import { type AuthOptions, authenticate } from "./auth/authenticate";
+import { routeAccess } from "./auth/route-access";
 import { createEngine, type EngineOverrides } from "./engine/wire";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
+import { loadPolicy } from "./policy/middleware";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { scopeRoutes } from "./routes/scopes";
@@ -16,17 +19,17 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface AppOptions {
   /** Test-only engine overrides (e.g. the no-parent-locks control case); never set by config. */
   engine?: EngineOverrides;
+  /** Test-only: the GitHub key source or its fetch, and the clock tokens are checked against. */
+  auth?: AuthOptions;
 }
 
 export function createApp(options: AppOptions = {}) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound(notFound);
-  app.use("*", async (c, next) => {
-    // Until authentication lands every caller is anonymous; routes already read the actor.
-    c.set("actor", "anonymous");
-    await next();
-  });
+  // DESIGN §7: authenticate (sets caller and actor), load the write policy, then the route table
+  // (roles, and authorizeScope for scope actions). Public: /healthz and the webhook receiver.
+  app.use("*", authenticate(options.auth), loadPolicy(), routeAccess());
   app.route("/", healthRoutes);
   app.use(
     "/v1/*",

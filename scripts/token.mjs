@@ -1,0 +1,83 @@
+// `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--ttl 3600] [--sub name]`
+// Prints a service token for the local instance (DESIGN §10), signed with SERVICE_SIGNING_KEY from
+// .dev.vars (gitignored; `wrangler dev` loads it). When the key is missing it is generated and
+// appended there. The private key is never printed.
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
+
+const DEV_VARS = ".dev.vars";
+const ROLES = ["admin", "ci", "viewer"];
+const DEFAULT_TTL_SECONDS = 3600;
+
+function fail(message) {
+  process.stderr.write(`token: ${message}\n`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    role: { type: "string" },
+    scope: { type: "string", multiple: true, default: [] },
+    ttl: { type: "string", default: String(DEFAULT_TTL_SECONDS) },
+    sub: { type: "string" },
+  },
+  strict: true,
+});
+
+if (!ROLES.includes(values.role)) fail(`--role must be one of ${ROLES.join(", ")}`);
+const ttl = Number(values.ttl);
+if (!Number.isInteger(ttl) || ttl <= 0) fail("--ttl must be a positive number of seconds");
+for (const scope of values.scope) {
+  if (!/^[^/\s]+\/\S+$/.test(scope))
+    fail(`--scope "${scope}" must be environment/scope, e.g. preview/pr-1 or */pr-2`);
+}
+if (values.role === "admin" && values.scope.length > 0)
+  process.stderr.write("token: admin acts on any scope; --scope is ignored\n");
+if (values.role === "ci" && values.scope.length === 0)
+  process.stderr.write("token: a ci token without --scope acts on nothing\n");
+
+/** The value of KEY in a dotenv file: KEY=value, KEY='value' or KEY="value". */
+function readDevVar(text, key) {
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!m || m[1] !== key) continue;
+    const raw = m[2].trim();
+    const quoted = /^(['"])(.*)\1$/.exec(raw);
+    return quoted ? quoted[2] : raw;
+  }
+  return undefined;
+}
+
+async function signingKey() {
+  const text = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
+  const existing = readDevVar(text, "SERVICE_SIGNING_KEY");
+  if (existing) return JSON.parse(existing);
+  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const jwk = await exportJWK(privateKey);
+  const separator = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
+  // Single quotes: the JSON holds double quotes, and dotenv takes single-quoted values literally.
+  appendFileSync(DEV_VARS, `${separator}SERVICE_SIGNING_KEY='${JSON.stringify(jwk)}'\n`, { mode: 0o600 });
+  process.stderr.write(
+    `token: generated a service signing key in ${DEV_VARS}; restart \`npm start\` to load it\n`,
+  );
+  return jwk;
+}
+
+const jwk = await signingKey();
+if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string") {
+  fail(`SERVICE_SIGNING_KEY in ${DEV_VARS} is not an Ed25519 private JWK`);
+}
+const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
+const now = Math.floor(Date.now() / 1000);
+const claims = { role: values.role };
+if (values.role !== "admin" && values.scope.length > 0) claims.scopes = values.scope;
+const token = await new SignJWT(claims)
+  .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
+  .setIssuer("sponson-edge")
+  .setAudience("sponson-edge")
+  .setSubject(values.sub ?? `local-${values.role}`)
+  .setIssuedAt(now)
+  .setExpirationTime(now + ttl)
+  .sign(await importJWK(jwk, "EdDSA"));
+process.stdout.write(`${token}\n`);

@@ -1,0 +1,77 @@
+/**
+ * May this caller act on this environment and scope? (DESIGN §7). Pure; called before any lock is
+ * taken (seed 002, D1: authorize before the lease, then recheck the scope's revision under it).
+ * Refusals name the rule that failed and never carry a token or a secret.
+ */
+import { SponsonError } from "../../shared/errors";
+import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";
+import { matchScopePattern } from "../policy/glob";
+import type { Caller } from "./caller";
+
+export const SCOPE_ACTIONS = ["apply", "preview", "destroy", "rollback", "read"] as const;
+export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
+
+function forbidden(rule: string, message: string, environment: string, scope: string, action: ScopeAction) {
+  return new SponsonError("FORBIDDEN", message, { rule, environment, scope, action });
+}
+
+export function authorizeScope(
+  caller: Caller,
+  environment: string,
+  scope: string,
+  action: ScopeAction,
+): void {
+  if (!isValidEnvironment(environment) || !isValidScope(scope)) {
+    throw new SponsonError("VALIDATION", `"${environment}/${scope}" is not an environment and scope`);
+  }
+  // Every role reads: viewer is the least an authenticated caller has.
+  if (action === "read") return;
+  if (caller.role === "admin") return;
+  if (caller.role === "viewer") {
+    throw forbidden(
+      "role.viewer",
+      `role viewer may only read; ${action} needs ci or admin`,
+      environment,
+      scope,
+      action,
+    );
+  }
+  if (caller.kind === "service") {
+    if (caller.scopes.some((p) => matchScopePattern(p, environment, scope))) return;
+    throw forbidden(
+      "service.scopes",
+      `the service token's scopes do not cover ${environment}/${scope}`,
+      environment,
+      scope,
+      action,
+    );
+  }
+  if (caller.environments !== null && !caller.environments.includes(environment)) {
+    throw forbidden(
+      "github.environments",
+      `repository ${caller.repository} is not configured for environment "${environment}"`,
+      environment,
+      scope,
+      action,
+    );
+  }
+  if (caller.scopes.includes(scope)) return;
+  throw forbidden(
+    "github.ref",
+    githubRefusal(caller.ref, caller.eventName, scope),
+    environment,
+    scope,
+    action,
+  );
+}
+
+/** Explains which claim-to-scope rule refused, in terms of what GitHub signed. */
+function githubRefusal(ref: string, eventName: string, scope: string): string {
+  if (scope.startsWith("pr-")) {
+    return `a GitHub token acts on ${scope} only from refs/pull/${scope.slice(3)}/merge or /head of a pull-request event; this token's ref is ${ref} (${eventName})`;
+  }
+  if (scope === "main") {
+    return `a GitHub token acts on main only from the repository's default branch outside pull-request events; this token's ref is ${ref} (${eventName})`;
+  }
+  return `a GitHub token acts on ${scope} only from refs/heads/${scope.slice("branch-".length)} outside pull-request events; this token's ref is ${ref} (${eventName})`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Who is calling (DESIGN §7). A Caller is what authentication proves; what it may do is decided
+ * by `authorizeScope` and the route table, never by the token alone.
+ */
+import { z } from "zod";
+
+export const ROLES = ["viewer", "ci", "admin"] as const;
+export const roleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof roleSchema>;
+
+/**
+ * Roles are ordered: viewer reads (ledgers, locks, dashboard); ci also acts on the scopes its
+ * claims allow; admin may do anything, including force-release. So "viewer or above" is every
+ * authenticated caller.
+ */
+const ROLE_RANK: Record<Role, number> = { viewer: 1, ci: 2, admin: 3 };
+
+export function roleAtLeast(role: Role, minimum: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[minimum];
+}
+
+/** A GitHub Actions job, proven by its OIDC token; always role `ci`. */
+export interface GithubCaller {
+  kind: "github";
+  /** The token's `sub`, e.g. `repo:acme/web:pull_request`. */
+  subject: string;
+  role: "ci";
+  repository: string;
+  repositoryId: string;
+  ref: string;
+  eventName: string;
+  /** `job_workflow_ref` when present: which workflow file minted the token. */
+  workflowRef?: string;
+  /** The scopes this token's ref entitles it to (seed 002: derived from claims, never from the request). */
+  scopes: string[];
+  /** Environments the repository is configured for; null means any. */
+  environments: string[] | null;
+}
+
+/** A holder of a token signed by this service's own key (`npm run token`). */
+export interface ServiceCaller {
+  kind: "service";
+  subject: string;
+  role: Role;
+  /** `environment/scope` patterns with `*` (ci tokens act only within these; admin ignores them). */
+  scopes: string[];
+}
+
+export type Caller = GithubCaller | ServiceCaller;

@@ -1,0 +1,109 @@
+/**
+ * GitHub Actions OIDC claims → Caller (DESIGN §7). Pure: the token's signature, issuer, audience
+ * and lifetime were verified before; here the repository is checked against configuration and the
+ * scopes the job may act on are derived from its ref (seed 002: derive, never trust — the scope
+ * comes from what GitHub signed, never from the request).
+ */
+import { z } from "zod";
+import { SponsonError } from "../../shared/errors";
+import type { RepositoryConfig } from "./auth-config";
+import type { GithubCaller } from "./caller";
+
+/** The claims this service reads; GitHub sends more, which are ignored. */
+export const githubClaimsSchema = z.object({
+  sub: z.string().min(1),
+  repository: z.string().min(3),
+  repository_id: z.string().regex(/^[0-9]+$/),
+  repository_owner: z.string().min(1),
+  ref: z.string().min(1),
+  event_name: z.string().min(1),
+  ref_type: z.string().optional(),
+  head_ref: z.string().optional(),
+  base_ref: z.string().optional(),
+  job_workflow_ref: z.string().optional(),
+});
+export type GithubClaims = z.infer<typeof githubClaimsSchema>;
+
+const PULL_REQUEST_EVENTS = new Set(["pull_request", "pull_request_target"]);
+const PULL_REF = /^refs\/pull\/([1-9][0-9]{0,9})\/(merge|head)$/;
+const BRANCH_PREFIX = "refs/heads/";
+
+/**
+ * The scopes a job may act on, from its signed ref:
+ * - `pr-<n>` when the ref is `refs/pull/<n>/merge` or `refs/pull/<n>/head` from a pull-request event;
+ * - `branch-<name>` when the ref is `refs/heads/<name>`, and `main` too when that is the
+ *   repository's default branch — but never from a pull-request event: a `pull_request_target`
+ *   job runs with the base branch's ref while serving someone else's pull request, so its ref
+ *   proves nothing about which branch it speaks for;
+ * - nothing otherwise (tags, merge queues, unknown shapes).
+ */
+export function scopesForRef(
+  claims: Pick<GithubClaims, "ref" | "event_name">,
+  defaultBranch: string,
+): string[] {
+  const isPullRequestEvent = PULL_REQUEST_EVENTS.has(claims.event_name);
+  const pull = PULL_REF.exec(claims.ref);
+  if (pull) return isPullRequestEvent ? [`pr-${pull[1]}`] : [];
+  if (claims.ref.startsWith(BRANCH_PREFIX) && !isPullRequestEvent) {
+    const branch = claims.ref.slice(BRANCH_PREFIX.length);
+    if (branch.length === 0) return [];
+    return branch === defaultBranch ? [`branch-${branch}`, "main"] : [`branch-${branch}`];
+  }
+  return [];
+}
+
+/**
+ * Finds the configured repository by id AND name: a name alone can be re-registered by someone
+ * else after a rename or deletion, an id alone would survive a transfer the operator never saw.
+ */
+export function configuredRepository(
+  claims: GithubClaims,
+  repositories: RepositoryConfig[],
+): RepositoryConfig {
+  const byId = repositories.find((r) => String(r.id) === claims.repository_id);
+  const name = claims.repository.toLowerCase();
+  if (byId && byId.name.toLowerCase() === name) return byId;
+  if (byId) {
+    throw new SponsonError(
+      "FORBIDDEN",
+      "the token's repository name does not match the configured repository with its id",
+      {
+        rule: "github.repository-name",
+        repository: claims.repository,
+        repositoryId: claims.repository_id,
+      },
+    );
+  }
+  if (repositories.some((r) => r.name.toLowerCase() === name)) {
+    throw new SponsonError(
+      "FORBIDDEN",
+      "the token's repository id does not match the configured repository with its name",
+      {
+        rule: "github.repository-id",
+        repository: claims.repository,
+        repositoryId: claims.repository_id,
+      },
+    );
+  }
+  throw new SponsonError("FORBIDDEN", "the token's repository is not configured in SPONSON_REPOSITORIES", {
+    rule: "github.repository",
+    repository: claims.repository,
+    repositoryId: claims.repository_id,
+  });
+}
+
+export function githubCaller(claims: GithubClaims, repositories: RepositoryConfig[]): GithubCaller {
+  const repo = configuredRepository(claims, repositories);
+  return {
+    kind: "github",
+    subject: claims.sub,
+    role: "ci",
+    repository: claims.repository,
+    repositoryId: claims.repository_id,
+    ref: claims.ref,
+    eventName: claims.event_name,
+    ...(claims.job_workflow_ref ? { workflowRef: claims.job_workflow_ref } : {}),
+    scopes: scopesForRef(claims, repo.defaultBranch),
+    environments: repo.environments ?? null,
+  };
+}

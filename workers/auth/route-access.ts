@@ -1,0 +1,92 @@
+/**
+ * Which caller may reach which route (DESIGN §6, §7), in one table a reviewer can read. Public:
+ * liveness and the webhook receiver (it has its own signature). Scope actions go through
+ * authorizeScope with the environment and scope from the path; everything else needs a role.
+ * A route missing from the table is fail-closed: reads need viewer, anything else admin.
+ */
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { SponsonError } from "../../shared/errors";
+import type { AppEnv } from "../app-env";
+import { authorizeScope, type ScopeAction } from "./authorize-scope";
+import { type Role, roleAtLeast } from "./caller";
+
+const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
+  ["GET", "/healthz"],
+  ["HEAD", "/healthz"],
+  ["POST", "/v1/webhooks/github"],
+];
+
+export function isPublicRoute(method: string, path: string): boolean {
+  return PUBLIC_ROUTES.some(([m, p]) => m === method && p === path);
+}
+
+/** POST /v1/scopes/{environment}/{scope}/{action} and GET …/ledger, with the path decoded like Hono does. */
+function scopeRoute(
+  method: string,
+  path: string,
+): { environment: string; scope: string; action: ScopeAction } | null {
+  const m = /^\/v1\/scopes\/([^/]+)\/(.+)\/([a-z]+)$/.exec(path);
+  if (!m?.[1] || !m[2] || !m[3]) return null;
+  let environment: string;
+  let scope: string;
+  try {
+    environment = decodeURIComponent(m[1]);
+    scope = decodeURIComponent(m[2]);
+  } catch {
+    throw new SponsonError("VALIDATION", "the scope path is not valid percent-encoding");
+  }
+  if (method === "GET" && m[3] === "ledger") return { environment, scope, action: "read" };
+  if (method === "POST" && ["apply", "preview", "destroy", "rollback"].includes(m[3])) {
+    return { environment, scope, action: m[3] as ScopeAction };
+  }
+  return null;
+}
+
+/** The minimum role for a route that is neither public nor a scope action. */
+function minimumRole(method: string, path: string): Role {
+  if (method === "DELETE" && path.startsWith("/v1/locks/")) return "admin";
+  if (method === "GET" || method === "HEAD") return "viewer";
+  return "admin";
+}
+
+function callerOf(c: Context<AppEnv>) {
+  const caller = c.get("caller");
+  // Authentication runs first; a missing caller here is a wiring bug, so refuse.
+  if (caller === undefined) throw new SponsonError("UNAUTHENTICATED", "authentication is required");
+  return caller;
+}
+
+/** The table above as middleware; mount after `authenticate`. */
+export function routeAccess() {
+  return createMiddleware<AppEnv>(async function routeAccess(c, next) {
+    const method = c.req.method;
+    const path = new URL(c.req.url).pathname;
+    if (isPublicRoute(method, path)) return next();
+    const caller = callerOf(c);
+    const scoped = scopeRoute(method, path);
+    if (scoped) {
+      authorizeScope(caller, scoped.environment, scoped.scope, scoped.action);
+    } else {
+      assertRole(caller.role, minimumRole(method, path), `${method} ${path}`);
+    }
+    await next();
+  });
+}
+
+function assertRole(role: Role, minimum: Role, what: string): void {
+  if (!roleAtLeast(role, minimum)) {
+    throw new SponsonError("FORBIDDEN", `role ${role} may not ${what}; it needs ${minimum}`, {
+      rule: `role.${minimum}`,
+      role,
+    });
+  }
+}
+
+/** Per-route guard for handlers that want it explicit: `requireRole("admin")` = admin only. */
+export function requireRole(minimum: Role) {
+  return createMiddleware<AppEnv>(async function requireRole(c, next) {
+    assertRole(callerOf(c).role, minimum, `${c.req.method} ${new URL(c.req.url).pathname}`);
+    await next();
+  });
+}

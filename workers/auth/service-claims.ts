@@ -1,0 +1,23 @@
+/** Service-token claims → Caller (DESIGN §7). Pure; the signature and lifetime were verified before. */
+import { z } from "zod";
+import { patternProblem } from "../policy/glob";
+import type { ServiceCaller } from "./caller";
+import { roleSchema } from "./caller";
+
+/** `environment/scope`, `*` allowed in either part (see matchScopePattern). */
+export const scopePatternSchema = z
+  .string()
+  .max(300)
+  .regex(/^[^/]+\/.+$/, "a scope pattern is environment/scope, e.g. preview/pr-1 or */pr-2")
+  .refine((p) => patternProblem(p) === null, "not a valid pattern");
+
+export const serviceClaimsSchema = z.object({
+  sub: z.string().min(1).max(200),
+  role: roleSchema,
+  scopes: z.array(scopePatternSchema).max(100).optional(),
+});
+export type ServiceClaims = z.infer<typeof serviceClaimsSchema>;
+
+export function serviceCaller(claims: ServiceClaims): ServiceCaller {
+  return { kind: "service", subject: claims.sub, role: claims.role, scopes: claims.scopes ?? [] };
+}

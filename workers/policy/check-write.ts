@@ -1,0 +1,146 @@
+/**
+ * Pure policy decisions (DESIGN §7): may a run write this item into this parent object in this
+ * environment? Called before any lock is taken and again under the lease on what is about to be
+ * written; a move must be allowed where it comes from and where it goes (seed 002, #1212: "deny
+ * unless both allow"). Refusals name the rule that failed, never a secret: identities and items
+ * are checked against registered secrets before they reach here (DESIGN §3).
+ */
+import { fail, ok, type Result, unwrap } from "../../shared/errors";
+import type { SecretRegistry } from "../../shared/secrets";
+import { matchIdentity, matchItem, matchOp } from "./glob";
+import type { WritePolicy } from "./policy-schema";
+
+export interface WriteTarget {
+  /** The line's op, e.g. `auth0.callbackUrl`. */
+  op: string;
+  /** The op's lockOn identity, or null when the line's resource is an object of its own. */
+  identity: string | null;
+  /** The value written into the list, e.g. `https://pr-1.preview.example.com/callback`. */
+  item: string;
+}
+
+const MAX_ITEM_LENGTH = 2_000;
+
+function hasUnsafeCharacters(item: string): boolean {
+  for (const ch of item) {
+    const code = ch.charCodeAt(0);
+    if (code <= 0x20 || code === 0x7f || ch === "\\") return true;
+  }
+  return false;
+}
+
+function refuse(rule: string, message: string, environment: string, target: WriteTarget): Result<never> {
+  return fail("FORBIDDEN", message, {
+    rule,
+    environment,
+    op: target.op,
+    identity: target.identity,
+    item: target.item,
+  });
+}
+
+export function checkWrite(
+  policy: WritePolicy,
+  environment: string,
+  target: WriteTarget,
+  secrets?: SecretRegistry,
+): Result<void> {
+  const result = decide(policy, environment, target);
+  return secrets === undefined || result.ok ? result : redacted(result, secrets);
+}
+
+/** Identities and items are refused upstream when they hold a secret; this is the second belt. */
+function redacted(result: Result<never>, secrets: SecretRegistry): Result<never> {
+  if (result.ok) return result;
+  const detail = JSON.parse(secrets.redact(JSON.stringify(result.error.detail ?? {}))) as Record<
+    string,
+    unknown
+  >;
+  return fail(result.error.code, secrets.redact(result.error.message), detail);
+}
+
+function decide(policy: WritePolicy, environment: string, target: WriteTarget): Result<void> {
+  if (target.item.length === 0 || target.item.length > MAX_ITEM_LENGTH || hasUnsafeCharacters(target.item)) {
+    return refuse(
+      "policy.item-syntax",
+      "the item is empty, too long, or contains spaces, control characters or a backslash",
+      environment,
+      target,
+    );
+  }
+  if (policy.mode === "open-dev") return ok(undefined);
+  const rules = policy.document.environments[environment];
+  if (rules === undefined) {
+    return refuse(
+      "policy.environment",
+      `the policy lists no rules for environment "${environment}": every write to it is refused`,
+      environment,
+      target,
+    );
+  }
+  if (rules.ops !== undefined && !rules.ops.some((p) => matchOp(p, target.op))) {
+    return refuse(
+      `policy.environments.${environment}.ops`,
+      `op "${target.op}" is not allowed in environment "${environment}"`,
+      environment,
+      target,
+    );
+  }
+  if (target.identity !== null && !rules.parents.some((p) => matchIdentity(p, target.identity as string))) {
+    return refuse(
+      `policy.environments.${environment}.parents`,
+      `parent object "${target.identity}" may not be written in environment "${environment}"`,
+      environment,
+      target,
+    );
+  }
+  if (!rules.items.some((p) => matchItem(p, target.item))) {
+    return refuse(
+      `policy.environments.${environment}.items`,
+      `item "${target.item}" does not match any allowed item pattern of environment "${environment}"`,
+      environment,
+      target,
+    );
+  }
+  return ok(undefined);
+}
+
+/** Moving an item (e.g. a changed URL, or an item moving between parents) needs both ends allowed. */
+export function checkMove(
+  policy: WritePolicy,
+  environment: string,
+  from: WriteTarget,
+  to: WriteTarget,
+  secrets?: SecretRegistry,
+): Result<void> {
+  const source = checkWrite(policy, environment, from, secrets);
+  if (!source.ok) return withSide(source, "source");
+  const destination = checkWrite(policy, environment, to, secrets);
+  if (!destination.ok) return withSide(destination, "destination");
+  return ok(undefined);
+}
+
+function withSide(result: Result<never>, side: "source" | "destination"): Result<never> {
+  if (result.ok) return result;
+  return fail(result.error.code, `${side}: ${result.error.message}`, { ...result.error.detail, side });
+}
+
+/** checkWrite for callers that want a thrown FORBIDDEN (the engine before and under the lease). */
+export function assertWrite(
+  policy: WritePolicy,
+  environment: string,
+  target: WriteTarget,
+  secrets?: SecretRegistry,
+): void {
+  unwrap(checkWrite(policy, environment, target, secrets));
+}
+
+export function assertMove(
+  policy: WritePolicy,
+  environment: string,
+  from: WriteTarget,
+  to: WriteTarget,
+  secrets?: SecretRegistry,
+): void {
+  unwrap(checkMove(policy, environment, from, to, secrets));
+}
