@@ -1,6 +1,7 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
 import type { ProviderAdapter } from "../engine/op-spec";
 import { auth0Adapter } from "./auth0";
+import { firebaseAdapter } from "./firebase";
 import { supabaseAdapter } from "./supabase";
 
-export const ADAPTERS: readonly ProviderAdapter[] = [auth0Adapter, supabaseAdapter];
+export const ADAPTERS: readonly ProviderAdapter[] = [auth0Adapter, supabaseAdapter, firebaseAdapter];

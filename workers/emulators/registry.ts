@@ -1,9 +1,15 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
 import type { ProviderEmulatorModule } from "./emulator";
+import { googleOAuthEmulator, identityToolkitEmulator } from "./firebase";
 import { supabaseEmulator } from "./supabase";
 
-export const EMULATORS: readonly ProviderEmulatorModule[] = [auth0Emulator, supabaseEmulator];
+export const EMULATORS: readonly ProviderEmulatorModule[] = [
+  auth0Emulator,
+  supabaseEmulator,
+  googleOAuthEmulator,
+  identityToolkitEmulator,
+];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {
   return EMULATORS.find((m) => m.matches(host));

@@ -1,0 +1,70 @@
+/**
+ * Firebase Auth / Identity Platform: a project's authorized domains (DESIGN §1). Plan block:
+ * `{ "type": "firebase", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }` (the
+ * key file's JSON); line params: `{ "project": "<project id>", "domain": "pr-1.preview.example.com" }`.
+ */
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
+import {
+  type FirebaseConfig,
+  firebaseConfigIdentity,
+  firebaseConfigSchema,
+  firebaseLineParamsSchema,
+} from "./config";
+import { readAuthorizedDomains, writeAuthorizedDomains } from "./identity-toolkit";
+
+const seenSchema = z.object({ project: z.string(), domains: z.array(z.string()) });
+const parse = (params: Params) => firebaseLineParamsSchema.parse(params);
+
+function seenDomains(seen: Inspection, project: string): string[] {
+  const state = seenSchema.safeParse(seen.state);
+  if (!state.success || state.data.project !== project) {
+    throw new SponsonError(
+      "INTERNAL",
+      `firebase.authorizedDomain: a write needs this op's inspection of ${project}`,
+    );
+  }
+  return state.data.domains;
+}
+
+const authorizedDomain: OpSpec<FirebaseConfig> = {
+  name: "firebase.authorizedDomain",
+  providerType: "firebase",
+  params: firebaseLineParamsSchema,
+  key: (params) => parse(params).domain,
+  lockOn: (params) => firebaseConfigIdentity(parse(params).project),
+
+  async inspect(ctx, params) {
+    const { project, domain } = parse(params);
+    const domains = await readAuthorizedDomains(ctx, project);
+    return { present: domains.includes(domain), state: { project, domains } };
+  },
+
+  async create(ctx, params, seen) {
+    const { project, domain } = parse(params);
+    const domains = seenDomains(seen, project);
+    if (domains.includes(domain)) return;
+    await writeAuthorizedDomains(ctx, project, [...domains, domain]);
+  },
+
+  async remove(ctx, params, seen) {
+    const { project, domain } = parse(params);
+    const domains = seenDomains(seen, project);
+    if (!domains.includes(domain)) return;
+    await writeAuthorizedDomains(
+      ctx,
+      project,
+      domains.filter((d) => d !== domain),
+    );
+  },
+};
+
+const typedAdapter: ProviderAdapter<FirebaseConfig> = {
+  type: "firebase",
+  config: firebaseConfigSchema,
+  ops: [authorizedDomain],
+};
+
+export const firebaseAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export { firebaseConfigIdentity, firebaseConfigSchema, firebaseLineParamsSchema } from "./config";
