@@ -53,6 +53,7 @@ export class LeaseLock extends DurableObject<Env> {
     switch (decision.kind) {
       case "reacquire": {
         const renewed = this.#extend(lease as LeaseRow, req.ttlMs, now, "re-acquire");
+        await this.#syncIndex();
         return ok(this.#grantOf(renewed));
       }
       case "grant":
