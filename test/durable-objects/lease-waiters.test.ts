@@ -65,4 +65,19 @@ describe("waiting for a lease", () => {
     await lock.release({ key, holder: "run-a", token: a.token });
     expect((await lock.read({ key })).held).toBe(false);
   });
+
+  it("a waiter that names no timeout keeps waiting (DESIGN §4 default, 120 s) until the release", async ({
+    expect,
+  }) => {
+    const key = freshScopeKey();
+    const lock = stub(key);
+    const a = granted(await lock.acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const waiting = lock.acquire({ key, holder: "run-b", ttlMs: TTL_MS, wait: true });
+    // Several round trips later it is still queued rather than refused.
+    for (let i = 0; i < 3; i++) {
+      expect((await lock.read({ key })).waiters.map((w) => w.holder)).toEqual(["run-b"]);
+    }
+    await lock.release({ key, holder: "run-a", token: a.token });
+    expect(granted(await waiting)).toMatchObject({ holder: "run-b", token: a.token + 1 });
+  });
 });
