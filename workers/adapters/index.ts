@@ -2,6 +2,12 @@
 import type { ProviderAdapter } from "../engine/op-spec";
 import { auth0Adapter } from "./auth0";
 import { firebaseAdapter } from "./firebase";
+import { gcsAdapter } from "./gcs";
 import { supabaseAdapter } from "./supabase";
 
-export const ADAPTERS: readonly ProviderAdapter[] = [auth0Adapter, supabaseAdapter, firebaseAdapter];
+export const ADAPTERS: readonly ProviderAdapter[] = [
+  auth0Adapter,
+  supabaseAdapter,
+  firebaseAdapter,
+  gcsAdapter,
+];

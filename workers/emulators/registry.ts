@@ -2,6 +2,7 @@
 import { auth0Emulator } from "./auth0";
 import type { ProviderEmulatorModule } from "./emulator";
 import { googleOAuthEmulator, identityToolkitEmulator } from "./firebase";
+import { gcsEmulator } from "./gcs";
 import { supabaseEmulator } from "./supabase";
 
 export const EMULATORS: readonly ProviderEmulatorModule[] = [
@@ -9,6 +10,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   supabaseEmulator,
   googleOAuthEmulator,
   identityToolkitEmulator,
+  gcsEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

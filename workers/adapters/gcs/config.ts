@@ -1,0 +1,20 @@
+/** The Google Cloud Storage provider block and line params (PROVIDERS.md §6). */
+import { z } from "zod";
+import { corsLineParamsSchema } from "../cors/cors-origin";
+import { serviceAccountKeyJsonSchema } from "../firebase/google-auth";
+
+export const gcsConfigSchema = z.strictObject({
+  type: z.literal("gcs"),
+  serviceAccountKey: serviceAccountKeyJsonSchema,
+});
+export type GcsConfig = z.infer<typeof gcsConfigSchema>;
+
+/** GCS rules have no ID: lines name them `#<index>`. */
+export const gcsLineParamsSchema = corsLineParamsSchema.extend({
+  rule: z.string().regex(/^#\d{1,3}$/, "GCS CORS rules have no ID: name one as #<index>"),
+});
+
+/** `gcs:<bucket>:cors` (bucket names are globally unique). */
+export function gcsCorsIdentity(bucket: string): string {
+  return `gcs:${bucket}:cors`;
+}
