@@ -1,5 +1,6 @@
 /** The Worker's entry: the HTTP app and the Durable Object classes wrangler binds. */
 import { createApp } from "./app";
+import { engineDestroyRunner, engineSweepParts } from "./engine/background";
 import { createQueueHandler } from "./queue/queue-handler";
 import { createSweepHandler } from "./sweep/sweep-handler";
 
@@ -11,7 +12,6 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  // The engine plugs in its destroy runner and sweep parts here (see the two factories).
-  queue: createQueueHandler(),
-  scheduled: createSweepHandler(),
+  queue: createQueueHandler({ runDestroy: engineDestroyRunner }),
+  scheduled: createSweepHandler(engineSweepParts),
 } satisfies ExportedHandler<import("../shared/env").Env>;

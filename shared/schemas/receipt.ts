@@ -54,6 +54,7 @@ export const runRecordSchema = z.looseObject({
   /** Keys this run created, in order: what rollback removes. */
   created: z.array(z.string()),
   error: errorInfoSchema.optional(),
+  skipped: z.string().optional(),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 

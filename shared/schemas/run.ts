@@ -45,6 +45,8 @@ export const runInfoSchema = z.object({
   startedAt: z.number().int(),
   finishedAt: z.number().int(),
   error: errorInfoSchema.optional(),
+  /** Why the run decided not to act, e.g. a queued destroy whose scope was reopened. */
+  skipped: z.string().optional(),
 });
 export type RunInfo = z.infer<typeof runInfoSchema>;
 

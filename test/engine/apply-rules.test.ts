@@ -21,7 +21,10 @@ describe("apply", () => {
       ["origin", "create", "created"],
     ]);
     const client = await auth0Client(domain, APP_CLIENT);
-    expect(client?.callbacks).toEqual(["https://app.example.com/callback", `https://${scope}.preview.example.com/callback`]);
+    expect(client?.callbacks).toEqual([
+      "https://app.example.com/callback",
+      `https://${scope}.preview.example.com/callback`,
+    ]);
     const stored = await receipt("preview", scope);
     expect(stored.ledger.map((e) => e.parent)).toEqual(Array(3).fill(`auth0:${domain}:client:${APP_CLIENT}`));
     expect(stored.ledger.every((e) => e.runId === result.run.id)).toBe(true);
@@ -51,10 +54,16 @@ describe("apply", () => {
     await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: { ...before, callbacks: [] } } });
     const result = await apply(app, "preview", scope, previewPlan(domain));
     expect(result.drift).toEqual([
-      expect.objectContaining({ line: "callback", kind: "missing", key: `https://${scope}.preview.example.com/callback` }),
+      expect.objectContaining({
+        line: "callback",
+        kind: "missing",
+        key: `https://${scope}.preview.example.com/callback`,
+      }),
     ]);
     expect(result.lines[0]).toMatchObject({ id: "callback", diff: "create", result: "created" });
-    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([`https://${scope}.preview.example.com/callback`]);
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
+      `https://${scope}.preview.example.com/callback`,
+    ]);
   });
 
   it("removes, under the recorded lock, an entry whose line left the plan", async () => {
@@ -67,7 +76,10 @@ describe("apply", () => {
     const result = await apply(app, "preview", scope, smaller);
     expect(result.lines.find((l) => l.id === "logout")).toMatchObject({ diff: "delete", result: "removed" });
     expect((await auth0Client(domain, APP_CLIENT))?.allowed_logout_urls).toEqual([]);
-    expect((await receipt("preview", scope)).ledger.map((e) => e.line).sort()).toEqual(["callback", "origin"]);
+    expect((await receipt("preview", scope)).ledger.map((e) => e.line).sort()).toEqual([
+      "callback",
+      "origin",
+    ]);
   });
 
   it("keeps owning an entry when its line is renamed, instead of removing and re-adding it", async () => {
@@ -81,7 +93,11 @@ describe("apply", () => {
     const result = await apply(app, "preview", scope, renamed);
     expect(result.lines.map((l) => l.result)).toEqual(["unchanged", "unchanged", "unchanged"]);
     expect(await providerWrites(domain)).toBe(writes);
-    expect((await receipt("preview", scope)).ledger.map((e) => e.line).sort()).toEqual(["login-callback", "logout", "origin"]);
+    expect((await receipt("preview", scope)).ledger.map((e) => e.line).sort()).toEqual([
+      "login-callback",
+      "logout",
+      "origin",
+    ]);
   });
 
   it("preview reports the diff and writes nothing", async () => {
@@ -99,7 +115,9 @@ describe("apply", () => {
   it("placeholders resolve per scope; {pr} on a branch scope is refused before anything runs", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
-    const plan = auth0Plan(domain, [{ id: "cb", op: "auth0.callbackUrl", url: "https://pr-{pr}.{environment}.example.com/cb" }]);
+    const plan = auth0Plan(domain, [
+      { id: "cb", op: "auth0.callbackUrl", url: "https://pr-{pr}.{environment}.example.com/cb" },
+    ]);
     const ok = await apply(app, "preview", "pr-4242", plan);
     expect(ok.lines[0]?.key).toBe("https://pr-4242.preview.example.com/cb");
     const res = await call(app, "POST", "/v1/scopes/preview/branch-feature/apply", { plan });

@@ -32,16 +32,23 @@ describe("secrets", () => {
     const scope = freshPr();
     const secret = env.AUTH0_CLIENT_SECRET as string;
     const seen: string[] = [];
-    const streamed = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) }, {
-      accept: "application/x-ndjson",
-    });
+    const streamed = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${scope}/apply`,
+      { plan: previewPlan(domain) },
+      {
+        accept: "application/x-ndjson",
+      },
+    );
     seen.push(await streamed.text());
     seen.push(JSON.stringify(await receipt("preview", scope)));
     seen.push(await (await call(app, "GET", `/v1/scopes/preview/${scope}/ledger`)).text());
     seen.push(await (await call(app, "GET", "/v1/locks")).text());
     seen.push(await (await call(app, "POST", `/v1/scopes/preview/${scope}/destroy`, {})).text());
     const objects = await env.RECEIPTS.list();
-    for (const object of objects.objects) seen.push((await (await env.RECEIPTS.get(object.key))?.text()) ?? "");
+    for (const object of objects.objects)
+      seen.push((await (await env.RECEIPTS.get(object.key))?.text()) ?? "");
     expect(seen.join("\n")).toContain(`https://${scope}.preview.example.com/callback`);
     for (const text of seen) expect(text).not.toContain(secret);
   });

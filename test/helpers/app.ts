@@ -19,6 +19,7 @@ export async function call(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  bindings: typeof env = env,
 ): Promise<Response> {
   const ctx = createExecutionContext();
   // Authenticated as a test admin unless the test brings its own Authorization (test/helpers/tokens.ts).
@@ -28,7 +29,7 @@ export async function call(
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
-  const res = await app.request(`http://sponson.test${path}`, init, env, ctx);
+  const res = await app.request(`http://sponson.test${path}`, init, bindings, ctx);
   if (!(res.headers.get("content-type") ?? "").includes("ndjson")) {
     await waitOnExecutionContext(ctx);
     return res;

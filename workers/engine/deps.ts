@@ -13,8 +13,13 @@ export interface LockProvider {
 }
 
 /** The scope's authorization-relevant state (DESIGN §7), read before the lease and again under it. */
+export interface ScopeState {
+  status: "open" | "closed";
+  revision: number;
+}
+
 export interface ScopeGate {
-  read(scope: string): Promise<{ status: "open" | "closed"; revision: number }>;
+  read(scope: string): Promise<ScopeState>;
 }
 
 export interface WriteCheck {

@@ -9,7 +9,7 @@ import type { RunAction } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
-import { type Emit, type EngineDeps, SimulatedCrash } from "./deps";
+import { type Emit, type EngineDeps, type ScopeState, SimulatedCrash } from "./deps";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
@@ -26,11 +26,11 @@ export interface ScopeRequest {
   waitTimeoutMs?: number;
 }
 
-/** What a queued destroy expects of the scope when it runs (DESIGN §7). */
-export interface ExpectedScope {
-  status: "closed";
-  revision: number;
-}
+/**
+ * What a queued destroy asks of the scope state read under the lease (DESIGN §7): null to go on,
+ * or the reason to skip (recorded in the receipt as a skipped run).
+ */
+export type ScopeGuard = (state: ScopeState) => string | null;
 
 interface Session {
   run: Run;
@@ -76,12 +76,8 @@ export class Engine {
     return run.result(this.#deps.clock.now());
   }
 
-  async destroy(
-    req: ScopeRequest,
-    emit: Emit = noEmit,
-    expect: ExpectedScope | null = null,
-  ): Promise<RunResult> {
-    return this.#underScope("destroy", req, emit, expect, async ({ run, session, writer }) => {
+  async destroy(req: ScopeRequest, emit: Emit = noEmit, guard: ScopeGuard | null = null): Promise<RunResult> {
+    return this.#underScope("destroy", req, emit, guard, async ({ run, session, writer }) => {
       const removed = await removeEntries(this.#deps, run, writer, session.receipt.ledger, "removed");
       if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
         run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
@@ -164,7 +160,7 @@ export class Engine {
     action: RunAction,
     req: ScopeRequest,
     emit: Emit,
-    expect: ExpectedScope | null,
+    guard: ScopeGuard | null,
     body: (s: Session) => Promise<void | "delete-receipt">,
   ): Promise<RunResult> {
     const deps = this.#deps;
@@ -191,22 +187,15 @@ export class Engine {
     });
     let run: Run | undefined;
     try {
+      // Seed 002 D1: the state authorization consumed is read again under the lease; any change
+      // refuses the run before it writes anything.
       const after = deps.gate ? await deps.gate.read(req.scope) : null;
-      if (before && after && after.revision !== before.revision) {
+      if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         throw new SponsonError(
           "CONCURRENT_MODIFICATION",
           "scope changed since authorization — re-read and retry",
           {
             scope: req.scope,
-            revision: after.revision,
-          },
-        );
-      }
-      if (expect && after && (after.status !== expect.status || after.revision !== expect.revision)) {
-        throw new SponsonError(
-          "CONCURRENT_MODIFICATION",
-          `scope ${req.scope} is no longer ${expect.status} at revision ${expect.revision}`,
-          {
             status: after.status,
             revision: after.revision,
           },
@@ -214,6 +203,13 @@ export class Engine {
       }
       run = new Run(runId, action, req.environment, req.scope, deps.clock.now(), emit);
       const session = await ReceiptSession.open(deps.store, req.environment, req.scope);
+      const skip = guard && after ? guard(after) : null;
+      if (skip !== null) {
+        run.skip(skip);
+        session.recordRun(run.record(deps.clock.now()));
+        await session.save();
+        return run.result(deps.clock.now());
+      }
       const writer = new ItemWriter(deps, run, session, lease, this.#contexts());
       let outcome: void | "delete-receipt" = undefined;
       try {

@@ -30,6 +30,7 @@ export class Run {
   readonly created: Array<{ line: string; key: string }> = [];
   readonly #emit: Emit;
   #error: ErrorInfo | undefined;
+  #skipped: string | undefined;
 
   constructor(id: string, action: RunAction, environment: string, scope: string, now: number, emit: Emit) {
     this.id = id;
@@ -62,6 +63,16 @@ export class Run {
     this.#emit({ type: "warning", message });
   }
 
+  /** The run decided not to act (e.g. a queued destroy whose scope was reopened). */
+  skip(reason: string): void {
+    this.#skipped = reason;
+    this.warn(`skipped: ${reason}`);
+  }
+
+  get skipped(): string | undefined {
+    return this.#skipped;
+  }
+
   fail(err: unknown): void {
     this.#error ??= errorInfo(err);
   }
@@ -80,6 +91,7 @@ export class Run {
       finishedAt: now,
       created: this.created.map((c) => c.key),
       ...(error ? { error } : {}),
+      ...(this.#skipped ? { skipped: this.#skipped } : {}),
     };
   }
 
@@ -95,6 +107,7 @@ export class Run {
         startedAt: this.startedAt,
         finishedAt: now,
         ...(error ? { error } : {}),
+        ...(this.#skipped ? { skipped: this.#skipped } : {}),
       },
       lines: this.lines,
       drift: this.drift,

@@ -7,9 +7,13 @@ import type { Env } from "../../shared/env";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
+import { registerAuthSecrets } from "../auth/service-keys";
 import { providerFetch } from "../emulators/transport";
 import { lockTarget } from "../locks/lock-target";
+import { assertWrite } from "../policy/check-write";
+import { policyFromEnv } from "../policy/policy-schema";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import { scopeStateClient } from "../scope-state/scope-state-client";
 import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "./deps";
 import { Engine } from "./engine";
 import { OpRegistry } from "./op-registry";
@@ -36,7 +40,22 @@ export function secretsFromEnv(env: Env): SecretRegistry {
   for (const [name, value] of Object.entries(env)) {
     if (SECRET_NAME.test(name) && typeof value === "string") secrets.register(value);
   }
+  registerAuthSecrets(secrets, env);
   return secrets;
+}
+
+/** The scope's state object (DESIGN §7): read before the scope lease and again under it. */
+export function scopeStateGate(env: Env): ScopeGate {
+  return { read: (scope) => scopeStateClient(env, scope).read() };
+}
+
+/** The service's own write policy (workers/policy), checked before any lock and under the lease. */
+export function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
+  const policy = policyFromEnv(env);
+  return {
+    check: ({ environment, op, identity, item }) =>
+      assertWrite(policy, environment, { op, identity, item }, secrets),
+  };
 }
 
 export function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
@@ -64,8 +83,8 @@ export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine 
     ttlMs: seconds(env.LEASE_TTL_SECONDS, DEFAULT_TTL_SECONDS),
     waitTimeoutMs: seconds(env.WAIT_TIMEOUT_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS),
     parentLocks: overrides.parentLocks ?? true,
-    ...(overrides.gate ? { gate: overrides.gate } : {}),
-    ...(overrides.policy ? { policy: overrides.policy } : {}),
+    gate: overrides.gate ?? scopeStateGate(env),
+    policy: overrides.policy ?? configuredPolicy(env, secrets),
     ...(overrides.faults ? { faults: overrides.faults } : {}),
     warn: (m) => console.warn(secrets.redact(m)),
   };

@@ -1,0 +1,143 @@
+/**
+ * Seed 002 applied to scopes (DESIGN §7): authorization and the scope-state read happen before the
+ * scope lease; under it the state is read again, and a change refuses the run before any write.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { engineDestroyRunner } from "../../workers/engine/background";
+import { lockStub, lockTarget } from "../../workers/locks/lock-target";
+import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { apply, call, testApp } from "../helpers/app";
+import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
+import { freshPr, providerWrites, receipt, untilWaiters } from "../helpers/engine";
+import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
+
+const app = testApp();
+let delivery = 0;
+const event = (status: "open" | "closed", revision: number) => ({
+  status,
+  revision,
+  deliveryId: `test-delivery-${++delivery}-${crypto.randomUUID()}`,
+});
+
+describe("staleness recheck under the scope lease", () => {
+  it("a close that lands while an apply waits for the scope lease refuses the apply with 409 and writes nothing", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const key = `scope:preview/${scope}`;
+    const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
+    if (!held.ok) throw new Error("setup");
+    const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: previewPlan(domain),
+      wait: true,
+      waitTimeoutSeconds: 30,
+    });
+    await untilWaiters(key, 1);
+    await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
+    await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
+    const res = await waiting;
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ code: "CONCURRENT_MODIFICATION" });
+    expect(await providerWrites(domain)).toBe(0);
+    expect((await receipt("preview", scope)).ledger).toEqual([]);
+  });
+
+  it("a closed scope is never resurrected by a late apply", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
+    expect(res.status).toBe(409);
+    expect(await providerWrites(domain)).toBe(0);
+  });
+
+  it("a queued destroy whose scope was reopened since it was enqueued is skipped, recorded, and removes nothing", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    await apply(app, "preview", scope, previewPlan(domain));
+    const closedAt = Date.now();
+    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
+    const job = { environment: "preview", scope, revision: closedAt, deliveryId: "d-close" };
+    await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
+    const outcome = await engineDestroyRunner(env, job);
+    expect(outcome.outcome).toBe("skipped-reopened");
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
+      `https://${scope}.preview.example.com/callback`,
+    ]);
+    const stored = await receipt("preview", scope);
+    expect(stored.ledger).toHaveLength(3);
+    expect(stored.runs.at(-1)).toMatchObject({
+      action: "destroy",
+      skipped: expect.stringContaining("skipped-reopened"),
+    });
+  });
+
+  it("a queued destroy of a scope still closed removes everything the scope owns", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    await apply(app, "preview", scope, previewPlan(domain));
+    const closedAt = Date.now();
+    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
+    const outcome = await engineDestroyRunner(env, {
+      environment: "preview",
+      scope,
+      revision: closedAt,
+      deliveryId: "d",
+    });
+    expect(outcome.outcome).toBe("destroyed");
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
+    expect((await receipt("preview", scope)).ledger).toEqual([]);
+  });
+});
+
+describe("server-side policy in the engine", () => {
+  const policy = (items: string[]) =>
+    JSON.stringify({
+      version: 1,
+      environments: { preview: { parents: ["auth0:*:client:preview-app"], items } },
+    });
+
+  it("a plan writing an item outside the policy is refused 403 before any lock, naming the rule", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const bindings = { ...env, SPONSON_POLICY: policy(["https://*.allowed.example.com/*"]) } as typeof env;
+    const res = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${scope}/apply`,
+      { plan: previewPlan(domain) },
+      {},
+      bindings,
+    );
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ code: "FORBIDDEN" });
+    expect(await providerWrites(domain)).toBe(0);
+    expect(
+      (await lockStub(env, `scope:preview/${scope}`).read({ key: `scope:preview/${scope}` })).lastToken,
+    ).toBe(0);
+  });
+
+  it("the same plan inside the policy applies", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const bindings = {
+      ...env,
+      SPONSON_POLICY: policy(["https://*.preview.example.com/*", "https://*.preview.example.com"]),
+    } as typeof env;
+    const res = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${freshPr()}/apply`,
+      { plan: previewPlan(domain) },
+      {},
+      bindings,
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { run: { status: string } }).run.status).toBe("succeeded");
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * The engine's part in the Worker's background entries: the queued destroy of a closed pull
+ * request (DESIGN §7) and the sweep's intent recovery and "owns entries" listing.
+ */
+import type { Env } from "../../shared/env";
+import { isSponsonError } from "../../shared/errors";
+import { destroyDecision } from "../queue/destroy-decision";
+import type { DestroyRunner } from "../queue/queued-destroy";
+import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import type { SweepParts } from "../sweep/sweep";
+import type { ScopeState } from "./deps";
+import { createEngine } from "./wire";
+
+/**
+ * Runs under the scope lease and re-checks, there, that the scope is still closed at (or after)
+ * the revision that asked for the destroy; a reopened scope is skipped and the skip recorded.
+ */
+export const engineDestroyRunner: DestroyRunner = async (env, job) => {
+  const engine = createEngine(env);
+  const guard = (state: ScopeState) => {
+    const decision = destroyDecision({ ...state, scope: job.scope, deliveryId: null, changedAt: 0 }, job);
+    return decision.proceed ? null : `${decision.skip.outcome}: ${decision.skip.detail ?? ""}`;
+  };
+  const result = await engine.destroy(
+    { environment: job.environment, scope: job.scope, wait: true },
+    undefined,
+    guard,
+  );
+  if (result.run.skipped) {
+    const outcome = result.run.skipped.startsWith("skipped-stale") ? "skipped-stale" : "skipped-reopened";
+    return { outcome, detail: result.run.skipped };
+  }
+  // A destroy that could not remove everything is retried by the queue, then parked in the DLQ.
+  if (result.run.status === "failed")
+    throw new Error(`destroy of ${job.environment}/${job.scope} failed: ${result.run.error?.message ?? ""}`);
+  return { outcome: "destroyed", detail: `run ${result.run.id}` };
+};
+
+export const engineSweepParts: SweepParts = {
+  async resolveStaleIntents(env: Env, { olderThan }) {
+    const store = new R2ReceiptStore(env.RECEIPTS);
+    const engine = createEngine(env);
+    let resolved = 0;
+    const busy: string[] = [];
+    for (const summary of await store.listScopes()) {
+      const { receipt } = await store.read(summary.environment, summary.scope);
+      const stale = receipt.intents.filter((i) => i.at < olderThan);
+      if (stale.length === 0) continue;
+      try {
+        await engine.recover({ environment: summary.environment, scope: summary.scope });
+        resolved += stale.length;
+      } catch (err) {
+        // A run holds the scope now; it resolves the intents itself before it writes.
+        if (isSponsonError(err) && err.code === "LOCK_HELD")
+          busy.push(`${summary.environment}/${summary.scope}`);
+        else throw err;
+      }
+    }
+    return busy.length > 0 ? { resolved, detail: `busy: ${busy.join(", ")}` } : { resolved };
+  },
+  async scopesOwningEntries(env: Env) {
+    const scopes = await new R2ReceiptStore(env.RECEIPTS).listScopes();
+    return scopes.filter((s) => s.entries > 0).map(({ environment, scope }) => ({ environment, scope }));
+  },
+};
