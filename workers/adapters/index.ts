@@ -3,6 +3,7 @@ import type { ProviderAdapter } from "../engine/op-spec";
 import { auth0Adapter } from "./auth0";
 import { firebaseAdapter } from "./firebase";
 import { gcsAdapter } from "./gcs";
+import { oktaAdapter } from "./okta";
 import { supabaseAdapter } from "./supabase";
 
 export const ADAPTERS: readonly ProviderAdapter[] = [
@@ -10,4 +11,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   supabaseAdapter,
   firebaseAdapter,
   gcsAdapter,
+  oktaAdapter,
 ];

@@ -3,6 +3,7 @@ import { auth0Emulator } from "./auth0";
 import type { ProviderEmulatorModule } from "./emulator";
 import { googleOAuthEmulator, identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
+import { oktaEmulator } from "./okta";
 import { supabaseEmulator } from "./supabase";
 
 export const EMULATORS: readonly ProviderEmulatorModule[] = [
@@ -11,6 +12,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   googleOAuthEmulator,
   identityToolkitEmulator,
   gcsEmulator,
+  oktaEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

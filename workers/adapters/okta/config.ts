@@ -1,0 +1,36 @@
+/** The Okta provider block and line params (PROVIDERS.md §2). */
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import type { ProviderConfig } from "../../../shared/schemas/plan";
+
+export const oktaConfigSchema = z.strictObject({
+  type: z.literal("okta"),
+  /** The org host, e.g. acme.okta.com (no scheme, no path). */
+  domain: z
+    .string()
+    .max(253)
+    .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "an Okta org host such as acme.okta.com"),
+  /** An API token (sent as `SSWS <token>`) with okta.apps.read and okta.apps.manage. */
+  apiToken: z.string().min(1),
+});
+export type OktaConfig = z.infer<typeof oktaConfigSchema>;
+
+export const oktaLineParamsSchema = z.strictObject({
+  /** The OIDC app's id (e.g. 0oa1b2c3d4…); it ends up in a URL path. */
+  app: z.string().regex(/^[A-Za-z0-9]{1,64}$/, "an Okta app id"),
+  url: z
+    .string()
+    .max(2_000)
+    .regex(/^[a-z][a-z0-9+.-]*:\/\/[^\s,]+$/i, "a URI without spaces or commas"),
+});
+
+/** `okta:<org>:app:<app id>` (DESIGN §3), from the plan's block as written. */
+export function oktaAppIdentity(provider: ProviderConfig, app: string): string {
+  if (typeof provider.domain !== "string") {
+    throw new SponsonError(
+      "VALIDATION",
+      "okta provider: `domain` must be written in the plan as a host name",
+    );
+  }
+  return `okta:${provider.domain.toLowerCase()}:app:${app}`;
+}
