@@ -10,6 +10,7 @@ import { validationHook } from "./http/validation";
 import { loadPolicy } from "./policy/middleware";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
+import { mountOpenApi } from "./routes/openapi";
 import { scopeRoutes } from "./routes/scopes";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 
@@ -46,9 +47,6 @@ export function createApp(options: AppOptions = {}) {
     scopeRoutes((env) => createEngine(env, options.engine)),
   );
   app.route("/", githubWebhookRoutes);
-  app.doc31("/v1/openapi.json", {
-    openapi: "3.1.0",
-    info: { title: "Sponson Edge", version: "1.0.0" },
-  });
+  mountOpenApi(app);
   return app;
 }

@@ -1,9 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
+import { publicSecurity } from "../http/openapi-problems";
 
 const healthRoute = createRoute({
   method: "get",
   path: "/healthz",
+  operationId: "health",
+  tags: ["health"],
+  summary: "Liveness (public)",
+  security: publicSecurity,
   responses: {
     200: {
       description: "The Worker is up",

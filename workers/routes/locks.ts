@@ -4,6 +4,13 @@ import { SponsonError, unwrap } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
 import { lockStateSchema, releaseOutcomeSchema } from "../../shared/schemas/lock";
 import type { AppEnv } from "../app-env";
+import {
+  AUTH_CODES,
+  BODY_CODES,
+  bearerSecurity,
+  problemResponses,
+  withOpenApi,
+} from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { listHeldLocks } from "../locks/held-locks";
 import { lockStub, readLock } from "../locks/lock-target";
@@ -16,26 +23,38 @@ const keyParam = z.object({
     .openapi({ param: { name: "key", in: "path" }, example: "scope:preview/pr-1" }),
 });
 
+const lockState = withOpenApi(lockStateSchema, "LockState");
+
 const listRoute = createRoute({
   method: "get",
   path: "/v1/locks",
+  operationId: "listLocks",
+  tags: ["locks"],
+  summary: "Held locks (scope and parent): key, kind, identity, holder, since, expiresAt, waiters",
+  security: bearerSecurity,
   responses: {
     200: {
       description: "Every held scope and parent lock",
-      content: { "application/json": { schema: z.object({ locks: z.array(lockStateSchema) }) } },
+      content: { "application/json": { schema: z.object({ locks: z.array(lockState) }) } },
     },
+    ...problemResponses(...AUTH_CODES),
   },
 });
 
 const readRoute = createRoute({
   method: "get",
   path: "/v1/locks/{key}",
+  operationId: "getLock",
+  tags: ["locks"],
+  summary: "One lock, read from its own object (authoritative)",
+  security: bearerSecurity,
   request: { params: keyParam },
   responses: {
     200: {
       description: "One lock, read from its own object",
-      content: { "application/json": { schema: lockStateSchema } },
+      content: { "application/json": { schema: lockState } },
     },
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
   },
 });
 
@@ -44,6 +63,10 @@ const forceReleaseBody = z.object({ reason: z.string().trim().min(1).max(500) })
 const forceReleaseRoute = createRoute({
   method: "delete",
   path: "/v1/locks/{key}",
+  operationId: "forceReleaseLock",
+  tags: ["locks"],
+  summary: "Force-release a lock (admin), with a reason for the audit history",
+  security: bearerSecurity,
   request: {
     params: keyParam,
     body: { content: { "application/json": { schema: forceReleaseBody } }, required: true },
@@ -51,8 +74,9 @@ const forceReleaseRoute = createRoute({
   responses: {
     200: {
       description: "The lock was force-released (or was not held)",
-      content: { "application/json": { schema: releaseOutcomeSchema.extend({ lock: lockStateSchema }) } },
+      content: { "application/json": { schema: releaseOutcomeSchema.extend({ lock: lockState }) } },
     },
+    ...problemResponses(...BODY_CODES, "NOT_FOUND", ...AUTH_CODES),
   },
 });
 

@@ -9,57 +9,103 @@ import {
   scopePathSchema,
 } from "../../shared/schemas/requests";
 import { runResultSchema } from "../../shared/schemas/run";
+import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
 import type { Engine } from "../engine/engine";
+import {
+  AUTH_CODES,
+  BODY_CODES,
+  bearerSecurity,
+  problemResponses,
+  withOpenApi,
+} from "../http/openapi-problems";
 import { answerRun, NDJSON } from "../http/run-response";
 import { validationHook } from "../http/validation";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
 
+const scopePath = scopePathSchema.extend({
+  environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
+  scope: withOpenApi(scopePathSchema.shape.scope, { example: "pr-12" }),
+});
+
 const runResponses = {
   200: {
-    description: "The run executed (status succeeded or failed); NDJSON events when asked for",
-    content: { "application/json": { schema: runResultSchema }, [NDJSON]: { schema: z.string() } },
+    description:
+      "The run executed (status succeeded or failed). With `Accept: application/x-ndjson`, one RunEvent " +
+      "per line as it happens, the result last",
+    content: {
+      "application/json": { schema: withOpenApi(runResultSchema, "RunResult") },
+      [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
+    },
   },
+  // DESIGN §6: what refuses a run before it starts.
+  ...problemResponses(
+    ...BODY_CODES,
+    "NOT_FOUND",
+    "LOCK_HELD",
+    "CONCURRENT_MODIFICATION",
+    "RATE_LIMITED",
+    ...AUTH_CODES,
+  ),
 };
 
 function runRoute<B extends z.ZodType>(action: string, body: B, summary: string) {
   return createRoute({
     method: "post",
     path: `/v1/scopes/{environment}/{scope}/${action}`,
+    operationId: action,
+    tags: ["scopes"],
     summary,
+    security: bearerSecurity,
     request: {
-      params: scopePathSchema,
+      params: scopePath,
       body: { content: { "application/json": { schema: body } }, required: true },
     },
     responses: runResponses,
   });
 }
 
-const applyRoute = runRoute("apply", applyBodySchema, "Apply a plan to a scope");
+const applyRoute = runRoute("apply", withOpenApi(applyBodySchema, "ApplyBody"), "Apply a plan to a scope");
 const previewRoute = runRoute(
   "preview",
-  previewBodySchema,
+  withOpenApi(previewBodySchema, "PreviewBody"),
   "Diff a plan against the providers, without writing",
 );
-const destroyRoute = runRoute("destroy", destroyBodySchema, "Remove everything the scope owns");
+const destroyRoute = runRoute(
+  "destroy",
+  withOpenApi(destroyBodySchema, "DestroyBody"),
+  "Remove everything the scope owns",
+);
 const rollbackRoute = runRoute(
   "rollback",
-  rollbackBodySchema,
+  withOpenApi(rollbackBodySchema, "RollbackBody"),
   "Remove what one run created (default: the last)",
 );
 
 const ledgerRoute = createRoute({
   method: "get",
   path: "/v1/scopes/{environment}/{scope}/ledger",
-  request: { params: scopePathSchema },
+  operationId: "getLedger",
+  tags: ["scopes"],
+  summary: "The scope's receipt: ledger, intents, last runs",
+  security: bearerSecurity,
+  request: { params: scopePath },
   responses: {
-    200: { description: "The scope's receipt", content: { "application/json": { schema: receiptSchema } } },
+    200: {
+      description: "The scope's receipt",
+      content: { "application/json": { schema: withOpenApi(receiptSchema, "Receipt") } },
+    },
+    ...problemResponses("VALIDATION", ...AUTH_CODES),
   },
 });
 
 const listRoute = createRoute({
   method: "get",
   path: "/v1/scopes",
+  operationId: "listScopes",
+  tags: ["scopes"],
+  summary: "Scopes that have receipts",
+  security: bearerSecurity,
   request: { query: z.object({ environment: scopePathSchema.shape.environment.optional() }) },
   responses: {
     200: {
@@ -79,6 +125,7 @@ const listRoute = createRoute({
         },
       },
     },
+    ...problemResponses("VALIDATION", ...AUTH_CODES),
   },
 });
 

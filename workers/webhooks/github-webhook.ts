@@ -8,6 +8,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
+import { problemResponses, publicSecurity } from "../http/openapi-problems";
 import { applyScopeEvent } from "./apply-scope-event";
 import { pullRequestEventSchema, scopeEventOf } from "./pull-request-event";
 import { readRawBody } from "./raw-body";
@@ -34,7 +35,11 @@ const outcomeSchema = z.object({
 const webhookRoute = createRoute({
   method: "post",
   path: "/v1/webhooks/github",
+  operationId: "githubWebhook",
+  tags: ["webhooks"],
   summary: "GitHub webhook receiver (pull_request closed / reopened)",
+  description: "Authenticated by its X-Hub-Signature-256 over the raw body, not by a bearer token.",
+  security: publicSecurity,
   responses: {
     200: {
       description: "Applied, ignored by the revision guard, or a duplicate delivery",
@@ -44,9 +49,8 @@ const webhookRoute = createRoute({
       description: "Accepted and ignored (other event, action or repository)",
       content: { "application/json": { schema: outcomeSchema } },
     },
-    400: { description: "Malformed JSON or payload (VALIDATION)" },
-    401: { description: "Missing or wrong X-Hub-Signature-256 (UNAUTHENTICATED)" },
-    413: { description: "Body over 1 MiB (PAYLOAD_TOO_LARGE)" },
+    // Malformed JSON or payload; missing or wrong X-Hub-Signature-256; body over 1 MiB.
+    ...problemResponses("VALIDATION", "UNAUTHENTICATED", "PAYLOAD_TOO_LARGE", "INTERNAL"),
   },
 });
 

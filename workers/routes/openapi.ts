@@ -1,0 +1,54 @@
+/**
+ * `GET /v1/openapi.json` (DESIGN §6): the OpenAPI 3.1 document, generated from the zod schemas the
+ * routes validate with. It is built on each request from the registry the OpenAPI sub-apps merge
+ * into; a route added with plain `app.get()` is not in it, and test/openapi/ fails on that.
+ */
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env";
+import { AUTH_CODES, BEARER_SCHEME, bearerSecurity, problemResponses } from "../http/openapi-problems";
+
+export const OPENAPI_PATH = "/v1/openapi.json";
+
+export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
+  app.openAPIRegistry.registerComponent("securitySchemes", BEARER_SCHEME, {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description:
+      "A GitHub Actions OIDC token (audience SPONSON_AUDIENCE) or a service token signed by the " +
+      "service's key (roles ci, viewer, admin)",
+  });
+  app.openAPIRegistry.registerPath({
+    method: "get",
+    path: OPENAPI_PATH,
+    operationId: "openapi",
+    tags: ["meta"],
+    summary: "This document",
+    security: bearerSecurity,
+    responses: {
+      200: {
+        description: "The OpenAPI 3.1 document",
+        content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
+      },
+      ...problemResponses(...AUTH_CODES),
+    },
+  });
+  app.doc31(OPENAPI_PATH, {
+    openapi: "3.1.0",
+    info: {
+      title: "Sponson Edge",
+      version: "1.0.0",
+      description:
+        "Lock service and apply engine for entries that preview environments add to shared provider " +
+        "lists. Every error is application/problem+json with a stable `code`.",
+    },
+    security: bearerSecurity,
+    tags: [
+      { name: "scopes", description: "Apply, preview, destroy, rollback and ledgers of one scope" },
+      { name: "locks", description: "Held scope and parent locks" },
+      { name: "webhooks", description: "Receivers authenticated by their own signatures" },
+      { name: "health", description: "Liveness" },
+      { name: "meta", description: "This document" },
+    ],
+  });
+}
