@@ -4,7 +4,7 @@
  * first; the receipt records the run; the lease is released in `finally`.
  */
 import { SponsonError } from "../../shared/errors";
-import type { Plan } from "../../shared/schemas/plan";
+import type { Plan, ProviderConfig } from "../../shared/schemas/plan";
 import type { RunAction } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
@@ -60,9 +60,16 @@ export class Engine {
       });
     }
     if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit);
-    return this.#underScope("apply", req, emit, null, async ({ run, session, writer }) => {
-      await applyLines(this.#deps, run, session, writer, resolved, this.#waiting(req));
-    });
+    return this.#underScope(
+      "apply",
+      req,
+      emit,
+      null,
+      async ({ run, session, writer }) => {
+        await applyLines(this.#deps, run, session, writer, resolved, this.#waiting(req));
+      },
+      Object.values(req.plan.providers),
+    );
   }
 
   async preview(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
@@ -162,6 +169,7 @@ export class Engine {
     emit: Emit,
     guard: ScopeGuard | null,
     body: (s: Session) => Promise<void | "delete-receipt">,
+    planProviders: readonly ProviderConfig[] = [],
   ): Promise<RunResult> {
     const deps = this.#deps;
     // Authorization-relevant state, read before the lease (seed 002 D1).
@@ -171,11 +179,20 @@ export class Engine {
         "CONCURRENT_MODIFICATION",
         `scope ${req.scope} is closed; it is not applied again`,
         {
-          status: before.status,
+          scopeStatus: before.status,
           revision: before.revision,
         },
       );
     }
+    // Token exchanges for every provider the run may touch (the plan's, and the ledger's and
+    // intents' for removals and recovery) happen now, before any lease (DESIGN §7).
+    const contexts = this.#contexts();
+    const { receipt: stored } = await deps.store.read(req.environment, req.scope);
+    await contexts.prepare([
+      ...planProviders,
+      ...stored.ledger.map((e) => e.provider),
+      ...stored.intents.map((i) => i.provider),
+    ]);
     const waiting = this.#waiting(req);
     const runId = newRunId(deps.clock.now());
     const lease = await Lease.acquire(deps.locks.scope(req.environment, req.scope), runId, {
@@ -196,7 +213,7 @@ export class Engine {
           "scope changed since authorization — re-read and retry",
           {
             scope: req.scope,
-            status: after.status,
+            scopeStatus: after.status,
             revision: after.revision,
           },
         );
@@ -210,7 +227,7 @@ export class Engine {
         await session.save();
         return run.result(deps.clock.now());
       }
-      const writer = new ItemWriter(deps, run, session, lease, this.#contexts());
+      const writer = new ItemWriter(deps, run, session, lease, contexts);
       let outcome: void | "delete-receipt" = undefined;
       try {
         await recoverIntents(deps, run, session, writer);

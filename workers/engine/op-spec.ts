@@ -51,4 +51,9 @@ export interface ProviderAdapter<Config = Record<string, unknown>> {
   /** Validates the resolved provider block (secret references replaced by their values). */
   readonly config: z.ZodType<Config>;
   readonly ops: readonly OpSpec<Config>[];
+  /**
+   * Optional: remote calls the adapter needs before it can inspect or write (token exchanges).
+   * The engine calls it before taking any lease, so none of them happens while one is held.
+   */
+  prepare?(ctx: OpContext<Config>): Promise<void>;
 }

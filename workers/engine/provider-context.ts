@@ -53,6 +53,18 @@ export class ProviderContexts {
     this.#deps = deps;
   }
 
+  /** Runs each adapter's `prepare` (token exchanges) for these blocks; call before any lease. */
+  async prepare(blocks: Iterable<ProviderConfig>): Promise<void> {
+    const seen = new Set<string>();
+    for (const block of blocks) {
+      const name = JSON.stringify(block);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const ctx = this.get(name, block);
+      await this.#deps.ops.adapter(block.type)?.prepare?.(ctx);
+    }
+  }
+
   get(name: string, block: ProviderConfig): OpContext {
     const cached = this.#cache.get(name);
     if (cached) return cached;

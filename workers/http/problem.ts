@@ -21,7 +21,9 @@ export interface Problem {
 
 export function problemOf(err: SponsonError, instance?: string): Problem {
   const info = ERROR_TABLE[err.code];
+  // Extension members first: a detail field may never replace a standard member (RFC 9457 §3.2).
   return {
+    ...(err.detail ?? {}),
     type: `https://sponson.dev/problems/${err.code.toLowerCase().replaceAll("_", "-")}`,
     title: info.title,
     status: info.status,
@@ -29,7 +31,6 @@ export function problemOf(err: SponsonError, instance?: string): Problem {
     detail: err.message,
     retriable: info.retriable,
     ...(instance ? { instance } : {}),
-    ...(err.detail ?? {}),
   };
 }
 

@@ -7,10 +7,12 @@
 import type { ProviderAdapter } from "../../engine/op-spec";
 import { type Auth0Config, auth0ConfigSchema } from "./config";
 import { auth0ListOp } from "./list-op";
+import { warmAuth0Token } from "./management-api";
 
 const typedAdapter: ProviderAdapter<Auth0Config> = {
   type: "auth0",
   config: auth0ConfigSchema,
+  prepare: (ctx) => warmAuth0Token(ctx),
   ops: [
     auth0ListOp("auth0.callbackUrl", "callbacks"),
     auth0ListOp("auth0.logoutUrl", "allowed_logout_urls"),

@@ -73,6 +73,14 @@ function tokenSource(ctx: Auth0Context) {
   };
 }
 
+/**
+ * Fetches (or finds cached) the Management API token before the run takes any lease, so no token
+ * exchange happens while a lease is held (DESIGN §7).
+ */
+export async function warmAuth0Token(ctx: Auth0Context): Promise<void> {
+  await withAccessToken(ctx, tokenSource(ctx), async () => {});
+}
+
 function clientUrl(ctx: Auth0Context, client: string): string {
   return `https://${ctx.config.domain}/api/v2/clients/${encodeURIComponent(client)}`;
 }
