@@ -28,6 +28,8 @@ export interface EngineOverrides {
   faults?: FaultHook;
   gate?: ScopeGate;
   policy?: WritePolicy;
+  /** Wraps the provider transport (tests observe every provider request). */
+  wrapFetch?: (inner: typeof fetch) => typeof fetch;
 }
 
 const ops = new OpRegistry(ADAPTERS);
@@ -78,7 +80,7 @@ export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine 
     ops,
     vars: env,
     secrets,
-    fetch: providerFetch(env),
+    fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch(env)) : providerFetch(env),
     clock: overrides.clock ?? systemClock,
     ttlMs: seconds(env.LEASE_TTL_SECONDS, DEFAULT_TTL_SECONDS),
     waitTimeoutMs: seconds(env.WAIT_TIMEOUT_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS),
