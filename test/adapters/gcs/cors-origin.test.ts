@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { GCS_MAX_PRECONDITION_ATTEMPTS } from "../../../workers/adapters/gcs";
 import { secondsResetHeader } from "../../../workers/adapters/http";
 import { GCS_HOST, gcsBucket, seedBucket } from "../../helpers/emulators-gcs";
 import { describeProviderContract } from "../../helpers/provider-contract";
@@ -96,7 +97,7 @@ describe("gcs.corsOrigin", () => {
     ]);
   });
 
-  it("a bucket that keeps changing fails the line CONCURRENT_MODIFICATION after 5 attempts, nothing overwritten", async () => {
+  it("a bucket that keeps changing fails the line CONCURRENT_MODIFICATION after bounded attempts, nothing overwritten", async () => {
     const b = await bucketWithCors(EXISTING_RULES);
     const params = { bucket: b.bucket, rule: "#0", origin: ORIGIN };
     const seen = await corsOrigin.inspect(b.ctx, params);
@@ -118,7 +119,7 @@ describe("gcs.corsOrigin", () => {
     await expect(corsOrigin.create(b.ctx, params, seen)).rejects.toMatchObject({
       code: "CONCURRENT_MODIFICATION",
     });
-    expect(writes).toBe(5);
+    expect(writes).toBe(GCS_MAX_PRECONDITION_ATTEMPTS);
     expect((await b.stored())?.cors).toEqual(EXISTING_RULES);
   });
 

@@ -21,8 +21,12 @@ import {
 import { type GcsContext, type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
 import { type GcsConfig, gcsConfigSchema, gcsCorsIdentity, gcsLineParamsSchema } from "./config";
 
-/** Writes attempted after 412s before the line fails (each after a fresh read). */
-export const GCS_MAX_PRECONDITION_ATTEMPTS = 5;
+/**
+ * Writes attempted before the line fails CONCURRENT_MODIFICATION (each after a 412 and a fresh
+ * read). Under the parent lease a 412 only comes from writers outside Sponson; the bound still lets
+ * several unlocked writers (the control case of the concurrency journey) all land in turn.
+ */
+export const GCS_MAX_PRECONDITION_ATTEMPTS = 8;
 
 const parse = (params: Params) => gcsLineParamsSchema.parse(params) as CorsLineParams;
 const seenSchema = z.object({ bucket: z.string(), metageneration: z.string(), cors: z.array(z.any()) });

@@ -1,0 +1,148 @@
+/**
+ * The lost-update race of DESIGN §1 for every provider whose ops share an object (lockOn not
+ * null): several scopes apply one entry each to the same object while the emulator's read barrier
+ * holds every first read until all have read. With parent locks no entry is lost. The control case
+ * (no parent locks) loses entries on every provider without a precondition; on GCS the
+ * ifMetagenerationMatch precondition catches the race instead (412, re-read, retry): no loss.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Env } from "../../../shared/env";
+import type { Plan } from "../../../shared/schemas/plan";
+import { createEngine } from "../../../workers/engine/wire";
+import { firebaseProject } from "../../adapters/firebase/firebase-project";
+import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
+import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
+import { supabaseProject } from "../../adapters/supabase/supabase-project";
+import { configureHost } from "../../helpers/emulators";
+import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
+import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
+import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
+
+const SCOPES = 6;
+
+interface SharedObject {
+  /** Emulator host holding the object (its read barrier lines the runs up). */
+  host: string;
+  /** Secret values the plan's references resolve to. */
+  secrets: Record<string, string>;
+  plan: Plan;
+  /** The entry scope `pr-<n>` adds. */
+  entry(scope: string): string;
+  /** What the provider holds now. */
+  entries(): Promise<string[]>;
+  unrelated: string[];
+}
+
+function planOf(provider: Plan["providers"][string], op: string, params: Record<string, string>): Plan {
+  return { version: 1, providers: { p: provider }, lines: [{ id: "entry", op, provider: "p", params }] };
+}
+
+const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
+  async supabase() {
+    const p = await supabaseProject("http://localhost:3000/**");
+    return {
+      host: SUPABASE_HOST,
+      secrets: { JOURNEY_SUPABASE_TOKEN: p.token },
+      plan: planOf(
+        { type: "supabase", accessToken: { secret: "JOURNEY_SUPABASE_TOKEN" } },
+        "supabase.redirectUrl",
+        {
+          project: p.ref,
+          url: "https://{scope}.preview.example.com/**",
+        },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/**`,
+      entries: async () => (await p.allowListNow())?.split(",") ?? [],
+      unrelated: ["http://localhost:3000/**"],
+    };
+  },
+  async firebase() {
+    const p = await firebaseProject(["localhost"]);
+    return {
+      host: IDENTITY_HOST,
+      secrets: { JOURNEY_FIREBASE_KEY: p.account.keyJson },
+      plan: planOf(
+        { type: "firebase", serviceAccountKey: { secret: "JOURNEY_FIREBASE_KEY" } },
+        "firebase.authorizedDomain",
+        { project: p.project, domain: "{scope}.preview.example.com" },
+      ),
+      entry: (scope) => `${scope}.preview.example.com`,
+      entries: p.domainsNow,
+      unrelated: ["localhost"],
+    };
+  },
+  async okta() {
+    const o = await oktaOrg({ redirect_uris: ["https://app.example.com/callback"] });
+    return {
+      host: o.org,
+      secrets: { JOURNEY_OKTA_TOKEN: o.token },
+      plan: planOf(
+        { type: "okta", domain: o.org, apiToken: { secret: "JOURNEY_OKTA_TOKEN" } },
+        "okta.redirectUri",
+        { app: APP_ID, url: "https://{scope}.preview.example.com/callback" },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/callback`,
+      entries: async () => (await o.app())?.settings.oauthClient.redirect_uris ?? [],
+      unrelated: ["https://app.example.com/callback"],
+    };
+  },
+  async gcs() {
+    const b = await bucketWithCors([{ origin: ["https://app.example.com"], method: ["GET"] }]);
+    return {
+      host: GCS_HOST,
+      secrets: { JOURNEY_GCS_KEY: b.account.keyJson },
+      plan: planOf({ type: "gcs", serviceAccountKey: { secret: "JOURNEY_GCS_KEY" } }, "gcs.corsOrigin", {
+        bucket: b.bucket,
+        rule: "#0",
+        origin: "https://{scope}.preview.example.com",
+      }),
+      entry: (scope) => `https://${scope}.preview.example.com`,
+      entries: async () => ((await b.stored())?.cors?.[0] as { origin?: string[] } | undefined)?.origin ?? [],
+      unrelated: ["https://app.example.com"],
+    };
+  },
+};
+
+async function race(provider: string, parentLocks: boolean) {
+  const shared = await (PROVIDERS[provider] as () => Promise<SharedObject>)();
+  const engine = createEngine({ ...env, ...shared.secrets } as Env, { parentLocks });
+  const base = Math.floor(Math.random() * 1e6) * 100;
+  const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
+  await configureHost(shared.host, { readBarrier: SCOPES });
+  const runs = await Promise.all(
+    scopes.map((scope) =>
+      engine.apply({ environment: "preview", scope, plan: shared.plan, wait: true, waitTimeoutMs: 60_000 }),
+    ),
+  );
+  await configureHost(shared.host, {});
+  const have = await shared.entries();
+  const lost = scopes.map(shared.entry).filter((e) => !have.includes(e));
+  return { runs, have, lost, shared };
+}
+
+describe.each(Object.keys(PROVIDERS))("concurrent scopes on one %s object", (provider) => {
+  it(`${SCOPES} scopes add one entry each at once, with parent locks: every entry survives`, async () => {
+    const { runs, have, lost, shared } = await race(provider, true);
+    expect(runs.map((r) => r.run.status)).toEqual(Array(SCOPES).fill("succeeded"));
+    expect(lost).toEqual([]);
+    expect(have.slice(0, shared.unrelated.length)).toEqual(shared.unrelated);
+    expect(have).toHaveLength(shared.unrelated.length + SCOPES);
+  });
+
+  if (provider === "gcs") {
+    it("control case without parent locks: the precondition catches the race (412, re-read, retry), nothing lost", async () => {
+      const before = await gcsPreconditionFailures();
+      const { runs, lost } = await race(provider, false);
+      expect(runs.map((r) => r.run.error ?? r.run.status)).toEqual(Array(SCOPES).fill("succeeded"));
+      expect(await gcsPreconditionFailures()).toBeGreaterThan(before);
+      expect(lost).toEqual([]);
+    });
+  } else {
+    it("control case without parent locks: every run says succeeded, and entries are lost", async () => {
+      const { runs, lost } = await race(provider, false);
+      expect(runs.every((r) => r.run.status === "succeeded")).toBe(true);
+      expect(lost.length).toBeGreaterThan(0);
+    });
+  }
+});
