@@ -1,0 +1,156 @@
+/**
+ * The reliability suite's harness: an engine wired like production (real lock objects, R2, the
+ * emulators) but with a clock the test drives and an optional wrapper around provider HTTP, and
+ * the one check every fault ends with — after recovery nothing is lost, nothing is orphaned and
+ * no lock is held.
+ */
+import { env } from "cloudflare:workers";
+import type { ExpectStatic } from "vitest";
+import type { Clock } from "../../shared/clock";
+import { scopeLockKey } from "../../shared/lock-keys";
+import type { Plan } from "../../shared/schemas/plan";
+import { providerFetch } from "../../workers/emulators/transport";
+import type { EngineDeps, FaultHook } from "../../workers/engine/deps";
+import { Engine } from "../../workers/engine/engine";
+import {
+  configuredPolicy,
+  DEFAULT_TTL_SECONDS,
+  DEFAULT_WAIT_TIMEOUT_SECONDS,
+  durableLocks,
+  engineOps,
+  scopeStateGate,
+  secretsFromEnv,
+} from "../../workers/engine/wire";
+import { lockStub } from "../../workers/locks/lock-target";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
+import { appLockKey, freshPr, receipt } from "../helpers/engine";
+import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
+
+/**
+ * Time that moves only when the run sleeps (a retry wait passes at once and is recorded) or the
+ * test jumps it. Renewal timers are kept but never fire: a jump models an isolate that stalled
+ * past its deadline without renewing.
+ */
+export class StepClock implements Clock {
+  readonly sleeps: number[] = [];
+  #now: number;
+  #timers = new Map<number, () => void>();
+  #next = 1;
+
+  constructor(start = Date.now()) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  jump(ms: number): void {
+    this.#now += ms;
+  }
+
+  setTimeout(fn: () => void): unknown {
+    const id = this.#next++;
+    this.#timers.set(id, fn);
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+
+  async sleep(ms: number): Promise<void> {
+    this.sleeps.push(ms);
+    this.#now += ms;
+  }
+}
+
+export interface EngineKnobs {
+  clock?: Clock;
+  faults?: FaultHook;
+  /** Wraps provider HTTP (e.g. to model a response that arrives after the holder's deadline). */
+  wrapFetch?: (inner: typeof fetch) => typeof fetch;
+  ttlMs?: number;
+}
+
+/** The engine as workers/engine/wire.ts builds it, with the test's clock, faults and transport. */
+export function reliabilityEngine(knobs: EngineKnobs = {}): Engine {
+  const secrets = secretsFromEnv(env);
+  const fetcher = providerFetch(env);
+  const deps: EngineDeps = {
+    store: new R2ReceiptStore(env.RECEIPTS),
+    locks: durableLocks(env, secrets),
+    ops: engineOps(),
+    vars: env as unknown as Record<string, unknown>,
+    secrets,
+    fetch: knobs.wrapFetch ? knobs.wrapFetch(fetcher) : fetcher,
+    clock: knobs.clock ?? new StepClock(),
+    ttlMs: knobs.ttlMs ?? DEFAULT_TTL_SECONDS * 1000,
+    waitTimeoutMs: DEFAULT_WAIT_TIMEOUT_SECONDS * 1000,
+    parentLocks: true,
+    gate: scopeStateGate(env),
+    policy: configuredPolicy(env, secrets),
+    ...(knobs.faults ? { faults: knobs.faults } : {}),
+    warn: () => {},
+  };
+  return new Engine(deps);
+}
+
+/** A fresh tenant with one application holding an entry no scope owns, a fresh scope, its plan. */
+export async function freshWorld(): Promise<{ domain: string; scope: string; plan: Plan }> {
+  const domain = freshAuth0Domain("rel");
+  await seedTenant(domain, { callbacks: [UNOWNED] });
+  return { domain, scope: freshPr(), plan: previewPlan(domain) };
+}
+
+export const UNOWNED = "https://app.example.com/callback";
+
+/** The three lists the preview plan writes, as the emulated application holds them now. */
+export async function providerItems(domain: string): Promise<string[]> {
+  const app = await auth0Client(domain, APP_CLIENT);
+  if (!app) throw new Error(`application ${APP_CLIENT} missing on ${domain}`);
+  return [
+    ...app.callbacks.map((u) => `callbacks ${u}`),
+    ...app.allowed_logout_urls.map((u) => `logout ${u}`),
+    ...app.web_origins.map((u) => `origins ${u}`),
+  ].sort();
+}
+
+const LIST_OF_OP: Record<string, string> = {
+  "auth0.callbackUrl": "callbacks",
+  "auth0.logoutUrl": "logout",
+  "auth0.webOrigin": "origins",
+};
+
+/**
+ * After recovery: the provider holds exactly the unowned entry plus what the scopes' ledgers own
+ * (nothing lost, nothing orphaned), no receipt keeps an intent, and no lock is held or waited on.
+ */
+export async function expectSettled(expect: ExpectStatic, domain: string, scopes: string[]): Promise<void> {
+  const owned = [`callbacks ${UNOWNED}`];
+  for (const scope of scopes) {
+    const r = await receipt("preview", scope);
+    expect(r.intents, `intents left in ${scope}`).toEqual([]);
+    for (const e of r.ledger) owned.push(`${LIST_OF_OP[e.op]} ${e.key}`);
+  }
+  expect(await providerItems(domain)).toEqual(owned.sort());
+  const keys = [await appLockKey(domain), ...scopes.map((s) => scopeLockKey("preview", s))];
+  for (const key of keys) {
+    const state = await lockStub(env, key).read({ key });
+    expect({ key, held: state.held, waiters: state.waiters }).toEqual({ key, held: false, waiters: [] });
+  }
+}
+
+/** The three entries the preview plan gives `scope`, in providerItems' form. */
+export function entriesOf(scope: string): string[] {
+  const host = `https://${scope}.preview.example.com`;
+  return [`callbacks ${host}/callback`, `logout ${host}/`, `origins ${host}`];
+}
+
+/** Replaces the scope's receipt behind the run's back, as another writer would (DESIGN §8). */
+export async function intrude(scope: string, marker: string): Promise<void> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const { receipt: current, etag } = await store.read("preview", scope);
+  await store.write({ ...current, revision: current.revision + 1, intruder: marker }, etag);
+}
