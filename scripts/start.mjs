@@ -1,6 +1,10 @@
 // `npm start`: the whole service on embedded state (local Durable Objects, R2 and queues under
 // .wrangler/state), with provider HTTP answered by the emulators so examples/plan.json works offline.
 import { spawn } from "node:child_process";
+import { ensureSigningKey } from "./dev-vars.mjs";
+
+// Tokens from `npm run token` must verify against the key the instance loads at start.
+await ensureSigningKey();
 
 const port = process.env.PORT ?? "8787";
 const args = [
@@ -10,7 +14,7 @@ const args = [
   "--port",
   port,
   "--persist-to",
-  ".wrangler/state",
+  process.env.PERSIST_TO ?? ".wrangler/state",
   "--var",
   "EMULATORS:on",
   // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.

@@ -2,11 +2,10 @@
 // Prints a service token for the local instance (DESIGN §10), signed with SERVICE_SIGNING_KEY from
 // .dev.vars (gitignored; `wrangler dev` loads it). When the key is missing it is generated and
 // appended there. The private key is never printed.
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
+import { calculateJwkThumbprint, importJWK, SignJWT } from "jose";
+import { DEV_VARS, ensureSigningKey } from "./dev-vars.mjs";
 
-const DEV_VARS = ".dev.vars";
 const ROLES = ["admin", "ci", "viewer"];
 const DEFAULT_TTL_SECONDS = 3600;
 
@@ -37,34 +36,7 @@ if (values.role === "admin" && values.scope.length > 0)
 if (values.role === "ci" && values.scope.length === 0)
   process.stderr.write("token: a ci token without --scope acts on nothing\n");
 
-/** The value of KEY in a dotenv file: KEY=value, KEY='value' or KEY="value". */
-function readDevVar(text, key) {
-  for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!m || m[1] !== key) continue;
-    const raw = m[2].trim();
-    const quoted = /^(['"])(.*)\1$/.exec(raw);
-    return quoted ? quoted[2] : raw;
-  }
-  return undefined;
-}
-
-async function signingKey() {
-  const text = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
-  const existing = readDevVar(text, "SERVICE_SIGNING_KEY");
-  if (existing) return JSON.parse(existing);
-  const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
-  const jwk = await exportJWK(privateKey);
-  const separator = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
-  // Single quotes: the JSON holds double quotes, and dotenv takes single-quoted values literally.
-  appendFileSync(DEV_VARS, `${separator}SERVICE_SIGNING_KEY='${JSON.stringify(jwk)}'\n`, { mode: 0o600 });
-  process.stderr.write(
-    `token: generated a service signing key in ${DEV_VARS}; restart \`npm start\` to load it\n`,
-  );
-  return jwk;
-}
-
-const jwk = await signingKey();
+const jwk = await ensureSigningKey();
 if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string") {
   fail(`SERVICE_SIGNING_KEY in ${DEV_VARS} is not an Ed25519 private JWK`);
 }

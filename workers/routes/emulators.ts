@@ -1,0 +1,41 @@
+/**
+ * Local only (EMULATORS=on, i.e. `npm start` and tests): what an emulated provider host holds, so a
+ * new user can see both scopes' entries side by side on the demo tenant. Credentials the emulator
+ * keeps (M2M secrets, issued tokens) are never shown. Answers 404 in production.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { SponsonError } from "../../shared/errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../http/validation";
+
+const CREDENTIAL_KEY = /^(m2m|token|secret|key|credential|sa|serviceaccount)[:/]/i;
+
+const emulatorRoute = createRoute({
+  method: "get",
+  path: "/v1/emulators/{host}",
+  summary: "Local only: the state of an emulated provider host (credentials left out)",
+  request: {
+    params: z.object({ host: z.string().regex(/^[a-z0-9.-]{1,253}$/i) }),
+  },
+  responses: {
+    200: {
+      description: "The emulated objects of that host, by storage key",
+      content: {
+        "application/json": {
+          schema: z.object({ host: z.string(), state: z.record(z.string(), z.unknown()) }),
+        },
+      },
+    },
+  },
+});
+
+export const emulatorRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
+  emulatorRoute,
+  async (c) => {
+    if (c.env.EMULATORS !== "on") throw new SponsonError("NOT_FOUND", "provider emulators run only locally");
+    const { host } = c.req.valid("param");
+    const dump = await c.env.PROVIDER_EMULATOR.get(c.env.PROVIDER_EMULATOR.idFromName(host)).dump("");
+    const state = Object.fromEntries(Object.entries(dump).filter(([k]) => !CREDENTIAL_KEY.test(k)));
+    return c.json({ host, state }, 200);
+  },
+);
