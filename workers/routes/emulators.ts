@@ -6,6 +6,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
+import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 
 const CREDENTIAL_KEY = /^(m2m|token|secret|key|credential|sa|serviceaccount)[:/]/i;
@@ -13,7 +14,10 @@ const CREDENTIAL_KEY = /^(m2m|token|secret|key|credential|sa|serviceaccount)[:/]
 const emulatorRoute = createRoute({
   method: "get",
   path: "/v1/emulators/{host}",
+  operationId: "getEmulatorState",
+  tags: ["emulators"],
   summary: "Local only: the state of an emulated provider host (credentials left out)",
+  security: bearerSecurity,
   request: {
     params: z.object({ host: z.string().regex(/^[a-z0-9.-]{1,253}$/i) }),
   },
@@ -26,6 +30,7 @@ const emulatorRoute = createRoute({
         },
       },
     },
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
   },
 });
 

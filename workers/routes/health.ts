@@ -1,4 +1,5 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { healthSchema } from "../../shared/schemas/responses";
 import type { AppEnv } from "../app-env";
 import { publicSecurity } from "../http/openapi-problems";
 
@@ -12,7 +13,7 @@ const healthRoute = createRoute({
   responses: {
     200: {
       description: "The Worker is up",
-      content: { "application/json": { schema: z.object({ ok: z.literal(true), service: z.string() }) } },
+      content: { "application/json": { schema: healthSchema } },
     },
   },
 });

@@ -2,7 +2,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
-import { lockStateSchema, releaseOutcomeSchema } from "../../shared/schemas/lock";
+import { lockStateSchema } from "../../shared/schemas/lock";
+import {
+  forceReleaseBodySchema,
+  forceReleaseResultSchema,
+  lockListSchema,
+} from "../../shared/schemas/responses";
 import type { AppEnv } from "../app-env";
 import {
   AUTH_CODES,
@@ -35,7 +40,7 @@ const listRoute = createRoute({
   responses: {
     200: {
       description: "Every held scope and parent lock",
-      content: { "application/json": { schema: z.object({ locks: z.array(lockState) }) } },
+      content: { "application/json": { schema: withOpenApi(lockListSchema, "LockList") } },
     },
     ...problemResponses(...AUTH_CODES),
   },
@@ -58,7 +63,7 @@ const readRoute = createRoute({
   },
 });
 
-const forceReleaseBody = z.object({ reason: z.string().trim().min(1).max(500) });
+const forceReleaseBody = withOpenApi(forceReleaseBodySchema, "ForceReleaseBody");
 
 const forceReleaseRoute = createRoute({
   method: "delete",
@@ -74,7 +79,9 @@ const forceReleaseRoute = createRoute({
   responses: {
     200: {
       description: "The lock was force-released (or was not held)",
-      content: { "application/json": { schema: releaseOutcomeSchema.extend({ lock: lockState }) } },
+      content: {
+        "application/json": { schema: withOpenApi(forceReleaseResultSchema, "ForceReleaseResult") },
+      },
     },
     ...problemResponses(...BODY_CODES, "NOT_FOUND", ...AUTH_CODES),
   },

@@ -8,6 +8,7 @@ import {
   rollbackBodySchema,
   scopePathSchema,
 } from "../../shared/schemas/requests";
+import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
 import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
@@ -112,16 +113,7 @@ const listRoute = createRoute({
       description: "Scopes that have receipts",
       content: {
         "application/json": {
-          schema: z.object({
-            scopes: z.array(
-              z.object({
-                environment: z.string(),
-                scope: z.string(),
-                entries: z.number(),
-                uploadedAt: z.number(),
-              }),
-            ),
-          }),
+          schema: withOpenApi(scopeListSchema, "ScopeList"),
         },
       },
     },

@@ -1,0 +1,28 @@
+/**
+ * Response bodies of the routes that have no domain schema of their own (DESIGN §6). The routes
+ * answer with them and the CLI's client parses with them, so neither side restates the shape.
+ */
+import { z } from "zod";
+import { lockStateSchema, releaseOutcomeSchema } from "./lock";
+
+export const healthSchema = z.object({ ok: z.literal(true), service: z.string() });
+
+export const scopeSummarySchema = z.object({
+  environment: z.string(),
+  scope: z.string(),
+  entries: z.number(),
+  uploadedAt: z.number(),
+});
+export type ScopeSummary = z.infer<typeof scopeSummarySchema>;
+
+export const scopeListSchema = z.object({ scopes: z.array(scopeSummarySchema) });
+export type ScopeList = z.infer<typeof scopeListSchema>;
+
+export const lockListSchema = z.object({ locks: z.array(lockStateSchema) });
+export type LockList = z.infer<typeof lockListSchema>;
+
+export const forceReleaseBodySchema = z.object({ reason: z.string().trim().min(1).max(500) });
+export type ForceReleaseBody = z.infer<typeof forceReleaseBodySchema>;
+
+export const forceReleaseResultSchema = releaseOutcomeSchema.extend({ lock: lockStateSchema });
+export type ForceReleaseResult = z.infer<typeof forceReleaseResultSchema>;
