@@ -3,6 +3,7 @@ import type { ProviderAdapter } from "../engine/op-spec";
 import { auth0Adapter } from "./auth0";
 import { firebaseAdapter } from "./firebase";
 import { gcsAdapter } from "./gcs";
+import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
 import { supabaseAdapter } from "./supabase";
 
@@ -12,4 +13,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   firebaseAdapter,
   gcsAdapter,
   oktaAdapter,
+  kindeAdapter,
 ];

@@ -3,6 +3,7 @@ import { auth0Emulator } from "./auth0";
 import type { ProviderEmulatorModule } from "./emulator";
 import { googleOAuthEmulator, identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
+import { kindeEmulator } from "./kinde";
 import { oktaEmulator } from "./okta";
 import { supabaseEmulator } from "./supabase";
 
@@ -13,6 +14,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   identityToolkitEmulator,
   gcsEmulator,
   oktaEmulator,
+  kindeEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

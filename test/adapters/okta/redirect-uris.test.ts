@@ -9,7 +9,7 @@ const UNRELATED = [
   "http://localhost:8080/login/callback",
 ];
 const LOGOUT = ["https://app.example.com/"];
-const URL = "https://pr-1.preview.example.com/authorization-code/callback";
+const ITEM = "https://pr-1.preview.example.com/authorization-code/callback";
 
 for (const [name, field, unrelated] of [
   ["okta.redirectUri", "redirect_uris", UNRELATED],
@@ -18,7 +18,7 @@ for (const [name, field, unrelated] of [
   describeProviderContract({
     provider: "okta",
     op: oktaOp(name),
-    item: URL,
+    item: ITEM,
     unrelated: [...unrelated],
     apiHost: (f) => (f.ctx.config as { domain: string }).domain,
     forbiddenOn: "write",
@@ -40,7 +40,7 @@ for (const [name, field, unrelated] of [
       const o = await oktaOrg({ redirect_uris: UNRELATED, post_logout_redirect_uris: LOGOUT }, failure);
       return {
         ...o,
-        params: { app: APP_ID, url: URL },
+        params: { app: APP_ID, url: ITEM },
         secrets: [o.token],
         entries: async () => (await o.app())?.settings.oauthClient[field] ?? [],
         // lastUpdated moves with every PUT; everything else must come back exactly.
@@ -63,7 +63,7 @@ describe("okta list ops: GET then PUT of the whole app", () => {
     const o = await oktaOrg({ redirect_uris: UNRELATED, post_logout_redirect_uris: LOGOUT });
     const before = await o.app();
     const op = oktaOp("okta.redirectUri");
-    const params = { app: APP_ID, url: URL };
+    const params = { app: APP_ID, url: ITEM };
     await op.create(o.ctx, params, await op.inspect(o.ctx, params));
     expect(o.calls).toEqual([`GET /api/v1/apps/${APP_ID}`, `PUT /api/v1/apps/${APP_ID}`]);
     const after = await oktaApp(o.org, APP_ID);
@@ -72,7 +72,7 @@ describe("okta list ops: GET then PUT of the whole app", () => {
       lastUpdated: 0,
       settings: {
         ...before?.settings,
-        oauthClient: { ...before?.settings.oauthClient, redirect_uris: [...UNRELATED, URL] },
+        oauthClient: { ...before?.settings.oauthClient, redirect_uris: [...UNRELATED, ITEM] },
       },
     });
     expect(after?.settings.oauthClient.post_logout_redirect_uris).toEqual(LOGOUT);
@@ -89,7 +89,7 @@ describe("okta list ops: GET then PUT of the whole app", () => {
   it("lockOn names the org's app, from the plan block as written", () => {
     expect(
       oktaOp("okta.postLogoutRedirectUri").lockOn(
-        { app: APP_ID, url: URL },
+        { app: APP_ID, url: ITEM },
         { type: "okta", domain: "Acme.okta.com", apiToken: { secret: "OKTA_API_TOKEN" } },
       ),
     ).toBe(`okta:acme.okta.com:app:${APP_ID}`);

@@ -7,13 +7,13 @@ import { redirectUrl, supabaseProject } from "./supabase-project";
 // Spaces after commas and a glob: what a hand-edited dashboard list looks like.
 const EXISTING = "http://localhost:3000/**, https://app.example.com/auth/callback,https://*.vercel.app/**";
 const UNRELATED = EXISTING.split(",");
-const URL = "https://pr-1.preview.example.com/**";
+const ITEM = "https://pr-1.preview.example.com/**";
 const split = (list: string | null) => (list ? list.split(",") : []);
 
 describeProviderContract({
   provider: "supabase",
   op: redirectUrl,
-  item: URL,
+  item: ITEM,
   unrelated: UNRELATED,
   apiHost: () => SUPABASE_HOST,
   forbiddenOn: "write",
@@ -31,7 +31,7 @@ describeProviderContract({
     const p = await supabaseProject(EXISTING, failure);
     return {
       ...p,
-      params: { project: p.ref, url: URL },
+      params: { project: p.ref, url: ITEM },
       secrets: [p.token],
       entries: async () => split(await p.allowListNow()),
       snapshot: () => supabaseAuthConfig(p.ref),
@@ -43,16 +43,16 @@ describeProviderContract({
 describe("supabase.redirectUrl keeps the comma-separated string byte-for-byte", () => {
   it("appends with a bare comma and removes only its own entry, spaces around others intact", async () => {
     const p = await supabaseProject(EXISTING);
-    const params = { project: p.ref, url: URL };
+    const params = { project: p.ref, url: ITEM };
     await redirectUrl.create(p.ctx, params, await redirectUrl.inspect(p.ctx, params));
-    expect(await p.allowListNow()).toBe(`${EXISTING},${URL}`);
+    expect(await p.allowListNow()).toBe(`${EXISTING},${ITEM}`);
     await redirectUrl.remove(p.ctx, params, await redirectUrl.inspect(p.ctx, params));
     expect(await p.allowListNow()).toBe(EXISTING);
   });
 
   it("an entry written with spaces around it counts as present and is removed whole", async () => {
-    const p = await supabaseProject(`https://a.example.com/**,  ${URL} ,https://b.example.com/**`);
-    const params = { project: p.ref, url: URL };
+    const p = await supabaseProject(`https://a.example.com/**,  ${ITEM} ,https://b.example.com/**`);
+    const params = { project: p.ref, url: ITEM };
     const seen = await redirectUrl.inspect(p.ctx, params);
     expect(seen.present).toBe(true);
     await redirectUrl.remove(p.ctx, params, seen);
@@ -62,9 +62,9 @@ describe("supabase.redirectUrl keeps the comma-separated string byte-for-byte", 
   it("a null or empty allow-list becomes the single entry, and back to empty", async () => {
     for (const initial of [null, ""]) {
       const p = await supabaseProject(initial);
-      const params = { project: p.ref, url: URL };
+      const params = { project: p.ref, url: ITEM };
       await redirectUrl.create(p.ctx, params, await redirectUrl.inspect(p.ctx, params));
-      expect(await p.allowListNow()).toBe(URL);
+      expect(await p.allowListNow()).toBe(ITEM);
       await redirectUrl.remove(p.ctx, params, await redirectUrl.inspect(p.ctx, params));
       expect(await p.allowListNow()).toBe("");
     }
@@ -77,7 +77,7 @@ describe("supabase.redirectUrl keeps the comma-separated string byte-for-byte", 
       site_url: "https://app.example.com",
       jwt_exp: 900,
     });
-    const params = { project: p.ref, url: URL };
+    const params = { project: p.ref, url: ITEM };
     await redirectUrl.create(p.ctx, params, await redirectUrl.inspect(p.ctx, params));
     expect(await supabaseAuthConfig(p.ref)).toMatchObject({
       site_url: "https://app.example.com",
@@ -90,13 +90,13 @@ describe("supabase.redirectUrl keeps the comma-separated string byte-for-byte", 
   });
 
   it("lockOn is the project's auth config; params refuse commas, which would split the entry", () => {
-    expect(redirectUrl.lockOn({ project: "abcdefghijklmnopqrst", url: URL }, { type: "supabase" })).toBe(
+    expect(redirectUrl.lockOn({ project: "abcdefghijklmnopqrst", url: ITEM }, { type: "supabase" })).toBe(
       "supabase:abcdefghijklmnopqrst:auth",
     );
-    expect(redirectUrl.key({ project: "abc", url: URL })).toBe(URL);
+    expect(redirectUrl.key({ project: "abc", url: ITEM })).toBe(ITEM);
     expect(
       redirectUrl.params.safeParse({ project: "abc", url: "https://a.example.com,https://b" }).success,
     ).toBe(false);
-    expect(redirectUrl.params.safeParse({ project: "../x", url: URL }).success).toBe(false);
+    expect(redirectUrl.params.safeParse({ project: "../x", url: ITEM }).success).toBe(false);
   });
 });

@@ -1,0 +1,46 @@
+/**
+ * Kinde: an application's callback and logout URLs (DESIGN §1). Kinde adds and removes single URLs
+ * server-side, so each URL is an object of its own: `lockOn` is null and no parent lease is taken.
+ * Plan block: `{ "type": "kinde", "domain": "acme.kinde.com", "clientId": "…", "clientSecret":
+ * { "secret": "KINDE_CLIENT_SECRET" } }`; line params: `{ "app": "<application id>", "url": "https://…" }`.
+ */
+import type { OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
+import { type KindeConfig, kindeConfigSchema, kindeLineParamsSchema } from "./config";
+import { addUrl, deleteUrl, type KindeList, readUrls } from "./management-api";
+
+const parse = (params: Params) => kindeLineParamsSchema.parse(params);
+
+function kindeUrlOp(name: string, list: KindeList): OpSpec<KindeConfig> {
+  return {
+    name,
+    providerType: "kinde",
+    params: kindeLineParamsSchema,
+    key: (params) => parse(params).url,
+    lockOn: () => null,
+    async inspect(ctx, params) {
+      const { app, url } = parse(params);
+      return { present: (await readUrls(ctx, app, list)).includes(url) };
+    },
+    async create(ctx, params, seen) {
+      if (seen.present) return;
+      const { app, url } = parse(params);
+      await addUrl(ctx, app, list, url);
+    },
+    async remove(ctx, params, seen) {
+      if (!seen.present) return;
+      const { app, url } = parse(params);
+      await deleteUrl(ctx, app, list, url);
+    },
+  };
+}
+
+const typedAdapter: ProviderAdapter<KindeConfig> = {
+  type: "kinde",
+  config: kindeConfigSchema,
+  ops: [
+    kindeUrlOp("kinde.callbackUrl", { path: "auth_redirect_urls", field: "redirect_urls" }),
+    kindeUrlOp("kinde.logoutUrl", { path: "auth_logout_urls", field: "logout_urls" }),
+  ],
+};
+
+export const kindeAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
