@@ -4,10 +4,13 @@ import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
+import { testHookRoutes } from "./dashboard/test-hooks";
 import { createEngine, type EngineOverrides } from "./engine/wire";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
 import { loadPolicy } from "./policy/middleware";
+import { dashboardRoutes } from "./routes/dashboard";
+import { emulatorRoutes } from "./routes/emulators";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
@@ -22,6 +25,8 @@ export interface AppOptions {
   engine?: EngineOverrides;
   /** Test-only: the GitHub key source or its fetch, and the clock tokens are checked against. */
   auth?: AuthOptions;
+  /** Local browser tests only: the lock hooks of workers/dashboard/test-hooks.ts (workers/index.ts). */
+  testHooks?: boolean;
 }
 
 export function createApp(options: AppOptions = {}) {
@@ -47,6 +52,9 @@ export function createApp(options: AppOptions = {}) {
     scopeRoutes((env) => createEngine(env, options.engine)),
   );
   app.route("/", githubWebhookRoutes);
+  app.route("/", emulatorRoutes);
+  app.route("/", dashboardRoutes);
+  if (options.testHooks) app.route("/", testHookRoutes);
   mountOpenApi(app);
   return app;
 }
