@@ -10,6 +10,7 @@ import { lockKind } from "../shared/lock-keys";
 import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
 import { decideAcquire, holdsToken, isExpired, type LeaseRow } from "./lease-rules";
 import { migrate } from "./lease-schema";
+import { announceLockChange, type LockChange } from "./lock-feed";
 
 export const HISTORY_LIMIT = 50;
 /** DESIGN §4 default, used when a waiting caller names no timeout of its own. */
@@ -220,6 +221,7 @@ export class LeaseLock extends DurableObject<Env> {
     );
     this.#record(now, transition, holder, token, note);
     void this.ctx.storage.setAlarm(expiresAt);
+    this.#announce("held");
     return { key: this.#meta("key") ?? "", holder, token, acquiredAt: now, expiresAt };
   }
 
@@ -235,6 +237,7 @@ export class LeaseLock extends DurableObject<Env> {
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
     this.#record(now, transition, lease.holder, lease.token, note);
     if (this.#waiters.length === 0) void this.ctx.storage.deleteAlarm();
+    this.#announce("free");
   }
 
   #enqueue(req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
@@ -248,6 +251,7 @@ export class LeaseLock extends DurableObject<Env> {
         timer: setTimeout(() => this.#giveUp(waiter), timeoutMs),
       };
       this.#waiters.push(waiter);
+      this.#announce("waiters");
     }).then(async (result) => {
       if (result.ok) await this.#syncIndex();
       return result;
@@ -260,6 +264,7 @@ export class LeaseLock extends DurableObject<Env> {
     const at = this.#waiters.indexOf(waiter);
     if (at < 0) return; // already granted
     this.#waiters.splice(at, 1);
+    this.#announce("waiters");
     waiter.resolve(this.#held(this.#lease()));
   }
 
@@ -275,6 +280,12 @@ export class LeaseLock extends DurableObject<Env> {
         expiresAt: lease.expiresAt,
       },
     );
+  }
+
+  /** Tell open dashboards (durable-objects/lock-feed.ts); not awaited, so never on the hot path. */
+  #announce(change: LockChange): void {
+    const key = this.#meta("key");
+    if (key) announceLockChange(this.env, key, change);
   }
 
   // --- the held-lock index (docs/storage.md) ---

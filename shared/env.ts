@@ -1,4 +1,5 @@
 import type { LeaseLock } from "../durable-objects/lease-lock";
+import type { LockFeed } from "../durable-objects/lock-feed";
 import type { ProviderEmulator } from "../durable-objects/provider-emulator";
 import type { ScopeState } from "../durable-objects/scope-state";
 import type { QueuedDestroy } from "../workers/queue/queued-destroy";
@@ -7,6 +8,8 @@ import type { QueuedDestroy } from "../workers/queue/queued-destroy";
 export interface Env {
   LEASE_LOCK: DurableObjectNamespace<LeaseLock>;
   RECEIPTS: R2Bucket;
+  /** The dashboard's lock feed (durable-objects/lock-feed.ts); lock objects notify it, never await it. */
+  LOCK_FEED?: DurableObjectNamespace<LockFeed>;
   LEASE_TTL_SECONDS?: string;
   WAIT_TIMEOUT_SECONDS?: string;
   /** Emulated provider hosts, one object per host (tests and `npm start` only). */

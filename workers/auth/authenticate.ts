@@ -5,6 +5,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
+import { dashboardSessionToken, signInRedirect } from "../dashboard/session";
 import { authConfigFromEnv } from "./auth-config";
 import { type GithubKeySource, remoteGithubKeys } from "./github-keys";
 import { isPublicRoute } from "./route-access";
@@ -33,11 +34,27 @@ export function authenticate(options: AuthOptions = {}) {
     }
     const config = authConfigFromEnv(c.env);
     const header = c.req.header("authorization");
-    if (header === undefined) throw missingToken();
-    const match = BEARER.exec(header.trim());
-    if (!match?.[1]) throw unauthenticated("malformed", "the Authorization header must be `Bearer <jwt>`");
+    // Without a header, the dashboard's session cookie is the credential, on /dashboard paths only
+    // (workers/dashboard/session.ts); a browser without one is sent to the sign-in form.
+    const session = header === undefined ? dashboardSessionToken(c) : undefined;
+    if (header === undefined && session === undefined) {
+      const redirect = signInRedirect(c, false);
+      if (redirect) return redirect;
+      throw missingToken();
+    }
+    const match = header === undefined ? null : BEARER.exec(header.trim());
+    const token = session ?? match?.[1];
+    if (!token) throw unauthenticated("malformed", "the Authorization header must be `Bearer <jwt>`");
     const service = await serviceKeySet(config.serviceSigningKey, config.servicePublicKeys);
-    const caller = await verifyBearer(match[1], config, { github: githubKeys, service }, new Date(now()));
+    let caller: Awaited<ReturnType<typeof verifyBearer>>;
+    try {
+      caller = await verifyBearer(token, config, { github: githubKeys, service }, new Date(now()));
+    } catch (err) {
+      // An expired or revoked session cookie: clear it and ask the browser to sign in again.
+      const redirect = session === undefined ? null : signInRedirect(c, true);
+      if (redirect) return redirect;
+      throw err;
+    }
     c.set("caller", caller);
     c.set("actor", caller.subject);
     await next();

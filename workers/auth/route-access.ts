@@ -15,6 +15,10 @@ const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", "/healthz"],
   ["HEAD", "/healthz"],
   ["POST", "/v1/webhooks/github"],
+  // The dashboard's sign-in form and sign-out: same-origin checked in workers/routes/dashboard.ts.
+  ["GET", "/dashboard/sign-in"],
+  ["POST", "/dashboard/sign-in"],
+  ["POST", "/dashboard/sign-out"],
 ];
 
 export function isPublicRoute(method: string, path: string): boolean {

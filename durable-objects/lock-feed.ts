@@ -1,0 +1,81 @@
+/**
+ * The dashboard's lock feed: one object that holds the dashboards' WebSockets and tells them when
+ * a lock changed. Lock objects call `changed` without awaiting it (durable-objects/lease-lock.ts),
+ * so no acquire or release ever waits on this object; a lost notification only delays a page
+ * until its fallback refresh. The sockets use the hibernation API: an idle feed with open
+ * dashboards costs nothing, and the object wakes only to fan a message out.
+ *
+ * Messages carry only the lock key and the kind of change; the page re-fetches what it shows
+ * through the authenticated dashboard route, so nothing here needs its own access checks beyond
+ * the route that upgrades the socket (workers/routes/dashboard.ts).
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../shared/env";
+
+/** The one feed; sharding by key prefix is possible later without changing the lock objects' call. */
+export const LOCK_FEED_NAME = "dashboard";
+
+export type LockChange = "held" | "free" | "waiters";
+
+export interface LockFeedApi {
+  changed(key: string, change: LockChange): Promise<number>;
+}
+
+export class LockFeed extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Keep-alive pings are answered without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+  }
+
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    }
+    const pair = new WebSocketPair();
+    this.ctx.acceptWebSocket(pair[1]);
+    pair[1].send(JSON.stringify({ type: "hello", at: Date.now() }));
+    return new Response(null, { status: 101, webSocket: pair[0] });
+  }
+
+  /** Broadcast one change; answers how many sockets it reached (tests read it). */
+  async changed(key: string, change: LockChange): Promise<number> {
+    const message = JSON.stringify({ type: "lock", key, change, at: Date.now() });
+    let sent = 0;
+    for (const ws of this.ctx.getWebSockets()) {
+      try {
+        ws.send(message);
+        sent += 1;
+      } catch {
+        // A socket closing under us; its close event cleans up.
+      }
+    }
+    return sent;
+  }
+
+  override async webSocketMessage(): Promise<void> {
+    // Dashboards only listen; anything but the auto-answered ping is ignored.
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    try {
+      ws.close(code === 1005 ? 1000 : code, reason);
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** Fire-and-forget from a lock object: never awaited, never throws into the caller. */
+export function announceLockChange(env: Env, key: string, change: LockChange): void {
+  const ns = env.LOCK_FEED;
+  if (ns === undefined) return;
+  try {
+    const stub = ns.get(ns.idFromName(LOCK_FEED_NAME)) as unknown as LockFeedApi;
+    stub.changed(key, change).catch(() => {
+      // The page's fallback refresh heals a lost notification.
+    });
+  } catch {
+    // Same: a notification is best effort by design.
+  }
+}

@@ -1,0 +1,99 @@
+/** What a viewer sees: held locks with their waiters, ledgers and runs; everything escaped; no secrets. */
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { lockStub, lockTarget } from "../../workers/locks/lock-target";
+import { apply, testApp } from "../helpers/app";
+import { freshAuth0Domain } from "../helpers/emulators";
+import { appIdentity, holdAppLock, untilWaiters } from "../helpers/engine";
+import { freshScopeKey } from "../helpers/locks";
+import { previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
+import { browserRequest, session } from "./session";
+
+const app = testApp();
+
+describe("the dashboard page", () => {
+  it("a viewer sees a held parent lock with its identity, holder, countdown and waiter; no release form", async ({
+    expect,
+  }) => {
+    const domain = freshAuth0Domain();
+    const held = await holdAppLock(domain, "run-holder-1");
+    const waiting = lockTarget(env, held.key, appIdentity(domain)).acquire(
+      "run-waiter-2",
+      30_000,
+      true,
+      60_000,
+    );
+    await untilWaiters(held.key, 1);
+
+    const viewer = await session("viewer");
+    const res = await browserRequest(app, "GET", "/dashboard", { cookie: viewer.cookie });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toMatch(/script-src 'nonce-[^']+'/);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const html = await res.text();
+    const card = html.slice(html.indexOf(`data-key="${held.key}"`));
+    expect(card).toContain(appIdentity(domain));
+    expect(card).toContain("run-holder-1");
+    expect(card).toMatch(/data-expires-at="\d+"/);
+    expect(card).toContain("run-waiter-2");
+    expect(html).not.toContain("Force release");
+    expect(html).not.toContain(viewer.token);
+
+    await held.release();
+    const granted = await waiting;
+    expect(granted.ok).toBe(true);
+    if (granted.ok)
+      await lockStub(env, held.key).release({
+        key: held.key,
+        holder: "run-waiter-2",
+        token: granted.value.token,
+      });
+  });
+
+  it("an admin gets a force-release form per lock, with the session's CSRF token", async ({ expect }) => {
+    const key = freshScopeKey("dash");
+    const grant = await lockTarget(env, key).acquire("run-admin-view", 30_000, false, 0);
+    expect(grant.ok).toBe(true);
+    const admin = await session("admin");
+    const html = await (await browserRequest(app, "GET", "/dashboard/live", { cookie: admin.cookie })).text();
+    const card = html.slice(html.indexOf(`data-key="${key}"`));
+    expect(card).toContain('action="/dashboard/locks/release"');
+    expect(card).toContain(`name="csrf" value="${admin.csrf}"`);
+    expect(card).toContain(`name="key" value="${key}"`);
+    expect(html).not.toContain(admin.token);
+    await lockStub(env, key).forceRelease({ key, reason: "test cleanup", actor: "test" });
+  });
+
+  it("holder names are escaped, never markup", async ({ expect }) => {
+    const key = freshScopeKey("xss");
+    const holder = `<img src=x onerror="alert(1)">`;
+    const grant = await lockTarget(env, key).acquire(holder, 30_000, false, 0);
+    expect(grant.ok).toBe(true);
+    const viewer = await session("viewer");
+    const html = await (
+      await browserRequest(app, "GET", "/dashboard/live", { cookie: viewer.cookie })
+    ).text();
+    expect(html).not.toContain(holder);
+    expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
+    await lockStub(env, key).forceRelease({ key, reason: "test cleanup", actor: "test" });
+  });
+
+  it("after an apply, the ledger shows each URL in its provider object with the run, and the run's status", async ({
+    expect,
+  }) => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const result = await apply(app, "preview", "pr-4711", previewPlan(domain));
+    expect(result.run.status).toBe("succeeded");
+    const viewer = await session("viewer");
+    const html = await (await browserRequest(app, "GET", "/dashboard", { cookie: viewer.cookie })).text();
+    const scope = html.slice(html.indexOf('data-scope="preview/pr-4711"'));
+    expect(scope).toContain(appIdentity(domain));
+    expect(scope).toContain(result.run.id);
+    for (const line of result.lines) expect(scope).toContain(line.id);
+    const run = html.slice(html.indexOf(`data-run="${result.run.id}"`));
+    expect(run).toContain("succeeded");
+    // The provider block's secret never reaches the page, nor does the M2M client's id/secret pair.
+    expect(html).not.toContain(TEST_M2M.clientSecret);
+  });
+});

@@ -1,0 +1,44 @@
+/** GET /dashboard: the header (who is signed in, feed status, sign-out) around the live sections. */
+import type { Role } from "../auth/caller";
+import { Layout } from "./layout";
+import { type LiveProps, LiveSections } from "./live-sections";
+
+export interface DashboardProps extends LiveProps {
+  nonce: string;
+  subject: string;
+  role: Role;
+  /** The session's CSRF token (sign-out form). */
+  csrf: string;
+  /** A fixed-format notice after an action, e.g. a force-release. */
+  notice?: { kind: "ok" | "bad"; text: string };
+}
+
+export function DashboardPage(props: DashboardProps) {
+  return (
+    <Layout title="Locks · Sponson Edge" nonce={props.nonce} script>
+      <header class="top">
+        <h1>Sponson Edge</h1>
+        <span id="feed-status" data-state="connecting" role="status">
+          connecting
+        </span>
+        <span class="who">
+          {props.subject} · {props.role}
+        </span>
+        <form method="post" action="/dashboard/sign-out">
+          <input type="hidden" name="csrf" value={props.csrf} />
+          <button type="submit">Sign out</button>
+        </form>
+      </header>
+      <main>
+        {props.notice ? (
+          <p class={`notice ${props.notice.kind}`} role="status">
+            {props.notice.text}
+          </p>
+        ) : null}
+        <div id="live">
+          <LiveSections snapshot={props.snapshot} releaseCsrf={props.releaseCsrf} />
+        </div>
+      </main>
+    </Layout>
+  );
+}

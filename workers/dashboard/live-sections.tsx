@@ -1,0 +1,20 @@
+/** The part of the page the script re-fetches and swaps in (GET /dashboard/live). */
+import { LockCards } from "./lock-cards";
+import { RecentRuns } from "./recent-runs";
+import { ScopeLedgers } from "./scope-ledgers";
+import type { Snapshot } from "./snapshot";
+
+export interface LiveProps {
+  snapshot: Snapshot;
+  releaseCsrf: string | null;
+}
+
+export function LiveSections({ snapshot, releaseCsrf }: LiveProps) {
+  return (
+    <div data-now={snapshot.now}>
+      <LockCards locks={snapshot.locks} now={snapshot.now} releaseCsrf={releaseCsrf} />
+      <RecentRuns runs={snapshot.runs} />
+      <ScopeLedgers scopes={snapshot.scopes} total={snapshot.totalScopes} />
+    </div>
+  );
+}

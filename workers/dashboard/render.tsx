@@ -1,0 +1,8 @@
+/** JSX entry points for the route file (workers/routes/dashboard.ts stays plain TypeScript). */
+import { DashboardPage, type DashboardProps } from "./dashboard-page";
+import { type LiveProps, LiveSections } from "./live-sections";
+import { SignInPage, type SignInProps } from "./sign-in-page";
+
+export const renderDashboard = (props: DashboardProps) => <DashboardPage {...props} />;
+export const renderLive = (props: LiveProps) => <LiveSections {...props} />;
+export const renderSignIn = (props: SignInProps) => <SignInPage {...props} />;

@@ -1,0 +1,133 @@
+/**
+ * What the dashboard shows, read fresh for every render: held locks from their own objects (via
+ * the R2 index, like GET /v1/locks), and the newest scopes' receipts for ledgers and recent runs.
+ * Only display fields are kept: provider blocks and params never reach a page.
+ */
+import type { Env } from "../../shared/env";
+import type { LockState } from "../../shared/schemas/lock";
+import type { Receipt, RunRecord } from "../../shared/schemas/receipt";
+import { listHeldLocks } from "../locks/held-locks";
+import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+
+/** Receipts read per render: the most recently written scopes. */
+export const SCOPES_SHOWN = 30;
+export const RUNS_SHOWN = 25;
+
+export interface LedgerRow {
+  line: string;
+  op: string;
+  key: string;
+  parent: string | null;
+  runId: string;
+  createdAt: number;
+}
+
+export interface ScopeView {
+  environment: string;
+  scope: string;
+  updatedAt: number;
+  ledger: LedgerRow[];
+  /** Set when the receipt could not be read; the rest of the page still renders. */
+  problem?: string;
+}
+
+export interface RunView {
+  id: string;
+  environment: string;
+  scope: string;
+  action: RunRecord["action"];
+  status: RunRecord["status"];
+  startedAt: number;
+  finishedAt: number;
+  error?: { code: string; message: string };
+}
+
+export interface LockView {
+  key: string;
+  kind: LockState["kind"];
+  identity: string | null;
+  holder: string;
+  since: number;
+  expiresAt: number;
+  waiters: { holder: string; since: number }[];
+}
+
+export interface Snapshot {
+  now: number;
+  locks: LockView[];
+  scopes: ScopeView[];
+  runs: RunView[];
+  totalScopes: number;
+}
+
+export function lockView(state: LockState): LockView | null {
+  if (!state.held || state.holder === null || state.since === null || state.expiresAt === null) return null;
+  return {
+    key: state.key,
+    kind: state.kind,
+    identity: state.identity,
+    holder: state.holder,
+    since: state.since,
+    expiresAt: state.expiresAt,
+    waiters: state.waiters.map((w) => ({ holder: w.holder, since: w.since })),
+  };
+}
+
+export function ledgerRows(receipt: Receipt): LedgerRow[] {
+  return receipt.ledger.map((e) => ({
+    line: e.line,
+    op: e.op,
+    key: e.key,
+    parent: e.parent,
+    runId: e.runId,
+    createdAt: e.createdAt,
+  }));
+}
+
+/** Newest first across scopes; at most `limit`. Pure. */
+export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): RunView[] {
+  const runs: RunView[] = [];
+  for (const r of receipts) {
+    for (const run of r.runs) {
+      runs.push({
+        id: run.id,
+        environment: r.environment,
+        scope: r.scope,
+        action: run.action,
+        status: run.status,
+        startedAt: run.startedAt,
+        finishedAt: run.finishedAt,
+        ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+      });
+    }
+  }
+  return runs.sort((a, b) => b.finishedAt - a.finishedAt || a.id.localeCompare(b.id)).slice(0, limit);
+}
+
+export async function loadSnapshot(env: Env, now: () => number = Date.now): Promise<Snapshot> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const [held, summaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
+  const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(0, SCOPES_SHOWN);
+  const receipts: Receipt[] = [];
+  const scopes = await Promise.all(
+    newest.map(async (s): Promise<ScopeView> => {
+      const base = { environment: s.environment, scope: s.scope, updatedAt: s.uploadedAt };
+      try {
+        const { receipt } = await store.read(s.environment, s.scope);
+        receipts.push(receipt);
+        return { ...base, ledger: ledgerRows(receipt) };
+      } catch (err) {
+        // One unreadable receipt must not hide every other scope; the message names no secret.
+        console.warn(`dashboard: receipt ${s.environment}/${s.scope} unreadable: ${String(err)}`);
+        return { ...base, ledger: [], problem: "this scope's receipt could not be read" };
+      }
+    }),
+  );
+  return {
+    now: now(),
+    locks: held.map(lockView).filter((l): l is LockView => l !== null),
+    scopes,
+    runs: recentRuns(receipts),
+    totalScopes: summaries.length,
+  };
+}
