@@ -17,11 +17,6 @@ let nextScope = 900_000 + Math.floor(Math.random() * 50_000) * 10;
 /** A scope of its own per request, so "a refusal changed nothing" is checked exactly. */
 const freshScope = () => `pr-${++nextScope}`;
 const ACTIONS = ["apply", "preview", "destroy", "rollback"] as const;
-  console.log(
-    "STATUSES",
-    JSON.stringify(statuses.reduce((m: Record<number, number>, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {})),
-  ),
-);
 
 const jsonValue = fc.jsonValue({ maxDepth: 4 });
 const body = fc.oneof(
