@@ -5,6 +5,7 @@ import { firebaseAdapter } from "./firebase";
 import { gcsAdapter } from "./gcs";
 import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
+import { r2CorsAdapter } from "./r2cors";
 import { supabaseAdapter } from "./supabase";
 
 export const ADAPTERS: readonly ProviderAdapter[] = [
@@ -14,4 +15,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   gcsAdapter,
   oktaAdapter,
   kindeAdapter,
+  r2CorsAdapter,
 ];

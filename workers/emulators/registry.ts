@@ -5,6 +5,7 @@ import { googleOAuthEmulator, identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
 import { kindeEmulator } from "./kinde";
 import { oktaEmulator } from "./okta";
+import { r2CorsEmulator } from "./r2cors";
 import { supabaseEmulator } from "./supabase";
 
 export const EMULATORS: readonly ProviderEmulatorModule[] = [
@@ -15,6 +16,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   gcsEmulator,
   oktaEmulator,
   kindeEmulator,
+  r2CorsEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

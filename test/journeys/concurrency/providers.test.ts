@@ -13,10 +13,12 @@ import { createEngine } from "../../../workers/engine/wire";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
+import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
 import { configureHost } from "../../helpers/emulators";
 import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
 import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
+import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
 
 const SCOPES = 6;
@@ -99,6 +101,29 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       }),
       entry: (scope) => `https://${scope}.preview.example.com`,
       entries: async () => ((await b.stored())?.cors?.[0] as { origin?: string[] } | undefined)?.origin ?? [],
+      unrelated: ["https://app.example.com"],
+    };
+  },
+  async r2() {
+    const b = await r2BucketWithCors([
+      { id: "previews", allowed: { origins: ["https://app.example.com"], methods: ["GET"] } },
+    ]);
+    return {
+      host: CLOUDFLARE_API_HOST,
+      secrets: { JOURNEY_R2_TOKEN: b.token },
+      plan: planOf(
+        { type: "r2", accountId: b.account, apiToken: { secret: "JOURNEY_R2_TOKEN" } },
+        "r2.corsOrigin",
+        {
+          bucket: b.bucket,
+          rule: "previews",
+          origin: "https://{scope}.preview.example.com",
+        },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com`,
+      entries: async () =>
+        ((await b.stored())?.rules?.[0] as { allowed: { origins: string[] } } | undefined)?.allowed.origins ??
+        [],
       unrelated: ["https://app.example.com"],
     };
   },

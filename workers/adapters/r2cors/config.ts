@@ -1,0 +1,21 @@
+/** The Cloudflare R2 (REST API) provider block (PROVIDERS.md §6). */
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import type { ProviderConfig } from "../../../shared/schemas/plan";
+
+export const r2ConfigSchema = z.strictObject({
+  type: z.literal("r2"),
+  accountId: z.string().regex(/^[0-9a-f]{32}$/, "a Cloudflare account id"),
+  /** An API token with R2 write permission. */
+  apiToken: z.string().min(1),
+  jurisdiction: z.enum(["eu", "fedramp"]).optional(),
+});
+export type R2Config = z.infer<typeof r2ConfigSchema>;
+
+/** `r2:<account>:<bucket>:cors`, from the plan's block as written. */
+export function r2CorsIdentity(provider: ProviderConfig, bucket: string): string {
+  if (typeof provider.accountId !== "string") {
+    throw new SponsonError("VALIDATION", "r2 provider: `accountId` must be written in the plan");
+  }
+  return `r2:${provider.accountId}:${bucket}:cors`;
+}
