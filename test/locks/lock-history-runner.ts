@@ -52,7 +52,7 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
     for (let step = 0; step < opts.stepsPerActor; step++) {
       const r = random();
       if (held) {
-        const { holder, token } = held;
+        const { holder, token }: { holder: string; token: number } = held;
         if (r < 0.4) {
           const ev = await record(async () => {
             const res = await lock.renew({ key, holder, token });
