@@ -1,0 +1,2 @@
+export declare const BUNDLE: string;
+export declare function buildCli(): Promise<string>;

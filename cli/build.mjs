@@ -1,0 +1,34 @@
+// Bundles the CLI (cli/index.ts and the shared/ schemas it imports) into dist/sponson.mjs with
+// esbuild. Bundled, not run as TypeScript: shared/ uses extensionless imports, which Node's type
+// stripping cannot resolve, and a bundle starts fast under any Node >= 20.
+// Runs on `npm ci` / `npm install` (the `prepare` script), from the node-side test setup, and from
+// bin/sponson.mjs when the bundle is missing.
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const BUNDLE = join(root, "dist", "sponson.mjs");
+
+export async function buildCli() {
+  const { build } = await import("esbuild");
+  const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  await build({
+    entryPoints: [join(root, "cli", "index.ts")],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minifySyntax: true,
+    minifyWhitespace: true,
+    keepNames: true,
+    define: { SPONSON_VERSION: JSON.stringify(version) },
+    logLevel: "warning",
+  });
+  return BUNDLE;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  await buildCli();
+}

@@ -1,0 +1,12 @@
+/** An error the CLI reports and exits with: 1 run failed or lock held, 2 usage or authentication. */
+export type ExitCode = 0 | 1 | 2;
+
+export class CliError extends Error {
+  readonly exitCode: ExitCode;
+
+  constructor(exitCode: ExitCode, message: string) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}

@@ -1,0 +1,202 @@
+/** Every command's flags and help text, in one table: parsing and `--help` both read it. */
+import { MAX_WAIT_TIMEOUT_SECONDS } from "../shared/schemas/requests";
+
+export type OptionSpec = { type: "string" | "boolean"; short?: string; value?: string; help: string };
+export type CommandName =
+  | "apply"
+  | "preview"
+  | "destroy"
+  | "rollback"
+  | "ledger"
+  | "locks"
+  | "unlock"
+  | "token";
+
+export interface CommandSpec {
+  summary: string;
+  usage: string;
+  options: Record<string, OptionSpec>;
+  positionals: number;
+  details?: string;
+  examples: string[];
+}
+
+const connection: Record<string, OptionSpec> = {
+  url: {
+    type: "string",
+    value: "url",
+    help: "service URL (default: $SPONSON_URL, else http://127.0.0.1:8787)",
+  },
+  audience: {
+    type: "string",
+    value: "aud",
+    help: "audience of the GitHub OIDC token (default: $SPONSON_AUDIENCE, else the URL's origin)",
+  },
+  help: { type: "boolean", short: "h", help: "show this help" },
+};
+const target: Record<string, OptionSpec> = {
+  env: {
+    type: "string",
+    short: "e",
+    value: "name",
+    help: "environment (default: $SPONSON_ENVIRONMENT, else preview)",
+  },
+  scope: {
+    type: "string",
+    short: "s",
+    value: "scope",
+    help: "pr-<n>, branch-<name> or main (default in GitHub Actions: from the pull request or GITHUB_REF)",
+  },
+};
+const json: Record<string, OptionSpec> = {
+  json: { type: "boolean", help: "print the final result as JSON on stdout (progress goes to stderr)" },
+};
+const plan: Record<string, OptionSpec> = {
+  plan: { type: "string", short: "p", value: "file", help: "the plan (JSON); required" },
+};
+const wait: Record<string, OptionSpec> = {
+  wait: { type: "boolean", help: "if the scope is locked by another run, wait for it instead of failing" },
+  "wait-timeout": {
+    type: "string",
+    value: "s",
+    help: `seconds to wait for the lock (implies --wait; at most ${MAX_WAIT_TIMEOUT_SECONDS})`,
+  },
+};
+
+const RUN_DETAILS =
+  "Streams one line per plan line as it happens. Writes a Markdown table to $GITHUB_STEP_SUMMARY when set.";
+
+export const COMMANDS: Record<CommandName, CommandSpec> = {
+  apply: {
+    summary: "apply a plan to a scope",
+    usage:
+      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--wait] [--wait-timeout <s>] [--json]",
+    options: { ...plan, ...target, ...wait, ...json, ...connection },
+    positionals: 0,
+    details: RUN_DETAILS,
+    examples: [
+      "sponson apply --plan plan.json --env preview --scope pr-12",
+      "sponson apply --plan plan.json --scope pr-12 --wait-timeout 120 --json",
+    ],
+  },
+  preview: {
+    summary: "show what apply would change, without writing",
+    usage: "sponson preview --plan <file> [--env <name>] [--scope <scope>] [--json]",
+    options: { ...plan, ...target, ...json, ...connection },
+    positionals: 0,
+    details: RUN_DETAILS,
+    examples: ["sponson preview --plan plan.json --scope pr-12"],
+  },
+  destroy: {
+    summary: "remove everything the scope owns",
+    usage: "sponson destroy [--env <name>] [--scope <scope>] [--wait] [--wait-timeout <s>] [--json]",
+    options: { ...target, ...wait, ...json, ...connection },
+    positionals: 0,
+    details: `${RUN_DETAILS} The entries come from the scope's ledger, never from a plan.`,
+    examples: ["sponson destroy --env preview --scope pr-12 --wait"],
+  },
+  rollback: {
+    summary: "remove what one run created (default: the last apply that created something)",
+    usage:
+      "sponson rollback [--run <id>] [--env <name>] [--scope <scope>] [--wait] [--wait-timeout <s>] [--json]",
+    options: {
+      run: { type: "string", value: "id", help: "the run to undo (see `sponson ledger`)" },
+      ...target,
+      ...wait,
+      ...json,
+      ...connection,
+    },
+    positionals: 0,
+    details: RUN_DETAILS,
+    examples: ["sponson rollback --scope pr-12", "sponson rollback --scope pr-12 --run <run id>"],
+  },
+  ledger: {
+    summary: "show a scope's receipt: what it owns, intents, last runs (without a scope: list scopes)",
+    usage: "sponson ledger [--env <name>] [--scope <scope>] [--json]",
+    options: { ...target, ...json, ...connection },
+    positionals: 0,
+    examples: ["sponson ledger --scope pr-12", "sponson ledger --env preview   # every scope with a receipt"],
+  },
+  locks: {
+    summary: "list held locks (scope and parent), or show one lock with its history",
+    usage: "sponson locks [<key>] [--json]",
+    options: { ...json, ...connection },
+    positionals: 1,
+    examples: ["sponson locks", "sponson locks scope:preview/pr-12"],
+  },
+  unlock: {
+    summary: "force-release a lock (admin token), with a reason kept in the lock's history",
+    usage: 'sponson unlock <key> --reason "<text>" [--json]',
+    options: {
+      reason: {
+        type: "string",
+        short: "r",
+        value: "text",
+        help: "why; required, kept in the lock's history",
+      },
+      ...json,
+      ...connection,
+    },
+    positionals: 1,
+    details: "The run that held the lock loses its lease; its next write is refused (LOCK_LOST).",
+    examples: ['sponson unlock scope:preview/pr-12 --reason "runner died mid-apply"'],
+  },
+  token: {
+    summary: "print the token the CLI would send (SPONSON_TOKEN, or the job's GitHub OIDC token)",
+    usage: "sponson token [--audience <aud>]",
+    options: {
+      audience: connection.audience as OptionSpec,
+      url: connection.url as OptionSpec,
+      help: connection.help as OptionSpec,
+    },
+    positionals: 0,
+    details:
+      "Prints to stdout only, for piping (e.g. into curl). In GitHub Actions the token is masked in the log first.",
+    examples: ['curl -H "Authorization: Bearer $(sponson token)" "$SPONSON_URL/v1/locks"'],
+  },
+};
+
+export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];
+
+function optionLines(options: Record<string, OptionSpec>): string[] {
+  const rows = Object.entries(options).map(([name, o]) => {
+    const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}${o.value ? ` <${o.value}>` : ""}`;
+    return [flag, o.help] as const;
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  return rows.map(([flag, help]) => `  ${flag.padEnd(width)}  ${help}`);
+}
+
+export function commandHelp(name: CommandName): string {
+  const spec = COMMANDS[name];
+  const lines = [`sponson ${name}: ${spec.summary}`, "", `Usage: ${spec.usage}`];
+  if (spec.details) lines.push("", spec.details);
+  lines.push("", "Options:", ...optionLines(spec.options), "", "Examples:");
+  lines.push(...spec.examples.map((e) => `  ${e}`), "", EXIT_CODES_HELP);
+  return `${lines.join("\n")}\n`;
+}
+
+const EXIT_CODES_HELP =
+  "Exit codes: 0 success; 1 run failed, lock held or service error; 2 usage or authentication error.";
+
+export function mainHelp(version: string): string {
+  const width = Math.max(...COMMAND_NAMES.map((n) => n.length));
+  return `${[
+    `sponson ${version}: apply, preview and destroy preview-environment entries through Sponson Edge`,
+    "",
+    "Usage: sponson <command> [options]",
+    "",
+    "Commands:",
+    ...COMMAND_NAMES.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
+    "",
+    "Environment:",
+    "  SPONSON_URL          the service (default http://127.0.0.1:8787 outside GitHub Actions)",
+    "  SPONSON_TOKEN        a bearer token (service token, or any token the service accepts)",
+    "  SPONSON_AUDIENCE     audience for the GitHub OIDC token (default: the URL's origin)",
+    "  SPONSON_ENVIRONMENT  default environment (else preview)",
+    "  In GitHub Actions without SPONSON_TOKEN, the job's OIDC token is fetched (permissions: id-token: write).",
+    "",
+    "Run `sponson <command> --help` for a command's options.",
+    EXIT_CODES_HELP,
+  ].join("\n")}\n`;
+}

@@ -1,0 +1,93 @@
+/** `apply`, `preview`, `destroy`, `rollback`: one run, streamed as it happens. */
+import { readFileSync } from "node:fs";
+import { applyBodySchema } from "../../shared/schemas/requests";
+import { CliError, type ExitCode } from "../cli-error";
+import { ApiError, type RunAction, type RunBody, type RunResult } from "../client";
+import { clientFor, environmentOf, type Invocation, scopeOf, stringFlag, waitOptions } from "../context";
+import { progress } from "../progress";
+import { eventText, runText } from "../render";
+import { appendSummary, refusedSummary, runSummary } from "../step-summary";
+
+function readPlan(inv: Invocation): unknown {
+  const path = stringFlag(inv, "plan");
+  if (!path)
+    throw new CliError(2, `--plan <file> is required\nRun \`sponson ${inv.command} --help\` for usage.`);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new CliError(2, `cannot read the plan ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+  let plan: unknown;
+  try {
+    plan = JSON.parse(text);
+  } catch (err) {
+    throw new CliError(2, `the plan ${path} is not JSON: ${(err as Error).message}`);
+  }
+  // The service checks again (and its write policy); checking here names the file's mistake early.
+  const parsed = applyBodySchema.shape.plan.safeParse(plan);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(plan)"}: ${i.message}`);
+    throw new CliError(2, `the plan ${path} is not valid:\n${issues.join("\n")}`);
+  }
+  return plan;
+}
+
+function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
+  switch (action) {
+    case "apply":
+      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...waitOptions(inv) };
+    case "preview":
+      return { plan: readPlan(inv) as RunBody<"preview">["plan"] };
+    case "destroy":
+      return waitOptions(inv);
+    case "rollback": {
+      const runId = stringFlag(inv, "run");
+      return { ...(runId ? { runId } : {}), ...waitOptions(inv) };
+    }
+  }
+}
+
+function planLines(body: RunBody<RunAction>): number | null {
+  const plan = (body as { plan?: { lines?: unknown[] } }).plan;
+  return Array.isArray(plan?.lines) ? plan.lines.length : null;
+}
+
+export async function runCommand(inv: Invocation, action: RunAction): Promise<ExitCode> {
+  const environment = environmentOf(inv);
+  const scope = scopeOf(inv) as string;
+  const body = bodyFor(inv, action);
+  const client = await clientFor(inv);
+  const { stdout, stderr, env } = inv.io;
+  const json = inv.flags.json === true;
+  const target = `${environment}/${scope}`;
+  // With --json stdout carries exactly one document; the lines go to stderr for people.
+  const shown = progress(json ? stderr : stdout, stderr, `${action} ${target}`, planLines(body));
+
+  let result: RunResult;
+  let streamed = false;
+  try {
+    result = await client.run(action, environment, scope, body, (event) => {
+      streamed = true;
+      if (event.type === "line") shown.tick();
+      const text = eventText(event);
+      if (text !== null && event.type !== "error") shown.print(text);
+    });
+  } catch (err) {
+    shown.stop();
+    if (err instanceof ApiError) {
+      appendSummary(env.GITHUB_STEP_SUMMARY, refusedSummary(action, target, err));
+      if (json)
+        stdout.write(
+          `${JSON.stringify({ error: err.problem ?? { code: err.code, detail: err.message } }, null, 2)}\n`,
+        );
+    }
+    throw err;
+  }
+  // A service that answered one JSON document instead of a stream: print the run after the fact.
+  if (!streamed) for (const line of runText(result)) shown.print(line);
+  shown.stop();
+  appendSummary(env.GITHUB_STEP_SUMMARY, runSummary(result));
+  if (json) stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  return result.run.status === "succeeded" ? 0 : 1;
+}

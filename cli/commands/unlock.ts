@@ -1,0 +1,20 @@
+/** `unlock <key> --reason`: an admin's force-release (DESIGN §6: DELETE /v1/locks/{key}). */
+import { CliError, type ExitCode } from "../cli-error";
+import { clientFor, type Invocation, stringFlag } from "../context";
+
+export async function unlockCommand(inv: Invocation): Promise<ExitCode> {
+  const key = inv.positionals[0];
+  const reason = stringFlag(inv, "reason")?.trim();
+  if (!key)
+    throw new CliError(2, "which lock? Usage: sponson unlock <key> --reason <text> (see `sponson locks`)");
+  if (!reason) throw new CliError(2, "--reason is required: it is kept in the lock's history");
+  const client = await clientFor(inv);
+  const outcome = await client.forceRelease(key, reason);
+  if (inv.flags.json === true) {
+    inv.io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+  } else {
+    const line = outcome.released ? `released ${key}` : `${key} was not held (${outcome.reason})`;
+    inv.io.stdout.write(`${line}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,145 @@
+/**
+ * From argv and the environment to what a command needs: its parsed flags, the service URL, the
+ * target environment and scope (defaulting from the GitHub Actions job), and a client with the
+ * caller's token.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { MAX_WAIT_TIMEOUT_SECONDS, scopePathSchema } from "../shared/schemas/requests";
+import { CliError } from "./cli-error";
+import { SponsonClient } from "./client";
+import { COMMANDS, type CommandName } from "./commands-spec";
+import { audienceFor, type Credentials, type Env, inGithubActions, resolveCredentials } from "./credentials";
+
+export const LOCAL_URL = "http://127.0.0.1:8787";
+
+export interface Io {
+  env: Env;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  version: string;
+}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export interface Invocation {
+  command: CommandName;
+  flags: Flags;
+  positionals: string[];
+  io: Io;
+}
+
+export function parseCommand(command: CommandName, argv: string[], io: Io): Invocation {
+  const spec = COMMANDS[command];
+  const options = Object.fromEntries(
+    Object.entries(spec.options).map(([name, o]) => [
+      name,
+      o.short ? { type: o.type, short: o.short } : { type: o.type },
+    ]),
+  );
+  let parsed: { values: Flags; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (err) {
+    throw new CliError(2, `${(err as Error).message}\nRun \`sponson ${command} --help\` for usage.`);
+  }
+  if (!parsed.values.help && parsed.positionals.length > spec.positionals) {
+    throw new CliError(
+      2,
+      `unexpected argument "${parsed.positionals[spec.positionals]}"\nUsage: ${spec.usage}`,
+    );
+  }
+  return { command, flags: parsed.values, positionals: parsed.positionals, io };
+}
+
+export function stringFlag(inv: Invocation, name: string): string | undefined {
+  const v = inv.flags[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function serviceUrl(inv: Invocation): string {
+  const url = stringFlag(inv, "url") ?? inv.io.env.SPONSON_URL;
+  if (!url) {
+    // Outside CI the local door (DESIGN §10) is the sensible default; in CI a silent default hides a
+    // missing setting.
+    if (inGithubActions(inv.io.env) || inv.io.env.CI === "true")
+      throw new CliError(2, "SPONSON_URL is not set");
+    return LOCAL_URL;
+  }
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") throw new Error("not http(s)");
+  } catch {
+    throw new CliError(2, `the service URL "${url}" is not an http(s) URL`);
+  }
+  return url;
+}
+
+export function credentials(inv: Invocation): Promise<Credentials> {
+  const url = stringFlag(inv, "url") ?? inv.io.env.SPONSON_URL;
+  return resolveCredentials(
+    inv.io.env,
+    () => audienceFor(inv.io.env, url, stringFlag(inv, "audience")),
+    (line) => inv.io.stderr.write(`${line}\n`),
+  );
+}
+
+export async function clientFor(inv: Invocation): Promise<SponsonClient> {
+  const url = serviceUrl(inv);
+  const { token } = await credentials(inv);
+  return new SponsonClient({ url, token, userAgent: `sponson-cli/${inv.io.version}` });
+}
+
+export function environmentOf(inv: Invocation): string {
+  const environment = stringFlag(inv, "env") ?? inv.io.env.SPONSON_ENVIRONMENT ?? "preview";
+  if (!scopePathSchema.shape.environment.safeParse(environment).success) {
+    throw new CliError(2, `--env "${environment}" is not an environment name (lowercase letters, digits, -)`);
+  }
+  return environment;
+}
+
+/** --scope, else in GitHub Actions the pull request's number or the pushed branch. */
+export function scopeOf(inv: Invocation, required = true): string | undefined {
+  const scope = stringFlag(inv, "scope") ?? scopeFromGithub(inv.io.env);
+  if (scope === undefined) {
+    if (!required) return undefined;
+    throw new CliError(2, "--scope is required (pr-<n>, branch-<name> or main) outside a GitHub Actions job");
+  }
+  if (!scopePathSchema.shape.scope.safeParse(scope).success) {
+    throw new CliError(2, `--scope "${scope}" must be pr-<n>, branch-<name> or main`);
+  }
+  return scope;
+}
+
+export function scopeFromGithub(env: Env): string | undefined {
+  // pull_request_target runs on the base branch's ref: the number is only in the event payload.
+  if (env.GITHUB_EVENT_NAME?.startsWith("pull_request") && env.GITHUB_EVENT_PATH) {
+    try {
+      const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8")) as {
+        pull_request?: { number?: unknown };
+      };
+      if (typeof event.pull_request?.number === "number") return `pr-${event.pull_request.number}`;
+    } catch {
+      // Fall back to the ref.
+    }
+  }
+  const ref = env.GITHUB_REF ?? "";
+  const pr = /^refs\/pull\/(\d+)\//.exec(ref);
+  if (pr) return `pr-${pr[1]}`;
+  const branch = /^refs\/heads\/(.+)$/.exec(ref)?.[1] ?? (env.GITHUB_HEAD_REF || undefined);
+  if (branch === undefined) return undefined;
+  return branch === "main" ? "main" : `branch-${branch}`;
+}
+
+export function waitOptions(inv: Invocation): { wait?: boolean; waitTimeoutSeconds?: number } {
+  const raw = stringFlag(inv, "wait-timeout");
+  if (raw === undefined) return inv.flags.wait ? { wait: true } : {};
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isInteger(seconds) || seconds > MAX_WAIT_TIMEOUT_SECONDS) {
+    throw new CliError(
+      2,
+      `--wait-timeout must be whole seconds from 0 to ${MAX_WAIT_TIMEOUT_SECONDS}, not "${raw}"`,
+    );
+  }
+  return { wait: true, waitTimeoutSeconds: seconds };
+}

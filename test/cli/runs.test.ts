@@ -1,0 +1,175 @@
+/**
+ * apply, preview, rollback, destroy and ledger against the local service: streamed lines, the
+ * `--json` document, the step summary, and exit 0 / 1.
+ */
+import { readFileSync } from "node:fs";
+import { beforeAll, describe, it } from "vitest";
+import { receiptSchema } from "../../shared/schemas/receipt";
+import { scopeListSchema } from "../../shared/schemas/responses";
+import { runResultSchema } from "../../shared/schemas/run";
+import { DEMO_PARENT, EXAMPLE_PLAN, freshPr, mintToken, planFile, scratchFile, sponson } from "./helpers";
+
+let admin: Record<string, string>;
+beforeAll(async () => {
+  admin = { SPONSON_TOKEN: await mintToken("admin") };
+});
+
+const urls = (scope: string) => [
+  `https://${scope}.preview.example.com/callback`,
+  `https://${scope}.preview.example.com/`,
+  `https://${scope}.preview.example.com`,
+];
+
+describe("sponson apply, preview, rollback, destroy", () => {
+  it("apply prints the run, one line per plan line in plan order, then the outcome; exit 0", async ({
+    expect,
+  }) => {
+    const scope = freshPr();
+    const { code, stdout, stderr } = await sponson(
+      ["apply", "--plan", EXAMPLE_PLAN, "--scope", scope],
+      admin,
+    );
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[0]).toMatch(new RegExp(`^apply preview/${scope} \\(run run-[a-z0-9-]+\\)$`));
+    expect(lines.slice(1, 4)).toEqual([
+      `  +  callback  auth0.callbackUrl  created  ${urls(scope)[0]}`,
+      `  +  logout  auth0.logoutUrl  created  ${urls(scope)[1]}`,
+      `  +  origin  auth0.webOrigin  created  ${urls(scope)[2]}`,
+    ]);
+    expect(lines[4]).toMatch(/^succeeded in \d+\.\ds: 3 created$/);
+    expect(lines).toHaveLength(5);
+  });
+
+  it("--json prints exactly the run result on stdout (the lines go to stderr)", async ({ expect }) => {
+    const scope = freshPr();
+    const { code, stdout, stderr } = await sponson(
+      ["apply", "--plan", EXAMPLE_PLAN, "--env", "preview", "--scope", scope, "--json"],
+      admin,
+    );
+    expect(code).toBe(0);
+    const result = runResultSchema.parse(JSON.parse(stdout));
+    expect(Object.keys(JSON.parse(stdout)).sort()).toEqual(["drift", "lines", "run", "warnings"]);
+    expect(result.run).toMatchObject({ environment: "preview", scope, action: "apply", status: "succeeded" });
+    expect(result.lines.map((l) => [l.id, l.op, l.diff, l.result, l.key, l.parent])).toEqual([
+      ["callback", "auth0.callbackUrl", "create", "created", urls(scope)[0], DEMO_PARENT],
+      ["logout", "auth0.logoutUrl", "create", "created", urls(scope)[1], DEMO_PARENT],
+      ["origin", "auth0.webOrigin", "create", "created", urls(scope)[2], DEMO_PARENT],
+    ]);
+    expect(stderr).toContain(`created  ${urls(scope)[0]}`);
+  });
+
+  it("writes a Markdown table to $GITHUB_STEP_SUMMARY, appending run after run", async ({ expect }) => {
+    const scope = freshPr();
+    const summary = scratchFile(`summary-${scope}.md`, "# earlier step\n\n");
+    const env = { ...admin, GITHUB_STEP_SUMMARY: summary };
+    expect((await sponson(["apply", "--plan", EXAMPLE_PLAN, "--scope", scope], env)).code).toBe(0);
+    expect((await sponson(["preview", "--plan", EXAMPLE_PLAN, "--scope", scope], env)).code).toBe(0);
+    const run = JSON.parse((await sponson(["destroy", "--scope", scope, "--json"], env)).stdout);
+    const text = readFileSync(summary, "utf8");
+    expect(text.startsWith("# earlier step\n\n### ✅ sponson apply `preview/")).toBe(true);
+    const [, applied, previewed, destroyed] = text.split(/^### /m);
+    expect(applied).toContain(`sponson apply \`preview/${scope}\`: succeeded`);
+    expect(applied).toContain(
+      "| line | op | diff | result | item | parent |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    expect(applied).toContain(
+      `| callback | \`auth0.callbackUrl\` | create | created | \`${urls(scope)[0]}\` | \`${DEMO_PARENT}\` |`,
+    );
+    expect(applied?.match(/^\| (callback|logout|origin) \|/gm)).toHaveLength(3);
+    expect(previewed).toContain(
+      `| logout | \`auth0.logoutUrl\` | unchanged | unchanged | \`${urls(scope)[1]}\``,
+    );
+    expect(destroyed).toContain(`sponson destroy \`preview/${scope}\`: succeeded`);
+    expect(destroyed).toContain(`Run \`${run.run.id}\`: 3 removed.`);
+  });
+
+  it("a run that fails exits 1, and the summary names the error", async ({ expect }) => {
+    const scope = freshPr();
+    const plan = planFile("missing-client.json", (p) => {
+      p.lines = p.lines
+        .slice(0, 1)
+        .map((l) => ({ ...l, params: { ...(l.params as object), client: "no-such-app" } }));
+    });
+    const summary = scratchFile(`summary-${scope}.md`);
+    const { code, stdout } = await sponson(["apply", "--plan", plan, "--scope", scope], {
+      ...admin,
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/x {2}callback {2}auth0\.callbackUrl {2}failed .*\(PROVIDER_ERROR: auth0: 404/);
+    expect(stdout).toMatch(/^failed in /m);
+    const text = readFileSync(summary, "utf8");
+    expect(text).toContain(`### ❌ sponson apply \`preview/${scope}\`: failed`);
+    expect(text).toContain("| failed (PROVIDER_ERROR) |");
+  });
+
+  it("preview writes nothing; rollback removes what the last apply created; destroy empties the scope", async ({
+    expect,
+  }) => {
+    const scope = freshPr();
+    const preview = await sponson(["preview", "--plan", EXAMPLE_PLAN, "--scope", scope, "--json"], admin);
+    expect(preview.code).toBe(0);
+    expect(JSON.parse(preview.stdout).lines.map((l: { result: string }) => l.result)).toEqual([
+      "would-create",
+      "would-create",
+      "would-create",
+    ]);
+
+    const applied = JSON.parse(
+      (await sponson(["apply", "--plan", EXAMPLE_PLAN, "--scope", scope, "--json"], admin)).stdout,
+    );
+    const rollback = await sponson(["rollback", "--scope", scope, "--run", applied.run.id], admin);
+    expect(rollback.code).toBe(0);
+    expect(rollback.stdout).toMatch(
+      /^rollback preview\/.+\n(  - .* removed .*\n){3}succeeded in .*: 3 removed\n$/,
+    );
+
+    expect((await sponson(["apply", "--plan", EXAMPLE_PLAN, "--scope", scope], admin)).code).toBe(0);
+    const destroyed = await sponson(["destroy", "--scope", scope, "--wait"], admin);
+    expect(destroyed.code).toBe(0);
+    expect(destroyed.stdout).toContain("3 removed");
+    const ledger = receiptSchema.parse(
+      JSON.parse((await sponson(["ledger", "--scope", scope, "--json"], admin)).stdout),
+    );
+    expect(ledger.ledger).toEqual([]);
+  });
+
+  it("rollback of a run the scope never had exits 1 with NOT_FOUND", async ({ expect }) => {
+    const { code, stderr } = await sponson(["rollback", "--scope", freshPr(), "--run", "run-nope"], admin);
+    expect(code).toBe(1);
+    expect(stderr).toContain("sponson: NOT_FOUND: no run run-nope in this scope");
+  });
+});
+
+describe("sponson ledger", () => {
+  it("shows what the scope owns and its runs, as a table or as the receipt in JSON", async ({ expect }) => {
+    const scope = freshPr();
+    const applied = JSON.parse(
+      (await sponson(["apply", "--plan", EXAMPLE_PLAN, "--scope", scope, "--json"], admin)).stdout,
+    );
+    const table = await sponson(["ledger", "--scope", scope], admin);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`^preview/${scope}: revision \\d+, 3 entries, 0 open intents`));
+    expect(table.stdout).toMatch(/^LINE +OP +KEY +PARENT +RUN$/m);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^callback +auth0\\.callbackUrl +${urls(scope)[0]} +${DEMO_PARENT} +${applied.run.id}$`,
+        "m",
+      ),
+    );
+    expect(table.stdout).toMatch(new RegExp(`^${applied.run.id} +apply +succeeded +\\S+ +3`, "m"));
+
+    const json = await sponson(["ledger", "--scope", scope, "--json"], admin);
+    const receipt = receiptSchema.parse(JSON.parse(json.stdout));
+    expect(receipt.ledger.map((e) => e.key)).toEqual(urls(scope));
+
+    const viewer = { SPONSON_TOKEN: await mintToken("viewer") };
+    const scopes = scopeListSchema.parse(JSON.parse((await sponson(["ledger", "--json"], viewer)).stdout));
+    expect(scopes.scopes).toContainEqual(
+      expect.objectContaining({ environment: "preview", scope, entries: 3 }),
+    );
+    expect((await sponson(["ledger"], viewer)).stdout).toMatch(new RegExp(`^preview +${scope} +3 `, "m"));
+  });
+});
