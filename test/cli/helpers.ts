@@ -22,7 +22,10 @@ export interface CliResult {
 
 /** A clean environment: nothing of the machine's own CI or GitHub variables leaks into a run. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" };
+  const env: Record<string, string> = {
+    PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+    HOME: process.env.HOME ?? "/tmp",
+  };
   env.SPONSON_URL = url();
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k];
@@ -35,7 +38,16 @@ export function start(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): ChildProcess & { done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return run(process.execPath, [BIN, ...args], env);
+}
+
+/** Any program, in the CLI's clean environment (with node_modules/.bin first, as npm runs it). */
+export function run(
+  program: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): ChildProcess & { done: Promise<CliResult> } {
+  const child = spawn(program, args, {
     cwd: ROOT,
     env: cliEnv(env),
     stdio: ["ignore", "pipe", "pipe"],

@@ -7,7 +7,16 @@ import { beforeAll, describe, it } from "vitest";
 import { receiptSchema } from "../../shared/schemas/receipt";
 import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
-import { DEMO_PARENT, EXAMPLE_PLAN, freshPr, mintToken, planFile, scratchFile, sponson } from "./helpers";
+import {
+  DEMO_PARENT,
+  EXAMPLE_PLAN,
+  freshPr,
+  mintToken,
+  planFile,
+  run,
+  scratchFile,
+  sponson,
+} from "./helpers";
 
 let admin: Record<string, string>;
 beforeAll(async () => {
@@ -83,6 +92,27 @@ describe("sponson apply, preview, rollback, destroy", () => {
     );
     expect(destroyed).toContain(`sponson destroy \`preview/${scope}\`: succeeded`);
     expect(destroyed).toContain(`Run \`${run.run.id}\`: 3 removed.`);
+  });
+
+  it("on a terminal a spinner counts the plan lines while the same lines are printed", async ({ expect }) => {
+    const scope = freshPr();
+    // util-linux `script` gives the CLI a pseudo-terminal, as a person's shell would.
+    const command = `node bin/sponson.mjs apply --plan ${EXAMPLE_PLAN} --scope ${scope}`;
+    const { code, stdout } = await run("script", ["-qec", command, "/dev/null"], admin).done;
+    expect(code).toBe(0);
+    expect(stdout).toContain(`⠋ apply preview/${scope}: 0/3 lines`);
+    expect(stdout).toContain(`apply preview/${scope}: 3/3 lines`);
+    // What stays on screen: the text after each line's last "clear line", i.e. the plain lines.
+    const onScreen = stdout
+      .split(/\r?\n/)
+      .map((l) => (l.split("\x1b[2K").at(-1) ?? "").replace(/\r$/, ""))
+      .filter(Boolean);
+    expect(onScreen.slice(1)).toEqual([
+      `  +  callback  auth0.callbackUrl  created  ${urls(scope)[0]}`,
+      `  +  logout  auth0.logoutUrl  created  ${urls(scope)[1]}`,
+      `  +  origin  auth0.webOrigin  created  ${urls(scope)[2]}`,
+      expect.stringMatching(/^succeeded in \d+\.\ds: 3 created$/),
+    ]);
   });
 
   it("a run that fails exits 1, and the summary names the error", async ({ expect }) => {
