@@ -6,6 +6,7 @@ import { gcsAdapter } from "./gcs";
 import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
 import { r2CorsAdapter } from "./r2cors";
+import { s3Adapter } from "./s3";
 import { supabaseAdapter } from "./supabase";
 
 export const ADAPTERS: readonly ProviderAdapter[] = [
@@ -16,4 +17,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   oktaAdapter,
   kindeAdapter,
   r2CorsAdapter,
+  s3Adapter,
 ];

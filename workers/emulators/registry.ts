@@ -6,6 +6,7 @@ import { gcsEmulator } from "./gcs";
 import { kindeEmulator } from "./kinde";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
+import { s3Emulator } from "./s3";
 import { supabaseEmulator } from "./supabase";
 
 export const EMULATORS: readonly ProviderEmulatorModule[] = [
@@ -17,6 +18,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   oktaEmulator,
   kindeEmulator,
   r2CorsEmulator,
+  s3Emulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

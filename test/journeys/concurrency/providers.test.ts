@@ -14,11 +14,13 @@ import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
+import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
 import { configureHost } from "../../helpers/emulators";
 import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
 import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
 import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
+import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
 
 const SCOPES = 6;
@@ -124,6 +126,28 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       entries: async () =>
         ((await b.stored())?.rules?.[0] as { allowed: { origins: string[] } } | undefined)?.allowed.origins ??
         [],
+      unrelated: ["https://app.example.com"],
+    };
+  },
+  async s3() {
+    const b = await s3BucketWithCors([
+      { ID: "previews", AllowedMethod: ["GET"], AllowedOrigin: ["https://app.example.com"] },
+    ]);
+    return {
+      host: s3Host(b.bucket),
+      secrets: { JOURNEY_S3_SECRET: b.secret },
+      plan: planOf(
+        {
+          type: "s3",
+          region: S3_REGION,
+          accessKeyId: b.accessKeyId,
+          secretAccessKey: { secret: "JOURNEY_S3_SECRET" },
+        },
+        "s3.corsOrigin",
+        { bucket: b.bucket, rule: "previews", origin: "https://{scope}.preview.example.com" },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com`,
+      entries: async () => (await b.stored())?.rules?.[0]?.AllowedOrigin ?? [],
       unrelated: ["https://app.example.com"],
     };
   },
