@@ -1,5 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // Service-token key for tests only, fresh every run (test/helpers/tokens.ts signs with it).
 const testServiceKey = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, [
@@ -30,5 +30,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
+    // The CLI suite runs under Node against wrangler dev (vitest.node.config.ts).
+    exclude: [...configDefaults.exclude, "test/cli/**"],
   },
 });
