@@ -1,0 +1,122 @@
+/**
+ * Runs a history (./history-model.ts) against the real engine: createEngine over the test
+ * Worker's bindings (lease objects, R2 receipts, the Auth0 emulator), one engine per step so each
+ * step has its own fault hook. Retry backoff sleeps return at once; everything else is real time.
+ */
+import { env } from "cloudflare:workers";
+import { type Clock, systemClock } from "../../shared/clock";
+import { SponsonError } from "../../shared/errors";
+import type { Plan } from "../../shared/schemas/plan";
+import type { RunResult } from "../../shared/schemas/run";
+import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
+import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
+import { createEngine } from "../../workers/engine/wire";
+import { configureHost } from "../helpers/emulators";
+import { auth0Plan } from "../helpers/plans";
+import { LINES, type Step } from "./history-model";
+
+export const ENVIRONMENT = "preview";
+/** Concurrent steps wait for each other's locks; generous, as a wait should never take long here. */
+const WAIT_TIMEOUT_MS = 30_000;
+
+/** Real time for leases and deadlines; a provider retry's backoff does not really wait. */
+export const instantBackoffClock: Clock = { ...systemClock, sleep: async () => {} };
+
+export interface World {
+  domain: string;
+  scopeName(index: number): string;
+}
+
+export interface StepOutcome {
+  step: Step;
+  /** The run's answer; absent when the run crashed or was refused. */
+  result?: RunResult;
+  /** Refused before any run started (a rollback with nothing to roll back: NOT_FOUND). */
+  refused?: string;
+  crashed: boolean;
+  /** Whether the step's fault was met (a crash thrown, failures armed before the write). */
+  faultFired: boolean;
+}
+
+export function planFor(world: World, lines: readonly number[]): Plan {
+  return auth0Plan(
+    world.domain,
+    lines.map((i) => {
+      const line = LINES[i];
+      if (!line) throw new Error(`no line ${i}`);
+      return { id: line.id, op: line.op, url: line.url };
+    }),
+  );
+}
+
+/** More failures than the adapter's retry budget: the call fails for good. */
+function failures(status: number, on: "read" | "write") {
+  return { failures: [{ status, count: DEFAULT_RETRY.maxAttempts, on }] };
+}
+
+export async function runStep(world: World, step: Step): Promise<StepOutcome> {
+  const fault = step.fault;
+  let seen = 0;
+  let faultFired = false;
+  const faults: FaultHook = async (point) => {
+    if (fault.kind === "crash" && point === fault.point) {
+      seen += 1;
+      if (seen === fault.nth) {
+        faultFired = true;
+        throw new SimulatedCrash(point);
+      }
+    }
+    if (fault.kind === "fail-write" && point === "after-intent") {
+      seen += 1;
+      // Armed between the intent and the write: the very next PATCH on this host is this one
+      // (steps with provider failures run alone).
+      if (seen === fault.nth) {
+        faultFired = true;
+        await configureHost(world.domain, failures(fault.status, "write"));
+      }
+    }
+  };
+  if (fault.kind === "fail-read") {
+    faultFired = true;
+    await configureHost(world.domain, failures(fault.status, "read"));
+  }
+  const engine = createEngine(env, { clock: instantBackoffClock, faults });
+  const req = {
+    environment: ENVIRONMENT,
+    scope: world.scopeName(step.scope),
+    wait: true,
+    waitTimeoutMs: WAIT_TIMEOUT_MS,
+  };
+  try {
+    const result =
+      step.action === "apply"
+        ? await engine.apply({ ...req, plan: planFor(world, step.lines) })
+        : step.action === "destroy"
+          ? await engine.destroy(req)
+          : await engine.rollback(req);
+    return { step, result, crashed: false, faultFired };
+  } catch (err) {
+    if (err instanceof SimulatedCrash) return { step, crashed: true, faultFired };
+    if (step.action === "rollback" && err instanceof SponsonError && err.code === "NOT_FOUND") {
+      return { step, refused: err.code, crashed: false, faultFired };
+    }
+    throw err;
+  } finally {
+    if (fault.kind === "fail-read" || fault.kind === "fail-write") await configureHost(world.domain, {});
+  }
+}
+
+/** The recovery pass after a history: resolves what crashed runs left, on every scope touched. */
+export async function recoverAll(world: World, scopes: readonly number[]): Promise<RunResult[]> {
+  const engine = createEngine(env, { clock: instantBackoffClock });
+  return Promise.all(
+    scopes.map((i) =>
+      engine.recover({
+        environment: ENVIRONMENT,
+        scope: world.scopeName(i),
+        wait: true,
+        waitTimeoutMs: WAIT_TIMEOUT_MS,
+      }),
+    ),
+  );
+}
