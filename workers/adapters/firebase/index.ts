@@ -12,6 +12,7 @@ import {
   firebaseConfigSchema,
   firebaseLineParamsSchema,
 } from "./config";
+import { withGoogleToken } from "./google-auth";
 import { readAuthorizedDomains, writeAuthorizedDomains } from "./identity-toolkit";
 
 const seenSchema = z.object({ project: z.string(), domains: z.array(z.string()) });
@@ -63,6 +64,8 @@ const authorizedDomain: OpSpec<FirebaseConfig> = {
 const typedAdapter: ProviderAdapter<FirebaseConfig> = {
   type: "firebase",
   config: firebaseConfigSchema,
+  // The jwt-bearer token exchange happens here, before any lease is taken (DESIGN §7).
+  prepare: (ctx) => withGoogleToken(ctx, "firebase", ctx.config.serviceAccountKey, async () => {}),
   ops: [authorizedDomain],
 };
 

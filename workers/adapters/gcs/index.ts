@@ -18,6 +18,7 @@ import {
   withOrigin,
   withoutOrigin,
 } from "../cors/cors-origin";
+import { withGoogleToken } from "../firebase/google-auth";
 import { type GcsContext, type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
 import { type GcsConfig, gcsConfigSchema, gcsCorsIdentity, gcsLineParamsSchema } from "./config";
 
@@ -114,7 +115,13 @@ const corsOrigin: OpSpec<GcsConfig> = {
   },
 };
 
-const typedAdapter: ProviderAdapter<GcsConfig> = { type: "gcs", config: gcsConfigSchema, ops: [corsOrigin] };
+const typedAdapter: ProviderAdapter<GcsConfig> = {
+  type: "gcs",
+  config: gcsConfigSchema,
+  // The jwt-bearer token exchange happens here, before any lease is taken (DESIGN §7).
+  prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config.serviceAccountKey, async () => {}),
+  ops: [corsOrigin],
+};
 
 export const gcsAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
 export { gcsCorsIdentity } from "./config";

@@ -6,7 +6,7 @@
  */
 import type { OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
 import { type KindeConfig, kindeConfigSchema, kindeLineParamsSchema } from "./config";
-import { addUrl, deleteUrl, type KindeList, readUrls } from "./management-api";
+import { addUrl, deleteUrl, type KindeList, readUrls, warmKindeToken } from "./management-api";
 
 const parse = (params: Params) => kindeLineParamsSchema.parse(params);
 
@@ -37,6 +37,8 @@ function kindeUrlOp(name: string, list: KindeList): OpSpec<KindeConfig> {
 const typedAdapter: ProviderAdapter<KindeConfig> = {
   type: "kinde",
   config: kindeConfigSchema,
+  // The client-credentials exchange happens here, before any lease is taken (DESIGN §7).
+  prepare: (ctx) => warmKindeToken(ctx),
   ops: [
     kindeUrlOp("kinde.callbackUrl", { path: "auth_redirect_urls", field: "redirect_urls" }),
     kindeUrlOp("kinde.logoutUrl", { path: "auth_logout_urls", field: "logout_urls" }),

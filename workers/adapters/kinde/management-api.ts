@@ -72,6 +72,11 @@ function tokenSource(ctx: KindeContext) {
   };
 }
 
+/** Buys (or finds cached) the Management API token, so no exchange happens under a lease. */
+export async function warmKindeToken(ctx: KindeContext): Promise<void> {
+  await withAccessToken(ctx, tokenSource(ctx), async () => {});
+}
+
 const listUrl = (ctx: KindeContext, app: string, list: KindeList) =>
   `https://${ctx.config.domain}/api/v1/applications/${encodeURIComponent(app)}/${list.path}`;
 

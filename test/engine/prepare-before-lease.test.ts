@@ -1,0 +1,143 @@
+/**
+ * DESIGN §7: no token exchange is made while the run holds a lease. Firebase and GCS (Google's
+ * jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
+ * which the engine runs before the scope lease; every later call reuses it.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { parentLockKey } from "../../shared/lock-keys";
+import type { Plan } from "../../shared/schemas/plan";
+import type { RunResult } from "../../shared/schemas/run";
+import { SecretRegistry } from "../../shared/secrets";
+import { clearTokenCache } from "../../workers/adapters/http";
+import { lockStub } from "../../workers/locks/lock-target";
+import { firebaseProject } from "../adapters/firebase/firebase-project";
+import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
+import { APP, kindeBusiness, M2M } from "../adapters/kinde/kinde-business";
+import { call, testApp } from "../helpers/app";
+import { freshPr } from "../helpers/engine";
+
+interface Subject {
+  plan: Plan;
+  secrets: Record<string, string>;
+  /** The parent object's identity, or null (Kinde items are objects of their own). */
+  identity: string | null;
+  isTokenRequest(url: URL): boolean;
+}
+
+const googleToken = (url: URL) => url.host === "oauth2.googleapis.com" && url.pathname === "/token";
+
+const SUBJECTS: Record<string, () => Promise<Subject>> = {
+  async firebase() {
+    const p = await firebaseProject(["localhost"]);
+    return {
+      plan: {
+        version: 1,
+        providers: { fb: { type: "firebase", serviceAccountKey: { secret: "PREPARE_GOOGLE_KEY" } } },
+        lines: [
+          {
+            id: "domain",
+            op: "firebase.authorizedDomain",
+            provider: "fb",
+            params: { project: p.project, domain: "{scope}.preview.example.com" },
+          },
+        ],
+      },
+      secrets: { PREPARE_GOOGLE_KEY: p.account.keyJson },
+      identity: `firebase:${p.project}:config`,
+      isTokenRequest: googleToken,
+    };
+  },
+  async gcs() {
+    const b = await bucketWithCors([{ origin: ["https://app.example.com"], method: ["GET"] }]);
+    return {
+      plan: {
+        version: 1,
+        providers: { gcs: { type: "gcs", serviceAccountKey: { secret: "PREPARE_GOOGLE_KEY" } } },
+        lines: [
+          {
+            id: "origin",
+            op: "gcs.corsOrigin",
+            provider: "gcs",
+            params: { bucket: b.bucket, rule: "#0", origin: "https://{scope}.preview.example.com" },
+          },
+        ],
+      },
+      secrets: { PREPARE_GOOGLE_KEY: b.account.keyJson },
+      identity: `gcs:${b.bucket}:cors`,
+      isTokenRequest: googleToken,
+    };
+  },
+  async kinde() {
+    const k = await kindeBusiness({ redirect_urls: [] });
+    return {
+      plan: {
+        version: 1,
+        providers: {
+          kinde: {
+            type: "kinde",
+            domain: k.domain,
+            clientId: M2M.clientId,
+            clientSecret: { secret: "PREPARE_KINDE_SECRET" },
+          },
+        },
+        lines: [
+          {
+            id: "callback",
+            op: "kinde.callbackUrl",
+            provider: "kinde",
+            params: { app: APP, url: "https://{scope}.preview.example.com/callback" },
+          },
+        ],
+      },
+      secrets: { PREPARE_KINDE_SECRET: M2M.clientSecret },
+      identity: null,
+      isTokenRequest: (url) => url.host === k.domain && url.pathname === "/oauth2/token",
+    };
+  },
+};
+
+async function held(key: string | null): Promise<boolean> {
+  return key === null ? false : (await lockStub(env, key).read({ key })).held;
+}
+
+describe.each(Object.keys(SUBJECTS))("%s: the token exchange and the leases", (provider) => {
+  it("the token is fetched before the scope lease is taken, never under a lease, and reused after", async () => {
+    const subject = await (SUBJECTS[provider] as () => Promise<Subject>)();
+    const scope = freshPr();
+    const scopeKey = `scope:preview/${scope}`;
+    const parentKey = subject.identity ? await parentLockKey(subject.identity, new SecretRegistry()) : null;
+    clearTokenCache();
+    const tokenCalls: Array<{ scopeHeld: boolean; parentHeld: boolean }> = [];
+    const providerCalls: string[] = [];
+    const app = testApp({
+      engine: {
+        wrapFetch: (inner) => async (input, init) => {
+          const url = new URL(new Request(input, init).url);
+          providerCalls.push(url.host);
+          if (subject.isTokenRequest(url)) {
+            tokenCalls.push({ scopeHeld: await held(scopeKey), parentHeld: await held(parentKey) });
+          }
+          return inner(input, init);
+        },
+      },
+    });
+    const res = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${scope}/apply`,
+      { plan: subject.plan },
+      {},
+      {
+        ...env,
+        ...subject.secrets,
+      },
+    );
+    const result = (await res.json()) as RunResult;
+    expect(result.run.status).toBe("succeeded");
+    expect(result.lines.map((l) => l.diff)).toEqual(["create"]);
+    expect(tokenCalls).toEqual([{ scopeHeld: false, parentHeld: false }]);
+    // Reads and the write came after, with the same token: more calls than the one exchange.
+    expect(providerCalls.length).toBeGreaterThan(2);
+  });
+});
