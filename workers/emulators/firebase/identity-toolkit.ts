@@ -5,6 +5,7 @@
  * Storage keys: `project:<id>` → IdentityProject; `revokedBefore:<email>` → epoch ms.
  */
 import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
+import { provisionDemoIdentityProject } from "./demo";
 import { googleError, RETRY_AFTER_SECONDS, UNAUTHENTICATED_MESSAGE } from "./google-errors";
 import { CLOUD_PLATFORM, hasScope, verifyGoogleToken } from "./google-token";
 
@@ -69,6 +70,7 @@ export const identityToolkitEmulator: ProviderEmulatorModule = {
 
   async handle(request, state) {
     const nowMs = Date.now();
+    provisionDemoIdentityProject(new URL(request.url).pathname, state);
     const claims = await verifyGoogleToken(request.headers.get("authorization"), nowMs);
     const revokedBefore = claims ? state.get<number>(identityKeys.revokedBefore(claims.sub)) : undefined;
     if (!claims || (revokedBefore !== undefined && claims.iat < revokedBefore)) {

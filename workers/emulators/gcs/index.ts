@@ -13,6 +13,7 @@ import {
   hasScope,
   verifyGoogleToken,
 } from "../firebase/google-token";
+import { provisionDemoGcsBucket } from "./demo";
 
 export interface GcsBucket {
   members: Record<string, "admin" | "viewer">;
@@ -96,6 +97,7 @@ export const gcsEmulator: ProviderEmulatorModule = {
 
   async handle(request, state) {
     const url = new URL(request.url);
+    provisionDemoGcsBucket(url.pathname, state);
     const claims = await verifyGoogleToken(request.headers.get("authorization"), Date.now());
     if (!claims) {
       return googleError(401, "Invalid Credentials", {

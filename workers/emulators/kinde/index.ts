@@ -7,6 +7,7 @@
  * `app:<id>` → KindeApp.
  */
 import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
+import { provisionDemoBusiness } from "./demo";
 
 export interface KindeM2m {
   clientSecret: string;
@@ -134,6 +135,7 @@ export const kindeEmulator: ProviderEmulatorModule = {
 
   async handle(request, state) {
     const url = new URL(request.url);
+    provisionDemoBusiness(url.host, state);
     if (url.pathname === "/oauth2/token" && request.method === "POST") return issueToken(request, state);
     const match = url.pathname.match(LIST_PATH);
     const verb = VERBS[request.method];

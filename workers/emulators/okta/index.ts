@@ -7,6 +7,7 @@
  * OktaToken; `app:<id>` → the app as stored.
  */
 import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
+import { provisionDemoOrg } from "./demo";
 
 export interface OktaToken {
   /** A read-only admin may GET apps but not change them. */
@@ -123,6 +124,7 @@ export const oktaEmulator: ProviderEmulatorModule = {
 
   async handle(request, state) {
     const url = new URL(request.url);
+    provisionDemoOrg(url.host, state);
     const headers = rateHeaders(url.host, Date.now());
     const apiToken = request.headers.get("authorization")?.match(/^SSWS (\S+)$/)?.[1];
     const token = apiToken ? state.get<OktaToken>(oktaKeys.token(apiToken)) : undefined;

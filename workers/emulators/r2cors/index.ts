@@ -6,6 +6,7 @@
  * Storage keys: `token:<t>` → R2Token; `bucket:<account>/<bucket>` → R2Bucket.
  */
 import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
+import { provisionDemoR2 } from "./demo";
 
 export interface R2Token {
   accounts: string[];
@@ -98,6 +99,7 @@ export const r2CorsEmulator: ProviderEmulatorModule = {
 
   async handle(request, state) {
     const match = new URL(request.url).pathname.match(CORS_PATH);
+    if (match?.[1] && match[2]) provisionDemoR2(match[1], decodeURIComponent(match[2]), state);
     const bearer = request.headers.get("authorization")?.match(/^Bearer (\S+)$/i)?.[1];
     const token = bearer ? state.get<R2Token>(r2Keys.token(bearer)) : undefined;
     if (!token) return cfError(401, 10000, "Authentication error");

@@ -5,6 +5,7 @@
  * 60 s window ends, and 120 requests per minute per token and project are allowed.
  */
 import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
+import { provisionDemoProject } from "./demo";
 import { authConfig, type SupabaseAuthConfig, type SupabaseToken, supabaseKeys } from "./state";
 
 const CONFIG_PATH = /^\/v1\/projects\/([^/]+)\/config\/auth$/;
@@ -94,6 +95,7 @@ export const supabaseEmulator: ProviderEmulatorModule = {
 
   async handle(request, state) {
     const url = new URL(request.url);
+    provisionDemoProject(url.pathname, state);
     const bearer = request.headers.get("authorization")?.match(/^Bearer (\S+)$/i)?.[1];
     const token = bearer ? state.get<SupabaseToken>(supabaseKeys.token(bearer)) : undefined;
     if (!token) return message(401, "Unauthorized");
