@@ -1,0 +1,173 @@
+/**
+ * Issue 4's "done when": one plan mixing every provider (examples/all-providers.plan.json) applies
+ * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
+ * emulators provision on first use (the same ones `npm start` serves). Every provider object then
+ * holds both scopes' entries; after one scope's destroy only the other's remain, and the entries
+ * the demo objects started with are untouched throughout.
+ */
+import { env } from "cloudflare:workers";
+import { exportPKCS8, generateKeyPair } from "jose";
+import { describe, expect, it } from "vitest";
+import example from "../../examples/all-providers.plan.json";
+import { planSchema } from "../../shared/schemas/plan";
+import type { RunResult } from "../../shared/schemas/run";
+import { DEMO_GOOGLE_ACCOUNT } from "../../workers/emulators/firebase/demo";
+import { DEMO_KINDE } from "../../workers/emulators/kinde/demo";
+import { DEMO_OKTA } from "../../workers/emulators/okta/demo";
+import { DEMO_R2 } from "../../workers/emulators/r2cors/demo";
+import { DEMO_ACCESS_KEY } from "../../workers/emulators/s3";
+import { DEMO_SUPABASE } from "../../workers/emulators/supabase/demo";
+import { call, testApp } from "../helpers/app";
+import { auth0Client } from "../helpers/emulators";
+import { identityProject } from "../helpers/emulators-firebase";
+import { gcsBucket } from "../helpers/emulators-gcs";
+import { kindeApp } from "../helpers/emulators-kinde";
+import { oktaApp } from "../helpers/emulators-okta";
+import { r2Bucket } from "../helpers/emulators-r2cors";
+import { s3Bucket } from "../helpers/emulators-s3";
+import { supabaseAuthConfig } from "../helpers/emulators-supabase";
+
+/** The example as the API validates it (a malformed example fails here, not in the README). */
+const plan = planSchema.parse(example);
+const BUCKET = "sponson-demo-assets";
+type Origins = {
+  origin?: string[];
+  id?: string;
+  ID?: string;
+  allowed?: { origins: string[] };
+  AllowedOrigin?: string[];
+};
+
+/** Every entry each provider object holds in the lists the plan edits, as "list: entry". */
+const HOLDINGS: Record<string, () => Promise<string[]>> = {
+  async auth0() {
+    const c = await auth0Client("sponson-demo.us.auth0.com", "preview-app");
+    return [
+      ...(c?.callbacks ?? []).map((u) => `callbacks: ${u}`),
+      ...(c?.web_origins ?? []).map((u) => `origins: ${u}`),
+    ];
+  },
+  async supabase() {
+    return ((await supabaseAuthConfig(DEMO_SUPABASE.ref))?.uri_allow_list ?? "").split(",").filter(Boolean);
+  },
+  async firebase() {
+    return (await identityProject("sponson-demo"))?.config?.authorizedDomains ?? [];
+  },
+  async gcs() {
+    return ((await gcsBucket(BUCKET))?.cors ?? []).flatMap((r, i) =>
+      ((r as Origins).origin ?? []).map((o) => `#${i}: ${o}`),
+    );
+  },
+  async okta() {
+    const client = (await oktaApp("sponson-demo.okta.com", DEMO_OKTA.app))?.settings.oauthClient;
+    return [
+      ...(client?.redirect_uris ?? []).map((u) => `redirect: ${u}`),
+      ...(client?.post_logout_redirect_uris ?? []).map((u) => `logout: ${u}`),
+    ];
+  },
+  async kinde() {
+    const app = await kindeApp("sponson-demo.kinde.com", DEMO_KINDE.app);
+    return [
+      ...(app?.redirect_urls ?? []).map((u) => `callback: ${u}`),
+      ...(app?.logout_urls ?? []).map((u) => `logout: ${u}`),
+    ];
+  },
+  async r2() {
+    const rules = ((await r2Bucket(DEMO_R2.account, BUCKET))?.rules ?? []) as Origins[];
+    return rules.flatMap((r) => (r.allowed?.origins ?? []).map((o) => `${r.id}: ${o}`));
+  },
+  async s3() {
+    const rules = ((await s3Bucket(BUCKET, "us-east-1"))?.rules ?? []) as Origins[];
+    return rules.flatMap((r) => (r.AllowedOrigin ?? []).map((o) => `${r.ID}: ${o}`));
+  },
+};
+
+/** What the demo objects hold before any scope touched them. */
+const DEMO_ENTRIES: Record<string, string[]> = {
+  auth0: [],
+  supabase: ["http://localhost:3000/**"],
+  firebase: ["localhost", "sponson-demo.firebaseapp.com"],
+  gcs: ["#0: https://app.example.com"],
+  okta: ["redirect: http://localhost:3000/callback", "logout: http://localhost:3000/"],
+  kinde: ["callback: http://localhost:3000/callback", "logout: http://localhost:3000/"],
+  r2: ["app: https://app.example.com"],
+  s3: ["app: https://app.example.com"],
+};
+
+/** The entries scope pr-<n> owns in each provider object. */
+function owned(n: string): Record<string, string[]> {
+  const host = `pr-${n}.preview.example.com`;
+  return {
+    auth0: [`callbacks: https://${host}/callback`, `origins: https://${host}`],
+    supabase: [`https://${host}/**`],
+    firebase: [host],
+    gcs: [`#1: https://${host}`],
+    okta: [`redirect: https://${host}/callback`, `logout: https://${host}/`],
+    kinde: [`callback: https://${host}/callback`, `logout: https://${host}/`],
+    r2: [`previews: https://${host}`],
+    s3: [`previews: https://${host}`],
+  };
+}
+
+async function holdings(): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const [provider, read] of Object.entries(HOLDINGS)) out[provider] = (await read()).sort();
+  return out;
+}
+
+function expected(...scopes: string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const provider of Object.keys(HOLDINGS)) {
+    out[provider] = [
+      ...(DEMO_ENTRIES[provider] ?? []),
+      ...scopes.flatMap((n) => owned(n)[provider] ?? []),
+    ].sort();
+  }
+  return out;
+}
+
+async function demoSecrets(): Promise<Record<string, string>> {
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  return {
+    AUTH0_CLIENT_SECRET: "local-demo-secret",
+    SUPABASE_ACCESS_TOKEN: DEMO_SUPABASE.token,
+    GOOGLE_SERVICE_ACCOUNT_KEY: JSON.stringify({
+      type: "service_account",
+      private_key: await exportPKCS8(privateKey),
+      client_email: DEMO_GOOGLE_ACCOUNT,
+    }),
+    OKTA_API_TOKEN: DEMO_OKTA.token,
+    KINDE_CLIENT_SECRET: DEMO_KINDE.clientSecret,
+    R2_API_TOKEN: DEMO_R2.token,
+    S3_SECRET_ACCESS_KEY: DEMO_ACCESS_KEY.secret,
+  };
+}
+
+describe("a plan mixing every provider", () => {
+  it("applies for two scopes at once, and one scope's destroy leaves the other's entries and the demo's own", async () => {
+    const bindings = { ...env, ...(await demoSecrets()) };
+    const app = testApp();
+    const base = Math.floor(Math.random() * 1e5) * 10;
+    const [a, b] = [String(base + 1), String(base + 2)];
+    const run = async (n: string, action: "apply" | "destroy") => {
+      const body = action === "apply" ? { plan, wait: true } : { wait: true };
+      const res = await call(app, "POST", `/v1/scopes/preview/pr-${n}/${action}`, body, {}, bindings);
+      expect(res.status).toBe(200);
+      return (await res.json()) as RunResult;
+    };
+
+    const applied = await Promise.all([run(a, "apply"), run(b, "apply")]);
+    for (const result of applied) {
+      expect(result.run.error ?? result.run.status).toBe("succeeded");
+      expect(result.lines.map((l) => [l.id, l.diff])).toEqual(plan.lines.map((l) => [l.id, "create"]));
+    }
+    expect(await holdings()).toEqual(expected(a, b));
+
+    const destroyed = await run(a, "destroy");
+    expect(destroyed.run.error ?? destroyed.run.status).toBe("succeeded");
+    expect(await holdings()).toEqual(expected(b));
+
+    expect((await run(b, "destroy")).run.status).toBe("succeeded");
+    expect(await holdings()).toEqual(expected());
+  });
+});
