@@ -9,7 +9,8 @@ import { providerConfigSchema } from "./plan";
 export const RECEIPT_VERSION = 1;
 export const RUNS_KEPT = 20;
 
-export const ledgerEntrySchema = z.looseObject({
+/** What identifies an item a run wrote: shared by ledger entries and intents. */
+const itemRecordFields = {
   line: z.string(),
   op: z.string(),
   /** The provider block as the plan wrote it: secret references, never secret values. */
@@ -19,19 +20,15 @@ export const ledgerEntrySchema = z.looseObject({
   key: z.string(),
   parent: z.string().nullable(),
   runId: z.string(),
-  createdAt: z.number().int(),
-});
+};
+
+export const ledgerEntrySchema = z.looseObject({ ...itemRecordFields, createdAt: z.number().int() });
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 
+/** Announced in the receipt before the write is sent; removed in the save that records its outcome. */
 export const intentSchema = z.looseObject({
   action: z.enum(["create", "remove"]),
-  line: z.string(),
-  op: z.string(),
-  provider: providerConfigSchema,
-  params: z.record(z.string(), z.string()),
-  key: z.string(),
-  parent: z.string().nullable(),
-  runId: z.string(),
+  ...itemRecordFields,
   at: z.number().int(),
 });
 export type Intent = z.infer<typeof intentSchema>;

@@ -6,7 +6,7 @@
 import { SponsonError } from "../../shared/errors";
 import { Lease } from "../locks/lease";
 import type { EngineDeps } from "./deps";
-import { type Item, providerContextName } from "./item";
+import { type Item, providerContextName, recordOf } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
@@ -112,51 +112,21 @@ export class ItemWriter {
           item: item.key,
         });
       }
-      const intent = {
-        action,
-        line: item.line,
-        op: item.opName,
-        provider: item.provider,
-        params: item.params,
-        key: item.key,
-        parent: item.parent,
-        runId: this.#run.id,
-        at: this.#deps.clock.now(),
-      };
+      const record = recordOf(item, this.#run.id);
+      const where = { line: item.line, key: item.key, action, runId: this.#run.id };
+      const intent = { action, ...record, at: this.#deps.clock.now() };
       this.#session.addIntent(intent);
       await this.#session.save();
-      await this.#deps.faults?.("after-intent", {
-        line: item.line,
-        key: item.key,
-        action,
-        runId: this.#run.id,
-      });
+      await this.#deps.faults?.("after-intent", where);
       // Fencing: both leases must still be ours immediately before the provider write.
       this.#scopeLease.assertHeld();
       await lease?.check();
       if (action === "create") await item.op.create(ctx, item.params, seen);
       else await item.op.remove(ctx, item.params, seen);
-      await this.#deps.faults?.("after-write", {
-        line: item.line,
-        key: item.key,
-        action,
-        runId: this.#run.id,
-      });
+      await this.#deps.faults?.("after-write", where);
       this.#session.dropIntent(intent);
-      if (action === "create") {
-        this.#session.addLedger({
-          line: item.line,
-          op: item.opName,
-          provider: item.provider,
-          params: item.params,
-          key: item.key,
-          parent: item.parent,
-          runId: this.#run.id,
-          createdAt: this.#deps.clock.now(),
-        });
-      } else {
-        this.#session.dropLedger(item.line, item.key);
-      }
+      if (action === "create") this.#session.addLedger({ ...record, createdAt: this.#deps.clock.now() });
+      else this.#session.dropLedger(item.line, item.key);
       await this.#session.save();
       return "written";
     });

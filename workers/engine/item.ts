@@ -46,6 +46,19 @@ export function itemOfRecord(record: LedgerEntry | Intent, ops: OpRegistry): Ite
   };
 }
 
+/** The stored form of an item written by `runId` (the common part of ledger entries and intents). */
+export function recordOf(item: Item, runId: string) {
+  return {
+    line: item.line,
+    op: item.opName,
+    provider: item.provider,
+    params: item.params,
+    key: item.key,
+    parent: item.parent,
+    runId,
+  };
+}
+
 /** Same item regardless of which plan line manages it. */
 export function sameItem(a: { op: string; key: string; parent: string | null }, b: typeof a): boolean {
   return a.op === b.op && a.key === b.key && a.parent === b.parent;

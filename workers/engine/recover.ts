@@ -5,7 +5,7 @@
  */
 import type { Intent } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
-import { itemOfRecord } from "./item";
+import { itemOfRecord, recordOf } from "./item";
 import type { ItemWriter, WaitPolicy } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
@@ -33,16 +33,7 @@ export async function recoverIntents(
       );
       session.dropIntent(intent);
       if (present && !owned) {
-        session.addLedger({
-          line: intent.line,
-          op: intent.op,
-          provider: intent.provider,
-          params: intent.params,
-          key: intent.key,
-          parent: intent.parent,
-          runId: intent.runId,
-          createdAt: intent.at,
-        });
+        session.addLedger({ ...recordOf(item, intent.runId), createdAt: intent.at });
       }
       await session.save();
       continue;
