@@ -1,0 +1,80 @@
+// Load against the local service: 200 concurrent applies across 50 scopes and 10 shared Auth0
+// applications (emulated demo tenants), then a preview per scope proves no entry was lost.
+import { summary } from "./report.mjs";
+
+const RUNS = 200;
+const SCOPES = 50;
+const OBJECTS = 10;
+
+function plan(object) {
+  const domain = `sponson-demo.bench${object}.us.auth0.com`;
+  const line = (id, op, url) => ({ id, op, provider: "auth0", params: { client: "preview-app", url } });
+  return {
+    version: 1,
+    providers: {
+      auth0: {
+        type: "auth0",
+        domain,
+        clientId: "sponson-local",
+        clientSecret: { secret: "AUTH0_CLIENT_SECRET" },
+      },
+    },
+    lines: [
+      line("callback", "auth0.callbackUrl", "https://pr-{pr}.preview.example.com/callback"),
+      line("logout", "auth0.logoutUrl", "https://pr-{pr}.preview.example.com/"),
+      line("origin", "auth0.webOrigin", "https://pr-{pr}.preview.example.com"),
+    ],
+  };
+}
+
+export async function loadRun(base, headers) {
+  const first = 100_000 + Math.floor(Math.random() * 800_000);
+  const scopes = Array.from({ length: SCOPES }, (_, i) => ({
+    scope: `pr-${first + i}`,
+    plan: plan(i % OBJECTS),
+  }));
+  const statuses = {};
+  const runStatus = {};
+  const latencies = [];
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: RUNS }, async (_, i) => {
+      const { scope, plan: p } = scopes[i % SCOPES];
+      const t = performance.now();
+      const res = await fetch(`${base}/v1/scopes/preview/${scope}/apply`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ plan: p, wait: true, waitTimeoutSeconds: 300 }),
+      });
+      const body = await res.json().catch(() => ({}));
+      latencies.push(performance.now() - t);
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      const s = body.run?.status ?? body.code ?? "unknown";
+      runStatus[s] = (runStatus[s] ?? 0) + 1;
+    }),
+  );
+  const wallMs = performance.now() - start;
+  let lost = 0;
+  for (const { scope, plan: p } of scopes) {
+    const res = await fetch(`${base}/v1/scopes/preview/${scope}/preview`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ plan: p }),
+    });
+    const body = await res.json();
+    lost += (body.lines ?? []).filter((l) => l.diff !== "unchanged").length;
+  }
+  return {
+    runs: RUNS,
+    scopes: SCOPES,
+    sharedObjects: OBJECTS,
+    wallMs,
+    perRunMs: summary(latencies),
+    httpStatuses: statuses,
+    runStatuses: runStatus,
+    fiveXx: Object.entries(statuses)
+      .filter(([s]) => Number(s) >= 500)
+      .reduce((a, [, n]) => a + n, 0),
+    entriesLost: lost,
+  };
+}

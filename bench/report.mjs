@@ -1,0 +1,127 @@
+// Statistics and the Markdown tables of `npm run bench`.
+
+export function summary(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const rank = (q) => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
+  return { median: rank(0.5), p99: rank(0.99), n: s.length };
+}
+
+export const median = (x) => x?.median;
+export const fmt = (ms) =>
+  ms === undefined || Number.isNaN(ms)
+    ? "—"
+    : ms >= 100
+      ? ms.toFixed(0)
+      : ms >= 10
+        ? ms.toFixed(1)
+        : ms.toFixed(2);
+const mp = (s) => (s ? `${fmt(s.median)} / ${fmt(s.p99)}` : "skipped");
+const ratio = (a, b) => (a && b ? `${(a.median / b.median).toFixed(2)}×` : "—");
+
+/**
+ * Polling waiters with the usual back-off (1 s, doubling: Terraform's -lock-timeout retry): polls at
+ * 0, 1, 3, 7, 15 … s; the holder releases at a uniformly random moment in 0–20 s; the handoff is the
+ * wait until the next poll plus one try-acquire round trip (measured against Redis in the same run).
+ */
+export function pollingHandoff(tryAcquireMs, samples = 20_000) {
+  let seed = 0x5eed;
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+  const out = [];
+  for (let i = 0; i < samples; i++) {
+    const release = rnd() * 20_000;
+    let poll = 0;
+    let step = 1_000;
+    while (poll < release) {
+      poll += step;
+      step *= 2;
+    }
+    out.push(poll - release + tryAcquireMs);
+  }
+  return { model: "release uniform in 0–20 s, polls at 1 s doubling", tryAcquireMs, ...summary(out) };
+}
+
+export function tables(r) {
+  const L = [];
+  const ours = r.http?.emptyApply;
+  const rt = r.runtime?.leaseRoundTrip;
+  L.push("### Lease round trip, uncontended (ms, median / p99)", "");
+  L.push("| what | ms | Sponson over HTTP ÷ this | Sponson in-runtime ÷ this |", "| --- | --- | --- | --- |");
+  const row = (what, x) => L.push(`| ${what} | ${mp(x)} | ${ratio(ours, x)} | ${ratio(rt, x)} |`);
+  row(
+    "Sponson over HTTP: apply of an empty plan (auth, scope-state reads, scope lease acquire + release, receipt read + conditional put)",
+    ours,
+  );
+  row("Sponson over HTTP: GET /v1/locks/{key} (one lock-object read)", r.http?.lockRead);
+  row("Sponson over HTTP: GET /healthz (HTTP floor of the local runtime)", r.http?.healthz);
+  row("Sponson inside the runtime: Worker → lock object acquire + release (RPC)", rt);
+  row("Redis SET NX PX + compare-and-delete (Lua), loopback", r.baselines?.redis);
+  row("etcd lock + unlock (v3 HTTP gateway, session lease), loopback", r.baselines?.etcd);
+  row("git update-ref CAS create + delete (local bare repository)", r.baselines?.gitRef);
+  L.push("");
+  const h = r.runtime?.handoff;
+  const p = r.handoffPolling;
+  L.push("### Handoff: release → next waiter holds the lock (ms, median / p99)", "");
+  L.push("| waiter | ms | this ÷ Sponson |", "| --- | --- | --- |");
+  L.push(`| Sponson: FIFO queue inside the lock object (in-runtime relay, per handoff) | ${mp(h)} | 1.00× |`);
+  L.push(
+    `| polling with 1 s doubling back-off (modelled; try-acquire = measured Redis RTT) | ${mp(p)} | ${ratio(p, h)} |`,
+  );
+  L.push("");
+  L.push(
+    `### Contended apply: K scopes × 3 entries on one Auth0 application (${r.runtime?.contended?.[0]?.latencyMs ?? "?"} ms per provider call)`,
+    "",
+  );
+  L.push(
+    "| K | provider calls / run | serial bound ms | wall ms (median / p99) | wall / bound | lost | control (no parent locks) wall ms | control lost (median / max) |",
+  );
+  L.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const c of r.runtime?.contended ?? []) {
+    L.push(
+      `| ${c.k} | ${c.callsPerRun} | ${fmt(c.serialBoundMs)} | ${mp(c.wallMs)} | ${c.wallOverSerialBound.toFixed(2)} | ${c.lost} | ${mp(c.controlWallMs)} | ${c.controlLost.median} / ${c.controlLost.p99} of ${c.k * 3} |`,
+    );
+  }
+  L.push("");
+  L.push("### Independent objects: K scopes on K different applications", "");
+  L.push("| K | wall ms (median / p99) | ratio to K = 1 |", "| --- | --- | --- |");
+  const ind = r.runtime?.independent ?? [];
+  for (const c of ind) L.push(`| ${c.k} | ${mp(c.wallMs)} | ${ratio(c.wallMs, ind[0]?.wallMs)} |`);
+  L.push("");
+  const s = r.runtime?.steady;
+  L.push("### Steady state: re-applying an unchanged 100-line plan", "");
+  L.push(
+    "| parent lock operations | provider writes | scope leases per run | wall ms (median / p99) |",
+    "| --- | --- | --- | --- |",
+  );
+  if (s) L.push(`| ${s.parentLockOps} | ${s.providerWrites} | ${s.scopeLeasesPerRun} | ${mp(s.wallMs)} |`);
+  L.push("");
+  const l = r.load;
+  L.push("### Load against the local service (wrangler dev)", "");
+  L.push(
+    "| runs | scopes | shared objects | wall ms | per run ms (median / p99) | HTTP statuses | 5xx | entries lost |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+  );
+  if (l)
+    L.push(
+      `| ${l.runs} | ${l.scopes} | ${l.sharedObjects} | ${fmt(l.wallMs)} | ${mp(l.perRunMs)} | ${JSON.stringify(l.httpStatuses)} | ${l.fiveXx} | ${l.entriesLost} |`,
+    );
+  L.push("");
+  L.push("### Memory and storage", "");
+  L.push("| what | value |", "| --- | --- |");
+  L.push(
+    `| peak RSS of workerd, in-runtime bench (contended runs included) | ${fmt(r.memory?.workerdPeakRssMiBInRuntimeBench)} MiB |`,
+  );
+  L.push(
+    `| peak RSS of workerd under wrangler dev, after the load run | ${fmt(r.memory?.workerdPeakRssMiBAfterLoad)} MiB |`,
+  );
+  const st = r.runtime?.storagePerLock;
+  if (st)
+    L.push(
+      `| SQLite size of one lock object (databaseSize) after 1 / 200 acquire-release cycles | ${st.afterOneCycle} / ${st.after200Cycles} bytes |`,
+    );
+  if (r.skipped?.length) L.push("", ...r.skipped.map((x) => `- skipped: ${x}`));
+  L.push(
+    "",
+    `_${r.machine.cpus} CPUs, shared with other work; run ${r.startedAt}. Absolute numbers are noisy; ratios come from the same run._`,
+  );
+  return L.join("\n");
+}

@@ -1,0 +1,238 @@
+// `npm run bench`: prints Markdown tables and writes bench/results/<name>.json (BENCH_NAME, default
+// "latest"). Every figure is a median with p99 over repetitions; every comparison is a ratio
+// measured in the same run. Not part of `npm test`. See docs/performance.md.
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CAS_DELETE, freePort, gitRepo, have, Resp, startEtcd, startRedis, waitFor } from "./baselines.mjs";
+import { loadRun } from "./load.mjs";
+import { fmt, median, pollingHandoff, summary, tables } from "./report.mjs";
+
+const N = Number(process.env.BENCH_N ?? 300);
+const children = [];
+const results = { startedAt: new Date().toISOString(), machine: machine(), skipped: [] };
+/** Children run in their own process groups, so wrangler's and vitest's workerd go with them. */
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    child.kill("SIGTERM");
+  }
+}
+const cleanup = () => children.forEach(stop);
+process.on("exit", cleanup);
+process.on("SIGINT", () => process.exit(130));
+
+function machine() {
+  const cpus = readFileSync("/proc/cpuinfo", "utf8").match(/^processor/gm)?.length ?? 0;
+  return { cpus, node: process.version, note: "shared machine: absolute figures are noisy, compare ratios" };
+}
+
+/** Installs a missing Debian package when root, else says what is missing. */
+function ensure(cmd, pkg) {
+  if (have(cmd)) return true;
+  if (process.getuid?.() === 0 && have("apt-get")) {
+    try {
+      console.error(`bench: installing ${pkg} (apt-get)`);
+      execFileSync(
+        "sh",
+        [
+          "-c",
+          `apt-get install -y --no-install-recommends ${pkg} >/dev/null 2>&1 || (apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends ${pkg} >/dev/null 2>&1)`,
+        ],
+        { stdio: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } },
+      );
+    } catch {}
+    if (have(cmd)) return true;
+  }
+  results.skipped.push(
+    `${cmd} not found: install Debian package ${pkg} (apt-get install -y ${pkg}) to measure it`,
+  );
+  console.error(`bench: skipping ${cmd}: install ${pkg}`);
+  return false;
+}
+
+async function timeLoop(n, op, warm = 20) {
+  for (let i = 0; i < warm; i++) await op(i);
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await op(i);
+    samples.push(performance.now() - t);
+  }
+  return summary(samples);
+}
+
+// --- the local service (wrangler dev, embedded state in a temp dir, emulators on) ---
+async function startService() {
+  const token = execFileSync("node", ["scripts/token.mjs", "--role", "admin", "--ttl", "7200"])
+    .toString()
+    .trim();
+  const port = await freePort();
+  const state = mkdtempSync(join(tmpdir(), "sponson-bench-state-"));
+  const child = spawn(
+    "npx",
+    [
+      "wrangler",
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--persist-to",
+      state,
+      "--var",
+      "EMULATORS:on",
+      "--var",
+      "AUTH0_CLIENT_SECRET:local-demo-secret",
+      "--show-interactive-dev-session=false",
+    ],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
+  child.stdout.resume();
+  child.stderr.resume();
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetch(`${base}/healthz`)).ok, "wrangler dev", 180_000);
+  return { base, token, child };
+}
+
+/** Peak RSS (VmHWM) of the workerd processes below `pid`, in MiB. */
+function workerdPeakMiB(rootPid) {
+  const parent = new Map();
+  const names = new Map();
+  for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      names.set(Number(d), readFileSync(`/proc/${d}/cmdline`, "utf8"));
+    } catch {}
+  }
+  let peak = 0;
+  for (const [pid, cmd] of names) {
+    if (!cmd.includes("workerd")) continue;
+    let p = pid;
+    while (p > 1 && p !== rootPid) p = parent.get(p) ?? 1;
+    if (p !== rootPid) continue;
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+  }
+  return peak;
+}
+
+async function httpPart() {
+  const svc = await startService();
+  const auth = { authorization: `Bearer ${svc.token}`, "content-type": "application/json" };
+  const empty = JSON.stringify({ plan: { version: 1, providers: {}, lines: [] } });
+  results.http = {};
+  results.http.emptyApply = await timeLoop(N, () =>
+    fetch(`${svc.base}/v1/scopes/preview/branch-bench/apply`, {
+      method: "POST",
+      headers: auth,
+      body: empty,
+    }).then(async (r) => {
+      if (r.status !== 200) throw new Error(`apply ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    }),
+  );
+  const key = encodeURIComponent("scope:preview/branch-bench");
+  results.http.lockRead = await timeLoop(N, () =>
+    fetch(`${svc.base}/v1/locks/${key}`, { headers: auth }).then((r) => r.arrayBuffer()),
+  );
+  results.http.healthz = await timeLoop(N, () => fetch(`${svc.base}/healthz`).then((r) => r.arrayBuffer()));
+  results.load = await loadRun(svc.base, auth);
+  results.memory = { workerdPeakRssMiBAfterLoad: workerdPeakMiB(svc.child.pid) };
+  stop(svc.child);
+}
+
+async function baselinesPart() {
+  results.baselines = {};
+  if (ensure("redis-server", "redis-server")) {
+    const port = await startRedis(children);
+    const r = await Resp.connect(port);
+    results.baselines.redis = await timeLoop(N * 3, async (i) => {
+      const v = `run-${i}`;
+      const ok = await r.cmd("SET", "lock:x", v, "NX", "PX", "30000");
+      if (!ok.startsWith("+OK")) throw new Error(`redis SET refused: ${ok}`);
+      await r.cmd("EVAL", CAS_DELETE, "1", "lock:x", v);
+    });
+    // Polling waiter against Redis: the measured try-acquire round trip feeds the back-off model.
+    results.baselines.redisTryAcquire = await timeLoop(N, async () =>
+      r.cmd("SET", "lock:busy", "x", "NX", "PX", "30000"),
+    );
+    r.close();
+  }
+  if (ensure("etcd", "etcd-server")) {
+    const base = await startEtcd(children);
+    const post = (path, body) =>
+      fetch(`${base}${path}`, { method: "POST", body: JSON.stringify(body) }).then((x) => x.json());
+    // A client session holds one lease for all its locks (as etcdctl lock / clientv3 concurrency do).
+    const { ID: lease } = await post("/v3/lease/grant", { TTL: 30 });
+    const name = Buffer.from("lock-x").toString("base64");
+    results.baselines.etcd = await timeLoop(N, async () => {
+      const locked = await post("/v3/lock/lock", { name, lease });
+      await post("/v3/lock/unlock", { key: locked.key });
+    });
+  }
+  if (ensure("git", "git")) {
+    const { dir, oid } = gitRepo();
+    const zero = "0".repeat(oid.length);
+    results.baselines.gitRef = await timeLoop(
+      Math.min(N, 200),
+      async () => {
+        execFileSync("git", ["-C", dir, "update-ref", "refs/locks/x", oid, zero]);
+        execFileSync("git", ["-C", dir, "update-ref", "-d", "refs/locks/x", oid]);
+      },
+      5,
+    );
+  }
+}
+
+/** The in-runtime half: bench/runtime/*.bench.test.ts under workerd, peak RSS sampled meanwhile. */
+async function runtimePart() {
+  const child = spawn("npx", ["vitest", "run", "-c", "bench/vitest.config.ts"], {
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
+  children.push(child);
+  let out = "";
+  child.stdout.on("data", (d) => {
+    out += d.toString();
+  });
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, workerdPeakMiB(child.pid));
+  }, 250);
+  const code = await new Promise((r) => child.on("exit", r));
+  clearInterval(sampler);
+  if (code !== 0) console.error(`bench: the in-runtime bench exited ${code}`);
+  results.runtime = {};
+  for (const line of out.split("\n")) {
+    const at = line.indexOf("BENCH_RESULT ");
+    if (at < 0) continue;
+    const { name, value } = JSON.parse(line.slice(at + "BENCH_RESULT ".length));
+    results.runtime[name.replace(/^runtime\./, "")] = value;
+  }
+  results.memory = { ...results.memory, workerdPeakRssMiBInRuntimeBench: peak };
+}
+
+await httpPart();
+await baselinesPart();
+if (process.env.BENCH_SKIP_RUNTIME !== "1") await runtimePart();
+const rtt = results.baselines.redisTryAcquire?.median ?? 0.1;
+results.handoffPolling = pollingHandoff(rtt);
+results.finishedAt = new Date().toISOString();
+const md = tables(results);
+console.log(md);
+mkdirSync("bench/results", { recursive: true });
+const name = process.env.BENCH_NAME ?? "latest";
+writeFileSync(`bench/results/${name}.json`, `${JSON.stringify({ ...results, markdown: md }, null, 2)}\n`);
+console.error(`bench: wrote bench/results/${name}.json`);
+cleanup();
+process.exit(0);

@@ -1,0 +1,141 @@
+/**
+ * Runs inside the runtime (real lock objects, R2, the Auth0 emulator with a fixed latency per
+ * provider call): contended applies on one application against the serial bound and the control
+ * case without parent locks, independent applications, and the steady state of a 100-line plan.
+ */
+import { env } from "cloudflare:workers";
+import { it } from "vitest";
+import type { Plan } from "../../shared/schemas/plan";
+import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../../test/helpers/emulators";
+import { appLockKey } from "../../test/helpers/engine";
+import { APP_CLIENT, auth0Plan, previewPlan, seedTenant } from "../../test/helpers/plans";
+import { createEngine } from "../../workers/engine/wire";
+import { lockStub } from "../../workers/locks/lock-target";
+import { now, report, summary } from "./stats";
+
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const KS = [1, 2, 4, 8, 16, 32];
+let base = Math.floor(Math.random() * 1e5) * 1000;
+
+async function world(latencyMs = LATENCY_MS) {
+  const domain = freshAuth0Domain("bench");
+  await seedTenant(domain);
+  // The token exchange is done once up front, as a warm Worker would have it cached.
+  await configureHost(domain, { latencyMs });
+  return domain;
+}
+
+async function lostEntries(domain: string, scopes: string[]): Promise<number> {
+  const app = await auth0Client(domain, APP_CLIENT);
+  if (!app) throw new Error("application missing");
+  let lost = 0;
+  for (const s of scopes) {
+    const host = `https://${s}.preview.example.com`;
+    if (!app.callbacks.includes(`${host}/callback`)) lost++;
+    if (!app.allowed_logout_urls.includes(`${host}/`)) lost++;
+    if (!app.web_origins.includes(host)) lost++;
+  }
+  return lost;
+}
+
+async function contended(k: number, parentLocks: boolean) {
+  const domain = await world();
+  const plan = previewPlan(domain);
+  const scopes = Array.from({ length: k }, () => `pr-${++base}`);
+  const engine = createEngine(env, { parentLocks });
+  const before = (await emulatorStub(domain).stats()).requests;
+  const start = now();
+  const runs = await Promise.all(
+    scopes.map((scope) =>
+      engine.apply({ environment: "preview", scope, plan, wait: true, waitTimeoutMs: 600_000 }),
+    ),
+  );
+  const wallMs = now() - start;
+  const calls = (await emulatorStub(domain).stats()).requests - before;
+  const failed = runs.filter((r) => r.run.status !== "succeeded").length;
+  return { wallMs, calls, failed, lost: await lostEntries(domain, scopes) };
+}
+
+it("contended apply: K scopes × 3 entries on one Auth0 application", async () => {
+  const rows = [];
+  for (const k of KS) {
+    const locked = [];
+    const control = [];
+    for (let r = 0; r < REPS; r++) {
+      locked.push(await contended(k, true));
+      control.push(await contended(k, false));
+    }
+    const callsPerRun = locked[0] ? locked[0].calls / k : 0;
+    const serialBoundMs = k * callsPerRun * LATENCY_MS;
+    const wall = summary(locked.map((x) => x.wallMs));
+    rows.push({
+      k,
+      reps: REPS,
+      latencyMs: LATENCY_MS,
+      callsPerRun,
+      serialBoundMs,
+      wallMs: wall,
+      wallOverSerialBound: wall.median / serialBoundMs,
+      lost: Math.max(...locked.map((x) => x.lost)),
+      failed: Math.max(...locked.map((x) => x.failed)),
+      controlWallMs: summary(control.map((x) => x.wallMs)),
+      controlLost: summary(control.map((x) => x.lost)),
+    });
+  }
+  report("runtime.contended", rows);
+});
+
+it("independent objects: K scopes on K different applications", async () => {
+  const rows = [];
+  for (const k of KS) {
+    const walls = [];
+    for (let r = 0; r < REPS; r++) {
+      const domains = await Promise.all(Array.from({ length: k }, () => world()));
+      const engine = createEngine(env);
+      const start = now();
+      await Promise.all(
+        domains.map((d) =>
+          engine.apply({ environment: "preview", scope: `pr-${++base}`, plan: previewPlan(d) }),
+        ),
+      );
+      walls.push(now() - start);
+    }
+    rows.push({ k, reps: REPS, wallMs: summary(walls) });
+  }
+  report("runtime.independent", rows);
+});
+
+it("steady state: re-applying an unchanged 100-line plan", async () => {
+  const domain = await world(0);
+  const plan: Plan = auth0Plan(
+    domain,
+    Array.from({ length: 100 }, (_, i) => ({
+      id: `cb${i}`,
+      op: "auth0.callbackUrl",
+      url: `https://{scope}.preview.example.com/cb/${i}`,
+    })),
+  );
+  const scope = `pr-${++base}`;
+  const engine = createEngine(env);
+  const first = await engine.apply({ environment: "preview", scope, plan });
+  if (first.run.status !== "succeeded") throw new Error(JSON.stringify(first.run.error));
+  const key = await appLockKey(domain);
+  const tokens = async () => (await lockStub(env, key).read({ key })).lastToken;
+  const writes = async () => (await emulatorStub(domain).stats()).writes;
+  const [t0, w0] = [await tokens(), await writes()];
+  const times = [];
+  for (let r = 0; r < Math.max(10, REPS * 5); r++) {
+    const start = now();
+    const again = await engine.apply({ environment: "preview", scope, plan });
+    times.push(now() - start);
+    if (again.lines.some((l) => l.result !== "unchanged")) throw new Error("plan was not unchanged");
+  }
+  report("runtime.steady", {
+    lines: 100,
+    parentLockOps: (await tokens()) - t0,
+    providerWrites: (await writes()) - w0,
+    scopeLeasesPerRun: 1,
+    wallMs: summary(times),
+  });
+});

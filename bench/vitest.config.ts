@@ -1,0 +1,24 @@
+// The in-runtime half of `npm run bench` (bench/run.mjs): timed loops inside workerd against the
+// real lock objects, R2 and emulators. Not part of `npm test` (its include is test/**).
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          EMULATORS: "on",
+          // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
+          AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
+        },
+      },
+    }),
+  ],
+  test: {
+    include: ["bench/runtime/**/*.bench.test.ts"],
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
+  },
+});
