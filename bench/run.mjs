@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CAS_DELETE, freePort, gitRepo, have, Resp, startEtcd, startRedis, waitFor } from "./baselines.mjs";
 import { loadRun } from "./load.mjs";
-import { fmt, median, pollingHandoff, summary, tables } from "./report.mjs";
+import { pollingHandoff, summary, tables } from "./report.mjs";
 
 const N = Number(process.env.BENCH_N ?? 300);
 const children = [];
