@@ -9,17 +9,11 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
-import {
-  type CorsLineParams,
-  hasOrigin,
-  type RuleAccess,
-  ruleMethods,
-  withOrigin,
-  withoutOrigin,
-} from "../cors/cors-origin";
+import type { OpContext, ProviderAdapter } from "../../engine/op-spec";
+import { ruleMethods } from "../cors/cors-origin";
+import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
 import { withGoogleToken } from "../firebase/google-auth";
-import { type GcsContext, type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
+import { type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
 import { type GcsConfig, gcsConfigSchema, gcsCorsIdentity, gcsLineParamsSchema } from "./config";
 
 /**
@@ -29,91 +23,59 @@ import { type GcsConfig, gcsConfigSchema, gcsCorsIdentity, gcsLineParamsSchema }
  */
 export const GCS_MAX_PRECONDITION_ATTEMPTS = 8;
 
-const parse = (params: Params) => gcsLineParamsSchema.parse(params) as CorsLineParams;
-const seenSchema = z.object({ bucket: z.string(), metageneration: z.string(), cors: z.array(z.any()) });
+/** The rules as read, with the metageneration a write sends back as its precondition. */
+const seenSchema = z.object({ metageneration: z.string(), rules: z.array(z.any()) });
+type SeenCors = { metageneration: string; rules: GcsCorsRule[] };
 
-function access(params: CorsLineParams): RuleAccess<GcsCorsRule> {
-  return {
+async function readSeen(ctx: OpContext<GcsConfig>, bucket: string): Promise<SeenCors> {
+  const { metageneration, cors } = await readBucketCors(ctx, bucket);
+  return { metageneration, rules: cors };
+}
+
+/** Applies `edit` from the seen state; after a 412, from a fresh read, until written or done. */
+async function writeWithPrecondition(
+  ctx: OpContext<GcsConfig>,
+  bucket: string,
+  seen: SeenCors,
+  edit: RulesEdit<GcsCorsRule>,
+): Promise<void> {
+  let state = seen;
+  for (let attempt = 1; ; attempt += 1) {
+    const next = edit(state.rules);
+    if (next === null) return;
+    const outcome = await writeBucketCors(ctx, bucket, state.metageneration, next);
+    if (outcome === "written") return;
+    if (attempt >= GCS_MAX_PRECONDITION_ATTEMPTS) {
+      throw new SponsonError(
+        "CONCURRENT_MODIFICATION",
+        `gcs: bucket ${bucket} kept changing (412 conditionNotMet ${attempt} times); nothing was overwritten`,
+        { provider: "gcs", status: 412, attempts: attempt },
+      );
+    }
+    state = await readSeen(ctx, bucket);
+  }
+}
+
+const corsOrigin = corsOriginOp<GcsConfig, GcsCorsRule, SeenCors>({
+  name: "gcs.corsOrigin",
+  providerType: "gcs",
+  params: gcsLineParamsSchema,
+  lockOn: (p) => gcsCorsIdentity(p.bucket),
+  access: (p) => ({
     id: () => undefined,
     origins: (rule) => rule.origin ?? [],
     withOrigins: (rule, origin) => ({ ...rule, origin }),
     create: (_id, origin) => ({
       origin: [origin],
-      method: ruleMethods(params),
+      method: ruleMethods(p),
       responseHeader: ["Content-Type"],
       maxAgeSeconds: 3600,
     }),
-  };
-}
-
-function seenState(seen: Inspection, bucket: string) {
-  const state = seenSchema.safeParse(seen.state);
-  if (!state.success || state.data.bucket !== bucket) {
-    throw new SponsonError(
-      "INTERNAL",
-      `gcs.corsOrigin: a write needs this op's inspection of bucket ${bucket}`,
-    );
-  }
-  return state.data as { bucket: string; metageneration: string; cors: GcsCorsRule[] };
-}
-
-/** Applies `edit` from the seen state; after a 412, from a fresh read, until written or done. */
-async function writeWithPrecondition(
-  ctx: GcsContext,
-  params: CorsLineParams,
-  seen: Inspection,
-  edit: (rules: GcsCorsRule[]) => GcsCorsRule[] | null,
-): Promise<void> {
-  let state = seenState(seen, params.bucket);
-  for (let attempt = 1; ; attempt += 1) {
-    const next = edit(state.cors);
-    if (next === null) return;
-    const outcome = await writeBucketCors(ctx, params.bucket, state.metageneration, next);
-    if (outcome === "written") return;
-    if (attempt >= GCS_MAX_PRECONDITION_ATTEMPTS) {
-      throw new SponsonError(
-        "CONCURRENT_MODIFICATION",
-        `gcs: bucket ${params.bucket} kept changing (412 conditionNotMet ${attempt} times); nothing was overwritten`,
-        { provider: "gcs", status: 412, attempts: attempt },
-      );
-    }
-    const fresh = await readBucketCors(ctx, params.bucket);
-    state = { bucket: params.bucket, ...fresh };
-  }
-}
-
-const corsOrigin: OpSpec<GcsConfig> = {
-  name: "gcs.corsOrigin",
-  providerType: "gcs",
-  params: gcsLineParamsSchema,
-  key: (params) => parse(params).origin,
-  lockOn: (params) => gcsCorsIdentity(parse(params).bucket),
-
-  async inspect(ctx, params) {
-    const p = parse(params);
-    const { metageneration, cors } = await readBucketCors(ctx, p.bucket);
-    return {
-      present: hasOrigin(cors, p.rule, p.origin, access(p)),
-      state: { bucket: p.bucket, metageneration, cors },
-    };
-  },
-
-  create(ctx, params, seen) {
-    const p = parse(params);
-    return writeWithPrecondition(ctx, p, seen, (rules) =>
-      hasOrigin(rules, p.rule, p.origin, access(p)) ? null : withOrigin(rules, p.rule, p.origin, access(p)),
-    );
-  },
-
-  remove(ctx, params, seen) {
-    const p = parse(params);
-    return writeWithPrecondition(ctx, p, seen, (rules) =>
-      hasOrigin(rules, p.rule, p.origin, access(p))
-        ? withoutOrigin(rules, p.rule, p.origin, access(p))
-        : null,
-    );
-  },
-};
+  }),
+  read: readSeen,
+  seenSchema,
+  write: writeWithPrecondition,
+});
 
 const typedAdapter: ProviderAdapter<GcsConfig> = {
   type: "gcs",
