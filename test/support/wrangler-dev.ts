@@ -1,0 +1,127 @@
+/**
+ * Node side, for the suites that cannot run inside workerd (test/cli, test/e2e): the whole service
+ * under `wrangler dev` on 127.0.0.1 and free ports, fresh embedded state in a temporary
+ * --persist-to directory, the provider emulators and the lock test hooks on
+ * (workers/dashboard/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
+ * group it started and removes the state directory.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const POLL_MS = 250;
+const STOP_GRACE_MS = 10_000;
+
+export interface WranglerDev {
+  url: string;
+  /** Everything wrangler printed so far. */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export interface WranglerDevOptions {
+  /** Names the temporary state directory: sponson-<name>-XXXXXX. */
+  name: string;
+  /** `--var`s on top of EMULATORS, the demo Auth0 secret and SPONSON_TEST_HOOKS. */
+  vars: Record<string, string>;
+  readyTimeoutMs: number;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, output: () => string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`wrangler dev exited before it was ready:\n${output()}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  throw new Error(`wrangler dev did not answer /healthz within ${timeoutMs} ms:\n${output()}`);
+}
+
+export async function startWranglerDev(options: WranglerDevOptions): Promise<WranglerDev> {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  const persistTo = mkdtempSync(join(tmpdir(), `sponson-${options.name}-`));
+  const url = `http://127.0.0.1:${port}`;
+  const vars: Record<string, string> = {
+    EMULATORS: "on",
+    // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
+    AUTH0_CLIENT_SECRET: "local-demo-secret",
+    SPONSON_TEST_HOOKS: "on",
+    ...options.vars,
+  };
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    persistTo,
+    "--show-interactive-dev-session=false",
+    ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
+  ];
+  let output = "";
+  const child = spawn(join(ROOT, "node_modules", ".bin", "wrangler"), args, {
+    cwd: ROOT,
+    // node_modules/.bin first: wrangler needs the pinned Node (package.json), not the machine's.
+    env: {
+      ...process.env,
+      PATH: `${join(ROOT, "node_modules", ".bin")}:${process.env.PATH ?? ""}`,
+      CI: "true",
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: "1",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.pid !== undefined) {
+      const exited = new Promise((r) => child.once("exit", r));
+      // The group we started (wrangler and its workerd), by id.
+      process.kill(-child.pid, "SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, STOP_GRACE_MS))]);
+      if (child.exitCode === null) process.kill(-child.pid, "SIGKILL");
+    }
+    rmSync(persistTo, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(url, child, () => output, options.readyTimeoutMs);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url, log: () => output, stop };
+}
