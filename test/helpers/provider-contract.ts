@@ -79,7 +79,8 @@ export interface ContractSubject {
   setup(failure?: SetupFailure): Promise<ContractFixture>;
   /** Where `forbidden` fails: some providers refuse the read, others only the write. */
   forbiddenOn: "read" | "write";
-  errors: Record<SetupFailure, ExpectedError>;
+  /** `serverError`: what a 500 the emulator injects reads as, where the provider's text is known. */
+  errors: Record<SetupFailure, ExpectedError> & { serverError?: ExpectedError };
   /** How long a 429 response asks to wait (from its headers), if at all. */
   rateLimitWaitMs(response: Response, nowMs: number): number | undefined;
 }
@@ -94,7 +95,8 @@ function expectProviderError(err: SponsonError, provider: string, want: Expected
   if (want.providerCode) expect(err.detail?.providerCode).toBe(want.providerCode);
 }
 
-async function failure(promise: Promise<unknown>): Promise<SponsonError> {
+/** The SponsonError `promise` rejects with; anything else (or no rejection) fails the test. */
+export async function failure(promise: Promise<unknown>): Promise<SponsonError> {
   try {
     await promise;
   } catch (err) {
@@ -194,6 +196,7 @@ export function describeProviderContract(s: ContractSubject): void {
       expect(limited).toBeDefined();
       const hint = s.rateLimitWaitMs(limited as Response, startMs);
       expect(f.clock.sleeps).toEqual([hint !== undefined && hint > 0 ? Math.ceil(hint) : 500]);
+      expect(f.calls.filter(isWriteCall)).toHaveLength(2);
       expect(await f.entries()).toEqual([...s.unrelated, item]);
     });
 
@@ -210,6 +213,9 @@ export function describeProviderContract(s: ContractSubject): void {
       await configureHost(host, {});
       expect(err.code).toBe("PROVIDER_ERROR");
       expect(err.detail).toMatchObject({ provider: s.provider, status: 500, attempts: 4 });
+      if (s.errors.serverError) expectProviderError(err, s.provider, s.errors.serverError);
+      expect(f.calls.filter(isWriteCall)).toHaveLength(4);
+      expect(f.clock.sleeps).toEqual([500, 1_000, 500, 1_000, 2_000]);
       expect(await f.entries()).toEqual(s.unrelated);
     });
   });

@@ -1,11 +1,8 @@
 /** A fresh emulated Auth0 tenant and an OpContext for the adapter pointed at it. */
-import { env } from "cloudflare:workers";
-import { SecretRegistry } from "../../../shared/secrets";
 import { auth0Adapter } from "../../../workers/adapters/auth0";
-import { providerFetch } from "../../../workers/emulators/transport";
-import type { OpContext, OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/engine/op-spec";
 import { type Auth0TenantSeed, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
-import { FakeClock } from "../fake-clock";
+import { harness } from "../../helpers/provider-contract";
 
 export const M2M = { clientId: "m2m-sponson", clientSecret: "m2m-secret-3f9a7c21" };
 export const APP = "app-previews";
@@ -14,20 +11,6 @@ export function op(name: string): OpSpec {
   const found = auth0Adapter.ops.find((o) => o.name === name);
   if (!found) throw new Error(`no op ${name}`);
   return found;
-}
-
-/** Every provider call the adapter made, as "METHOD /path". */
-export function recording(inner: typeof fetch) {
-  const calls: string[] = [];
-  const responses: Response[] = [];
-  const fetcher = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const request = new Request(input, init);
-    calls.push(`${request.method} ${new URL(request.url).pathname}`);
-    const response = await inner(request);
-    responses.push(response.clone());
-    return response;
-  }) as typeof fetch;
-  return { fetcher, calls, responses };
 }
 
 interface TenantOptions {
@@ -44,17 +27,8 @@ export async function auth0Tenant(options: TenantOptions = {}) {
     clients: options.clients ?? { [APP]: {} },
   });
   const clientSecret = options.configuredSecret ?? M2M.clientSecret;
-  const secrets = new SecretRegistry();
-  secrets.register(clientSecret);
-  const clock = new FakeClock();
-  const http = recording(providerFetch(env));
-  const ctx: OpContext = {
-    config: auth0Adapter.config.parse({ type: "auth0", domain, clientId: M2M.clientId, clientSecret }),
-    fetch: http.fetcher,
-    clock,
-    secrets,
-  };
-  return { domain, ctx, clock, calls: http.calls, responses: http.responses };
+  const config = { type: "auth0", domain, clientId: M2M.clientId, clientSecret };
+  return { ...harness(auth0Adapter, config, [clientSecret]), domain };
 }
 
 /** Params of a line adding `url` to the test application. */

@@ -1,24 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { SponsonError } from "../../../shared/errors";
 import { s3Adapter } from "../../../workers/adapters/s3";
 import type { S3CorsRule } from "../../../workers/adapters/s3/cors-xml";
 import { configureHost } from "../../helpers/emulators";
 import { s3Host, seedS3 } from "../../helpers/emulators-s3";
-import { describeProviderContract, harness } from "../../helpers/provider-contract";
+import { describeProviderContract, failure, harness } from "../../helpers/provider-contract";
 import { corsOrigin, EXISTING_RULES, s3BucketWithCors } from "./s3-bucket";
 
 const ORIGIN = "https://pr-1.preview.example.com";
 const rule = (rules: S3CorsRule[] | undefined, id: string) => rules?.find((r) => r.ID === id);
-
-async function failure(promise: Promise<unknown>): Promise<SponsonError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof SponsonError) return err;
-    throw err;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describeProviderContract({
   provider: "s3",
