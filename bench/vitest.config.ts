@@ -12,6 +12,10 @@ export default defineConfig({
           EMULATORS: "on",
           // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
           AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
+          // Knobs of the runtime half, passed in from the runner's environment.
+          BENCH_REPS: process.env.BENCH_REPS ?? "3",
+          BENCH_LATENCY_MS: process.env.BENCH_LATENCY_MS ?? "20",
+          BENCH_SAMPLES: process.env.BENCH_SAMPLES ?? "40",
         },
       },
     }),

@@ -13,8 +13,8 @@ import { createEngine } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
 import { now, report, summary } from "./stats";
 
-const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
-const REPS = Number(process.env.BENCH_REPS ?? 3);
+const LATENCY_MS = Number((env as unknown as Record<string, string | undefined>).BENCH_LATENCY_MS ?? 20);
+const REPS = Number((env as unknown as Record<string, string | undefined>).BENCH_REPS ?? 3);
 const KS = [1, 2, 4, 8, 16, 32];
 let base = Math.floor(Math.random() * 1e5) * 1000;
 

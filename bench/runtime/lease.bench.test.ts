@@ -11,7 +11,7 @@ import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { lockStub } from "../../workers/locks/lock-target";
 import { now, report, summary } from "./stats";
 
-const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 40);
+const SAMPLES = Number((env as unknown as Record<string, string | undefined>).BENCH_SAMPLES ?? 40);
 const BATCH = 25;
 const RELAY = 25;
 const TTL_MS = 30_000;
