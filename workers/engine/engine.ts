@@ -49,7 +49,7 @@ export class Engine {
 
   async apply(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
     const lines = this.#resolve(req.plan, req.environment, req.scope);
-    const refused = lines.filter((l): l is { error: SponsonError; line: string } => "error" in l);
+    const refused = lines.filter((l): l is { error: SponsonError; line: string; op: string } => "error" in l);
     const resolved = lines.filter((l): l is ResolvedLine => !("error" in l));
     for (const line of resolved) {
       this.#deps.policy?.check({
@@ -74,7 +74,7 @@ export class Engine {
 
   async preview(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
     const lines = this.#resolve(req.plan, req.environment, req.scope);
-    const bad = lines.find((l): l is { error: SponsonError; line: string } => "error" in l);
+    const bad = lines.find((l): l is { error: SponsonError; line: string; op: string } => "error" in l);
     if (bad) throw bad.error;
     const now = this.#deps.clock.now();
     const run = new Run(newRunId(now), "preview", req.environment, req.scope, now, emit);
@@ -121,13 +121,14 @@ export class Engine {
     plan: Plan,
     environment: string,
     scope: string,
-  ): Array<ResolvedLine | { error: SponsonError; line: string }> {
+  ): Array<ResolvedLine | { error: SponsonError; line: string; op: string }> {
     return plan.lines.map((line) => {
       try {
         return resolveLine(line, plan, this.#deps.ops, environment, scope, this.#deps.secrets);
       } catch (err) {
         // A secret in an identity refuses the line (INTERNAL); anything else refuses the request.
-        if (err instanceof SponsonError && err.code === "INTERNAL") return { error: err, line: line.id };
+        if (err instanceof SponsonError && err.code === "INTERNAL")
+          return { error: err, line: line.id, op: line.op };
         throw err;
       }
     });
@@ -136,15 +137,15 @@ export class Engine {
   #refusedRun(
     action: RunAction,
     req: ScopeRequest,
-    refused: Array<{ error: SponsonError; line: string }>,
+    refused: Array<{ error: SponsonError; line: string; op: string }>,
     emit: Emit,
   ) {
     const now = this.#deps.clock.now();
     const run = new Run(newRunId(now), action, req.environment, req.scope, now, emit);
-    for (const { error, line } of refused) {
+    for (const { error, line, op } of refused) {
       run.line({
         id: line,
-        op: "",
+        op,
         key: "",
         parent: null,
         diff: "unchanged",
