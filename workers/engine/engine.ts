@@ -5,7 +5,7 @@
  */
 import { SponsonError } from "../../shared/errors";
 import type { Plan, ProviderConfig } from "../../shared/schemas/plan";
-import type { RunAction } from "../../shared/schemas/receipt";
+import type { Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
@@ -31,6 +31,15 @@ export interface ScopeRequest {
  * or the reason to skip (recorded in the receipt as a skipped run).
  */
 export type ScopeGuard = (state: ScopeState) => string | null;
+
+interface UnderScopeOptions {
+  /** Asked of the scope state read under the lease (queued destroys). */
+  guard?: ScopeGuard | null;
+  /** Provider blocks of the plan, prepared (token exchanges) before the lease. */
+  planProviders?: readonly ProviderConfig[];
+  /** Refuses the request from the receipt read before the lease (throws). */
+  refuse?: (stored: Receipt) => void;
+}
 
 interface Session {
   run: Run;
@@ -64,11 +73,10 @@ export class Engine {
       "apply",
       req,
       emit,
-      null,
       async ({ run, session, writer }) => {
         await applyLines(this.#deps, run, session, writer, resolved, this.#waiting(req));
       },
-      Object.values(req.plan.providers),
+      { planProviders: Object.values(req.plan.providers) },
     );
   }
 
@@ -84,37 +92,54 @@ export class Engine {
   }
 
   async destroy(req: ScopeRequest, emit: Emit = noEmit, guard: ScopeGuard | null = null): Promise<RunResult> {
-    return this.#underScope("destroy", req, emit, guard, async ({ run, session, writer }) => {
-      const removed = await removeEntries(this.#deps, run, writer, session.receipt.ledger, "removed");
-      if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
-        run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
-        return "delete-receipt";
-      }
-    });
+    return this.#underScope(
+      "destroy",
+      req,
+      emit,
+      async ({ run, session, writer }) => {
+        const removed = await removeEntries(this.#deps, run, writer, session.receipt.ledger, "removed");
+        if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
+          run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
+          return "delete-receipt";
+        }
+      },
+      { guard },
+    );
   }
 
   async rollback(req: ScopeRequest & { runId?: string }, emit: Emit = noEmit): Promise<RunResult> {
-    const current = await this.#deps.store.read(req.environment, req.scope);
-    const target = req.runId
-      ? current.receipt.runs.find((r) => r.id === req.runId)
-      : [...current.receipt.runs].reverse().find((r) => r.action === "apply" && r.created.length > 0);
-    if (!target) {
-      throw new SponsonError(
-        "NOT_FOUND",
-        req.runId ? `no run ${req.runId} in this scope` : "no run to roll back",
-      );
-    }
-    return this.#underScope("rollback", req, emit, null, async ({ run, session, writer }) => {
-      const entries = session.receipt.ledger.filter(
-        (e) => e.runId === target.id && target.created.includes(e.key),
-      );
-      await removeEntries(this.#deps, run, writer, entries, "removed");
-    });
+    let target: RunRecord | undefined;
+    return this.#underScope(
+      "rollback",
+      req,
+      emit,
+      async ({ run, session, writer }) => {
+        const created = target?.created ?? [];
+        const entries = session.receipt.ledger.filter(
+          (e) => e.runId === target?.id && created.includes(e.key),
+        );
+        await removeEntries(this.#deps, run, writer, entries, "removed");
+      },
+      {
+        // Refused before the lease (404) when there is nothing to roll back.
+        refuse: (stored) => {
+          target = req.runId
+            ? stored.runs.find((r) => r.id === req.runId)
+            : [...stored.runs].reverse().find((r) => r.action === "apply" && r.created.length > 0);
+          if (!target) {
+            throw new SponsonError(
+              "NOT_FOUND",
+              req.runId ? `no run ${req.runId} in this scope` : "no run to roll back",
+            );
+          }
+        },
+      },
+    );
   }
 
   /** Resolves intents older than the lease TTL for one scope (the sweep's recovery pass). */
   async recover(req: ScopeRequest, emit: Emit = noEmit): Promise<RunResult> {
-    return this.#underScope("recover", req, emit, null, async () => {});
+    return this.#underScope("recover", req, emit, async () => {});
   }
 
   #resolve(
@@ -168,9 +193,8 @@ export class Engine {
     action: RunAction,
     req: ScopeRequest,
     emit: Emit,
-    guard: ScopeGuard | null,
     body: (s: Session) => Promise<void | "delete-receipt">,
-    planProviders: readonly ProviderConfig[] = [],
+    { guard = null, planProviders = [], refuse }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = this.#deps;
     // Authorization-relevant state, read before the lease (seed 002 D1).
@@ -189,6 +213,7 @@ export class Engine {
     // intents' for removals and recovery) happen now, before any lease (DESIGN §7).
     const contexts = this.#contexts();
     const { receipt: stored } = await deps.store.read(req.environment, req.scope);
+    refuse?.(stored);
     await contexts.prepare([
       ...planProviders,
       ...stored.ledger.map((e) => e.provider),
