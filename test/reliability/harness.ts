@@ -9,18 +9,8 @@ import type { ExpectStatic } from "vitest";
 import type { Clock } from "../../shared/clock";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
-import { providerFetch } from "../../workers/emulators/transport";
-import type { EngineDeps, FaultHook } from "../../workers/engine/deps";
-import { Engine } from "../../workers/engine/engine";
-import {
-  configuredPolicy,
-  DEFAULT_TTL_SECONDS,
-  DEFAULT_WAIT_TIMEOUT_SECONDS,
-  durableLocks,
-  engineOps,
-  scopeStateGate,
-  secretsFromEnv,
-} from "../../workers/engine/wire";
+import type { Engine } from "../../workers/engine/engine";
+import { createEngine, type EngineOverrides } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
@@ -66,35 +56,11 @@ export class StepClock implements Clock {
   }
 }
 
-export interface EngineKnobs {
-  clock?: Clock;
-  faults?: FaultHook;
-  /** Wraps provider HTTP (e.g. to model a response that arrives after the holder's deadline). */
-  wrapFetch?: (inner: typeof fetch) => typeof fetch;
-  ttlMs?: number;
-}
+export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch">;
 
-/** The engine as workers/engine/wire.ts builds it, with the test's clock, faults and transport. */
+/** The engine exactly as production wires it (createEngine), with the test's clock, faults and transport. */
 export function reliabilityEngine(knobs: EngineKnobs = {}): Engine {
-  const secrets = secretsFromEnv(env);
-  const fetcher = providerFetch(env);
-  const deps: EngineDeps = {
-    store: new R2ReceiptStore(env.RECEIPTS),
-    locks: durableLocks(env, secrets),
-    ops: engineOps(),
-    vars: env as unknown as Record<string, unknown>,
-    secrets,
-    fetch: knobs.wrapFetch ? knobs.wrapFetch(fetcher) : fetcher,
-    clock: knobs.clock ?? new StepClock(),
-    ttlMs: knobs.ttlMs ?? DEFAULT_TTL_SECONDS * 1000,
-    waitTimeoutMs: DEFAULT_WAIT_TIMEOUT_SECONDS * 1000,
-    parentLocks: true,
-    gate: scopeStateGate(env),
-    policy: configuredPolicy(env, secrets),
-    ...(knobs.faults ? { faults: knobs.faults } : {}),
-    warn: () => {},
-  };
-  return new Engine(deps);
+  return createEngine(env, { clock: new StepClock(), ...knobs });
 }
 
 /** A fresh tenant with one application holding an entry no scope owns, a fresh scope, its plan. */

@@ -37,7 +37,7 @@ const ops = new OpRegistry(ADAPTERS);
 /** Env entries whose names say they are secrets are registered, so they can never leak. */
 const SECRET_NAME = /(SECRET|KEY|TOKEN|PASSWORD)/;
 
-export function secretsFromEnv(env: Env): SecretRegistry {
+function secretsFromEnv(env: Env): SecretRegistry {
   const secrets = new SecretRegistry();
   for (const [name, value] of Object.entries(env)) {
     if (SECRET_NAME.test(name) && typeof value === "string") secrets.register(value);
@@ -47,12 +47,12 @@ export function secretsFromEnv(env: Env): SecretRegistry {
 }
 
 /** The scope's state object (DESIGN §7): read before the scope lease and again under it. */
-export function scopeStateGate(env: Env): ScopeGate {
+function scopeStateGate(env: Env): ScopeGate {
   return { read: (scope) => scopeStateClient(env, scope).read() };
 }
 
 /** The service's own write policy (workers/policy), checked before any lock and under the lease. */
-export function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
+function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
   const policy = policyFromEnv(env);
   return {
     check: ({ environment, op, identity, item }) =>
@@ -60,14 +60,14 @@ export function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy
   };
 }
 
-export function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
+function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   return {
     scope: (environment, scope) => lockTarget(env, scopeLockKey(environment, scope)),
     parent: async (identity) => lockTarget(env, await parentLockKey(identity, secrets), identity),
   };
 }
 
-export function seconds(value: unknown, fallback: number): number {
+function seconds(value: unknown, fallback: number): number {
   const n = Number(value);
   return Number.isFinite(n) && n > 0 ? n * 1000 : fallback * 1000;
 }
@@ -91,8 +91,4 @@ export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine 
     warn: (m) => console.warn(secrets.redact(m)),
   };
   return new Engine(deps);
-}
-
-export function engineOps(): OpRegistry {
-  return ops;
 }
