@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 import type { Clock } from "../../../shared/clock";
+import { isSponsonError } from "../../../shared/errors";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerError } from "./provider-error";
 
@@ -76,6 +77,9 @@ async function send(ctx: HttpContext, req: ProviderRequest): Promise<Outcome> {
   try {
     return { response: await ctx.fetch(req.url, { method: req.method, headers, body }) };
   } catch (err) {
+    // The engine's fenced transport refuses a write once a lease is lost: that is a verdict, not
+    // a network hiccup, so it is never retried or turned into PROVIDER_ERROR.
+    if (isSponsonError(err)) throw err;
     return { error: err instanceof Error ? err.message : String(err) };
   }
 }
