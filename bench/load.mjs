@@ -6,19 +6,30 @@ const RUNS = 200;
 const SCOPES = 50;
 const OBJECTS = 10;
 
-function plan(object) {
-  const domain = `sponson-demo.bench${object}.us.auth0.com`;
-  const line = (id, op, url) => ({ id, op, provider: "auth0", params: { client: "preview-app", url } });
-  return {
-    version: 1,
-    providers: {
-      auth0: {
+/** The service configuration the load needs: one connection per emulated application's tenant. */
+export function loadConnections() {
+  return Object.fromEntries(
+    Array.from({ length: OBJECTS }, (_, object) => [
+      `bench-${object}`,
+      {
         type: "auth0",
-        domain,
-        clientId: "sponson-local",
-        clientSecret: { secret: "AUTH0_CLIENT_SECRET" },
+        environments: ["preview"],
+        config: { domain: `sponson-demo.bench${object}.us.auth0.com`, clientId: "sponson-local" },
+        secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
       },
-    },
+    ]),
+  );
+}
+
+function plan(object) {
+  const line = (id, op, url) => ({
+    id,
+    op,
+    connection: `bench-${object}`,
+    params: { client: "preview-app", url },
+  });
+  return {
+    version: 2,
     lines: [
       line("callback", "auth0.callbackUrl", "https://pr-{pr}.preview.example.com/callback"),
       line("logout", "auth0.logoutUrl", "https://pr-{pr}.preview.example.com/"),

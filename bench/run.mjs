@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CAS_DELETE, freePort, gitRepo, have, Resp, startEtcd, startRedis, waitFor } from "./baselines.mjs";
-import { loadRun } from "./load.mjs";
+import { loadConnections, loadRun } from "./load.mjs";
 import { pollingHandoff, summary, tables } from "./report.mjs";
 
 const N = Number(process.env.BENCH_N ?? 300);
@@ -87,6 +87,8 @@ async function startService() {
       "EMULATORS:on",
       "--var",
       "AUTH0_CLIENT_SECRET:local-demo-secret",
+      "--var",
+      `SPONSON_CONNECTIONS:${JSON.stringify(loadConnections())}`,
       "--show-interactive-dev-session=false",
     ],
     {
@@ -129,7 +131,7 @@ function workerdPeakMiB(rootPid) {
 async function httpPart() {
   const svc = await startService();
   const auth = { authorization: `Bearer ${svc.token}`, "content-type": "application/json" };
-  const empty = JSON.stringify({ plan: { version: 1, providers: {}, lines: [] } });
+  const empty = JSON.stringify({ plan: { version: 2, lines: [] } });
   results.http = {};
   results.http.emptyApply = await timeLoop(N, () =>
     fetch(`${svc.base}/v1/scopes/preview/branch-bench/apply`, {

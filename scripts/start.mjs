@@ -1,6 +1,7 @@
 // `npm start`: the whole service on embedded state (local Durable Objects, R2 and queues under
 // .wrangler/state), with provider HTTP answered by the emulators so examples/plan.json works offline.
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { ensureSigningKey } from "./dev-vars.mjs";
 
@@ -18,6 +19,12 @@ const demoGoogleKey = JSON.stringify({
   token_uri: "https://oauth2.googleapis.com/token",
 });
 
+// The demo connections (service configuration, never the plan): which provider account each
+// plan line may reach and which Worker secret fills its credentials.
+const connections = JSON.stringify(
+  JSON.parse(await readFile(new URL("../examples/connections.local.json", import.meta.url), "utf8")),
+);
+
 const port = process.env.PORT ?? "8787";
 const args = [
   "dev",
@@ -29,6 +36,8 @@ const args = [
   process.env.PERSIST_TO ?? ".wrangler/state",
   "--var",
   "EMULATORS:on",
+  "--var",
+  `SPONSON_CONNECTIONS:${connections}`,
   // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
   "--var",
   "AUTH0_CLIENT_SECRET:local-demo-secret",

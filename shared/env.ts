@@ -26,6 +26,8 @@ export interface Env {
   SPONSON_REPOSITORIES?: string;
   /** JSON list of environments a closed pull request is destroyed in; default `["preview"]`. */
   SPONSON_ENVIRONMENTS?: string;
-  /** Any other var or secret (provider credentials are read by name from the plan's references). */
+  /** JSON: the provider connections runs may use (workers/connections/connection-schema.ts). */
+  SPONSON_CONNECTIONS?: string;
+  /** Any other var or secret (a connection's credentials are Worker secrets it names). */
   [name: string]: unknown;
 }

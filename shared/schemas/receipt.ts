@@ -4,7 +4,6 @@
  * reader never drops what a newer writer added.
  */
 import { z } from "zod";
-import { providerConfigSchema } from "./plan";
 
 export const RECEIPT_VERSION = 1;
 export const RUNS_KEPT = 20;
@@ -13,8 +12,13 @@ export const RUNS_KEPT = 20;
 const itemRecordFields = {
   line: z.string(),
   op: z.string(),
-  /** The provider block as the plan wrote it: secret references, never secret values. */
-  provider: providerConfigSchema,
+  /** The connection (service configuration) the item was written through. */
+  connection: z.string().optional(),
+  /**
+   * Entries written before connections: the plan's provider block (secret references, never
+   * values). Read only to find the configured connection it belongs to; never written any more.
+   */
+  provider: z.record(z.string(), z.unknown()).optional(),
   /** Resolved params, needed to remove the item after the line left the plan. */
   params: z.record(z.string(), z.string()),
   key: z.string(),

@@ -11,7 +11,7 @@ beforeAll(async () => {
   h = await harness();
 });
 
-const emptyPlan = { plan: { version: 1, providers: {}, lines: [] } };
+const emptyPlan = { plan: { version: 2, lines: [] } };
 
 describe("a GitHub Actions job acting on scopes", () => {
   it("a pull request's job may preview its own scope: the request reaches the handler as that job", async () => {

@@ -1,7 +1,7 @@
-/** DESIGN §7 server-side policy: checkWrite and checkMove, pure, naming the rule that refused. */
+/** DESIGN §7 server-side policy: checkWrite, pure, naming the rule that refused. */
 import { describe, expect, it } from "vitest";
 import { SecretRegistry } from "../../shared/secrets";
-import { assertWrite, checkMove, checkWrite, type WriteTarget } from "../../workers/policy/check-write";
+import { assertWrite, checkWrite, type WriteTarget } from "../../workers/policy/check-write";
 import { parsePolicy, policyFromEnv } from "../../workers/policy/policy-schema";
 
 const policy = parsePolicy(
@@ -86,29 +86,6 @@ describe("checkWrite", () => {
 
   it("assertWrite throws FORBIDDEN", () => {
     expect(() => assertWrite(policy, "production", callback)).toThrowError(/no rules for environment/);
-  });
-});
-
-describe("checkMove", () => {
-  it("allows a move when both ends are allowed", () => {
-    const to = { ...callback, item: "https://pr-1.preview.example.com/v2/callback" };
-    expect(checkMove(policy, "preview", callback, to).ok).toBe(true);
-  });
-
-  it("refuses a move into a disallowed destination, saying it was the destination", () => {
-    const result = checkMove(policy, "preview", callback, {
-      ...callback,
-      item: "https://app.example.com/callback",
-    });
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.detail).toMatchObject({ side: "destination" });
-  });
-
-  it("refuses a move out of a source the policy does not allow", () => {
-    const from = { ...callback, identity: "auth0:prod.us.auth0.com:client:main" };
-    const result = checkMove(policy, "preview", from, callback);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error.detail).toMatchObject({ side: "source" });
   });
 });
 

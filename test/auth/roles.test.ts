@@ -8,7 +8,7 @@ beforeAll(async () => {
   h = await harness();
 });
 
-const emptyPlan = { plan: { version: 1, providers: {}, lines: [] } };
+const emptyPlan = { plan: { version: 2, lines: [] } };
 const lockKey = encodeURIComponent("scope:preview/pr-404");
 
 describe("roles", () => {

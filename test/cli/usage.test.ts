@@ -70,7 +70,7 @@ describe("sponson --help and usage errors", () => {
   });
 
   it("a plan that is not valid is refused locally, naming the field", async ({ expect }) => {
-    const plan = scratchFile("invalid-plan.json", JSON.stringify({ version: 2, providers: {}, lines: [] }));
+    const plan = scratchFile("invalid-plan.json", JSON.stringify({ version: 3, lines: [] }));
     const { code, stderr } = await sponson(["apply", "--plan", plan, "--scope", "pr-1"], {
       SPONSON_TOKEN: "unused",
     });

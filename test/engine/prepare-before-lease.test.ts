@@ -15,6 +15,7 @@ import { firebaseProject } from "../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { APP, kindeBusiness, M2M } from "../adapters/kinde/kinde-business";
 import { call, testApp } from "../helpers/app";
+import { registerConnection } from "../helpers/connections";
 import { freshPr } from "../helpers/engine";
 
 interface Subject {
@@ -32,13 +33,15 @@ const SUBJECTS: Record<string, () => Promise<Subject>> = {
     const p = await firebaseProject(["localhost"]);
     return {
       plan: {
-        version: 1,
-        providers: { fb: { type: "firebase", serviceAccountKey: { secret: "PREPARE_GOOGLE_KEY" } } },
+        version: 2,
         lines: [
           {
             id: "domain",
             op: "firebase.authorizedDomain",
-            provider: "fb",
+            connection: registerConnection("prepare-firebase", {
+              type: "firebase",
+              secrets: { serviceAccountKey: "PREPARE_GOOGLE_KEY" },
+            }),
             params: { project: p.project, domain: "{scope}.preview.example.com" },
           },
         ],
@@ -52,13 +55,15 @@ const SUBJECTS: Record<string, () => Promise<Subject>> = {
     const b = await bucketWithCors([{ origin: ["https://app.example.com"], method: ["GET"] }]);
     return {
       plan: {
-        version: 1,
-        providers: { gcs: { type: "gcs", serviceAccountKey: { secret: "PREPARE_GOOGLE_KEY" } } },
+        version: 2,
         lines: [
           {
             id: "origin",
             op: "gcs.corsOrigin",
-            provider: "gcs",
+            connection: registerConnection("prepare-gcs", {
+              type: "gcs",
+              secrets: { serviceAccountKey: "PREPARE_GOOGLE_KEY" },
+            }),
             params: { bucket: b.bucket, rule: "#0", origin: "https://{scope}.preview.example.com" },
           },
         ],
@@ -72,20 +77,16 @@ const SUBJECTS: Record<string, () => Promise<Subject>> = {
     const k = await kindeBusiness({ redirect_urls: [] });
     return {
       plan: {
-        version: 1,
-        providers: {
-          kinde: {
-            type: "kinde",
-            domain: k.domain,
-            clientId: M2M.clientId,
-            clientSecret: { secret: "PREPARE_KINDE_SECRET" },
-          },
-        },
+        version: 2,
         lines: [
           {
             id: "callback",
             op: "kinde.callbackUrl",
-            provider: "kinde",
+            connection: registerConnection(`prepare-kinde-${k.domain}`, {
+              type: "kinde",
+              config: { domain: k.domain, clientId: M2M.clientId },
+              secrets: { clientSecret: "PREPARE_KINDE_SECRET" },
+            }),
             params: { app: APP, url: "https://{scope}.preview.example.com/callback" },
           },
         ],

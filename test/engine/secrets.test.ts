@@ -53,11 +53,13 @@ describe("secrets", () => {
     for (const text of seen) expect(text).not.toContain(secret);
   });
 
-  it("a provider block with the secret written inline is refused before anything runs", async () => {
+  it("a plan that still carries a provider block with a secret written inline is refused without echoing it", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
-    const plan = previewPlan(domain);
-    (plan.providers.auth0 as Record<string, unknown>).clientSecret = "inline-value-in-the-pr";
+    const plan = {
+      ...previewPlan(domain),
+      providers: { auth0: { type: "auth0", domain, clientSecret: "inline-value-in-the-pr" } },
+    };
     const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, { plan });
     expect(res.status).toBe(400);
     const problem = (await res.json()) as { code: string; detail: string };

@@ -8,6 +8,7 @@ import { engineDestroyRunner } from "../../workers/engine/background";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { apply, call, testApp } from "../helpers/app";
+import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, providerWrites, receipt, untilWaiters } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
@@ -62,7 +63,7 @@ describe("staleness recheck under the scope lease", () => {
     await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
     const job = { environment: "preview", scope, revision: closedAt, deliveryId: "d-close" };
     await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
-    const outcome = await engineDestroyRunner(env, job);
+    const outcome = await engineDestroyRunner(testEnv(env), job);
     expect(outcome.outcome).toBe("skipped-reopened");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
       `https://${scope}.preview.example.com/callback`,
@@ -82,7 +83,7 @@ describe("staleness recheck under the scope lease", () => {
     await apply(app, "preview", scope, previewPlan(domain));
     const closedAt = Date.now();
     await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
-    const outcome = await engineDestroyRunner(env, {
+    const outcome = await engineDestroyRunner(testEnv(env), {
       environment: "preview",
       scope,
       revision: closedAt,

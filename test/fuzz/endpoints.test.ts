@@ -9,9 +9,25 @@ import { describe, expect, it } from "vitest";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { call, testApp } from "../helpers/app";
+import { registerConnection } from "../helpers/connections";
 import { bearer } from "../helpers/tokens";
 
-const app = testApp();
+/** The one connection configured for the fuzzed service: every outbound request must go to its host. */
+const FUZZ_HOST = "fuzz-tenant.us.auth0.com";
+const FUZZ_CONNECTION = registerConnection("fuzz-auth0", {
+  type: "auth0",
+  config: { domain: FUZZ_HOST, clientId: "fuzz-m2m" },
+  secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
+});
+const outboundHosts = new Set<string>();
+const app = testApp({
+  engine: {
+    wrapFetch: (inner) => (input, init) => {
+      outboundHosts.add(new URL(new Request(input, init).url).host);
+      return inner(input, init);
+    },
+  },
+});
 const RUNS = 60;
 let nextScope = 900_000 + Math.floor(Math.random() * 50_000) * 10;
 /** A scope of its own per request, so "a refusal changed nothing" is checked exactly. */
@@ -19,6 +35,28 @@ const freshScope = () => `pr-${++nextScope}`;
 const ACTIONS = ["apply", "preview", "destroy", "rollback"] as const;
 
 const jsonValue = fc.jsonValue({ maxDepth: 4 });
+/** Lines of the current plan shape: real and unknown ops, the configured connection and others. */
+const planLine = fc.record(
+  {
+    id: fc.oneof(fc.constantFrom("a", "b", "callback"), fc.string({ maxLength: 12 })),
+    op: fc.constantFrom("auth0.callbackUrl", "auth0.webOrigin", "supabase.redirectUrl", "auth0.nope", "x"),
+    connection: fc.constantFrom(FUZZ_CONNECTION, "missing", "", "../auth0", "fuzz-auth0 "),
+    params: fc.dictionary(
+      fc.constantFrom("client", "url", "project", "domain", "host"),
+      fc.oneof(
+        fc.constantFrom(
+          "preview-app",
+          "https://{scope}.preview.example.com/cb",
+          "{nope}",
+          "attacker.example.com",
+        ),
+        fc.string({ maxLength: 30 }),
+      ),
+    ),
+    provider: fc.constantFrom("p", "auth0"),
+  },
+  { requiredKeys: ["id", "op", "connection", "params"] },
+);
 const body = fc.oneof(
   jsonValue.map((v) => JSON.stringify(v)),
   fc.constantFrom("{}", '{"wait":true}', '{"runId":"run-x"}', '{"wait":"yes"}', "[]", "null", ""),
@@ -28,6 +66,23 @@ const body = fc.oneof(
       plan: fc.oneof(
         jsonValue,
         fc.record({ version: fc.constant(1), providers: jsonValue, lines: jsonValue }),
+        fc.record(
+          {
+            version: fc.constantFrom(1, 2, 2, 2),
+            lines: fc.array(planLine, { maxLength: 3 }),
+            providers: fc.constantFrom(
+              {},
+              {
+                p: {
+                  type: "auth0",
+                  domain: "attacker.example.com",
+                  clientSecret: { secret: "SERVICE_SIGNING_KEY" },
+                },
+              },
+            ),
+          },
+          { requiredKeys: ["version", "lines"] },
+        ),
       ),
     })
     .map((v) => JSON.stringify(v)),
@@ -91,6 +146,8 @@ describe("fuzzed requests", () => {
           const res = await send("POST", `/v1/scopes/preview/${scope}/${action}`, payload, type, auth);
           await expectProblemOrSuccess(res);
           if (res.status >= 400) await untouched(scope);
+          // Whatever the plan said, credentials only ever went to the configured connection's host.
+          expect([...outboundHosts].filter((h) => h !== FUZZ_HOST)).toEqual([]);
         }),
         { numRuns: RUNS },
       );
@@ -105,10 +162,7 @@ describe("fuzzed requests", () => {
         fc.constantFrom(...ACTIONS, "ledger"),
         async (environment, scope, action) => {
           const method = action === "ledger" ? "GET" : "POST";
-          const payload =
-            method === "POST"
-              ? JSON.stringify({ plan: { version: 1, providers: {}, lines: [] } })
-              : undefined;
+          const payload = method === "POST" ? JSON.stringify({ plan: { version: 2, lines: [] } }) : undefined;
           await expectProblemOrSuccess(
             await send(
               method,

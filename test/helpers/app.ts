@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { type AppOptions, createApp } from "../../workers/app";
+import { testEnv } from "./connections";
 import { bearer } from "./tokens";
 
 export type TestApp = ReturnType<typeof createApp>;
@@ -29,7 +30,7 @@ export async function call(
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] ??= "application/json";
   }
-  const res = await app.request(`http://sponson.test${path}`, init, bindings, ctx);
+  const res = await app.request(`http://sponson.test${path}`, init, testEnv(bindings), ctx);
   if (!(res.headers.get("content-type") ?? "").includes("ndjson")) {
     await waitOnExecutionContext(ctx);
     return res;

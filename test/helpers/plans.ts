@@ -1,12 +1,22 @@
 /** Plans for tests: one Auth0 tenant (the emulator), entries per scope on one application. */
 import type { Plan } from "../../shared/schemas/plan";
+import { registerConnection } from "./connections";
 import { seedAuth0Tenant } from "./emulators";
 
 export const TEST_M2M = { clientId: "sponson-test-m2m", clientSecret: "test-only-auth0-secret-0123" };
 export const APP_CLIENT = "preview-app";
 
-/** The Worker reads the plan's secret reference from its env; tests set it on the env object. */
+/** The Worker secret the test connections name (vitest.config.ts binds its value). */
 export const SECRET_NAME = "AUTH0_CLIENT_SECRET";
+
+/** The connection to the emulated tenant `domain` (registered as service configuration). */
+export function auth0Connection(domain: string): string {
+  return registerConnection(`auth0-${domain}`, {
+    type: "auth0",
+    config: { domain, clientId: TEST_M2M.clientId },
+    secrets: { clientSecret: SECRET_NAME },
+  });
+}
 
 export async function seedTenant(domain: string, existing: { callbacks?: string[] } = {}): Promise<void> {
   await seedAuth0Tenant(domain, {
@@ -23,15 +33,13 @@ export async function seedTenant(domain: string, existing: { callbacks?: string[
 }
 
 export function auth0Plan(domain: string, lines: Array<{ id: string; op: string; url: string }>): Plan {
+  const connection = auth0Connection(domain);
   return {
-    version: 1,
-    providers: {
-      auth0: { type: "auth0", domain, clientId: TEST_M2M.clientId, clientSecret: { secret: SECRET_NAME } },
-    },
+    version: 2,
     lines: lines.map((l) => ({
       id: l.id,
       op: l.op,
-      provider: "auth0",
+      connection,
       params: { client: APP_CLIENT, url: l.url },
     })),
   };

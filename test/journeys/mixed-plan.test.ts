@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import example from "../../examples/all-providers.plan.json";
+import demoConnections from "../../examples/connections.local.json";
 import { planSchema } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { DEMO_GOOGLE_ACCOUNT } from "../../workers/emulators/firebase/demo";
@@ -145,7 +146,12 @@ async function demoSecrets(): Promise<Record<string, string>> {
 
 describe("a plan mixing every provider", () => {
   it("applies for two scopes at once, and one scope's destroy leaves the other's entries and the demo's own", async () => {
-    const bindings = { ...env, ...(await demoSecrets()) };
+    // The demo connections npm start configures (examples/connections.local.json).
+    const bindings = {
+      ...env,
+      ...(await demoSecrets()),
+      SPONSON_CONNECTIONS: JSON.stringify(demoConnections),
+    };
     const app = testApp();
     const base = Math.floor(Math.random() * 1e5) * 10;
     const [a, b] = [String(base + 1), String(base + 2)];

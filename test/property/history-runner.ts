@@ -11,6 +11,7 @@ import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { createEngine } from "../../workers/engine/wire";
+import { testEnv } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
 import { auth0Plan } from "../helpers/plans";
 import { LINES, type Step } from "./history-model";
@@ -80,7 +81,9 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
     faultFired = true;
     await configureHost(world.domain, failures(fault.status, "read"));
   }
-  const engine = createEngine(env, { clock: instantBackoffClock, faults });
+  // The plan first: it registers the world's connection, which the engine reads from its env.
+  const plan = step.action === "apply" ? planFor(world, step.lines) : null;
+  const engine = createEngine(testEnv(env), { clock: instantBackoffClock, faults });
   const req = {
     environment: ENVIRONMENT,
     scope: world.scopeName(step.scope),
@@ -90,7 +93,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
   try {
     const result =
       step.action === "apply"
-        ? await engine.apply({ ...req, plan: planFor(world, step.lines) })
+        ? await engine.apply({ ...req, plan: plan ?? planFor(world, step.lines) })
         : step.action === "destroy"
           ? await engine.destroy(req)
           : await engine.rollback(req);
@@ -108,7 +111,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
 
 /** The recovery pass after a history: resolves what crashed runs left, on every scope touched. */
 export async function recoverAll(world: World, scopes: readonly number[]): Promise<RunResult[]> {
-  const engine = createEngine(env, { clock: instantBackoffClock });
+  const engine = createEngine(testEnv(env), { clock: instantBackoffClock });
   return Promise.all(
     scopes.map((i) =>
       engine.recover({

@@ -9,6 +9,7 @@ import { deadLetterKey } from "../../workers/queue/dead-letters";
 import { DEAD_LETTER_QUEUE_NAME, type QueuedDestroy } from "../../workers/queue/queued-destroy";
 import { sweepAndReport } from "../../workers/sweep/sweep-handler";
 import { envWith, freshPullRequest, recordingQueue, workerEntry } from "../webhooks/github-delivery";
+import { idleSweepParts } from "./idle-sweep-parts";
 import { batchOf, consume } from "./queue-batches";
 
 function deadDestroy(redrives?: number): QueuedDestroy {
@@ -43,6 +44,7 @@ describe("dead letters", () => {
     const report = await sweepAndReport(
       createScheduledController({ cron: "*/10 * * * *" }),
       envWith(queue.queue),
+      idleSweepParts,
     );
     expect(report.deadLetters).toMatchObject({
       ok: true,
@@ -59,7 +61,7 @@ describe("dead letters", () => {
     const key = deadLetterKey(batch.messages[0]?.id as string);
 
     const queue = recordingQueue();
-    const report = await sweepAndReport(createScheduledController(), envWith(queue.queue));
+    const report = await sweepAndReport(createScheduledController(), envWith(queue.queue), idleSweepParts);
     expect(report.deadLetters).toMatchObject({ ok: true, value: { stuck: expect.arrayContaining([key]) } });
     expect(queue.sent.filter((m) => m.deliveryId === job.deliveryId)).toEqual([]);
     expect(await env.RECEIPTS.head(key)).not.toBeNull();

@@ -3,6 +3,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import type { Env } from "../../shared/env";
 import { handleQueueBatch, type QueueHandlerDeps } from "../../workers/queue/queue-handler";
+import { checkOnlyDestroyRunner } from "./check-only-destroy-runner";
 
 export function batchOf(queue: string, bodies: unknown[], attempts = 1) {
   return createMessageBatch<unknown>(
@@ -12,7 +13,11 @@ export function batchOf(queue: string, bodies: unknown[], attempts = 1) {
 }
 
 /** Runs the Worker's queue handler on a batch; returns its reports and the ack/retry state. */
-export async function consume(batch: MessageBatch<unknown>, deps: QueueHandlerDeps = {}, testEnv: Env = env) {
+export async function consume(
+  batch: MessageBatch<unknown>,
+  deps: QueueHandlerDeps = { runDestroy: checkOnlyDestroyRunner },
+  testEnv: Env = env,
+) {
   const ctx = createExecutionContext();
   const handled = await handleQueueBatch(batch, testEnv, deps);
   const result = await getQueueResult(batch, ctx);

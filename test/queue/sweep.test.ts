@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { createSweepHandler, sweepAndReport } from "../../workers/sweep/sweep-handler";
 import { freshPullRequest } from "../webhooks/github-delivery";
+import { idleSweepParts } from "./idle-sweep-parts";
 
 const SCHEDULED_AT = Date.parse("2026-05-01T12:00:00Z");
 
@@ -15,6 +16,7 @@ describe("sweep", () => {
   it("asks the intent resolver for intents older than the lease TTL (30 s in wrangler.toml)", async () => {
     const asked: Array<{ olderThan: number; now: number }> = [];
     const report = await sweepAndReport(createScheduledController({ scheduledTime: SCHEDULED_AT }), env, {
+      ...idleSweepParts,
       resolveStaleIntents: async (_env, args) => {
         asked.push(args);
         return { resolved: 2 };
@@ -33,6 +35,7 @@ describe("sweep", () => {
       deliveryId: crypto.randomUUID(),
     });
     const report = await sweepAndReport(createScheduledController(), env, {
+      ...idleSweepParts,
       scopesOwningEntries: async () => [
         { environment: "preview", scope: closed },
         { environment: "preview", scope: open },
@@ -62,14 +65,5 @@ describe("sweep", () => {
     });
     await expect(scheduled(createScheduledController(), env)).rejects.toThrow(/a part failed/);
     expect(listed).toBe(true);
-  });
-
-  it("without the engine's parts the sweep still runs: nothing resolved, nothing reported", async () => {
-    const report = await sweepAndReport(createScheduledController(), env);
-    expect(report.intents).toEqual({
-      ok: true,
-      value: { resolved: 0, detail: "no intent resolver registered" },
-    });
-    expect(report.closedWithEntries).toEqual({ ok: true, value: [] });
   });
 });

@@ -13,6 +13,7 @@ import type { Engine } from "../../workers/engine/engine";
 import { createEngine, type EngineOverrides } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
@@ -60,7 +61,7 @@ export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch"
 
 /** The engine exactly as production wires it (createEngine), with the test's clock, faults and transport. */
 export function reliabilityEngine(knobs: EngineKnobs = {}): Engine {
-  return createEngine(env, { clock: new StepClock(), ...knobs });
+  return createEngine(testEnv(env), { clock: new StepClock(), ...knobs });
 }
 
 /** A fresh tenant with one application holding an entry no scope owns, a fresh scope, its plan. */

@@ -11,6 +11,7 @@ import { scopeLockKey } from "../../shared/lock-keys";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { testApp } from "../helpers/app";
+import { testEnv } from "../helpers/connections";
 import { providerWrites, receipt } from "../helpers/engine";
 import { expireLeaseNow, stub } from "../helpers/locks";
 import { bearer } from "../helpers/tokens";
@@ -143,7 +144,7 @@ describe("reliability: run faults", () => {
         },
         body: JSON.stringify({ plan }),
       },
-      env,
+      testEnv(env),
       ctx,
     );
     expect(res.status).toBe(200);

@@ -18,16 +18,15 @@ async function problem(res: Response) {
 describe("scope endpoints", () => {
   it.each([
     ["malformed JSON", "{ plan: nope"],
-    ["a plan of the wrong shape", { plan: { version: 2, providers: {}, lines: [] } }],
-    ["wrong types", { plan: { version: 1, providers: {}, lines: "all" }, wait: "yes" }],
-    ["an unknown field", { plan: { version: 1, providers: {}, lines: [] }, force: true }],
+    ["a plan of the wrong shape", { plan: { version: 2, lines: {} } }],
+    ["wrong types", { plan: { version: 2, lines: "all" }, wait: "yes" }],
+    ["an unknown field", { plan: { version: 2, lines: [] }, force: true }],
     [
-      "a line naming an unknown provider",
+      "a line naming an unknown connection",
       {
         plan: {
-          version: 1,
-          providers: {},
-          lines: [{ id: "a", op: "auth0.callbackUrl", provider: "x", params: {} }],
+          version: 2,
+          lines: [{ id: "a", op: "auth0.callbackUrl", connection: "x", params: {} }],
         },
       },
     ],
@@ -55,7 +54,7 @@ describe("scope endpoints", () => {
       "/v1/scopes/_locks/pr-1/apply",
       "/v1/scopes/Preview/pr-1/apply",
     ]) {
-      const res = await call(app, "POST", path, { plan: { version: 1, providers: {}, lines: [] } });
+      const res = await call(app, "POST", path, { plan: { version: 2, lines: [] } });
       expect(res.status).toBe(400);
     }
   });

@@ -6,7 +6,7 @@
  * group it started and removes the state directory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,6 +71,10 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     EMULATORS: "on",
     // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
     AUTH0_CLIENT_SECRET: "local-demo-secret",
+    // The demo connections `npm start` configures, so examples/plan.json works as in the README.
+    SPONSON_CONNECTIONS: JSON.stringify(
+      JSON.parse(readFileSync(join(ROOT, "examples", "connections.local.json"), "utf8")),
+    ),
     SPONSON_TEST_HOOKS: "on",
     ...options.vars,
   };

@@ -2,6 +2,7 @@
 import type { Clock } from "../../shared/clock";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
 import type { OpRegistry } from "./op-registry";
@@ -58,7 +59,9 @@ export interface EngineDeps {
   store: ReceiptStore;
   locks: LockProvider;
   ops: OpRegistry;
-  /** Worker vars and secrets, where the plan's secret references are looked up. */
+  /** The service's connections (SPONSON_CONNECTIONS): the only way a run reaches a provider. */
+  connections: Connections;
+  /** Worker vars and secrets, where the secrets a connection names are read. */
   vars: Record<string, unknown>;
   secrets: SecretRegistry;
   fetch: typeof fetch;

@@ -4,12 +4,13 @@
  * first; the receipt records the run; the lease is released in `finally`.
  */
 import { SponsonError } from "../../shared/errors";
-import type { Plan, ProviderConfig } from "../../shared/schemas/plan";
-import type { Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { Plan } from "../../shared/schemas/plan";
+import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
 import { type Emit, type EngineDeps, type ScopeState, SimulatedCrash } from "./deps";
+import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
@@ -35,10 +36,18 @@ export type ScopeGuard = (state: ScopeState) => string | null;
 interface UnderScopeOptions {
   /** Asked of the scope state read under the lease (queued destroys). */
   guard?: ScopeGuard | null;
-  /** Provider blocks of the plan, prepared (token exchanges) before the lease. */
-  planProviders?: readonly ProviderConfig[];
+  /** Connections the plan's admitted lines use, prepared (token exchanges) before the lease. */
+  planConnections?: readonly string[];
   /** Refuses the request from the receipt read before the lease (throws). */
   refuse?: (stored: Receipt) => void;
+}
+
+type RefusedLine = { error: SponsonError; line: string; op: string };
+
+/** A plan's lines after every check that needs no provider: resolved, or refused one by one. */
+interface Admitted {
+  resolved: ResolvedLine[];
+  refused: RefusedLine[];
 }
 
 interface Session {
@@ -57,17 +66,7 @@ export class Engine {
   }
 
   async apply(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
-    const lines = this.#resolve(req.plan, req.environment, req.scope);
-    const refused = lines.filter((l): l is { error: SponsonError; line: string; op: string } => "error" in l);
-    const resolved = lines.filter((l): l is ResolvedLine => !("error" in l));
-    for (const line of resolved) {
-      this.#deps.policy?.check({
-        environment: req.environment,
-        op: line.opName,
-        identity: line.parent,
-        item: line.key,
-      });
-    }
+    const { resolved, refused } = this.#admit(req.plan, req.environment, req.scope);
     if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit);
     return this.#underScope(
       "apply",
@@ -76,18 +75,18 @@ export class Engine {
       async ({ run, session, writer }) => {
         await applyLines(this.#deps, run, session, writer, resolved, this.#waiting(req));
       },
-      { planProviders: Object.values(req.plan.providers) },
+      { planConnections: resolved.map((l) => l.connection) },
     );
   }
 
+  /** Reads providers with the service's credentials, so it passes the same checks as apply. */
   async preview(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
-    const lines = this.#resolve(req.plan, req.environment, req.scope);
-    const bad = lines.find((l): l is { error: SponsonError; line: string; op: string } => "error" in l);
-    if (bad) throw bad.error;
+    const { resolved, refused } = this.#admit(req.plan, req.environment, req.scope);
+    if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit);
     const now = this.#deps.clock.now();
     const run = new Run(newRunId(now), "preview", req.environment, req.scope, now, emit);
     const session = await ReceiptSession.open(this.#deps.store, req.environment, req.scope);
-    await previewLines(this.#contexts(), run, session, lines as ResolvedLine[]);
+    await previewLines(this.#contexts(), run, session, resolved);
     return run.result(this.#deps.clock.now());
   }
 
@@ -142,29 +141,47 @@ export class Engine {
     return this.#underScope("recover", req, emit, async () => {});
   }
 
-  #resolve(
-    plan: Plan,
-    environment: string,
-    scope: string,
-  ): Array<ResolvedLine | { error: SponsonError; line: string; op: string }> {
-    return plan.lines.map((line) => {
+  /**
+   * Everything decided without a provider, before any lease and any outbound request: each line's
+   * op, connection (configured, of the op's type, allowed in this environment) and params, then the
+   * write policy on its identity and item. A bad line refuses the request (400/403); a line whose
+   * params or identity hold a registered secret is refused on its own (INTERNAL).
+   */
+  #admit(plan: Plan, environment: string, scope: string): Admitted {
+    const admitted: Admitted = { resolved: [], refused: [] };
+    for (const line of plan.lines) {
       try {
-        return resolveLine(line, plan, this.#deps.ops, environment, scope, this.#deps.secrets);
+        admitted.resolved.push(resolveLine(line, this.#deps, environment, scope));
       } catch (err) {
-        // A secret in an identity refuses the line (INTERNAL); anything else refuses the request.
         if (err instanceof SponsonError && err.code === "INTERNAL")
-          return { error: err, line: line.id, op: line.op };
-        throw err;
+          admitted.refused.push({ error: err, line: line.id, op: line.op });
+        else throw err;
       }
-    });
+    }
+    for (const line of admitted.resolved) {
+      this.#deps.policy?.check({ environment, op: line.opName, identity: line.parent, item: line.key });
+    }
+    return admitted;
   }
 
-  #refusedRun(
-    action: RunAction,
-    req: ScopeRequest,
-    refused: Array<{ error: SponsonError; line: string; op: string }>,
-    emit: Emit,
-  ) {
+  /**
+   * The connections stored records were written through, for their token exchanges before the
+   * lease. A record whose connection is gone is skipped here: the line that needs it fails then,
+   * with the reason, and nothing is exchanged for it.
+   */
+  #recordConnections(records: ReadonlyArray<LedgerEntry | Intent>, environment: string): string[] {
+    const names: string[] = [];
+    for (const record of records) {
+      try {
+        names.push(itemOfRecord(record, this.#deps.ops, this.#deps.connections, environment).connection);
+      } catch (err) {
+        if (!(err instanceof SponsonError)) throw err;
+      }
+    }
+    return names;
+  }
+
+  #refusedRun(action: RunAction, req: ScopeRequest, refused: RefusedLine[], emit: Emit) {
     const now = this.#deps.clock.now();
     const run = new Run(newRunId(now), action, req.environment, req.scope, now, emit);
     for (const { error, line, op } of refused) {
@@ -194,7 +211,7 @@ export class Engine {
     req: ScopeRequest,
     emit: Emit,
     body: (s: Session) => Promise<void | "delete-receipt">,
-    { guard = null, planProviders = [], refuse }: UnderScopeOptions = {},
+    { guard = null, planConnections = [], refuse }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = this.#deps;
     // Authorization-relevant state, read before the lease (seed 002 D1).
@@ -209,15 +226,15 @@ export class Engine {
         },
       );
     }
-    // Token exchanges for every provider the run may touch (the plan's, and the ledger's and
-    // intents' for removals and recovery) happen now, before any lease (DESIGN §7).
+    // Token exchanges for every connection the run may use (the admitted lines', and the ledger's
+    // and intents' for removals and recovery) happen now, before any lease: no remote call is
+    // ever made while a lease is held.
     const contexts = this.#contexts();
     const { receipt: stored } = await deps.store.read(req.environment, req.scope);
     refuse?.(stored);
     await contexts.prepare([
-      ...planProviders,
-      ...stored.ledger.map((e) => e.provider),
-      ...stored.intents.map((i) => i.provider),
+      ...planConnections,
+      ...this.#recordConnections([...stored.ledger, ...stored.intents], req.environment),
     ]);
     const waiting = this.#waiting(req);
     const runId = newRunId(deps.clock.now());

@@ -6,7 +6,7 @@
 import { SponsonError } from "../../shared/errors";
 import { Lease } from "../locks/lease";
 import type { EngineDeps } from "./deps";
-import { type Item, providerContextName, recordOf } from "./item";
+import { type Item, recordOf } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
@@ -41,7 +41,7 @@ export class ItemWriter {
   }
 
   context(item: Item) {
-    return this.#contexts.get(providerContextName(item), item.provider);
+    return this.#contexts.get(item.connection);
   }
 
   /** Runs `fn` under the item's parent lease; one parent lease at a time, only for this write. */
@@ -103,14 +103,6 @@ export class ItemWriter {
           await this.#session.save();
         }
         return "already";
-      }
-      if (action === "create") {
-        this.#deps.policy?.check({
-          environment: this.#run.environment,
-          op: item.opName,
-          identity: item.parent,
-          item: item.key,
-        });
       }
       const record = recordOf(item, this.#run.id);
       const where = { line: item.line, key: item.key, action, runId: this.#run.id };

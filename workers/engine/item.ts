@@ -1,6 +1,7 @@
 /** An item the engine writes: from a resolved plan line, a ledger entry or an intent. */
 import { SponsonError } from "../../shared/errors";
 import type { Intent, LedgerEntry } from "../../shared/schemas/receipt";
+import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
 import type { OpSpec, Params } from "./op-spec";
 import type { ResolvedLine } from "./resolve-plan";
@@ -9,7 +10,8 @@ export interface Item {
   line: string;
   opName: string;
   op: OpSpec;
-  provider: LedgerEntry["provider"];
+  /** The configured connection it is written through. */
+  connection: string;
   params: Params;
   key: string;
   parent: string | null;
@@ -20,30 +22,60 @@ export function itemOfLine(line: ResolvedLine): Item {
     line: line.id,
     opName: line.opName,
     op: line.op,
-    provider: line.provider,
+    connection: line.connection,
     params: line.params,
     key: line.key,
     parent: line.parent,
   };
 }
 
-/** Destroy and rollback derive everything from stored state, never from the request (DESIGN §7). */
-export function itemOfRecord(record: LedgerEntry | Intent, ops: OpRegistry): Item {
+/**
+ * Destroy and rollback derive everything from stored state, never from the request; the
+ * connection a record names is looked up in the service's configuration, and the run's
+ * environment must still be allowed to use it.
+ */
+export function itemOfRecord(
+  record: LedgerEntry | Intent,
+  ops: OpRegistry,
+  connections: Connections,
+  environment: string,
+): Item {
+  const where = `entry ${record.key} (line ${record.line})`;
   const op = ops.get(record.op);
   if (!op)
     throw new SponsonError(
       "INTERNAL",
       `the receipt names op "${record.op}", which this service does not know`,
     );
+  const name =
+    record.connection ??
+    (record.provider ? connectionOfLegacyRecord(record.provider, connections, where) : null);
+  if (name === null) throw new SponsonError("INTERNAL", `${where} names no connection`);
+  const connection = connections.use(name, environment, where);
+  if (connection.type !== op.providerType) {
+    throw new SponsonError(
+      "INTERNAL",
+      `${where}: connection "${name}" is of type ${connection.type}, the entry's op needs ${op.providerType}`,
+    );
+  }
   return {
     line: record.line,
     opName: record.op,
     op,
-    provider: record.provider,
+    connection: name,
     params: record.params,
     key: record.key,
     parent: record.parent,
   };
+}
+
+function connectionOfLegacyRecord(block: Record<string, unknown>, connections: Connections, where: string) {
+  try {
+    return connections.legacyMatch(block);
+  } catch (err) {
+    if (err instanceof SponsonError) throw new SponsonError(err.code, `${where}: ${err.message}`, err.detail);
+    throw err;
+  }
 }
 
 /** The stored form of an item written by `runId` (the common part of ledger entries and intents). */
@@ -51,7 +83,7 @@ export function recordOf(item: Item, runId: string) {
   return {
     line: item.line,
     op: item.opName,
-    provider: item.provider,
+    connection: item.connection,
     params: item.params,
     key: item.key,
     parent: item.parent,
@@ -62,9 +94,4 @@ export function recordOf(item: Item, runId: string) {
 /** Same item regardless of which plan line manages it. */
 export function sameItem(a: { op: string; key: string; parent: string | null }, b: typeof a): boolean {
   return a.op === b.op && a.key === b.key && a.parent === b.parent;
-}
-
-export function providerContextName(item: Item): string {
-  // Contexts are cached per provider block; the block's own content names it.
-  return JSON.stringify(item.provider);
 }

@@ -4,8 +4,8 @@
  */
 import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
-import type { ProviderConfig } from "../../shared/schemas/plan";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { ConnectionSettings } from "../connections/connection-schema";
 
 export type Params = Record<string, string>;
 
@@ -27,17 +27,17 @@ export interface Inspection {
 export interface OpSpec<Config = Record<string, unknown>> {
   /** e.g. "auth0.callbackUrl" */
   readonly name: string;
-  /** the `type` of the provider block it needs, e.g. "auth0" */
+  /** the `type` of the connection it needs, e.g. "auth0" */
   readonly providerType: string;
   /** Validates resolved line params. */
   readonly params: z.ZodType<Params>;
   /** Stable key of the item within its object (e.g. the URL); recorded in the ledger. */
   key(params: Params): string;
   /**
-   * Pure: no provider call. The identity of the shared object, from params and the provider block
-   * as written in the plan (secret references, never values).
+   * Pure: no provider call. The identity of the shared object, from params and the connection's
+   * non-secret settings (service configuration, never the plan).
    */
-  lockOn(params: Params, provider: ProviderConfig): string | null;
+  lockOn(params: Params, connection: ConnectionSettings): string | null;
   inspect(ctx: OpContext<Config>, params: Params): Promise<Inspection>;
   /** Adds the item; `seen` is the inspection made under the lease. Idempotent. */
   create(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
@@ -45,10 +45,10 @@ export interface OpSpec<Config = Record<string, unknown>> {
   remove(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
 }
 
-/** One provider: how to validate its block (with secret refs resolved) and its ops. */
+/** One provider: how to validate a connection's config (secrets filled in) and its ops. */
 export interface ProviderAdapter<Config = Record<string, unknown>> {
   readonly type: string;
-  /** Validates the resolved provider block (secret references replaced by their values). */
+  /** Validates a connection's settings with its credential fields filled from Worker secrets. */
   readonly config: z.ZodType<Config>;
   readonly ops: readonly OpSpec<Config>[];
   /**

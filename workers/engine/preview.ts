@@ -1,6 +1,6 @@
 import { rethrowCrash } from "./deps";
 /** Preview (DESIGN §5): inspect and report the diff; no lock, no write, no receipt change. */
-import { itemOfLine, providerContextName, sameItem } from "./item";
+import { sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { ResolvedLine } from "./resolve-plan";
@@ -15,8 +15,7 @@ export async function previewLines(
   for (const line of lines) {
     const base = { id: line.id, op: line.opName, key: line.key, parent: line.parent };
     try {
-      const item = itemOfLine(line);
-      const seen = await line.op.inspect(contexts.get(providerContextName(item), item.provider), line.params);
+      const seen = await line.op.inspect(contexts.get(line.connection), line.params);
       const owned = session.receipt.ledger.some((e) => sameItem(e, { ...line, op: line.opName }));
       if (!seen.present && owned)
         run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });

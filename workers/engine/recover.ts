@@ -21,7 +21,7 @@ export async function recoverIntents(
   // Recovery always waits: giving up would leave an orphan behind (seed 000, rollback rule).
   const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
   for (const intent of intents) {
-    const item = itemOfRecord(intent, deps.ops);
+    const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
     const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
     const owned = session.ledgerEntry(intent.line, intent.key) !== undefined;
     if (intent.action === "create" && (succeeded || owned)) {

@@ -1,11 +1,13 @@
 /**
- * Turns an untrusted plan into resolved lines (DESIGN §3): placeholders first, then each line
- * checked against its op, its identity computed by the op's pure lockOn. Nothing here calls a
- * provider or takes a lock.
+ * Turns an untrusted plan into resolved lines (docs/design.md, "Plans and connections"):
+ * placeholders first, then each line checked against its op and its connection (configured, of
+ * the op's type, allowed in this environment), its identity computed by the op's pure lockOn from
+ * the connection's settings. Nothing here calls a provider or takes a lock.
  */
 import { SponsonError } from "../../shared/errors";
-import type { Line, Plan, ProviderConfig } from "../../shared/schemas/plan";
+import type { Line } from "../../shared/schemas/plan";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
 import type { OpSpec, Params } from "./op-spec";
 
@@ -13,9 +15,8 @@ export interface ResolvedLine {
   id: string;
   opName: string;
   op: OpSpec;
-  providerName: string;
-  /** As written in the plan: secret references, never values. */
-  provider: ProviderConfig;
+  /** The configured connection the line names. */
+  connection: string;
   params: Params;
   key: string;
   parent: string | null;
@@ -42,23 +43,26 @@ function substitute(text: string, values: Record<string, string | undefined>, wh
   });
 }
 
+export interface ResolveContext {
+  ops: OpRegistry;
+  connections: Connections;
+  secrets: SecretRegistry;
+}
+
 export function resolveLine(
   line: Line,
-  plan: Plan,
-  ops: OpRegistry,
+  { ops, connections, secrets }: ResolveContext,
   environment: string,
   scope: string,
-  secrets: SecretRegistry,
 ): ResolvedLine {
   const where = `line "${line.id}"`;
   const op = ops.get(line.op);
   if (!op) throw new SponsonError("VALIDATION", `${where}: unknown op "${line.op}"`, { known: ops.names() });
-  const provider = plan.providers[line.provider];
-  if (!provider) throw new SponsonError("VALIDATION", `${where}: unknown provider "${line.provider}"`);
-  if (provider.type !== op.providerType) {
+  const connection = connections.use(line.connection, environment, where);
+  if (connection.type !== op.providerType) {
     throw new SponsonError(
       "VALIDATION",
-      `${where}: op ${line.op} needs a provider of type "${op.providerType}"`,
+      `${where}: op ${line.op} needs a connection of type "${op.providerType}"; "${line.connection}" is ${connection.type}`,
     );
   }
   const values = placeholderValues(environment, scope);
@@ -77,7 +81,7 @@ export function resolveLine(
       `${where}: a parameter contains a registered secret; refusing the line`,
     );
   }
-  const parent = op.lockOn(params, provider);
+  const parent = op.lockOn(params, connection.settings);
   if (parent !== null && secrets.containsSecret(parent)) {
     throw new SponsonError(
       "INTERNAL",
@@ -88,8 +92,7 @@ export function resolveLine(
     id: line.id,
     opName: line.op,
     op,
-    providerName: line.provider,
-    provider,
+    connection: line.connection,
     params,
     key: op.key(params),
     parent,

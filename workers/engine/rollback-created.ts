@@ -27,7 +27,7 @@ export async function removeEntries(
       diff: "delete" as const,
     };
     try {
-      const item = itemOfRecord(entry, deps.ops);
+      const item = itemOfRecord(entry, deps.ops, deps.connections, run.environment);
       await writer.write(item, "remove", { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
       run.line({ ...base, result: outcome });
     } catch (err) {

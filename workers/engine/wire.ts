@@ -8,6 +8,7 @@ import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
 import { registerAuthSecrets } from "../auth/service-keys";
+import { Connections, parseConnections } from "../connections/connections";
 import { providerFetch } from "../emulators/transport";
 import { lockTarget } from "../locks/lock-target";
 import { assertWrite } from "../policy/check-write";
@@ -33,6 +34,7 @@ export interface EngineOverrides {
 }
 
 const ops = new OpRegistry(ADAPTERS);
+const PROVIDER_TYPES: ReadonlySet<string> = new Set(ADAPTERS.map((a) => a.type));
 
 /** Env entries whose names say they are secrets are registered, so they can never leak. */
 const SECRET_NAME = /(SECRET|KEY|TOKEN|PASSWORD)/;
@@ -78,6 +80,7 @@ export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine 
     store: new R2ReceiptStore(env.RECEIPTS),
     locks: durableLocks(env, secrets),
     ops,
+    connections: new Connections(parseConnections(env.SPONSON_CONNECTIONS, PROVIDER_TYPES)),
     vars: env,
     secrets,
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch(env)) : providerFetch(env),

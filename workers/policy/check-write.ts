@@ -1,9 +1,9 @@
 /**
- * Pure policy decisions (DESIGN §7): may a run write this item into this parent object in this
- * environment? Called before any lock is taken and again under the lease on what is about to be
- * written; a move must be allowed where it comes from and where it goes (seed 002, #1212: "deny
- * unless both allow"). Refusals name the rule that failed, never a secret: identities and items
- * are checked against registered secrets before they reach here (DESIGN §3).
+ * Pure policy decisions (docs/design.md, "Security model"): may a run write this item into this
+ * parent object in this environment? Every input is fixed once the plan is resolved (op, identity,
+ * item), so the engine asks once per line, before any lease and before any outbound request, for
+ * apply and preview alike. Refusals name the rule that failed, never a secret: identities and items
+ * are checked against registered secrets before they reach here.
  */
 import { fail, ok, type Result, unwrap } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
@@ -105,27 +105,7 @@ function decide(policy: WritePolicy, environment: string, target: WriteTarget): 
   return ok(undefined);
 }
 
-/** Moving an item (e.g. a changed URL, or an item moving between parents) needs both ends allowed. */
-export function checkMove(
-  policy: WritePolicy,
-  environment: string,
-  from: WriteTarget,
-  to: WriteTarget,
-  secrets?: SecretRegistry,
-): Result<void> {
-  const source = checkWrite(policy, environment, from, secrets);
-  if (!source.ok) return withSide(source, "source");
-  const destination = checkWrite(policy, environment, to, secrets);
-  if (!destination.ok) return withSide(destination, "destination");
-  return ok(undefined);
-}
-
-function withSide(result: Result<never>, side: "source" | "destination"): Result<never> {
-  if (result.ok) return result;
-  return fail(result.error.code, `${side}: ${result.error.message}`, { ...result.error.detail, side });
-}
-
-/** checkWrite for callers that want a thrown FORBIDDEN (the engine before and under the lease). */
+/** checkWrite for callers that want a thrown FORBIDDEN (the engine, before any lease). */
 export function assertWrite(
   policy: WritePolicy,
   environment: string,
@@ -133,14 +113,4 @@ export function assertWrite(
   secrets?: SecretRegistry,
 ): void {
   unwrap(checkWrite(policy, environment, target, secrets));
-}
-
-export function assertMove(
-  policy: WritePolicy,
-  environment: string,
-  from: WriteTarget,
-  to: WriteTarget,
-  secrets?: SecretRegistry,
-): void {
-  unwrap(checkMove(policy, environment, from, to, secrets));
 }

@@ -6,12 +6,12 @@
  */
 import type { Env } from "../../shared/env";
 import { storeDeadLetters } from "./dead-letters";
-import { checkOnlyDestroyRunner } from "./default-destroy-runner";
 import { consumeDestroys, type DestroyReport } from "./destroy-consumer";
 import { DEAD_LETTER_QUEUE_NAME, DESTROY_QUEUE_NAME, type DestroyRunner } from "./queued-destroy";
 
 export interface QueueHandlerDeps {
-  runDestroy?: DestroyRunner;
+  /** The engine's destroy (workers/engine/background.ts); there is no stand-in in production. */
+  runDestroy: DestroyRunner;
   now?: () => number;
 }
 
@@ -23,13 +23,13 @@ export type QueueHandlerResult =
 export async function handleQueueBatch(
   batch: MessageBatch<unknown>,
   env: Env,
-  deps: QueueHandlerDeps = {},
+  deps: QueueHandlerDeps,
 ): Promise<QueueHandlerResult> {
   switch (batch.queue) {
     case DESTROY_QUEUE_NAME:
       return {
         queue: "destroys",
-        reports: await consumeDestroys(batch, env, deps.runDestroy ?? checkOnlyDestroyRunner),
+        reports: await consumeDestroys(batch, env, deps.runDestroy),
       };
     case DEAD_LETTER_QUEUE_NAME:
       return { queue: "dead-letters", stored: await storeDeadLetters(batch, env, (deps.now ?? Date.now)()) };
@@ -39,7 +39,7 @@ export async function handleQueueBatch(
   }
 }
 
-export function createQueueHandler(deps: QueueHandlerDeps = {}) {
+export function createQueueHandler(deps: QueueHandlerDeps) {
   return async function queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     await handleQueueBatch(batch, env, deps);
   };

@@ -7,9 +7,9 @@
  * other part has run and the report is logged.
  */
 import type { Env } from "../../shared/env";
-import { runSweep, type SweepParts, type SweepReport, sweepFailed, unwiredSweepParts } from "./sweep";
+import { runSweep, type SweepParts, type SweepReport, sweepFailed } from "./sweep";
 
-export function createSweepHandler(parts: Partial<SweepParts> = {}) {
+export function createSweepHandler(parts: SweepParts) {
   return async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
     await sweepAndReport(controller, env, parts);
   };
@@ -19,9 +19,9 @@ export function createSweepHandler(parts: Partial<SweepParts> = {}) {
 export async function sweepAndReport(
   controller: ScheduledController,
   env: Env,
-  parts: Partial<SweepParts> = {},
+  parts: SweepParts,
 ): Promise<SweepReport> {
-  const report = await runSweep(env, { ...unwiredSweepParts, ...parts }, controller.scheduledTime);
+  const report = await runSweep(env, parts, controller.scheduledTime);
   const closed = report.closedWithEntries.ok ? report.closedWithEntries.value : [];
   for (const scope of closed) console.warn(JSON.stringify({ event: "closed-scope-owns-entries", ...scope }));
   console.log(JSON.stringify({ event: "sweep", cron: controller.cron, report }));

@@ -18,11 +18,6 @@ export interface SweepParts {
   scopesOwningEntries(env: Env): Promise<ScopeRef[]>;
 }
 
-export const unwiredSweepParts: SweepParts = {
-  resolveStaleIntents: async () => ({ resolved: 0, detail: "no intent resolver registered" }),
-  scopesOwningEntries: async () => [],
-};
-
 type Part<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export interface SweepReport {

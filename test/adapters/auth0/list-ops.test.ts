@@ -101,13 +101,8 @@ describe("auth0 list ops against the emulated Management API", () => {
     }
   });
 
-  it("lockOn is pure: the application's identity from the plan's block, never the secret", () => {
-    const block = {
-      type: "auth0",
-      domain: "Acme.us.auth0.com",
-      clientId: "m2m",
-      clientSecret: { secret: "AUTH0_CLIENT_SECRET" },
-    };
+  it("lockOn is pure: the application's identity from the connection's settings, never a secret", () => {
+    const block = { type: "auth0", domain: "Acme.us.auth0.com", clientId: "m2m" };
     expect(callbackUrl.lockOn(line("https://x.example.com"), block)).toBe(
       "auth0:acme.us.auth0.com:client:app-previews",
     );

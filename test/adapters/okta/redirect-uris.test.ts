@@ -86,11 +86,11 @@ describe("okta list ops: GET then PUT of the whole app", () => {
     expect(res.status).toBe(401);
   });
 
-  it("lockOn names the org's app, from the plan block as written", () => {
+  it("lockOn names the org's app, from the connection's settings", () => {
     expect(
       oktaOp("okta.postLogoutRedirectUri").lockOn(
         { app: APP_ID, url: ITEM },
-        { type: "okta", domain: "Acme.okta.com", apiToken: { secret: "OKTA_API_TOKEN" } },
+        { type: "okta", domain: "Acme.okta.com" },
       ),
     ).toBe(`okta:acme.okta.com:app:${APP_ID}`);
   });

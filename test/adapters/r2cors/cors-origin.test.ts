@@ -74,11 +74,11 @@ describe("r2.corsOrigin", () => {
     ]);
   });
 
-  it("lockOn is r2:<account>:<bucket>:cors from the plan block", () => {
+  it("lockOn is r2:<account>:<bucket>:cors from the connection's settings", () => {
     expect(
       corsOrigin.lockOn(
         { bucket: "assets", rule: "previews", origin: ORIGIN },
-        { type: "r2", accountId: "abc", apiToken: { secret: "R2_API_TOKEN" } },
+        { type: "r2", accountId: "abc" },
       ),
     ).toBe("r2:abc:assets:cors");
   });

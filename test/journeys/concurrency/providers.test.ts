@@ -16,6 +16,7 @@ import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
+import { connectionOf, testEnv } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
 import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
 import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
@@ -38,8 +39,15 @@ interface SharedObject {
   unrelated: string[];
 }
 
-function planOf(provider: Plan["providers"][string], op: string, params: Record<string, string>): Plan {
-  return { version: 1, providers: { p: provider }, lines: [{ id: "entry", op, provider: "p", params }] };
+let connections = 0;
+function planOf(
+  provider: Parameters<typeof connectionOf>[1],
+  op: string,
+  params: Record<string, string>,
+): Plan {
+  connections += 1;
+  const connection = connectionOf(`journey-${provider.type}-${connections}`, provider);
+  return { version: 2, lines: [{ id: "entry", op, connection, params }] };
 }
 
 const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
@@ -155,7 +163,7 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
 
 async function race(provider: string, parentLocks: boolean) {
   const shared = await (PROVIDERS[provider] as () => Promise<SharedObject>)();
-  const engine = createEngine({ ...env, ...shared.secrets } as Env, { parentLocks });
+  const engine = createEngine(testEnv({ ...env, ...shared.secrets } as Env), { parentLocks });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
   await configureHost(shared.host, { readBarrier: SCOPES });

@@ -1,7 +1,7 @@
 /** The Auth0 provider block and line params (DESIGN §3; PROVIDERS.md §1). */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { ProviderConfig } from "../../../shared/schemas/plan";
+import type { ConnectionSettings } from "../../connections/connection-schema";
 
 const hostnameSchema = z
   .string()
@@ -34,14 +34,14 @@ export type Auth0LineParams = z.infer<typeof auth0LineParamsSchema>;
 
 /**
  * The lock identity of one application (DESIGN §3): `auth0:<domain>:client:<client id>`. Pure,
- * from the plan's block as written; the domain is never a secret reference.
+ * from the connection's settings; the domain is never a secret.
  */
-export function auth0ClientIdentity(provider: ProviderConfig, client: string): string {
+export function auth0ClientIdentity(provider: ConnectionSettings, client: string): string {
   const domain = provider.domain;
   if (typeof domain !== "string") {
     throw new SponsonError(
       "VALIDATION",
-      "auth0 provider: `domain` must be written in the plan as a host name",
+      "auth0 connection: `domain` must be set in its config as a host name",
     );
   }
   return `auth0:${domain.toLowerCase()}:client:${client}`;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { ProviderConfig } from "../../../shared/schemas/plan";
+import type { ConnectionSettings } from "../../connections/connection-schema";
 import type { Inspection, OpContext, OpSpec, Params } from "../../engine/op-spec";
 import { type CorsLineParams, hasOrigin, type RuleAccess, withOrigin, withoutOrigin } from "./cors-origin";
 
@@ -19,7 +19,7 @@ export interface CorsOriginOpSpec<Config, R, Seen extends { rules: R[] }> {
   providerType: string;
   /** The provider's line params: `corsLineParamsSchema` or a narrowing of it. */
   params: z.ZodType<Params>;
-  lockOn(params: CorsLineParams, provider: ProviderConfig): string;
+  lockOn(params: CorsLineParams, provider: ConnectionSettings): string;
   access(params: CorsLineParams): RuleAccess<R>;
   /** The bucket's rules, plus whatever a conditional write needs (GCS: the metageneration). */
   read(ctx: OpContext<Config>, bucket: string): Promise<Seen>;

@@ -1,7 +1,7 @@
 /** The Okta provider block and line params (PROVIDERS.md §2). */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { ProviderConfig } from "../../../shared/schemas/plan";
+import type { ConnectionSettings } from "../../connections/connection-schema";
 
 export const oktaConfigSchema = z.strictObject({
   type: z.literal("okta"),
@@ -24,12 +24,12 @@ export const oktaLineParamsSchema = z.strictObject({
     .regex(/^[a-z][a-z0-9+.-]*:\/\/[^\s,]+$/i, "a URI without spaces or commas"),
 });
 
-/** `okta:<org>:app:<app id>` (DESIGN §3), from the plan's block as written. */
-export function oktaAppIdentity(provider: ProviderConfig, app: string): string {
+/** `okta:<org>:app:<app id>` (DESIGN §3), from the connection's settings. */
+export function oktaAppIdentity(provider: ConnectionSettings, app: string): string {
   if (typeof provider.domain !== "string") {
     throw new SponsonError(
       "VALIDATION",
-      "okta provider: `domain` must be written in the plan as a host name",
+      "okta connection: `domain` must be set in its config as a host name",
     );
   }
   return `okta:${provider.domain.toLowerCase()}:app:${app}`;

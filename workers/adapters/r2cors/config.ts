@@ -1,7 +1,7 @@
 /** The Cloudflare R2 (REST API) provider block (PROVIDERS.md §6). */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { ProviderConfig } from "../../../shared/schemas/plan";
+import type { ConnectionSettings } from "../../connections/connection-schema";
 
 export const r2ConfigSchema = z.strictObject({
   type: z.literal("r2"),
@@ -12,10 +12,10 @@ export const r2ConfigSchema = z.strictObject({
 });
 export type R2Config = z.infer<typeof r2ConfigSchema>;
 
-/** `r2:<account>:<bucket>:cors`, from the plan's block as written. */
-export function r2CorsIdentity(provider: ProviderConfig, bucket: string): string {
+/** `r2:<account>:<bucket>:cors`, from the connection's settings. */
+export function r2CorsIdentity(provider: ConnectionSettings, bucket: string): string {
   if (typeof provider.accountId !== "string") {
-    throw new SponsonError("VALIDATION", "r2 provider: `accountId` must be written in the plan");
+    throw new SponsonError("VALIDATION", "r2 connection: `accountId` must be set in its config");
   }
   return `r2:${provider.accountId}:${bucket}:cors`;
 }

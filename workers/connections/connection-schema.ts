@@ -1,0 +1,85 @@
+/**
+ * Connections (docs/design.md, "Plans and connections"): the provider accounts the service may use,
+ * defined in service configuration only (`SPONSON_CONNECTIONS`). A connection fixes its provider
+ * type, its non-secret settings (hosts, account and project ids), which Worker secret fills each
+ * credential field, and the environments allowed to use it. A plan line only names one.
+ */
+import { z } from "zod";
+import { isValidEnvironment } from "../../shared/lock-keys";
+
+export const connectionNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
+
+const fieldSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, "a config field name, e.g. clientSecret");
+
+/** A Worker secret's name, e.g. AUTH0_CLIENT_SECRET (`wrangler secret put AUTH0_CLIENT_SECRET`). */
+const secretNameSchema = z
+  .string()
+  .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a Worker secret name, e.g. AUTH0_CLIENT_SECRET");
+
+/**
+ * The service's own secrets and settings: no connection may be given one of them, so a provider
+ * can never receive the signing key, the webhook secret or anything else the service keeps.
+ */
+const RESERVED_SECRET_PREFIXES = ["SERVICE_", "GITHUB_", "SPONSON_", "DASHBOARD_"];
+const RESERVED_SECRET_NAMES = new Set([
+  "LEASE_TTL_SECONDS",
+  "WAIT_TIMEOUT_SECONDS",
+  "EMULATORS",
+  "LEASE_LOCK",
+  "LOCK_FEED",
+  "SCOPE_STATE",
+  "RECEIPTS",
+  "DESTROY_QUEUE",
+  "PROVIDER_EMULATOR",
+]);
+
+export function isReservedSecretName(name: string): boolean {
+  return RESERVED_SECRET_NAMES.has(name) || RESERVED_SECRET_PREFIXES.some((p) => name.startsWith(p));
+}
+
+/** Non-secret settings: what `lockOn` and the adapter read besides the credentials. */
+export type ConnectionSettings = { type: string } & Record<string, string | number | boolean>;
+
+export const connectionSchema = z
+  .strictObject({
+    type: z.string().regex(/^[a-z][a-z0-9]{0,31}$/),
+    /** Environments whose runs may use this connection; any other is refused before any request. */
+    environments: z
+      .array(z.string().refine(isValidEnvironment, "not a valid environment name"))
+      .min(1)
+      .max(50),
+    /** Non-secret settings of the adapter's config (host names, account and project ids). */
+    config: z.record(fieldSchema, z.union([z.string().max(2_000), z.number(), z.boolean()])).default({}),
+    /** Credential field → the Worker secret that fills it. */
+    secrets: z.record(fieldSchema, secretNameSchema).default({}),
+  })
+  .superRefine((connection, ctx) => {
+    for (const [field, secret] of Object.entries(connection.secrets)) {
+      if (isReservedSecretName(secret)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["secrets", field],
+          message: `${secret} is one of the service's own secrets or settings; a connection may not use it`,
+        });
+      }
+      if (field in connection.config) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["secrets", field],
+          message: `"${field}" is given both in config and in secrets`,
+        });
+      }
+    }
+    if ("type" in connection.config) {
+      ctx.addIssue({ code: "custom", path: ["config", "type"], message: "the type is set once, at the top" });
+    }
+  });
+export type Connection = z.infer<typeof connectionSchema>;
+
+export const connectionsSchema = z.record(connectionNameSchema, connectionSchema);
+export type ConnectionsDocument = z.infer<typeof connectionsSchema>;
+
+/** The settings `lockOn` sees: the connection's type and non-secret config, never a secret. */
+export function connectionSettings(connection: Connection): ConnectionSettings {
+  return { ...connection.config, type: connection.type };
+}

@@ -1,0 +1,139 @@
+/**
+ * The service's connections, parsed once per configuration text from `SPONSON_CONNECTIONS`.
+ * A run asks for a connection by the name a plan line (or a ledger entry) gives; the answer is
+ * decided by configuration alone: which provider type, which settings, which Worker secrets, and
+ * whether the run's environment may use it.
+ */
+import { SponsonError } from "../../shared/errors";
+import type { SecretRegistry } from "../../shared/secrets";
+import {
+  type Connection,
+  type ConnectionSettings,
+  type ConnectionsDocument,
+  connectionSettings,
+  connectionsSchema,
+} from "./connection-schema";
+
+export const CONNECTIONS_VAR = "SPONSON_CONNECTIONS";
+
+export interface UsableConnection {
+  name: string;
+  type: string;
+  /** Type and non-secret config: what `lockOn` reads. */
+  settings: ConnectionSettings;
+}
+
+let cached: { raw: string; document: ConnectionsDocument } | undefined;
+
+/** Refuses junk with the variable's name; the details go to the Worker log only. */
+function misconfigured(detail: unknown): SponsonError {
+  console.error(`${CONNECTIONS_VAR} is invalid`, detail);
+  return new SponsonError("INTERNAL", `${CONNECTIONS_VAR} is invalid; the Worker log says why`);
+}
+
+export function parseConnections(raw: unknown, knownTypes: ReadonlySet<string>): ConnectionsDocument {
+  if (raw === undefined || raw === null || raw === "") return {};
+  const text = typeof raw === "string" ? raw : JSON.stringify(raw);
+  if (cached?.raw === text) return cached.document;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw misconfigured("not JSON");
+  }
+  const parsed = connectionsSchema.safeParse(json);
+  if (!parsed.success) throw misconfigured(parsed.error.issues);
+  for (const [name, connection] of Object.entries(parsed.data)) {
+    if (!knownTypes.has(connection.type)) throw misconfigured(`${name}: unknown type "${connection.type}"`);
+  }
+  cached = { raw: text, document: parsed.data };
+  return parsed.data;
+}
+
+export class Connections {
+  readonly #document: ConnectionsDocument;
+
+  constructor(document: ConnectionsDocument) {
+    this.#document = document;
+  }
+
+  names(): string[] {
+    return Object.keys(this.#document).sort();
+  }
+
+  #get(name: string): Connection | undefined {
+    return Object.hasOwn(this.#document, name) ? this.#document[name] : undefined;
+  }
+
+  /**
+   * The connection `name` for a run in `environment`: unknown is a bad request (400), a connection
+   * the environment may not use is refused (403). Neither makes any outbound request.
+   */
+  use(name: string, environment: string, where: string): UsableConnection {
+    const connection = this.#get(name);
+    if (!connection) {
+      const usable = this.names().filter((n) => this.#document[n]?.environments.includes(environment));
+      throw new SponsonError(
+        "VALIDATION",
+        `${where}: unknown connection "${name}"; connections for ${environment}: ${usable.join(", ") || "none"}`,
+      );
+    }
+    if (!connection.environments.includes(environment)) {
+      throw new SponsonError(
+        "FORBIDDEN",
+        `${where}: connection "${name}" may not be used in environment "${environment}"`,
+        { rule: "connection.environments", connection: name, environment },
+      );
+    }
+    return { name, type: connection.type, settings: connectionSettings(connection) };
+  }
+
+  /**
+   * The adapter config of `name`: its settings with each credential field filled from the Worker
+   * secret the connection names, every value registered so it can never be stored or logged. No
+   * other secret of the Worker is ever read here.
+   */
+  credentials(name: string, vars: Record<string, unknown>, secrets: SecretRegistry): Record<string, unknown> {
+    const connection = this.#get(name);
+    if (!connection) throw new SponsonError("INTERNAL", `connection "${name}" is not configured`);
+    const out: Record<string, unknown> = connectionSettings(connection);
+    for (const [field, secretName] of Object.entries(connection.secrets)) {
+      const value = vars[secretName];
+      if (typeof value !== "string" || value.length === 0) {
+        throw new SponsonError(
+          "INTERNAL",
+          `connection "${name}": secret ${secretName} is not set on the service (wrangler secret put ${secretName})`,
+        );
+      }
+      secrets.register(value);
+      out[field] = value;
+    }
+    return out;
+  }
+
+  /**
+   * Ledger entries and intents written before connections carry the plan's provider block instead
+   * of a connection name. Such an entry belongs to the one configured connection of the same type
+   * whose every setting the block repeats; the block's own host and secret references are never
+   * used. None or several: refused, naming what to configure.
+   */
+  legacyMatch(block: Record<string, unknown>): string {
+    const type = block.type;
+    const matches = this.names().filter((name) => {
+      const connection = this.#document[name] as Connection;
+      if (connection.type !== type) return false;
+      return Object.entries(connection.config).every(([field, value]) => block[field] === value);
+    });
+    if (matches.length === 1) return matches[0] as string;
+    const settings = Object.entries(block)
+      .filter(([, v]) => typeof v !== "object")
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(", ");
+    throw new SponsonError(
+      "VALIDATION",
+      matches.length === 0
+        ? `this entry was recorded before connections (${settings}); configure a ${String(type)} connection with these settings in ${CONNECTIONS_VAR} to remove it`
+        : `this entry was recorded before connections (${settings}); connections ${matches.join(", ")} all match it — make their settings distinct`,
+    );
+  }
+}
