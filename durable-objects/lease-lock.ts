@@ -8,9 +8,11 @@ import { fail, ok, type Result } from "../shared/errors";
 import { heldIndexKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
 import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
+import type { ItemOwnership, OwnedItem, OwnerChange, OwnershipView } from "../shared/schemas/ownership";
 import { decideAcquire, holdsToken, isExpired, type LeaseRow } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { announceLockChange, type LockChange } from "./lock-feed";
+import { allOwnership, applyOwnerChanges, readOwnership } from "./ownership-store";
 
 export const HISTORY_LIMIT = 50;
 /** DESIGN §4 default, used when a waiting caller names no timeout of its own. */
@@ -145,6 +147,46 @@ export class LeaseLock extends DurableObject<Env> {
       lastToken: this.#lastToken(),
       history: this.#history(),
     };
+  }
+
+  /**
+   * Ownership of the object's items, for the holder of the current lease only: what it reads is
+   * what it decides from, so a holder whose lease has lapsed must not read (or write) it.
+   */
+  async owners(req: {
+    key: string;
+    holder: string;
+    token: number;
+    items: OwnedItem[];
+  }): Promise<Result<OwnershipView>> {
+    const refused = this.#fence(req, Date.now());
+    if (refused) return refused;
+    return ok({ rebuilt: this.#meta("owners_rebuilt") === "1", items: readOwnership(this.#sql, req.items) });
+  }
+
+  /**
+   * Changes ownership, fenced by the lease's token: a holder that lost its lease changes nothing.
+   * `rebuilt` marks that ownership was rebuilt from the receipts' ledgers (done once, on upgrade).
+   */
+  async changeOwners(req: {
+    key: string;
+    holder: string;
+    token: number;
+    changes: OwnerChange[];
+    rebuilt?: boolean;
+  }): Promise<Result<OwnershipView>> {
+    const now = Date.now();
+    const refused = this.#fence(req, now);
+    if (refused) return refused;
+    applyOwnerChanges(this.#sql, req.changes, now);
+    if (req.rebuilt) this.#setMeta("owners_rebuilt", "1");
+    const items = req.changes.map(({ op, key }) => ({ op, key }));
+    return ok({ rebuilt: this.#meta("owners_rebuilt") === "1", items: readOwnership(this.#sql, items) });
+  }
+
+  /** Every owned or foreign item, read-only (ledger views, the dashboard, the sweep). */
+  async ownership(_req: { key: string }): Promise<ItemOwnership[]> {
+    return allOwnership(this.#sql);
   }
 
   override async alarm(): Promise<void> {
@@ -316,6 +358,17 @@ export class LeaseLock extends DurableObject<Env> {
       }
     });
     return this.#indexSync;
+  }
+
+  /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */
+  #fence(req: { key: string; holder: string; token: number }, now: number): Result<never> | null {
+    this.#promote(now);
+    const lease = this.#lease();
+    if (holdsToken(lease, req.holder, req.token, now)) return null;
+    return fail("LOCK_LOST", `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`, {
+      lock: req.key,
+      holder: lease && !isExpired(lease, now) ? lease.holder : null,
+    });
   }
 
   // --- storage helpers ---

@@ -20,6 +20,20 @@ const MIGRATIONS: readonly string[] = [
      token INTEGER NOT NULL,
      note TEXT
    );`,
+  // Ownership of the shared object's items (docs/design.md, "Ownership of shared entries").
+  `CREATE TABLE owners (
+     op TEXT NOT NULL,
+     item TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     since INTEGER NOT NULL,
+     PRIMARY KEY (op, item, owner)
+   );
+   CREATE TABLE foreign_items (
+     op TEXT NOT NULL,
+     item TEXT NOT NULL,
+     since INTEGER NOT NULL,
+     PRIMARY KEY (op, item)
+   );`,
 ];
 
 export function migrate(sql: SqlStorage): void {

@@ -4,6 +4,7 @@
  * reader never drops what a newer writer added.
  */
 import { z } from "zod";
+import { holdingSchema } from "./ownership";
 
 export const RECEIPT_VERSION = 1;
 export const RUNS_KEPT = 20;
@@ -26,7 +27,12 @@ const itemRecordFields = {
   runId: z.string(),
 };
 
-export const ledgerEntrySchema = z.looseObject({ ...itemRecordFields, createdAt: z.number().int() });
+export const ledgerEntrySchema = z.looseObject({
+  ...itemRecordFields,
+  /** Whether the scope created the item, joined its other owners, or found it foreign. */
+  holding: holdingSchema.optional(),
+  createdAt: z.number().int(),
+});
 export type LedgerEntry = z.infer<typeof ledgerEntrySchema>;
 
 /** Announced in the receipt before the write is sent; removed in the save that records its outcome. */

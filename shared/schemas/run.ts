@@ -8,7 +8,13 @@ export type Diff = z.infer<typeof diffSchema>;
 export const lineOutcomeSchema = z.enum([
   "unchanged",
   "created",
+  /** The item was there, wanted by other scopes: this scope joined its owners. */
+  "shared",
+  /** The item was there before any scope claimed it: this scope owns it, and it is never removed. */
+  "foreign",
   "removed",
+  /** Others still want the item (or it is foreign): this scope let go, the entry stays. */
+  "released",
   "would-create",
   "would-remove",
   "skipped",

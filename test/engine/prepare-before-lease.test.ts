@@ -92,7 +92,7 @@ const SUBJECTS: Record<string, () => Promise<Subject>> = {
         ],
       },
       secrets: { PREPARE_KINDE_SECRET: M2M.clientSecret },
-      identity: null,
+      identity: `kinde:${k.domain}:app:${APP}`,
       isTokenRequest: (url) => url.host === k.domain && url.pathname === "/oauth2/token",
     };
   },

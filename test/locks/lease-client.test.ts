@@ -49,6 +49,9 @@ class ScriptedTarget implements LockTarget {
     return this.#track((this.releaseWith ?? this.#inner.release)(holder, token));
   }
 
+  owners: LockTarget["owners"] = (...args) => this.#inner.owners(...args);
+  changeOwners: LockTarget["changeOwners"] = (...args) => this.#inner.changeOwners(...args);
+
   /** Resolves when no call is in flight and the lease has reacted to the last answer. */
   async idle(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);

@@ -2,15 +2,25 @@
  * Apply, steps 4 to 7 of DESIGN §5, once the scope lease is held and intents are recovered.
  * Unchanged lines take no lock; a line that would write takes its parent lease only for that write.
  */
+
+import type { Diff, LineOutcome } from "../../shared/schemas/run";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { type Item, itemOfLine, sameItem } from "./item";
-import type { ItemWriter, WaitPolicy } from "./item-writer";
+import type { ItemWriter, WaitPolicy, WriteOutcome } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import type { ResolvedLine } from "./resolve-plan";
 import { removeEntries } from "./rollback-created";
 import { errorInfo, type Run } from "./run";
+
+const APPLY_RESULT = {
+  written: { diff: "create", result: "created" },
+  already: { diff: "unchanged", result: "unchanged" },
+  shared: { diff: "unchanged", result: "shared" },
+  foreign: { diff: "unchanged", result: "foreign" },
+  left: { diff: "unchanged", result: "unchanged" },
+} as const satisfies Record<WriteOutcome, { diff: Diff; result: LineOutcome }>;
 
 export async function applyLines(
   deps: EngineDeps,
@@ -27,14 +37,18 @@ export async function applyLines(
       claimRenamedEntry(session, item);
       const owned = session.ledgerEntry(item.line, item.key) !== undefined;
       const seen = await line.op.inspect(writer.context(item), line.params);
-      if (seen.present) {
+      // An item that is there and already in the ledger takes no lock. One that is there but not
+      // yet the scope's is joined under the parent lease, so its ownership records this scope too.
+      const joins = seen.present && !owned && deps.ownership && item.parent !== null && deps.parentLocks;
+      if (seen.present && !joins) {
         run.line({ ...base, diff: "unchanged", result: "unchanged" });
         continue;
       }
-      if (owned) run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
+      if (!seen.present && owned)
+        run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
       const outcome = await writer.write(item, "create", waiting);
-      if (outcome === "written") run.created.push({ line: item.line, key: item.key });
-      run.line({ ...base, diff: "create", result: outcome === "written" ? "created" : "unchanged" });
+      if (outcome !== "already") run.created.push({ line: item.line, key: item.key });
+      run.line({ ...base, ...APPLY_RESULT[outcome] });
     } catch (err) {
       rethrowCrash(err);
       run.line({ ...base, diff: "create", result: "failed", error: errorInfo(err) });

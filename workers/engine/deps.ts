@@ -70,6 +70,8 @@ export interface EngineDeps {
   waitTimeoutMs: number;
   /** Test-only control switch; production wiring always passes true (see wire.ts). */
   parentLocks: boolean;
+  /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
+  ownership: boolean;
   gate?: ScopeGate;
   policy?: WritePolicy;
   faults?: FaultHook;

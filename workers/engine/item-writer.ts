@@ -1,18 +1,27 @@
 /**
- * The one place provider writes happen (DESIGN §5 step 4, seed 000). Under the item's parent lease
- * (if its op names one): inspect again, announce the intent in the receipt, check the fencing
- * token, write from the fresh state, then record the ledger change.
+ * The one place provider writes happen (docs/design.md, "Run algorithm"). Under the item's parent
+ * lease (if its op names one): read the item's ownership, inspect the provider again, decide, and
+ * for a write announce the intent in the receipt, check the fencing token, write from the fresh
+ * state, then record the ledger and ownership change. Ownership lives in the parent's own lock
+ * object and is changed only with that lease's token (docs/design.md, "Ownership of shared entries").
  */
 import { SponsonError } from "../../shared/errors";
+import type { Holding, ItemOwnership, OwnerChange } from "../../shared/schemas/ownership";
 import { Lease } from "../locks/lease";
 import type { EngineDeps } from "./deps";
 import { type Item, recordOf } from "./item";
+import { decideClaim, decideRelease, ownerOf } from "./ownership";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
 
 export type WriteAction = "create" | "remove";
-export type WriteOutcome = "written" | "already";
+/**
+ * `written`: the provider was changed. `already`: it already said what the run wanted.
+ * `shared` / `foreign`: the item was there and the scope joined its owners. `left`: others still
+ * own the item (or it is foreign), so only the scope's ownership went.
+ */
+export type WriteOutcome = "written" | "already" | "shared" | "foreign" | "left";
 
 export interface WaitPolicy {
   wait: boolean;
@@ -90,37 +99,130 @@ export class ItemWriter {
     };
   }
 
-  /** Makes the item present (create) or absent (remove), re-inspecting under the lease first. */
+  /** Makes the item present (create) or absent (remove) for this scope, deciding under the lease. */
   async write(item: Item, action: WriteAction, waiting: WaitPolicy): Promise<WriteOutcome> {
     const base = this.context(item);
     return this.withParent(item, waiting, async (lease) => {
       const ctx = { ...base, fetch: this.#fenced(base.fetch, lease) };
+      const own = await this.#ownership(item, lease);
       // The read made before the lease may be stale: decide from what is there now.
       const seen = await item.op.inspect(ctx, item.params);
-      if (action === "create" ? seen.present : !seen.present) {
-        if (action === "remove") {
-          this.#session.dropLedger(item.line, item.key);
-          await this.#session.save();
+      if (action === "create") {
+        const decision = own ? decideClaim(own, seen.present, ownerOf(this.#run)) : null;
+        if (decision?.kind === "join") {
+          await lease?.changeOwners(decision.changes);
+          return this.#joined(item, decision.holding);
         }
-        return "already";
+        if (seen.present) return "already";
+        return this.#send(
+          item,
+          "create",
+          lease,
+          () => item.op.create(ctx, item.params, seen),
+          decision?.changes,
+        );
       }
-      const record = recordOf(item, this.#run.id);
-      const where = { line: item.line, key: item.key, action, runId: this.#run.id };
-      const intent = { action, ...record, at: this.#deps.clock.now() };
-      this.#session.addIntent(intent);
-      await this.#session.save();
-      await this.#deps.faults?.("after-intent", where);
-      // Fencing: both leases must still be ours immediately before the provider write.
-      this.#scopeLease.assertHeld();
-      await lease?.check();
-      if (action === "create") await item.op.create(ctx, item.params, seen);
-      else await item.op.remove(ctx, item.params, seen);
-      await this.#deps.faults?.("after-write", where);
-      this.#session.dropIntent(intent);
-      if (action === "create") this.#session.addLedger({ ...record, createdAt: this.#deps.clock.now() });
-      else this.#session.dropLedger(item.line, item.key);
-      await this.#session.save();
-      return "written";
+      const decision = own ? decideRelease(own, ownerOf(this.#run)) : null;
+      if (decision?.kind === "leave" || !seen.present) {
+        if (decision) await lease?.changeOwners(decision.changes);
+        this.#session.dropLedger(item.line, item.key);
+        await this.#session.save();
+        return decision?.kind === "leave" ? "left" : "already";
+      }
+      return this.#send(
+        item,
+        "remove",
+        lease,
+        () => item.op.remove(ctx, item.params, seen),
+        decision?.changes,
+      );
     });
+  }
+
+  /**
+   * Under the parent lease: is the item there, and if so make sure the scope owns it (recovery's
+   * adoption of a write whose run succeeded). Returns whether it was present.
+   */
+  async adopt(item: Item, waiting: WaitPolicy): Promise<boolean> {
+    const ctx = this.context(item);
+    return this.withParent(item, waiting, async (lease) => {
+      const own = await this.#ownership(item, lease);
+      const present = (await item.op.inspect(ctx, item.params)).present;
+      if (present && own) await lease?.changeOwners(decideClaim(own, true, ownerOf(this.#run)).changes);
+      return present;
+    });
+  }
+
+  /** The scope joined an item already on the provider: the ledger records how it holds it. */
+  async #joined(item: Item, holding: Holding): Promise<WriteOutcome> {
+    const existing = this.#session.ledgerEntry(item.line, item.key);
+    if (!existing) {
+      const record = recordOf(item, this.#run.id);
+      this.#session.addLedger({ ...record, holding, createdAt: this.#deps.clock.now() });
+      await this.#session.save();
+    }
+    return holding === "created" ? "already" : holding;
+  }
+
+  /**
+   * A provider write: the intent is durable before it is sent (and before the scope becomes an
+   * owner, so a crash in between is resolved by the intent), the fencing token is checked right
+   * before it, and the ledger and ownership record it after.
+   */
+  async #send(
+    item: Item,
+    action: WriteAction,
+    lease: Lease | null,
+    send: () => Promise<void>,
+    ownerChanges: OwnerChange[] | undefined,
+  ): Promise<WriteOutcome> {
+    const record = recordOf(item, this.#run.id);
+    const where = { line: item.line, key: item.key, action, runId: this.#run.id };
+    const intent = { action, ...record, at: this.#deps.clock.now() };
+    this.#session.addIntent(intent);
+    await this.#session.save();
+    await this.#deps.faults?.("after-intent", where);
+    if (action === "create" && ownerChanges) await lease?.changeOwners(ownerChanges);
+    // Fencing: both leases must still be ours immediately before the provider write.
+    this.#scopeLease.assertHeld();
+    await lease?.check();
+    await send();
+    await this.#deps.faults?.("after-write", where);
+    if (action === "remove" && ownerChanges) await lease?.changeOwners(ownerChanges);
+    this.#session.dropIntent(intent);
+    if (action === "create")
+      this.#session.addLedger({ ...record, holding: "created", createdAt: this.#deps.clock.now() });
+    else this.#session.dropLedger(item.line, item.key);
+    await this.#session.save();
+    return "written";
+  }
+
+  /**
+   * The item's ownership as the parent lock holds it, or null where ownership does not apply (no
+   * parent lease; the test-only control switch). The first holder after an upgrade rebuilds it
+   * from every receipt's ledger before anything is decided from it.
+   */
+  async #ownership(item: Item, lease: Lease | null): Promise<ItemOwnership | null> {
+    if (lease === null || !this.#deps.ownership) return null;
+    const wanted = [{ op: item.opName, key: item.key }];
+    let view = await lease.owners(wanted);
+    if (!view.rebuilt) {
+      await lease.changeOwners(await this.#ledgerOwners(item.parent as string), true);
+      view = await lease.owners(wanted);
+    }
+    return view.items[0] ?? null;
+  }
+
+  /** Every ledger entry on `parent`, in every receipt, as an owner (the upgrade's rebuild). */
+  async #ledgerOwners(parent: string): Promise<OwnerChange[]> {
+    const changes: OwnerChange[] = [];
+    for (const summary of await this.#deps.store.listScopes()) {
+      const { receipt } = await this.#deps.store.read(summary.environment, summary.scope);
+      for (const entry of receipt.ledger) {
+        if (entry.parent !== parent) continue;
+        changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(receipt) });
+      }
+    }
+    return changes;
   }
 }

@@ -25,12 +25,7 @@ export async function recoverIntents(
     const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
     const owned = session.ledgerEntry(intent.line, intent.key) !== undefined;
     if (intent.action === "create" && (succeeded || owned)) {
-      const ctx = writer.context(item);
-      const present = await writer.withParent(
-        item,
-        waiting,
-        async () => (await item.op.inspect(ctx, item.params)).present,
-      );
+      const present = await writer.adopt(item, waiting);
       session.dropIntent(intent);
       if (present && !owned) {
         session.addLedger({ ...recordOf(item, intent.runId), createdAt: intent.at });

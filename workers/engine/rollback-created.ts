@@ -28,8 +28,9 @@ export async function removeEntries(
     };
     try {
       const item = itemOfRecord(entry, deps.ops, deps.connections, run.environment);
-      await writer.write(item, "remove", { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
-      run.line({ ...base, result: outcome });
+      const written = await writer.write(item, "remove", { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
+      // Others still own it, or it is foreign: the scope let go and the entry stays.
+      run.line({ ...base, result: written === "left" ? "released" : outcome });
     } catch (err) {
       rethrowCrash(err);
       allRemoved = false;

@@ -25,6 +25,8 @@ export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 export interface EngineOverrides {
   /** The control case of the concurrency journeys: runs without parent locks. Tests only. */
   parentLocks?: boolean;
+  /** The control case of the shared-entry journeys: runs without ownership. Tests only. */
+  ownership?: boolean;
   clock?: Clock;
   faults?: FaultHook;
   gate?: ScopeGate;
@@ -88,6 +90,7 @@ export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine 
     ttlMs: seconds(env.LEASE_TTL_SECONDS, DEFAULT_TTL_SECONDS),
     waitTimeoutMs: seconds(env.WAIT_TIMEOUT_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS),
     parentLocks: overrides.parentLocks ?? true,
+    ownership: overrides.ownership ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     policy: overrides.policy ?? configuredPolicy(env, secrets),
     ...(overrides.faults ? { faults: overrides.faults } : {}),

@@ -5,8 +5,9 @@
 
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../durable-objects/lease-lock";
 import { type Clock, systemClock } from "../../shared/clock";
-import { SponsonError } from "../../shared/errors";
+import { type Result, SponsonError } from "../../shared/errors";
 import type { LeaseGrant } from "../../shared/schemas/lock";
+import type { OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { LockTarget } from "./lock-target";
 
 export interface LeaseOptions {
@@ -106,6 +107,28 @@ export class Lease {
     this.assertHeld();
     await this.renew();
     this.assertHeld();
+  }
+
+  /** The object's ownership of `items`, read as the holder (throws LOCK_LOST when no longer held). */
+  async owners(items: OwnedItem[]): Promise<OwnershipView> {
+    this.assertHeld();
+    return this.#fenced(await this.target.owners(this.holder, this.token, items));
+  }
+
+  /** Changes ownership, accepted by the object only with this lease's current token. */
+  async changeOwners(changes: OwnerChange[], rebuilt = false): Promise<OwnershipView> {
+    this.assertHeld();
+    return this.#fenced(await this.target.changeOwners(this.holder, this.token, changes, rebuilt));
+  }
+
+  #fenced(result: Result<OwnershipView>): OwnershipView {
+    if (result.ok) return result.value;
+    if (result.error.code === "LOCK_LOST") {
+      this.#lost = this.#lostError(result.error.message);
+      this.#stop();
+      throw this.#lost;
+    }
+    throw SponsonError.fromInfo(result.error);
   }
 
   async renew(): Promise<void> {

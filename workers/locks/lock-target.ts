@@ -6,6 +6,7 @@ import type { AcquireRequest } from "../../durable-objects/lease-lock";
 import type { Env } from "../../shared/env";
 import type { Result } from "../../shared/errors";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
+import type { ItemOwnership, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 
 export interface LockTarget {
   readonly key: string;
@@ -13,6 +14,14 @@ export interface LockTarget {
   acquire(holder: string, ttlMs: number, wait: boolean, waitTimeoutMs: number): Promise<Result<LeaseGrant>>;
   renew(holder: string, token: number): Promise<Result<LeaseGrant>>;
   release(holder: string, token: number): Promise<Result<ReleaseOutcome>>;
+  /** Ownership of the object's items, for the current holder only (LOCK_LOST otherwise). */
+  owners(holder: string, token: number, items: OwnedItem[]): Promise<Result<OwnershipView>>;
+  changeOwners(
+    holder: string,
+    token: number,
+    changes: OwnerChange[],
+    rebuilt?: boolean,
+  ): Promise<Result<OwnershipView>>;
 }
 
 /** The lease object's RPC surface with its result types (RPC typing loses the union otherwise). */
@@ -22,6 +31,20 @@ export interface LeaseLockApi {
   release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   read(req: { key: string }): Promise<LockState>;
+  owners(req: {
+    key: string;
+    holder: string;
+    token: number;
+    items: OwnedItem[];
+  }): Promise<Result<OwnershipView>>;
+  changeOwners(req: {
+    key: string;
+    holder: string;
+    token: number;
+    changes: OwnerChange[];
+    rebuilt?: boolean;
+  }): Promise<Result<OwnershipView>>;
+  ownership(req: { key: string }): Promise<ItemOwnership[]>;
 }
 
 export function lockStub(env: Env, key: string): LeaseLockApi {
@@ -37,6 +60,9 @@ export function lockTarget(env: Env, key: string, identity: string | null = null
       stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
     renew: (holder, token) => stub.renew({ key, holder, token }),
     release: (holder, token) => stub.release({ key, holder, token }),
+    owners: (holder, token, items) => stub.owners({ key, holder, token, items }),
+    changeOwners: (holder, token, changes, rebuilt) =>
+      stub.changeOwners({ key, holder, token, changes, ...(rebuilt ? { rebuilt } : {}) }),
   };
 }
 

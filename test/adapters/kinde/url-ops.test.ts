@@ -71,12 +71,13 @@ describe("kinde ITEM ops: item-level, no shared object", () => {
     expect((await kindeApp(k.domain, APP))?.redirect_urls).toEqual(CALLBACKS);
   });
 
-  it("two scopes adding at once both survive without any lock: lockOn is null", async () => {
+  it("two scopes adding at once both survive even without a lock: the writes are item-level", async () => {
     const k = await kindeBusiness({ redirect_urls: CALLBACKS });
     const op = kindeOp("kinde.callbackUrl");
     const a = { app: APP, url: "https://pr-a.preview.example.com/cb" };
     const b = { app: APP, url: "https://pr-b.preview.example.com/cb" };
-    expect(op.lockOn(a, { type: "kinde" })).toBeNull();
+    // The application is still the parent, for the ownership of URLs two scopes want.
+    expect(op.lockOn(a, { type: "kinde", domain: "Acme.kinde.com" })).toBe(`kinde:acme.kinde.com:app:${APP}`);
     // Both read before either writes: the stale reads do not matter, the writes are item-level.
     const [seenA, seenB] = await Promise.all([op.inspect(k.ctx, a), op.inspect(k.ctx, b)]);
     await Promise.all([op.create(k.ctx, a, seenA), op.create(k.ctx, b, seenB)]);

@@ -1,5 +1,7 @@
 /** The Kinde provider block and line params (PROVIDERS.md §3). */
 import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import type { ConnectionSettings } from "../../connections/connection-schema";
 
 export const kindeConfigSchema = z.strictObject({
   type: z.literal("kinde"),
@@ -22,3 +24,14 @@ export const kindeLineParamsSchema = z.strictObject({
     .max(2_000)
     .regex(/^[a-z][a-z0-9+.-]*:\/\/[^\s,]+$/i, "a URL without spaces or commas"),
 });
+
+/** `kinde:<business host>:app:<application id>`, from the connection's settings. */
+export function kindeAppIdentity(connection: ConnectionSettings, app: string): string {
+  if (typeof connection.domain !== "string") {
+    throw new SponsonError(
+      "VALIDATION",
+      "kinde connection: `domain` must be set in its config as a host name",
+    );
+  }
+  return `kinde:${connection.domain.toLowerCase()}:app:${app}`;
+}

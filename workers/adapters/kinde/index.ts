@@ -1,11 +1,13 @@
 /**
- * Kinde: an application's callback and logout URLs (DESIGN §1). Kinde adds and removes single URLs
- * server-side, so each URL is an object of its own: `lockOn` is null and no parent lease is taken.
- * Plan block: `{ "type": "kinde", "domain": "acme.kinde.com", "clientId": "…", "clientSecret":
- * { "secret": "KINDE_CLIENT_SECRET" } }`; line params: `{ "app": "<application id>", "url": "https://…" }`.
+ * Kinde: an application's callback and logout URLs. Kinde adds and removes single URLs server-side,
+ * so the list itself cannot lose an update; the application is still the parent (`lockOn`), because
+ * which scopes own a URL two scopes want is kept in the parent's lock and changed under its lease
+ * (docs/design.md, "Ownership of shared entries"). Connection: `{ "type": "kinde", "config": {
+ * "domain": "acme.kinde.com", "clientId": "…" }, "secrets": { "clientSecret": "KINDE_CLIENT_SECRET"
+ * } }`; line params: `{ "app": "<application id>", "url": "https://…" }`.
  */
 import type { OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
-import { type KindeConfig, kindeConfigSchema, kindeLineParamsSchema } from "./config";
+import { type KindeConfig, kindeAppIdentity, kindeConfigSchema, kindeLineParamsSchema } from "./config";
 import { addUrl, deleteUrl, type KindeList, readUrls, warmKindeToken } from "./management-api";
 
 const parse = (params: Params) => kindeLineParamsSchema.parse(params);
@@ -16,7 +18,7 @@ function kindeUrlOp(name: string, list: KindeList): OpSpec<KindeConfig> {
     providerType: "kinde",
     params: kindeLineParamsSchema,
     key: (params) => parse(params).url,
-    lockOn: () => null,
+    lockOn: (params, connection) => kindeAppIdentity(connection, parse(params).app),
     async inspect(ctx, params) {
       const { app, url } = parse(params);
       return { present: (await readUrls(ctx, app, list)).includes(url) };

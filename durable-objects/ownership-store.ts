@@ -1,0 +1,63 @@
+/**
+ * The owners and foreign-item tables of a lock object (lease-schema.ts, migration 2). Plain SQL
+ * over the object's own storage: the lease object decides who may call these (the current holder).
+ */
+import type { ItemOwnership, OwnedItem, OwnerChange } from "../shared/schemas/ownership";
+
+export function readOwnership(sql: SqlStorage, items: readonly OwnedItem[]): ItemOwnership[] {
+  return items.map(({ op, key }) => {
+    const owners = sql
+      .exec<{ owner: string }>("SELECT owner FROM owners WHERE op = ? AND item = ? ORDER BY owner", op, key)
+      .toArray()
+      .map((r) => r.owner);
+    const foreign =
+      sql.exec("SELECT 1 FROM foreign_items WHERE op = ? AND item = ?", op, key).toArray().length > 0;
+    return { op, key, owners, foreign };
+  });
+}
+
+/** Every item the object knows an owner or a foreign mark for (the dashboard and the sweep). */
+export function allOwnership(sql: SqlStorage): ItemOwnership[] {
+  const items = sql
+    .exec<{ op: string; item: string }>(
+      "SELECT op, item FROM owners UNION SELECT op, item FROM foreign_items ORDER BY op, item",
+    )
+    .toArray()
+    .map((r) => ({ op: r.op, key: r.item }));
+  return readOwnership(sql, items);
+}
+
+export function applyOwnerChanges(sql: SqlStorage, changes: readonly OwnerChange[], now: number): void {
+  for (const change of changes) {
+    switch (change.action) {
+      case "add":
+        sql.exec(
+          "INSERT INTO owners (op, item, owner, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+          change.op,
+          change.key,
+          change.owner,
+          now,
+        );
+        break;
+      case "remove":
+        sql.exec(
+          "DELETE FROM owners WHERE op = ? AND item = ? AND owner = ?",
+          change.op,
+          change.key,
+          change.owner,
+        );
+        break;
+      case "foreign":
+        sql.exec(
+          "INSERT INTO foreign_items (op, item, since) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+          change.op,
+          change.key,
+          now,
+        );
+        break;
+      case "not-foreign":
+        sql.exec("DELETE FROM foreign_items WHERE op = ? AND item = ?", change.op, change.key);
+        break;
+    }
+  }
+}

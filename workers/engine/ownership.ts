@@ -1,0 +1,47 @@
+/**
+ * Ownership decisions (docs/design.md, "Ownership of shared entries"). Pure: the item writer reads
+ * the item's ownership and presence under the parent lease and asks what to do. An item is taken
+ * off the provider only when its last owner leaves and it is not foreign; otherwise a scope only
+ * joins or leaves its owners.
+ */
+import type { Holding, ItemOwnership, OwnerChange } from "../../shared/schemas/ownership";
+
+/** How ownership names a scope: one environment's scope is one owner. */
+export function ownerOf(run: { environment: string; scope: string }): string {
+  return `${run.environment}/${run.scope}`;
+}
+
+export type ClaimDecision =
+  /** Present: the scope joins (shared, or foreign when nobody owned it); nothing is written. */
+  | { kind: "join"; holding: Holding; changes: OwnerChange[] }
+  /** Absent: the scope becomes an owner before it creates the item. */
+  | { kind: "create"; changes: OwnerChange[] };
+
+export function decideClaim(own: ItemOwnership, present: boolean, me: string): ClaimDecision {
+  const item = { op: own.op, key: own.key };
+  const add: OwnerChange = { ...item, action: "add", owner: me };
+  const others = own.owners.filter((o) => o !== me);
+  if (present) {
+    if (others.length > 0) return { kind: "join", holding: "shared", changes: [add] };
+    if (own.foreign) return { kind: "join", holding: "foreign", changes: [add] };
+    // Present, and owned by nobody but perhaps this scope: this scope's own earlier write (its
+    // ownership survived a crash), or an entry put there by a person or another tool.
+    if (own.owners.includes(me)) return { kind: "join", holding: "created", changes: [add] };
+    return { kind: "join", holding: "foreign", changes: [{ ...item, action: "foreign" }, add] };
+  }
+  // A foreign entry that was taken away is no longer there to protect: whoever creates it owns it.
+  const unmark: OwnerChange[] = own.foreign ? [{ ...item, action: "not-foreign" }] : [];
+  return { kind: "create", changes: [...unmark, add] };
+}
+
+export type ReleaseDecision =
+  /** Others still want it, or it was there before any scope: only this scope's ownership goes. */
+  | { kind: "leave"; changes: OwnerChange[] }
+  /** The last owner of an item no one else put there: take it off the provider, then leave. */
+  | { kind: "remove"; changes: OwnerChange[] };
+
+export function decideRelease(own: ItemOwnership, me: string): ReleaseDecision {
+  const changes: OwnerChange[] = [{ op: own.op, key: own.key, action: "remove", owner: me }];
+  const others = own.owners.filter((o) => o !== me);
+  return others.length > 0 || own.foreign ? { kind: "leave", changes } : { kind: "remove", changes };
+}
