@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { ERROR_CODES, ERROR_TABLE, type ErrorCode } from "../shared/errors";
 import { type LockState, lockStateSchema } from "../shared/schemas/lock";
 import { PROBLEM_CONTENT_TYPE, type ProblemBody, problemSchema } from "../shared/schemas/problem";
-import { type Receipt, receiptSchema } from "../shared/schemas/receipt";
+import { type ReceiptView as Receipt, receiptViewSchema } from "../shared/schemas/receipt";
 import type {
   applyBodySchema,
   destroyBodySchema,
@@ -107,7 +107,7 @@ export class SponsonClient {
   }
 
   ledger(environment: string, scope: string): Promise<Receipt> {
-    return this.#json("GET", `${scopePath(environment, scope)}/ledger`, receiptSchema);
+    return this.#json("GET", `${scopePath(environment, scope)}/ledger`, receiptViewSchema);
   }
 
   async scopes(environment?: string): Promise<ScopeSummary[]> {

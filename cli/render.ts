@@ -1,11 +1,15 @@
 /** How runs, ledgers and locks read on a terminal and in CI logs: plain lines, no colours needed. */
+import { holdingText } from "../shared/holding-text";
 import type { LockState, Receipt, RunEvent, RunResult, ScopeSummary } from "./client";
 
 type LineResult = RunResult["lines"][number];
 
 const MARKS: Record<LineResult["result"], string> = {
   created: "+",
+  shared: "&",
+  foreign: "=",
   removed: "-",
+  released: "-&",
   unchanged: "=",
   "would-create": "~+",
   "would-remove": "~-",
@@ -81,8 +85,8 @@ export function ledgerText(receipt: Receipt): string[] {
     out.push(
       "",
       ...table(
-        ["LINE", "OP", "KEY", "PARENT", "RUN"],
-        receipt.ledger.map((e) => [e.line, e.op, e.key, e.parent ?? "-", e.runId]),
+        ["LINE", "OP", "KEY", "HOLDING", "PARENT", "RUN"],
+        receipt.ledger.map((e) => [e.line, e.op, e.key, holdingText(e), e.parent ?? "-", e.runId]),
       ),
     );
   }

@@ -32,3 +32,8 @@ export type OwnerChange = z.infer<typeof ownerChangeSchema>;
 /** How a scope holds an entry of its ledger. Absent on entries written before ownership existed. */
 export const holdingSchema = z.enum(["created", "shared", "foreign"]);
 export type Holding = z.infer<typeof holdingSchema>;
+
+/** How ownership names a scope: one environment's scope is one owner. */
+export function ownerOf(scope: { environment: string; scope: string }): string {
+  return `${scope.environment}/${scope.scope}`;
+}

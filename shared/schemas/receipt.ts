@@ -79,3 +79,16 @@ export type Receipt = z.infer<typeof receiptSchema>;
 export function emptyReceipt(environment: string, scope: string): Receipt {
   return { version: RECEIPT_VERSION, environment, scope, revision: 0, ledger: [], intents: [], runs: [] };
 }
+
+/** A ledger entry as `GET …/ledger` shows it: with how the scope holds it, read live from its lock. */
+export const ledgerEntryViewSchema = ledgerEntrySchema.extend({
+  holding: holdingSchema,
+  /** Other scopes that own the item now (0 when only this scope wants it). */
+  otherOwners: z.number().int().min(0),
+  /** Whether the item was there before any scope claimed it (never removed by a scope). */
+  foreign: z.boolean(),
+});
+export type LedgerEntryView = z.infer<typeof ledgerEntryViewSchema>;
+
+export const receiptViewSchema = receiptSchema.extend({ ledger: z.array(ledgerEntryViewSchema) });
+export type ReceiptView = z.infer<typeof receiptViewSchema>;

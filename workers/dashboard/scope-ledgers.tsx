@@ -35,6 +35,7 @@ export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: nu
                   <tr>
                     <th>Item</th>
                     <th>Provider object</th>
+                    <th>Held as</th>
                     <th>Line · op</th>
                     <th>Added by run</th>
                     <th>Added</th>
@@ -45,6 +46,7 @@ export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: nu
                     <tr>
                       <td class="mono">{e.key}</td>
                       <td class="mono">{e.parent ?? <span class="muted">own object</span>}</td>
+                      <td>{e.holding}</td>
                       <td>
                         {e.line} · <span class="mono">{e.op}</span>
                       </td>

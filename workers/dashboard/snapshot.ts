@@ -4,9 +4,11 @@
  * Only display fields are kept: provider blocks and params never reach a page.
  */
 import type { Env } from "../../shared/env";
+import { holdingText } from "../../shared/holding-text";
 import type { LockState } from "../../shared/schemas/lock";
-import type { Receipt, RunRecord } from "../../shared/schemas/receipt";
+import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { listHeldLocks } from "../locks/held-locks";
+import { ledgerView } from "../locks/ledger-view";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
 
 /** Receipts read per render: the most recently written scopes. */
@@ -20,6 +22,8 @@ export interface LedgerRow {
   parent: string | null;
   runId: string;
   createdAt: number;
+  /** created / shared with N others / foreign (read live from the parent's lock). */
+  holding: string;
 }
 
 export interface ScopeView {
@@ -73,7 +77,7 @@ export function lockView(state: LockState): LockView | null {
   };
 }
 
-export function ledgerRows(receipt: Receipt): LedgerRow[] {
+export function ledgerRows(receipt: ReceiptView): LedgerRow[] {
   return receipt.ledger.map((e) => ({
     line: e.line,
     op: e.op,
@@ -81,6 +85,7 @@ export function ledgerRows(receipt: Receipt): LedgerRow[] {
     parent: e.parent,
     runId: e.runId,
     createdAt: e.createdAt,
+    holding: holdingText(e),
   }));
 }
 
@@ -115,7 +120,7 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
       try {
         const { receipt } = await store.read(s.environment, s.scope);
         receipts.push(receipt);
-        return { ...base, ledger: ledgerRows(receipt) };
+        return { ...base, ledger: ledgerRows(await ledgerView(env, receipt)) };
       } catch (err) {
         // One unreadable receipt must not hide every other scope; the message names no secret.
         console.warn(`dashboard: receipt ${s.environment}/${s.scope} unreadable: ${String(err)}`);

@@ -8,6 +8,7 @@
 import { SponsonError } from "../../shared/errors";
 import type { Holding, ItemOwnership, OwnerChange } from "../../shared/schemas/ownership";
 import { Lease } from "../locks/lease";
+import { mayName } from "../receipts/parent-tags";
 import type { EngineDeps } from "./deps";
 import { type Item, recordOf } from "./item";
 import { decideClaim, decideRelease, ownerOf } from "./ownership";
@@ -217,6 +218,7 @@ export class ItemWriter {
   async #ledgerOwners(parent: string): Promise<OwnerChange[]> {
     const changes: OwnerChange[] = [];
     for (const summary of await this.#deps.store.listScopes()) {
+      if (!mayName(summary.parents, parent)) continue;
       const { receipt } = await this.#deps.store.read(summary.environment, summary.scope);
       for (const entry of receipt.ledger) {
         if (entry.parent !== parent) continue;

@@ -6,10 +6,7 @@
  */
 import type { Holding, ItemOwnership, OwnerChange } from "../../shared/schemas/ownership";
 
-/** How ownership names a scope: one environment's scope is one owner. */
-export function ownerOf(run: { environment: string; scope: string }): string {
-  return `${run.environment}/${run.scope}`;
-}
+export { ownerOf } from "../../shared/schemas/ownership";
 
 export type ClaimDecision =
   /** Present: the scope joins (shared, or foreign when nobody owned it); nothing is written. */

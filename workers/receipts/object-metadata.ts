@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { Receipt } from "../../shared/schemas/receipt";
+import { parentTags } from "./parent-tags";
 
 const count = z
   .string()
@@ -17,6 +18,11 @@ export const receiptMetadataSchema = z.object({
   revision: count,
   entries: count,
   intents: count,
+  /** Tags of the parents the ledger and intents name (parent-tags.ts); absent on older receipts. */
+  parents: z
+    .string()
+    .regex(/^(\*|[0-9a-f]{8}(,[0-9a-f]{8})*)?$/)
+    .optional(),
   /** Milliseconds since the epoch, from the store's clock at write time. */
   updatedAt: z
     .string()
@@ -45,6 +51,7 @@ export function receiptMetadata(receipt: Receipt, now: number): Record<string, s
     revision: String(receipt.revision),
     entries: String(receipt.ledger.length),
     intents: String(receipt.intents.length),
+    parents: parentTags([...receipt.ledger, ...receipt.intents].map((e) => e.parent)),
     updatedAt: String(now),
   };
 }

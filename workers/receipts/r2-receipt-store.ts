@@ -138,7 +138,10 @@ export class R2ReceiptStore implements ReceiptStore {
     const metadata = parseObjectMetadata(object.customMetadata);
     if (metadata?.kind === "tombstone") return null;
     const uploadedAt = object.uploaded.getTime();
-    if (metadata !== null) return { ...address, entries: metadata.entries, uploadedAt };
+    if (metadata !== null) {
+      const parents = metadata.parents === undefined ? {} : { parents: metadata.parents };
+      return { ...address, entries: metadata.entries, uploadedAt, ...parents };
+    }
     // Written without our metadata (by hand, or by an older version): read the receipt itself.
     const { receipt, etag } = await this.read(address.environment, address.scope);
     return etag === null ? null : { ...address, entries: receipt.ledger.length, uploadedAt };

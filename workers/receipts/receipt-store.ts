@@ -16,6 +16,8 @@ export interface ScopeSummary {
   scope: string;
   entries: number;
   uploadedAt: number;
+  /** Tags of the parents its ledger names (parent-tags.ts); undefined when not known. */
+  parents?: string;
 }
 
 export interface ReceiptStore {

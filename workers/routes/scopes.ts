@@ -1,6 +1,6 @@
 /** The scope endpoints of DESIGN §6: apply, preview, destroy, rollback, ledger, scope listing. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { receiptSchema } from "../../shared/schemas/receipt";
+import { receiptViewSchema } from "../../shared/schemas/receipt";
 import {
   applyBodySchema,
   destroyBodySchema,
@@ -22,6 +22,7 @@ import {
 } from "../http/openapi-problems";
 import { answerRun, NDJSON } from "../http/run-response";
 import { validationHook } from "../http/validation";
+import { ledgerView } from "../locks/ledger-view";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
 
 const scopePath = scopePathSchema.extend({
@@ -94,7 +95,7 @@ const ledgerRoute = createRoute({
   responses: {
     200: {
       description: "The scope's receipt",
-      content: { "application/json": { schema: withOpenApi(receiptSchema, "Receipt") } },
+      content: { "application/json": { schema: withOpenApi(receiptViewSchema, "Receipt") } },
     },
     ...problemResponses("VALIDATION", ...AUTH_CODES),
   },
@@ -163,10 +164,12 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     .openapi(ledgerRoute, async (c) => {
       const { environment, scope } = c.req.valid("param");
       const { receipt } = await new R2ReceiptStore(c.env.RECEIPTS).read(environment, scope);
-      return c.json(receipt, 200);
+      return c.json(await ledgerView(c.env, receipt), 200);
     })
     .openapi(listRoute, async (c) => {
       const { environment } = c.req.valid("query");
-      return c.json({ scopes: await new R2ReceiptStore(c.env.RECEIPTS).listScopes(environment) }, 200);
+      const summaries = await new R2ReceiptStore(c.env.RECEIPTS).listScopes(environment);
+      // Parent tags are the store's own bookkeeping, not part of the answer.
+      return c.json({ scopes: summaries.map(({ parents: _tags, ...summary }) => summary) }, 200);
     });
 }

@@ -1,0 +1,36 @@
+/**
+ * A receipt's ledger with each entry's ownership read live from its parent's lock object: whether
+ * the scope created it, shares it (and with how many others) or found it foreign. Read-only: no
+ * lease is taken, so what it shows may be a moment old.
+ */
+import type { Env } from "../../shared/env";
+import { parentLockKey } from "../../shared/lock-keys";
+import { type ItemOwnership, ownerOf } from "../../shared/schemas/ownership";
+import type { Receipt, ReceiptView } from "../../shared/schemas/receipt";
+import { SecretRegistry } from "../../shared/secrets";
+import { lockStub } from "./lock-target";
+
+export async function ledgerView(env: Env, receipt: Receipt): Promise<ReceiptView> {
+  const me = ownerOf(receipt);
+  const parents = [...new Set(receipt.ledger.map((e) => e.parent).filter((p): p is string => p !== null))];
+  const byParent = new Map<string, ItemOwnership[]>();
+  await Promise.all(
+    parents.map(async (parent) => {
+      // Identities in a stored ledger were checked for secrets when they were written.
+      const key = await parentLockKey(parent, new SecretRegistry());
+      byParent.set(parent, await lockStub(env, key).ownership({ key }));
+    }),
+  );
+  const ledger = receipt.ledger.map((entry) => {
+    const own = entry.parent
+      ? byParent.get(entry.parent)?.find((i) => i.op === entry.op && i.key === entry.key)
+      : undefined;
+    return {
+      ...entry,
+      holding: entry.holding ?? ("created" as const),
+      otherOwners: own ? own.owners.filter((o) => o !== me).length : 0,
+      foreign: own?.foreign ?? entry.holding === "foreign",
+    };
+  });
+  return { ...receipt, ledger };
+}
