@@ -9,6 +9,7 @@ import { SponsonError } from "../../shared/errors";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
+import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { createEngine } from "../../workers/engine/wire";
 import { configureHost } from "../helpers/emulators";
@@ -80,7 +81,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
     faultFired = true;
     await configureHost(world.domain, failures(fault.status, "read"));
   }
-  const engine = createEngine(env, { clock: instantBackoffClock, faults });
+  const engine = createEngine(env, emulatorTransport, { clock: instantBackoffClock, faults });
   const req = {
     environment: ENVIRONMENT,
     scope: world.scopeName(step.scope),
@@ -108,7 +109,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
 
 /** The recovery pass after a history: resolves what crashed runs left, on every scope touched. */
 export async function recoverAll(world: World, scopes: readonly number[]): Promise<RunResult[]> {
-  const engine = createEngine(env, { clock: instantBackoffClock });
+  const engine = createEngine(env, emulatorTransport, { clock: instantBackoffClock });
   return Promise.all(
     scopes.map((i) =>
       engine.recover({

@@ -49,7 +49,6 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
       { name: "webhooks", description: "Receivers authenticated by their own signatures" },
       { name: "health", description: "Liveness" },
       { name: "meta", description: "This document" },
-      { name: "emulators", description: "Local only (EMULATORS=on): emulated provider state" },
     ],
   });
 }
