@@ -1,8 +1,8 @@
 /**
  * Node side, for the suites that cannot run inside workerd (test/cli, test/e2e): the whole service
- * (the dev entry, wrangler.dev.toml) under `wrangler dev` on 127.0.0.1 and free ports, fresh embedded state in a temporary
- * --persist-to directory, the provider emulators and the lock test hooks on
- * (workers/dashboard/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
+ * as the dev entry (wrangler.dev.toml: the provider emulators) under `wrangler dev` on 127.0.0.1
+ * and free ports, fresh embedded state in a temporary --persist-to directory, and the lock test
+ * hooks on (workers/dev/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
  * group it started and removes the state directory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
