@@ -11,11 +11,10 @@ const testServiceJwk = await crypto.subtle.exportKey("jwk", testServiceKey.priva
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      // Tests talk to the provider emulators; production config never sets this.
+      // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.
+      wrangler: { configPath: "./wrangler.dev.toml" },
       miniflare: {
         bindings: {
-          EMULATORS: "on",
           SERVICE_SIGNING_KEY: JSON.stringify(testServiceJwk),
           // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
           AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
@@ -30,8 +29,8 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // The CLI suite runs under Node against wrangler dev (vitest.node.config.ts).
-    exclude: [...configDefaults.exclude, "test/cli/**"],
+    // The CLI suite and the repository checks run under Node (vitest.node.config.ts).
+    exclude: [...configDefaults.exclude, "test/cli/**", "test/repo/**"],
     // Real queues deliver to the real consumer in the background, and it logs what it did; that
     // output may arrive after its test file ended, which the console interceptor reports as an
     // error. Console output goes straight to the terminal instead.

@@ -1,10 +1,11 @@
-// The CLI suite (test/cli/): Node child processes against a `wrangler dev` instance that the global
-// setup starts, so it cannot run inside workerd with the rest of the tests (vitest.config.ts).
+// The Node-side suite: the CLI (test/cli/, child processes against a `wrangler dev` instance that
+// the global setup starts) and checks of the repository itself (test/repo/: npm scripts, the two
+// wrangler configs, the production bundle). Neither can run inside workerd (vitest.config.ts).
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/cli/**/*.test.ts"],
+    include: ["test/cli/**/*.test.ts", "test/repo/**/*.test.ts"],
     globalSetup: ["test/cli/global-setup.ts"],
     environment: "node",
     // One wrangler dev instance and two cores: files run one after another.

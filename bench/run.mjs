@@ -9,6 +9,26 @@ import { CAS_DELETE, freePort, gitRepo, have, Resp, startEtcd, startRedis, waitF
 import { loadConnections, loadRun } from "./load.mjs";
 import { pollingHandoff, summary, tables } from "./report.mjs";
 
+const USAGE = `Usage: npm run bench
+
+Measures the lock service and compares it with Redis, etcd and git refs on this machine; prints
+Markdown tables and writes bench/results/<name>.json. Starts \`wrangler dev\` on the dev entry
+(wrangler.dev.toml) on temporary state, and redis-server and etcd (installed with apt-get when
+missing and run as root). Not part of \`npm test\`; see docs/performance.md.
+
+Environment:
+  BENCH_N             repetitions of each timed loop (default 300)
+  BENCH_NAME          result file name (default latest)
+  BENCH_SKIP_RUNTIME  1: skip the in-runtime half (bench/vitest.config.ts)
+  BENCH_REPS, BENCH_LATENCY_MS, BENCH_SAMPLES  knobs of the in-runtime half (3, 20, 40)
+`;
+
+// Before anything is started: --help only prints.
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+
 const N = Number(process.env.BENCH_N ?? 300);
 const children = [];
 const results = { startedAt: new Date().toISOString(), machine: machine(), skipped: [] };
@@ -65,7 +85,7 @@ async function timeLoop(n, op, warm = 20) {
   return summary(samples);
 }
 
-// --- the local service (wrangler dev, embedded state in a temp dir, emulators on) ---
+// --- the local service (wrangler dev on the dev entry: embedded state in a temp dir, emulators) ---
 async function startService() {
   const token = execFileSync("node", ["scripts/token.mjs", "--role", "admin", "--ttl", "7200"])
     .toString()
@@ -77,14 +97,14 @@ async function startService() {
     [
       "wrangler",
       "dev",
+      "--config",
+      "wrangler.dev.toml",
       "--ip",
       "127.0.0.1",
       "--port",
       String(port),
       "--persist-to",
       state,
-      "--var",
-      "EMULATORS:on",
       "--var",
       "AUTH0_CLIENT_SECRET:local-demo-secret",
       "--var",

@@ -6,10 +6,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
+      // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.
+      wrangler: { configPath: "./wrangler.dev.toml" },
       miniflare: {
         bindings: {
-          EMULATORS: "on",
           // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
           AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
           // Knobs of the runtime half, passed in from the runner's environment.

@@ -29,6 +29,13 @@ export async function buildCli() {
   return BUNDLE;
 }
 
+const USAGE = `Usage: npm run build:cli   (also run by \`npm ci\` as the \`prepare\` script)
+
+Bundles the CLI (cli/index.ts) into dist/sponson.mjs with esbuild; bin/sponson.mjs runs it.
+Takes no options.
+`;
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await buildCli();
+  if (process.argv.includes("--help") || process.argv.includes("-h")) process.stdout.write(USAGE);
+  else await buildCli();
 }

@@ -5,6 +5,26 @@ import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { ensureSigningKey } from "./dev-vars.mjs";
 
+const USAGE = `Usage: npm start [-- <wrangler dev options>]
+
+Serves the whole service at http://127.0.0.1:8787 with \`wrangler dev\` on the dev entry
+(wrangler.dev.toml: the production Worker plus the provider emulators), with local Durable
+Objects, R2 and queues. Creates .dev.vars with a service signing key on first use
+(\`npm run token\` signs with it).
+
+Environment:
+  PORT        port to listen on (default 8787)
+  PERSIST_TO  directory of the local state (default .wrangler/state)
+
+Options after \`--\` go to \`wrangler dev\`, e.g. npm start -- --inspector-port 9230
+`;
+
+// Before anything is generated or started: --help only prints.
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+
 // Tokens from `npm run token` must verify against the key the instance loads at start.
 await ensureSigningKey();
 
@@ -28,14 +48,15 @@ const connections = JSON.stringify(
 const port = process.env.PORT ?? "8787";
 const args = [
   "dev",
+  // The dev entry: the production Worker with the provider emulators (wrangler.dev.toml).
+  "--config",
+  "wrangler.dev.toml",
   "--ip",
   "127.0.0.1",
   "--port",
   port,
   "--persist-to",
   process.env.PERSIST_TO ?? ".wrangler/state",
-  "--var",
-  "EMULATORS:on",
   "--var",
   `SPONSON_CONNECTIONS:${connections}`,
   // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.

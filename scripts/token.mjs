@@ -1,4 +1,4 @@
-// `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--ttl 3600] [--sub name]`
+// `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--ttl 3600] [--sub name]` (--help)
 // Prints a service token for the local instance (DESIGN §10), signed with SERVICE_SIGNING_KEY from
 // .dev.vars (gitignored; `wrangler dev` loads it). When the key is missing it is generated and
 // appended there. The private key is never printed.
@@ -8,6 +8,22 @@ import { DEV_VARS, ensureSigningKey } from "./dev-vars.mjs";
 
 const ROLES = ["admin", "ci", "viewer"];
 const DEFAULT_TTL_SECONDS = 3600;
+
+const USAGE = `Usage: npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--ttl seconds] [--sub name]
+
+Prints a service token for the local instance (\`npm start\`), signed with SERVICE_SIGNING_KEY from
+.dev.vars; the key is generated there when missing. The private key is never printed.
+
+Options:
+  --role <role>     admin (any scope, force-release), ci (the scopes of --scope), viewer (reads)
+  --scope <pattern> environment/scope a ci token may act on, e.g. preview/pr-1 or */pr-2; repeatable
+  --ttl <seconds>   lifetime (default ${DEFAULT_TTL_SECONDS})
+  --sub <name>      subject recorded as the actor (default local-<role>)
+  -h, --help        this text
+
+Example:
+  export SPONSON_TOKEN=$(npm run -s token -- --role ci --scope 'preview/*')
+`;
 
 function fail(message) {
   process.stderr.write(`token: ${message}\n`);
@@ -20,9 +36,15 @@ const { values } = parseArgs({
     scope: { type: "string", multiple: true, default: [] },
     ttl: { type: "string", default: String(DEFAULT_TTL_SECONDS) },
     sub: { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
   },
   strict: true,
 });
+
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 
 if (!ROLES.includes(values.role)) fail(`--role must be one of ${ROLES.join(", ")}`);
 const ttl = Number(values.ttl);

@@ -1,10 +1,9 @@
 import type { LeaseLock } from "../durable-objects/lease-lock";
 import type { LockFeed } from "../durable-objects/lock-feed";
-import type { ProviderEmulator } from "../durable-objects/provider-emulator";
 import type { ScopeState } from "../durable-objects/scope-state";
 import type { QueuedDestroy } from "../workers/queue/queued-destroy";
 
-/** Bindings of the Worker and its objects (wrangler.toml). */
+/** Bindings of the Worker and its objects (wrangler.toml; the dev entry's: workers/dev/dev-env.ts). */
 export interface Env {
   LEASE_LOCK: DurableObjectNamespace<LeaseLock>;
   RECEIPTS: R2Bucket;
@@ -12,9 +11,7 @@ export interface Env {
   LOCK_FEED?: DurableObjectNamespace<LockFeed>;
   LEASE_TTL_SECONDS?: string;
   WAIT_TIMEOUT_SECONDS?: string;
-  /** Emulated provider hosts, one object per host (tests and `npm start` only). */
-  PROVIDER_EMULATOR: DurableObjectNamespace<ProviderEmulator>;
-  /** "on" routes provider HTTP to the emulators; never set in production config. */
+  /** Read only by the write policy's local fallback (workers/policy/); routes nothing anywhere. */
   EMULATORS?: string;
   /** Scope state (open/closed at a revision), one object per scope name (DESIGN §7). */
   SCOPE_STATE: DurableObjectNamespace<ScopeState>;

@@ -1,7 +1,8 @@
-import type { Env as SponsonEnv } from "../shared/env";
+// Tests run the dev entry (wrangler.dev.toml): its bindings include the provider emulators.
+import type { DevEnv } from "../workers/dev/dev-env";
 
 declare global {
   namespace Cloudflare {
-    interface Env extends SponsonEnv {}
+    interface Env extends DevEnv {}
   }
 }

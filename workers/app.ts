@@ -4,13 +4,11 @@ import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
-import { testHookRoutes } from "./dashboard/test-hooks";
-import { createEngine, type EngineOverrides } from "./engine/wire";
+import { createEngine, type EngineOverrides, type ProviderTransport } from "./engine/wire";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
 import { loadPolicy } from "./policy/middleware";
 import { dashboardRoutes } from "./routes/dashboard";
-import { emulatorRoutes } from "./routes/emulators";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
@@ -21,15 +19,17 @@ import { githubWebhookRoutes } from "./webhooks/github-webhook";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppOptions {
+  /** Where the engine's provider HTTP goes: chosen by the entry (workers/index.ts, workers/dev/). */
+  transport: ProviderTransport;
   /** Test-only engine overrides (e.g. the no-parent-locks control case); never set by config. */
   engine?: EngineOverrides;
   /** Test-only: the GitHub key source or its fetch, and the clock tokens are checked against. */
   auth?: AuthOptions;
-  /** Local browser tests only: the lock hooks of workers/dashboard/test-hooks.ts (workers/index.ts). */
-  testHooks?: boolean;
 }
 
-export function createApp(options: AppOptions = {}) {
+export type App = ReturnType<typeof createApp>;
+
+export function createApp(options: AppOptions) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound(notFound);
@@ -49,12 +49,10 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", lockRoutes);
   app.route(
     "/",
-    scopeRoutes((env) => createEngine(env, options.engine)),
+    scopeRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
   app.route("/", githubWebhookRoutes);
-  app.route("/", emulatorRoutes);
   app.route("/", dashboardRoutes);
-  if (options.testHooks) app.route("/", testHookRoutes);
   mountOpenApi(app);
   return app;
 }

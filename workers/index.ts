@@ -1,20 +1,14 @@
-/** The Worker's entry: the HTTP app and the Durable Object classes wrangler binds. */
-import { env } from "cloudflare:workers";
+/**
+ * The production entry (`main` in wrangler.toml): the HTTP app and the Durable Object classes
+ * wrangler binds, with provider HTTP on the network. It imports no emulator and no test code; the
+ * dev entry (workers/dev/index.ts, wrangler.dev.toml) adds those for `npm start` and the tests.
+ */
 import { createApp } from "./app";
-import { engineDestroyRunner, engineSweepParts } from "./engine/background";
-import { createQueueHandler } from "./queue/queue-handler";
-import { createSweepHandler } from "./sweep/sweep-handler";
+import { networkTransport } from "./engine/wire";
+import { workerHandlers } from "./worker";
 
 export { LeaseLock } from "../durable-objects/lease-lock";
 export { LockFeed } from "../durable-objects/lock-feed";
-export { ProviderEmulator } from "../durable-objects/provider-emulator";
 export { ScopeState } from "../durable-objects/scope-state";
 
-// The browser tests' lock hooks exist only on a local instance that asks for them (test/e2e/).
-const app = createApp({ testHooks: env.SPONSON_TEST_HOOKS === "on" && env.EMULATORS === "on" });
-
-export default {
-  fetch: app.fetch,
-  queue: createQueueHandler({ runDestroy: engineDestroyRunner }),
-  scheduled: createSweepHandler(engineSweepParts),
-} satisfies ExportedHandler<import("../shared/env").Env>;
+export default workerHandlers(createApp({ transport: networkTransport }), networkTransport);

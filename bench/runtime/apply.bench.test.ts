@@ -10,6 +10,7 @@ import { testEnv } from "../../test/helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../../test/helpers/emulators";
 import { appLockKey } from "../../test/helpers/engine";
 import { APP_CLIENT, auth0Plan, previewPlan, seedTenant } from "../../test/helpers/plans";
+import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
 import { now, report, summary } from "./stats";
@@ -44,7 +45,7 @@ async function contended(k: number, parentLocks: boolean) {
   const domain = await world();
   const plan = previewPlan(domain);
   const scopes = Array.from({ length: k }, () => `pr-${++base}`);
-  const engine = createEngine(testEnv(env), { parentLocks });
+  const engine = createEngine(testEnv(env), emulatorTransport, { parentLocks });
   const before = (await emulatorStub(domain).stats()).requests;
   const start = now();
   const runs = await Promise.all(
@@ -93,7 +94,7 @@ it("independent objects: K scopes on K different applications", async () => {
     const walls = [];
     for (let r = 0; r < REPS; r++) {
       const domains = await Promise.all(Array.from({ length: k }, () => world()));
-      const engine = createEngine(testEnv(env));
+      const engine = createEngine(testEnv(env), emulatorTransport);
       const start = now();
       await Promise.all(
         domains.map((d) =>
@@ -118,7 +119,7 @@ it("steady state: re-applying an unchanged 100-line plan", async () => {
     })),
   );
   const scope = `pr-${++base}`;
-  const engine = createEngine(testEnv(env));
+  const engine = createEngine(testEnv(env), emulatorTransport);
   const first = await engine.apply({ environment: "preview", scope, plan });
   if (first.run.status !== "succeeded") throw new Error(JSON.stringify(first.run.error));
   const key = await appLockKey(domain);

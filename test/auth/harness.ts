@@ -5,10 +5,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
-import { createApp } from "../../workers/app";
 import type { AppEnv } from "../../workers/app-env";
 import { authenticate } from "../../workers/auth/authenticate";
 import { routeAccess } from "../../workers/auth/route-access";
+import { createDevApp } from "../../workers/dev/dev-app";
 import { onError } from "../../workers/http/problem";
 import { loadPolicy } from "../../workers/policy/middleware";
 import { githubIssuer, TEST_AUDIENCE, TEST_REPOSITORY, type TestGithubIssuer } from "../helpers/tokens";
@@ -25,7 +25,7 @@ export function securityEnv(extra: Record<string, unknown> = {}): typeof env {
 
 export interface Harness {
   issuer: TestGithubIssuer;
-  app: { request: ReturnType<typeof createApp>["request"] };
+  app: { request: ReturnType<typeof createDevApp>["request"] };
   probe: Hono<AppEnv>;
 }
 
@@ -36,7 +36,7 @@ export async function harness(): Promise<Harness> {
   probe.onError(onError);
   probe.use("*", authenticate(auth), loadPolicy(), routeAccess());
   probe.all("*", (c) => c.json({ caller: c.get("caller") ?? null, actor: c.get("actor") }));
-  return { issuer, app: createApp({ auth }), probe };
+  return { issuer, app: createDevApp({ auth }), probe };
 }
 
 export interface SendOptions {

@@ -21,9 +21,10 @@ describe("misconfiguration", () => {
     expect(body.detail).toBe("policy misconfigured");
   });
 
-  it("liveness still answers with an invalid policy", async () => {
+  it("liveness and the OpenAPI document still answer with an invalid policy", async () => {
     const env = securityEnv({ SPONSON_POLICY: "{" });
     expect((await send(h.app, "GET", "/healthz", { env })).status).toBe(200);
+    expect((await send(h.app, "GET", "/v1/openapi.json", { env })).status).toBe(200);
   });
 
   it("an invalid SPONSON_REPOSITORIES answers 500 auth misconfigured", async () => {

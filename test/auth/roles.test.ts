@@ -80,8 +80,13 @@ describe("roles", () => {
     expect(res.status).toBe(403);
   });
 
-  it("liveness and the webhook receiver need no token", async () => {
+  it("liveness, the OpenAPI document and the webhook receiver need no token", async () => {
     expect((await send(h.app, "GET", "/healthz")).status).toBe(200);
+    const doc = await send(h.app, "GET", "/v1/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(await doc.json()).toMatchObject({ openapi: "3.1.0" });
+    // Public means the path only: the same document is still refused a token to anything else.
+    expect((await send(h.app, "GET", "/v1/locks")).status).toBe(401);
     const webhook = await send(h.probe, "POST", "/v1/webhooks/github");
     expect(webhook.status).toBe(200);
     expect(await webhook.json()).toMatchObject({ caller: null, actor: "anonymous" });

@@ -9,6 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { bundledChromium } from "./bundled-chromium";
 import { type LocalServer, startLocalServer } from "./local-server";
 
 const ARTIFACTS = "test-artifacts";
@@ -33,8 +34,10 @@ const contexts: BrowserContext[] = [];
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   server = await startLocalServer();
-  // A fresh temporary profile per launch (Playwright's default), Debian's own Chromium.
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  // A fresh temporary profile per launch (Playwright's default), the Chromium an npm package ships
+  // (./bundled-chromium.ts). A browser that cannot start fails the suite here; nothing is skipped.
+  const { executablePath, env } = await bundledChromium();
+  browser = await chromium.launch({ executablePath, env, args: CHROMIUM_ARGS });
 });
 
 afterAll(async () => {
@@ -67,6 +70,14 @@ async function api(method: string, path: string, token: string, body?: unknown):
 const lockCard = (page: Page, key: string) => page.locator(`article.lock[data-key="${key}"]`);
 
 describe("the dashboard in a browser", () => {
+  it("runs in the Chromium the npm package ships, not one installed on the machine", ({ expect }) => {
+    const { version } = JSON.parse(readFileSync("node_modules/@sparticuz/chromium/package.json", "utf8")) as {
+      version: string;
+    };
+    // The package's major version is the Chromium major it ships.
+    expect(browser.version().split(".")[0]).toBe(version.split(".")[0]);
+  });
+
   it("shows queued applies live, refuses a viewer, lets an admin force-release, updates without reload", async ({
     expect,
   }) => {

@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../workers/dev/dev-env";
 import { engineDestroyRunner } from "../../workers/engine/background";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
@@ -63,7 +64,7 @@ describe("staleness recheck under the scope lease", () => {
     await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
     const job = { environment: "preview", scope, revision: closedAt, deliveryId: "d-close" };
     await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
-    const outcome = await engineDestroyRunner(testEnv(env), job);
+    const outcome = await engineDestroyRunner(emulatorTransport)(testEnv(env), job);
     expect(outcome.outcome).toBe("skipped-reopened");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
       `https://${scope}.preview.example.com/callback`,
@@ -83,7 +84,7 @@ describe("staleness recheck under the scope lease", () => {
     await apply(app, "preview", scope, previewPlan(domain));
     const closedAt = Date.now();
     await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
-    const outcome = await engineDestroyRunner(testEnv(env), {
+    const outcome = await engineDestroyRunner(emulatorTransport)(testEnv(env), {
       environment: "preview",
       scope,
       revision: closedAt,

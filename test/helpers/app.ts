@@ -1,17 +1,21 @@
-/** Drives the Worker's HTTP API in-process: real Durable Objects, R2 and emulators behind it. */
+/**
+ * Drives the Worker's HTTP API in-process: the dev entry's app (workers/dev/dev-app.ts), i.e.
+ * production's createApp on the emulator transport, with real Durable Objects, R2 and emulators.
+ */
 
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
-import { type AppOptions, createApp } from "../../workers/app";
+import type { App } from "../../workers/app";
+import { createDevApp, type DevAppOptions } from "../../workers/dev/dev-app";
 import { testEnv } from "./connections";
 import { bearer } from "./tokens";
 
-export type TestApp = ReturnType<typeof createApp>;
+export type TestApp = App;
 
-export function testApp(options: AppOptions = {}): TestApp {
-  return createApp(options);
+export function testApp(options: DevAppOptions = {}): TestApp {
+  return createDevApp(options);
 }
 
 export async function call(

@@ -9,6 +9,7 @@ import { SponsonError } from "../../shared/errors";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
+import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { createEngine } from "../../workers/engine/wire";
 import { testEnv } from "../helpers/connections";
@@ -83,7 +84,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
   }
   // The plan first: it registers the world's connection, which the engine reads from its env.
   const plan = step.action === "apply" ? planFor(world, step.lines) : null;
-  const engine = createEngine(testEnv(env), { clock: instantBackoffClock, faults });
+  const engine = createEngine(testEnv(env), emulatorTransport, { clock: instantBackoffClock, faults });
   const req = {
     environment: ENVIRONMENT,
     scope: world.scopeName(step.scope),
@@ -111,7 +112,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
 
 /** The recovery pass after a history: resolves what crashed runs left, on every scope touched. */
 export async function recoverAll(world: World, scopes: readonly number[]): Promise<RunResult[]> {
-  const engine = createEngine(testEnv(env), { clock: instantBackoffClock });
+  const engine = createEngine(testEnv(env), emulatorTransport, { clock: instantBackoffClock });
   return Promise.all(
     scopes.map((i) =>
       engine.recover({

@@ -9,6 +9,7 @@ import type { ExpectStatic } from "vitest";
 import type { Clock } from "../../shared/clock";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
+import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { Engine } from "../../workers/engine/engine";
 import { createEngine, type EngineOverrides } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
@@ -61,7 +62,7 @@ export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch"
 
 /** The engine exactly as production wires it (createEngine), with the test's clock, faults and transport. */
 export function reliabilityEngine(knobs: EngineKnobs = {}): Engine {
-  return createEngine(testEnv(env), { clock: new StepClock(), ...knobs });
+  return createEngine(testEnv(env), emulatorTransport, { clock: new StepClock(), ...knobs });
 }
 
 /** A fresh tenant with one application holding an entry no scope owns, a fresh scope, its plan. */

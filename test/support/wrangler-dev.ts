@@ -1,8 +1,8 @@
 /**
  * Node side, for the suites that cannot run inside workerd (test/cli, test/e2e): the whole service
- * under `wrangler dev` on 127.0.0.1 and free ports, fresh embedded state in a temporary
- * --persist-to directory, the provider emulators and the lock test hooks on
- * (workers/dashboard/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
+ * as the dev entry (wrangler.dev.toml: the provider emulators) under `wrangler dev` on 127.0.0.1
+ * and free ports, fresh embedded state in a temporary --persist-to directory, and the lock test
+ * hooks on (workers/dev/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
  * group it started and removes the state directory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -25,7 +25,7 @@ export interface WranglerDev {
 export interface WranglerDevOptions {
   /** Names the temporary state directory: sponson-<name>-XXXXXX. */
   name: string;
-  /** `--var`s on top of EMULATORS, the demo Auth0 secret and SPONSON_TEST_HOOKS. */
+  /** `--var`s on top of the demo Auth0 secret and SPONSON_TEST_HOOKS. */
   vars: Record<string, string>;
   readyTimeoutMs: number;
 }
@@ -68,7 +68,6 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   const persistTo = mkdtempSync(join(tmpdir(), `sponson-${options.name}-`));
   const url = `http://127.0.0.1:${port}`;
   const vars: Record<string, string> = {
-    EMULATORS: "on",
     // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
     AUTH0_CLIENT_SECRET: "local-demo-secret",
     // The demo connections `npm start` configures, so examples/plan.json works as in the README.
@@ -80,6 +79,9 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   };
   const args = [
     "dev",
+    // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.
+    "--config",
+    "wrangler.dev.toml",
     "--ip",
     "127.0.0.1",
     "--port",

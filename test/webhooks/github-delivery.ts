@@ -5,7 +5,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import type { Env } from "../../shared/env";
-import { createApp } from "../../workers/app";
+import { createDevApp } from "../../workers/dev/dev-app";
 import type { QueuedDestroy } from "../../workers/queue/queued-destroy";
 import { signGithubPayload } from "../../workers/webhooks/signature";
 import closed from "../fixtures/github/pull-request-closed.json";
@@ -86,7 +86,7 @@ export function envWith(queue: Queue<QueuedDestroy>): Env {
 
 /** One app, one recorded queue: what a test needs to deliver webhooks and see what they enqueued. */
 export function webhookReceiver() {
-  const app = createApp();
+  const app = createDevApp();
   const recorded = recordingQueue();
   const testEnv = envWith(recorded.queue);
   return {

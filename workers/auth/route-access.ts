@@ -1,6 +1,6 @@
 /**
  * Which caller may reach which route (DESIGN §6, §7), in one table a reviewer can read. Public:
- * liveness and the webhook receiver (it has its own signature). Scope actions go through
+ * liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions go through
  * authorizeScope with the environment and scope from the path; everything else needs a role.
  * A route missing from the table is fail-closed: reads need viewer, anything else admin.
  */
@@ -15,6 +15,8 @@ const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", "/healthz"],
   ["HEAD", "/healthz"],
   ["POST", "/v1/webhooks/github"],
+  // API tooling (code generators, gateways, linters) fetches the document without credentials.
+  ["GET", "/v1/openapi.json"],
   // The dashboard's sign-in form and sign-out: same-origin checked in workers/routes/dashboard.ts.
   ["GET", "/dashboard/sign-in"],
   ["POST", "/dashboard/sign-in"],

@@ -1,12 +1,11 @@
 /**
- * Outbound provider HTTP. Adapters always address the provider's real host; only when the Worker
- * runs with EMULATORS=on (tests, `npm start`) is the request answered by that host's emulator object
- * instead of the network. Production config does not set EMULATORS.
+ * Outbound provider HTTP of the dev entry and the tests (workers/dev/dev-env.ts): adapters always
+ * address the provider's real host, and the request is answered by that host's emulator object
+ * instead of the network. The production entry (workers/index.ts) never imports this.
  */
-import type { Env } from "../../shared/env";
+import type { DevEnv } from "../dev/dev-env";
 
-export function providerFetch(env: Env): typeof fetch {
-  if (env.EMULATORS !== "on") return fetch;
+export function providerFetch(env: DevEnv): typeof fetch {
   return (input, init) => {
     const request = new Request(input, init);
     const host = new URL(request.url).host;

@@ -5,18 +5,27 @@
 import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";
 import { destroyDecision } from "../queue/destroy-decision";
-import type { DestroyRunner } from "../queue/queued-destroy";
+import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
 import type { SweepParts } from "../sweep/sweep";
 import type { ScopeState } from "./deps";
-import { createEngine } from "./wire";
+import { createEngine, type ProviderTransport } from "./wire";
+
+/** The queue's destroy runner, on the provider transport of the entry that wires it. */
+export function engineDestroyRunner(transport: ProviderTransport): DestroyRunner {
+  return (env, job) => destroyClosedScope(env, job, transport);
+}
 
 /**
  * Runs under the scope lease and re-checks, there, that the scope is still closed at (or after)
  * the revision that asked for the destroy; a reopened scope is skipped and the skip recorded.
  */
-export const engineDestroyRunner: DestroyRunner = async (env, job) => {
-  const engine = createEngine(env);
+async function destroyClosedScope(
+  env: Env,
+  job: QueuedDestroy,
+  transport: ProviderTransport,
+): Promise<DestroyResult> {
+  const engine = createEngine(env, transport);
   const guard = (state: ScopeState) => {
     const decision = destroyDecision({ ...state, scope: job.scope, deliveryId: null, changedAt: 0 }, job);
     return decision.proceed ? null : `${decision.skip.outcome}: ${decision.skip.detail ?? ""}`;
@@ -34,32 +43,43 @@ export const engineDestroyRunner: DestroyRunner = async (env, job) => {
   if (result.run.status === "failed")
     throw new Error(`destroy of ${job.environment}/${job.scope} failed: ${result.run.error?.message ?? ""}`);
   return { outcome: "destroyed", detail: `run ${result.run.id}` };
-};
+}
 
-export const engineSweepParts: SweepParts = {
-  async resolveStaleIntents(env: Env, { olderThan }) {
-    const store = new R2ReceiptStore(env.RECEIPTS);
-    const engine = createEngine(env);
-    let resolved = 0;
-    const busy: string[] = [];
-    for (const summary of await store.listScopes()) {
-      const { receipt } = await store.read(summary.environment, summary.scope);
-      const stale = receipt.intents.filter((i) => i.at < olderThan);
-      if (stale.length === 0) continue;
-      try {
-        await engine.recover({ environment: summary.environment, scope: summary.scope });
-        resolved += stale.length;
-      } catch (err) {
-        // A run holds the scope now; it resolves the intents itself before it writes.
-        if (isSponsonError(err) && err.code === "LOCK_HELD")
-          busy.push(`${summary.environment}/${summary.scope}`);
-        else throw err;
-      }
+/** The sweep's engine parts, on the provider transport of the entry that wires them. */
+export function engineSweepParts(transport: ProviderTransport): SweepParts {
+  return {
+    resolveStaleIntents: (env, options) => resolveStaleIntents(env, options, transport),
+    scopesOwningEntries,
+  };
+}
+
+async function resolveStaleIntents(
+  env: Env,
+  { olderThan }: { olderThan: number },
+  transport: ProviderTransport,
+): Promise<{ resolved: number; detail?: string }> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const engine = createEngine(env, transport);
+  let resolved = 0;
+  const busy: string[] = [];
+  for (const summary of await store.listScopes()) {
+    const { receipt } = await store.read(summary.environment, summary.scope);
+    const stale = receipt.intents.filter((i) => i.at < olderThan);
+    if (stale.length === 0) continue;
+    try {
+      await engine.recover({ environment: summary.environment, scope: summary.scope });
+      resolved += stale.length;
+    } catch (err) {
+      // A run holds the scope now; it resolves the intents itself before it writes.
+      if (isSponsonError(err) && err.code === "LOCK_HELD")
+        busy.push(`${summary.environment}/${summary.scope}`);
+      else throw err;
     }
-    return busy.length > 0 ? { resolved, detail: `busy: ${busy.join(", ")}` } : { resolved };
-  },
-  async scopesOwningEntries(env: Env) {
-    const scopes = await new R2ReceiptStore(env.RECEIPTS).listScopes();
-    return scopes.filter((s) => s.entries > 0).map(({ environment, scope }) => ({ environment, scope }));
-  },
-};
+  }
+  return busy.length > 0 ? { resolved, detail: `busy: ${busy.join(", ")}` } : { resolved };
+}
+
+async function scopesOwningEntries(env: Env) {
+  const scopes = await new R2ReceiptStore(env.RECEIPTS).listScopes();
+  return scopes.filter((s) => s.entries > 0).map(({ environment, scope }) => ({ environment, scope }));
+}

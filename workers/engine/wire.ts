@@ -1,6 +1,8 @@
 /**
- * The one place the engine is wired to the Worker's bindings. `EngineOverrides` exists for tests
- * only: it is reachable through createApp's options, which no configuration file can set.
+ * The one place the engine is wired to the Worker's bindings. Where provider HTTP goes is chosen by
+ * the Worker entry (workers/index.ts: the network; workers/dev/: the emulators), never by a var.
+ * `EngineOverrides` exists for tests only: it is reachable through createApp's options, which no
+ * configuration file can set.
  */
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
@@ -9,7 +11,6 @@ import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { Connections, parseConnections } from "../connections/connections";
-import { providerFetch } from "../emulators/transport";
 import { lockTarget } from "../locks/lock-target";
 import { assertWrite } from "../policy/check-write";
 import { policyFromEnv } from "../policy/policy-schema";
@@ -21,6 +22,12 @@ import { OpRegistry } from "./op-registry";
 
 export const DEFAULT_TTL_SECONDS = 30;
 export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
+
+/** Provider HTTP for a request's bindings; the entry that wires the engine passes it in. */
+export type ProviderTransport = (env: Env) => typeof fetch;
+
+/** Production: the network. A closure, so the runtime's fetch is never called with another `this`. */
+export const networkTransport: ProviderTransport = () => (input, init) => fetch(input, init);
 
 export interface EngineOverrides {
   /** The control case of the concurrency journeys: runs without parent locks. Tests only. */
@@ -76,8 +83,13 @@ function seconds(value: unknown, fallback: number): number {
   return Number.isFinite(n) && n > 0 ? n * 1000 : fallback * 1000;
 }
 
-export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine {
+export function createEngine(
+  env: Env,
+  transport: ProviderTransport,
+  overrides: EngineOverrides = {},
+): Engine {
   const secrets = secretsFromEnv(env);
+  const providerFetch = transport(env);
   const deps: EngineDeps = {
     store: new R2ReceiptStore(env.RECEIPTS),
     locks: durableLocks(env, secrets),
@@ -85,7 +97,7 @@ export function createEngine(env: Env, overrides: EngineOverrides = {}): Engine 
     connections: new Connections(parseConnections(env.SPONSON_CONNECTIONS, PROVIDER_TYPES)),
     vars: env,
     secrets,
-    fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch(env)) : providerFetch(env),
+    fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,
     clock: overrides.clock ?? systemClock,
     ttlMs: seconds(env.LEASE_TTL_SECONDS, DEFAULT_TTL_SECONDS),
     waitTimeoutMs: seconds(env.WAIT_TIMEOUT_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS),

@@ -1,11 +1,12 @@
 /**
  * `GET /v1/openapi.json` (DESIGN §6): the OpenAPI 3.1 document, generated from the zod schemas the
- * routes validate with. It is built on each request from the registry the OpenAPI sub-apps merge
- * into; a route added with plain `app.get()` is not in it, and test/openapi/ fails on that.
+ * routes validate with. Public, as API tooling expects (workers/auth/route-access.ts). It is built
+ * on each request from the registry the OpenAPI sub-apps merge into; a route added with plain
+ * `app.get()` is not in it, and test/openapi/ fails on that.
  */
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
-import { AUTH_CODES, BEARER_SCHEME, bearerSecurity, problemResponses } from "../http/openapi-problems";
+import { BEARER_SCHEME, bearerSecurity, publicSecurity } from "../http/openapi-problems";
 
 export const OPENAPI_PATH = "/v1/openapi.json";
 
@@ -23,14 +24,13 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
     path: OPENAPI_PATH,
     operationId: "openapi",
     tags: ["meta"],
-    summary: "This document",
-    security: bearerSecurity,
+    summary: "This document (public)",
+    security: publicSecurity,
     responses: {
       200: {
         description: "The OpenAPI 3.1 document",
         content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
       },
-      ...problemResponses(...AUTH_CODES),
     },
   });
   app.doc31(OPENAPI_PATH, {
@@ -49,7 +49,6 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
       { name: "webhooks", description: "Receivers authenticated by their own signatures" },
       { name: "health", description: "Liveness" },
       { name: "meta", description: "This document" },
-      { name: "emulators", description: "Local only (EMULATORS=on): emulated provider state" },
     ],
   });
 }

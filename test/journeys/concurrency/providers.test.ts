@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
+import { emulatorTransport } from "../../../workers/dev/dev-env";
 import { createEngine } from "../../../workers/engine/wire";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
@@ -163,7 +164,9 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
 
 async function race(provider: string, parentLocks: boolean) {
   const shared = await (PROVIDERS[provider] as () => Promise<SharedObject>)();
-  const engine = createEngine(testEnv({ ...env, ...shared.secrets } as Env), { parentLocks });
+  const engine = createEngine(testEnv({ ...env, ...shared.secrets } as Env), emulatorTransport, {
+    parentLocks,
+  });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
   await configureHost(shared.host, { readBarrier: SCOPES });

@@ -1,8 +1,8 @@
 /**
  * Local-only lock hooks for the browser tests (test/e2e/): hold a lock as a named holder, the way a
- * stuck run would, so a page can be shown two applies queued behind it. Mounted only when
- * createApp is asked to (workers/index.ts: SPONSON_TEST_HOOKS=on together with EMULATORS=on, which
- * production config never sets), and admin-only through the route table like every other POST.
+ * stuck run would, so a page can be shown two applies queued behind it. Mounted only by the dev
+ * entry, when SPONSON_TEST_HOOKS=on (workers/dev/index.ts); the production entry has no such
+ * route. Admin-only through the route table like every other POST.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,13 +1,13 @@
 /**
- * Local only (EMULATORS=on, i.e. `npm start` and tests): what an emulated provider host holds, so a
- * new user can see both scopes' entries side by side on the demo tenant. Credentials the emulator
- * keeps (M2M secrets, issued tokens) are never shown. Answers 404 in production.
+ * Dev entry only (`npm start` and tests): what an emulated provider host holds, so a new user can
+ * see both scopes' entries side by side on the demo tenant. Credentials the emulator keeps (M2M
+ * secrets, issued tokens) are never shown. The production entry does not mount it: 404 there.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { devEnv } from "./dev-env";
 
 const CREDENTIAL_KEY = /^(m2m|token|secret|key|credential|sa|serviceaccount)[:/]/i;
 
@@ -16,7 +16,7 @@ const emulatorRoute = createRoute({
   path: "/v1/emulators/{host}",
   operationId: "getEmulatorState",
   tags: ["emulators"],
-  summary: "Local only: the state of an emulated provider host (credentials left out)",
+  summary: "Dev entry only: the state of an emulated provider host (credentials left out)",
   security: bearerSecurity,
   request: {
     params: z.object({ host: z.string().regex(/^[a-z0-9.-]{1,253}$/i) }),
@@ -30,16 +30,16 @@ const emulatorRoute = createRoute({
         },
       },
     },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", ...AUTH_CODES),
   },
 });
 
 export const emulatorRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
   emulatorRoute,
   async (c) => {
-    if (c.env.EMULATORS !== "on") throw new SponsonError("NOT_FOUND", "provider emulators run only locally");
     const { host } = c.req.valid("param");
-    const dump = await c.env.PROVIDER_EMULATOR.get(c.env.PROVIDER_EMULATOR.idFromName(host)).dump("");
+    const emulators = devEnv(c.env).PROVIDER_EMULATOR;
+    const dump = await emulators.get(emulators.idFromName(host)).dump("");
     const state = Object.fromEntries(Object.entries(dump).filter(([k]) => !CREDENTIAL_KEY.test(k)));
     return c.json({ host, state }, 200);
   },

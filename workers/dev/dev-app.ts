@@ -1,0 +1,21 @@
+/**
+ * The dev entry's app: production's createApp on the emulator transport, plus the view of what an
+ * emulated host holds and, when asked, the browser tests' lock hooks. The tests drive this app.
+ */
+import { type App, type AppOptions, createApp } from "../app";
+import { emulatorTransport } from "./dev-env";
+import { emulatorRoutes } from "./emulator-routes";
+import { testHookRoutes } from "./test-hooks";
+
+export interface DevAppOptions extends Omit<AppOptions, "transport"> {
+  /** The lock hooks of ./test-hooks.ts (local browser tests only). */
+  testHooks?: boolean;
+}
+
+export function createDevApp(options: DevAppOptions = {}): App {
+  const { testHooks, ...appOptions } = options;
+  const app = createApp({ ...appOptions, transport: emulatorTransport });
+  app.route("/", emulatorRoutes);
+  if (testHooks) app.route("/", testHookRoutes);
+  return app;
+}

@@ -1,0 +1,19 @@
+/**
+ * The dev entry (`main` in wrangler.dev.toml): the production Worker with provider HTTP answered by
+ * the emulators, for `npm start`, the test suites and the bench. Never deployed: wrangler.toml's
+ * entry is workers/index.ts, which imports nothing from this folder.
+ */
+import { env } from "cloudflare:workers";
+import { workerHandlers } from "../worker";
+import { createDevApp } from "./dev-app";
+import { devEnv, emulatorTransport } from "./dev-env";
+
+export { LeaseLock } from "../../durable-objects/lease-lock";
+export { LockFeed } from "../../durable-objects/lock-feed";
+export { ProviderEmulator } from "../../durable-objects/provider-emulator";
+export { ScopeState } from "../../durable-objects/scope-state";
+
+// The browser tests' lock hooks exist only on a local instance that asks for them (test/e2e/).
+const app = createDevApp({ testHooks: devEnv(env).SPONSON_TEST_HOOKS === "on" });
+
+export default workerHandlers(app, emulatorTransport);

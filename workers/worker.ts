@@ -1,0 +1,19 @@
+/**
+ * The Worker's handlers around an app: HTTP, the destroy queue and the sweep, all on the provider
+ * transport the entry chose. Both entries use it (workers/index.ts, workers/dev/index.ts), so the
+ * tests run the same handlers production does.
+ */
+import type { Env } from "../shared/env";
+import type { App } from "./app";
+import { engineDestroyRunner, engineSweepParts } from "./engine/background";
+import type { ProviderTransport } from "./engine/wire";
+import { createQueueHandler } from "./queue/queue-handler";
+import { createSweepHandler } from "./sweep/sweep-handler";
+
+export function workerHandlers(app: App, transport: ProviderTransport) {
+  return {
+    fetch: app.fetch,
+    queue: createQueueHandler({ runDestroy: engineDestroyRunner(transport) }),
+    scheduled: createSweepHandler(engineSweepParts(transport)),
+  } satisfies ExportedHandler<Env>;
+}
