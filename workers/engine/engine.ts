@@ -18,6 +18,7 @@ import { recoverIntents } from "./recover";
 import { type ResolvedLine, resolveLine } from "./resolve-plan";
 import { removeEntries } from "./rollback-created";
 import { newRunId, Run } from "./run";
+import { scopeClosedError } from "./scope-closed";
 
 export interface ScopeRequest {
   environment: string;
@@ -200,14 +201,7 @@ export class Engine {
     // Authorization-relevant state, read before the lease (seed 002 D1).
     const before = deps.gate ? await deps.gate.read(req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
-      throw new SponsonError(
-        "CONCURRENT_MODIFICATION",
-        `scope ${req.scope} is closed; it is not applied again`,
-        {
-          scopeStatus: before.status,
-          revision: before.revision,
-        },
-      );
+      throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
     }
     // Token exchanges for every provider the run may touch (the plan's, and the ledger's and
     // intents' for removals and recovery) happen now, before any lease (DESIGN §7).
@@ -234,6 +228,10 @@ export class Engine {
       // refuses the run before it writes anything.
       const after = deps.gate ? await deps.gate.read(req.scope) : null;
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
+        // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
+        if (action === "apply" && after.status === "closed") {
+          throw scopeClosedError(req.scope, { status: after.status, revision: after.revision });
+        }
         throw new SponsonError(
           "CONCURRENT_MODIFICATION",
           "scope changed since authorization — re-read and retry",
