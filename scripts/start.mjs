@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { ensureSigningKey } from "./dev-vars.mjs";
+import { localWebhookSetup } from "./dev-webhook.mjs";
 
 // Tokens from `npm run token` must verify against the key the instance loads at start.
 await ensureSigningKey();
@@ -19,6 +20,12 @@ const demoGoogleKey = JSON.stringify({
 });
 
 const port = process.env.PORT ?? "8787";
+
+// Webhooks on the local door: the checkout's secret in .dev.vars, and the demo repository unless
+// SPONSON_REPOSITORIES is configured (scripts/dev-webhook.mjs).
+const webhooks = localWebhookSetup(port, process.argv.slice(2));
+for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
+
 const args = [
   "dev",
   "--ip",
@@ -45,6 +52,7 @@ const args = [
   "R2_API_TOKEN:local-demo-r2-api-token",
   "--var",
   "S3_SECRET_ACCESS_KEY:local-demo-s3-secret",
+  ...webhooks.vars,
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });

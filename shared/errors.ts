@@ -37,9 +37,10 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   LOCK_HELD: { status: 409, title: "The lock is held by another run", retriable: true },
   LOCK_LOST: { status: 409, title: "The lease was lost before the write", retriable: true },
   // Usually another writer got there first and a fresh attempt re-reads; a closed scope overrides.
+  // The title fits every cause; whether to retry is `retriable`'s to say.
   CONCURRENT_MODIFICATION: {
     status: 409,
-    title: "Changed since authorization — re-read and retry",
+    title: "The scope or object is not in the state the request needs",
     retriable: true,
   },
   PAYLOAD_TOO_LARGE: { status: 413, title: "The request body is too large", retriable: false },
