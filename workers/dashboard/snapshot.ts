@@ -8,6 +8,7 @@ import type { LockState } from "../../shared/schemas/lock";
 import type { Receipt, RunRecord } from "../../shared/schemas/receipt";
 import { listHeldLocks } from "../locks/held-locks";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import { readScopeStates, type ScopeStateShown } from "./scope-states";
 
 /** Receipts read per render: the most recently written scopes. */
 export const SCOPES_SHOWN = 30;
@@ -27,6 +28,8 @@ export interface ScopeView {
   scope: string;
   updatedAt: number;
   ledger: LedgerRow[];
+  /** Open or closed, shared by every environment of the scope (workers/dashboard/scope-states.ts). */
+  state?: ScopeStateShown;
   /** Set when the receipt could not be read; the rest of the page still renders. */
   problem?: string;
 }
@@ -123,10 +126,14 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
       }
     }),
   );
+  const states = await readScopeStates(
+    env,
+    scopes.map((s) => s.scope),
+  );
   return {
     now: now(),
     locks: held.map(lockView).filter((l): l is LockView => l !== null),
-    scopes,
+    scopes: scopes.map((s) => ({ ...s, state: states.get(s.scope) ?? null })),
     runs: recentRuns(receipts),
     totalScopes: summaries.length,
   };
