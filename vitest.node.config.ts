@@ -1,5 +1,6 @@
-// The CLI suite (test/cli/): Node child processes against a `wrangler dev` instance that the global
-// setup starts, so it cannot run inside workerd with the rest of the tests (vitest.config.ts).
+// The CLI suite (test/cli/, with the local door's webhook path through `npm run webhook`): Node
+// child processes against a `wrangler dev` instance that the global setup starts, so it cannot run
+// inside workerd with the rest of the tests (vitest.config.ts).
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
