@@ -1,6 +1,7 @@
 // The Node-side suite: the CLI (test/cli/, child processes against a `wrangler dev` instance that
-// the global setup starts) and checks of the repository itself (test/repo/: npm scripts, the two
-// wrangler configs, the production bundle). Neither can run inside workerd (vitest.config.ts).
+// the global setup starts, including the local door's webhook path through `npm run webhook`) and
+// checks of the repository itself (test/repo/: npm scripts, the two wrangler configs, the
+// production bundle). Neither can run inside workerd (vitest.config.ts).
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({

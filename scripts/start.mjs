@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { ensureSigningKey } from "./dev-vars.mjs";
+import { localWebhookSetup } from "./dev-webhook.mjs";
 
 const USAGE = `Usage: npm start [-- <wrangler dev options>]
 
@@ -46,6 +47,12 @@ const connections = JSON.stringify(
 );
 
 const port = process.env.PORT ?? "8787";
+
+// Webhooks on the local door: the checkout's secret in .dev.vars, and the demo repository unless
+// SPONSON_REPOSITORIES is configured (scripts/dev-webhook.mjs).
+const webhooks = localWebhookSetup(port, process.argv.slice(2));
+for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
+
 const args = [
   "dev",
   // The dev entry: the production Worker with the provider emulators (wrangler.dev.toml).
@@ -75,6 +82,7 @@ const args = [
   "R2_API_TOKEN:local-demo-r2-api-token",
   "--var",
   "S3_SECRET_ACCESS_KEY:local-demo-s3-secret",
+  ...webhooks.vars,
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });

@@ -1,6 +1,11 @@
 /**
  * Domain errors are values with stable codes (DESIGN §5, §6). One closed union of codes, one
  * exhaustive table code → HTTP status, title and whether a retry can succeed.
+ *
+ * `retriable` answers one question: can sending the same request again, unchanged, succeed? CI
+ * that honours it loops until its timeout when it is wrongly true. The table holds each code's
+ * answer for its usual cause; an error whose cause is known to be permanent where the code's
+ * usually is not (a closed scope, a provider's own 4xx refusal) says so on the instance.
  */
 export const ERROR_CODES = [
   "VALIDATION",
@@ -31,13 +36,16 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   NOT_FOUND: { status: 404, title: "Not found", retriable: false },
   LOCK_HELD: { status: 409, title: "The lock is held by another run", retriable: true },
   LOCK_LOST: { status: 409, title: "The lease was lost before the write", retriable: true },
+  // Usually another writer got there first and a fresh attempt re-reads; a closed scope overrides.
+  // The title fits every cause; whether to retry is `retriable`'s to say.
   CONCURRENT_MODIFICATION: {
     status: 409,
-    title: "Changed since authorization — re-read and retry",
+    title: "The scope or object is not in the state the request needs",
     retriable: true,
   },
   PAYLOAD_TOO_LARGE: { status: 413, title: "The request body is too large", retriable: false },
   RATE_LIMITED: { status: 429, title: "Too many requests", retriable: true },
+  // Usually an outage or throttling the adapter's own retries outlasted; a provider's 4xx overrides.
   PROVIDER_ERROR: { status: 502, title: "The provider refused or failed", retriable: true },
   INTERNAL: { status: 500, title: "Internal error", retriable: false },
 };
@@ -47,27 +55,54 @@ export interface ErrorInfo {
   code: ErrorCode;
   message: string;
   detail?: Record<string, unknown>;
+  /** Present only where this error's answer differs from its code's in ERROR_TABLE. */
+  retriable?: boolean;
+}
+
+export interface SponsonErrorOptions {
+  /** Overrides the code's `retriable` for this error: only for a cause known to differ from it. */
+  retriable?: boolean;
 }
 
 export class SponsonError extends Error {
   readonly code: ErrorCode;
   readonly detail: Record<string, unknown> | undefined;
+  readonly #retriable: boolean | undefined;
 
-  constructor(code: ErrorCode, message: string, detail?: Record<string, unknown>) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    detail?: Record<string, unknown>,
+    options: SponsonErrorOptions = {},
+  ) {
     super(message);
     this.name = "SponsonError";
     this.code = code;
     this.detail = detail;
+    const fallback = ERROR_TABLE[code].retriable;
+    this.#retriable =
+      options.retriable === undefined || options.retriable === fallback ? undefined : options.retriable;
+  }
+
+  /** Whether the same request, sent again unchanged, can succeed. */
+  get retriable(): boolean {
+    return this.#retriable ?? ERROR_TABLE[this.code].retriable;
   }
 
   toInfo(): ErrorInfo {
-    return this.detail === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, detail: this.detail };
+    const info: ErrorInfo = { code: this.code, message: this.message };
+    if (this.detail !== undefined) info.detail = this.detail;
+    if (this.#retriable !== undefined) info.retriable = this.#retriable;
+    return info;
   }
 
   static fromInfo(info: ErrorInfo): SponsonError {
-    return new SponsonError(info.code, info.message, info.detail);
+    return new SponsonError(
+      info.code,
+      info.message,
+      info.detail,
+      info.retriable === undefined ? {} : { retriable: info.retriable },
+    );
   }
 }
 

@@ -50,6 +50,8 @@ export const errorInfoSchema = z.object({
   code: z.string(),
   message: z.string(),
   detail: z.record(z.string(), z.unknown()).optional(),
+  /** Only where it differs from the code's default (shared/errors.ts). */
+  retriable: z.boolean().optional(),
 });
 
 export const runRecordSchema = z.looseObject({

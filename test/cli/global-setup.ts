@@ -1,10 +1,13 @@
 /**
  * Node-side CLI suite setup: bundle the CLI, start the whole service with `wrangler dev`
- * (test/support/wrangler-dev.ts) with a signing key made for this run, and stop it at the end.
+ * (test/support/wrangler-dev.ts) with a signing key and a webhook secret made for this run and
+ * the demo repository `npm start` serves, and stop it at the end.
  */
+import { randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair } from "jose";
 import type { TestProject } from "vitest/node";
 import { buildCli } from "../../cli/build.mjs";
+import { DEMO_REPOSITORY } from "../../scripts/dev-webhook.mjs";
 import { startWranglerDev } from "../support/wrangler-dev";
 
 const READY_TIMEOUT_MS = 120_000;
@@ -14,6 +17,7 @@ declare module "vitest" {
     sponsonUrl: string;
     signingKey: string;
     audience: string;
+    webhookSecret: string;
   }
 }
 
@@ -22,13 +26,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { privateKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
   const signingKey = JSON.stringify(await exportJWK(privateKey));
   const audience = "https://sponson.cli.test";
+  const webhookSecret = randomBytes(32).toString("hex");
   const server = await startWranglerDev({
     name: "cli",
-    vars: { SERVICE_SIGNING_KEY: signingKey, SPONSON_AUDIENCE: audience },
+    vars: {
+      SERVICE_SIGNING_KEY: signingKey,
+      SPONSON_AUDIENCE: audience,
+      GITHUB_WEBHOOK_SECRET: webhookSecret,
+      SPONSON_REPOSITORIES: JSON.stringify([DEMO_REPOSITORY]),
+    },
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
   project.provide("sponsonUrl", server.url);
   project.provide("signingKey", signingKey);
   project.provide("audience", audience);
+  project.provide("webhookSecret", webhookSecret);
   return server.stop;
 }

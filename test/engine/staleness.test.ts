@@ -40,9 +40,46 @@ describe("staleness recheck under the scope lease", () => {
     await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
     const res = await waiting;
     expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ code: "CONCURRENT_MODIFICATION" });
+    // Closed meanwhile: retrying would meet the closed scope, so the refusal says that.
+    expect(await res.json()).toMatchObject({
+      code: "CONCURRENT_MODIFICATION",
+      retriable: false,
+      scopeStatus: "closed",
+    });
     expect(await providerWrites(domain)).toBe(0);
     expect((await receipt("preview", scope)).ledger).toEqual([]);
+  });
+
+  it("a close and a reopen that land while an apply waits refuse it with a retriable 409: the scope is open again", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const key = `scope:preview/${scope}`;
+    const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
+    if (!held.ok) throw new Error("setup");
+    const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: previewPlan(domain),
+      wait: true,
+      waitTimeoutSeconds: 30,
+    });
+    await untilWaiters(key, 1);
+    const closedAt = Date.now();
+    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
+    await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
+    await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
+    const res = await waiting;
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({
+      code: "CONCURRENT_MODIFICATION",
+      retriable: true,
+      detail: "scope changed since authorization — re-read and retry",
+    });
+    expect(await providerWrites(domain)).toBe(0);
+    // The retry the flag promises does succeed.
+    const retried = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: previewPlan(domain),
+    });
+    expect(retried.status).toBe(200);
   });
 
   it("a closed scope is never resurrected by a late apply", async () => {
@@ -52,6 +89,14 @@ describe("staleness recheck under the scope lease", () => {
     await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
     expect(res.status).toBe(409);
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({
+      code: "CONCURRENT_MODIFICATION",
+      retriable: false,
+      scopeStatus: "closed",
+    });
+    expect(problem.detail).toMatch(new RegExp(`^scope ${scope} is closed`));
+    expect(problem.detail).toMatch(/Reopen the pull request to reopen the scope, then apply again/);
     expect(await providerWrites(domain)).toBe(0);
   });
 

@@ -1,5 +1,9 @@
-/** Scopes and their ledgers: which URL lives in which provider object, added by which run. */
+/**
+ * Scopes and their ledgers: each scope's state (open or closed, revision, last pull request event),
+ * which URL lives in which provider object, added by which run.
+ */
 import { formatUtc } from "./format";
+import { ScopeStateBadge } from "./scope-state-badge";
 import type { ScopeView } from "./snapshot";
 
 export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: number }) {
@@ -22,6 +26,7 @@ export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: nu
             <strong class="mono">
               {s.environment}/{s.scope}
             </strong>{" "}
+            <ScopeStateBadge state={s.state} />{" "}
             <span class="muted">
               · {s.ledger.length} {s.ledger.length === 1 ? "entry" : "entries"} · updated{" "}
               {formatUtc(s.updatedAt)}

@@ -10,6 +10,7 @@ import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/recei
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView } from "../locks/ledger-view";
 import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import { readScopeStates, type ScopeStateShown } from "./scope-states";
 
 /** Receipts read per render: the most recently written scopes. */
 export const SCOPES_SHOWN = 30;
@@ -31,6 +32,8 @@ export interface ScopeView {
   scope: string;
   updatedAt: number;
   ledger: LedgerRow[];
+  /** Open or closed, shared by every environment of the scope (workers/dashboard/scope-states.ts). */
+  state?: ScopeStateShown;
   /** Set when the receipt could not be read; the rest of the page still renders. */
   problem?: string;
 }
@@ -128,10 +131,14 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
       }
     }),
   );
+  const states = await readScopeStates(
+    env,
+    scopes.map((s) => s.scope),
+  );
   return {
     now: now(),
     locks: held.map(lockView).filter((l): l is LockView => l !== null),
-    scopes,
+    scopes: scopes.map((s) => ({ ...s, state: states.get(s.scope) ?? null })),
     runs: recentRuns(receipts),
     totalScopes: summaries.length,
   };

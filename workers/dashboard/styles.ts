@@ -45,6 +45,8 @@ dl.facts dd { margin: 0; min-width: 0; }
 .badge.parent { color: var(--accent); }
 .badge.succeeded { color: var(--ok); }
 .badge.failed { color: var(--bad); }
+.badge.scope-open { color: var(--ok); }
+.badge.scope-closed { color: var(--warn); }
 .countdown { font-variant-numeric: tabular-nums; font-weight: 600; }
 .countdown.soon { color: var(--warn); }
 ul.waiters { margin: .2rem 0 0; padding-left: 1.1rem; }

@@ -19,6 +19,7 @@ import { recoverIntents } from "./recover";
 import { type ResolvedLine, resolveLine } from "./resolve-plan";
 import { removeEntries } from "./rollback-created";
 import { newRunId, Run } from "./run";
+import { scopeClosedError } from "./scope-closed";
 
 export interface ScopeRequest {
   environment: string;
@@ -217,14 +218,7 @@ export class Engine {
     // Authorization-relevant state, read before the lease (seed 002 D1).
     const before = deps.gate ? await deps.gate.read(req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
-      throw new SponsonError(
-        "CONCURRENT_MODIFICATION",
-        `scope ${req.scope} is closed; it is not applied again`,
-        {
-          scopeStatus: before.status,
-          revision: before.revision,
-        },
-      );
+      throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
     }
     // Token exchanges for every connection the run may use (the admitted lines', and the ledger's
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
@@ -251,6 +245,10 @@ export class Engine {
       // refuses the run before it writes anything.
       const after = deps.gate ? await deps.gate.read(req.scope) : null;
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
+        // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
+        if (action === "apply" && after.status === "closed") {
+          throw scopeClosedError(req.scope, { status: after.status, revision: after.revision });
+        }
         throw new SponsonError(
           "CONCURRENT_MODIFICATION",
           "scope changed since authorization — re-read and retry",

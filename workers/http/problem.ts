@@ -29,7 +29,7 @@ export function problemOf(err: SponsonError, instance?: string): Problem {
     status: info.status,
     code: err.code,
     detail: err.message,
-    retriable: info.retriable,
+    retriable: err.retriable,
     ...(instance ? { instance } : {}),
   };
 }

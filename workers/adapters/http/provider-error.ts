@@ -26,7 +26,18 @@ export function providerError(secrets: SecretRegistry, failure: ProviderFailure)
     attempts: failure.attempts,
   };
   if (failure.providerCode !== undefined) detail.providerCode = secrets.redact(failure.providerCode);
-  return new SponsonError("PROVIDER_ERROR", `${failure.provider}: ${status} ${message}`.trimEnd(), detail);
+  return new SponsonError("PROVIDER_ERROR", `${failure.provider}: ${status} ${message}`.trimEnd(), detail, {
+    retriable: retriableStatus(failure.status),
+  });
+}
+
+/**
+ * Whether the provider may answer differently next time: no answer, a timeout, throttling or a
+ * server error may pass; any other 4xx (bad credentials, a missing application, an invalid value)
+ * is the provider's considered refusal and comes back the same.
+ */
+function retriableStatus(status: number | null): boolean {
+  return status === null || status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
 /** The HTTP status of a PROVIDER_ERROR, if it is one that came from a response. */
