@@ -10,7 +10,7 @@ import { DEV_VARS, readDevVar } from "./dev-vars.mjs";
 import { DEMO_REPOSITORY } from "./dev-webhook.mjs";
 import { ACTIONS, deliveryHeaders, pullRequestPayload } from "./github-event.mjs";
 
-const USAGE = `usage: npm run -s webhook -- closed|reopened --pr <n> [options]
+const USAGE = `Usage: npm run webhook -- closed|reopened --pr <n> [options]  (add -s after run for quiet output)
 
 Sends a signed GitHub pull_request event, built on the example payload of
 @octokit/webhooks-examples, to a running Sponson Edge.

@@ -182,10 +182,10 @@ describe("sponson ledger", () => {
     const table = await sponson(["ledger", "--scope", scope], admin);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(new RegExp(`^preview/${scope}: revision \\d+, 3 entries, 0 open intents`));
-    expect(table.stdout).toMatch(/^LINE +OP +KEY +PARENT +RUN$/m);
+    expect(table.stdout).toMatch(/^LINE +OP +KEY +HOLDING +PARENT +RUN$/m);
     expect(table.stdout).toMatch(
       new RegExp(
-        `^callback +auth0\\.callbackUrl +${urls(scope)[0]} +${DEMO_PARENT} +${applied.run.id}$`,
+        `^callback +auth0\\.callbackUrl +${urls(scope)[0]} +created +${DEMO_PARENT} +${applied.run.id}$`,
         "m",
       ),
     );

@@ -35,7 +35,14 @@ describe("npm scripts answer --help", () => {
   it("every step of every script is a file of ours or a tool; the files exist", () => {
     for (const { name, step } of steps)
       expect(OUR_FILE.test(step) || TOOL.test(step), `${name}: ${step}`).toBe(true);
-    expect(ours.map((o) => o.name).sort()).toEqual(["bench", "build:cli", "prepare", "start", "token"]);
+    expect(ours.map((o) => o.name).sort()).toEqual([
+      "bench",
+      "build:cli",
+      "prepare",
+      "start",
+      "token",
+      "webhook",
+    ]);
     for (const { file } of ours) expect(existsSync(join(ROOT, file)), file).toBe(true);
   });
 

@@ -30,7 +30,6 @@ const RESERVED_SECRET_NAMES = new Set([
   "SCOPE_STATE",
   "RECEIPTS",
   "DESTROY_QUEUE",
-  "PROVIDER_EMULATOR",
 ]);
 
 export function isReservedSecretName(name: string): boolean {
