@@ -6,6 +6,7 @@
 import { SponsonError } from "../../shared/errors";
 import type { Plan, ProviderConfig } from "../../shared/schemas/plan";
 import type { Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
@@ -20,6 +21,8 @@ import { removeEntries } from "./rollback-created";
 import { newRunId, Run } from "./run";
 
 export interface ScopeRequest {
+  /** The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id. */
+  repository: RepositoryRef;
   environment: string;
   scope: string;
   wait?: boolean;
@@ -85,8 +88,8 @@ export class Engine {
     const bad = lines.find((l): l is { error: SponsonError; line: string; op: string } => "error" in l);
     if (bad) throw bad.error;
     const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), "preview", req.environment, req.scope, now, emit);
-    const session = await ReceiptSession.open(this.#deps.store, req.environment, req.scope);
+    const run = new Run(newRunId(now), "preview", req, now, emit);
+    const session = await ReceiptSession.open(this.#deps.store, req);
     await previewLines(this.#contexts(), run, session, lines as ResolvedLine[]);
     return run.result(this.#deps.clock.now());
   }
@@ -166,7 +169,7 @@ export class Engine {
     emit: Emit,
   ) {
     const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), action, req.environment, req.scope, now, emit);
+    const run = new Run(newRunId(now), action, req, now, emit);
     for (const { error, line, op } of refused) {
       run.line({
         id: line,
@@ -198,7 +201,7 @@ export class Engine {
   ): Promise<RunResult> {
     const deps = this.#deps;
     // Authorization-relevant state, read before the lease (seed 002 D1).
-    const before = deps.gate ? await deps.gate.read(req.scope) : null;
+    const before = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
       throw new SponsonError(
         "CONCURRENT_MODIFICATION",
@@ -212,7 +215,7 @@ export class Engine {
     // Token exchanges for every provider the run may touch (the plan's, and the ledger's and
     // intents' for removals and recovery) happen now, before any lease (DESIGN §7).
     const contexts = this.#contexts();
-    const { receipt: stored } = await deps.store.read(req.environment, req.scope);
+    const { receipt: stored } = await deps.store.read(req);
     refuse?.(stored);
     await contexts.prepare([
       ...planProviders,
@@ -221,18 +224,22 @@ export class Engine {
     ]);
     const waiting = this.#waiting(req);
     const runId = newRunId(deps.clock.now());
-    const lease = await Lease.acquire(deps.locks.scope(req.environment, req.scope), runId, {
-      ttlMs: deps.ttlMs,
-      wait: waiting.wait,
-      waitTimeoutMs: waiting.waitTimeoutMs,
-      clock: deps.clock,
-      onWarning: deps.warn,
-    });
+    const lease = await Lease.acquire(
+      deps.locks.scope(req.repository.id, req.environment, req.scope),
+      runId,
+      {
+        ttlMs: deps.ttlMs,
+        wait: waiting.wait,
+        waitTimeoutMs: waiting.waitTimeoutMs,
+        clock: deps.clock,
+        onWarning: deps.warn,
+      },
+    );
     let run: Run | undefined;
     try {
       // Seed 002 D1: the state authorization consumed is read again under the lease; any change
       // refuses the run before it writes anything.
-      const after = deps.gate ? await deps.gate.read(req.scope) : null;
+      const after = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         throw new SponsonError(
           "CONCURRENT_MODIFICATION",
@@ -244,8 +251,8 @@ export class Engine {
           },
         );
       }
-      run = new Run(runId, action, req.environment, req.scope, deps.clock.now(), emit);
-      const session = await ReceiptSession.open(deps.store, req.environment, req.scope);
+      run = new Run(runId, action, req, deps.clock.now(), emit);
+      const session = await ReceiptSession.open(deps.store, req);
       const skip = guard && after ? guard(after) : null;
       if (skip !== null) {
         run.skip(skip);

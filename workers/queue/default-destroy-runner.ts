@@ -8,7 +8,7 @@ import { destroyDecision } from "./destroy-decision";
 import type { DestroyRunner } from "./queued-destroy";
 
 export const checkOnlyDestroyRunner: DestroyRunner = async (env, job) => {
-  const state = await scopeStateClient(env, job.scope).read();
+  const state = await scopeStateClient(env, job.repositoryId, job.scope).read();
   const decision = destroyDecision(state, job);
   if (!decision.proceed) return decision.skip;
   return {
