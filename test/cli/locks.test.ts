@@ -110,7 +110,10 @@ describe("sponson locks and unlock", () => {
   it("unlock of a lock nobody holds says so and exits 0; a key that is no lock key exits 1", async ({
     expect,
   }) => {
-    const free = await sponson(["unlock", `scope:preview/${freshPr()}`, "--reason", "cleanup"], admin);
+    const free = await sponson(
+      ["unlock", `scope:186853002/preview/${freshPr()}`, "--reason", "cleanup"],
+      admin,
+    );
     expect(free.code).toBe(0);
     expect(free.stdout).toMatch(/was not held \(not-held\)/);
     const bogus = await sponson(["locks", "nope"], viewer);

@@ -11,6 +11,7 @@ import { apply, call, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, providerWrites, receipt, untilWaiters } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 
 const app = testApp();
 let delivery = 0;
@@ -25,7 +26,7 @@ describe("staleness recheck under the scope lease", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    const key = `scope:preview/${scope}`;
+    const key = `scope:186853002/preview/${scope}`;
     const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
     if (!held.ok) throw new Error("setup");
     const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
@@ -34,7 +35,7 @@ describe("staleness recheck under the scope lease", () => {
       waitTimeoutSeconds: 30,
     });
     await untilWaiters(key, 1);
-    await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", Date.now()));
     await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
     const res = await waiting;
     expect(res.status).toBe(409);
@@ -47,7 +48,7 @@ describe("staleness recheck under the scope lease", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", Date.now()));
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
     expect(res.status).toBe(409);
     expect(await providerWrites(domain)).toBe(0);
@@ -59,9 +60,15 @@ describe("staleness recheck under the scope lease", () => {
     const scope = freshPr();
     await apply(app, "preview", scope, previewPlan(domain));
     const closedAt = Date.now();
-    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
-    const job = { environment: "preview", scope, revision: closedAt, deliveryId: "d-close" };
-    await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", closedAt));
+    const job = {
+      repositoryId: DEFAULT_REPOSITORY.id,
+      environment: "preview",
+      scope,
+      revision: closedAt,
+      deliveryId: "d-close",
+    };
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("open", closedAt + 1000));
     const outcome = await engineDestroyRunner(env, job);
     expect(outcome.outcome).toBe("skipped-reopened");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
@@ -81,8 +88,9 @@ describe("staleness recheck under the scope lease", () => {
     const scope = freshPr();
     await apply(app, "preview", scope, previewPlan(domain));
     const closedAt = Date.now();
-    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", closedAt));
     const outcome = await engineDestroyRunner(env, {
+      repositoryId: DEFAULT_REPOSITORY.id,
       environment: "preview",
       scope,
       revision: closedAt,
@@ -118,7 +126,11 @@ describe("server-side policy in the engine", () => {
     expect(await res.json()).toMatchObject({ code: "FORBIDDEN" });
     expect(await providerWrites(domain)).toBe(0);
     expect(
-      (await lockStub(env, `scope:preview/${scope}`).read({ key: `scope:preview/${scope}` })).lastToken,
+      (
+        await lockStub(env, `scope:186853002/preview/${scope}`).read({
+          key: `scope:186853002/preview/${scope}`,
+        })
+      ).lastToken,
     ).toBe(0);
   });
 

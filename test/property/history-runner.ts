@@ -13,6 +13,7 @@ import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { createEngine } from "../../workers/engine/wire";
 import { configureHost } from "../helpers/emulators";
 import { auth0Plan } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { LINES, type Step } from "./history-model";
 
 export const ENVIRONMENT = "preview";
@@ -82,6 +83,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
   }
   const engine = createEngine(env, { clock: instantBackoffClock, faults });
   const req = {
+    repository: DEFAULT_REPOSITORY,
     environment: ENVIRONMENT,
     scope: world.scopeName(step.scope),
     wait: true,
@@ -112,6 +114,7 @@ export async function recoverAll(world: World, scopes: readonly number[]): Promi
   return Promise.all(
     scopes.map((i) =>
       engine.recover({
+        repository: DEFAULT_REPOSITORY,
         environment: ENVIRONMENT,
         scope: world.scopeName(i),
         wait: true,

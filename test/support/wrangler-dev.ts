@@ -72,6 +72,8 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
     AUTH0_CLIENT_SECRET: "local-demo-secret",
     SPONSON_TEST_HOOKS: "on",
+    // One repository (the one vitest.config.ts configures), so scope endpoints need no ?repository=.
+    SPONSON_REPOSITORIES: JSON.stringify([{ name: "Codertocat/Hello-World", id: 186853002 }]),
     ...options.vars,
   };
   const args = [
