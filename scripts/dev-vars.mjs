@@ -31,3 +31,15 @@ export async function ensureSigningKey() {
   );
   return jwk;
 }
+
+/**
+ * The repository a local instance serves when .dev.vars configures none: scopes belong to a
+ * repository, and with exactly one configured no request has to name it.
+ */
+export const DEMO_REPOSITORIES = [{ name: "sponson-demo/web", id: 424242 }];
+
+/** True when .dev.vars (or the shell) already sets SPONSON_REPOSITORIES. */
+export function repositoriesConfigured() {
+  const text = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
+  return Boolean(process.env.SPONSON_REPOSITORIES || readDevVar(text, "SPONSON_REPOSITORIES"));
+}

@@ -2,7 +2,7 @@
 // .wrangler/state), with provider HTTP answered by the emulators so examples/plan.json works offline.
 import { spawn } from "node:child_process";
 import { exportPKCS8, generateKeyPair } from "jose";
-import { ensureSigningKey } from "./dev-vars.mjs";
+import { DEMO_REPOSITORIES, ensureSigningKey, repositoriesConfigured } from "./dev-vars.mjs";
 
 // Tokens from `npm run token` must verify against the key the instance loads at start.
 await ensureSigningKey();
@@ -45,6 +45,8 @@ const args = [
   "R2_API_TOKEN:local-demo-r2-api-token",
   "--var",
   "S3_SECRET_ACCESS_KEY:local-demo-s3-secret",
+  // One demo repository unless .dev.vars configures its own (scopes belong to a repository).
+  ...(repositoriesConfigured() ? [] : ["--var", `SPONSON_REPOSITORIES:${JSON.stringify(DEMO_REPOSITORIES)}`]),
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });

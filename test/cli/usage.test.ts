@@ -56,6 +56,11 @@ describe("sponson --help and usage errors", () => {
       ["destroy", "--scope", "pr-1", "--wait-timeout", "901"],
       /--wait-timeout/,
     ],
+    [
+      "a repository that is not owner/name",
+      ["ledger", "--scope", "pr-1", "--repository", "acme"],
+      /owner\/name/,
+    ],
     ["unlock without --reason", ["unlock", "scope:186853002/preview/pr-1"], /--reason is required/],
     [
       "a stray argument",
