@@ -79,7 +79,9 @@ describe("sponson locks and unlock", () => {
     });
     const lock = await lockUntil(key, (l) => l.waiters.length === 1);
     // The run's first line is out while it still waits: the CLI prints as the run happens.
-    expect(early).toMatch(new RegExp(`^apply preview/${scope} \\(run (run-[a-z0-9-]+)\\)\\n$`));
+    expect(early).toMatch(
+      new RegExp(`^apply preview/${scope} in Codertocat/Hello-World \\(run (run-[a-z0-9-]+)\\)\\n$`),
+    );
     expect(lock.waiters[0]?.holder).toBe(/\(run (run-[a-z0-9-]+)\)/.exec(early)?.[1]);
 
     const shown = await sponson(["locks", key], viewer);
