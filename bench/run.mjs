@@ -109,6 +109,9 @@ async function startService() {
       "AUTH0_CLIENT_SECRET:local-demo-secret",
       "--var",
       `SPONSON_CONNECTIONS:${JSON.stringify(loadConnections())}`,
+      // One repository, so scope endpoints need no ?repository= (lock keys carry its id).
+      "--var",
+      `SPONSON_REPOSITORIES:${JSON.stringify([{ name: "Codertocat/Hello-World", id: 186853002 }])}`,
       "--show-interactive-dev-session=false",
     ],
     {
@@ -163,7 +166,7 @@ async function httpPart() {
       await r.arrayBuffer();
     }),
   );
-  const key = encodeURIComponent("scope:preview/branch-bench");
+  const key = encodeURIComponent("scope:186853002/preview/branch-bench");
   results.http.lockRead = await timeLoop(N, () =>
     fetch(`${svc.base}/v1/locks/${key}`, { headers: auth }).then((r) => r.arrayBuffer()),
   );

@@ -66,6 +66,8 @@ export interface ClientOptions {
   token?: string;
   fetch?: typeof fetch;
   userAgent?: string;
+  /** `owner/name` sent as `?repository=` on every scope request; unset: the service decides. */
+  repository?: string;
 }
 
 export class SponsonClient {
@@ -73,8 +75,10 @@ export class SponsonClient {
   readonly #token: string | undefined;
   readonly #fetch: typeof fetch;
   readonly #userAgent: string;
+  readonly #repository: string | undefined;
 
   constructor(options: ClientOptions) {
+    this.#repository = options.repository;
     this.#base = options.url.replace(/\/+$/, "");
     this.#token = options.token;
     this.#fetch = options.fetch ?? globalThis.fetch;
@@ -96,7 +100,7 @@ export class SponsonClient {
     body: RunBody<A>,
     onEvent?: (event: RunEventWire) => void,
   ): Promise<RunResult> {
-    const path = `${scopePath(environment, scope)}/${action}`;
+    const path = `${scopePath(environment, scope)}/${action}${this.#repositoryQuery("?")}`;
     if (!onEvent) return this.#json("POST", path, runResultSchema, body);
     const res = await this.#send("POST", path, body, NDJSON);
     if (!(res.headers.get("content-type") ?? "").includes(NDJSON)) {
@@ -107,12 +111,23 @@ export class SponsonClient {
   }
 
   ledger(environment: string, scope: string): Promise<Receipt> {
-    return this.#json("GET", `${scopePath(environment, scope)}/ledger`, receiptViewSchema);
+    return this.#json(
+      "GET",
+      `${scopePath(environment, scope)}/ledger${this.#repositoryQuery("?")}`,
+      receiptViewSchema,
+    );
   }
 
   async scopes(environment?: string): Promise<ScopeSummary[]> {
     const query = environment ? `?environment=${encodeURIComponent(environment)}` : "";
-    return (await this.#json("GET", `/v1/scopes${query}`, scopeListSchema)).scopes;
+    const path = `/v1/scopes${query}${this.#repositoryQuery(query ? "&" : "?")}`;
+    return (await this.#json("GET", path, scopeListSchema)).scopes;
+  }
+
+  #repositoryQuery(separator: "?" | "&"): string {
+    return this.#repository === undefined
+      ? ""
+      : `${separator}repository=${encodeURIComponent(this.#repository)}`;
   }
 
   async locks(): Promise<LockState[]> {

@@ -47,6 +47,12 @@ const target: Record<string, OptionSpec> = {
     value: "scope",
     help: "pr-<n>, branch-<name> or main (default in GitHub Actions: from the pull request or GITHUB_REF)",
   },
+  repository: {
+    type: "string",
+    short: "r",
+    value: "owner/name",
+    help: "repository the scope belongs to (default: $SPONSON_REPOSITORY, in GitHub Actions $GITHUB_REPOSITORY; needed only when the service serves several)",
+  },
 };
 const json: Record<string, OptionSpec> = {
   json: { type: "boolean", help: "print the final result as JSON on stdout (progress goes to stderr)" },
@@ -70,7 +76,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
     summary: "apply a plan to a scope",
     usage:
-      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--wait] [--wait-timeout <s>] [--json]",
+      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json]",
     options: { ...plan, ...target, ...wait, ...json, ...connection },
     positionals: 0,
     details: RUN_DETAILS,
@@ -81,7 +87,8 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   preview: {
     summary: "show what apply would change, without writing",
-    usage: "sponson preview --plan <file> [--env <name>] [--scope <scope>] [--json]",
+    usage:
+      "sponson preview --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--json]",
     options: { ...plan, ...target, ...json, ...connection },
     positionals: 0,
     details: RUN_DETAILS,
@@ -89,7 +96,8 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   destroy: {
     summary: "remove everything the scope owns",
-    usage: "sponson destroy [--env <name>] [--scope <scope>] [--wait] [--wait-timeout <s>] [--json]",
+    usage:
+      "sponson destroy [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json]",
     options: { ...target, ...wait, ...json, ...connection },
     positionals: 0,
     details: `${RUN_DETAILS} The entries come from the scope's ledger, never from a plan.`,
@@ -98,7 +106,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   rollback: {
     summary: "remove what one run created (default: the last apply that created something)",
     usage:
-      "sponson rollback [--run <id>] [--env <name>] [--scope <scope>] [--wait] [--wait-timeout <s>] [--json]",
+      "sponson rollback [--run <id>] [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json]",
     options: {
       run: { type: "string", value: "id", help: "the run to undo (see `sponson ledger`)" },
       ...target,
@@ -112,7 +120,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   ledger: {
     summary: "show a scope's receipt: what it owns, intents, last runs (without a scope: list scopes)",
-    usage: "sponson ledger [--env <name>] [--scope <scope>] [--json]",
+    usage: "sponson ledger [--env <name>] [--scope <scope>] [--repository <owner/name>] [--json]",
     options: { ...target, ...json, ...connection },
     positionals: 0,
     examples: ["sponson ledger --scope pr-12", "sponson ledger --env preview   # every scope with a receipt"],

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { repositoryNamePattern } from "../shared/schemas/repository";
 import { MAX_WAIT_TIMEOUT_SECONDS, scopePathSchema } from "../shared/schemas/requests";
 import { CliError } from "./cli-error";
 import { SponsonClient } from "./client";
@@ -87,7 +88,29 @@ export function credentials(inv: Invocation): Promise<Credentials> {
 export async function clientFor(inv: Invocation): Promise<SponsonClient> {
   const url = serviceUrl(inv);
   const { token } = await credentials(inv);
-  return new SponsonClient({ url, token, userAgent: `sponson-cli/${inv.io.version}` });
+  const repository = repositoryOf(inv);
+  return new SponsonClient({
+    url,
+    token,
+    userAgent: `sponson-cli/${inv.io.version}`,
+    ...(repository === undefined ? {} : { repository }),
+  });
+}
+
+/**
+ * --repository, else $SPONSON_REPOSITORY, else in GitHub Actions the job's own repository; unset,
+ * the service uses the token's repository or the only one it serves.
+ */
+export function repositoryOf(inv: Invocation): string | undefined {
+  const { env } = inv.io;
+  const repository =
+    stringFlag(inv, "repository") ??
+    (env.SPONSON_REPOSITORY || undefined) ??
+    (env.GITHUB_ACTIONS === "true" ? env.GITHUB_REPOSITORY || undefined : undefined);
+  if (repository !== undefined && !repositoryNamePattern.test(repository)) {
+    throw new CliError(2, `--repository "${repository}" must be owner/name, e.g. acme/web`);
+  }
+  return repository;
 }
 
 export function environmentOf(inv: Invocation): string {

@@ -18,6 +18,16 @@ const MARKS: Record<LineResult["result"], string> = {
   "rolled-back": "<",
 };
 
+/** `preview/pr-1 in acme/web`: a scope belongs to one repository (older services do not say which). */
+export function scopeName(scope: {
+  repository?: { name: string } | undefined;
+  environment: string;
+  scope: string;
+}): string {
+  const where = `${scope.environment}/${scope.scope}`;
+  return scope.repository ? `${where} in ${scope.repository.name}` : where;
+}
+
 export function lineText(line: LineResult): string {
   const error = line.error ? ` (${line.error.code}: ${line.error.message})` : "";
   return `  ${MARKS[line.result].padEnd(2)} ${line.id}  ${line.op}  ${line.result}  ${line.key}${error}`;
@@ -27,7 +37,7 @@ export function lineText(line: LineResult): string {
 export function eventText(event: RunEvent): string | null {
   switch (event.type) {
     case "run":
-      return `${event.run.action} ${event.run.environment}/${event.run.scope} (run ${event.run.id})`;
+      return `${event.run.action} ${scopeName(event.run)} (run ${event.run.id})`;
     case "line":
       return lineText(event.line);
     case "drift":
@@ -57,7 +67,7 @@ export function resultText(result: RunResult): string {
 export function runText(result: RunResult): string[] {
   const { run } = result;
   return [
-    `${run.action} ${run.environment}/${run.scope} (run ${run.id})`,
+    `${run.action} ${scopeName(run)} (run ${run.id})`,
     ...result.lines.map(lineText),
     ...result.drift.map((d) => `  ! drift: ${d.line} ${d.key} is ${d.kind} at the provider`),
     ...result.warnings.map((w) => `  warning: ${w}`),
@@ -79,7 +89,7 @@ const iso = (ms: number | null) => (ms === null ? "-" : new Date(ms).toISOString
 
 export function ledgerText(receipt: Receipt): string[] {
   const out = [
-    `${receipt.environment}/${receipt.scope}: revision ${receipt.revision}, ${receipt.ledger.length} entries, ${receipt.intents.length} open intents`,
+    `${scopeName(receipt)}: revision ${receipt.revision}, ${receipt.ledger.length} entries, ${receipt.intents.length} open intents`,
   ];
   if (receipt.ledger.length > 0) {
     out.push(
@@ -117,8 +127,8 @@ export function ledgerText(receipt: Receipt): string[] {
 export function scopesText(scopes: ScopeSummary[]): string[] {
   if (scopes.length === 0) return ["no scope has a receipt"];
   return table(
-    ["ENVIRONMENT", "SCOPE", "ENTRIES", "UPDATED"],
-    scopes.map((s) => [s.environment, s.scope, String(s.entries), iso(s.uploadedAt)]),
+    ["REPOSITORY", "ENVIRONMENT", "SCOPE", "ENTRIES", "UPDATED"],
+    scopes.map((s) => [s.repository.name, s.environment, s.scope, String(s.entries), iso(s.uploadedAt)]),
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * One object per scope name (`scope-state:<scope>`), shared by every environment: whether the
+ * One object per scope (`scope-state:<repository id>/<scope>`), shared by every environment: whether the
  * scope is open or closed, at which revision (DESIGN §7). It is the strongly consistent place
  * where webhook deliveries are deduplicated and the revision guard is applied, in one synchronous
  * SQL step, so two deliveries racing for the same scope can never both win. The revision rule and

@@ -1,4 +1,4 @@
-// `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--ttl 3600] [--sub name]` (--help)
+// `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--repository owner/name] [--ttl 3600] [--sub name]` (--help)
 // Prints a service token for the local instance (DESIGN §10), signed with SERVICE_SIGNING_KEY from
 // .dev.vars (gitignored; `wrangler dev` loads it). When the key is missing it is generated and
 // appended there. The private key is never printed.
@@ -37,6 +37,7 @@ const { values } = parseArgs({
     ttl: { type: "string", default: String(DEFAULT_TTL_SECONDS) },
     sub: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
+    repository: { type: "string" },
   },
   strict: true,
 });
@@ -53,6 +54,12 @@ for (const scope of values.scope) {
   if (!/^[^/\s]+\/\S+$/.test(scope))
     fail(`--scope "${scope}" must be environment/scope, e.g. preview/pr-1 or */pr-2`);
 }
+if (values.repository !== undefined) {
+  if (!/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(values.repository))
+    fail(`--repository "${values.repository}" must be owner/name, e.g. acme/web`);
+  // Only a ci token is bound by the claim; admin and viewer tokens name the repository per request.
+  if (values.role !== "ci") fail("--repository binds ci tokens only; admin and viewer use ?repository=");
+}
 if (values.role === "admin" && values.scope.length > 0)
   process.stderr.write("token: admin acts on any scope; --scope is ignored\n");
 if (values.role === "ci" && values.scope.length === 0)
@@ -66,6 +73,7 @@ const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x 
 const now = Math.floor(Date.now() / 1000);
 const claims = { role: values.role };
 if (values.role !== "admin" && values.scope.length > 0) claims.scopes = values.scope;
+if (values.repository !== undefined) claims.repository = values.repository;
 const token = await new SignJWT(claims)
   .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
   .setIssuer("sponson-edge")

@@ -8,7 +8,8 @@ export const PARENT_LOCKS_ENVIRONMENT = "_locks";
 const SCOPE_PATTERN = /^(pr-[1-9][0-9]{0,9}|branch-[A-Za-z0-9._/-]{1,200}|main)$/;
 const ENVIRONMENT_PATTERN = /^[a-z][a-z0-9-]{0,62}$/;
 const PARENT_KEY_PATTERN = /^_locks\/[0-9a-f]{32}$/;
-const SCOPE_KEY_PATTERN = /^scope:([^/]+)\/(.+)$/;
+const SCOPE_KEY_PATTERN = /^scope:([1-9][0-9]{0,15})\/([^/]+)\/(.+)$/;
+const REPOSITORY_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
 export function isValidScope(scope: string): boolean {
   return SCOPE_PATTERN.test(scope);
@@ -18,14 +19,30 @@ export function isValidEnvironment(environment: string): boolean {
   return ENVIRONMENT_PATTERN.test(environment) && environment !== PARENT_LOCKS_ENVIRONMENT;
 }
 
-export function scopeLockKey(environment: string, scope: string): string {
+/** A GitHub repository id: a positive integer, written in keys in decimal. */
+export function isValidRepositoryId(id: number): boolean {
+  return Number.isSafeInteger(id) && id > 0 && REPOSITORY_ID_PATTERN.test(String(id));
+}
+
+export function assertRepositoryId(id: number): void {
+  if (!isValidRepositoryId(id)) {
+    throw new SponsonError("VALIDATION", `repository id "${id}" is not a positive integer`);
+  }
+}
+
+/**
+ * `scope:<repository id>/<environment>/<scope>`: a scope belongs to one repository, by id, so two
+ * repositories' `pr-5` never share a lock.
+ */
+export function scopeLockKey(repositoryId: number, environment: string, scope: string): string {
+  assertRepositoryId(repositoryId);
   if (!isValidEnvironment(environment)) {
     throw new SponsonError("VALIDATION", `environment "${environment}" is not a valid environment name`);
   }
   if (!isValidScope(scope)) {
     throw new SponsonError("VALIDATION", `scope "${scope}" must be pr-<n>, branch-<name> or main`);
   }
-  return `scope:${environment}/${scope}`;
+  return `scope:${repositoryId}/${environment}/${scope}`;
 }
 
 async function sha256Hex(text: string): Promise<string> {
@@ -52,15 +69,15 @@ export async function parentLockKey(identity: string, secrets: SecretRegistry): 
 }
 
 export type ParsedLockKey =
-  | { kind: "scope"; environment: string; scope: string }
+  | { kind: "scope"; repositoryId: number; environment: string; scope: string }
   | { kind: "parent"; hash: string };
 
 export function parseLockKey(key: string): ParsedLockKey | null {
   if (PARENT_KEY_PATTERN.test(key))
     return { kind: "parent", hash: key.slice(PARENT_LOCKS_ENVIRONMENT.length + 1) };
   const m = SCOPE_KEY_PATTERN.exec(key);
-  if (m?.[1] && m[2] && isValidEnvironment(m[1]) && isValidScope(m[2])) {
-    return { kind: "scope", environment: m[1], scope: m[2] };
+  if (m?.[1] && m[2] && m[3] && isValidEnvironment(m[2]) && isValidScope(m[3])) {
+    return { kind: "scope", repositoryId: Number(m[1]), environment: m[2], scope: m[3] };
   }
   return null;
 }

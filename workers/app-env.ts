@@ -1,4 +1,5 @@
 import type { Env } from "../shared/env";
+import type { RepositoryConfig } from "../shared/schemas/repository";
 import type { Caller } from "./auth/caller";
 import type { WritePolicy } from "./policy/policy-schema";
 
@@ -10,6 +11,8 @@ export type AppEnv = {
     actor: string;
     /** The authenticated caller (workers/auth/authenticate.ts); unset only on public routes. */
     caller: Caller;
+    /** The repository a scope route acts on (workers/auth/resolve-repository.ts); set on scope routes only. */
+    repository: RepositoryConfig;
     /** The server-side write policy (workers/policy/), for checkWrite before and under the lease. */
     policy: WritePolicy;
   };

@@ -10,6 +10,7 @@ import { testEnv } from "../../test/helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../../test/helpers/emulators";
 import { appLockKey } from "../../test/helpers/engine";
 import { APP_CLIENT, auth0Plan, previewPlan, seedTenant } from "../../test/helpers/plans";
+import { DEFAULT_REPOSITORY } from "../../test/helpers/repositories";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
@@ -50,7 +51,14 @@ async function contended(k: number, parentLocks: boolean) {
   const start = now();
   const runs = await Promise.all(
     scopes.map((scope) =>
-      engine.apply({ environment: "preview", scope, plan, wait: true, waitTimeoutMs: 600_000 }),
+      engine.apply({
+        repository: DEFAULT_REPOSITORY,
+        environment: "preview",
+        scope,
+        plan,
+        wait: true,
+        waitTimeoutMs: 600_000,
+      }),
     ),
   );
   const wallMs = now() - start;
@@ -98,7 +106,12 @@ it("independent objects: K scopes on K different applications", async () => {
       const start = now();
       await Promise.all(
         domains.map((d) =>
-          engine.apply({ environment: "preview", scope: `pr-${++base}`, plan: previewPlan(d) }),
+          engine.apply({
+            repository: DEFAULT_REPOSITORY,
+            environment: "preview",
+            scope: `pr-${++base}`,
+            plan: previewPlan(d),
+          }),
         ),
       );
       walls.push(now() - start);
@@ -120,7 +133,7 @@ it("steady state: re-applying an unchanged 100-line plan", async () => {
   );
   const scope = `pr-${++base}`;
   const engine = createEngine(testEnv(env), emulatorTransport);
-  const first = await engine.apply({ environment: "preview", scope, plan });
+  const first = await engine.apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan });
   if (first.run.status !== "succeeded") throw new Error(JSON.stringify(first.run.error));
   const key = await appLockKey(domain);
   const tokens = async () => (await lockStub(env, key).read({ key })).lastToken;
@@ -129,7 +142,7 @@ it("steady state: re-applying an unchanged 100-line plan", async () => {
   const times = [];
   for (let r = 0; r < Math.max(10, REPS * 5); r++) {
     const start = now();
-    const again = await engine.apply({ environment: "preview", scope, plan });
+    const again = await engine.apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan });
     times.push(now() - start);
     if (again.lines.some((l) => l.result !== "unchanged")) throw new Error("plan was not unchanged");
   }

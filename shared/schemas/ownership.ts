@@ -33,7 +33,10 @@ export type OwnerChange = z.infer<typeof ownerChangeSchema>;
 export const holdingSchema = z.enum(["created", "shared", "foreign"]);
 export type Holding = z.infer<typeof holdingSchema>;
 
-/** How ownership names a scope: one environment's scope is one owner. */
-export function ownerOf(scope: { environment: string; scope: string }): string {
-  return `${scope.environment}/${scope.scope}`;
+/**
+ * How ownership names a scope: one repository's scope in one environment is one owner, keyed by
+ * the repository's id like every other scope key (`pr-5` of two repositories are two owners).
+ */
+export function ownerOf(scope: { repository: { id: number }; environment: string; scope: string }): string {
+  return `${scope.repository.id}/${scope.environment}/${scope.scope}`;
 }

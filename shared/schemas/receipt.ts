@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { holdingSchema } from "./ownership";
+import { type RepositoryRef, repositoryRefSchema } from "./repository";
 
 export const RECEIPT_VERSION = 1;
 export const RUNS_KEPT = 20;
@@ -69,6 +70,11 @@ export type RunRecord = z.infer<typeof runRecordSchema>;
 
 export const receiptSchema = z.looseObject({
   version: z.number().int().min(1),
+  /**
+   * The repository the scope belongs to (its id is also in the receipt's key). Optional so that
+   * receipts written before scopes carried a repository still parse; every write sets it.
+   */
+  repository: repositoryRefSchema.optional(),
   environment: z.string(),
   scope: z.string(),
   revision: z.number().int().min(0),
@@ -78,8 +84,17 @@ export const receiptSchema = z.looseObject({
 });
 export type Receipt = z.infer<typeof receiptSchema>;
 
-export function emptyReceipt(environment: string, scope: string): Receipt {
-  return { version: RECEIPT_VERSION, environment, scope, revision: 0, ledger: [], intents: [], runs: [] };
+export function emptyReceipt(repository: RepositoryRef, environment: string, scope: string): Receipt {
+  return {
+    version: RECEIPT_VERSION,
+    repository: { id: repository.id, name: repository.name },
+    environment,
+    scope,
+    revision: 0,
+    ledger: [],
+    intents: [],
+    runs: [],
+  };
 }
 
 /** A ledger entry as `GET …/ledger` shows it: with how the scope holds it, read live from its lock. */

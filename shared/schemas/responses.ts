@@ -4,10 +4,13 @@
  */
 import { z } from "zod";
 import { lockStateSchema, releaseOutcomeSchema } from "./lock";
+import { repositoryRefSchema } from "./repository";
 
 export const healthSchema = z.object({ ok: z.literal(true), service: z.string() });
 
 export const scopeSummarySchema = z.object({
+  /** The repository the scope belongs to: its id, and its configured name (`#<id>` if no longer configured). */
+  repository: repositoryRefSchema,
   environment: z.string(),
   scope: z.string(),
   entries: z.number(),

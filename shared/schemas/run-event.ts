@@ -5,12 +5,19 @@
  */
 import { z } from "zod";
 import { errorInfoSchema } from "./receipt";
+import { repositoryRefSchema } from "./repository";
 import { driftSchema, lineResultSchema, type RunEvent, runResultSchema } from "./run";
 
 export const runEventSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("run"),
-    run: z.object({ id: z.string(), environment: z.string(), scope: z.string(), action: z.string() }),
+    run: z.object({
+      id: z.string(),
+      repository: repositoryRefSchema.optional(),
+      environment: z.string(),
+      scope: z.string(),
+      action: z.string(),
+    }),
   }),
   z.object({ type: z.literal("line"), line: lineResultSchema }),
   z.object({ type: z.literal("drift"), drift: driftSchema }),

@@ -1,6 +1,7 @@
 /** What a run answers (DESIGN §6): the run, one result per line, drift, as JSON or NDJSON events. */
 import { z } from "zod";
 import { errorInfoSchema, runActionSchema } from "./receipt";
+import { type RepositoryRef, repositoryRefSchema } from "./repository";
 
 export const diffSchema = z.enum(["unchanged", "create", "delete"]);
 export type Diff = z.infer<typeof diffSchema>;
@@ -44,6 +45,8 @@ export type Drift = z.infer<typeof driftSchema>;
 
 export const runInfoSchema = z.object({
   id: z.string(),
+  /** The repository the scope belongs to (always sent; optional for clients of older servers). */
+  repository: repositoryRefSchema.optional(),
   environment: z.string(),
   scope: z.string(),
   action: runActionSchema,
@@ -66,7 +69,10 @@ export type RunResult = z.infer<typeof runResultSchema>;
 
 /** NDJSON stream events, one per line as the run happens, the result last. */
 export type RunEvent =
-  | { type: "run"; run: { id: string; environment: string; scope: string; action: string } }
+  | {
+      type: "run";
+      run: { id: string; repository?: RepositoryRef; environment: string; scope: string; action: string };
+    }
   | { type: "line"; line: LineResult }
   | { type: "drift"; drift: Drift }
   | { type: "warning"; message: string }

@@ -9,7 +9,7 @@ beforeAll(async () => {
 });
 
 const emptyPlan = { plan: { version: 2, lines: [] } };
-const lockKey = encodeURIComponent("scope:preview/pr-404");
+const lockKey = encodeURIComponent("scope:186853002/preview/pr-404");
 
 describe("roles", () => {
   it("a viewer reads the held locks", async () => {

@@ -79,7 +79,9 @@ describe("sponson locks and unlock", () => {
     });
     const lock = await lockUntil(key, (l) => l.waiters.length === 1);
     // The run's first line is out while it still waits: the CLI prints as the run happens.
-    expect(early).toMatch(new RegExp(`^apply preview/${scope} \\(run (run-[a-z0-9-]+)\\)\\n$`));
+    expect(early).toMatch(
+      new RegExp(`^apply preview/${scope} in Codertocat/Hello-World \\(run (run-[a-z0-9-]+)\\)\\n$`),
+    );
     expect(lock.waiters[0]?.holder).toBe(/\(run (run-[a-z0-9-]+)\)/.exec(early)?.[1]);
 
     const shown = await sponson(["locks", key], viewer);
@@ -110,7 +112,10 @@ describe("sponson locks and unlock", () => {
   it("unlock of a lock nobody holds says so and exits 0; a key that is no lock key exits 1", async ({
     expect,
   }) => {
-    const free = await sponson(["unlock", `scope:preview/${freshPr()}`, "--reason", "cleanup"], admin);
+    const free = await sponson(
+      ["unlock", `scope:186853002/preview/${freshPr()}`, "--reason", "cleanup"],
+      admin,
+    );
     expect(free.code).toBe(0);
     expect(free.stdout).toMatch(/was not held \(not-held\)/);
     const bogus = await sponson(["locks", "nope"], viewer);

@@ -41,7 +41,9 @@ describe("sponson apply, preview, rollback, destroy", () => {
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split("\n");
-    expect(lines[0]).toMatch(new RegExp(`^apply preview/${scope} \\(run run-[a-z0-9-]+\\)$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^apply preview/${scope} in Codertocat/Hello-World \\(run run-[a-z0-9-]+\\)$`),
+    );
     expect(lines.slice(1, 4)).toEqual([
       `  +  callback  auth0.callbackUrl  created  ${urls(scope)[0]}`,
       `  +  logout  auth0.logoutUrl  created  ${urls(scope)[1]}`,
@@ -173,6 +175,32 @@ describe("sponson apply, preview, rollback, destroy", () => {
   });
 });
 
+describe("sponson --repository", () => {
+  it("names the repository the scope belongs to; one the service does not serve exits 1 with NOT_FOUND", async ({
+    expect,
+  }) => {
+    const named = await sponson(
+      ["ledger", "--scope", freshPr(), "--repository", "Codertocat/Hello-World"],
+      admin,
+    );
+    expect(named.code).toBe(0);
+    expect(named.stdout).toMatch(/^preview\/pr-\d+ in Codertocat\/Hello-World: revision 0/);
+    const other = await sponson(["ledger", "--scope", freshPr()], {
+      ...admin,
+      SPONSON_REPOSITORY: "someone/else",
+    });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain("sponson: NOT_FOUND: repository someone/else is not configured");
+  });
+
+  it("in GitHub Actions the job's own repository is named ($GITHUB_REPOSITORY)", async ({ expect }) => {
+    const actions = { ...admin, GITHUB_ACTIONS: "true", GITHUB_REPOSITORY: "someone/else" };
+    const { code, stderr } = await sponson(["ledger", "--scope", freshPr()], actions);
+    expect(code).toBe(1);
+    expect(stderr).toContain("repository someone/else is not configured");
+  });
+});
+
 describe("sponson ledger", () => {
   it("shows what the scope owns and its runs, as a table or as the receipt in JSON", async ({ expect }) => {
     const scope = freshPr();
@@ -181,7 +209,9 @@ describe("sponson ledger", () => {
     );
     const table = await sponson(["ledger", "--scope", scope], admin);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(new RegExp(`^preview/${scope}: revision \\d+, 3 entries, 0 open intents`));
+    expect(table.stdout).toMatch(
+      new RegExp(`^preview/${scope} in Codertocat/Hello-World: revision \\d+, 3 entries, 0 open intents`),
+    );
     expect(table.stdout).toMatch(/^LINE +OP +KEY +HOLDING +PARENT +RUN$/m);
     expect(table.stdout).toMatch(
       new RegExp(
@@ -200,6 +230,8 @@ describe("sponson ledger", () => {
     expect(scopes.scopes).toContainEqual(
       expect.objectContaining({ environment: "preview", scope, entries: 3 }),
     );
-    expect((await sponson(["ledger"], viewer)).stdout).toMatch(new RegExp(`^preview +${scope} +3 `, "m"));
+    expect((await sponson(["ledger"], viewer)).stdout).toMatch(
+      new RegExp(`^Codertocat/Hello-World +preview +${scope} +3 `, "m"),
+    );
   });
 });

@@ -56,7 +56,12 @@ describe("sponson --help and usage errors", () => {
       ["destroy", "--scope", "pr-1", "--wait-timeout", "901"],
       /--wait-timeout/,
     ],
-    ["unlock without --reason", ["unlock", "scope:preview/pr-1"], /--reason is required/],
+    [
+      "a repository that is not owner/name",
+      ["ledger", "--scope", "pr-1", "--repository", "acme"],
+      /owner\/name/,
+    ],
+    ["unlock without --reason", ["unlock", "scope:186853002/preview/pr-1"], /--reason is required/],
     [
       "a stray argument",
       ["apply", "extra", "--plan", EXAMPLE_PLAN, "--scope", "pr-1"],

@@ -11,6 +11,7 @@ import { call, destroy, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, TEST_M2M } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 
 async function legacyReceipt(scope: string, domain: string, url: string) {
   const entry: LedgerEntry = {
@@ -30,7 +31,16 @@ async function legacyReceipt(scope: string, domain: string, url: string) {
   };
   const store = new R2ReceiptStore(env.RECEIPTS);
   await store.write(
-    { version: 1, environment: "preview", scope, revision: 0, ledger: [entry], intents: [], runs: [] },
+    {
+      version: 1,
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      revision: 0,
+      ledger: [entry],
+      intents: [],
+      runs: [],
+    },
     null,
   );
 }

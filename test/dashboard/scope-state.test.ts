@@ -6,6 +6,7 @@ import { apply, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { browserRequest, session } from "./session";
 
 const app = testApp();
@@ -31,7 +32,7 @@ describe("scope state on the dashboard", () => {
     expect(fresh).toContain("no pull request event yet");
 
     const closedAt = Date.UTC(2026, 4, 15, 15, 21, 18);
-    await scopeStateClient(env, scope).applyEvent({
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent({
       status: "closed",
       revision: closedAt,
       deliveryId: "d-close-1",
@@ -41,7 +42,7 @@ describe("scope state on the dashboard", () => {
     expect(closed).toContain(`data-scope-revision="${closedAt}"`);
     expect(closed).toMatch(/last event closed <span class="mono">d-close-1<\/span>/);
 
-    await scopeStateClient(env, scope).applyEvent({
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent({
       status: "open",
       revision: closedAt + 60_000,
       deliveryId: "d-reopen-1",

@@ -118,15 +118,15 @@ describe("the dashboard in a browser", () => {
     );
 
     const parent = lockCard(viewer, parentKey);
-    await lockCard(viewer, "scope:preview/pr-1").waitFor();
-    await lockCard(viewer, "scope:preview/pr-2").waitFor();
+    await lockCard(viewer, "scope:186853002/preview/pr-1").waitFor();
+    await lockCard(viewer, "scope:186853002/preview/pr-2").waitFor();
     await parent.locator(".waiter").nth(1).waitFor();
     expect(await parent.locator(".holder").textContent()).toBe("run-stuck-e2e");
     expect(await parent.locator(".identity").textContent()).toBe(APP_IDENTITY);
     const waiters = await parent.locator(".waiter").allTextContents();
     const scopeHolders = [
-      await lockCard(viewer, "scope:preview/pr-1").locator(".holder").textContent(),
-      await lockCard(viewer, "scope:preview/pr-2").locator(".holder").textContent(),
+      await lockCard(viewer, "scope:186853002/preview/pr-1").locator(".holder").textContent(),
+      await lockCard(viewer, "scope:186853002/preview/pr-2").locator(".holder").textContent(),
     ];
     // The runs waiting for the application are exactly the runs holding the two scopes.
     expect([...waiters].sort()).toEqual([...scopeHolders].sort());

@@ -13,7 +13,7 @@ describe("remote calls and leases", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    const scopeKey = `scope:preview/${scope}`;
+    const scopeKey = `scope:186853002/preview/${scope}`;
     const parentKey = await appLockKey(domain);
     clearTokenCache();
     const tokenCalls: Array<{ scopeHeld: boolean; parentHeld: boolean }> = [];

@@ -106,7 +106,7 @@ describe.each(Object.keys(SUBJECTS))("%s: the token exchange and the leases", (p
   it("the token is fetched before the scope lease is taken, never under a lease, and reused after", async () => {
     const subject = await (SUBJECTS[provider] as () => Promise<Subject>)();
     const scope = freshPr();
-    const scopeKey = `scope:preview/${scope}`;
+    const scopeKey = `scope:186853002/preview/${scope}`;
     const parentKey = subject.identity ? await parentLockKey(subject.identity, new SecretRegistry()) : null;
     clearTokenCache();
     const tokenCalls: Array<{ scopeHeld: boolean; parentHeld: boolean }> = [];

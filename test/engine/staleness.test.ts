@@ -13,6 +13,7 @@ import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, providerWrites, receipt, untilWaiters } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 
 const app = testApp();
 let delivery = 0;
@@ -27,7 +28,7 @@ describe("staleness recheck under the scope lease", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    const key = `scope:preview/${scope}`;
+    const key = `scope:186853002/preview/${scope}`;
     const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
     if (!held.ok) throw new Error("setup");
     const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
@@ -36,7 +37,7 @@ describe("staleness recheck under the scope lease", () => {
       waitTimeoutSeconds: 30,
     });
     await untilWaiters(key, 1);
-    await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", Date.now()));
     await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
     const res = await waiting;
     expect(res.status).toBe(409);
@@ -64,8 +65,8 @@ describe("staleness recheck under the scope lease", () => {
     });
     await untilWaiters(key, 1);
     const closedAt = Date.now();
-    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
-    await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", closedAt));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("open", closedAt + 1000));
     await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
     const res = await waiting;
     expect(res.status).toBe(409);
@@ -86,7 +87,7 @@ describe("staleness recheck under the scope lease", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    await scopeStateClient(env, scope).applyEvent(event("closed", Date.now()));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", Date.now()));
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
     expect(res.status).toBe(409);
     const problem = (await res.json()) as Record<string, unknown>;
@@ -106,9 +107,15 @@ describe("staleness recheck under the scope lease", () => {
     const scope = freshPr();
     await apply(app, "preview", scope, previewPlan(domain));
     const closedAt = Date.now();
-    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
-    const job = { environment: "preview", scope, revision: closedAt, deliveryId: "d-close" };
-    await scopeStateClient(env, scope).applyEvent(event("open", closedAt + 1000));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", closedAt));
+    const job = {
+      repositoryId: DEFAULT_REPOSITORY.id,
+      environment: "preview",
+      scope,
+      revision: closedAt,
+      deliveryId: "d-close",
+    };
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("open", closedAt + 1000));
     const outcome = await engineDestroyRunner(emulatorTransport)(testEnv(env), job);
     expect(outcome.outcome).toBe("skipped-reopened");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
@@ -128,8 +135,9 @@ describe("staleness recheck under the scope lease", () => {
     const scope = freshPr();
     await apply(app, "preview", scope, previewPlan(domain));
     const closedAt = Date.now();
-    await scopeStateClient(env, scope).applyEvent(event("closed", closedAt));
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", closedAt));
     const outcome = await engineDestroyRunner(emulatorTransport)(testEnv(env), {
+      repositoryId: DEFAULT_REPOSITORY.id,
       environment: "preview",
       scope,
       revision: closedAt,
@@ -165,7 +173,11 @@ describe("server-side policy in the engine", () => {
     expect(await res.json()).toMatchObject({ code: "FORBIDDEN" });
     expect(await providerWrites(domain)).toBe(0);
     expect(
-      (await lockStub(env, `scope:preview/${scope}`).read({ key: `scope:preview/${scope}` })).lastToken,
+      (
+        await lockStub(env, `scope:186853002/preview/${scope}`).read({
+          key: `scope:186853002/preview/${scope}`,
+        })
+      ).lastToken,
     ).toBe(0);
   });
 

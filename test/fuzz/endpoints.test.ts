@@ -6,10 +6,12 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { scopeLockKey } from "../../shared/lock-keys";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { call, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { bearer } from "../helpers/tokens";
 
 /** The one connection configured for the fuzzed service: every outbound request must go to its host. */
@@ -131,9 +133,9 @@ async function expectProblemOrSuccess(res: Response) {
 }
 
 async function untouched(scope: string) {
-  const key = `scope:preview/${scope}`;
+  const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
   expect((await lockStub(env, key).read({ key })).lastToken).toBe(0);
-  expect((await new R2ReceiptStore(env.RECEIPTS).read("preview", scope)).etag).toBeNull();
+  expect((await new R2ReceiptStore(env.RECEIPTS).read(scopeAddress("preview", scope))).etag).toBeNull();
 }
 
 describe("fuzzed requests", () => {
@@ -183,7 +185,7 @@ describe("fuzzed requests", () => {
   });
 
   it("DELETE /v1/locks/{key} with any body: never a 500, and a held lock stays held unless the request was valid", async () => {
-    const key = "scope:preview/pr-987655";
+    const key = "scope:186853002/preview/pr-987655";
     const held = await lockStub(env, key).acquire({ key, holder: "run-fuzz", ttlMs: 600_000 });
     expect(held.ok).toBe(true);
     await fc.assert(

@@ -6,6 +6,7 @@ import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { emulatorStub } from "./emulators";
 import { APP_CLIENT } from "./plans";
+import { scopeAddress } from "./repositories";
 
 export function appIdentity(domain: string, client = APP_CLIENT): string {
   return `auth0:${domain}:client:${client}`;
@@ -37,7 +38,7 @@ export async function untilWaiters(key: string, count: number): Promise<void> {
 }
 
 export function receipt(environment: string, scope: string) {
-  return new R2ReceiptStore(env.RECEIPTS).read(environment, scope).then((r) => r.receipt);
+  return new R2ReceiptStore(env.RECEIPTS).read(scopeAddress(environment, scope)).then((r) => r.receipt);
 }
 
 export async function providerWrites(domain: string): Promise<number> {

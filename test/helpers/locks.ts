@@ -8,7 +8,7 @@ let counter = 0;
 /** A fresh lock key per test: storage is shared across tests in one file. */
 export function freshScopeKey(prefix = "t"): string {
   counter += 1;
-  return `scope:preview/branch-${prefix}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
+  return `scope:186853002/preview/branch-${prefix}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
 export function stub(key: string) {

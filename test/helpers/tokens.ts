@@ -35,6 +35,8 @@ export interface ServiceTokenOptions {
   signingKey?: string;
   issuer?: string;
   audience?: string;
+  /** `owner/name`: binds a ci token to one repository. */
+  repository?: string;
 }
 
 /** A fresh Ed25519 key pair as the JSON the SERVICE_SIGNING_KEY secret holds. */
@@ -55,6 +57,7 @@ export async function mintServiceToken(options: ServiceTokenOptions): Promise<st
   const now = Math.floor(Date.now() / 1000);
   const claims: JWTPayload = { role: options.role };
   if (options.scopes) claims.scopes = options.scopes;
+  if (options.repository) claims.repository = options.repository;
   if (options.notBeforeSeconds !== undefined) claims.nbf = now + options.notBeforeSeconds;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })

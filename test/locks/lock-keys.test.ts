@@ -5,7 +5,7 @@ import { describe, it } from "vitest";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { SponsonError } from "../../shared/errors";
 import { HELD_INDEX_PREFIX } from "../../shared/lock-index";
-import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import { parentLockKey, parseLockKey, scopeLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { granted, stub } from "../helpers/locks";
 
@@ -36,10 +36,32 @@ async function everyStoredMetaValue(): Promise<string[]> {
 }
 
 describe("lock keys", () => {
-  it("a scope lock is scope:<environment>/<scope>, and a bare hash is not a scope", async ({ expect }) => {
-    expect(scopeLockKey("preview", "pr-12")).toBe("scope:preview/pr-12");
-    expect(() => scopeLockKey("preview", "0123abcd")).toThrow(SponsonError);
-    expect(() => scopeLockKey("_locks", "main")).toThrow(SponsonError);
+  it("a scope lock is scope:<repository id>/<environment>/<scope>, and a bare hash is not a scope", async ({
+    expect,
+  }) => {
+    expect(scopeLockKey(186853002, "preview", "pr-12")).toBe("scope:186853002/preview/pr-12");
+    expect(scopeLockKey(7, "preview", "branch-feat/x")).toBe("scope:7/preview/branch-feat/x");
+    expect(() => scopeLockKey(7, "preview", "0123abcd")).toThrow(SponsonError);
+    expect(() => scopeLockKey(7, "_locks", "main")).toThrow(SponsonError);
+    expect(() => scopeLockKey(0, "preview", "main")).toThrow(SponsonError);
+    expect(() => scopeLockKey(1.5, "preview", "main")).toThrow(SponsonError);
+  });
+
+  it("a scope lock key parses back to its repository id, environment and scope", async ({ expect }) => {
+    expect(parseLockKey("scope:42/preview/pr-5")).toEqual({
+      kind: "scope",
+      repositoryId: 42,
+      environment: "preview",
+      scope: "pr-5",
+    });
+    expect(parseLockKey(scopeLockKey(9, "staging", "branch-a/b"))).toMatchObject({
+      repositoryId: 9,
+      scope: "branch-a/b",
+    });
+    // The format before scopes carried a repository, and keys naming the repository, are not scope keys.
+    expect(parseLockKey("scope:preview/pr-5")).toBeNull();
+    expect(parseLockKey("scope:acme/web/preview/pr-5")).toBeNull();
+    expect(parseLockKey("scope:042/preview/pr-5")).toBeNull();
   });
 
   it("a parent lock is _locks/ and the first 32 hex digits of sha256(identity)", async ({ expect }) => {

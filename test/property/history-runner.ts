@@ -15,6 +15,7 @@ import { createEngine } from "../../workers/engine/wire";
 import { testEnv } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
 import { auth0Plan } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { LINES, type Step } from "./history-model";
 
 export const ENVIRONMENT = "preview";
@@ -86,6 +87,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
   const plan = step.action === "apply" ? planFor(world, step.lines) : null;
   const engine = createEngine(testEnv(env), emulatorTransport, { clock: instantBackoffClock, faults });
   const req = {
+    repository: DEFAULT_REPOSITORY,
     environment: ENVIRONMENT,
     scope: world.scopeName(step.scope),
     wait: true,
@@ -116,6 +118,7 @@ export async function recoverAll(world: World, scopes: readonly number[]): Promi
   return Promise.all(
     scopes.map((i) =>
       engine.recover({
+        repository: DEFAULT_REPOSITORY,
         environment: ENVIRONMENT,
         scope: world.scopeName(i),
         wait: true,

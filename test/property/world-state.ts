@@ -12,6 +12,7 @@ import { readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { auth0Client, seedAuth0Tenant } from "../helpers/emulators";
 import { APP_CLIENT, TEST_M2M } from "../helpers/plans";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { ENVIRONMENT, type World } from "./history-runner";
 
 export const FIELD_OF_OP: Record<string, ListField> = {
@@ -47,7 +48,8 @@ export async function providerLists(world: World): Promise<Lists> {
 }
 
 export async function receiptOf(world: World, scope: number): Promise<Receipt> {
-  return (await new R2ReceiptStore(env.RECEIPTS).read(ENVIRONMENT, world.scopeName(scope))).receipt;
+  return (await new R2ReceiptStore(env.RECEIPTS).read(scopeAddress(ENVIRONMENT, world.scopeName(scope))))
+    .receipt;
 }
 
 /** What the lists must hold: the unrelated entries plus every scope's ledger, nothing else. */
@@ -85,7 +87,7 @@ export function applicationIdentity(world: World): string {
 
 /** Every lock a history can touch: the scope locks and the application's parent lock. */
 export async function touchedLocks(world: World, scopes: readonly number[]): Promise<LockState[]> {
-  const keys = scopes.map((i) => scopeLockKey(ENVIRONMENT, world.scopeName(i)));
+  const keys = scopes.map((i) => scopeLockKey(DEFAULT_REPOSITORY.id, ENVIRONMENT, world.scopeName(i)));
   keys.push(await parentLockKey(applicationIdentity(world), new SecretRegistry()));
   return Promise.all(keys.map((key) => readLock(env, key)));
 }

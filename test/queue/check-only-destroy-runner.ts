@@ -8,7 +8,7 @@ import type { DestroyRunner } from "../../workers/queue/queued-destroy";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 
 export const checkOnlyDestroyRunner: DestroyRunner = async (env, job) => {
-  const state = await scopeStateClient(env, job.scope).read();
+  const state = await scopeStateClient(env, job.repositoryId, job.scope).read();
   const decision = destroyDecision(state, job);
   if (!decision.proceed) return decision.skip;
   return {

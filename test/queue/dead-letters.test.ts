@@ -8,12 +8,14 @@ import { describe, expect, it } from "vitest";
 import { deadLetterKey } from "../../workers/queue/dead-letters";
 import { DEAD_LETTER_QUEUE_NAME, type QueuedDestroy } from "../../workers/queue/queued-destroy";
 import { sweepAndReport } from "../../workers/sweep/sweep-handler";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { envWith, freshPullRequest, recordingQueue, workerEntry } from "../webhooks/github-delivery";
 import { idleSweepParts } from "./idle-sweep-parts";
 import { batchOf, consume } from "./queue-batches";
 
 function deadDestroy(redrives?: number): QueuedDestroy {
   return {
+    repositoryId: DEFAULT_REPOSITORY.id,
     environment: "preview",
     scope: `pr-${freshPullRequest()}`,
     revision: Date.parse("2026-04-01T09:00:00Z"),

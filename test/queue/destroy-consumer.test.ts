@@ -11,6 +11,7 @@ import {
 } from "../../workers/queue/queued-destroy";
 import { RETRY_BASE_SECONDS } from "../../workers/queue/retry-backoff";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { freshPullRequest, pullRequestPayload, webhookReceiver } from "../webhooks/github-delivery";
 import { batchOf, consume } from "./queue-batches";
 
@@ -67,7 +68,7 @@ describe("destroy consumer", () => {
       ),
     );
     expect(result.explicitAcks).toHaveLength(2);
-    expect((await scopeStateClient(env, `pr-${pr}`).read()).status).toBe("open");
+    expect((await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).status).toBe("open");
   });
 
   it("a destroy asked at a revision newer than the stored close is skipped as stale", async () => {

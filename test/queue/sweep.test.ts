@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { createSweepHandler, sweepAndReport } from "../../workers/sweep/sweep-handler";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { freshPullRequest } from "../webhooks/github-delivery";
 import { idleSweepParts } from "./idle-sweep-parts";
 
@@ -29,7 +30,7 @@ describe("sweep", () => {
   it("reports the closed scopes that still own entries, in each environment, and not the open ones", async () => {
     const closed = `pr-${freshPullRequest()}`;
     const open = `pr-${freshPullRequest()}`;
-    await scopeStateClient(env, closed).applyEvent({
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, closed).applyEvent({
       status: "closed",
       revision: 42,
       deliveryId: crypto.randomUUID(),
@@ -37,17 +38,17 @@ describe("sweep", () => {
     const report = await sweepAndReport(createScheduledController(), env, {
       ...idleSweepParts,
       scopesOwningEntries: async () => [
-        { environment: "preview", scope: closed },
-        { environment: "preview", scope: open },
-        { environment: "staging", scope: closed },
-        { environment: "preview", scope: "main" },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: closed },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: open },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "staging", scope: closed },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: "main" },
       ],
     });
     expect(report.closedWithEntries).toEqual({
       ok: true,
       value: [
-        { environment: "preview", scope: closed, revision: 42 },
-        { environment: "staging", scope: closed, revision: 42 },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: closed, revision: 42 },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "staging", scope: closed, revision: 42 },
       ],
     });
   });

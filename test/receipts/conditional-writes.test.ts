@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freshEnvironment, receiptWith, rejection, store } from "./helpers";
+import { at, freshEnvironment, receiptWith, rejection, store } from "./helpers";
 
 describe("conditional writes", () => {
   it("create-if-absent is refused when the receipt exists, and the stored receipt is unchanged", async () => {
@@ -11,7 +11,7 @@ describe("conditional writes", () => {
     expect(err.message).toBe(`receipt ${environment}/pr-1 was changed by another writer — re-read and retry`);
     expect(err.detail).toEqual({ environment, scope: "pr-1" });
 
-    const read = await store().read(environment, "pr-1");
+    const read = await store().read(at(environment, "pr-1"));
     expect(read.etag).toBe(etag);
     expect(read.receipt.ledger.map((e) => e.key)).toEqual(["first"]);
   });
@@ -26,7 +26,7 @@ describe("conditional writes", () => {
     );
     expect(err.code).toBe("CONCURRENT_MODIFICATION");
 
-    const read = await store().read(environment, "pr-2");
+    const read = await store().read(at(environment, "pr-2"));
     expect(read.etag).toBe(current);
     expect(read.receipt).toMatchObject({ revision: 1, ledger: [{ key: "v2" }] });
   });
@@ -36,14 +36,14 @@ describe("conditional writes", () => {
     const elsewhere = await store().write(receiptWith(environment, "pr-8", []), null);
     const err = await rejection(store().write(receiptWith(environment, "pr-9", ["x"]), elsewhere));
     expect(err.code).toBe("CONCURRENT_MODIFICATION");
-    expect((await store().read(environment, "pr-9")).etag).toBeNull();
+    expect((await store().read(at(environment, "pr-9"))).etag).toBeNull();
   });
 
   it("two writers read the same etag: the first write wins, the second gets CONCURRENT_MODIFICATION", async () => {
     const environment = freshEnvironment();
     await store().write(receiptWith(environment, "pr-3", ["base"]), null);
-    const a = await store().read(environment, "pr-3");
-    const b = await store().read(environment, "pr-3");
+    const a = await store().read(at(environment, "pr-3"));
+    const b = await store().read(at(environment, "pr-3"));
     expect(a.etag).toBe(b.etag);
 
     const winner = await store().write(
@@ -62,7 +62,7 @@ describe("conditional writes", () => {
     );
     expect(err.code).toBe("CONCURRENT_MODIFICATION");
 
-    const read = await store().read(environment, "pr-3");
+    const read = await store().read(at(environment, "pr-3"));
     expect(read.etag).toBe(winner);
     expect(read.receipt.ledger.map((e) => e.key)).toEqual(["base", "from-a"]);
   });
@@ -78,7 +78,7 @@ describe("conditional writes", () => {
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
     expect(lost[0]?.status === "rejected" && lost[0].reason.code).toBe("CONCURRENT_MODIFICATION");
-    const stored = (await store().read(environment, "pr-4")).receipt.ledger.map((e) => e.key);
+    const stored = (await store().read(at(environment, "pr-4"))).receipt.ledger.map((e) => e.key);
     expect(stored).toHaveLength(1);
   });
 });

@@ -4,6 +4,16 @@ import { isSponsonError, type SponsonError } from "../../shared/errors";
 import type { LedgerEntry, Receipt } from "../../shared/schemas/receipt";
 import { emptyReceipt } from "../../shared/schemas/receipt";
 import { R2ReceiptStore, type R2ReceiptStoreOptions } from "../../workers/receipts/r2-receipt-store";
+import type { ScopeAddress } from "../../workers/receipts/receipt-store";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+
+/** The repository these tests' receipts belong to (the store needs no configuration). */
+export const TEST_REPO = DEFAULT_REPOSITORY;
+
+/** The address of one of TEST_REPO's scopes. */
+export function at(environment: string, scope: string): ScopeAddress {
+  return { repository: TEST_REPO, environment, scope };
+}
 
 /** A new environment name per test, so tests sharing the bucket never see each other's receipts. */
 export function freshEnvironment(): string {
@@ -28,7 +38,10 @@ export function ledgerEntry(line: string, key: string): LedgerEntry {
 }
 
 export function receiptWith(environment: string, scope: string, keys: string[]): Receipt {
-  return { ...emptyReceipt(environment, scope), ledger: keys.map((k, i) => ledgerEntry(`line-${i}`, k)) };
+  return {
+    ...emptyReceipt(TEST_REPO, environment, scope),
+    ledger: keys.map((k, i) => ledgerEntry(`line-${i}`, k)),
+  };
 }
 
 /** The SponsonError a promise rejects with (fails the test if it resolves or throws anything else). */

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptKey } from "../../workers/receipts/layout";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
-import { freshEnvironment, receiptWith, store } from "./helpers";
+import { at, freshEnvironment, receiptWith, store, TEST_REPO } from "./helpers";
 
 /** The real bucket, with a count of list() calls so a test can prove it walked several pages. */
 function countingBucket(): { bucket: R2Bucket; pages: () => number } {
@@ -38,7 +38,7 @@ describe("listing scopes that have receipts", () => {
     await seed(other, { "pr-1": 9 });
 
     const { bucket, pages } = countingBucket();
-    const listed = await new R2ReceiptStore(bucket, { listPageSize: 2 }).listScopes(preview);
+    const listed = await new R2ReceiptStore(bucket, { listPageSize: 2 }).listScopes({ environment: preview });
 
     expect(pages()).toBeGreaterThanOrEqual(3);
     expect(listed.map((s) => [s.environment, s.scope, s.entries])).toEqual([
@@ -71,20 +71,22 @@ describe("listing scopes that have receipts", () => {
     const environment = freshEnvironment();
     await seed(environment, { "pr-1": 1 });
     const gone = await store().write(receiptWith(environment, "pr-2", ["x"]), null);
-    await store().remove(environment, "pr-2", gone);
+    await store().remove(at(environment, "pr-2"), gone);
     await env.RECEIPTS.put(`receipts/${environment}/notes.txt`, "not a receipt");
     await env.RECEIPTS.put(`receipts/${environment}/not-a-scope.json`, "{}");
 
-    const listed = await store({ listPageSize: 1 }).listScopes(environment);
+    const listed = await store({ listPageSize: 1 }).listScopes({ environment: environment });
     expect(listed.map((s) => s.scope)).toEqual(["pr-1"]);
   });
 
   it("reads the receipt itself when its object carries no metadata (written by hand)", async () => {
     const environment = freshEnvironment();
     await env.RECEIPTS.put(
-      receiptKey(environment, "pr-7"),
+      receiptKey(TEST_REPO.id, environment, "pr-7"),
       JSON.stringify(receiptWith(environment, "pr-7", ["a", "b"])),
     );
-    expect(await store().listScopes(environment)).toMatchObject([{ environment, scope: "pr-7", entries: 2 }]);
+    expect(await store().listScopes({ environment: environment })).toMatchObject([
+      { environment, scope: "pr-7", entries: 2 },
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { receiptKey } from "../../workers/receipts/layout";
-import { freshEnvironment, receiptWith, store } from "./helpers";
+import { at, freshEnvironment, receiptWith, store, TEST_REPO } from "./helpers";
 
 describe("fields written by a newer version", () => {
   it("survive a read-modify-write by this version, at every level", async () => {
@@ -14,9 +14,9 @@ describe("fields written by a newer version", () => {
       ledger: newer.ledger.map((e) => ({ ...e, ttlSeconds: 3600 })),
     };
     // The newer writer puts its JSON straight into the bucket, as a future release would.
-    await env.RECEIPTS.put(receiptKey(environment, "pr-3"), JSON.stringify(stored));
+    await env.RECEIPTS.put(receiptKey(TEST_REPO.id, environment, "pr-3"), JSON.stringify(stored));
 
-    const { receipt, etag } = await store().read(environment, "pr-3");
+    const { receipt, etag } = await store().read(at(environment, "pr-3"));
     const entry = receipt.ledger[0];
     if (entry === undefined) throw new Error("the ledger entry was dropped on read");
     await store().write(
@@ -25,7 +25,7 @@ describe("fields written by a newer version", () => {
     );
 
     const raw = JSON.parse(
-      (await (await env.RECEIPTS.get(receiptKey(environment, "pr-3")))?.text()) ?? "null",
+      (await (await env.RECEIPTS.get(receiptKey(TEST_REPO.id, environment, "pr-3")))?.text()) ?? "null",
     );
     expect(raw.version).toBe(2);
     expect(raw.closedAt).toBe(1_700_000_000_000);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { auth0Client, configureHost, emulatorStub } from "../helpers/emulators";
 import { APP_CLIENT } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { freshWorld, reliabilityEngine, StepClock } from "./harness";
 
 /** A clock whose retry waits each take longer than the lease TTL, as a stalled isolate would. */
@@ -21,6 +22,7 @@ describe("fenced retries", () => {
     plan.lines = plan.lines.slice(0, 1);
     await configureHost(domain, { failures: [{ status: 503, count: 1, on: "write" }] });
     const result = await reliabilityEngine({ clock: new StallingClock() }).apply({
+      repository: DEFAULT_REPOSITORY,
       environment: "preview",
       scope,
       plan,

@@ -18,6 +18,7 @@ import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 
 /**
  * Time that moves only when the run sleeps (a retry wait passes at once and is recorded) or the
@@ -103,7 +104,10 @@ export async function expectSettled(expect: ExpectStatic, domain: string, scopes
     for (const e of r.ledger) owned.push(`${LIST_OF_OP[e.op]} ${e.key}`);
   }
   expect(await providerItems(domain)).toEqual(owned.sort());
-  const keys = [await appLockKey(domain), ...scopes.map((s) => scopeLockKey("preview", s))];
+  const keys = [
+    await appLockKey(domain),
+    ...scopes.map((s) => scopeLockKey(DEFAULT_REPOSITORY.id, "preview", s)),
+  ];
   for (const key of keys) {
     const state = await lockStub(env, key).read({ key });
     expect({ key, held: state.held, waiters: state.waiters }).toEqual({ key, held: false, waiters: [] });
@@ -119,6 +123,6 @@ export function entriesOf(scope: string): string[] {
 /** Replaces the scope's receipt behind the run's back, as another writer would (DESIGN §8). */
 export async function intrude(scope: string, marker: string): Promise<void> {
   const store = new R2ReceiptStore(env.RECEIPTS);
-  const { receipt: current, etag } = await store.read("preview", scope);
+  const { receipt: current, etag } = await store.read(scopeAddress("preview", scope));
   await store.write({ ...current, revision: current.revision + 1, intruder: marker }, etag);
 }

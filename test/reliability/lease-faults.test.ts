@@ -99,7 +99,7 @@ describe("reliability: lease faults", () => {
     expect,
   }) => {
     const { domain, scope, plan } = await freshWorld();
-    const scopeKey = `scope:preview/${scope}`;
+    const scopeKey = `scope:186853002/preview/${scope}`;
     granted(await lockTarget(env, scopeKey).acquire("run-dead", TTL_MS, false, 0));
     await expireLeaseNow(scopeKey);
     let fired = 0;

@@ -7,6 +7,7 @@ import { describe, it } from "vitest";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { configureHost } from "../helpers/emulators";
 import { providerWrites } from "../helpers/engine";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import {
   entriesOf,
   expectSettled,
@@ -27,7 +28,12 @@ describe("reliability: provider faults", () => {
     const { domain, scope, plan } = await freshWorld();
     const clock = new StepClock(offSecond());
     await configureHost(domain, { failures: [{ status: 429, count: 1, on: "write" }] });
-    const result = await reliabilityEngine({ clock }).apply({ environment: "preview", scope, plan });
+    const result = await reliabilityEngine({ clock }).apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(result.run.status).toBe("succeeded");
     // One wait, ending on the reset second (epoch seconds), not the 500 ms backoff.
     expect(clock.sleeps).toHaveLength(1);
@@ -52,7 +58,12 @@ describe("reliability: provider faults", () => {
         await configureHost(domain, { failures: [{ status: 500, count: 4, on: "write" }] });
       },
     });
-    const result = await engine.apply({ environment: "preview", scope, plan });
+    const result = await engine.apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(result.run.status).toBe("failed");
     expect(result.run.error?.code).toBe("PROVIDER_ERROR");
     expect(result.lines.map((l) => [l.id, l.result, l.error?.code])).toEqual([
@@ -71,7 +82,12 @@ describe("reliability: provider faults", () => {
     const { domain, scope, plan } = await freshWorld();
     const clock = new StepClock();
     await configureHost(domain, { failures: [{ status: 504, count: 2, on: "any" }] });
-    const result = await reliabilityEngine({ clock }).apply({ environment: "preview", scope, plan });
+    const result = await reliabilityEngine({ clock }).apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(result.run.status).toBe("succeeded");
     expect(clock.sleeps).toEqual([500, 1_000]);
     expect(await providerWrites(domain)).toBe(3);
@@ -83,7 +99,12 @@ describe("reliability: provider faults", () => {
   }) => {
     const { domain, scope, plan } = await freshWorld();
     await configureHost(domain, { latencyMs: 15 });
-    const result = await reliabilityEngine().apply({ environment: "preview", scope, plan });
+    const result = await reliabilityEngine().apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     await configureHost(domain, {});
     expect(result.run.status).toBe("succeeded");
     expect(await providerWrites(domain)).toBe(3);
@@ -110,12 +131,22 @@ describe("reliability: provider faults", () => {
         return res;
       },
     });
-    const result = await engine.apply({ environment: "preview", scope, plan });
+    const result = await engine.apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(result.run.status).toBe("failed");
     expect(result.lines[0]).toMatchObject({ id: "callback", result: "failed", error: { code: "LOCK_LOST" } });
     expect(await providerWrites(domain)).toBe(0);
 
-    const next = await reliabilityEngine().apply({ environment: "preview", scope, plan });
+    const next = await reliabilityEngine().apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(next.run.status).toBe("succeeded");
     expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`, ...entriesOf(scope)].sort());
     await expectSettled(expect, domain, [scope]);
@@ -129,9 +160,16 @@ describe("reliability: provider faults", () => {
         if (point === "after-intent") throw new SimulatedCrash(point);
       },
     });
-    await expect(engine.apply({ environment: "preview", scope, plan })).rejects.toThrow(SimulatedCrash);
+    await expect(
+      engine.apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
+    ).rejects.toThrow(SimulatedCrash);
     await configureHost(domain, {});
-    const next = await reliabilityEngine().apply({ environment: "preview", scope, plan });
+    const next = await reliabilityEngine().apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(next.run.status).toBe("succeeded");
     await expectSettled(expect, domain, [scope]);
   });

@@ -14,6 +14,7 @@ import { testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { providerWrites, receipt } from "../helpers/engine";
 import { expireLeaseNow, stub } from "../helpers/locks";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { bearer } from "../helpers/tokens";
 import {
   entriesOf,
@@ -34,7 +35,7 @@ const crashAt = (point: "after-intent" | "after-write") =>
 
 /** The dead run's scope lease, left held as an isolate that died would leave it. */
 async function leaveScopeLeaseHeld(scope: string): Promise<string> {
-  const key = scopeLockKey("preview", scope);
+  const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
   const grant = await lockTarget(env, key).acquire("run-dead", 60_000, false, 0);
   if (!grant.ok) throw new Error(grant.error.message);
   return key;
@@ -53,7 +54,9 @@ describe("reliability: run faults", () => {
         await intrude(scope, "other-writer");
       },
     });
-    const outcome = await engine.apply({ environment: "preview", scope, plan }).catch((e: unknown) => e);
+    const outcome = await engine
+      .apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan })
+      .catch((e: unknown) => e);
     expect(outcome).toBeInstanceOf(SponsonError);
     expect((outcome as SponsonError).code).toBe("CONCURRENT_MODIFICATION");
     // Nothing overwritten: the receipt is still the other writer's version.
@@ -61,7 +64,12 @@ describe("reliability: run faults", () => {
     expect((stored as { intruder?: string }).intruder).toBe("other-writer");
     expect(stored.intents.map((i) => i.line)).toEqual(["callback"]);
 
-    const next = await reliabilityEngine().apply({ environment: "preview", scope, plan });
+    const next = await reliabilityEngine().apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(next.run.status).toBe("succeeded");
     expect(next.warnings.join(" ")).toContain("recovered 1 intent");
     expect((await receipt("preview", scope)) as { intruder?: string }).toMatchObject({
@@ -75,19 +83,26 @@ describe("reliability: run faults", () => {
     expect,
   }) => {
     const { domain, scope, plan } = await freshWorld();
-    await expect(crashAt("after-intent").apply({ environment: "preview", scope, plan })).rejects.toThrow(
-      SimulatedCrash,
-    );
+    await expect(
+      crashAt("after-intent").apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
+    ).rejects.toThrow(SimulatedCrash);
     expect(await providerWrites(domain)).toBe(0);
     expect((await receipt("preview", scope)).intents).toHaveLength(1);
     const key = await leaveScopeLeaseHeld(scope);
 
     // While the dead run's lease lasts the scope is busy; once it expires it is taken over.
-    await expect(reliabilityEngine().apply({ environment: "preview", scope, plan })).rejects.toMatchObject({
+    await expect(
+      reliabilityEngine().apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
+    ).rejects.toMatchObject({
       code: "LOCK_HELD",
     });
     await expireLeaseNow(key);
-    const next = await reliabilityEngine().apply({ environment: "preview", scope, plan });
+    const next = await reliabilityEngine().apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(next.run.status).toBe("succeeded");
     expect(next.warnings.join(" ")).toContain("recovered 1 intent");
     expect((await stub(key).read({ key })).history.some((h) => h.transition === "taken-over")).toBe(true);
@@ -99,15 +114,20 @@ describe("reliability: run faults", () => {
     expect,
   }) => {
     const { domain, scope, plan } = await freshWorld();
-    await expect(crashAt("after-write").apply({ environment: "preview", scope, plan })).rejects.toThrow(
-      SimulatedCrash,
-    );
+    await expect(
+      crashAt("after-write").apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
+    ).rejects.toThrow(SimulatedCrash);
     const [callback] = entriesOf(scope);
     // The provider holds an entry no ledger owns: the orphan recovery must resolve.
     expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`, callback].sort());
     expect((await receipt("preview", scope)).ledger).toEqual([]);
 
-    const next = await reliabilityEngine().apply({ environment: "preview", scope, plan });
+    const next = await reliabilityEngine().apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(next.run.status).toBe("succeeded");
     const stored = await receipt("preview", scope);
     expect(stored.ledger.every((e) => e.runId === next.run.id)).toBe(true);

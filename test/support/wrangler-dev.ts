@@ -75,6 +75,8 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
       JSON.parse(readFileSync(join(ROOT, "examples", "connections.local.json"), "utf8")),
     ),
     SPONSON_TEST_HOOKS: "on",
+    // One repository (the one vitest.config.ts configures), so scope endpoints need no ?repository=.
+    SPONSON_REPOSITORIES: JSON.stringify([{ name: "Codertocat/Hello-World", id: 186853002 }]),
     ...options.vars,
   };
   const args = [

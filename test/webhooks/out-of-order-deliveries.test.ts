@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { freshPullRequest, pullRequestPayload, webhookReceiver } from "./github-delivery";
 
 const EARLIER = "2026-03-01T10:00:00Z";
@@ -19,7 +20,7 @@ describe("out-of-order deliveries", () => {
     const late = await receiver.deliver({ body: JSON.stringify(pullRequestPayload("closed", pr, EARLIER)) });
     expect(await late.json()).toMatchObject({ applied: false, reason: "older", status: "open" });
     expect(receiver.sent).toEqual([]);
-    expect(await scopeStateClient(env, `pr-${pr}`).read()).toMatchObject({
+    expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toMatchObject({
       status: "open",
       revision: Date.parse(LATER),
     });
@@ -33,7 +34,7 @@ describe("out-of-order deliveries", () => {
       body: JSON.stringify(pullRequestPayload("reopened", pr, EARLIER)),
     });
     expect(await late.json()).toMatchObject({ applied: false, reason: "older", status: "closed" });
-    expect(await scopeStateClient(env, `pr-${pr}`).read()).toMatchObject({
+    expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toMatchObject({
       status: "closed",
       revision: Date.parse(LATER),
     });
@@ -44,7 +45,7 @@ describe("out-of-order deliveries", () => {
     const pr = freshPullRequest();
     await receiver.deliver({ body: JSON.stringify(pullRequestPayload("closed", pr, EARLIER)) });
     await receiver.deliver({ body: JSON.stringify(pullRequestPayload("reopened", pr, LATER)) });
-    expect((await scopeStateClient(env, `pr-${pr}`).read()).status).toBe("open");
+    expect((await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).status).toBe("open");
   });
 
   it("tie: closed and reopened in the same second leave the scope closed, in either order", async () => {
@@ -61,7 +62,10 @@ describe("out-of-order deliveries", () => {
         });
         answers.push(await response.json());
       }
-      expect(await scopeStateClient(env, `pr-${pr}`).read(), order.join(" then ")).toMatchObject({
+      expect(
+        await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read(),
+        order.join(" then "),
+      ).toMatchObject({
         status: "closed",
         revision: Date.parse(EARLIER),
       });

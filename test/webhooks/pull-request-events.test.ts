@@ -2,10 +2,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { freshPullRequest, pullRequestPayload, webhookReceiver } from "./github-delivery";
 
 const CLOSED_AT = "2026-03-01T10:00:00Z";
 const REOPENED_AT = "2026-03-01T10:05:00Z";
+
+const repositoryFields = { repositoryId: DEFAULT_REPOSITORY.id, repositoryName: DEFAULT_REPOSITORY.name };
 
 describe("pull_request webhooks", () => {
   it("closed marks pr-<n> closed at updated_at and enqueues one destroy per environment", async () => {
@@ -27,10 +30,10 @@ describe("pull_request webhooks", () => {
       destroysEnqueued: 2,
     });
     expect(receiver.sent).toEqual([
-      { environment: "preview", scope: `pr-${pr}`, revision, deliveryId },
-      { environment: "staging", scope: `pr-${pr}`, revision, deliveryId },
+      { ...repositoryFields, environment: "preview", scope: `pr-${pr}`, revision, deliveryId },
+      { ...repositoryFields, environment: "staging", scope: `pr-${pr}`, revision, deliveryId },
     ]);
-    expect(await scopeStateClient(env, `pr-${pr}`).read()).toMatchObject({
+    expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toMatchObject({
       status: "closed",
       revision,
       deliveryId,
@@ -47,7 +50,7 @@ describe("pull_request webhooks", () => {
     });
     expect(await response.json()).toMatchObject({ applied: true, status: "open", destroysEnqueued: 0 });
     expect(receiver.sent).toEqual([]);
-    expect(await scopeStateClient(env, `pr-${pr}`).read()).toMatchObject({
+    expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toMatchObject({
       status: "open",
       revision: Date.parse(REOPENED_AT),
     });
@@ -59,14 +62,14 @@ describe("pull_request webhooks", () => {
     const deliveryId = crypto.randomUUID();
     const body = JSON.stringify(pullRequestPayload("closed", pr, CLOSED_AT));
     await receiver.deliver({ body, deliveryId });
-    const before = await scopeStateClient(env, `pr-${pr}`).read();
+    const before = await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read();
     receiver.sent.length = 0;
 
     const replay = await receiver.deliver({ body, deliveryId });
     expect(replay.status).toBe(200);
     expect(await replay.json()).toMatchObject({ duplicate: true, destroysEnqueued: 0 });
     expect(receiver.sent).toEqual([]);
-    expect(await scopeStateClient(env, `pr-${pr}`).read()).toEqual(before);
+    expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toEqual(before);
   });
 
   it("a close replayed after a reopen does not close the scope again", async () => {
@@ -81,7 +84,7 @@ describe("pull_request webhooks", () => {
     const replay = await receiver.deliver({ body: closeBody, deliveryId: closeId });
     expect(await replay.json()).toMatchObject({ duplicate: true, status: "open" });
     expect(receiver.sent).toEqual([]);
-    expect((await scopeStateClient(env, `pr-${pr}`).read()).status).toBe("open");
+    expect((await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).status).toBe("open");
   });
 
   it("a receiver that stored a close but died before enqueueing re-sends the destroys on redelivery", async () => {
@@ -90,7 +93,11 @@ describe("pull_request webhooks", () => {
     const deliveryId = crypto.randomUUID();
     const revision = Date.parse(CLOSED_AT);
     // The first attempt got as far as the scope-state object, never to the queue.
-    await scopeStateClient(env, `pr-${pr}`).applyEvent({ status: "closed", revision, deliveryId });
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).applyEvent({
+      status: "closed",
+      revision,
+      deliveryId,
+    });
 
     const redelivery = await receiver.deliver({
       body: JSON.stringify(pullRequestPayload("closed", pr, CLOSED_AT)),
@@ -117,7 +124,7 @@ describe("pull_request webhooks", () => {
     expect(response.status).toBe(202);
     expect(await response.json()).toMatchObject({ ignored: true, reason: "repository is not configured" });
     expect(receiver.sent).toEqual([]);
-    expect((await scopeStateClient(env, `pr-${pr}`).read()).revision).toBe(0);
+    expect((await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).revision).toBe(0);
   });
 
   it("other pull_request actions (labeled) and other events (issues) are accepted 202 and ignored", async () => {
@@ -137,6 +144,6 @@ describe("pull_request webhooks", () => {
     });
     expect(issues.status).toBe(202);
     expect(receiver.sent).toEqual([]);
-    expect((await scopeStateClient(env, `pr-${pr}`).read()).revision).toBe(0);
+    expect((await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).revision).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { WEBHOOK_MAX_BYTES } from "../../workers/webhooks/github-webhook";
 import { signGithubPayload } from "../../workers/webhooks/signature";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import {
   freshPullRequest,
   pullRequestPayload,
@@ -21,7 +22,10 @@ async function expectProblem(response: Response, status: number, code: string) {
 }
 
 async function expectUntouched(pr: number) {
-  expect(await scopeStateClient(env, `pr-${pr}`).read()).toMatchObject({ status: "open", revision: 0 });
+  expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toMatchObject({
+    status: "open",
+    revision: 0,
+  });
 }
 
 describe("webhook security", () => {
@@ -30,7 +34,7 @@ describe("webhook security", () => {
     const body = JSON.stringify(pullRequestPayload("closed", pr, UPDATED_AT));
     const response = await workerEntry().fetch(await signedRequest({ body }));
     expect(response.status).toBe(200);
-    expect(await scopeStateClient(env, `pr-${pr}`).read()).toMatchObject({
+    expect(await scopeStateClient(env, DEFAULT_REPOSITORY.id, `pr-${pr}`).read()).toMatchObject({
       status: "closed",
       revision: Date.parse(UPDATED_AT),
     });

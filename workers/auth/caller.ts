@@ -44,6 +44,8 @@ export interface ServiceCaller {
   role: Role;
   /** `environment/scope` patterns with `*` (ci tokens act only within these; admin ignores them). */
   scopes: string[];
+  /** `owner/name`: a ci token with this claim acts for that repository only (workers/auth/resolve-repository.ts). */
+  repository?: string;
 }
 
 export type Caller = GithubCaller | ServiceCaller;

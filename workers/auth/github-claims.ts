@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../shared/errors";
-import type { RepositoryConfig } from "./auth-config";
+import type { RepositoryConfig } from "../../shared/schemas/repository";
 import type { GithubCaller } from "./caller";
 
 /** The claims this service reads; GitHub sends more, which are ignored. */

@@ -1,15 +1,19 @@
 /**
  * Which caller may reach which route (DESIGN §6, §7), in one table a reviewer can read. Public:
- * liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions go through
- * authorizeScope with the environment and scope from the path; everything else needs a role.
+ * liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions
+ * go through authorizeScope with the environment and scope from the path, then resolveRepository
+ * decides which repository's scope it is (`?repository=owner/name`, the token's, or the only one
+ * configured) and puts it on the context; everything else needs a role.
  * A route missing from the table is fail-closed: reads need viewer, anything else admin.
  */
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
+import { configuredRepositories } from "../repositories/configured";
 import { authorizeScope, type ScopeAction } from "./authorize-scope";
 import { type Role, roleAtLeast } from "./caller";
+import { resolveRepository } from "./resolve-repository";
 
 const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", "/healthz"],
@@ -56,7 +60,7 @@ function minimumRole(method: string, path: string): Role {
   return "admin";
 }
 
-function callerOf(c: Context<AppEnv>) {
+export function callerOf(c: Context<AppEnv>) {
   const caller = c.get("caller");
   // Authentication runs first; a missing caller here is a wiring bug, so refuse.
   if (caller === undefined) throw new SponsonError("UNAUTHENTICATED", "authentication is required");
@@ -73,6 +77,11 @@ export function routeAccess() {
     const scoped = scopeRoute(method, path);
     if (scoped) {
       authorizeScope(caller, scoped.environment, scoped.scope, scoped.action);
+      const requested = c.req.query("repository");
+      c.set(
+        "repository",
+        resolveRepository({ caller, requested, repositories: configuredRepositories(c.env) }),
+      );
     } else {
       assertRole(caller.role, minimumRole(method, path), `${method} ${path}`);
     }

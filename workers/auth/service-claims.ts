@@ -1,5 +1,6 @@
 /** Service-token claims → Caller (DESIGN §7). Pure; the signature and lifetime were verified before. */
 import { z } from "zod";
+import { repositoryNameSchema } from "../../shared/schemas/repository";
 import { patternProblem } from "../policy/glob";
 import type { ServiceCaller } from "./caller";
 import { roleSchema } from "./caller";
@@ -15,9 +16,17 @@ export const serviceClaimsSchema = z.object({
   sub: z.string().min(1).max(200),
   role: roleSchema,
   scopes: z.array(scopePatternSchema).max(100).optional(),
+  /** `owner/name`: binds a ci token to one repository's scopes. */
+  repository: repositoryNameSchema.optional(),
 });
 export type ServiceClaims = z.infer<typeof serviceClaimsSchema>;
 
 export function serviceCaller(claims: ServiceClaims): ServiceCaller {
-  return { kind: "service", subject: claims.sub, role: claims.role, scopes: claims.scopes ?? [] };
+  return {
+    kind: "service",
+    subject: claims.sub,
+    role: claims.role,
+    scopes: claims.scopes ?? [],
+    ...(claims.repository === undefined ? {} : { repository: claims.repository }),
+  };
 }

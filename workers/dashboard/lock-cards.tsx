@@ -36,6 +36,12 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
         <span class="mono">{lock.key}</span>
       </h3>
       <dl class="facts">
+        {lock.repository ? (
+          <>
+            <dt>repository</dt>
+            <dd class="mono repository">{lock.repository.name}</dd>
+          </>
+        ) : null}
         {lock.identity ? (
           <>
             <dt>object</dt>

@@ -29,6 +29,7 @@ export function RecentRuns({ runs }: { runs: RunView[] }) {
                 <tr data-run={r.id}>
                   <td>{formatUtc(r.finishedAt)}</td>
                   <td class="mono">
+                    {r.repository ? <span class="repository">{r.repository.name} </span> : null}
                     {r.environment}/{r.scope}
                   </td>
                   <td>{r.action}</td>

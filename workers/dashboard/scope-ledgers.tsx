@@ -21,8 +21,10 @@ export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: nu
           class="scope"
           open={s.ledger.length > 0 && scopes.length <= 6}
           data-scope={`${s.environment}/${s.scope}`}
+          data-repository={s.repository.name}
         >
           <summary>
+            <span class="mono repository">{s.repository.name}</span>{" "}
             <strong class="mono">
               {s.environment}/{s.scope}
             </strong>{" "}

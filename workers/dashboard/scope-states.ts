@@ -9,23 +9,29 @@ import { type ScopeStateView, scopeStateClient } from "../scope-state/scope-stat
 /** null: the object could not be read. */
 export type ScopeStateShown = Omit<ScopeStateView, "scope"> | null;
 
+/** Scope states are kept per repository: `pr-5` of two repositories are two scopes. */
+export function scopeStateKey(repositoryId: number, scope: string): string {
+  return `${repositoryId}/${scope}`;
+}
+
 export async function readScopeStates(
   env: Env,
-  scopes: readonly string[],
+  scopes: ReadonlyArray<{ repositoryId: number; scope: string }>,
 ): Promise<Map<string, ScopeStateShown>> {
-  const unique = [...new Set(scopes)];
+  const unique = [...new Map(scopes.map((s) => [scopeStateKey(s.repositoryId, s.scope), s])).values()];
   const states = await Promise.all(
-    unique.map(async (scope): Promise<ScopeStateShown> => {
+    unique.map(async ({ repositoryId, scope }): Promise<ScopeStateShown> => {
       try {
-        const { status, revision, deliveryId, changedAt } = await scopeStateClient(env, scope).read();
+        const state = await scopeStateClient(env, repositoryId, scope).read();
+        const { status, revision, deliveryId, changedAt } = state;
         return { status, revision, deliveryId, changedAt };
       } catch (err) {
-        console.warn(`dashboard: scope state of ${scope} unreadable: ${String(err)}`);
+        console.warn(`dashboard: scope state of ${repositoryId}/${scope} unreadable: ${String(err)}`);
         return null;
       }
     }),
   );
-  return new Map(unique.map((scope, i) => [scope, states[i] ?? null]));
+  return new Map(unique.map((s, i) => [scopeStateKey(s.repositoryId, s.scope), states[i] ?? null]));
 }
 
 /** The pull_request action that set a state: only `closed` and `reopened` move a scope. */

@@ -5,12 +5,15 @@
  */
 import type { Env } from "../../shared/env";
 import { holdingText } from "../../shared/holding-text";
+import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
+import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView } from "../locks/ledger-view";
-import { R2ReceiptStore } from "../receipts/r2-receipt-store";
-import { readScopeStates, type ScopeStateShown } from "./scope-states";
+import { configuredReceiptStore } from "../receipts/configured-store";
+import { configuredRepositories } from "../repositories/configured";
+import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
 
 /** Receipts read per render: the most recently written scopes. */
 export const SCOPES_SHOWN = 30;
@@ -28,6 +31,8 @@ export interface LedgerRow {
 }
 
 export interface ScopeView {
+  /** The repository the scope belongs to (name from configuration; `#<id>` when no longer configured). */
+  repository: RepositoryRef;
   environment: string;
   scope: string;
   updatedAt: number;
@@ -40,6 +45,7 @@ export interface ScopeView {
 
 export interface RunView {
   id: string;
+  repository?: RepositoryRef;
   environment: string;
   scope: string;
   action: RunRecord["action"];
@@ -52,6 +58,8 @@ export interface RunView {
 export interface LockView {
   key: string;
   kind: LockState["kind"];
+  /** A scope lock's repository, from its key. */
+  repository: RepositoryRef | null;
   identity: string | null;
   holder: string;
   since: number;
@@ -67,11 +75,13 @@ export interface Snapshot {
   totalScopes: number;
 }
 
-export function lockView(state: LockState): LockView | null {
+export function lockView(state: LockState, repositories: readonly RepositoryRef[] = []): LockView | null {
   if (!state.held || state.holder === null || state.since === null || state.expiresAt === null) return null;
+  const parsed = parseLockKey(state.key);
   return {
     key: state.key,
     kind: state.kind,
+    repository: parsed?.kind === "scope" ? repositoryRefById(parsed.repositoryId, repositories) : null,
     identity: state.identity,
     holder: state.holder,
     since: state.since,
@@ -99,6 +109,7 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
     for (const run of r.runs) {
       runs.push({
         id: run.id,
+        ...(r.repository ? { repository: r.repository } : {}),
         environment: r.environment,
         scope: r.scope,
         action: run.action,
@@ -113,32 +124,36 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
 }
 
 export async function loadSnapshot(env: Env, now: () => number = Date.now): Promise<Snapshot> {
-  const store = new R2ReceiptStore(env.RECEIPTS);
+  const store = configuredReceiptStore(env);
+  const repositories = configuredRepositories(env);
   const [held, summaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
   const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(0, SCOPES_SHOWN);
   const receipts: Receipt[] = [];
   const scopes = await Promise.all(
     newest.map(async (s): Promise<ScopeView> => {
-      const base = { environment: s.environment, scope: s.scope, updatedAt: s.uploadedAt };
+      const repository = repositoryRefById(s.repositoryId, repositories);
+      const base = { repository, environment: s.environment, scope: s.scope, updatedAt: s.uploadedAt };
       try {
-        const { receipt } = await store.read(s.environment, s.scope);
+        const { receipt } = await store.read(base);
         receipts.push(receipt);
-        return { ...base, ledger: ledgerRows(await ledgerView(env, receipt)) };
+        return { ...base, ledger: ledgerRows(await ledgerView(env, repository, receipt)) };
       } catch (err) {
         // One unreadable receipt must not hide every other scope; the message names no secret.
-        console.warn(`dashboard: receipt ${s.environment}/${s.scope} unreadable: ${String(err)}`);
+        console.warn(
+          `dashboard: receipt ${repository.name}:${s.environment}/${s.scope} unreadable: ${String(err)}`,
+        );
         return { ...base, ledger: [], problem: "this scope's receipt could not be read" };
       }
     }),
   );
   const states = await readScopeStates(
     env,
-    scopes.map((s) => s.scope),
+    scopes.map((s) => ({ repositoryId: s.repository.id, scope: s.scope })),
   );
   return {
     now: now(),
-    locks: held.map(lockView).filter((l): l is LockView => l !== null),
-    scopes: scopes.map((s) => ({ ...s, state: states.get(s.scope) ?? null })),
+    locks: held.map((l) => lockView(l, repositories)).filter((l): l is LockView => l !== null),
+    scopes: scopes.map((s) => ({ ...s, state: states.get(scopeStateKey(s.repository.id, s.scope)) ?? null })),
     runs: recentRuns(receipts),
     totalScopes: summaries.length,
   };

@@ -4,9 +4,11 @@
  */
 import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";
+import { repositoryRefById } from "../../shared/schemas/repository";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
-import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import { configuredReceiptStore } from "../receipts/configured-store";
+import { configuredRepositories } from "../repositories/configured";
 import type { SweepParts } from "../sweep/sweep";
 import type { ScopeState } from "./deps";
 import { createEngine, type ProviderTransport } from "./wire";
@@ -26,12 +28,18 @@ async function destroyClosedScope(
   transport: ProviderTransport,
 ): Promise<DestroyResult> {
   const engine = createEngine(env, transport);
+  // The id decides; the name is for the receipt (the configured one, else the one the close carried).
+  const configured = repositoryRefById(job.repositoryId, configuredRepositories(env));
+  const repository =
+    configured.name.startsWith("#") && job.repositoryName
+      ? { ...configured, name: job.repositoryName }
+      : configured;
   const guard = (state: ScopeState) => {
     const decision = destroyDecision({ ...state, scope: job.scope, deliveryId: null, changedAt: 0 }, job);
     return decision.proceed ? null : `${decision.skip.outcome}: ${decision.skip.detail ?? ""}`;
   };
   const result = await engine.destroy(
-    { environment: job.environment, scope: job.scope, wait: true },
+    { repository, environment: job.environment, scope: job.scope, wait: true },
     undefined,
     guard,
   );
@@ -58,21 +66,27 @@ async function resolveStaleIntents(
   { olderThan }: { olderThan: number },
   transport: ProviderTransport,
 ): Promise<{ resolved: number; detail?: string }> {
-  const store = new R2ReceiptStore(env.RECEIPTS);
+  const store = configuredReceiptStore(env);
+  const repositories = configuredRepositories(env);
   const engine = createEngine(env, transport);
   let resolved = 0;
   const busy: string[] = [];
   for (const summary of await store.listScopes()) {
-    const { receipt } = await store.read(summary.environment, summary.scope);
+    const address = {
+      repository: repositoryRefById(summary.repositoryId, repositories),
+      environment: summary.environment,
+      scope: summary.scope,
+    };
+    const { receipt } = await store.read(address);
     const stale = receipt.intents.filter((i) => i.at < olderThan);
     if (stale.length === 0) continue;
     try {
-      await engine.recover({ environment: summary.environment, scope: summary.scope });
+      await engine.recover(address);
       resolved += stale.length;
     } catch (err) {
       // A run holds the scope now; it resolves the intents itself before it writes.
       if (isSponsonError(err) && err.code === "LOCK_HELD")
-        busy.push(`${summary.environment}/${summary.scope}`);
+        busy.push(`${address.repository.name}:${summary.environment}/${summary.scope}`);
       else throw err;
     }
   }
@@ -80,6 +94,8 @@ async function resolveStaleIntents(
 }
 
 async function scopesOwningEntries(env: Env) {
-  const scopes = await new R2ReceiptStore(env.RECEIPTS).listScopes();
-  return scopes.filter((s) => s.entries > 0).map(({ environment, scope }) => ({ environment, scope }));
+  const scopes = await configuredReceiptStore(env).listScopes();
+  return scopes
+    .filter((s) => s.entries > 0)
+    .map(({ repositoryId, environment, scope }) => ({ repositoryId, environment, scope }));
 }

@@ -8,7 +8,8 @@ import type { ReceiptStore } from "../receipts/receipt-store";
 import type { OpRegistry } from "./op-registry";
 
 export interface LockProvider {
-  scope(environment: string, scope: string): LockTarget;
+  /** The scope lock `scope:<repository id>/<environment>/<scope>`. */
+  scope(repositoryId: number, environment: string, scope: string): LockTarget;
   /** Refuses (INTERNAL) an identity that holds a registered secret. */
   parent(identity: string): Promise<LockTarget>;
 }
@@ -20,7 +21,8 @@ export interface ScopeState {
 }
 
 export interface ScopeGate {
-  read(scope: string): Promise<ScopeState>;
+  /** The state of one repository's scope (scopes of two repositories never share it). */
+  read(repositoryId: number, scope: string): Promise<ScopeState>;
 }
 
 export interface WriteCheck {

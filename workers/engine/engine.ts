@@ -6,6 +6,7 @@
 import { SponsonError } from "../../shared/errors";
 import type { Plan } from "../../shared/schemas/plan";
 import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
@@ -22,6 +23,8 @@ import { newRunId, Run } from "./run";
 import { scopeClosedError } from "./scope-closed";
 
 export interface ScopeRequest {
+  /** The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id. */
+  repository: RepositoryRef;
   environment: string;
   scope: string;
   wait?: boolean;
@@ -85,8 +88,8 @@ export class Engine {
     const { resolved, refused } = this.#admit(req.plan, req.environment, req.scope);
     if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit);
     const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), "preview", req.environment, req.scope, now, emit);
-    const session = await ReceiptSession.open(this.#deps.store, req.environment, req.scope);
+    const run = new Run(newRunId(now), "preview", req, now, emit);
+    const session = await ReceiptSession.open(this.#deps.store, req);
     await previewLines(this.#contexts(), run, session, resolved);
     return run.result(this.#deps.clock.now());
   }
@@ -184,7 +187,7 @@ export class Engine {
 
   #refusedRun(action: RunAction, req: ScopeRequest, refused: RefusedLine[], emit: Emit) {
     const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), action, req.environment, req.scope, now, emit);
+    const run = new Run(newRunId(now), action, req, now, emit);
     for (const { error, line, op } of refused) {
       run.line({
         id: line,
@@ -216,7 +219,7 @@ export class Engine {
   ): Promise<RunResult> {
     const deps = this.#deps;
     // Authorization-relevant state, read before the lease (seed 002 D1).
-    const before = deps.gate ? await deps.gate.read(req.scope) : null;
+    const before = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
       throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
     }
@@ -224,7 +227,7 @@ export class Engine {
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
     // ever made while a lease is held.
     const contexts = this.#contexts();
-    const { receipt: stored } = await deps.store.read(req.environment, req.scope);
+    const { receipt: stored } = await deps.store.read(req);
     refuse?.(stored);
     await contexts.prepare([
       ...planConnections,
@@ -232,18 +235,22 @@ export class Engine {
     ]);
     const waiting = this.#waiting(req);
     const runId = newRunId(deps.clock.now());
-    const lease = await Lease.acquire(deps.locks.scope(req.environment, req.scope), runId, {
-      ttlMs: deps.ttlMs,
-      wait: waiting.wait,
-      waitTimeoutMs: waiting.waitTimeoutMs,
-      clock: deps.clock,
-      onWarning: deps.warn,
-    });
+    const lease = await Lease.acquire(
+      deps.locks.scope(req.repository.id, req.environment, req.scope),
+      runId,
+      {
+        ttlMs: deps.ttlMs,
+        wait: waiting.wait,
+        waitTimeoutMs: waiting.waitTimeoutMs,
+        clock: deps.clock,
+        onWarning: deps.warn,
+      },
+    );
     let run: Run | undefined;
     try {
       // Seed 002 D1: the state authorization consumed is read again under the lease; any change
       // refuses the run before it writes anything.
-      const after = deps.gate ? await deps.gate.read(req.scope) : null;
+      const after = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
         if (action === "apply" && after.status === "closed") {
@@ -259,8 +266,8 @@ export class Engine {
           },
         );
       }
-      run = new Run(runId, action, req.environment, req.scope, deps.clock.now(), emit);
-      const session = await ReceiptSession.open(deps.store, req.environment, req.scope);
+      run = new Run(runId, action, req, deps.clock.now(), emit);
+      const session = await ReceiptSession.open(deps.store, req);
       const skip = guard && after ? guard(after) : null;
       if (skip !== null) {
         run.skip(skip);

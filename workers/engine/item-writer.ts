@@ -219,10 +219,16 @@ export class ItemWriter {
     const changes: OwnerChange[] = [];
     for (const summary of await this.#deps.store.listScopes()) {
       if (!mayName(summary.parents, parent)) continue;
-      const { receipt } = await this.#deps.store.read(summary.environment, summary.scope);
+      // The id is what ownership keys on; the name is only for display.
+      const address = {
+        repository: { id: summary.repositoryId, name: `#${summary.repositoryId}` },
+        environment: summary.environment,
+        scope: summary.scope,
+      };
+      const { receipt } = await this.#deps.store.read(address);
       for (const entry of receipt.ledger) {
         if (entry.parent !== parent) continue;
-        changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(receipt) });
+        changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(address) });
       }
     }
     return changes;

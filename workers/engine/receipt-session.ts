@@ -4,22 +4,25 @@
  */
 import type { Intent, LedgerEntry, Receipt, RunRecord } from "../../shared/schemas/receipt";
 import { RUNS_KEPT } from "../../shared/schemas/receipt";
-import type { ReceiptStore } from "../receipts/receipt-store";
+import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
 
 export class ReceiptSession {
   readonly #store: ReceiptStore;
+  readonly #address: ScopeAddress;
   #receipt: Receipt;
   #etag: string | null;
 
-  private constructor(store: ReceiptStore, receipt: Receipt, etag: string | null) {
+  private constructor(store: ReceiptStore, address: ScopeAddress, receipt: Receipt, etag: string | null) {
     this.#store = store;
-    this.#receipt = receipt;
+    this.#address = address;
+    // Every save names the scope's repository, also for a receipt written before they did.
+    this.#receipt = { ...receipt, repository: { id: address.repository.id, name: address.repository.name } };
     this.#etag = etag;
   }
 
-  static async open(store: ReceiptStore, environment: string, scope: string): Promise<ReceiptSession> {
-    const { receipt, etag } = await store.read(environment, scope);
-    return new ReceiptSession(store, receipt, etag);
+  static async open(store: ReceiptStore, address: ScopeAddress): Promise<ReceiptSession> {
+    const { receipt, etag } = await store.read(address);
+    return new ReceiptSession(store, address, receipt, etag);
   }
 
   get receipt(): Readonly<Receipt> {
@@ -74,7 +77,7 @@ export class ReceiptSession {
   /** Removes the receipt once the scope owns nothing (destroy). */
   async delete(): Promise<void> {
     if (this.#etag === null) return;
-    await this.#store.remove(this.#receipt.environment, this.#receipt.scope, this.#etag);
+    await this.#store.remove(this.#address, this.#etag);
     this.#etag = null;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { type ErrorInfo, isSponsonError } from "../../shared/errors";
 import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
 
@@ -20,6 +21,7 @@ export function errorInfo(err: unknown): ErrorInfo {
 export class Run {
   readonly id: string;
   readonly action: RunAction;
+  readonly repository: RepositoryRef;
   readonly environment: string;
   readonly scope: string;
   readonly startedAt: number;
@@ -32,14 +34,22 @@ export class Run {
   #error: ErrorInfo | undefined;
   #skipped: string | undefined;
 
-  constructor(id: string, action: RunAction, environment: string, scope: string, now: number, emit: Emit) {
+  constructor(
+    id: string,
+    action: RunAction,
+    address: { repository: RepositoryRef; environment: string; scope: string },
+    now: number,
+    emit: Emit,
+  ) {
+    const { environment, scope } = address;
     this.id = id;
     this.action = action;
+    this.repository = { id: address.repository.id, name: address.repository.name };
     this.environment = environment;
     this.scope = scope;
     this.startedAt = now;
     this.#emit = emit;
-    emit({ type: "run", run: { id: this.id, environment, scope, action } });
+    emit({ type: "run", run: { id: this.id, repository: this.repository, environment, scope, action } });
   }
 
   get failed(): boolean {
@@ -100,6 +110,7 @@ export class Run {
     const result: RunResult = {
       run: {
         id: this.id,
+        repository: this.repository,
         environment: this.environment,
         scope: this.scope,
         action: this.action,

@@ -14,7 +14,7 @@ import { Connections, parseConnections } from "../connections/connections";
 import { lockTarget } from "../locks/lock-target";
 import { assertWrite } from "../policy/check-write";
 import { policyFromEnv } from "../policy/policy-schema";
-import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import { configuredReceiptStore } from "../receipts/configured-store";
 import { scopeStateClient } from "../scope-state/scope-state-client";
 import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "./deps";
 import { Engine } from "./engine";
@@ -59,7 +59,7 @@ function secretsFromEnv(env: Env): SecretRegistry {
 
 /** The scope's state object (DESIGN §7): read before the scope lease and again under it. */
 function scopeStateGate(env: Env): ScopeGate {
-  return { read: (scope) => scopeStateClient(env, scope).read() };
+  return { read: (repositoryId, scope) => scopeStateClient(env, repositoryId, scope).read() };
 }
 
 /** The service's own write policy (workers/policy), checked before any lock and under the lease. */
@@ -73,7 +73,8 @@ function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
 
 function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   return {
-    scope: (environment, scope) => lockTarget(env, scopeLockKey(environment, scope)),
+    scope: (repositoryId, environment, scope) =>
+      lockTarget(env, scopeLockKey(repositoryId, environment, scope)),
     parent: async (identity) => lockTarget(env, await parentLockKey(identity, secrets), identity),
   };
 }
@@ -91,7 +92,7 @@ export function createEngine(
   const secrets = secretsFromEnv(env);
   const providerFetch = transport(env);
   const deps: EngineDeps = {
-    store: new R2ReceiptStore(env.RECEIPTS),
+    store: configuredReceiptStore(env),
     locks: durableLocks(env, secrets),
     ops,
     connections: new Connections(parseConnections(env.SPONSON_CONNECTIONS, PROVIDER_TYPES)),

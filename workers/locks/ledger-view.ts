@@ -7,11 +7,16 @@ import type { Env } from "../../shared/env";
 import { parentLockKey } from "../../shared/lock-keys";
 import { type ItemOwnership, ownerOf } from "../../shared/schemas/ownership";
 import type { Receipt, ReceiptView } from "../../shared/schemas/receipt";
+import type { RepositoryRef } from "../../shared/schemas/repository";
 import { SecretRegistry } from "../../shared/secrets";
 import { lockStub } from "./lock-target";
 
-export async function ledgerView(env: Env, receipt: Receipt): Promise<ReceiptView> {
-  const me = ownerOf(receipt);
+export async function ledgerView(
+  env: Env,
+  repository: RepositoryRef,
+  receipt: Receipt,
+): Promise<ReceiptView> {
+  const me = ownerOf({ repository, environment: receipt.environment, scope: receipt.scope });
   const parents = [...new Set(receipt.ledger.map((e) => e.parent).filter((p): p is string => p !== null))];
   const byParent = new Map<string, ItemOwnership[]>();
   await Promise.all(

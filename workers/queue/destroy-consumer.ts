@@ -7,8 +7,8 @@ import type { Env } from "../../shared/env";
 import {
   type DestroyResult,
   type DestroyRunner,
+  parseQueuedDestroy,
   type QueuedDestroy,
-  queuedDestroySchema,
 } from "./queued-destroy";
 import { retryDelaySeconds } from "./retry-backoff";
 
@@ -30,7 +30,7 @@ async function consumeOne(
   env: Env,
   runDestroy: DestroyRunner,
 ): Promise<DestroyReport> {
-  const parsed = queuedDestroySchema.safeParse(message.body);
+  const parsed = parseQueuedDestroy(env, message.body);
   if (!parsed.success) {
     // A body no runner can use will not improve with retries; drop it loudly.
     const error = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");

@@ -6,12 +6,18 @@
 import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";
+import { repositoryIdSchema } from "../../shared/schemas/repository";
+import { configuredRepositories, legacyRepository } from "../repositories/configured";
 
 /** Must match wrangler.toml: the consumer dispatches on the batch's queue name. */
 export const DESTROY_QUEUE_NAME = "sponson-destroys";
 export const DEAD_LETTER_QUEUE_NAME = "sponson-destroys-dlq";
 
 export const queuedDestroySchema = z.object({
+  /** The repository whose scope is destroyed: only that repository's receipt, lock and state. */
+  repositoryId: repositoryIdSchema,
+  /** Its name when the close was received (for receipts and logs; the id decides). */
+  repositoryName: z.string().min(1).max(201).optional(),
   environment: z.string().refine(isValidEnvironment, "not a valid environment name"),
   scope: z.string().refine(isValidScope, "not a valid scope name"),
   /** The revision of the close that asked for this destroy (pull_request.updated_at, epoch ms). */
@@ -21,6 +27,19 @@ export const queuedDestroySchema = z.object({
   redrives: z.number().int().nonnegative().optional(),
 });
 export type QueuedDestroy = z.infer<typeof queuedDestroySchema>;
+
+/**
+ * A queued body as a job. Jobs enqueued before scopes carried a repository have no
+ * `repositoryId`: they belong to the one configured repository, and with several configured they
+ * are refused (malformed) rather than guessed.
+ */
+export function parseQueuedDestroy(env: Env, body: unknown) {
+  const parsed = queuedDestroySchema.safeParse(body);
+  if (parsed.success || typeof body !== "object" || body === null || "repositoryId" in body) return parsed;
+  const only = legacyRepository(configuredRepositories(env));
+  if (only === undefined) return parsed;
+  return queuedDestroySchema.safeParse({ ...body, repositoryId: only.id, repositoryName: only.name });
+}
 
 export type DestroyOutcome = "destroyed" | "skipped-reopened" | "skipped-stale";
 

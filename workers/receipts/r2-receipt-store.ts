@@ -17,10 +17,25 @@
  * skipped by listScopes, and a create replaces it with a second conditional put on the tombstone's
  * own etag (still atomic: two creators racing over one tombstone → one wins). Tombstones are never
  * deleted by the store, for the same reason; each is a few hundred bytes.
+ *
+ * Migration: receipts written before scopes carried a repository live at
+ * `receipts/<environment>/<scope>.json`. When the store is told which repository they belong to
+ * (exactly one configured: `legacyRepositoryId`), a read that finds no current key reads the legacy
+ * one, and the next write creates the current key (If-None-Match: *, so two migrating writers
+ * cannot both win) and then deletes the legacy key. Once the current key exists it shadows the
+ * legacy one everywhere, so a delete that failed half-way loses nothing.
  */
 import { SponsonError } from "../../shared/errors";
 import { emptyReceipt, type Receipt, receiptSchema } from "../../shared/schemas/receipt";
-import { parseReceiptKey, receiptKey, receiptPrefix } from "./layout";
+import {
+  legacyReceiptKey,
+  parseLegacyReceiptKey,
+  parseReceiptKey,
+  RECEIPTS_PREFIX,
+  type ReceiptAddress,
+  receiptKey,
+  receiptPrefix,
+} from "./layout";
 import {
   isTombstone,
   parseObjectMetadata,
@@ -28,15 +43,20 @@ import {
   tombstoneBody,
   tombstoneMetadata,
 } from "./object-metadata";
-import type { ReceiptStore, ScopeSummary, StoredReceipt } from "./receipt-store";
+import type { ReceiptStore, ScopeAddress, ScopeFilter, ScopeSummary, StoredReceipt } from "./receipt-store";
 
 /** R2 lists at most 1000 keys a page. */
 const MAX_LIST_PAGE = 1000;
+
+/** Marks a version read from a legacy key: the next write moves the receipt (R2 etags are hex). */
+const LEGACY_ETAG = "legacy:";
 
 export interface R2ReceiptStoreOptions {
   /** Keys asked for per list() page (1–1000); small in tests to exercise the cursor. */
   listPageSize?: number;
   now?: () => number;
+  /** The repository receipts at pre-repository keys belong to; unset: they are never read. */
+  legacyRepositoryId?: number;
 }
 
 function concurrentModification(environment: string, scope: string): SponsonError {
@@ -47,29 +67,54 @@ function concurrentModification(environment: string, scope: string): SponsonErro
   );
 }
 
+type PutOptions = R2PutOptions & { customMetadata: Record<string, string> };
+
 export class R2ReceiptStore implements ReceiptStore {
   readonly #bucket: R2Bucket;
   readonly #pageSize: number;
   readonly #now: () => number;
+  readonly #legacyId: number | undefined;
 
   constructor(bucket: R2Bucket, options: R2ReceiptStoreOptions = {}) {
     this.#bucket = bucket;
     this.#pageSize = Math.min(Math.max(Math.trunc(options.listPageSize ?? MAX_LIST_PAGE), 1), MAX_LIST_PAGE);
     this.#now = options.now ?? Date.now;
+    this.#legacyId = options.legacyRepositoryId;
   }
 
-  async read(environment: string, scope: string): Promise<StoredReceipt> {
-    const key = receiptKey(environment, scope);
+  async read(address: ScopeAddress): Promise<StoredReceipt> {
+    const { repository, environment, scope } = address;
+    const key = receiptKey(repository.id, environment, scope);
     const object = await this.#bucket.get(key);
-    if (object === null || isTombstone(object.customMetadata)) {
-      return { receipt: emptyReceipt(environment, scope), etag: null };
+    if (object === null && repository.id === this.#legacyId) {
+      const legacy = await this.#readLegacy(address);
+      if (legacy !== null) return legacy;
     }
-    return { receipt: parseReceiptBody(key, await object.text(), environment, scope), etag: object.etag };
+    if (object === null || isTombstone(object.customMetadata)) {
+      return { receipt: emptyReceipt(repository, environment, scope), etag: null };
+    }
+    return { receipt: parseReceiptBody(key, await object.text(), address), etag: object.etag };
+  }
+
+  async #readLegacy(address: ScopeAddress): Promise<StoredReceipt | null> {
+    const key = legacyReceiptKey(address.environment, address.scope);
+    const object = await this.#bucket.get(key);
+    if (object === null || isTombstone(object.customMetadata)) return null;
+    return {
+      receipt: parseReceiptBody(key, await object.text(), address),
+      etag: `${LEGACY_ETAG}${object.etag}`,
+    };
   }
 
   async write(receipt: Receipt, etag: string | null): Promise<string> {
-    const { environment, scope } = receipt;
-    const key = receiptKey(environment, scope);
+    const { environment, scope, repository } = receipt;
+    if (repository === undefined) {
+      throw new SponsonError(
+        "INTERNAL",
+        `refusing to write receipt ${environment}/${scope} without its repository`,
+      );
+    }
+    const key = receiptKey(repository.id, environment, scope);
     const checked = receiptSchema.safeParse(receipt);
     if (!checked.success) {
       throw new SponsonError("INTERNAL", `refusing to write an invalid receipt to ${key}`, {
@@ -78,10 +123,13 @@ export class R2ReceiptStore implements ReceiptStore {
       });
     }
     const body = JSON.stringify(checked.data);
-    const options = {
+    const options: PutOptions = {
       httpMetadata: { contentType: "application/json" },
       customMetadata: receiptMetadata(checked.data, this.#now()),
     };
+    if (etag?.startsWith(LEGACY_ETAG)) {
+      return this.#migrate(key, body, options, checked.data, etag.slice(LEGACY_ETAG.length));
+    }
     if (etag !== null) {
       const written = await this.#bucket.put(key, body, { ...options, onlyIf: { etagMatches: etag } });
       if (written === null) throw concurrentModification(environment, scope);
@@ -99,20 +147,47 @@ export class R2ReceiptStore implements ReceiptStore {
     return revived.etag;
   }
 
-  async remove(environment: string, scope: string, etag: string): Promise<void> {
-    const key = receiptKey(environment, scope);
+  /** A receipt read from its legacy key is written to its current key, then the legacy key goes. */
+  async #migrate(
+    key: string,
+    body: string,
+    options: PutOptions,
+    receipt: Receipt,
+    legacyEtag: string,
+  ): Promise<string> {
+    const { environment, scope } = receipt;
+    const legacyKey = legacyReceiptKey(environment, scope);
+    const legacy = await this.#bucket.head(legacyKey);
+    if (legacy === null || legacy.etag !== legacyEtag) throw concurrentModification(environment, scope);
+    // Only one writer creates the current key; a second one that read the same legacy version fails here.
+    const created = await this.#bucket.put(key, body, { ...options, onlyIf: { etagDoesNotMatch: "*" } });
+    if (created === null) throw concurrentModification(environment, scope);
+    await this.#bucket.delete(legacyKey);
+    return created.etag;
+  }
+
+  async remove(address: ScopeAddress, etag: string): Promise<void> {
+    const { repository, environment, scope } = address;
+    const legacy = etag.startsWith(LEGACY_ETAG);
+    const key = legacy ? legacyReceiptKey(environment, scope) : receiptKey(repository.id, environment, scope);
     const now = this.#now();
     const tombstone = await this.#bucket.put(key, tombstoneBody(environment, scope, now), {
       httpMetadata: { contentType: "application/json" },
       customMetadata: tombstoneMetadata(now),
-      onlyIf: { etagMatches: etag },
+      onlyIf: { etagMatches: legacy ? etag.slice(LEGACY_ETAG.length) : etag },
     });
     if (tombstone === null) throw concurrentModification(environment, scope);
   }
 
-  async listScopes(environment?: string): Promise<ScopeSummary[]> {
-    const prefix = receiptPrefix(environment);
+  async listScopes(filter: ScopeFilter = {}): Promise<ScopeSummary[]> {
+    const { repositoryId, environment } = filter;
+    const legacyId = this.#legacyId;
+    const withLegacy = legacyId !== undefined && (repositoryId === undefined || repositoryId === legacyId);
+    const prefix = withLegacy ? RECEIPTS_PREFIX : receiptPrefix(repositoryId, environment);
     const scopes: ScopeSummary[] = [];
+    /** `environment/scope` of the legacy repository that have a current key (live or tombstone). */
+    const moved = new Set<string>();
+    const legacy: Array<{ object: R2Object; address: ReceiptAddress }> = [];
     let cursor: string | undefined;
     do {
       // With `include`, R2 may return fewer keys than `limit` on a page that is not the last one:
@@ -124,17 +199,31 @@ export class R2ReceiptStore implements ReceiptStore {
         ...(cursor === undefined ? {} : { cursor }),
       });
       for (const object of page.objects) {
-        const summary = await this.#summarize(object);
-        if (summary !== null) scopes.push(summary);
+        const current = parseReceiptKey(object.key);
+        if (current !== null) {
+          if (repositoryId !== undefined && current.repositoryId !== repositoryId) continue;
+          if (environment !== undefined && current.environment !== environment) continue;
+          if (current.repositoryId === legacyId) moved.add(`${current.environment}/${current.scope}`);
+          const summary = await this.#summarize(object, current);
+          if (summary !== null) scopes.push(summary);
+          continue;
+        }
+        const old = withLegacy ? parseLegacyReceiptKey(object.key) : null;
+        if (old === null || legacyId === undefined) continue;
+        if (environment !== undefined && old.environment !== environment) continue;
+        legacy.push({ object, address: { repositoryId: legacyId, ...old } });
       }
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor !== undefined);
+    for (const { object, address } of legacy) {
+      if (moved.has(`${address.environment}/${address.scope}`)) continue;
+      const summary = await this.#summarize(object, address);
+      if (summary !== null) scopes.push(summary);
+    }
     return scopes;
   }
 
-  async #summarize(object: R2Object): Promise<ScopeSummary | null> {
-    const address = parseReceiptKey(object.key);
-    if (address === null) return null;
+  async #summarize(object: R2Object, address: ReceiptAddress): Promise<ScopeSummary | null> {
     const metadata = parseObjectMetadata(object.customMetadata);
     if (metadata?.kind === "tombstone") return null;
     const uploadedAt = object.uploaded.getTime();
@@ -143,13 +232,19 @@ export class R2ReceiptStore implements ReceiptStore {
       return { ...address, entries: metadata.entries, uploadedAt, ...parents };
     }
     // Written without our metadata (by hand, or by an older version): read the receipt itself.
-    const { receipt, etag } = await this.read(address.environment, address.scope);
-    return etag === null ? null : { ...address, entries: receipt.ledger.length, uploadedAt };
+    const stored = await this.#bucket.get(object.key);
+    if (stored === null || isTombstone(stored.customMetadata)) return null;
+    const repository = { id: address.repositoryId, name: `#${address.repositoryId}` };
+    const receipt = parseReceiptBody(object.key, await stored.text(), { ...address, repository });
+    return { ...address, entries: receipt.ledger.length, uploadedAt };
   }
 }
 
-/** A receipt body that is not JSON or not a receipt is an INTERNAL error naming its key. */
-function parseReceiptBody(key: string, text: string, environment: string, scope: string): Receipt {
+/**
+ * A receipt body that is not JSON, not a receipt, or names another scope is an INTERNAL error
+ * naming its key. The repository is the one addressed (its configured name, for display).
+ */
+function parseReceiptBody(key: string, text: string, address: ScopeAddress): Receipt {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -163,11 +258,16 @@ function parseReceiptBody(key: string, text: string, environment: string, scope:
       issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
     });
   }
-  if (parsed.data.environment !== environment || parsed.data.scope !== scope) {
+  const { environment, scope, repository } = parsed.data;
+  if (
+    environment !== address.environment ||
+    scope !== address.scope ||
+    (repository !== undefined && repository.id !== address.repository.id)
+  ) {
     throw new SponsonError("INTERNAL", `receipt ${key} names another scope`, {
       key,
-      found: `${parsed.data.environment}/${parsed.data.scope}`,
+      found: `${repository?.id ?? "?"}/${environment}/${scope}`,
     });
   }
-  return parsed.data;
+  return { ...parsed.data, repository: { id: address.repository.id, name: address.repository.name } };
 }

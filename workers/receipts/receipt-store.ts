@@ -4,14 +4,27 @@
  * overwritten.
  */
 import type { Receipt } from "../../shared/schemas/receipt";
+import type { RepositoryRef } from "../../shared/schemas/repository";
+
+/** One scope: a repository (by id; the name is for display), an environment and a scope name. */
+export interface ScopeAddress {
+  repository: RepositoryRef;
+  environment: string;
+  scope: string;
+}
 
 export interface StoredReceipt {
   receipt: Receipt;
-  /** null when no receipt exists yet: the next write must create it. */
+  /**
+   * The version read, handed back unchanged to write or remove; null when no receipt exists yet
+   * (the next write must create it). Opaque: for a receipt read from its pre-repository key it
+   * also says so, and the next write moves it.
+   */
   etag: string | null;
 }
 
 export interface ScopeSummary {
+  repositoryId: number;
   environment: string;
   scope: string;
   entries: number;
@@ -20,12 +33,17 @@ export interface ScopeSummary {
   parents?: string;
 }
 
+export interface ScopeFilter {
+  repositoryId?: number;
+  environment?: string;
+}
+
 export interface ReceiptStore {
   /** The receipt, or an empty one (etag null) when the scope has none. */
-  read(environment: string, scope: string): Promise<StoredReceipt>;
-  /** Writes if the stored etag still equals `etag` (null: only if absent); returns the new etag. */
+  read(address: ScopeAddress): Promise<StoredReceipt>;
+  /** Writes `receipt` (its `repository` is required) if the stored version still equals `etag`. */
   write(receipt: Receipt, etag: string | null): Promise<string>;
-  /** Deletes if the stored etag still equals `etag`. */
-  remove(environment: string, scope: string, etag: string): Promise<void>;
-  listScopes(environment?: string): Promise<ScopeSummary[]>;
+  /** Deletes if the stored version still equals `etag`. */
+  remove(address: ScopeAddress, etag: string): Promise<void>;
+  listScopes(filter?: ScopeFilter): Promise<ScopeSummary[]>;
 }

@@ -25,7 +25,7 @@ const keyParam = z.object({
     .string()
     .min(1)
     .max(300)
-    .openapi({ param: { name: "key", in: "path" }, example: "scope:preview/pr-1" }),
+    .openapi({ param: { name: "key", in: "path" }, example: "scope:186853002/preview/pr-1" }),
 });
 
 const lockState = withOpenApi(lockStateSchema, "LockState");
@@ -91,7 +91,7 @@ function knownKey(key: string): string {
   if (lockKind(key) === null) {
     throw new SponsonError(
       "NOT_FOUND",
-      `"${key}" is not a lock key (scope:<environment>/<scope> or _locks/<hash>)`,
+      `"${key}" is not a lock key (scope:<repository id>/<environment>/<scope> or _locks/<hash>)`,
     );
   }
   return key;

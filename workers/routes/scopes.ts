@@ -1,6 +1,11 @@
-/** The scope endpoints of DESIGN §6: apply, preview, destroy, rollback, ledger, scope listing. */
+/**
+ * The scope endpoints of DESIGN §6: apply, preview, destroy, rollback, ledger, scope listing. A
+ * scope belongs to one repository: `?repository=owner/name` names it, or the caller's token does,
+ * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
+ */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
+import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import {
   applyBodySchema,
   destroyBodySchema,
@@ -12,6 +17,8 @@ import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
 import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
+import { resolveRepositoryFilter } from "../auth/resolve-repository";
+import { callerOf } from "../auth/route-access";
 import type { Engine } from "../engine/engine";
 import {
   AUTH_CODES,
@@ -23,11 +30,21 @@ import {
 import { answerRun, NDJSON } from "../http/run-response";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
-import { R2ReceiptStore } from "../receipts/r2-receipt-store";
+import { configuredReceiptStore } from "../receipts/configured-store";
+import { configuredRepositories } from "../repositories/configured";
 
 const scopePath = scopePathSchema.extend({
   environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
   scope: withOpenApi(scopePathSchema.shape.scope, { example: "pr-12" }),
+});
+
+const repositoryQuery = z.object({
+  repository: withOpenApi(repositoryNameSchema.optional(), {
+    param: { name: "repository", in: "query" },
+    description:
+      "owner/name of the repository the scope belongs to; optional when the token names it or one repository is configured",
+    example: "acme/web",
+  }),
 });
 
 const runResponses = {
@@ -61,6 +78,7 @@ function runRoute<B extends z.ZodType>(action: string, body: B, summary: string)
     security: bearerSecurity,
     request: {
       params: scopePath,
+      query: repositoryQuery,
       body: { content: { "application/json": { schema: body } }, required: true },
     },
     responses: runResponses,
@@ -91,13 +109,13 @@ const ledgerRoute = createRoute({
   tags: ["scopes"],
   summary: "The scope's receipt: ledger, intents, last runs",
   security: bearerSecurity,
-  request: { params: scopePath },
+  request: { params: scopePath, query: repositoryQuery },
   responses: {
     200: {
       description: "The scope's receipt",
       content: { "application/json": { schema: withOpenApi(receiptViewSchema, "Receipt") } },
     },
-    ...problemResponses("VALIDATION", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
   },
 });
 
@@ -108,7 +126,9 @@ const listRoute = createRoute({
   tags: ["scopes"],
   summary: "Scopes that have receipts",
   security: bearerSecurity,
-  request: { query: z.object({ environment: scopePathSchema.shape.environment.optional() }) },
+  request: {
+    query: repositoryQuery.extend({ environment: scopePathSchema.shape.environment.optional() }),
+  },
   responses: {
     200: {
       description: "Scopes that have receipts",
@@ -118,7 +138,7 @@ const listRoute = createRoute({
         },
       },
     },
-    ...problemResponses("VALIDATION", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
   },
 });
 
@@ -130,6 +150,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
       const { environment, scope } = c.req.valid("param");
       const body = c.req.valid("json");
       const req = {
+        repository: repositoryRef(c.get("repository")),
         environment,
         scope,
         plan: body.plan,
@@ -141,18 +162,26 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
       const { plan } = c.req.valid("json");
-      return answerRun(c, (emit) => engineFor(c.env).preview({ environment, scope, plan }, emit)) as never;
+      const req = { repository: repositoryRef(c.get("repository")), environment, scope, plan };
+      return answerRun(c, (emit) => engineFor(c.env).preview(req, emit)) as never;
     })
     .openapi(destroyRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
       const body = c.req.valid("json");
-      const req = { environment, scope, wait: body.wait, waitTimeoutMs: waitMs(body.waitTimeoutSeconds) };
+      const req = {
+        repository: repositoryRef(c.get("repository")),
+        environment,
+        scope,
+        wait: body.wait,
+        waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+      };
       return answerRun(c, (emit) => engineFor(c.env).destroy(req, emit)) as never;
     })
     .openapi(rollbackRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
       const body = c.req.valid("json");
       const req = {
+        repository: repositoryRef(c.get("repository")),
         environment,
         scope,
         runId: body.runId,
@@ -163,13 +192,24 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     })
     .openapi(ledgerRoute, async (c) => {
       const { environment, scope } = c.req.valid("param");
-      const { receipt } = await new R2ReceiptStore(c.env.RECEIPTS).read(environment, scope);
-      return c.json(await ledgerView(c.env, receipt), 200);
+      const repository = repositoryRef(c.get("repository"));
+      const { receipt } = await configuredReceiptStore(c.env).read({ repository, environment, scope });
+      return c.json(await ledgerView(c.env, repository, receipt), 200);
     })
     .openapi(listRoute, async (c) => {
-      const { environment } = c.req.valid("query");
-      const summaries = await new R2ReceiptStore(c.env.RECEIPTS).listScopes(environment);
+      const { environment, repository: requested } = c.req.valid("query");
+      const repositories = configuredRepositories(c.env);
+      // A caller bound to a repository lists only its scopes; others may list every repository's.
+      const only = resolveRepositoryFilter({ caller: callerOf(c), requested, repositories });
+      const summaries = await configuredReceiptStore(c.env).listScopes({
+        ...(only === null ? {} : { repositoryId: only.id }),
+        ...(environment === undefined ? {} : { environment }),
+      });
       // Parent tags are the store's own bookkeeping, not part of the answer.
-      return c.json({ scopes: summaries.map(({ parents: _tags, ...summary }) => summary) }, 200);
+      const scopes = summaries.map(({ repositoryId, parents: _tags, ...summary }) => ({
+        repository: repositoryRefById(repositoryId, repositories),
+        ...summary,
+      }));
+      return c.json({ scopes }, 200);
     });
 }

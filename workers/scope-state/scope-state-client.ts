@@ -1,6 +1,7 @@
 /**
- * The Worker's typed view of one scope's state object. Every environment of a scope shares it:
- * a pull request is closed everywhere at once (DESIGN §7).
+ * The Worker's typed view of one scope's state object, `scope-state:<repository id>/<scope>`: a
+ * scope belongs to one repository, so two repositories' `pr-5` have two objects. Every environment
+ * of a scope shares it: a pull request is closed everywhere at once (DESIGN §7).
  *
  * Staleness recheck (seed 002 D1) for the engine: `read()` before the scope lease, `read()` again
  * under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
@@ -9,11 +10,12 @@ import type { ScopeStatus } from "../../durable-objects/scope-state-rules";
 import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "../../durable-objects/scope-state-types";
 import type { Env } from "../../shared/env";
 import { type Result, SponsonError, unwrap } from "../../shared/errors";
-import { isValidScope } from "../../shared/lock-keys";
+import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
 
 export type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus };
 
 export interface ScopeStateClient {
+  readonly repositoryId: number;
   readonly scope: string;
   read(): Promise<ScopeStateView>;
   applyEvent(event: ScopeEvent): Promise<ApplyOutcome>;
@@ -27,17 +29,19 @@ interface ScopeStateApi {
   markEnqueued(req: { deliveryId: string }): Promise<void>;
 }
 
-export function scopeStateObjectName(scope: string): string {
-  return `scope-state:${scope}`;
+export function scopeStateObjectName(repositoryId: number, scope: string): string {
+  assertRepositoryId(repositoryId);
+  return `scope-state:${repositoryId}/${scope}`;
 }
 
-export function scopeStateClient(env: Env, scope: string): ScopeStateClient {
+export function scopeStateClient(env: Env, repositoryId: number, scope: string): ScopeStateClient {
   if (!isValidScope(scope)) {
     throw new SponsonError("VALIDATION", `scope "${scope}" must be pr-<n>, branch-<name> or main`);
   }
   const ns = env.SCOPE_STATE;
-  const stub = ns.get(ns.idFromName(scopeStateObjectName(scope))) as unknown as ScopeStateApi;
+  const stub = ns.get(ns.idFromName(scopeStateObjectName(repositoryId, scope))) as unknown as ScopeStateApi;
   return {
+    repositoryId,
     scope,
     read: () => stub.read({ scope }),
     applyEvent: async (event) => unwrap(await stub.applyEvent({ scope, ...event })),

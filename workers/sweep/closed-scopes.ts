@@ -7,6 +7,7 @@ import type { Env } from "../../shared/env";
 import { scopeStateClient } from "../scope-state/scope-state-client";
 
 export interface ScopeRef {
+  repositoryId: number;
   environment: string;
   scope: string;
 }
@@ -22,11 +23,12 @@ export async function closedScopesWithEntries(
   const states = new Map<string, Promise<{ status: string; revision: number }>>();
   const found: ClosedScopeWithEntries[] = [];
   for (const ref of owning) {
-    // One read per scope name: its state object is shared by every environment.
-    let state = states.get(ref.scope);
+    // One read per repository's scope: its state object is shared by every environment.
+    const name = `${ref.repositoryId}/${ref.scope}`;
+    let state = states.get(name);
     if (state === undefined) {
-      state = scopeStateClient(env, ref.scope).read();
-      states.set(ref.scope, state);
+      state = scopeStateClient(env, ref.repositoryId, ref.scope).read();
+      states.set(name, state);
     }
     const { status, revision } = await state;
     if (status === "closed") found.push({ ...ref, revision });

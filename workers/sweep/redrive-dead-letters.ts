@@ -6,7 +6,7 @@
  */
 import type { Env } from "../../shared/env";
 import { DEAD_LETTER_PREFIX, deadLetterSchema } from "../queue/dead-letters";
-import { queuedDestroySchema } from "../queue/queued-destroy";
+import { parseQueuedDestroy } from "../queue/queued-destroy";
 
 export const MAX_REDRIVES = 3;
 export const REDRIVE_BATCH_LIMIT = 100;
@@ -24,7 +24,7 @@ export async function redriveDeadLetters(env: Env): Promise<RedriveReport> {
     const stored = await env.RECEIPTS.get(object.key);
     if (stored === null) continue; // another sweep got there first
     const letter = deadLetterSchema.safeParse(await stored.json().catch(() => null));
-    const job = letter.success ? queuedDestroySchema.safeParse(letter.data.body) : null;
+    const job = letter.success ? parseQueuedDestroy(env, letter.data.body) : null;
     if (!job?.success) {
       report.unusable.push(object.key);
       continue;

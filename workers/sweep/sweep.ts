@@ -14,7 +14,7 @@ export interface SweepParts {
     env: Env,
     args: { olderThan: number; now: number },
   ): Promise<{ resolved: number; detail?: string }>;
-  /** Every (environment, scope) whose ledger still owns at least one entry. */
+  /** Every (repository id, environment, scope) whose ledger still owns at least one entry. */
   scopesOwningEntries(env: Env): Promise<ScopeRef[]>;
 }
 

@@ -3,16 +3,20 @@
  * in one batch, then confirmed to the scope-state object so a replayed delivery does not re-send.
  */
 import type { Env } from "../../shared/env";
+import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { QueuedDestroy } from "../queue/queued-destroy";
 import type { ScopeEvent, ScopeStateClient } from "../scope-state/scope-state-client";
 import { destroyEnvironments } from "./webhook-config";
 
 export async function enqueueDestroys(
   env: Env,
+  repository: RepositoryRef,
   client: ScopeStateClient,
   event: ScopeEvent,
 ): Promise<number> {
   const jobs: QueuedDestroy[] = destroyEnvironments(env).map((environment) => ({
+    repositoryId: repository.id,
+    repositoryName: repository.name,
     environment,
     scope: client.scope,
     revision: event.revision,

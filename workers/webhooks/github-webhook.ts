@@ -9,11 +9,11 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
 import { problemResponses, publicSecurity } from "../http/openapi-problems";
+import { configuredRepositories, configuredRepositoryOf } from "../repositories/configured";
 import { applyScopeEvent } from "./apply-scope-event";
 import { pullRequestEventSchema, scopeEventOf } from "./pull-request-event";
 import { readRawBody } from "./raw-body";
 import { verifyGithubSignature } from "./signature";
-import { configuredRepositories, isConfiguredRepository } from "./webhook-config";
 
 /** Pull request payloads are tens of kilobytes; GitHub's own cap is 25 MB. */
 export const WEBHOOK_MAX_BYTES = 1024 * 1024;
@@ -22,6 +22,7 @@ const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
 
 const outcomeSchema = z.object({
   delivery: z.string(),
+  repository: z.object({ id: z.number(), name: z.string() }).optional(),
   scope: z.string().optional(),
   duplicate: z.boolean().optional(),
   ignored: z.boolean().optional(),
@@ -74,16 +75,19 @@ export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRout
     throw new SponsonError("VALIDATION", "not a pull_request payload", { issues });
   }
   const event = parsed.data;
-  if (
-    !isConfiguredRepository(configuredRepositories(c.env), event.repository.id, event.repository.full_name)
-  ) {
-    return ignore("repository is not configured");
-  }
+  // By the payload's id, and its name too: the close acts only on this repository's scopes.
+  const repository = configuredRepositoryOf(
+    configuredRepositories(c.env),
+    event.repository.id,
+    event.repository.full_name,
+  );
+  if (repository === undefined) return ignore("repository is not configured");
   const target = scopeEventOf(event, delivery);
   if (target === null) return ignore(`action ${event.action} does not change a scope`);
 
-  const outcome = await applyScopeEvent(c.env, target.scope, target.event);
-  return c.json({ delivery, scope: target.scope, ...outcome }, 200);
+  const ref = { id: repository.id, name: repository.name };
+  const outcome = await applyScopeEvent(c.env, ref, target.scope, target.event);
+  return c.json({ delivery, repository: ref, scope: target.scope, ...outcome }, 200);
 });
 
 function parseJson(body: Uint8Array): unknown {

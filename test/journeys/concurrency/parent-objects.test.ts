@@ -10,6 +10,7 @@ import { R2ReceiptStore } from "../../../workers/receipts/r2-receipt-store";
 import { apply, destroy, testApp } from "../../helpers/app";
 import { auth0Client, configureHost, freshAuth0Domain } from "../../helpers/emulators";
 import { APP_CLIENT, previewPlan, seedTenant } from "../../helpers/plans";
+import { scopeAddress } from "../../helpers/repositories";
 
 const APPLYING = 8;
 const DESTROYING = 2;
@@ -26,7 +27,7 @@ async function unionOfLedgers(scopes: string[]) {
   const store = new R2ReceiptStore(env.RECEIPTS);
   const want = { callbacks: new Set([UNRELATED]), logout: new Set<string>(), origins: new Set<string>() };
   for (const scope of scopes) {
-    const { receipt } = await store.read("preview", scope);
+    const { receipt } = await store.read(scopeAddress("preview", scope));
     for (const entry of receipt.ledger) {
       const list =
         entry.op === "auth0.callbackUrl"

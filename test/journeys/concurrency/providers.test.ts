@@ -24,6 +24,7 @@ import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
 import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
 import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
 
 const SCOPES = 6;
 
@@ -172,7 +173,14 @@ async function race(provider: string, parentLocks: boolean) {
   await configureHost(shared.host, { readBarrier: SCOPES });
   const runs = await Promise.all(
     scopes.map((scope) =>
-      engine.apply({ environment: "preview", scope, plan: shared.plan, wait: true, waitTimeoutMs: 60_000 }),
+      engine.apply({
+        repository: DEFAULT_REPOSITORY,
+        environment: "preview",
+        scope,
+        plan: shared.plan,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      }),
     ),
   );
   await configureHost(shared.host, {});

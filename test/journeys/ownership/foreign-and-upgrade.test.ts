@@ -12,6 +12,7 @@ import { apply, call, destroy, testApp } from "../../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../../helpers/emulators";
 import { appIdentity, freshPr, receipt } from "../../helpers/engine";
 import { APP_CLIENT, auth0Connection, auth0Plan, seedTenant } from "../../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
 const app = testApp();
 const LOCAL = "http://localhost:3000/callback";
@@ -84,6 +85,7 @@ describe("upgrade from receipts without ownership", () => {
     await new R2ReceiptStore(env.RECEIPTS).write(
       {
         version: 1,
+        repository: DEFAULT_REPOSITORY,
         environment: "preview",
         scope: older,
         revision: 1,
