@@ -22,6 +22,16 @@ export default defineConfig({
           GITHUB_WEBHOOK_SECRET: "test-only-github-webhook-secret",
           // The repository of @octokit/webhooks-examples' payloads, and two destroy environments.
           SPONSON_REPOSITORIES: JSON.stringify([{ name: "Codertocat/Hello-World", id: 186853002 }]),
+          // The one connection the Worker's own background entries (queue consumer, cron) know:
+          // tests whose runs happen there use its tenant (test/helpers/plans.ts, BACKGROUND_DOMAIN).
+          SPONSON_CONNECTIONS: JSON.stringify({
+            "auth0-background.us.auth0.com": {
+              type: "auth0",
+              environments: ["preview", "staging"],
+              config: { domain: "background.us.auth0.com", clientId: "sponson-test-m2m" },
+              secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
+            },
+          }),
           SPONSON_ENVIRONMENTS: JSON.stringify(["preview", "staging"]),
         },
       },

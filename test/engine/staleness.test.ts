@@ -55,7 +55,7 @@ describe("staleness recheck under the scope lease", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    const key = `scope:preview/${scope}`;
+    const key = `scope:${DEFAULT_REPOSITORY.id}/preview/${scope}`;
     const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
     if (!held.ok) throw new Error("setup");
     const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {

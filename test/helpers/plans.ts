@@ -9,6 +9,13 @@ export const APP_CLIENT = "preview-app";
 /** The Worker secret the test connections name (vitest.config.ts binds its value). */
 export const SECRET_NAME = "AUTH0_CLIENT_SECRET";
 
+/**
+ * The tenant whose connection the Worker's own bindings configure (vitest.config.ts): runs made by
+ * the queue consumer or the cron entry read the Worker's env, not the connections a test registers.
+ * One test file at a time may use it.
+ */
+export const BACKGROUND_DOMAIN = "background.us.auth0.com";
+
 /** The connection to the emulated tenant `domain` (registered as service configuration). */
 export function auth0Connection(domain: string): string {
   return registerConnection(`auth0-${domain}`, {

@@ -12,7 +12,7 @@ import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { call, type TestApp, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
-import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
+import { APP_CLIENT, auth0Plan, BACKGROUND_DOMAIN, seedTenant } from "../helpers/plans";
 import {
   bearer,
   githubIssuer,
@@ -36,7 +36,8 @@ const twoRepositories = {
   SPONSON_AUDIENCE: TEST_AUDIENCE,
 } as typeof env;
 
-const domain = freshAuth0Domain("two-repos");
+// A's destroy runs in the Worker's queue consumer, which knows only the Worker's own connections.
+const domain = BACKGROUND_DOMAIN;
 /** Each repository's pr-5 adds its own URL to the same Auth0 application. */
 const planOf = (label: string) =>
   auth0Plan(domain, [
