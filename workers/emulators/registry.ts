@@ -24,3 +24,8 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {
   return EMULATORS.find((m) => m.matches(host));
 }
+
+/** The name of the emulator object that answers `url` (its host, unless the module says otherwise). */
+export function emulatorObjectName(url: URL): string {
+  return emulatorFor(url.host)?.objectName?.(url) ?? url.host;
+}

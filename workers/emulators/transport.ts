@@ -4,12 +4,13 @@
  * instead of the network. Production config does not set EMULATORS.
  */
 import type { Env } from "../../shared/env";
+import { emulatorObjectName } from "./registry";
 
 export function providerFetch(env: Env): typeof fetch {
   if (env.EMULATORS !== "on") return fetch;
   return (input, init) => {
     const request = new Request(input, init);
-    const host = new URL(request.url).host;
-    return env.PROVIDER_EMULATOR.get(env.PROVIDER_EMULATOR.idFromName(host)).fetch(request);
+    const name = emulatorObjectName(new URL(request.url));
+    return env.PROVIDER_EMULATOR.get(env.PROVIDER_EMULATOR.idFromName(name)).fetch(request);
   };
 }

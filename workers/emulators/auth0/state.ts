@@ -47,6 +47,53 @@ export const auth0Keys = {
   demoProvisioned: "demo:provisioned",
 } as const;
 
+/**
+ * The rest of an application as Auth0 returns it (a SPA created in the dashboard, secrets and
+ * signing keys left out): GET without `fields` and every PATCH answer carry these too, with the
+ * stored record on top, so a client that reads or writes one field sees the others unchanged.
+ */
+export function auth0ClientDefaults(id: string, host: string): Record<string, unknown> {
+  return {
+    tenant: host.split(".")[0],
+    global: false,
+    is_token_endpoint_ip_header_trusted: false,
+    client_id: id,
+    description: "",
+    callback_url_template: false,
+    client_aliases: [],
+    allowed_clients: [],
+    cross_origin_authentication: false,
+    custom_login_page_on: true,
+    grant_types: ["authorization_code", "implicit", "refresh_token"],
+    is_first_party: true,
+    oidc_conformant: true,
+    sso_disabled: false,
+    token_endpoint_auth_method: "none",
+    jwt_configuration: { alg: "RS256", lifetime_in_seconds: 36000, secret_encoded: false },
+    refresh_token: {
+      expiration_type: "expiring",
+      leeway: 0,
+      token_lifetime: 2592000,
+      idle_token_lifetime: 1296000,
+      infinite_token_lifetime: false,
+      infinite_idle_token_lifetime: false,
+      rotation_type: "rotating",
+    },
+    client_metadata: {},
+    organization_usage: "deny",
+    organization_require_behavior: "no_prompt",
+    require_pushed_authorization_requests: false,
+    require_proof_of_possession: false,
+    compliance_level: null,
+    native_social_login: { apple: { enabled: false }, facebook: { enabled: false } },
+  };
+}
+
+/** The application as the API shows it: Auth0's defaults under what the tenant holds. */
+export function auth0ClientView(record: Auth0ClientRecord, host: string): Record<string, unknown> {
+  return { ...auth0ClientDefaults(record.client_id, host), ...record };
+}
+
 /** A full client record from a partial seed: lists default to empty, other fields kept as given. */
 export function clientRecord(id: string, seed: Partial<Auth0ClientRecord> = {}): Auth0ClientRecord {
   return {
