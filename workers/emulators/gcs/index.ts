@@ -2,30 +2,13 @@
  * storage.googleapis.com, the bucket CORS subset of the JSON API (PROVIDERS.md §6): GET and PATCH
  * /storage/v1/b/{bucket} with `fields` projection and `ifMetagenerationMatch` (412 conditionNotMet
  * on a mismatch). Every PATCH increments metageneration; `cors: []` clears the field, which GCS then
- * leaves out of the resource. Storage keys: `bucket:<name>` → GcsBucket;
- * `stats:preconditionFailed` → number of 412s answered (for tests).
+ * leaves out of the resource. State: ./state.ts.
  */
 import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
-import { googleError, googleJson, RETRY_AFTER_SECONDS } from "../firebase/google-errors";
-import {
-  CLOUD_PLATFORM,
-  type GoogleTokenClaims,
-  hasScope,
-  verifyGoogleToken,
-} from "../firebase/google-token";
+import { CLOUD_PLATFORM, type GoogleTokenClaims, hasScope, verifyGoogleToken } from "../google/access-token";
+import { googleError, googleJson, RETRY_AFTER_SECONDS } from "../google/responses";
 import { provisionDemoGcsBucket } from "./demo";
-
-export interface GcsBucket {
-  members: Record<string, "admin" | "viewer">;
-  metageneration: number;
-  cors?: unknown[];
-  location?: string;
-}
-
-export const gcsKeys = {
-  bucket: (name: string) => `bucket:${name}`,
-  preconditionFailed: "stats:preconditionFailed",
-};
+import { type GcsBucket, gcsKeys } from "./state";
 
 const BUCKET_PATH = /^\/storage\/v1\/b\/([^/]+)$/;
 const SCOPES = [CLOUD_PLATFORM, "https://www.googleapis.com/auth/devstorage.full_control"];
@@ -98,7 +81,10 @@ export const gcsEmulator: ProviderEmulatorModule = {
   async handle(request, state) {
     const url = new URL(request.url);
     provisionDemoGcsBucket(url.pathname, state);
-    const claims = await verifyGoogleToken(request.headers.get("authorization"), Date.now());
+    const claims = await verifyGoogleToken(request.headers.get("authorization"), Date.now(), {
+      host: url.host,
+      state,
+    });
     if (!claims) {
       return googleError(401, "Invalid Credentials", {
         reason: "authError",
@@ -134,3 +120,6 @@ export const gcsEmulator: ProviderEmulatorModule = {
     });
   },
 };
+
+export { DEMO_GCS_BUCKET } from "./demo";
+export { type GcsBucket, gcsKeys } from "./state";

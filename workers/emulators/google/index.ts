@@ -1,41 +1,21 @@
 /**
- * oauth2.googleapis.com: POST /token with the jwt-bearer grant (PROVIDERS.md §4). The assertion is
+ * The Google token host, oauth2.googleapis.com: POST /token with the jwt-bearer grant (PROVIDERS.md §4). The assertion is
  * checked like Google does: the signing service account must exist (its public key is seeded), the
  * RS256 signature must verify, aud must be the token endpoint, and the lifetime at most one hour.
  * Storage keys: `sa:<email>` → GoogleServiceAccount.
  */
-import { decodeJwt, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
+import { decodeJwt, importJWK, jwtVerify } from "jose";
 import type { ProviderEmulatorModule } from "../emulator";
-import { DEMO_GOOGLE_ACCOUNT } from "./demo";
-import { googleJson } from "./google-errors";
-import { issueGoogleToken } from "./google-token";
-
-export interface GoogleServiceAccount {
-  publicJwk: JWK;
-}
-
-export const googleKeys = { serviceAccount: (email: string) => `sa:${email}` } as const;
+import { issueGoogleToken } from "./access-token";
+import { DEMO_GOOGLE_ACCOUNT, demoJwtOk } from "./demo";
+import { googleJson } from "./responses";
+import { type GoogleServiceAccount, googleKeys } from "./state";
 export const GOOGLE_TOKEN_LIFETIME_SECONDS = 3_599;
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 const AUDIENCE = "https://oauth2.googleapis.com/token";
 
 const oauthError = (status: number, error: string, description: string) =>
   googleJson(status, { error, error_description: description });
-
-/** A well-formed RS256 assertion for the token endpoint, live now, at most an hour long. */
-function demoAssertionOk(assertion: string, claims: ReturnType<typeof decodeJwt>): boolean {
-  const nowSeconds = Date.now() / 1000;
-  const { iat, exp } = claims;
-  return (
-    decodeProtectedHeader(assertion).alg === "RS256" &&
-    claims.aud === AUDIENCE &&
-    typeof iat === "number" &&
-    typeof exp === "number" &&
-    exp > nowSeconds &&
-    exp - iat <= 3600 &&
-    iat <= nowSeconds + 300
-  );
-}
 
 export const googleOAuthEmulator: ProviderEmulatorModule = {
   provider: "google-oauth2",
@@ -71,7 +51,7 @@ export const googleOAuthEmulator: ProviderEmulatorModule = {
         : undefined;
     if (claims.iss === DEMO_GOOGLE_ACCOUNT && !account) {
       // The demo account (./demo.ts): claims checked, signature not (its key is made at each start).
-      if (!demoAssertionOk(assertion, claims))
+      if (!demoJwtOk(assertion, claims, AUDIENCE))
         return oauthError(400, "invalid_grant", "Invalid JWT Signature.");
     } else {
       if (!account) return oauthError(400, "invalid_grant", "Invalid grant: account not found");
@@ -110,3 +90,14 @@ export const googleOAuthEmulator: ProviderEmulatorModule = {
     );
   },
 };
+
+export { CLOUD_PLATFORM, type GoogleTokenClaims, hasScope, verifyGoogleToken } from "./access-token";
+export { DEMO_GOOGLE_ACCOUNT } from "./demo";
+export {
+  GOOGLE_STATUS,
+  googleError,
+  googleJson,
+  RETRY_AFTER_SECONDS,
+  UNAUTHENTICATED_MESSAGE,
+} from "./responses";
+export { type GoogleServiceAccount, googleKeys } from "./state";
