@@ -119,7 +119,10 @@ describe("@google-cloud/storage", () => {
   const storage = () =>
     new Storage({
       apiEndpoint: `${emulatorsUrl()}/v1/emulators/${STORAGE}`,
-      authClient: jwtClient(),
+      // The same JWT client class; the two packages resolve different copies of gaxios' types.
+      authClient: jwtClient() as unknown as NonNullable<
+        ConstructorParameters<typeof Storage>[0]
+      >["authClient"],
       // A custom endpoint is taken for a local emulator that needs no auth; this one checks it.
       useAuthWithCustomEndpoint: true,
       retryOptions: { autoRetry: false },
