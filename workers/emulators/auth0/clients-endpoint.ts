@@ -1,5 +1,5 @@
 /**
- * GET and PATCH /api/v2/clients/{id} (PROVIDERS.md §1). PATCH replaces each list sent, leaves the
+ * GET and PATCH /api/v2/clients/{id}. PATCH replaces each list sent, leaves the
  * others alone, and has no precondition: the last write wins, which is the race Sponson prevents.
  */
 import type { EmulatorState } from "../emulator";

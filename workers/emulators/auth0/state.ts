@@ -3,7 +3,7 @@
  *   m2m:<client id>      → M2mClient    (machine-to-machine credentials for /oauth/token)
  *   client:<client id>   → Auth0ClientRecord (the applications whose lists ops edit)
  *   token:<access token> → IssuedToken
- *   demo:provisioned     → true (a `sponson-demo.` host has been given its demo tenant)
+ *   demo:provisioned     → true (./demo.ts)
  */
 import { z } from "zod";
 import type { EmulatorState } from "../emulator";
@@ -106,22 +106,4 @@ export function clientRecord(id: string, seed: Partial<Auth0ClientRecord> = {}):
     ...seed,
     client_id: id,
   };
-}
-
-/** `npm start` works out of the box: a `sponson-demo.` tenant is provisioned on first use. */
-export const DEMO_HOST_PREFIX = "sponson-demo.";
-export const DEMO_M2M = { clientId: "sponson-local", clientSecret: "local-demo-secret" } as const;
-export const DEMO_APPLICATION_ID = "preview-app";
-
-export function provisionDemoTenant(host: string, state: EmulatorState): void {
-  if (!host.startsWith(DEMO_HOST_PREFIX) || state.get<boolean>(auth0Keys.demoProvisioned)) return;
-  state.put<M2mClient>(auth0Keys.m2m(DEMO_M2M.clientId), {
-    clientSecret: DEMO_M2M.clientSecret,
-    scopes: DEFAULT_M2M_SCOPES,
-  });
-  state.put(
-    auth0Keys.client(DEMO_APPLICATION_ID),
-    clientRecord(DEMO_APPLICATION_ID, { name: "Preview app" }),
-  );
-  state.put(auth0Keys.demoProvisioned, true);
 }
