@@ -30,8 +30,9 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // The CLI suite runs under Node against wrangler dev (vitest.node.config.ts).
-    exclude: [...configDefaults.exclude, "test/cli/**"],
+    // The CLI suite (vitest.node.config.ts) and the vendor-SDK suite (vitest.sdk.config.ts) run
+    // under Node against wrangler dev.
+    exclude: [...configDefaults.exclude, "test/cli/**", "test/sdk/**"],
     // Real queues deliver to the real consumer in the background, and it logs what it did; that
     // output may arrive after its test file ended, which the console interceptor reports as an
     // error. Console output goes straight to the terminal instead.
