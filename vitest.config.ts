@@ -39,8 +39,9 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
-    // The CLI suite and the repository checks run under Node (vitest.node.config.ts).
-    exclude: [...configDefaults.exclude, "test/cli/**", "test/repo/**"],
+    // The CLI suite, the repository checks (vitest.node.config.ts) and the vendor-SDK suite
+    // (vitest.sdk.config.ts) run under Node.
+    exclude: [...configDefaults.exclude, "test/cli/**", "test/repo/**", "test/sdk/**"],
     // Real queues deliver to the real consumer in the background, and it logs what it did; that
     // output may arrive after its test file ended, which the console interceptor reports as an
     // error. Console output goes straight to the terminal instead.

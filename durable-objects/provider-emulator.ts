@@ -4,7 +4,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
-import type { EmulatorState } from "../workers/emulators/emulator";
+import { type EmulatorState, withProviderHeaders } from "../workers/emulators/emulator";
 import { type EmulatorKnobs, type EmulatorKnobsInput, emulatorKnobsSchema } from "../workers/emulators/knobs";
 import { emulatorFor } from "../workers/emulators/registry";
 
@@ -16,6 +16,10 @@ export class ProviderEmulator extends DurableObject<Env> {
   #writes = 0;
 
   override async fetch(request: Request): Promise<Response> {
+    return withProviderHeaders(await this.#answer(request), Date.now());
+  }
+
+  async #answer(request: Request): Promise<Response> {
     const host = new URL(request.url).host;
     const module = emulatorFor(host);
     if (!module) return new Response(`no emulator for host ${host}`, { status: 502 });

@@ -28,6 +28,8 @@ export interface WranglerDevOptions {
   /** `--var`s on top of the demo Auth0 secret and SPONSON_TEST_HOOKS. */
   vars: Record<string, string>;
   readyTimeoutMs: number;
+  /** A wrangler config other than the project's (e.g. the emulators-only Worker). */
+  config?: string;
 }
 
 function freePort(): Promise<number> {
@@ -93,6 +95,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     "--persist-to",
     persistTo,
     "--show-interactive-dev-session=false",
+    ...(options.config ? ["--config", options.config] : []),
     ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   let output = "";

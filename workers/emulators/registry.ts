@@ -1,8 +1,9 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
 import type { ProviderEmulatorModule } from "./emulator";
-import { googleOAuthEmulator, identityToolkitEmulator } from "./firebase";
+import { identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
+import { googleOAuthEmulator } from "./google";
 import { kindeEmulator } from "./kinde";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
@@ -23,4 +24,9 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {
   return EMULATORS.find((m) => m.matches(host));
+}
+
+/** The name of the emulator object that answers `url` (its host, unless the module says otherwise). */
+export function emulatorObjectName(url: URL): string {
+  return emulatorFor(url.host)?.objectName?.(url) ?? url.host;
 }

@@ -4,11 +4,12 @@
  * instead of the network. The production entry (workers/index.ts) never imports this.
  */
 import type { DevEnv } from "../dev/dev-env";
+import { emulatorObjectName } from "./registry";
 
 export function providerFetch(env: DevEnv): typeof fetch {
   return (input, init) => {
     const request = new Request(input, init);
-    const host = new URL(request.url).host;
-    return env.PROVIDER_EMULATOR.get(env.PROVIDER_EMULATOR.idFromName(host)).fetch(request);
+    const name = emulatorObjectName(new URL(request.url));
+    return env.PROVIDER_EMULATOR.get(env.PROVIDER_EMULATOR.idFromName(name)).fetch(request);
   };
 }

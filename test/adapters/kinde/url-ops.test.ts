@@ -86,3 +86,29 @@ describe("kinde ITEM ops: item-level, no shared object", () => {
     );
   });
 });
+
+describe("kinde write answers", () => {
+  it("a 200 without code: OK (empty body, or another shape) is success; a 200 carrying errors is not", async () => {
+    const k = await kindeBusiness({ redirect_urls: CALLBACKS });
+    const op = kindeOp("kinde.callbackUrl");
+    const inner = k.ctx.fetch;
+    const bodies = ["", JSON.stringify({ message: "Callbacks updated" })];
+    k.ctx.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      const response = await inner(request);
+      if (request.method === "GET" || request.url.endsWith("/oauth2/token")) return response;
+      // The write landed on the emulator; its answer is swapped for the next shape under test.
+      return new Response(bodies.shift() ?? JSON.stringify({ errors: [{ code: "X", message: "x" }] }), {
+        status: 200,
+      });
+    }) as typeof fetch;
+    const a = { app: APP, url: "https://pr-a.preview.example.com/cb" };
+    await op.create(k.ctx, a, await op.inspect(k.ctx, a));
+    await op.remove(k.ctx, a, await op.inspect(k.ctx, a));
+    expect((await kindeApp(k.domain, APP))?.redirect_urls).toEqual(CALLBACKS);
+    const b = { app: APP, url: "https://pr-b.preview.example.com/cb" };
+    await expect(op.create(k.ctx, b, await op.inspect(k.ctx, b))).rejects.toMatchObject({
+      code: "PROVIDER_ERROR",
+    });
+  });
+});

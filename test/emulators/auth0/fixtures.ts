@@ -116,7 +116,14 @@ export const FIXTURES: Fixture[] = [
     path: `/api/v2/clients/${app.id}?fields=callbacks,allowed_logout_urls,web_origins,allowed_origins&include_fields=false`,
     auth: "read-only",
     status: 200,
-    body: { client_id: app.id, name: "Fixture app", app_type: "spa" },
+    // Everything else Auth0 holds on the application, e.g. its grant types and token settings.
+    body: expect.objectContaining({
+      client_id: app.id,
+      name: "Fixture app",
+      app_type: "spa",
+      grant_types: expect.any(Array),
+      jwt_configuration: expect.objectContaining({ alg: "RS256" }),
+    }),
   },
   {
     name: "read without a bearer token",
@@ -236,7 +243,7 @@ export const FIXTURES: Fixture[] = [
     auth: "full",
     json: { web_origins: ["https://c.example.com"] },
     status: 200,
-    body: {
+    body: expect.objectContaining({
       client_id: app.id,
       name: "Fixture app",
       app_type: "spa",
@@ -244,6 +251,8 @@ export const FIXTURES: Fixture[] = [
       allowed_logout_urls: app.seed.allowed_logout_urls,
       web_origins: ["https://c.example.com"],
       allowed_origins: app.seed.allowed_origins,
-    },
+      is_first_party: true,
+      token_endpoint_auth_method: "none",
+    }),
   },
 ];

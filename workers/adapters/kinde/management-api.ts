@@ -41,7 +41,18 @@ export const kindeHttp: ProviderHttpSpec = {
 };
 
 const tokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().positive() });
-const okSchema = z.object({ code: z.literal("OK") }).loose();
+/**
+ * A write's 200. Kinde documents `{code:"OK", message:"Success"}`, but the status is what says the
+ * write landed: a 200 with an empty body, no `code` or another success code is accepted. Only a body
+ * that carries Kinde's error list is refused.
+ */
+const okSchema = z.union([
+  z.literal(""),
+  z
+    .object({})
+    .loose()
+    .refine((b) => !("errors" in b), "a 200 that carries errors"),
+]);
 
 function tokenSource(ctx: KindeContext) {
   const { domain, clientId, clientSecret } = ctx.config;

@@ -1,17 +1,45 @@
 /**
- * GET and PATCH /api/v2/clients/{id} (PROVIDERS.md §1). PATCH replaces each list sent, leaves the
+ * GET and PATCH /api/v2/clients/{id}. PATCH replaces each list sent, leaves the
  * others alone, and has no precondition: the last write wins, which is the race Sponson prevents.
  */
 import type { EmulatorState } from "../emulator";
 import { apiError, json } from "./responses";
-import { type Auth0ClientRecord, auth0Keys, type IssuedToken, LIST_FIELDS } from "./state";
+import { type Auth0ClientRecord, auth0ClientView, auth0Keys, type IssuedToken, LIST_FIELDS } from "./state";
 
 export const CLIENT_PATH = /^\/api\/v2\/clients\/([^/]+)$/;
 
 /** Max entries Auth0 documents for these lists; callbacks has no confirmed limit. */
 const MAX_ENTRIES: Partial<Record<string, number>> = { allowed_logout_urls: 100, web_origins: 100 };
-const STRING_FIELDS = ["name", "description", "app_type"];
-const PATCHABLE = new Set<string>([...LIST_FIELDS, ...STRING_FIELDS]);
+type FieldType = "array" | "string" | "boolean" | "object" | "number";
+/** Writable properties of a client (Auth0's PATCH schema, the common ones) and their JSON types. */
+const PATCHABLE: Record<string, FieldType> = {
+  ...Object.fromEntries(LIST_FIELDS.map((f) => [f, "array"])),
+  client_aliases: "array",
+  allowed_clients: "array",
+  grant_types: "array",
+  name: "string",
+  description: "string",
+  app_type: "string",
+  logo_uri: "string",
+  initiate_login_uri: "string",
+  token_endpoint_auth_method: "string",
+  organization_usage: "string",
+  organization_require_behavior: "string",
+  is_first_party: "boolean",
+  oidc_conformant: "boolean",
+  sso: "boolean",
+  sso_disabled: "boolean",
+  cross_origin_authentication: "boolean",
+  custom_login_page_on: "boolean",
+  is_token_endpoint_ip_header_trusted: "boolean",
+  require_pushed_authorization_requests: "boolean",
+  jwt_configuration: "object",
+  refresh_token: "object",
+  client_metadata: "object",
+  native_social_login: "object",
+};
+/** Lists whose items must be strings. */
+const STRING_LISTS = new Set<string>([...LIST_FIELDS, "client_aliases", "allowed_clients", "grant_types"]);
 
 type Headers = Record<string, string>;
 
@@ -62,18 +90,18 @@ function validatePatch(body: unknown, headers: Headers): Response | null {
   }
   const entries = Object.entries(body);
   if (entries.length === 0) return invalidBody("'Too few properties defined (0), minimum 1'", headers);
-  const extra = entries.map(([k]) => k).filter((k) => !PATCHABLE.has(k));
+  const extra = entries.map(([k]) => k).filter((k) => !Object.hasOwn(PATCHABLE, k));
   if (extra.length > 0)
     return invalidBody(`'Additional properties not allowed: ${extra.join(",")}'`, headers);
   for (const [field, value] of entries) {
-    const wanted = STRING_FIELDS.includes(field) ? "string" : "array";
+    const wanted = PATCHABLE[field];
     if (typeName(value) !== wanted) {
       return invalidBody(
         `'Expected type ${wanted} but found type ${typeName(value)}' on property ${field}`,
         headers,
       );
     }
-    if (!Array.isArray(value)) continue;
+    if (!Array.isArray(value) || !STRING_LISTS.has(field)) continue;
     const bad = value.findIndex((item) => typeof item !== "string");
     if (bad >= 0) {
       return invalidBody(
@@ -93,7 +121,7 @@ function validatePatch(body: unknown, headers: Headers): Response | null {
 }
 
 /** `fields` + `include_fields` (default true) select what a GET returns. */
-function project(client: Auth0ClientRecord, url: URL): Record<string, unknown> {
+function project(client: Record<string, unknown>, url: URL): Record<string, unknown> {
   const fields = url.searchParams.get("fields");
   if (!fields) return client;
   const wanted = new Set(fields.split(",").map((f) => f.trim()));
@@ -112,7 +140,8 @@ export function getClient(
   if (denied) return denied;
   const client = state.get<Auth0ClientRecord>(auth0Keys.client(id));
   if (!client) return notFound(headers);
-  return json(200, project(client, new URL(request.url)), headers);
+  const url = new URL(request.url);
+  return json(200, project(auth0ClientView(client, url.host), url), headers);
 }
 
 export async function patchClient(
@@ -138,5 +167,5 @@ export async function patchClient(
   if (!client) return notFound(headers);
   const updated = { ...client, ...(body as Record<string, unknown>) };
   state.put(auth0Keys.client(id), updated);
-  return json(200, updated, headers);
+  return json(200, auth0ClientView(updated, new URL(request.url).host), headers);
 }

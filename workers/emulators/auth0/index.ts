@@ -1,13 +1,13 @@
 /**
  * The Auth0 emulator module: `/oauth/token` and `/api/v2/clients/{id}` with Auth0's paths, shapes,
- * status codes, error bodies and rate-limit headers (PROVIDERS.md §1). State lives in the host's
+ * status codes, error bodies and rate-limit headers (./responses.ts). State lives in the host's
  * emulator object (see ./state.ts for the keys); knobs (latency, barrier, failures) are applied by
  * that object before `handle` is called.
  */
 import type { ProviderEmulatorModule } from "../emulator";
 import { CLIENT_PATH, getClient, patchClient } from "./clients-endpoint";
+import { provisionDemoTenant } from "./demo";
 import { apiError, rateLimitHeaders, TOO_MANY_REQUESTS } from "./responses";
-import { provisionDemoTenant } from "./state";
 import { issueToken } from "./token-endpoint";
 
 const INJECTED_MESSAGES: Record<number, [string, string | undefined]> = {
@@ -51,3 +51,6 @@ export const auth0Emulator: ProviderEmulatorModule = {
     return apiError(status, message, errorCode, rateLimitHeaders("", nowMs, status === 429));
   },
 };
+
+export { DEMO_APPLICATION_ID, DEMO_HOST_PREFIX, DEMO_M2M } from "./demo";
+export { type Auth0ClientRecord, auth0Keys, clientRecord, DEFAULT_M2M_SCOPES, type M2mClient } from "./state";

@@ -1,6 +1,6 @@
 /**
  * Auth0's answers: the Management API error envelope `{statusCode, error, message, errorCode}`
- * and the rate-limit headers on every response (PROVIDERS.md §1; reset is UNIX epoch seconds).
+ * and the rate-limit headers on every response (reset is UNIX epoch seconds).
  */
 
 /** Reported limit: the self-service paid tier's 50 requests per second. */

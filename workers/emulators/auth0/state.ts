@@ -3,7 +3,7 @@
  *   m2m:<client id>      → M2mClient    (machine-to-machine credentials for /oauth/token)
  *   client:<client id>   → Auth0ClientRecord (the applications whose lists ops edit)
  *   token:<access token> → IssuedToken
- *   demo:provisioned     → true (a `sponson-demo.` host has been given its demo tenant)
+ *   demo:provisioned     → true (./demo.ts)
  */
 import { z } from "zod";
 import type { EmulatorState } from "../emulator";
@@ -47,6 +47,53 @@ export const auth0Keys = {
   demoProvisioned: "demo:provisioned",
 } as const;
 
+/**
+ * The rest of an application as Auth0 returns it (a SPA created in the dashboard, secrets and
+ * signing keys left out): GET without `fields` and every PATCH answer carry these too, with the
+ * stored record on top, so a client that reads or writes one field sees the others unchanged.
+ */
+export function auth0ClientDefaults(id: string, host: string): Record<string, unknown> {
+  return {
+    tenant: host.split(".")[0],
+    global: false,
+    is_token_endpoint_ip_header_trusted: false,
+    client_id: id,
+    description: "",
+    callback_url_template: false,
+    client_aliases: [],
+    allowed_clients: [],
+    cross_origin_authentication: false,
+    custom_login_page_on: true,
+    grant_types: ["authorization_code", "implicit", "refresh_token"],
+    is_first_party: true,
+    oidc_conformant: true,
+    sso_disabled: false,
+    token_endpoint_auth_method: "none",
+    jwt_configuration: { alg: "RS256", lifetime_in_seconds: 36000, secret_encoded: false },
+    refresh_token: {
+      expiration_type: "expiring",
+      leeway: 0,
+      token_lifetime: 2592000,
+      idle_token_lifetime: 1296000,
+      infinite_token_lifetime: false,
+      infinite_idle_token_lifetime: false,
+      rotation_type: "rotating",
+    },
+    client_metadata: {},
+    organization_usage: "deny",
+    organization_require_behavior: "no_prompt",
+    require_pushed_authorization_requests: false,
+    require_proof_of_possession: false,
+    compliance_level: null,
+    native_social_login: { apple: { enabled: false }, facebook: { enabled: false } },
+  };
+}
+
+/** The application as the API shows it: Auth0's defaults under what the tenant holds. */
+export function auth0ClientView(record: Auth0ClientRecord, host: string): Record<string, unknown> {
+  return { ...auth0ClientDefaults(record.client_id, host), ...record };
+}
+
 /** A full client record from a partial seed: lists default to empty, other fields kept as given. */
 export function clientRecord(id: string, seed: Partial<Auth0ClientRecord> = {}): Auth0ClientRecord {
   return {
@@ -59,22 +106,4 @@ export function clientRecord(id: string, seed: Partial<Auth0ClientRecord> = {}):
     ...seed,
     client_id: id,
   };
-}
-
-/** `npm start` works out of the box: a `sponson-demo.` tenant is provisioned on first use. */
-export const DEMO_HOST_PREFIX = "sponson-demo.";
-export const DEMO_M2M = { clientId: "sponson-local", clientSecret: "local-demo-secret" } as const;
-export const DEMO_APPLICATION_ID = "preview-app";
-
-export function provisionDemoTenant(host: string, state: EmulatorState): void {
-  if (!host.startsWith(DEMO_HOST_PREFIX) || state.get<boolean>(auth0Keys.demoProvisioned)) return;
-  state.put<M2mClient>(auth0Keys.m2m(DEMO_M2M.clientId), {
-    clientSecret: DEMO_M2M.clientSecret,
-    scopes: DEFAULT_M2M_SCOPES,
-  });
-  state.put(
-    auth0Keys.client(DEMO_APPLICATION_ID),
-    clientRecord(DEMO_APPLICATION_ID, { name: "Preview app" }),
-  );
-  state.put(auth0Keys.demoProvisioned, true);
 }

@@ -1,5 +1,5 @@
 /**
- * POST /oauth/token, client-credentials grant (PROVIDERS.md §1). Accepts JSON or form bodies like
+ * POST /oauth/token, client-credentials grant. Accepts JSON or form bodies like
  * Auth0. Issued tokens are opaque here (Auth0 issues JWTs; clients must treat them as opaque).
  */
 import { z } from "zod";

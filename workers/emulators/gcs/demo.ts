@@ -1,11 +1,11 @@
 /**
  * `npm start`: the demo bucket `sponson-demo-assets`, administered by the demo service account
- * (workers/emulators/firebase/demo.ts), exists on first use with one rule of its own.
+ * (../google/demo.ts), exists on first use with one rule of its own.
  * Storage key: `demo:provisioned` → true.
  */
 import type { EmulatorState } from "../emulator";
-import { DEMO_GOOGLE_ACCOUNT } from "../firebase/demo";
-import { type GcsBucket, gcsKeys } from "./index";
+import { DEMO_GOOGLE_ACCOUNT } from "../google/demo";
+import { type GcsBucket, gcsKeys } from "./state";
 
 export const DEMO_GCS_BUCKET = "sponson-demo-assets";
 

@@ -5,7 +5,7 @@
  * Storage key: `demo:provisioned` → true.
  */
 import type { EmulatorState } from "../emulator";
-import { KINDE_ALL_SCOPES, type KindeApp, type KindeM2m, kindeKeys } from "./index";
+import { KINDE_ALL_SCOPES, type KindeApp, type KindeM2m, kindeKeys } from "./state";
 
 export const DEMO_KINDE = {
   clientId: "sponson-local",

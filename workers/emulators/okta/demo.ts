@@ -4,7 +4,7 @@
  * Local values, not secrets. Storage key: `demo:provisioned` → true.
  */
 import type { EmulatorState } from "../emulator";
-import { oktaKeys, oktaOidcApp } from "./index";
+import { oktaKeys, oktaOidcApp } from "./state";
 
 export const DEMO_OKTA = { token: "00local-demo-okta-api-token", app: "0oasponsondemo" } as const;
 

@@ -4,7 +4,7 @@
  * Local values, not secrets. Storage keys: `demo:token`, `demo:bucket:<name>` → true.
  */
 import type { EmulatorState } from "../emulator";
-import { type R2Bucket, type R2Token, r2Keys } from "./index";
+import { type R2Bucket, type R2Token, r2Keys } from "./state";
 
 /** Account ids are 32 hex digits; this one spells nothing real. */
 export const DEMO_R2 = {

@@ -1,7 +1,8 @@
 /**
- * The body checks S3 makes on a PUT (PROVIDERS.md §6): `x-amz-content-sha256` must match the body
- * unless it says UNSIGNED-PAYLOAD, and PutBucketCors needs Content-MD5 or a flexible checksum
- * (`x-amz-checksum-crc32|crc32c|sha1|sha256`). CRC32C is accepted without being recomputed.
+ * The body checks S3 makes on a PUT: `x-amz-content-sha256` must match the body unless it says
+ * UNSIGNED-PAYLOAD, and PutBucketCors needs Content-MD5 or a flexible checksum
+ * (`x-amz-checksum-crc32|crc32c|crc64nvme|sha1|sha256`, which SDKs send with
+ * `x-amz-sdk-checksum-algorithm`). Every one is recomputed; a mismatch is 400 BadDigest.
  */
 
 function b64(bytes: ArrayBuffer | Uint8Array): string {
@@ -13,29 +14,53 @@ export async function sha256Hex(body: Uint8Array): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
+/** Reflected 32-bit CRC tables: CRC-32 (ISO-HDLC) and CRC-32C (Castagnoli). */
+const crc32Table = (poly: number) =>
+  Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k += 1) c = c & 1 ? poly ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+const CRC32_TABLE = crc32Table(0xedb88320);
+const CRC32C_TABLE = crc32Table(0x82f63b78);
 
-export function crc32(body: Uint8Array): number {
+function crc32With(table: number[], body: Uint8Array): number {
   let c = 0xffffffff;
-  for (const byte of body) c = (CRC_TABLE[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
+  for (const byte of body) c = (table[(c ^ byte) & 0xff] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
 
+export const crc32 = (body: Uint8Array) => crc32With(CRC32_TABLE, body);
+export const crc32c = (body: Uint8Array) => crc32With(CRC32C_TABLE, body);
+
+/** CRC-64/NVME: reflected polynomial 0x9A6C9329AC4BC9B5, all-ones init and final xor. */
+const MASK64 = 0xffffffffffffffffn;
+const CRC64_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = BigInt(n);
+  for (let k = 0; k < 8; k += 1) c = c & 1n ? 0x9a6c9329ac4bc9b5n ^ (c >> 1n) : c >> 1n;
+  return c;
+});
+
+export function crc64nvme(body: Uint8Array): bigint {
+  let c = MASK64;
+  for (const byte of body) c = (CRC64_TABLE[Number((c ^ BigInt(byte)) & 0xffn)] as bigint) ^ (c >> 8n);
+  return (c ^ MASK64) & MASK64;
+}
+
+/** A CRC as S3 sends it: its big-endian bytes, base64. */
+function crcBase64(value: number | bigint, bytes: 4 | 8): string {
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer);
+  if (bytes === 4) view.setUint32(0, Number(value));
+  else view.setBigUint64(0, BigInt(value));
+  return b64(out);
+}
+
 /** The checksum headers' names and what a body's value would be (base64, as S3 sends them). */
-const CHECKSUMS: Record<string, [label: string, compute: ((b: Uint8Array) => Promise<string>) | null]> = {
-  "x-amz-checksum-crc32": [
-    "CRC32",
-    async (b) => {
-      const bytes = new Uint8Array(4);
-      new DataView(bytes.buffer).setUint32(0, crc32(b)); // big-endian, as S3 encodes it
-      return b64(bytes);
-    },
-  ],
-  "x-amz-checksum-crc32c": ["CRC32C", null],
+const CHECKSUMS: Record<string, [label: string, compute: (b: Uint8Array) => Promise<string>]> = {
+  "x-amz-checksum-crc32": ["CRC32", async (b) => crcBase64(crc32(b), 4)],
+  "x-amz-checksum-crc32c": ["CRC32C", async (b) => crcBase64(crc32c(b), 4)],
+  "x-amz-checksum-crc64nvme": ["CRC64NVME", async (b) => crcBase64(crc64nvme(b), 8)],
   "x-amz-checksum-sha1": ["SHA1", async (b) => b64(await crypto.subtle.digest("SHA-1", b))],
   "x-amz-checksum-sha256": ["SHA256", async (b) => b64(await crypto.subtle.digest("SHA-256", b))],
 };
@@ -58,8 +83,8 @@ export async function checkIntegrity(headers: Headers, body: Uint8Array): Promis
     }
   }
   if (checksum !== undefined) {
-    const [label, compute] = CHECKSUMS[checksum] as [string, ((b: Uint8Array) => Promise<string>) | null];
-    if (compute && headers.get(checksum) !== (await compute(body))) {
+    const [label, compute] = CHECKSUMS[checksum] as [string, (b: Uint8Array) => Promise<string>];
+    if (headers.get(checksum) !== (await compute(body))) {
       return {
         code: "BadDigest",
         message: `The ${label} you specified did not match the calculated checksum.`,

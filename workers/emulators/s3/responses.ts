@@ -1,5 +1,5 @@
 /** S3's answers: the XML error envelope `<Error><Code/><Message/><RequestId/><HostId/></Error>`. */
-import { escapeXml } from "../../adapters/s3/cors-xml";
+import { escapeXml } from "./cors-xml";
 
 function requestIds(): Record<string, string> {
   const id = crypto.randomUUID().replaceAll("-", "").slice(0, 16).toUpperCase();

@@ -1,4 +1,4 @@
-/** Google's error envelope `{error:{code, message, status, errors?}}` (PROVIDERS.md §4, §6). */
+/** Google's error envelope `{error:{code, message, status, errors?}}`. */
 
 export function googleJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {

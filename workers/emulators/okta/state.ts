@@ -1,0 +1,48 @@
+/**
+ * What the Okta emulator keeps per org host. Storage keys:
+ *   token:<api token> → OktaToken (SSWS API tokens)
+ *   app:<app id>      → the app as stored (./apps-endpoint.ts)
+ *   demo:provisioned  → true (./demo.ts)
+ */
+
+export interface OktaToken {
+  /** A read-only admin may GET apps but not change them. */
+  readOnly?: boolean;
+}
+
+export const oktaKeys = { token: (t: string) => `token:${t}`, app: (id: string) => `app:${id}` } as const;
+
+/** An OIDC web app as Okta returns it (the fields the emulator models). */
+export function oktaOidcApp(
+  id: string,
+  oauthClient: { redirect_uris?: string[]; post_logout_redirect_uris?: string[] },
+) {
+  return {
+    id,
+    name: "oidc_client",
+    label: "Previews",
+    status: "ACTIVE",
+    created: "2026-01-05T10:00:00.000Z",
+    lastUpdated: "2026-01-05T10:00:00.000Z",
+    signOnMode: "OPENID_CONNECT",
+    credentials: {
+      userNameTemplate: { template: "${source.login}", type: "BUILT_IN" },
+      oauthClient: {
+        client_id: id,
+        token_endpoint_auth_method: "client_secret_basic",
+        autoKeyRotation: true,
+      },
+    },
+    settings: {
+      app: {},
+      oauthClient: {
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        application_type: "web",
+        consent_method: "REQUIRED",
+        ...oauthClient,
+      },
+    },
+    _links: { self: { href: `https://example.okta.com/api/v1/apps/${id}` } },
+  };
+}
