@@ -83,9 +83,9 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   };
   const args = [
     "dev",
-    // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.
+    // By default the dev entry (workers/dev/index.ts): the production Worker plus the emulators.
     "--config",
-    "wrangler.dev.toml",
+    options.config ?? "wrangler.dev.toml",
     "--ip",
     "127.0.0.1",
     "--port",
@@ -95,7 +95,6 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     "--persist-to",
     persistTo,
     "--show-interactive-dev-session=false",
-    ...(options.config ? ["--config", options.config] : []),
     ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   let output = "";
