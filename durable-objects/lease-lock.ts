@@ -5,14 +5,20 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { fail, ok, type Result } from "../shared/errors";
-import { heldIndexKey } from "../shared/lock-index";
+import { heldIndexKey, ownedObjectKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
 import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
-import type { ItemOwnership, OwnedItem, OwnerChange, OwnershipView } from "../shared/schemas/ownership";
+import type {
+  Locator,
+  OwnedItem,
+  OwnerChange,
+  OwnershipRecord,
+  OwnershipView,
+} from "../shared/schemas/ownership";
 import { decideAcquire, holdsToken, isExpired, type LeaseRow } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { announceLockChange, type LockChange } from "./lock-feed";
-import { allOwnership, applyOwnerChanges, readOwnership } from "./ownership-store";
+import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
 
 export const HISTORY_LIMIT = 50;
 /** DESIGN §4 default, used when a waiting caller names no timeout of its own. */
@@ -161,7 +167,7 @@ export class LeaseLock extends DurableObject<Env> {
   }): Promise<Result<OwnershipView>> {
     const refused = this.#fence(req, Date.now());
     if (refused) return refused;
-    return ok({ rebuilt: this.#meta("owners_rebuilt") === "1", items: readOwnership(this.#sql, req.items) });
+    return ok(this.#view(req.items));
   }
 
   /**
@@ -174,19 +180,30 @@ export class LeaseLock extends DurableObject<Env> {
     token: number;
     changes: OwnerChange[];
     rebuilt?: boolean;
+    locator?: Locator;
   }): Promise<Result<OwnershipView>> {
     const now = Date.now();
     const refused = this.#fence(req, now);
     if (refused) return refused;
     applyOwnerChanges(this.#sql, req.changes, now);
-    if (req.rebuilt) this.#setMeta("owners_rebuilt", "1");
+    if (req.locator) saveLocator(this.#sql, req.locator);
+    if (req.rebuilt && this.#meta("owners_rebuilt") !== "1") {
+      this.#setMeta("owners_rebuilt", "1");
+      // The sweep finds owned objects through this index (objects cannot be listed); written once.
+      const key = this.#meta("key");
+      if (key)
+        await this.env.RECEIPTS.put(
+          ownedObjectKey(key),
+          JSON.stringify({ key, identity: this.#meta("identity") }),
+        );
+    }
     const items = req.changes.map(({ op, key }) => ({ op, key }));
-    return ok({ rebuilt: this.#meta("owners_rebuilt") === "1", items: readOwnership(this.#sql, items) });
+    return ok(this.#view(items));
   }
 
-  /** Every owned or foreign item, read-only (ledger views, the dashboard, the sweep). */
-  async ownership(_req: { key: string }): Promise<ItemOwnership[]> {
-    return allOwnership(this.#sql);
+  /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */
+  async ownership(_req: { key: string }): Promise<OwnershipRecord> {
+    return { items: allOwnership(this.#sql), locators: allLocators(this.#sql) };
   }
 
   override async alarm(): Promise<void> {
@@ -358,6 +375,14 @@ export class LeaseLock extends DurableObject<Env> {
       }
     });
     return this.#indexSync;
+  }
+
+  #view(items: OwnedItem[]): OwnershipView {
+    return {
+      rebuilt: this.#meta("owners_rebuilt") === "1",
+      listedOps: allLocators(this.#sql).map((l) => l.op),
+      items: readOwnership(this.#sql, items),
+    };
   }
 
   /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */

@@ -34,6 +34,12 @@ const MIGRATIONS: readonly string[] = [
      since INTEGER NOT NULL,
      PRIMARY KEY (op, item)
    );`,
+  // Where each op's list lives on the object, for the sweep's orphan search.
+  `CREATE TABLE locators (
+     op TEXT PRIMARY KEY,
+     connection TEXT NOT NULL,
+     params TEXT NOT NULL
+   );`,
 ];
 
 export function migrate(sql: SqlStorage): void {

@@ -2,7 +2,7 @@
  * The owners and foreign-item tables of a lock object (lease-schema.ts, migration 2). Plain SQL
  * over the object's own storage: the lease object decides who may call these (the current holder).
  */
-import type { ItemOwnership, OwnedItem, OwnerChange } from "../shared/schemas/ownership";
+import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../shared/schemas/ownership";
 
 export function readOwnership(sql: SqlStorage, items: readonly OwnedItem[]): ItemOwnership[] {
   return items.map(({ op, key }) => {
@@ -60,4 +60,27 @@ export function applyOwnerChanges(sql: SqlStorage, changes: readonly OwnerChange
         break;
     }
   }
+}
+
+export function saveLocator(sql: SqlStorage, locator: Locator): void {
+  sql.exec(
+    `INSERT INTO locators (op, connection, params) VALUES (?, ?, ?)
+     ON CONFLICT (op) DO UPDATE SET connection = excluded.connection, params = excluded.params`,
+    locator.op,
+    locator.connection,
+    JSON.stringify(locator.params),
+  );
+}
+
+export function allLocators(sql: SqlStorage): Locator[] {
+  return sql
+    .exec<{ op: string; connection: string; params: string }>(
+      "SELECT op, connection, params FROM locators ORDER BY op",
+    )
+    .toArray()
+    .map((r) => ({
+      op: r.op,
+      connection: r.connection,
+      params: JSON.parse(r.params) as Record<string, string>,
+    }));
 }

@@ -11,3 +11,13 @@ export function heldIndexKey(lockKey: string): string {
 export function lockKeyFromIndex(objectKey: string): string {
   return decodeURIComponent(objectKey.slice(HELD_INDEX_PREFIX.length));
 }
+
+/**
+ * The owned-object index (docs/storage.md): one R2 object per parent lock that keeps ownership,
+ * written once by that lock when its ownership is first built. The sweep's orphan search reads it.
+ */
+export const OWNED_INDEX_PREFIX = "locks/owned/";
+
+export function ownedObjectKey(lockKey: string): string {
+  return OWNED_INDEX_PREFIX + encodeURIComponent(lockKey);
+}

@@ -12,6 +12,7 @@ import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
+import { orphanRoutes } from "./routes/orphans";
 import { scopeRoutes } from "./routes/scopes";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 
@@ -50,6 +51,10 @@ export function createApp(options: AppOptions) {
   app.route(
     "/",
     scopeRoutes((env) => createEngine(env, options.transport, options.engine)),
+  );
+  app.route(
+    "/",
+    orphanRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);

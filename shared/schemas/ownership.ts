@@ -19,6 +19,8 @@ export type ItemOwnership = z.infer<typeof itemOwnershipSchema>;
 export const ownershipViewSchema = z.object({
   /** False until the first holder after an upgrade rebuilt ownership from the receipts' ledgers. */
   rebuilt: z.boolean(),
+  /** Ops whose list on this object has been looked at once (their present, unowned items marked foreign). */
+  listedOps: z.array(z.string()),
   items: z.array(itemOwnershipSchema),
 });
 export type OwnershipView = z.infer<typeof ownershipViewSchema>;
@@ -28,6 +30,24 @@ export const ownerChangeSchema = z.discriminatedUnion("action", [
   ownedItemSchema.extend({ action: z.enum(["foreign", "not-foreign"]) }),
 ]);
 export type OwnerChange = z.infer<typeof ownerChangeSchema>;
+
+/**
+ * Where one op's list lives on the object: the connection and the params of an item of it (non-
+ * secret; the same params the ledger keeps). The sweep lists the object through it to find orphans.
+ */
+export const locatorSchema = z.object({
+  op: z.string(),
+  connection: z.string(),
+  params: z.record(z.string(), z.string()),
+});
+export type Locator = z.infer<typeof locatorSchema>;
+
+/** Everything an object's lock knows about its items, read without a lease (views, the sweep). */
+export const ownershipRecordSchema = z.object({
+  items: z.array(itemOwnershipSchema),
+  locators: z.array(locatorSchema),
+});
+export type OwnershipRecord = z.infer<typeof ownershipRecordSchema>;
 
 /** How a scope holds an entry of its ledger. Absent on entries written before ownership existed. */
 export const holdingSchema = z.enum(["created", "shared", "foreign"]);
@@ -39,4 +59,13 @@ export type Holding = z.infer<typeof holdingSchema>;
  */
 export function ownerOf(scope: { repository: { id: number }; environment: string; scope: string }): string {
   return `${scope.repository.id}/${scope.environment}/${scope.scope}`;
+}
+
+/** The scope an owner names (the inverse of `ownerOf`), or null for a name it never wrote. */
+export function scopeOfOwner(
+  owner: string,
+): { repositoryId: number; environment: string; scope: string } | null {
+  const m = /^([1-9][0-9]*)\/([^/]+)\/(.+)$/.exec(owner);
+  if (!m) return null;
+  return { repositoryId: Number(m[1]), environment: m[2] as string, scope: m[3] as string };
 }

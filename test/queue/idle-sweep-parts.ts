@@ -4,4 +4,5 @@ import type { SweepParts } from "../../workers/sweep/sweep";
 export const idleSweepParts: SweepParts = {
   resolveStaleIntents: async () => ({ resolved: 0 }),
   scopesOwningEntries: async () => [],
+  orphans: async () => ({ orphans: [], problems: [] }),
 };

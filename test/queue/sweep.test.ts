@@ -56,6 +56,7 @@ describe("sweep", () => {
   it("a failing part does not stop the others, and the cron invocation fails after the report", async () => {
     let listed = false;
     const scheduled = createSweepHandler({
+      ...idleSweepParts,
       resolveStaleIntents: async () => {
         throw new Error("receipts unreachable");
       },

@@ -56,6 +56,8 @@ function scopeRoute(
 /** The minimum role for a route that is neither public nor a scope action. */
 function minimumRole(method: string, path: string): Role {
   if (method === "DELETE" && path.startsWith("/v1/locks/")) return "admin";
+  // Listing orphans reads every owned object's lists with the service's credentials.
+  if (path === "/v1/orphans" || path.startsWith("/v1/orphans/")) return "admin";
   if (method === "GET" || method === "HEAD") return "viewer";
   return "admin";
 }

@@ -88,6 +88,11 @@ export class Connections {
     return { name, type: connection.type, settings: connectionSettings(connection) };
   }
 
+  /** The environments that may use `name` (none when it is not configured). */
+  environmentsOf(name: string): string[] {
+    return this.#get(name)?.environments ?? [];
+  }
+
   /**
    * The adapter config of `name`: its settings with each credential field filled from the Worker
    * secret the connection names, every value registered so it can never be stored or logged. No

@@ -58,6 +58,7 @@ export function engineSweepParts(transport: ProviderTransport): SweepParts {
   return {
     resolveStaleIntents: (env, options) => resolveStaleIntents(env, options, transport),
     scopesOwningEntries,
+    orphans: (env) => createEngine(env, transport).orphans(),
   };
 }
 

@@ -1,5 +1,7 @@
 /** Everything the engine depends on, wired in one place (workers/engine/wire.ts). */
 import type { Clock } from "../../shared/clock";
+import type { OrphanRemoval } from "../../shared/schemas/orphans";
+import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { Connections } from "../connections/connections";
@@ -23,6 +25,14 @@ export interface ScopeState {
 export interface ScopeGate {
   /** The state of one repository's scope (scopes of two repositories never share it). */
   read(repositoryId: number, scope: string): Promise<ScopeState>;
+}
+
+/** The objects whose locks keep ownership, read without a lease (the sweep's orphan search). */
+export interface OwnedObjects {
+  list(): Promise<Array<{ key: string; identity: string }>>;
+  read(identity: string): Promise<OwnershipRecord>;
+  /** Keeps an admin's removal of an orphan, with its reason (audit). */
+  recordRemoval(removal: OrphanRemoval): Promise<void>;
 }
 
 export interface WriteCheck {
@@ -75,6 +85,7 @@ export interface EngineDeps {
   /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
   ownership: boolean;
   gate?: ScopeGate;
+  owned?: OwnedObjects;
   policy?: WritePolicy;
   faults?: FaultHook;
   warn?: (message: string) => void;

@@ -4,6 +4,7 @@
  * first; the receipt records the run; the lease is released in `finally`.
  */
 import { SponsonError } from "../../shared/errors";
+import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
 import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
@@ -13,6 +14,7 @@ import { applyLines, rollbackRun } from "./apply";
 import { type Emit, type EngineDeps, type ScopeState, SimulatedCrash } from "./deps";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
+import { findOrphans, removeOrphan } from "./orphans";
 import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
@@ -138,6 +140,16 @@ export class Engine {
         },
       },
     );
+  }
+
+  /** Entries on owned objects that no scope owns and that are not foreign (the sweep's report). */
+  async orphans(): Promise<OrphanList> {
+    return findOrphans(this.#deps, this.#contexts());
+  }
+
+  /** An admin's removal of one orphan, checked again under the object's lease and recorded. */
+  async removeOrphan(req: OrphanRemovalBody & { actor: string }): Promise<OrphanRemoval> {
+    return removeOrphan(this.#deps, this.#contexts(), req);
   }
 
   /** Resolves intents older than the lease TTL for one scope (the sweep's recovery pass). */

@@ -6,17 +6,24 @@
  * object and is changed only with that lease's token (docs/design.md, "Ownership of shared entries").
  */
 import { SponsonError } from "../../shared/errors";
-import type { Holding, ItemOwnership, OwnerChange } from "../../shared/schemas/ownership";
+import type { Holding, ItemOwnership, Locator, OwnerChange } from "../../shared/schemas/ownership";
 import { Lease } from "../locks/lease";
 import { mayName } from "../receipts/parent-tags";
 import type { EngineDeps } from "./deps";
+import { fencedFetch } from "./fenced-fetch";
 import { type Item, recordOf } from "./item";
+import type { OpContext } from "./op-spec";
 import { decideClaim, decideRelease, ownerOf } from "./ownership";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
 
 export type WriteAction = "create" | "remove";
+
+/** Where the item's list lives on its object: what the sweep lists to find orphans. */
+function locatorOf(item: Item): Locator {
+  return { op: item.opName, connection: item.connection, params: item.params };
+}
 /**
  * `written`: the provider was changed. `already`: it already said what the run wanted.
  * `shared` / `foreign`: the item was there and the scope joined its owners. `left`: others still
@@ -85,33 +92,18 @@ export class ItemWriter {
     }
   }
 
-  /**
-   * Every request that can change the provider re-checks both leases first: an adapter that
-   * retries a write after a backoff must not send it once the holder's deadline has passed.
-   */
-  #fenced(fetcher: typeof fetch, lease: Lease | null): typeof fetch {
-    return (input, init) => {
-      const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-      if (method !== "GET" && method !== "HEAD") {
-        this.#scopeLease.assertHeld();
-        lease?.assertHeld();
-      }
-      return fetcher(input, init);
-    };
-  }
-
   /** Makes the item present (create) or absent (remove) for this scope, deciding under the lease. */
   async write(item: Item, action: WriteAction, waiting: WaitPolicy): Promise<WriteOutcome> {
     const base = this.context(item);
     return this.withParent(item, waiting, async (lease) => {
-      const ctx = { ...base, fetch: this.#fenced(base.fetch, lease) };
-      const own = await this.#ownership(item, lease);
+      const ctx = { ...base, fetch: fencedFetch(base.fetch, [this.#scopeLease, lease]) };
+      const own = await this.#ownership(item, lease, ctx);
       // The read made before the lease may be stale: decide from what is there now.
       const seen = await item.op.inspect(ctx, item.params);
       if (action === "create") {
         const decision = own ? decideClaim(own, seen.present, ownerOf(this.#run)) : null;
         if (decision?.kind === "join") {
-          await lease?.changeOwners(decision.changes);
+          await lease?.changeOwners(decision.changes, { locator: locatorOf(item) });
           return this.#joined(item, decision.holding);
         }
         if (seen.present) return "already";
@@ -147,9 +139,12 @@ export class ItemWriter {
   async adopt(item: Item, waiting: WaitPolicy): Promise<boolean> {
     const ctx = this.context(item);
     return this.withParent(item, waiting, async (lease) => {
-      const own = await this.#ownership(item, lease);
+      const own = await this.#ownership(item, lease, ctx);
       const present = (await item.op.inspect(ctx, item.params)).present;
-      if (present && own) await lease?.changeOwners(decideClaim(own, true, ownerOf(this.#run)).changes);
+      if (present && own) {
+        const { changes } = decideClaim(own, true, ownerOf(this.#run));
+        await lease?.changeOwners(changes, { locator: locatorOf(item) });
+      }
       return present;
     });
   }
@@ -183,7 +178,8 @@ export class ItemWriter {
     this.#session.addIntent(intent);
     await this.#session.save();
     await this.#deps.faults?.("after-intent", where);
-    if (action === "create" && ownerChanges) await lease?.changeOwners(ownerChanges);
+    if (action === "create" && ownerChanges)
+      await lease?.changeOwners(ownerChanges, { locator: locatorOf(item) });
     // Fencing: both leases must still be ours immediately before the provider write.
     this.#scopeLease.assertHeld();
     await lease?.check();
@@ -203,12 +199,23 @@ export class ItemWriter {
    * parent lease; the test-only control switch). The first holder after an upgrade rebuilds it
    * from every receipt's ledger before anything is decided from it.
    */
-  async #ownership(item: Item, lease: Lease | null): Promise<ItemOwnership | null> {
+  async #ownership(item: Item, lease: Lease | null, ctx: OpContext): Promise<ItemOwnership | null> {
     if (lease === null || !this.#deps.ownership) return null;
     const wanted = [{ op: item.opName, key: item.key }];
     let view = await lease.owners(wanted);
     if (!view.rebuilt) {
-      await lease.changeOwners(await this.#ledgerOwners(item.parent as string), true);
+      await lease.changeOwners(await this.#ledgerOwners(item.parent as string), { rebuilt: true });
+      view = await lease.owners(wanted);
+    }
+    if (!view.listedOps.includes(item.opName)) {
+      // The first look at this list: what is on it now and owned by no scope was there before any
+      // scope claimed it (foreign). Later additions by nobody we know are orphans, not foreign.
+      const present = await item.op.list(ctx, item.params);
+      const known = await lease.owners(present.map((key) => ({ op: item.opName, key })));
+      const foreign: OwnerChange[] = known.items
+        .filter((i) => i.owners.length === 0 && !i.foreign)
+        .map(({ op, key }) => ({ op, key, action: "foreign" }));
+      await lease.changeOwners(foreign, { locator: locatorOf(item) });
       view = await lease.owners(wanted);
     }
     return view.items[0] ?? null;

@@ -33,6 +33,8 @@ export interface OpSpec<Config = Record<string, unknown>> {
   readonly params: z.ZodType<Params>;
   /** Stable key of the item within its object (e.g. the URL); recorded in the ledger. */
   key(params: Params): string;
+  /** The param that holds the item (its value is `key`): another item of the same list is `{ ...params, [itemParam]: key }`. */
+  readonly itemParam: string;
   /**
    * Pure: no provider call. The identity of the shared object, from params and the connection's
    * non-secret settings (service configuration, never the plan).
@@ -43,6 +45,8 @@ export interface OpSpec<Config = Record<string, unknown>> {
   create(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
   /** Removes the item; absent is success. */
   remove(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
+  /** Every item's key in the list the line's item lives in (the item param itself is ignored). */
+  list(ctx: OpContext<Config>, params: Params): Promise<string[]>;
 }
 
 /** One provider: how to validate a connection's config (secrets filled in) and its ops. */

@@ -22,9 +22,10 @@ export function decideClaim(own: ItemOwnership, present: boolean, me: string): C
     if (others.length > 0) return { kind: "join", holding: "shared", changes: [add] };
     if (own.foreign) return { kind: "join", holding: "foreign", changes: [add] };
     // Present, and owned by nobody but perhaps this scope: this scope's own earlier write (its
-    // ownership survived a crash), or an entry put there by a person or another tool.
+    // ownership survived a crash), or an orphan (entries there before the list was first looked at
+    // are already marked foreign): the scope adopts it, and the last owner to leave removes it.
     if (own.owners.includes(me)) return { kind: "join", holding: "created", changes: [add] };
-    return { kind: "join", holding: "foreign", changes: [{ ...item, action: "foreign" }, add] };
+    return { kind: "join", holding: "shared", changes: [add] };
   }
   // A foreign entry that was taken away is no longer there to protect: whoever creates it owns it.
   const unmark: OwnerChange[] = own.foreign ? [{ ...item, action: "not-foreign" }] : [];

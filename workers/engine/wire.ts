@@ -12,6 +12,7 @@ import { ADAPTERS } from "../adapters";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { Connections, parseConnections } from "../connections/connections";
 import { lockTarget } from "../locks/lock-target";
+import { ownedObjectIndex } from "../locks/owned-objects";
 import { assertWrite } from "../policy/check-write";
 import { policyFromEnv } from "../policy/policy-schema";
 import { configuredReceiptStore } from "../receipts/configured-store";
@@ -105,6 +106,7 @@ export function createEngine(
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
+    owned: ownedObjectIndex(env, secrets),
     policy: overrides.policy ?? configuredPolicy(env, secrets),
     ...(overrides.faults ? { faults: overrides.faults } : {}),
     warn: (m) => console.warn(secrets.redact(m)),

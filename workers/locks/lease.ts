@@ -7,7 +7,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../durable-objects/lease-lock";
 import { type Clock, systemClock } from "../../shared/clock";
 import { type Result, SponsonError } from "../../shared/errors";
 import type { LeaseGrant } from "../../shared/schemas/lock";
-import type { OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { LockTarget } from "./lock-target";
 
 export interface LeaseOptions {
@@ -116,9 +116,12 @@ export class Lease {
   }
 
   /** Changes ownership, accepted by the object only with this lease's current token. */
-  async changeOwners(changes: OwnerChange[], rebuilt = false): Promise<OwnershipView> {
+  async changeOwners(
+    changes: OwnerChange[],
+    options: { rebuilt?: boolean; locator?: Locator } = {},
+  ): Promise<OwnershipView> {
     this.assertHeld();
-    return this.#fenced(await this.target.changeOwners(this.holder, this.token, changes, rebuilt));
+    return this.#fenced(await this.target.changeOwners(this.holder, this.token, changes, options));
   }
 
   #fenced(result: Result<OwnershipView>): OwnershipView {

@@ -23,7 +23,7 @@ export async function ledgerView(
     parents.map(async (parent) => {
       // Identities in a stored ledger were checked for secrets when they were written.
       const key = await parentLockKey(parent, new SecretRegistry());
-      byParent.set(parent, await lockStub(env, key).ownership({ key }));
+      byParent.set(parent, (await lockStub(env, key).ownership({ key })).items);
     }),
   );
   const ledger = receipt.ledger.map((entry) => {

@@ -6,7 +6,13 @@ import type { AcquireRequest } from "../../durable-objects/lease-lock";
 import type { Env } from "../../shared/env";
 import type { Result } from "../../shared/errors";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
-import type { ItemOwnership, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type {
+  Locator,
+  OwnedItem,
+  OwnerChange,
+  OwnershipRecord,
+  OwnershipView,
+} from "../../shared/schemas/ownership";
 
 export interface LockTarget {
   readonly key: string;
@@ -20,7 +26,7 @@ export interface LockTarget {
     holder: string,
     token: number,
     changes: OwnerChange[],
-    rebuilt?: boolean,
+    options?: { rebuilt?: boolean; locator?: Locator },
   ): Promise<Result<OwnershipView>>;
 }
 
@@ -43,8 +49,9 @@ export interface LeaseLockApi {
     token: number;
     changes: OwnerChange[];
     rebuilt?: boolean;
+    locator?: Locator;
   }): Promise<Result<OwnershipView>>;
-  ownership(req: { key: string }): Promise<ItemOwnership[]>;
+  ownership(req: { key: string }): Promise<OwnershipRecord>;
 }
 
 export function lockStub(env: Env, key: string): LeaseLockApi {
@@ -61,8 +68,8 @@ export function lockTarget(env: Env, key: string, identity: string | null = null
     renew: (holder, token) => stub.renew({ key, holder, token }),
     release: (holder, token) => stub.release({ key, holder, token }),
     owners: (holder, token, items) => stub.owners({ key, holder, token, items }),
-    changeOwners: (holder, token, changes, rebuilt) =>
-      stub.changeOwners({ key, holder, token, changes, ...(rebuilt ? { rebuilt } : {}) }),
+    changeOwners: (holder, token, changes, options = {}) =>
+      stub.changeOwners({ key, holder, token, changes, ...options }),
   };
 }
 

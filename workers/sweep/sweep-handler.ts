@@ -24,6 +24,8 @@ export async function sweepAndReport(
   const report = await runSweep(env, parts, controller.scheduledTime);
   const closed = report.closedWithEntries.ok ? report.closedWithEntries.value : [];
   for (const scope of closed) console.warn(JSON.stringify({ event: "closed-scope-owns-entries", ...scope }));
+  const orphans = report.orphans.ok ? report.orphans.value.orphans : [];
+  for (const orphan of orphans) console.warn(JSON.stringify({ event: "orphan", ...orphan }));
   console.log(JSON.stringify({ event: "sweep", cron: controller.cron, report }));
   if (sweepFailed(report)) throw new Error("sweep: a part failed; see the sweep report");
   return report;

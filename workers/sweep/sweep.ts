@@ -5,6 +5,7 @@
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
 import type { Env } from "../../shared/env";
+import type { OrphanList } from "../../shared/schemas/orphans";
 import { type ClosedScopeWithEntries, closedScopesWithEntries, type ScopeRef } from "./closed-scopes";
 import { type RedriveReport, redriveDeadLetters } from "./redrive-dead-letters";
 
@@ -16,6 +17,8 @@ export interface SweepParts {
   ): Promise<{ resolved: number; detail?: string }>;
   /** Every (repository id, environment, scope) whose ledger still owns at least one entry. */
   scopesOwningEntries(env: Env): Promise<ScopeRef[]>;
+  /** Entries on owned objects that no scope owns and that are not foreign (reported, not removed). */
+  orphans(env: Env): Promise<OrphanList>;
 }
 
 type Part<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -25,22 +28,24 @@ export interface SweepReport {
   intents: Part<{ resolved: number; detail?: string }>;
   deadLetters: Part<RedriveReport>;
   closedWithEntries: Part<ClosedScopeWithEntries[]>;
+  orphans: Part<OrphanList>;
 }
 
 const DEFAULT_LEASE_TTL_SECONDS = 30;
 
 export async function runSweep(env: Env, parts: SweepParts, now: number): Promise<SweepReport> {
   const ttlMs = leaseTtlSeconds(env) * 1000;
-  const [intents, deadLetters, closedWithEntries] = await Promise.all([
+  const [intents, deadLetters, closedWithEntries, orphans] = await Promise.all([
     settle(parts.resolveStaleIntents(env, { olderThan: now - ttlMs, now })),
     settle(redriveDeadLetters(env)),
     settle(parts.scopesOwningEntries(env).then((owning) => closedScopesWithEntries(env, owning))),
+    settle(parts.orphans(env)),
   ]);
-  return { at: now, intents, deadLetters, closedWithEntries };
+  return { at: now, intents, deadLetters, closedWithEntries, orphans };
 }
 
 export function sweepFailed(report: SweepReport): boolean {
-  return !report.intents.ok || !report.deadLetters.ok || !report.closedWithEntries.ok;
+  return !report.intents.ok || !report.deadLetters.ok || !report.closedWithEntries.ok || !report.orphans.ok;
 }
 
 async function settle<T>(work: Promise<T>): Promise<Part<T>> {

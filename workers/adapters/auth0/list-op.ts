@@ -32,6 +32,8 @@ export function auth0ListOp(name: string, field: Auth0ListField): OpSpec<Auth0Co
     providerType: "auth0",
     params: auth0LineParamsSchema,
     key: (params) => parse(params).url,
+    itemParam: "url",
+    list: (ctx, params) => readClientList(ctx, parse(params).client, field),
     lockOn: (params, provider) => auth0ClientIdentity(provider, parse(params).client),
 
     async inspect(ctx, params) {

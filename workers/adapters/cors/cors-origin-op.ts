@@ -8,7 +8,14 @@ import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
 import type { Inspection, OpContext, OpSpec, Params } from "../../engine/op-spec";
-import { type CorsLineParams, hasOrigin, type RuleAccess, withOrigin, withoutOrigin } from "./cors-origin";
+import {
+  type CorsLineParams,
+  findRule,
+  hasOrigin,
+  type RuleAccess,
+  withOrigin,
+  withoutOrigin,
+} from "./cors-origin";
 
 /** The rules wanted, from the rules given; null when there is nothing to send. */
 export type RulesEdit<R> = (rules: R[]) => R[] | null;
@@ -53,6 +60,13 @@ export function corsOriginOp<Config, R, Seen extends { rules: R[] }>(
     providerType: spec.providerType,
     params: spec.params,
     key: (params) => parse(params).origin,
+    itemParam: "origin",
+    async list(ctx, params) {
+      const p = parse(params);
+      const { rules } = await spec.read(ctx, p.bucket);
+      const at = findRule(rules, p.rule, spec.access(p));
+      return at < 0 ? [] : spec.access(p).origins(rules[at] as R);
+    },
     lockOn: (params, provider) => spec.lockOn(parse(params), provider),
 
     async inspect(ctx, params) {

@@ -34,6 +34,8 @@ const authorizedDomain: OpSpec<FirebaseConfig> = {
   providerType: "firebase",
   params: firebaseLineParamsSchema,
   key: (params) => parse(params).domain,
+  itemParam: "domain",
+  list: (ctx, params) => readAuthorizedDomains(ctx, parse(params).project),
   lockOn: (params) => firebaseConfigIdentity(parse(params).project),
 
   async inspect(ctx, params) {

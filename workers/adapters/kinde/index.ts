@@ -18,6 +18,8 @@ function kindeUrlOp(name: string, list: KindeList): OpSpec<KindeConfig> {
     providerType: "kinde",
     params: kindeLineParamsSchema,
     key: (params) => parse(params).url,
+    itemParam: "url",
+    list: (ctx, params) => readUrls(ctx, parse(params).app, list),
     lockOn: (params, connection) => kindeAppIdentity(connection, parse(params).app),
     async inspect(ctx, params) {
       const { app, url } = parse(params);

@@ -26,6 +26,8 @@ function oktaListOp(name: string, field: OktaListField): OpSpec<OktaConfig> {
     providerType: "okta",
     params: oktaLineParamsSchema,
     key: (params) => parse(params).url,
+    itemParam: "url",
+    list: async (ctx, params) => listOf(await readApp(ctx, parse(params).app), field),
     lockOn: (params, provider) => oktaAppIdentity(provider, parse(params).app),
 
     async inspect(ctx, params) {

@@ -8,6 +8,13 @@ function entries(list: string | null): string[] {
   return list === null || list.trim() === "" ? [] : list.split(",");
 }
 
+/** The entries as the provider's clients read them: split on "," and trimmed. */
+export function allowListEntries(list: string | null): string[] {
+  return entries(list)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+}
+
 export function allowListHas(list: string | null, url: string): boolean {
   return entries(list).some((entry) => entry.trim() === url);
 }

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
-import { allowListHas, allowListWith, allowListWithout } from "./allow-list";
+import { allowListEntries, allowListHas, allowListWith, allowListWithout } from "./allow-list";
 import {
   type SupabaseConfig,
   supabaseAuthIdentity,
@@ -34,6 +34,8 @@ const redirectUrl: OpSpec<SupabaseConfig> = {
   providerType: "supabase",
   params: supabaseLineParamsSchema,
   key: (params) => parse(params).url,
+  itemParam: "url",
+  list: async (ctx, params) => allowListEntries(await readAllowList(ctx, parse(params).project)),
   lockOn: (params) => supabaseAuthIdentity(parse(params).project),
 
   async inspect(ctx, params) {

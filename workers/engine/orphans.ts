@@ -1,0 +1,169 @@
+/**
+ * Orphans (docs/design.md, "Ownership of shared entries"): entries on an owned object's lists that
+ * no scope owns and that are not foreign. Finding them reads the providers without any lease;
+ * removing one takes the object's lease, checks again that nobody owns it, and records who removed
+ * it and why.
+ */
+import { SponsonError } from "../../shared/errors";
+import type { Orphan, OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
+import { type ItemOwnership, type Locator, scopeOfOwner } from "../../shared/schemas/ownership";
+import type { Receipt } from "../../shared/schemas/receipt";
+import { Lease } from "../locks/lease";
+import type { EngineDeps, OwnedObjects } from "./deps";
+import { fencedFetch } from "./fenced-fetch";
+import type { OpSpec } from "./op-spec";
+import type { ProviderContexts } from "./provider-context";
+import { newRunId } from "./run";
+
+/** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
+function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
+  return deps.connections.environmentsOf(connection).filter((environment) => {
+    try {
+      deps.policy?.check({ environment, op, identity: parent, item: key });
+      return true;
+    } catch (err) {
+      if (err instanceof SponsonError) return false;
+      throw err;
+    }
+  });
+}
+
+function ownedObjects(deps: EngineDeps): OwnedObjects {
+  if (!deps.owned) throw new SponsonError("INTERNAL", "the owned-object index is not wired");
+  return deps.owned;
+}
+
+/**
+ * Owners whose receipt no longer records the item: their receipt was lost (or never saved after
+ * a crash), so no run of theirs will ever remove it. An item owned only by such ghosts is an orphan.
+ */
+async function ghostsOf(
+  deps: EngineDeps,
+  own: ItemOwnership,
+  cache: Map<string, Receipt>,
+): Promise<string[]> {
+  const ghosts: string[] = [];
+  for (const owner of own.owners) {
+    const scope = scopeOfOwner(owner);
+    if (!scope) continue;
+    let receipt = cache.get(owner);
+    if (!receipt) {
+      const address = {
+        repository: { id: scope.repositoryId, name: `#${scope.repositoryId}` },
+        environment: scope.environment,
+        scope: scope.scope,
+      };
+      receipt = (await deps.store.read(address)).receipt;
+      cache.set(owner, receipt);
+    }
+    const records = [...receipt.ledger, ...receipt.intents];
+    if (!records.some((r) => r.op === own.op && r.key === own.key)) ghosts.push(owner);
+  }
+  return ghosts;
+}
+
+/** Nobody but ghosts owns it, and it was not there before the list was first looked at. */
+async function orphaned(deps: EngineDeps, own: ItemOwnership | undefined, cache: Map<string, Receipt>) {
+  if (!own) return { orphan: true, ghosts: [] as string[] };
+  if (own.foreign) return { orphan: false, ghosts: [] as string[] };
+  const ghosts = await ghostsOf(deps, own, cache);
+  return { orphan: ghosts.length === own.owners.length, ghosts };
+}
+
+export async function findOrphans(deps: EngineDeps, contexts: ProviderContexts): Promise<OrphanList> {
+  const owned = ownedObjects(deps);
+  const orphans: Orphan[] = [];
+  const problems: string[] = [];
+  const receipts = new Map<string, Receipt>();
+  for (const { identity } of await owned.list()) {
+    const record = await owned.read(identity);
+    for (const locator of record.locators) {
+      const op = deps.ops.get(locator.op);
+      if (!op) continue;
+      let present: string[];
+      try {
+        present = await op.list(contexts.get(locator.connection), locator.params);
+      } catch (err) {
+        problems.push(
+          `${identity} (${locator.op}): ${err instanceof Error ? deps.secrets.redact(err.message) : "unreadable"}`,
+        );
+        continue;
+      }
+      for (const key of present) {
+        const own = record.items.find((i) => i.op === locator.op && i.key === key);
+        if (!(await orphaned(deps, own, receipts)).orphan) continue;
+        const environments = admittedIn(deps, locator.connection, locator.op, identity, key);
+        if (environments.length === 0) continue;
+        orphans.push({ parent: identity, op: locator.op, key, connection: locator.connection, environments });
+      }
+    }
+  }
+  return { orphans, problems };
+}
+
+/** The params that address `key` on the list `locator` names, as the op validates them. */
+function paramsFor(op: OpSpec, locator: Locator, key: string) {
+  const parsed = op.params.safeParse({ ...locator.params, [op.itemParam]: key });
+  if (!parsed.success) throw new SponsonError("VALIDATION", `"${key}" is not an item of ${op.name}`);
+  return parsed.data;
+}
+
+export async function removeOrphan(
+  deps: EngineDeps,
+  contexts: ProviderContexts,
+  req: OrphanRemovalBody & { actor: string },
+): Promise<OrphanRemoval> {
+  const owned = ownedObjects(deps);
+  const op = deps.ops.get(req.op);
+  const locator = (await owned.read(req.parent)).locators.find((l) => l.op === req.op);
+  if (!op || !locator) throw new SponsonError("NOT_FOUND", `no list of ${req.op} is known on ${req.parent}`);
+  if (admittedIn(deps, locator.connection, req.op, req.parent, req.key).length === 0) {
+    throw new SponsonError("FORBIDDEN", `no environment's policy admits ${req.key} on ${req.parent}`, {
+      rule: "policy.orphan",
+    });
+  }
+  const params = paramsFor(op, locator, req.key);
+  // Token exchanges before the lease, like every run.
+  await contexts.prepare([locator.connection]);
+  const ctx = contexts.get(locator.connection);
+  const runId = newRunId(deps.clock.now());
+  const lease = await Lease.acquire(await deps.locks.parent(req.parent), runId, {
+    ttlMs: deps.ttlMs,
+    wait: true,
+    waitTimeoutMs: deps.waitTimeoutMs,
+    clock: deps.clock,
+    ...(deps.warn ? { onWarning: deps.warn } : {}),
+  });
+  try {
+    // Checked again under the lease: a scope may have claimed it since the report.
+    const own = (await lease.owners([{ op: req.op, key: req.key }])).items[0];
+    const { orphan, ghosts } = await orphaned(deps, own, new Map());
+    if (!orphan) {
+      throw new SponsonError(
+        "CONCURRENT_MODIFICATION",
+        own?.foreign
+          ? `${req.key} is foreign: it was there before any scope and is never removed`
+          : `${req.key} is no longer an orphan: a scope owns it`,
+        { owners: own?.owners.length ?? 0, foreign: own?.foreign ?? false },
+        { retriable: false },
+      );
+    }
+    const seen = await op.inspect(ctx, params);
+    let outcome: OrphanRemoval["outcome"] = "already-gone";
+    if (seen.present) {
+      await lease.check();
+      await op.remove({ ...ctx, fetch: fencedFetch(ctx.fetch, [lease]) }, params, seen);
+      outcome = "removed";
+    }
+    if (ghosts.length > 0) {
+      await lease.changeOwners(
+        ghosts.map((owner) => ({ op: req.op, key: req.key, action: "remove", owner })),
+      );
+    }
+    const removal: OrphanRemoval = { ...req, at: deps.clock.now(), runId, outcome };
+    await owned.recordRemoval(removal);
+    return removal;
+  } finally {
+    await lease.release();
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The owned-object index and audit trail in R2 (docs/storage.md): which parent locks keep
+ * ownership (each writes its own entry once), what each knows (read from the lock itself), and
+ * the record of every orphan an admin removed.
+ */
+import { z } from "zod";
+import type { Env } from "../../shared/env";
+import { OWNED_INDEX_PREFIX } from "../../shared/lock-index";
+import { parentLockKey } from "../../shared/lock-keys";
+import type { OrphanRemoval } from "../../shared/schemas/orphans";
+import type { SecretRegistry } from "../../shared/secrets";
+import type { OwnedObjects } from "../engine/deps";
+import { lockStub } from "./lock-target";
+
+export const ORPHAN_AUDIT_PREFIX = "audit/orphans/";
+
+const entrySchema = z.object({ key: z.string(), identity: z.string() });
+
+export function ownedObjectIndex(env: Env, secrets: SecretRegistry): OwnedObjects {
+  return {
+    async list() {
+      const objects: Array<{ key: string; identity: string }> = [];
+      let cursor: string | undefined;
+      do {
+        const page = await env.RECEIPTS.list({ prefix: OWNED_INDEX_PREFIX, ...(cursor ? { cursor } : {}) });
+        for (const object of page.objects) {
+          const body = await env.RECEIPTS.get(object.key);
+          const parsed = entrySchema.safeParse(body ? await body.json() : null);
+          if (parsed.success) objects.push(parsed.data);
+        }
+        cursor = page.truncated ? page.cursor : undefined;
+      } while (cursor !== undefined);
+      return objects;
+    },
+    async read(identity) {
+      const key = await parentLockKey(identity, secrets);
+      return lockStub(env, key).ownership({ key });
+    },
+    async recordRemoval(removal: OrphanRemoval) {
+      await env.RECEIPTS.put(
+        `${ORPHAN_AUDIT_PREFIX}${removal.at}-${removal.runId}.json`,
+        JSON.stringify(removal),
+        {
+          httpMetadata: { contentType: "application/json" },
+        },
+      );
+    },
+  };
+}
