@@ -46,6 +46,9 @@ export default defineConfig({
     // output may arrive after its test file ended, which the console interceptor reports as an
     // error. Console output goes straight to the terminal instead.
     disableConsoleIntercept: true,
+    // A hang guard, not a speed assertion: the concurrency journeys run many runs at once on two
+    // cores, and vitest's 5 s default fails them when the machine is busy.
+    testTimeout: 30_000,
     // The same background consumers may still be running when their file's isolate closes; vitest
     // then reports "Closing rpc while … was pending" (EnvironmentTeardownError). That is teardown
     // of work no test awaits, not a failure: it is ignored, and every other unhandled error still
