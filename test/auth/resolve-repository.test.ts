@@ -4,6 +4,7 @@ import { SponsonError } from "../../shared/errors";
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import type { Caller, GithubCaller, ServiceCaller } from "../../workers/auth/caller";
 import { resolveRepository, resolveRepositoryFilter } from "../../workers/auth/resolve-repository";
+import { refusal } from "../helpers/refusal";
 
 const A: RepositoryConfig = { name: "acme/web", id: 11, defaultBranch: "main" };
 const B: RepositoryConfig = { name: "octo/api", id: 22, defaultBranch: "main" };
@@ -31,16 +32,6 @@ function service(role: ServiceCaller["role"], repository?: string): ServiceCalle
     scopes: ["*/*"],
     ...(repository ? { repository } : {}),
   };
-}
-
-function refusal(fn: () => unknown): SponsonError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SponsonError) return err;
-    throw err;
-  }
-  throw new Error("expected a refusal");
 }
 
 const resolve = (caller: Caller, requested: string | undefined, repositories = BOTH) =>

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import { SecretRegistry } from "../../shared/secrets";
 import { Connections, parseConnections } from "../../workers/connections/connections";
+import { refusal } from "../helpers/refusal";
 
 const TYPES = new Set(["auth0", "supabase"]);
 
@@ -12,16 +13,6 @@ const auth0 = {
   config: { domain: "acme.us.auth0.com", clientId: "m2m" },
   secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
 };
-
-function refusal(fn: () => unknown): SponsonError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof SponsonError) return err;
-    throw err;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("SPONSON_CONNECTIONS", () => {
   it("absent means no connections: every line is refused as naming an unknown one", () => {

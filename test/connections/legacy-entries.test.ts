@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
-import { call, destroy, testApp } from "../helpers/app";
+import { call, destroy, observedApp, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, TEST_M2M } from "../helpers/plans";
@@ -62,15 +62,7 @@ describe("entries recorded before connections", () => {
   });
 
   it("an entry no configured connection matches is kept and reported; nothing is sent anywhere", async () => {
-    const hosts: string[] = [];
-    const app = testApp({
-      engine: {
-        wrapFetch: (inner) => (input, init) => {
-          hosts.push(new URL(new Request(input, init).url).host);
-          return inner(input, init);
-        },
-      },
-    });
+    const { app, hosts } = observedApp();
     const scope = freshPr();
     const url = `https://${scope}.preview.example.com/callback`;
     await legacyReceipt(scope, "attacker.example.com", url);

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { call, testApp } from "../helpers/app";
+import { call, observedApp, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
@@ -18,20 +18,6 @@ import {
   TEST_M2M,
 } from "../helpers/plans";
 import { bearer } from "../helpers/tokens";
-
-/** An app whose provider transport records the host of every outbound request. */
-function observedApp() {
-  const hosts: string[] = [];
-  const app = testApp({
-    engine: {
-      wrapFetch: (inner) => (input, init) => {
-        hosts.push(new URL(new Request(input, init).url).host);
-        return inner(input, init);
-      },
-    },
-  });
-  return { app, hosts };
-}
 
 async function problem(res: Response) {
   return (await res.json()) as { status: number; code: string; detail: string; rule?: string };

@@ -67,3 +67,18 @@ export async function destroy(
   if (res.status !== 200) throw new Error(`destroy ${scope}: ${res.status} ${await res.text()}`);
   return (await res.json()) as RunResult;
 }
+
+/** An app whose provider transport records the host of every outbound request it sends. */
+export function observedApp(options: Omit<DevAppOptions, "engine"> = {}) {
+  const hosts: string[] = [];
+  const app = testApp({
+    ...options,
+    engine: {
+      wrapFetch: (inner) => (input, init) => {
+        hosts.push(new URL(new Request(input, init).url).host);
+        return inner(input, init);
+      },
+    },
+  });
+  return { app, hosts };
+}
