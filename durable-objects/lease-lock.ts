@@ -62,7 +62,7 @@ export class LeaseLock extends DurableObject<Env> {
     switch (decision.kind) {
       case "reacquire": {
         const renewed = this.#extend(lease as LeaseRow, req.ttlMs, now, "re-acquire");
-        await this.#syncIndex();
+        this.#syncIndexLater();
         return ok(this.#grantOf(renewed));
       }
       case "grant":
@@ -85,7 +85,7 @@ export class LeaseLock extends DurableObject<Env> {
     const lease = this.#lease();
     if (!holdsToken(lease, req.holder, req.token, now)) {
       this.#expireIfDue(now);
-      await this.#syncIndex();
+      this.#syncIndexLater();
       return fail(
         "LOCK_LOST",
         `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`,
@@ -97,7 +97,7 @@ export class LeaseLock extends DurableObject<Env> {
     }
     const renewed = this.#grantOf(this.#extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
     // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return ok(renewed);
   }
 
@@ -116,7 +116,7 @@ export class LeaseLock extends DurableObject<Env> {
     // Releasing an expired lease is still the holder's own release: nobody else had it yet.
     this.#free(now, "released", lease, null);
     this.#promote(now);
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -127,7 +127,7 @@ export class LeaseLock extends DurableObject<Env> {
     if (lease === null) return ok({ released: false, reason: "not-held", at: now });
     this.#free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.#promote(now);
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -253,7 +253,7 @@ export class LeaseLock extends DurableObject<Env> {
     }
     const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
     const grant = this.#write(holder, ttlMs, now, transition, note);
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return grant;
   }
 
@@ -311,8 +311,8 @@ export class LeaseLock extends DurableObject<Env> {
       };
       this.#waiters.push(waiter);
       this.#announce("waiters");
-    }).then(async (result) => {
-      if (result.ok) await this.#syncIndex();
+    }).then((result) => {
+      if (result.ok) this.#syncIndexLater();
       return result;
     });
   }
@@ -353,6 +353,15 @@ export class LeaseLock extends DurableObject<Env> {
    * Bring the R2 index entry in line with the current state. Calls are chained and each reads the
    * state when it runs, so the last one to finish always reflects the latest transition.
    */
+  /**
+   * The index is a listing aid, not part of the lease: transitions answer from the object's own
+   * storage and leave the R2 write running behind them. A failed or lost write is repaired by the
+   * next transition, read or alarm (docs/storage.md, "When an index update is lost").
+   */
+  #syncIndexLater(): void {
+    this.ctx.waitUntil(this.#syncIndex());
+  }
+
   #syncIndex(): Promise<void> {
     this.#indexSync = this.#indexSync.then(async () => {
       const key = this.#meta("key");
@@ -374,6 +383,8 @@ export class LeaseLock extends DurableObject<Env> {
         console.warn(`lock index update for ${key} failed: ${String(err)}`);
       }
     });
+    // Nothing above is meant to throw, but a rejected link would skip every later sync.
+    this.#indexSync = this.#indexSync.catch((err) => console.warn(`lock index sync failed: ${String(err)}`));
     return this.#indexSync;
   }
 
