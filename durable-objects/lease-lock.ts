@@ -58,6 +58,7 @@ export class LeaseLock extends DurableObject<Env> {
   // Waiting callers live in memory: the object is not evicted while their requests are open.
   readonly #waiters: Waiter[] = [];
   #indexSync: Promise<void> = Promise.resolve();
+  #indexQueued = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -418,10 +419,6 @@ export class LeaseLock extends DurableObject<Env> {
   // --- the held-lock index (docs/storage.md) ---
 
   /**
-   * Bring the R2 index entry in line with the current state. Calls are chained and each reads the
-   * state when it runs, so the last one to finish always reflects the latest transition.
-   */
-  /**
    * The index is a listing aid, not part of the lease: transitions answer from the object's own
    * storage and leave the R2 write running behind them. A failed or lost write is repaired by the
    * next transition, read or alarm (docs/storage.md, "When an index update is lost").
@@ -430,29 +427,42 @@ export class LeaseLock extends DurableObject<Env> {
     this.ctx.waitUntil(this.#syncIndex());
   }
 
+  /**
+   * Bring the R2 index entry in line with the current state. Calls are chained and each reads the
+   * state when it runs, so the last one to finish always reflects the latest transition.
+   */
   #syncIndex(): Promise<void> {
-    this.#indexSync = this.#indexSync.then(async () => {
-      const key = this.#meta("key");
-      if (!key) return;
-      const held = this.#lease() !== null;
-      const marked = this.#meta("indexed") === "1";
-      if (held === marked) return;
-      try {
-        if (held) {
-          const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#meta("identity") });
-          await this.env.RECEIPTS.put(heldIndexKey(key), body);
-        } else {
-          await this.env.RECEIPTS.delete(heldIndexKey(key));
+    // One queued sync covers every transition before it starts (it reads the state when it runs),
+    // so a burst of transitions costs at most one R2 write in flight and one queued behind it.
+    if (this.#indexQueued) return this.#indexSync;
+    this.#indexQueued = true;
+    this.#indexSync = this.#indexSync
+      .then(async () => {
+        this.#indexQueued = false;
+        const key = this.#meta("key");
+        if (!key) return;
+        const held = this.#lease() !== null;
+        const marked = this.#meta("indexed") === "1";
+        if (held === marked) return;
+        try {
+          if (held) {
+            const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#meta("identity") });
+            await this.env.RECEIPTS.put(heldIndexKey(key), body);
+          } else {
+            await this.env.RECEIPTS.delete(heldIndexKey(key));
+          }
+          this.#setMeta("indexed", held ? "1" : "0");
+        } catch (err) {
+          // A lost index update is repaired by the next transition or alarm; the listing re-reads
+          // every indexed lock from its own object, so a stale entry is never shown as held.
+          console.warn(`lock index update for ${key} failed: ${String(err)}`);
         }
-        this.#setMeta("indexed", held ? "1" : "0");
-      } catch (err) {
-        // A lost index update is repaired by the next transition or alarm; the listing re-reads
-        // every indexed lock from its own object, so a stale entry is never shown as held.
-        console.warn(`lock index update for ${key} failed: ${String(err)}`);
-      }
-    });
-    // Nothing above is meant to throw, but a rejected link would skip every later sync.
-    this.#indexSync = this.#indexSync.catch((err) => console.warn(`lock index sync failed: ${String(err)}`));
+      })
+      // Nothing above is meant to throw, but a rejected link would skip every later sync.
+      .catch((err) => {
+        this.#indexQueued = false;
+        console.warn(`lock index sync failed: ${String(err)}`);
+      });
     return this.#indexSync;
   }
 
