@@ -11,7 +11,7 @@ import { ok, type Result, SponsonError } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
 import type { LeaseGrant, ReleaseOutcome } from "../../shared/schemas/lock";
 import { SecretRegistry } from "../../shared/secrets";
-import { Lease } from "../../workers/locks/lease";
+import { Lease, REJOIN_ATTEMPTS } from "../../workers/locks/lease";
 import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
 import { expireLeaseNow, freshScopeKey, granted, rawStub, stub } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
@@ -371,6 +371,39 @@ describe("the client lease", () => {
         token: lease.token,
       });
       await lease.release();
+    });
+
+    it("an object that keeps resetting ends in LOCK_HELD after bounded re-joins; other errors are not retried", async ({
+      expect,
+    }) => {
+      const target = realTarget();
+      const reset = () => Promise.reject(Object.assign(new Error("reset"), { durableObjectReset: true }));
+      target.acquireWith = reset;
+      const error = await Lease.acquire(target, "run-b", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(SponsonError);
+      expect(error).toMatchObject({ code: "LOCK_HELD" });
+      expect(target.calls.acquire).toBe(REJOIN_ATTEMPTS);
+
+      // Control: an error that is not a reset (a bug, a refused call) is not retried or disguised.
+      const other = realTarget();
+      other.acquireWith = networkDown;
+      const thrown = await Lease.acquire(other, "run-c", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(String(thrown)).toContain("network down");
+      expect(other.calls.acquire).toBe(1);
     });
   });
 });

@@ -107,7 +107,7 @@ export class Lease {
         const rejoin = err instanceof Rejoin || (wait && isObjectReset(err));
         if (!rejoin) throw err;
         if (attempt < REJOIN_ATTEMPTS && clock.now() < giveUpAt) continue;
-        throw Lease.#gaveUp(target, holder);
+        throw Lease.#gaveUp(target, holder, attempt);
       }
       const lease = new Lease(target, holder, grant, before + opts.ttlMs - margin, opts);
       // After a long wait the deadline measured before the call may already be spent: a renewal
@@ -118,10 +118,13 @@ export class Lease {
     }
   }
 
-  static #gaveUp(target: LockTarget, holder: string): SponsonError {
-    return new SponsonError("LOCK_HELD", `${holder} could not take ${target.key} before its wait timeout`, {
-      lock: target.key,
-    });
+  /** Still not granted after re-joining: the same answer as a wait that timed out, never a 500. */
+  static #gaveUp(target: LockTarget, holder: string, attempts: number): SponsonError {
+    return new SponsonError(
+      "LOCK_HELD",
+      `${holder} could not take ${target.key}: it re-joined ${attempts} times (the lock object restarted or the grant lapsed) without being granted`,
+      { lock: target.key },
+    );
   }
 
   get deadline(): number {
