@@ -15,7 +15,14 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
-import { decideAcquire, holdsToken, isExpired, type LeaseRow } from "./lease-rules";
+import {
+  claimWindowOf,
+  decideAcquire,
+  endOfLease,
+  holdsToken,
+  isExpired,
+  type LeaseRow,
+} from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { announceLockChange, type LockChange } from "./lock-feed";
 import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
@@ -31,13 +38,18 @@ export interface AcquireRequest {
   identity?: string | null;
   wait?: boolean;
   waitTimeoutMs?: number;
+  /** Shortens the claim window of a grant to this waiter (lease-rules.ts CLAIM_WINDOW_MS). */
+  claimWindowMs?: number;
 }
 
 interface Waiter {
   holder: string;
   ttlMs: number;
+  claimWindowMs: number;
   since: number;
-  resolve: (result: Result<LeaseGrant>) => void;
+  /** Every open call of this holder: the same holder asking again re-attaches to its place. */
+  resolvers: Array<(result: Result<LeaseGrant>) => void>;
+  giveUpAt: number;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -46,6 +58,7 @@ export class LeaseLock extends DurableObject<Env> {
   // Waiting callers live in memory: the object is not evicted while their requests are open.
   readonly #waiters: Waiter[] = [];
   #indexSync: Promise<void> = Promise.resolve();
+  #indexQueued = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -61,8 +74,9 @@ export class LeaseLock extends DurableObject<Env> {
     const decision = decideAcquire(lease, req.holder, now, this.#waiters.length);
     switch (decision.kind) {
       case "reacquire": {
+        // The holder asking again is alive: this also claims a grant it has not confirmed yet.
         const renewed = this.#extend(lease as LeaseRow, req.ttlMs, now, "re-acquire");
-        await this.#syncIndex();
+        this.#syncIndexLater();
         return ok(this.#grantOf(renewed));
       }
       case "grant":
@@ -72,7 +86,8 @@ export class LeaseLock extends DurableObject<Env> {
       case "busy": {
         if (!req.wait) return this.#held(decision.lease);
         const queued = this.#waiters.find((w) => w.holder === req.holder);
-        if (queued) return fail("VALIDATION", `holder ${req.holder} is already waiting for ${req.key}`);
+        // A client retrying after a lost answer re-attaches to its place instead of queueing twice.
+        if (queued) return this.#reattach(queued, req, now);
         return this.#enqueue(req, now);
       }
     }
@@ -85,7 +100,7 @@ export class LeaseLock extends DurableObject<Env> {
     const lease = this.#lease();
     if (!holdsToken(lease, req.holder, req.token, now)) {
       this.#expireIfDue(now);
-      await this.#syncIndex();
+      this.#syncIndexLater();
       return fail(
         "LOCK_LOST",
         `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`,
@@ -97,8 +112,16 @@ export class LeaseLock extends DurableObject<Env> {
     }
     const renewed = this.#grantOf(this.#extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
     // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return ok(renewed);
+  }
+
+  /**
+   * Confirms a lease granted to a waiter, within its claim window; idempotent for a lease already
+   * claimed. A renewal or re-acquire by the holder claims it too (the holder is evidently there).
+   */
+  async claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
+    return this.renew(req);
   }
 
   async release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>> {
@@ -113,10 +136,11 @@ export class LeaseLock extends DurableObject<Env> {
       this.#promote(now);
       return ok({ released: false, reason: "stale-token", at: now });
     }
-    // Releasing an expired lease is still the holder's own release: nobody else had it yet.
-    this.#free(now, "released", lease, null);
+    // Releasing an expired lease is still the holder's own release (nobody else had it yet), but
+    // the history says it came late.
+    this.#free(now, isExpired(lease, now) ? "released-expired" : "released", lease, null);
     this.#promote(now);
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -127,7 +151,7 @@ export class LeaseLock extends DurableObject<Env> {
     if (lease === null) return ok({ released: false, reason: "not-held", at: now });
     this.#free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.#promote(now);
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -222,22 +246,38 @@ export class LeaseLock extends DurableObject<Env> {
   #promote(now: number): void {
     let lease = this.#lease();
     if (lease && isExpired(lease, now) && this.#waiters.length > 0) {
-      this.#free(now, "expired", lease, null);
+      this.#end(now, lease);
       lease = null;
     }
     if (lease === null) {
       const next = this.#waiters.shift();
       if (next) {
         clearTimeout(next.timer);
-        const grant = this.#write(next.holder, next.ttlMs, now, "acquired", "granted to waiter");
-        next.resolve(ok(grant));
+        // Provisional until claimed: a waiter whose caller has gone never claims, and the lock
+        // lapses to the next waiter after the claim window instead of after a whole TTL.
+        const grant = this.#write(
+          next.holder,
+          next.ttlMs,
+          now,
+          "acquired",
+          "granted to waiter",
+          next.claimWindowMs,
+        );
+        for (const resolve of next.resolvers) resolve(ok(grant));
+        this.#syncIndexLater();
       }
     }
   }
 
   #expireIfDue(now: number): void {
     const lease = this.#lease();
-    if (lease && isExpired(lease, now)) this.#free(now, "expired", lease, null);
+    if (lease && isExpired(lease, now)) this.#end(now, lease);
+  }
+
+  /** Frees an expired lease, recording whether it was an unclaimed grant that lapsed. */
+  #end(now: number, lease: LeaseRow): void {
+    const lapsed = endOfLease(lease) === "claim-lapsed";
+    this.#free(now, endOfLease(lease), lease, lapsed ? "granted to a waiter that never claimed it" : null);
   }
 
   async #grant(
@@ -248,12 +288,12 @@ export class LeaseLock extends DurableObject<Env> {
     previous?: LeaseRow,
   ): Promise<LeaseGrant> {
     if (previous) {
-      this.#record(now, "expired", previous.holder, previous.token, `taken over by ${holder}`);
+      this.#record(now, endOfLease(previous), previous.holder, previous.token, `taken over by ${holder}`);
       this.#bump("takeovers");
     }
     const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
     const grant = this.#write(holder, ttlMs, now, transition, note);
-    await this.#syncIndex();
+    this.#syncIndexLater();
     return grant;
   }
 
@@ -263,33 +303,45 @@ export class LeaseLock extends DurableObject<Env> {
     now: number,
     transition: Transition,
     note: string | null,
+    claimWindowMs: number | null = null,
   ): LeaseGrant {
     // The fencing token is persisted before it is handed out, so it survives eviction and is never reused.
     const token = this.#lastToken() + 1;
     this.#setMeta("last_token", String(token));
-    const expiresAt = now + ttlMs;
+    // An unclaimed grant is only valid until its claim deadline; the claim extends it to the TTL.
+    const pending = claimWindowMs !== null;
+    const expiresAt = now + (pending ? Math.min(ttlMs, claimWindowMs) : ttlMs);
     this.#sql.exec(
-      `INSERT INTO lease (id, holder, token, acquired_at, expires_at, ttl_ms) VALUES (1, ?, ?, ?, ?, ?)
+      `INSERT INTO lease (id, holder, token, acquired_at, expires_at, ttl_ms, claim_pending)
+       VALUES (1, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, token = excluded.token,
-         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms`,
+         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms,
+         claim_pending = excluded.claim_pending`,
       holder,
       token,
       now,
       expiresAt,
       ttlMs,
+      pending ? 1 : 0,
     );
     this.#record(now, transition, holder, token, note);
     void this.ctx.storage.setAlarm(expiresAt);
     this.#announce("held");
-    return { key: this.#meta("key") ?? "", holder, token, acquiredAt: now, expiresAt };
+    const grant: LeaseGrant = { key: this.#meta("key") ?? "", holder, token, acquiredAt: now, expiresAt };
+    return pending ? { ...grant, claimBy: expiresAt } : grant;
   }
 
+  /** Renews (or claims, if the grant was still provisional) the live lease of its own holder. */
   #extend(lease: LeaseRow, ttlMs: number, now: number, note: string | null): LeaseRow {
     const expiresAt = Math.max(lease.expiresAt, now + ttlMs);
-    this.#sql.exec("UPDATE lease SET expires_at = ?, ttl_ms = ? WHERE id = 1", expiresAt, ttlMs);
-    this.#record(now, "renewed", lease.holder, lease.token, note);
+    this.#sql.exec(
+      "UPDATE lease SET expires_at = ?, ttl_ms = ?, claim_pending = 0 WHERE id = 1",
+      expiresAt,
+      ttlMs,
+    );
+    this.#record(now, lease.claimPending ? "claimed" : "renewed", lease.holder, lease.token, note);
     void this.ctx.storage.setAlarm(expiresAt);
-    return { ...lease, expiresAt, ttlMs };
+    return { ...lease, expiresAt, ttlMs, claimPending: false };
   }
 
   #free(now: number, transition: Transition, lease: LeaseRow, note: string | null): void {
@@ -305,16 +357,32 @@ export class LeaseLock extends DurableObject<Env> {
       const waiter: Waiter = {
         holder: req.holder,
         ttlMs: req.ttlMs,
+        claimWindowMs: claimWindowOf(req.claimWindowMs),
         since: now,
-        resolve,
+        resolvers: [resolve],
+        giveUpAt: now + timeoutMs,
         timer: setTimeout(() => this.#giveUp(waiter), timeoutMs),
       };
       this.#waiters.push(waiter);
       this.#announce("waiters");
-    }).then(async (result) => {
-      if (result.ok) await this.#syncIndex();
-      return result;
     });
+  }
+
+  /**
+   * The same holder waiting again (its first call's answer was lost, or its client retried): it
+   * keeps its place, takes the newer TTL and claim window, and waits until the later of the two
+   * timeouts; every open call of it gets the same answer.
+   */
+  #reattach(waiter: Waiter, req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
+    waiter.ttlMs = req.ttlMs;
+    waiter.claimWindowMs = claimWindowOf(req.claimWindowMs);
+    const giveUpAt = now + Math.max(0, req.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
+    if (giveUpAt > waiter.giveUpAt) {
+      clearTimeout(waiter.timer);
+      waiter.giveUpAt = giveUpAt;
+      waiter.timer = setTimeout(() => this.#giveUp(waiter), giveUpAt - now);
+    }
+    return new Promise<Result<LeaseGrant>>((resolve) => waiter.resolvers.push(resolve));
   }
 
   /** A waiter's timeout: check the clock first, since an expiry may be due that no alarm has run. */
@@ -324,7 +392,8 @@ export class LeaseLock extends DurableObject<Env> {
     if (at < 0) return; // already granted
     this.#waiters.splice(at, 1);
     this.#announce("waiters");
-    waiter.resolve(this.#held(this.#lease()));
+    const refusal = this.#held(this.#lease());
+    for (const resolve of waiter.resolvers) resolve(refusal);
   }
 
   #held(lease: LeaseRow | null): Result<never> {
@@ -350,30 +419,50 @@ export class LeaseLock extends DurableObject<Env> {
   // --- the held-lock index (docs/storage.md) ---
 
   /**
+   * The index is a listing aid, not part of the lease: transitions answer from the object's own
+   * storage and leave the R2 write running behind them. A failed or lost write is repaired by the
+   * next transition, read or alarm (docs/storage.md, "When an index update is lost").
+   */
+  #syncIndexLater(): void {
+    this.ctx.waitUntil(this.#syncIndex());
+  }
+
+  /**
    * Bring the R2 index entry in line with the current state. Calls are chained and each reads the
    * state when it runs, so the last one to finish always reflects the latest transition.
    */
   #syncIndex(): Promise<void> {
-    this.#indexSync = this.#indexSync.then(async () => {
-      const key = this.#meta("key");
-      if (!key) return;
-      const held = this.#lease() !== null;
-      const marked = this.#meta("indexed") === "1";
-      if (held === marked) return;
-      try {
-        if (held) {
-          const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#meta("identity") });
-          await this.env.RECEIPTS.put(heldIndexKey(key), body);
-        } else {
-          await this.env.RECEIPTS.delete(heldIndexKey(key));
+    // One queued sync covers every transition before it starts (it reads the state when it runs),
+    // so a burst of transitions costs at most one R2 write in flight and one queued behind it.
+    if (this.#indexQueued) return this.#indexSync;
+    this.#indexQueued = true;
+    this.#indexSync = this.#indexSync
+      .then(async () => {
+        this.#indexQueued = false;
+        const key = this.#meta("key");
+        if (!key) return;
+        const held = this.#lease() !== null;
+        const marked = this.#meta("indexed") === "1";
+        if (held === marked) return;
+        try {
+          if (held) {
+            const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#meta("identity") });
+            await this.env.RECEIPTS.put(heldIndexKey(key), body);
+          } else {
+            await this.env.RECEIPTS.delete(heldIndexKey(key));
+          }
+          this.#setMeta("indexed", held ? "1" : "0");
+        } catch (err) {
+          // A lost index update is repaired by the next transition or alarm; the listing re-reads
+          // every indexed lock from its own object, so a stale entry is never shown as held.
+          console.warn(`lock index update for ${key} failed: ${String(err)}`);
         }
-        this.#setMeta("indexed", held ? "1" : "0");
-      } catch (err) {
-        // A lost index update is repaired by the next transition or alarm; the listing re-reads
-        // every indexed lock from its own object, so a stale entry is never shown as held.
-        console.warn(`lock index update for ${key} failed: ${String(err)}`);
-      }
-    });
+      })
+      // Nothing above is meant to throw, but a rejected link would skip every later sync.
+      .catch((err) => {
+        this.#indexQueued = false;
+        console.warn(`lock index sync failed: ${String(err)}`);
+      });
     return this.#indexSync;
   }
 
@@ -405,9 +494,14 @@ export class LeaseLock extends DurableObject<Env> {
 
   #lease(): LeaseRow | null {
     const rows = this.#sql
-      .exec<{ holder: string; token: number; acquired_at: number; expires_at: number; ttl_ms: number }>(
-        "SELECT holder, token, acquired_at, expires_at, ttl_ms FROM lease WHERE id = 1",
-      )
+      .exec<{
+        holder: string;
+        token: number;
+        acquired_at: number;
+        expires_at: number;
+        ttl_ms: number;
+        claim_pending: number;
+      }>("SELECT holder, token, acquired_at, expires_at, ttl_ms, claim_pending FROM lease WHERE id = 1")
       .toArray();
     const row = rows[0];
     if (!row) return null;
@@ -417,6 +511,7 @@ export class LeaseLock extends DurableObject<Env> {
       acquiredAt: row.acquired_at,
       expiresAt: row.expires_at,
       ttlMs: row.ttl_ms,
+      claimPending: row.claim_pending === 1,
     };
   }
 

@@ -9,6 +9,25 @@ export interface LeaseRow {
   acquiredAt: number;
   expiresAt: number;
   ttlMs: number;
+  /** Granted to a waiter and not yet claimed: expiresAt is the claim deadline. */
+  claimPending: boolean;
+}
+
+/**
+ * How long a waiter has to claim the lease it was granted. A waiter whose caller has gone (a
+ * cancelled CI job) never claims, so it holds the lock this long instead of a whole TTL.
+ */
+export const CLAIM_WINDOW_MS = 5_000;
+
+/** The claim window a waiter gets: callers may only shorten it (tests do), never lengthen it. */
+export function claimWindowOf(requested: number | undefined): number {
+  if (requested === undefined || !Number.isFinite(requested)) return CLAIM_WINDOW_MS;
+  return Math.min(Math.max(Math.floor(requested), 1), CLAIM_WINDOW_MS);
+}
+
+/** How an expired lease is recorded when it ends: an unclaimed grant lapsed, a claimed one expired. */
+export function endOfLease(lease: LeaseRow): "claim-lapsed" | "expired" {
+  return lease.claimPending ? "claim-lapsed" : "expired";
 }
 
 export type AcquireDecision =

@@ -40,6 +40,9 @@ const MIGRATIONS: readonly string[] = [
      connection TEXT NOT NULL,
      params TEXT NOT NULL
    );`,
+  // A lease granted to a waiter is provisional until the waiter claims it (docs/design.md,
+  // "Lease protocol"): 1 while unclaimed, and expires_at is then the claim deadline.
+  "ALTER TABLE lease ADD COLUMN claim_pending INTEGER NOT NULL DEFAULT 0;",
 ];
 
 export function migrate(sql: SqlStorage): void {

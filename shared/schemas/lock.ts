@@ -10,6 +10,12 @@ export const transitionSchema = z.enum([
   "expired",
   "taken-over",
   "force-released",
+  /** A waiter confirmed the lease it was granted, within its claim window. */
+  "claimed",
+  /** A waiter was granted the lease but never confirmed it; the lock went on to the next waiter. */
+  "claim-lapsed",
+  /** The holder released its own lease after it had expired (nobody else had taken it yet). */
+  "released-expired",
 ]);
 export type Transition = z.infer<typeof transitionSchema>;
 
@@ -32,6 +38,11 @@ export const leaseGrantSchema = z.object({
   token: z.number().int().positive(),
   acquiredAt: z.number().int(),
   expiresAt: z.number().int(),
+  /**
+   * Set on a grant handed to a waiter: the lease is provisional and lapses to the next waiter at
+   * this instant (object time, equal to expiresAt) unless the holder claims it first.
+   */
+  claimBy: z.number().int().optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 

@@ -54,6 +54,8 @@ describe("the dashboard page", () => {
     const key = freshScopeKey("dash");
     const grant = await lockTarget(env, key).acquire("run-admin-view", 30_000, false, 0);
     expect(grant.ok).toBe(true);
+    // The listing's index entry is written behind the answer; a read of the lock waits for it.
+    await lockStub(env, key).read({ key });
     const admin = await session("admin");
     const html = await (await browserRequest(app, "GET", "/dashboard/live", { cookie: admin.cookie })).text();
     const card = html.slice(html.indexOf(`data-key="${key}"`));
@@ -69,6 +71,8 @@ describe("the dashboard page", () => {
     const holder = `<img src=x onerror="alert(1)">`;
     const grant = await lockTarget(env, key).acquire(holder, 30_000, false, 0);
     expect(grant.ok).toBe(true);
+    // The listing's index entry is written behind the answer; a read of the lock waits for it.
+    await lockStub(env, key).read({ key });
     const viewer = await session("viewer");
     const html = await (
       await browserRequest(app, "GET", "/dashboard/live", { cookie: viewer.cookie })

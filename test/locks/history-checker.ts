@@ -59,7 +59,9 @@ export function checkLeaseEvents(events: readonly LeaseEvent[]): string[] {
 }
 
 const OPENS = new Set(["acquired", "taken-over"]);
-const CLOSES = new Set(["released", "expired", "force-released"]);
+const CLOSES = new Set(["released", "released-expired", "expired", "claim-lapsed", "force-released"]);
+/** Transitions of the live lease that leave it live. */
+const KEEPS = new Set(["renewed", "claimed"]);
 
 /**
  * The object's own history in order: every grant comes after the previous lease closed, with a
@@ -79,7 +81,7 @@ export function checkHistorySequence(history: readonly HistoryEntry[]): string[]
       if (entry.token <= lastToken) violations.push(`token ${entry.token} after token ${lastToken}`);
       live = entry;
       lastToken = Math.max(lastToken, entry.token);
-    } else if (CLOSES.has(entry.transition) || entry.transition === "renewed") {
+    } else if (CLOSES.has(entry.transition) || KEEPS.has(entry.transition)) {
       if (!live || live.token !== entry.token || live.holder !== entry.holder) {
         violations.push(
           `${entry.transition} of token ${entry.token} by ${entry.holder} with no such live lease`,

@@ -3,15 +3,17 @@
  * deadline, LOCK_LOST before the server could hand the lock on, release retried with backoff.
  * The LockTarget is the real object where it can be, wrapped to count calls or to fail on purpose.
  */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { ok, type Result, SponsonError } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
 import type { LeaseGrant, ReleaseOutcome } from "../../shared/schemas/lock";
 import { SecretRegistry } from "../../shared/secrets";
-import { Lease } from "../../workers/locks/lease";
+import { Lease, REJOIN_ATTEMPTS } from "../../workers/locks/lease";
 import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
-import { freshScopeKey, granted, stub } from "../helpers/locks";
+import { expireLeaseNow, freshScopeKey, granted, rawStub, stub } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
@@ -21,10 +23,11 @@ const MARGIN_MS = 3_000;
 class ScriptedTarget implements LockTarget {
   readonly key: string;
   readonly identity: string | null;
-  readonly calls = { acquire: 0, renew: 0, release: 0 };
+  readonly calls = { acquire: 0, claim: 0, renew: 0, release: 0 };
   readonly #inner: LockTarget;
   readonly #inFlight = new Set<Promise<unknown>>();
   acquireWith: LockTarget["acquire"] | null = null;
+  claimWith: LockTarget["claim"] | null = null;
   renewWith: LockTarget["renew"] | null = null;
   releaseWith: LockTarget["release"] | null = null;
 
@@ -37,6 +40,11 @@ class ScriptedTarget implements LockTarget {
   acquire(holder: string, ttlMs: number, wait: boolean, waitTimeoutMs: number): Promise<Result<LeaseGrant>> {
     this.calls.acquire += 1;
     return this.#track((this.acquireWith ?? this.#inner.acquire)(holder, ttlMs, wait, waitTimeoutMs));
+  }
+
+  claim(holder: string, token: number): Promise<Result<LeaseGrant>> {
+    this.calls.claim += 1;
+    return this.#track((this.claimWith ?? this.#inner.claim)(holder, token));
   }
 
   renew(holder: string, token: number): Promise<Result<LeaseGrant>> {
@@ -125,7 +133,7 @@ describe("the client lease", () => {
     expect(target.calls.renew).toBe(0);
   });
 
-  it("after a wait longer than TTL/3 it renews at once for a fresh deadline", async ({ expect }) => {
+  it("after a wait longer than TTL/3 its claim of the grant gives a fresh deadline", async ({ expect }) => {
     const clock = new ManualClock();
     const start = clock.now();
     const target = realTarget();
@@ -144,7 +152,9 @@ describe("the client lease", () => {
       wait: true,
       clock,
     });
-    expect(target.calls.renew).toBe(1);
+    // The grant came to a waiter, so the client claimed it at once: measured before that call.
+    expect(target.calls.claim).toBe(1);
+    expect(target.calls.renew).toBe(0);
     expect(lease.deadline).toBe(start + 15_000 + TTL_MS - MARGIN_MS);
     await lease.release();
   });
@@ -270,5 +280,130 @@ describe("the client lease", () => {
     expect(target.calls.release).toBe(3);
     expect(warnings).toEqual([]);
     expect((await stub(key).read({ key })).held).toBe(false);
+  });
+
+  describe("waiting", () => {
+    /** Reads the object until `holder` is queued; each read is a round trip, not a timer. */
+    async function untilQueued(key: string, holder: string): Promise<void> {
+      for (let i = 0; i < 2_000; i++) {
+        if ((await stub(key).read({ key })).waiters.some((w) => w.holder === holder)) return;
+      }
+      throw new Error(`${holder} never queued on ${key}`);
+    }
+
+    it("a grant after waiting is claimed at once and then runs for the TTL", async ({ expect }) => {
+      const target = realTarget();
+      const key = target.key;
+      const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+      const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
+      await untilQueued(key, "run-b");
+      const before = Date.now();
+      await stub(key).release({ key, holder: "run-a", token: a.token });
+      const lease = await pending;
+      expect(target.calls.claim).toBe(1);
+      expect(lease.expiresAt).toBeGreaterThanOrEqual(before + TTL_MS);
+      const state = await stub(key).read({ key });
+      expect(state.history.map((h) => [h.transition, h.holder])).toContainEqual(["claimed", "run-b"]);
+      expect(state.history.some((h) => h.transition === "claim-lapsed")).toBe(false);
+      await lease.release();
+    });
+
+    it("a claim that comes too late re-joins and takes the lock afresh", async ({ expect }) => {
+      const target = realTarget();
+      const key = target.key;
+      const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+      target.claimWith = async (holder, token) => {
+        target.claimWith = null;
+        // The claim window passes before the claim arrives (rewritten, not slept).
+        await expireLeaseNow(key);
+        await runDurableObjectAlarm(rawStub(key));
+        return lockTarget(env, key).claim(holder, token);
+      };
+      const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
+      await untilQueued(key, "run-b");
+      await stub(key).release({ key, holder: "run-a", token: a.token });
+      const lease = await pending;
+      expect(target.calls.acquire).toBe(2);
+      expect(lease.token).toBe(a.token + 2);
+      const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder, h.token]);
+      expect(history).toContainEqual(["claim-lapsed", "run-b", a.token + 1]);
+      expect(history.at(-1)).toEqual(["acquired", "run-b", a.token + 2]);
+      await lease.release();
+    });
+
+    it("an object restart while waiting makes the client re-join with the same holder, not fail", async ({
+      expect,
+    }) => {
+      const target = realTarget();
+      const key = target.key;
+      const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+      const failures: unknown[] = [];
+      target.acquireWith = (...args) =>
+        lockTarget(env, key)
+          .acquire(...args)
+          .catch((err: unknown) => {
+            failures.push(err);
+            throw err;
+          });
+      const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
+      await untilQueued(key, "run-b");
+
+      // A real reset of the object (what a deploy does): in-memory waiters are gone, open calls fail.
+      const aborted = await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+        state.abort("deploy");
+      }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(aborted).toMatchObject({ durableObjectReset: true });
+      await untilQueued(key, "run-b");
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ durableObjectReset: true });
+
+      // The held lease survived the restart (it is in SQLite); its release hands over to run-b.
+      await stub(key).release({ key, holder: "run-a", token: a.token });
+      const lease = await pending;
+      expect(target.calls.acquire).toBe(2);
+      expect(lease.token).toBe(a.token + 1);
+      expect(await stub(key).read({ key })).toMatchObject({
+        held: true,
+        holder: "run-b",
+        token: lease.token,
+      });
+      await lease.release();
+    });
+
+    it("an object that keeps resetting ends in LOCK_HELD after bounded re-joins; other errors are not retried", async ({
+      expect,
+    }) => {
+      const target = realTarget();
+      const reset = () => Promise.reject(Object.assign(new Error("reset"), { durableObjectReset: true }));
+      target.acquireWith = reset;
+      const error = await Lease.acquire(target, "run-b", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(SponsonError);
+      expect(error).toMatchObject({ code: "LOCK_HELD" });
+      expect(target.calls.acquire).toBe(REJOIN_ATTEMPTS);
+
+      // Control: an error that is not a reset (a bug, a refused call) is not retried or disguised.
+      const other = realTarget();
+      other.acquireWith = networkDown;
+      const thrown = await Lease.acquire(other, "run-c", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(String(thrown)).toContain("network down");
+      expect(other.calls.acquire).toBe(1);
+    });
   });
 });

@@ -85,6 +85,8 @@ describe("lock keys", () => {
     const clean = "supabase:project-x";
     const cleanKey = await parentLockKey(clean, secrets);
     granted(await stub(cleanKey).acquire({ key: cleanKey, holder: "run-a", ttlMs: 30_000, identity: clean }));
+    // The index entry is written behind the answer; a read of the lock waits for it.
+    await stub(cleanKey).read({ key: cleanKey });
 
     const refusal = await parentLockKey(identity, secrets).then(
       () => null,

@@ -21,6 +21,11 @@ async function call(method: string, path: string, init: RequestInit = {}): Promi
   return worker.fetch(new Request(`http://x${path}`, { ...init, method, headers }));
 }
 
+/** Index writes run behind the answer; a read of the lock waits for them (and repairs a lost one). */
+async function indexSettled(key: string): Promise<void> {
+  await stub(key).read({ key });
+}
+
 const lockPath = (key: string) => `/v1/locks/${encodeURIComponent(key)}`;
 
 async function listed(): Promise<LockState[]> {
@@ -47,6 +52,8 @@ describe("GET /v1/locks", () => {
     );
     const r = granted(await stub(releasedKey).acquire({ key: releasedKey, holder: "run-b", ttlMs: TTL_MS }));
     granted(await stub(releasedKey).release({ key: releasedKey, holder: "run-b", token: r.token }));
+    // The index is written off the answer path; a read of each lock waits for (and repairs) it.
+    for (const key of [scopeKey, parentKey, releasedKey]) await stub(key).read({ key });
 
     const locks = await listed();
 
@@ -75,6 +82,7 @@ describe("GET /v1/locks", () => {
     const key = freshScopeKey("stale");
     const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
     granted(await stub(key).release({ key, holder: "run-a", token: a.token }));
+    await indexSettled(key);
     // As if the index delete at release had failed: the entry and the object's marker remain.
     await env.RECEIPTS.put(heldIndexKey(key), JSON.stringify({ key, kind: "scope", identity: null }));
     await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
@@ -94,6 +102,7 @@ describe("GET /v1/locks", () => {
   it("a lost index add is repaired by the holder's next renewal", async ({ expect }) => {
     const key = freshScopeKey("missed");
     const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    await indexSettled(key);
     // As if the index put at acquire had failed: no entry, and the object knows it is not indexed.
     await env.RECEIPTS.delete(heldIndexKey(key));
     await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
@@ -103,6 +112,12 @@ describe("GET /v1/locks", () => {
 
     granted(await stub(key).renew({ key, holder: "run-a", token: a.token }));
 
+    // The renewal answers first and re-adds the entry behind its answer: wait for the entry itself
+    // (a read of the lock would repair it too, and so prove nothing about the renewal).
+    const deadline = Date.now() + 5_000;
+    while ((await env.RECEIPTS.head(heldIndexKey(key))) === null && Date.now() < deadline) {
+      // Each head is I/O, which is what lets the object's background write make progress.
+    }
     expect((await listed()).map((l) => l.key)).toContain(key);
   });
 });

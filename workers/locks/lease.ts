@@ -22,6 +22,18 @@ export interface LeaseOptions {
 }
 
 export const RELEASE_ATTEMPTS = 5;
+/** How often one acquire re-joins after an object restart or a lapsed claim before giving up. */
+export const REJOIN_ATTEMPTS = 5;
+
+/** What the runtime throws into a call that was open when its Durable Object was reset. */
+function isObjectReset(err: unknown): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const flags = err as { durableObjectReset?: unknown; retryable?: unknown };
+  return flags.durableObjectReset === true || flags.retryable === true;
+}
+
+/** The claim came too late: the grant lapsed to the next waiter, so the holder queues again. */
+class Rejoin extends Error {}
 const RELEASE_BACKOFF_MS = 100;
 
 export function defaultSafetyMarginMs(ttlMs: number): number {
@@ -62,25 +74,57 @@ export class Lease {
     this.#expiresAt = grant.expiresAt;
   }
 
-  /** Takes the lease or throws LOCK_HELD (SponsonError) naming the holder and until when. */
+  /**
+   * Takes the lease or throws LOCK_HELD (SponsonError) naming the holder and until when. A grant
+   * handed over after waiting is claimed right away: the object lets an unclaimed grant lapse to
+   * the next waiter, so a caller that has gone never stalls the lock.
+   */
   static async acquire(target: LockTarget, holder: string, opts: LeaseOptions): Promise<Lease> {
     const clock = opts.clock ?? systemClock;
     const margin = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
-    // Measured before the call: the server's expiry can only be later than this plus the TTL.
-    const before = clock.now();
-    const result = await target.acquire(
-      holder,
-      opts.ttlMs,
-      opts.wait ?? false,
-      opts.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
+    const wait = opts.wait ?? false;
+    const giveUpAt = clock.now() + (opts.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
+    for (let attempt = 1; ; attempt++) {
+      // Measured before the call: the server's expiry can only be later than this plus the TTL.
+      let before = clock.now();
+      let grant: LeaseGrant;
+      try {
+        const result = await target.acquire(holder, opts.ttlMs, wait, Math.max(0, giveUpAt - before));
+        if (!result.ok) throw SponsonError.fromInfo(result.error);
+        grant = result.value;
+        if (grant.claimBy !== undefined) {
+          before = clock.now();
+          const claimed = await target.claim(holder, grant.token);
+          // Too late to claim (the window passed): the lock went on to the next waiter; queue again.
+          if (!claimed.ok && claimed.error.code === "LOCK_LOST") throw new Rejoin();
+          if (!claimed.ok) throw SponsonError.fromInfo(claimed.error);
+          grant = claimed.value;
+        }
+      } catch (err) {
+        // An object restart (every deploy) drops its in-memory waiters and fails their open calls.
+        // Asking again with the same holder is idempotent: it re-attaches to its place, or finds
+        // the grant it was already given, so the caller sees a grant or LOCK_HELD, never the reset.
+        const rejoin = err instanceof Rejoin || (wait && isObjectReset(err));
+        if (!rejoin) throw err;
+        if (attempt < REJOIN_ATTEMPTS && clock.now() < giveUpAt) continue;
+        throw Lease.#gaveUp(target, holder, attempt);
+      }
+      const lease = new Lease(target, holder, grant, before + opts.ttlMs - margin, opts);
+      // After a long wait the deadline measured before the call may already be spent: a renewal
+      // right away gives a fresh one, measured the same way.
+      if (clock.now() - before > opts.ttlMs / 3) await lease.renew();
+      lease.#schedule();
+      return lease;
+    }
+  }
+
+  /** Still not granted after re-joining: the same answer as a wait that timed out, never a 500. */
+  static #gaveUp(target: LockTarget, holder: string, attempts: number): SponsonError {
+    return new SponsonError(
+      "LOCK_HELD",
+      `${holder} could not take ${target.key}: it re-joined ${attempts} times (the lock object restarted or the grant lapsed) without being granted`,
+      { lock: target.key },
     );
-    if (!result.ok) throw SponsonError.fromInfo(result.error);
-    const lease = new Lease(target, holder, result.value, before + opts.ttlMs - margin, opts);
-    // After a long wait the deadline measured before the call may already be spent: a renewal
-    // right away gives a fresh one, measured the same way.
-    if (clock.now() - before > opts.ttlMs / 3) await lease.renew();
-    lease.#schedule();
-    return lease;
   }
 
   get deadline(): number {

@@ -18,6 +18,8 @@ export interface LockTarget {
   readonly key: string;
   readonly identity: string | null;
   acquire(holder: string, ttlMs: number, wait: boolean, waitTimeoutMs: number): Promise<Result<LeaseGrant>>;
+  /** Confirms a grant handed to a waiter (one with `claimBy`) before its claim window ends. */
+  claim(holder: string, token: number): Promise<Result<LeaseGrant>>;
   renew(holder: string, token: number): Promise<Result<LeaseGrant>>;
   release(holder: string, token: number): Promise<Result<ReleaseOutcome>>;
   /** Ownership of the object's items, for the current holder only (LOCK_LOST otherwise). */
@@ -33,6 +35,7 @@ export interface LockTarget {
 /** The lease object's RPC surface with its result types (RPC typing loses the union otherwise). */
 export interface LeaseLockApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
+  claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
   release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
@@ -65,6 +68,7 @@ export function lockTarget(env: Env, key: string, identity: string | null = null
     identity,
     acquire: (holder, ttlMs, wait, waitTimeoutMs) =>
       stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
+    claim: (holder, token) => stub.claim({ key, holder, token }),
     renew: (holder, token) => stub.renew({ key, holder, token }),
     release: (holder, token) => stub.release({ key, holder, token }),
     owners: (holder, token, items) => stub.owners({ key, holder, token, items }),
