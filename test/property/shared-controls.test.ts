@@ -61,7 +61,9 @@ describe("control: the shared-entry check fails when ownership is off", () => {
     },
   );
 
-  it("random histories with ownership off: fast-check finds one that loses an entry", async () => {
+  it("random histories with ownership off: fast-check finds one that loses an entry", {
+    timeout: 300_000,
+  }, async () => {
     let histories = 0;
     let problems: string[] = [];
     const result = await fc.check(
