@@ -19,6 +19,7 @@ import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import type { ItemOwnership } from "../../shared/schemas/ownership";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { SecretRegistry } from "../../shared/secrets";
 import { emulatorTransport } from "../../workers/dev/dev-env";
@@ -238,6 +239,15 @@ function takeStep(model: WantModel, outcome: StepOutcome): void {
 
 const sorted = (l: readonly string[]) => [...l].sort();
 
+/**
+ * Every owned or foreign item the parent lock keeps. Read as either shape the lock answers: the
+ * rows alone, or the rows with what else the lock keeps next to them (`{ items, … }`).
+ */
+async function ownershipRows(key: string): Promise<ItemOwnership[]> {
+  const view: unknown = await lockStub(env, key).ownership({ key });
+  return Array.isArray(view) ? (view as ItemOwnership[]) : (view as { items: ItemOwnership[] }).items;
+}
+
 /** Runs `history` on `world` and judges the end state against the model. */
 export async function runSharedHistory(world: SharedWorld, history: History, tally: Tally): Promise<Verdict> {
   const model = new WantModel();
@@ -305,7 +315,7 @@ export async function runSharedHistory(world: SharedWorld, history: History, tal
         records.push(`ledger of ${name(i)} holds [${ledger}], the model wants [${modelled}]`);
     }
     for (const key of parentKeys) {
-      const items = await lockStub(env, key).ownership({ key });
+      const items = await ownershipRows(key);
       const owned = new Map(items.filter((o) => o.owners.length > 0).map((o) => [o.key, sorted(o.owners)]));
       for (const entry of new Set([...owned.keys(), ...wantedBy.keys()])) {
         const a = (owned.get(entry) ?? []).join();
