@@ -38,7 +38,12 @@ import {
 const REPLAY: { seed: number; path?: string } | null = null;
 
 const viteEnv = (import.meta as unknown as { env?: Record<string, string | undefined> }).env ?? {};
-const NUM_RUNS = Number(viteEnv.VITE_PROPERTY_RUNS ?? 200);
+/**
+ * Provider failures and two runs on one scope at once are this file's alone; shared entries,
+ * crashes and concurrent scopes on all eight providers are ./shared-histories.test.ts's, which
+ * takes the rest of the suite's time.
+ */
+const NUM_RUNS = Number(viteEnv.VITE_PROPERTY_RUNS ?? 80);
 
 function replayParameters(): fc.Parameters<[History]> {
   if (viteEnv.VITE_PROPERTY_SEED !== undefined) {
@@ -211,6 +216,7 @@ describe("engine histories on one Auth0 application (property)", () => {
       `property: ${stats.histories} histories, ${stats.steps} steps (${stats.concurrent} concurrent groups), ` +
         `${stats.crashes} crashes, ${stats.failures} provider failures, ${seconds} s; ms per phase ${JSON.stringify(phases)}`,
     );
-    expect(stats.histories).toBeGreaterThanOrEqual(NUM_RUNS);
+    // A replay with a path runs only the case it names.
+    if (!replayParameters().path) expect(stats.histories).toBeGreaterThanOrEqual(NUM_RUNS);
   });
 });
