@@ -1,6 +1,6 @@
 /**
- * One lease object per lock key (DESIGN §4). Every method reads the clock itself, so a late,
- * repeated or missing alarm only delays a grant; it never lets two holders overlap.
+ * One lease object per lock key (docs/design.md, "Lease protocol"). Every method reads the clock itself, so a
+ * late, repeated or missing alarm only delays a grant; it never lets two holders overlap.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
@@ -21,7 +21,7 @@ import { announceLockChange, type LockChange } from "./lock-feed";
 import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
 
 export const HISTORY_LIMIT = 50;
-/** DESIGN §4 default, used when a waiting caller names no timeout of its own. */
+/** The default wait timeout (docs/design.md, "Lease protocol"), for a waiting caller that names none. */
 export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
 
 export interface AcquireRequest {

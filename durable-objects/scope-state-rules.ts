@@ -1,5 +1,6 @@
 /**
- * The revision guard for scope state (DESIGN §7, seed 002 D4): pure decisions, no I/O, no clock.
+ * The revision guard for scope state (docs/design.md, "Webhooks and the sweep"): pure decisions, no I/O, no
+ * clock.
  *
  * A revision is the pull request's `updated_at` as epoch milliseconds. GitHub stamps it at every
  * change of the pull request, so it grows monotonically per PR; it has one-second resolution, so a

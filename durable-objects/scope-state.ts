@@ -1,8 +1,8 @@
 /**
  * One object per scope (`scope-state:<repository id>/<scope>`), shared by every environment: whether the
- * scope is open or closed, at which revision (DESIGN §7). It is the strongly consistent place
- * where webhook deliveries are deduplicated and the revision guard is applied, in one synchronous
- * SQL step, so two deliveries racing for the same scope can never both win. The revision rule and
+ * scope is open or closed, at which revision (docs/design.md, "Webhooks and the sweep"). It is the strongly
+ * consistent place where webhook deliveries are deduplicated and the revision guard is applied, in one
+ * synchronous SQL step, so two deliveries racing for the same scope can never both win. The revision rule and
  * the tie direction are in scope-state-rules.ts.
  */
 import { DurableObject } from "cloudflare:workers";

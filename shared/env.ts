@@ -13,7 +13,10 @@ export interface Env {
   WAIT_TIMEOUT_SECONDS?: string;
   /** Read only by the write policy's local fallback (workers/policy/); routes nothing anywhere. */
   EMULATORS?: string;
-  /** Scope state (open/closed at a revision), one object per scope name (DESIGN §7). */
+  /**
+   * Scope state (open/closed at a revision), one object per scope name (docs/design.md, "Webhooks and the
+   * sweep").
+   */
   SCOPE_STATE: DurableObjectNamespace<ScopeState>;
   /** Destroys queued by closed pull requests (workers/queue/). */
   DESTROY_QUEUE: Queue<QueuedDestroy>;

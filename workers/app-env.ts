@@ -7,7 +7,7 @@ import type { WritePolicy } from "./policy/policy-schema";
 export type AppEnv = {
   Bindings: Env;
   Variables: {
-    /** Who is calling; set by authentication once it lands (DESIGN §7). */
+    /** Who is calling; set by authentication once it lands (docs/design.md, "Security model"). */
     actor: string;
     /** The authenticated caller (workers/auth/authenticate.ts); unset only on public routes. */
     caller: Caller;

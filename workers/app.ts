@@ -16,7 +16,10 @@ import { orphanRoutes } from "./routes/orphans";
 import { scopeRoutes } from "./routes/scopes";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 
-/** Request bodies above this are refused before they are parsed (DESIGN §6: 413). */
+/**
+ * Request bodies above this are refused before they are parsed (413 PAYLOAD_TOO_LARGE, docs/design.md,
+ * "Errors").
+ */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppOptions {
@@ -34,8 +37,8 @@ export function createApp(options: AppOptions) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound(notFound);
-  // DESIGN §7: authenticate (sets caller and actor), load the write policy, then the route table
-  // (roles, and authorizeScope for scope actions). Public: /healthz and the webhook receiver.
+  // docs/design.md, "Security model": authenticate (sets caller and actor), load the write policy, then the
+  // route table (roles, and authorizeScope for scope actions). Public: /healthz and the webhook receiver.
   app.use("*", authenticate(options.auth), loadPolicy(), routeAccess());
   app.route("/", healthRoutes);
   app.use(

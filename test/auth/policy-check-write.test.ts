@@ -1,4 +1,4 @@
-/** DESIGN §7 server-side policy: checkWrite, pure, naming the rule that refused. */
+/** The write policy (docs/design.md, "Security model"): checkWrite, pure, naming the rule that refused. */
 import { describe, expect, it } from "vitest";
 import { SecretRegistry } from "../../shared/secrets";
 import { assertWrite, checkWrite, type WriteTarget } from "../../workers/policy/check-write";

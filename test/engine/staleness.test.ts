@@ -1,6 +1,6 @@
 /**
- * Seed 002 applied to scopes (DESIGN §7): authorization and the scope-state read happen before the
- * scope lease; under it the state is read again, and a change refuses the run before any write.
+ * The staleness recheck (docs/design.md, "Staleness recheck"): authorization and the scope-state read happen
+ * before the scope lease; under it the state is read again, and a change refuses the run before any write.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
- * GET /v1/openapi.json (DESIGN §6): the document validates as OpenAPI 3.1, names every route the
- * app serves, documents each error as problem+json, and what the service really answers matches
+ * GET /v1/openapi.json (README, "HTTP API (v1)"): the document validates as OpenAPI 3.1, names every route
+ * the app serves, documents each error as problem+json, and what the service really answers matches
  * the schemas it publishes.
  */
 
@@ -89,7 +89,8 @@ describe("the OpenAPI document", () => {
   }) => {
     const doc = await fetchDocument();
     const served = appRoutes();
-    // The DESIGN §6 table, so a route dropped from both the app and the document is noticed too.
+    // The README's "HTTP API (v1)" table, so a route dropped from both the app and the document is noticed
+    // too.
     for (const route of [
       "post /v1/scopes/{environment}/{scope}/apply",
       "post /v1/scopes/{environment}/{scope}/preview",

@@ -120,7 +120,9 @@ export function entriesOf(scope: string): string[] {
   return [`callbacks ${host}/callback`, `logout ${host}/`, `origins ${host}`];
 }
 
-/** Replaces the scope's receipt behind the run's back, as another writer would (DESIGN §8). */
+/**
+ * Replaces the scope's receipt behind the run's back, as another writer would (docs/design.md, "Storage").
+ */
 export async function intrude(scope: string, marker: string): Promise<void> {
   const store = new R2ReceiptStore(env.RECEIPTS);
   const { receipt: current, etag } = await store.read(scopeAddress("preview", scope));

@@ -102,7 +102,7 @@ describe("scope state object", () => {
     }
   });
 
-  it("scopeChanged tells the engine a close landed between its two reads (seed 002 D1)", async () => {
+  it("scopeChanged tells the engine a close landed between its two reads", async () => {
     const client = scopeStateClient(env, DEFAULT_REPOSITORY.id, freshScope());
     const beforeLease = await client.read();
     expect(scopeChanged(beforeLease, await client.read())).toBe(false);

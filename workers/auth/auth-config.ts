@@ -1,7 +1,7 @@
 /**
- * Authentication settings from the Worker's vars and secrets (DESIGN §7), zod-validated at load.
- * A present but invalid setting makes the Worker refuse requests (INTERNAL "auth misconfigured")
- * rather than run with a guess.
+ * Authentication settings from the Worker's vars and secrets (docs/design.md, "Security model"),
+ * zod-validated at load. A present but invalid setting makes the Worker refuse requests (INTERNAL "auth
+ * misconfigured") rather than run with a guess.
  */
 import { z } from "zod";
 import { SponsonError } from "../../shared/errors";

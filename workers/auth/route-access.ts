@@ -1,6 +1,6 @@
 /**
- * Which caller may reach which route (DESIGN §6, §7), in one table a reviewer can read. Public:
- * liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions
+ * Which caller may reach which route (docs/design.md, "Security model"), in one table a reviewer can read.
+ * Public: liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions
  * go through authorizeScope with the environment and scope from the path, then resolveRepository
  * decides which repository's scope it is (`?repository=owner/name`, the token's, or the only one
  * configured) and puts it on the context; everything else needs a role.

@@ -1,8 +1,8 @@
 /**
- * The service's own token keys (DESIGN §7): an Ed25519 private JWK in the secret
+ * The service's own token keys (docs/design.md, "Security model"): an Ed25519 private JWK in the secret
  * SERVICE_SIGNING_KEY, whose public half is derived, plus optional extra public keys in
  * SERVICE_PUBLIC_KEY (a JWK or a JWKS), e.g. the previous key during a rotation or a verify-only
- * deployment. Both are registered secrets (DESIGN §3): never logged, stored or returned.
+ * deployment. Both are registered secrets (docs/design.md, "Vocabulary"): never logged, stored or returned.
  */
 import { calculateJwkThumbprint, createLocalJWKSet, type JWK, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";

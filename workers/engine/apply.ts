@@ -1,6 +1,7 @@
 /**
- * Apply, steps 4 to 7 of DESIGN §5, once the scope lease is held and intents are recovered.
- * Unchanged lines take no lock; a line that would write takes its parent lease only for that write.
+ * Apply, steps 6 to 8 of docs/design.md, "Run algorithm", once the scope lease is held and intents are
+ * recovered. Unchanged lines take no lock; a line that would write takes its parent lease only for that
+ * write.
  */
 
 import type { Diff, LineOutcome } from "../../shared/schemas/run";

@@ -1,6 +1,7 @@
 /**
  * The engine's part in the Worker's background entries: the queued destroy of a closed pull
- * request (DESIGN §7) and the sweep's intent recovery and "owns entries" listing.
+ * request (docs/design.md, "Webhooks and the sweep") and the sweep's intent recovery and "owns entries"
+ * listing.
  */
 import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";

@@ -16,7 +16,10 @@ export interface LockProvider {
   parent(identity: string): Promise<LockTarget>;
 }
 
-/** The scope's authorization-relevant state (DESIGN §7), read before the lease and again under it. */
+/**
+ * The scope's authorization-relevant state (docs/design.md, "Staleness recheck"), read before the lease and
+ * again under it.
+ */
 export interface ScopeState {
   status: "open" | "closed";
   revision: number;

@@ -1,7 +1,7 @@
 /**
- * The run algorithm (DESIGN §5) around the scope lease: everything that can be refused is refused
- * before the lease; under it the scope state is read again (seed 002) and intents are recovered
- * first; the receipt records the run; the lease is released in `finally`.
+ * The run algorithm (docs/design.md, "Run algorithm") around the scope lease: everything that can be refused
+ * is refused before the lease; under it the scope state is read again (docs/design.md, "Staleness recheck")
+ * and intents are recovered first; the receipt records the run; the lease is released in `finally`.
  */
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
@@ -25,7 +25,9 @@ import { newRunId, Run } from "./run";
 import { scopeClosedError } from "./scope-closed";
 
 export interface ScopeRequest {
-  /** The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id. */
+  /**
+   * The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id.
+   */
   repository: RepositoryRef;
   environment: string;
   scope: string;
@@ -34,8 +36,8 @@ export interface ScopeRequest {
 }
 
 /**
- * What a queued destroy asks of the scope state read under the lease (DESIGN §7): null to go on,
- * or the reason to skip (recorded in the receipt as a skipped run).
+ * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
+ * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
  */
 export type ScopeGuard = (state: ScopeState) => string | null;
 
@@ -230,7 +232,7 @@ export class Engine {
     { guard = null, planConnections = [], refuse }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = this.#deps;
-    // Authorization-relevant state, read before the lease (seed 002 D1).
+    // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck").
     const before = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
       throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
@@ -260,8 +262,8 @@ export class Engine {
     );
     let run: Run | undefined;
     try {
-      // Seed 002 D1: the state authorization consumed is read again under the lease; any change
-      // refuses the run before it writes anything.
+      // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
+      // any change refuses the run before it writes anything.
       const after = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.

@@ -1,5 +1,5 @@
 /**
- * The op model (DESIGN §3, seed 000). An op manages one kind of item; `lockOn` names the shared
+ * The op model (docs/design.md, "Vocabulary"). An op manages one kind of item; `lockOn` names the shared
  * provider object the item lives in, or null when items are objects of their own.
  */
 import type { z } from "zod";

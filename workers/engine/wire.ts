@@ -58,7 +58,10 @@ function secretsFromEnv(env: Env): SecretRegistry {
   return secrets;
 }
 
-/** The scope's state object (DESIGN §7): read before the scope lease and again under it. */
+/**
+ * The scope's state object (docs/design.md, "Staleness recheck"): read before the scope lease and again
+ * under it.
+ */
 function scopeStateGate(env: Env): ScopeGate {
   return { read: (repositoryId, scope) => scopeStateClient(env, repositoryId, scope).read() };
 }

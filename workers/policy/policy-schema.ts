@@ -1,6 +1,6 @@
 /**
- * The server-side write policy (DESIGN §7): configuration of the service, never of the plan. Per
- * environment, which parent identities may be written, which items are allowed and, optionally,
+ * The server-side write policy (docs/design.md, "Security model"): configuration of the service, never of the
+ * plan. Per environment, which parent identities may be written, which items are allowed and, optionally,
  * which ops. Read from the SPONSON_POLICY var (JSON) and validated at load.
  */
 import { z } from "zod";

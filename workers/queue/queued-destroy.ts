@@ -1,7 +1,7 @@
 /**
- * The message a closed pull request puts on the destroy queue, one per environment (DESIGN §7),
- * and the contract of whatever runs it. The engine supplies the real runner; the consumer only
- * acks, retries and records.
+ * The message a closed pull request puts on the destroy queue, one per environment (docs/design.md, "Webhooks
+ * and the sweep"), and the contract of whatever runs it. The engine supplies the real runner; the consumer
+ * only acks, retries and records.
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";

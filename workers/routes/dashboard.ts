@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN §6, §7): server-rendered pages, the live fragment the page re-fetches, the
+ * The dashboard (README, "Dashboard"): server-rendered pages, the live fragment the page re-fetches, the
  * lock feed socket, sign-in/out and admin force-release. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
  * POST needs admin. Every POST here also passes the same-origin and CSRF checks of

@@ -1,5 +1,5 @@
 /**
- * The scope endpoints of DESIGN §6: apply, preview, destroy, rollback, ledger, scope listing. A
+ * The scope endpoints (README, "HTTP API (v1)"): apply, preview, destroy, rollback, ledger, scope listing. A
  * scope belongs to one repository: `?repository=owner/name` names it, or the caller's token does,
  * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
  */
@@ -57,7 +57,7 @@ const runResponses = {
       [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
     },
   },
-  // DESIGN §6: what refuses a run before it starts.
+  // What refuses a run before it starts (docs/design.md, "Errors").
   ...problemResponses(
     ...BODY_CODES,
     "NOT_FOUND",

@@ -1,10 +1,11 @@
 /**
  * The Worker's typed view of one scope's state object, `scope-state:<repository id>/<scope>`: a
  * scope belongs to one repository, so two repositories' `pr-5` have two objects. Every environment
- * of a scope shares it: a pull request is closed everywhere at once (DESIGN §7).
+ * of a scope shares it: a pull request is closed everywhere at once (docs/design.md, "Webhooks and the
+ * sweep").
  *
- * Staleness recheck (seed 002 D1) for the engine: `read()` before the scope lease, `read()` again
- * under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
+ * Staleness recheck (docs/design.md, "Staleness recheck") for the engine: `read()` before the scope lease,
+ * `read()` again under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
  */
 import type { ScopeStatus } from "../../durable-objects/scope-state-rules";
 import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "../../durable-objects/scope-state-types";
@@ -49,7 +50,9 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
   };
 }
 
-/** True when the scope moved between two reads: the run must not write (seed 002 D1). */
+/**
+ * True when the scope moved between two reads: the run must not write (docs/design.md, "Staleness recheck").
+ */
 export function scopeChanged(before: ScopeStateView, after: ScopeStateView): boolean {
   return before.revision !== after.revision || before.status !== after.status;
 }

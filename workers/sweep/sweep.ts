@@ -1,7 +1,7 @@
 /**
- * The periodic sweep (DESIGN §7): GitHub does not redeliver failed webhooks and runs can crash,
- * so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives dead-letter
- * destroys and (3) reports closed scopes that still own entries. A thin orchestrator: the engine
+ * The periodic sweep (docs/design.md, "Webhooks and the sweep"): GitHub does not redeliver failed webhooks
+ * and runs can crash, so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives
+ * dead-letter destroys and (3) reports closed scopes that still own entries. A thin orchestrator: the engine
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
 import type { Env } from "../../shared/env";

@@ -1,6 +1,6 @@
 /**
- * `POST /v1/webhooks/github` (DESIGN §6, §7). Checks run cheapest-refusal first and the
- * signature before anything looks at the payload: size, signature over the raw bytes, JSON,
+ * `POST /v1/webhooks/github` (docs/design.md, "Webhooks and the sweep"). Checks run cheapest-refusal first
+ * and the signature before anything looks at the payload: size, signature over the raw bytes, JSON,
  * event, shape, repository; then the scope-state object deduplicates the delivery and applies
  * the revision guard in one step, and a close enqueues one destroy per environment. No run
  * executes here, so GitHub gets its answer well within its 10 s.

@@ -1,6 +1,6 @@
 /**
- * The lost-update race of DESIGN §1 for every provider whose ops share an object (lockOn not
- * null): several scopes apply one entry each to the same object while the emulator's read barrier
+ * The lost-update race this service prevents (docs/design.md) for every provider whose ops share an object
+ * (lockOn not null): several scopes apply one entry each to the same object while the emulator's read barrier
  * holds every first read until all have read. With parent locks no entry is lost. The control case
  * (no parent locks) loses entries on every provider without a precondition; on GCS the
  * ifMetagenerationMatch precondition catches the race instead (412, re-read, retry): no loss.

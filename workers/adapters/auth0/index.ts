@@ -1,6 +1,6 @@
 /**
- * Auth0 (Management API v2): the four application lists a preview environment needs
- * (DESIGN §1). Plan block: `{ "type": "auth0", "domain": "acme.us.auth0.com", "clientId": "…",
+ * Auth0 (Management API v2): the four application lists a preview environment needs.
+ * Plan block: `{ "type": "auth0", "domain": "acme.us.auth0.com", "clientId": "…",
  * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
  * `{ "client": "<application client id>", "url": "https://…" }`.
  */

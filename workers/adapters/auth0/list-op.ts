@@ -1,8 +1,8 @@
 /**
  * One op per Auth0 application list. Each edits a single URL in a single field: create appends it,
- * remove drops it, both from the list the caller inspected (under the parent lease, DESIGN §5), and
- * every other entry is sent back exactly as read, in order. Idempotent: nothing is sent when the
- * list already says what we want.
+ * remove drops it, both from the list the caller inspected (under the parent lease, docs/design.md, "Run
+ * algorithm"), and every other entry is sent back exactly as read, in order. Idempotent: nothing is sent when
+ * the list already says what we want.
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";

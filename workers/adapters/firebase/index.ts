@@ -1,5 +1,5 @@
 /**
- * Firebase Auth / Identity Platform: a project's authorized domains (DESIGN §1). Plan block:
+ * Firebase Auth / Identity Platform: a project's authorized domains. Plan block:
  * `{ "type": "firebase", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }` (the
  * key file's JSON); line params: `{ "project": "<project id>", "domain": "pr-1.preview.example.com" }`.
  */
@@ -66,7 +66,7 @@ const authorizedDomain: OpSpec<FirebaseConfig> = {
 const typedAdapter: ProviderAdapter<FirebaseConfig> = {
   type: "firebase",
   config: firebaseConfigSchema,
-  // The jwt-bearer token exchange happens here, before any lease is taken (DESIGN §7).
+  // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
   prepare: (ctx) => withGoogleToken(ctx, "firebase", ctx.config.serviceAccountKey, async () => {}),
   ops: [authorizedDomain],
 };

@@ -41,7 +41,8 @@ function kindeUrlOp(name: string, list: KindeList): OpSpec<KindeConfig> {
 const typedAdapter: ProviderAdapter<KindeConfig> = {
   type: "kinde",
   config: kindeConfigSchema,
-  // The client-credentials exchange happens here, before any lease is taken (DESIGN §7).
+  // The client-credentials exchange happens here, before any lease is taken (docs/design.md, "Lease
+  // protocol").
   prepare: (ctx) => warmKindeToken(ctx),
   ops: [
     kindeUrlOp("kinde.callbackUrl", { path: "auth_redirect_urls", field: "redirect_urls" }),

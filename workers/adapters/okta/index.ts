@@ -1,5 +1,5 @@
 /**
- * Okta: an OIDC app's sign-in and sign-out redirect URIs (DESIGN §1). GET the app, change one
+ * Okta: an OIDC app's sign-in and sign-out redirect URIs. GET the app, change one
  * array, PUT the whole app back (no precondition: the parent lease serializes). Plan block:
  * `{ "type": "okta", "domain": "acme.okta.com", "apiToken": { "secret": "OKTA_API_TOKEN" } }`;
  * line params: `{ "app": "<app id>", "url": "https://…" }`.

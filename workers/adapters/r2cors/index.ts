@@ -1,5 +1,5 @@
 /**
- * Cloudflare R2: one origin in one CORS rule of a bucket (DESIGN §1). PUT replaces the whole
+ * Cloudflare R2: one origin in one CORS rule of a bucket. PUT replaces the whole
  * policy with no precondition, so writes are serialized by the parent lease. Plan block:
  * `{ "type": "r2", "accountId": "<32 hex>", "apiToken": { "secret": "R2_API_TOKEN" } }`; line params:
  * `{ "bucket": "assets", "rule": "previews", "origin": "https://pr-1.preview.example.com" }`.

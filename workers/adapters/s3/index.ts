@@ -1,5 +1,5 @@
 /**
- * AWS S3: one origin in one CORS rule of a bucket (DESIGN §1). PUT ?cors replaces the whole
+ * AWS S3: one origin in one CORS rule of a bucket. PUT ?cors replaces the whole
  * document with no precondition, so writes are serialized by the parent lease `s3:<bucket>:cors`.
  * Plan block: `{ "type": "s3", "region": "us-east-1", "accessKeyId": "AKIA…", "secretAccessKey":
  * { "secret": "AWS_SECRET_ACCESS_KEY" } }`; line params: `{ "bucket": "assets", "rule": "previews",

@@ -1,5 +1,5 @@
 /**
- * Supabase (Management API): a project's auth redirect allow-list (DESIGN §1). Plan block:
+ * Supabase (Management API): a project's auth redirect allow-list. Plan block:
  * `{ "type": "supabase", "accessToken": { "secret": "SUPABASE_ACCESS_TOKEN" } }`; line params:
  * `{ "project": "<project ref>", "url": "https://…" }`.
  */
