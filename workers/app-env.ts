@@ -1,7 +1,6 @@
 import type { Env } from "../shared/env";
 import type { RepositoryConfig } from "../shared/schemas/repository";
 import type { Caller } from "./auth/caller";
-import type { WritePolicy } from "./policy/policy-schema";
 
 /** Hono's Env for every route: bindings plus what middleware puts on the context. */
 export type AppEnv = {
@@ -13,7 +12,5 @@ export type AppEnv = {
     caller: Caller;
     /** The repository a scope route acts on (workers/auth/resolve-repository.ts); set on scope routes only. */
     repository: RepositoryConfig;
-    /** The server-side write policy (workers/policy/), for checkWrite before and under the lease. */
-    policy: WritePolicy;
   };
 };

@@ -4,10 +4,10 @@ import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
+import { checkConfig } from "./config/middleware";
 import { createEngine, type EngineOverrides, type ProviderTransport } from "./engine/wire";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
-import { loadPolicy } from "./policy/middleware";
 import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
@@ -37,9 +37,10 @@ export function createApp(options: AppOptions) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound(notFound);
-  // docs/design.md, "Security model": authenticate (sets caller and actor), load the write policy, then the
-  // route table (roles, and authorizeScope for scope actions). Public: /healthz and the webhook receiver.
-  app.use("*", authenticate(options.auth), loadPolicy(), routeAccess());
+  // docs/design.md, "Security model": authenticate (sets caller and actor), refuse a misconfigured Worker,
+  // then the route table (roles, and authorizeScope for scope actions). Public: /healthz and the webhook
+  // receiver.
+  app.use("*", authenticate(options.auth), checkConfig(), routeAccess());
   app.route("/", healthRoutes);
   app.use(
     "/v1/*",

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
-import { configuredRepositories } from "../repositories/configured";
+import { configFromEnv } from "../config/config";
 import { authorizeScope, type ScopeAction } from "./authorize-scope";
 import { type Role, roleAtLeast } from "./caller";
 import { resolveRepository } from "./resolve-repository";
@@ -82,7 +82,7 @@ export function routeAccess() {
       const requested = c.req.query("repository");
       c.set(
         "repository",
-        resolveRepository({ caller, requested, repositories: configuredRepositories(c.env) }),
+        resolveRepository({ caller, requested, repositories: configFromEnv(c.env).repositories }),
       );
     } else {
       assertRole(caller.role, minimumRole(method, path), `${method} ${path}`);

@@ -28,14 +28,14 @@ function parseJson(raw: string, name: string): unknown {
     return JSON.parse(raw);
   } catch {
     // Never echo the value: it is a key.
-    console.error(`auth misconfigured: ${name} is not JSON`);
-    throw new SponsonError("INTERNAL", "auth misconfigured");
+    console.error(`config: ${name} is not JSON`);
+    throw new SponsonError("INTERNAL", `${name} is not JSON`);
   }
 }
 
 function invalid(name: string): never {
-  console.error(`auth misconfigured: ${name} is not an Ed25519 JWK`);
-  throw new SponsonError("INTERNAL", "auth misconfigured");
+  console.error(`config: ${name} is not an Ed25519 JWK`);
+  throw new SponsonError("INTERNAL", `${name} is not an Ed25519 JWK`);
 }
 
 /** The public verification key with its kid (the RFC 7638 thumbprint unless the JWK names one). */

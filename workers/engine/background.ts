@@ -6,10 +6,10 @@
 import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";
 import { repositoryRefById } from "../../shared/schemas/repository";
+import { configFromEnv } from "../config/config";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
-import { configuredRepositories } from "../repositories/configured";
 import type { SweepParts } from "../sweep/sweep";
 import type { ScopeState } from "./deps";
 import { createEngine, type ProviderTransport } from "./wire";
@@ -30,7 +30,7 @@ async function destroyClosedScope(
 ): Promise<DestroyResult> {
   const engine = createEngine(env, transport);
   // The id decides; the name is for the receipt (the configured one, else the one the close carried).
-  const configured = repositoryRefById(job.repositoryId, configuredRepositories(env));
+  const configured = repositoryRefById(job.repositoryId, configFromEnv(env).repositories);
   const repository =
     configured.name.startsWith("#") && job.repositoryName
       ? { ...configured, name: job.repositoryName }
@@ -69,7 +69,7 @@ async function resolveStaleIntents(
   transport: ProviderTransport,
 ): Promise<{ resolved: number; detail?: string }> {
   const store = configuredReceiptStore(env);
-  const repositories = configuredRepositories(env);
+  const repositories = configFromEnv(env).repositories;
   const engine = createEngine(env, transport);
   let resolved = 0;
   const busy: string[] = [];

@@ -7,7 +7,8 @@ import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";
 import { repositoryIdSchema } from "../../shared/schemas/repository";
-import { configuredRepositories, legacyRepository } from "../repositories/configured";
+import { configFromEnv } from "../config/config";
+import { legacyRepository } from "../repositories/configured";
 
 /** Must match wrangler.toml: the consumer dispatches on the batch's queue name. */
 export const DESTROY_QUEUE_NAME = "sponson-destroys";
@@ -36,7 +37,7 @@ export type QueuedDestroy = z.infer<typeof queuedDestroySchema>;
 export function parseQueuedDestroy(env: Env, body: unknown) {
   const parsed = queuedDestroySchema.safeParse(body);
   if (parsed.success || typeof body !== "object" || body === null || "repositoryId" in body) return parsed;
-  const only = legacyRepository(configuredRepositories(env));
+  const only = legacyRepository(configFromEnv(env).repositories);
   if (only === undefined) return parsed;
   return queuedDestroySchema.safeParse({ ...body, repositoryId: only.id, repositoryName: only.name });
 }

@@ -19,6 +19,7 @@ import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
 import { resolveRepositoryFilter } from "../auth/resolve-repository";
 import { callerOf } from "../auth/route-access";
+import { configFromEnv } from "../config/config";
 import type { Engine } from "../engine/engine";
 import {
   AUTH_CODES,
@@ -31,7 +32,6 @@ import { answerRun, NDJSON } from "../http/run-response";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
-import { configuredRepositories } from "../repositories/configured";
 
 const scopePath = scopePathSchema.extend({
   environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
@@ -198,7 +198,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     })
     .openapi(listRoute, async (c) => {
       const { environment, repository: requested } = c.req.valid("query");
-      const repositories = configuredRepositories(c.env);
+      const repositories = configFromEnv(c.env).repositories;
       // A caller bound to a repository lists only its scopes; others may list every repository's.
       const only = resolveRepositoryFilter({ caller: callerOf(c), requested, repositories });
       const summaries = await configuredReceiptStore(c.env).listScopes({
