@@ -5,8 +5,10 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { fail, ok, type Result } from "../shared/errors";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../shared/lease-defaults";
 import { heldIndexKey, ownedObjectKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
+import type { AcquireRequest, LeaseLockApi } from "../shared/rpc/lease-lock";
 import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
 import type {
   Locator,
@@ -21,17 +23,6 @@ import { announceLockChange, type LockChange } from "./lock-feed";
 import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
 
 export const HISTORY_LIMIT = 50;
-/** The default wait timeout (docs/design.md, "Lease protocol"), for a waiting caller that names none. */
-export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
-
-export interface AcquireRequest {
-  key: string;
-  holder: string;
-  ttlMs: number;
-  identity?: string | null;
-  wait?: boolean;
-  waitTimeoutMs?: number;
-}
 
 interface Waiter {
   holder: string;
@@ -41,7 +32,7 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
-export class LeaseLock extends DurableObject<Env> {
+export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #sql: SqlStorage;
   // Waiting callers live in memory: the object is not evicted while their requests are open.
   readonly #waiters: Waiter[] = [];

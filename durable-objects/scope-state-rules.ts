@@ -9,8 +9,9 @@
  * re-runs), while a scope wrongly left open would let a late apply resurrect entries that the
  * close's destroy removes — the one outcome this service exists to prevent.
  */
-export const SCOPE_STATUSES = ["open", "closed"] as const;
-export type ScopeStatus = (typeof SCOPE_STATUSES)[number];
+import type { ScopeStatus } from "../shared/rpc/scope-state";
+
+export type { ScopeStatus };
 
 export interface ScopeStatusAt {
   status: ScopeStatus;

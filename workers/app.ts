@@ -5,7 +5,6 @@ import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
 import { checkConfig } from "./config/middleware";
-import { createEngine, type EngineOverrides, type ProviderTransport } from "./engine/wire";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
 import { dashboardRoutes } from "./routes/dashboard";
@@ -15,6 +14,7 @@ import { mountOpenApi } from "./routes/openapi";
 import { orphanRoutes } from "./routes/orphans";
 import { scopeRoutes } from "./routes/scopes";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
+import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
 /**
  * Request bodies above this are refused before they are parsed (413 PAYLOAD_TOO_LARGE, docs/design.md,

@@ -5,9 +5,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../workers/dev/dev-env";
-import { engineDestroyRunner } from "../../workers/engine/background";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { engineDestroyRunner } from "../../workers/wiring/background";
 import { apply, call, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";

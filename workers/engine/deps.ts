@@ -1,4 +1,4 @@
-/** Everything the engine depends on, wired in one place (workers/engine/wire.ts). */
+/** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
 import type { Clock } from "../../shared/clock";
 import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";

@@ -3,9 +3,9 @@
  * deadline and stop before the server could hand the lock to someone else, release in `finally` with retries.
  */
 
-import { DEFAULT_WAIT_TIMEOUT_MS } from "../../durable-objects/lease-lock";
 import { type Clock, systemClock } from "../../shared/clock";
 import { type Result, SponsonError } from "../../shared/errors";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { LockTarget } from "./lock-target";

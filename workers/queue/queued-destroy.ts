@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";
-import { repositoryIdSchema } from "../../shared/schemas/repository";
+import { type QueuedDestroy, queuedDestroySchema } from "../../shared/schemas/queued-destroy";
 import { configFromEnv } from "../config/config";
 import { legacyRepository } from "../repositories/configured";
 
@@ -14,20 +14,7 @@ import { legacyRepository } from "../repositories/configured";
 export const DESTROY_QUEUE_NAME = "sponson-destroys";
 export const DEAD_LETTER_QUEUE_NAME = "sponson-destroys-dlq";
 
-export const queuedDestroySchema = z.object({
-  /** The repository whose scope is destroyed: only that repository's receipt, lock and state. */
-  repositoryId: repositoryIdSchema,
-  /** Its name when the close was received (for receipts and logs; the id decides). */
-  repositoryName: z.string().min(1).max(201).optional(),
-  environment: z.string().refine(isValidEnvironment, "not a valid environment name"),
-  scope: z.string().refine(isValidScope, "not a valid scope name"),
-  /** The revision of the close that asked for this destroy (pull_request.updated_at, epoch ms). */
-  revision: z.number().int().positive(),
-  deliveryId: z.string().min(1).max(100),
-  /** How many times the sweep has re-driven this job out of the dead-letter queue. */
-  redrives: z.number().int().nonnegative().optional(),
-});
-export type QueuedDestroy = z.infer<typeof queuedDestroySchema>;
+export { type QueuedDestroy, queuedDestroySchema };
 
 /**
  * A queued body as a job. Jobs enqueued before scopes carried a repository have no

@@ -9,9 +9,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { decodeJwt } from "jose";
-import { LOCK_FEED_NAME } from "../../durable-objects/lock-feed";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
+import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";

@@ -7,11 +7,12 @@
  * Staleness recheck (docs/design.md, "Staleness recheck") for the engine: `read()` before the scope lease,
  * `read()` again under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
  */
-import type { ScopeStatus } from "../../durable-objects/scope-state-rules";
-import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "../../durable-objects/scope-state-types";
+
 import type { Env } from "../../shared/env";
 import { type Result, SponsonError, unwrap } from "../../shared/errors";
 import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
+import type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus } from "../../shared/rpc/scope-state";
+import { rpcStub } from "../../shared/rpc/stub";
 
 export type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus };
 
@@ -23,13 +24,6 @@ export interface ScopeStateClient {
   markEnqueued(deliveryId: string): Promise<void>;
 }
 
-/** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
-interface ScopeStateApi {
-  read(req: { scope: string }): Promise<ScopeStateView>;
-  applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>>;
-  markEnqueued(req: { deliveryId: string }): Promise<void>;
-}
-
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
   assertRepositoryId(repositoryId);
   return `scope-state:${repositoryId}/${scope}`;
@@ -39,8 +33,7 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
   if (!isValidScope(scope)) {
     throw new SponsonError("VALIDATION", `scope "${scope}" must be pr-<n>, branch-<name> or main`);
   }
-  const ns = env.SCOPE_STATE;
-  const stub = ns.get(ns.idFromName(scopeStateObjectName(repositoryId, scope))) as unknown as ScopeStateApi;
+  const stub = rpcStub(env.SCOPE_STATE, scopeStateObjectName(repositoryId, scope));
   return {
     repositoryId,
     scope,

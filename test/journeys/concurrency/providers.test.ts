@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
 import { emulatorTransport } from "../../../workers/dev/dev-env";
-import { createEngine } from "../../../workers/engine/wire";
+import { createEngine } from "../../../workers/wiring/wire";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";

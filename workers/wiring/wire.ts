@@ -12,14 +12,14 @@ import { ADAPTERS } from "../adapters";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
+import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "../engine/deps";
+import { Engine } from "../engine/engine";
+import { OpRegistry } from "../engine/op-registry";
 import { lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
 import { assertWrite } from "../policy/check-write";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { scopeStateClient } from "../scope-state/scope-state-client";
-import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "./deps";
-import { Engine } from "./engine";
-import { OpRegistry } from "./op-registry";
 
 /** Provider HTTP for a request's bindings; the entry that wires the engine passes it in. */
 export type ProviderTransport = (env: Env) => typeof fetch;

@@ -7,11 +7,11 @@ import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
+import type { ScopeState } from "../engine/deps";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import type { SweepParts } from "../sweep/sweep";
-import type { ScopeState } from "./deps";
 import { createEngine, type ProviderTransport } from "./wire";
 
 /** The queue's destroy runner, on the provider transport of the entry that wires it. */
