@@ -228,6 +228,7 @@ export class Engine {
     action: RunAction,
     req: ScopeRequest,
     emit: Emit,
+    // biome-ignore lint/suspicious/noConfusingVoidType: bodies are async functions that usually return nothing.
     body: (s: Session) => Promise<void | "delete-receipt">,
     { guard = null, planConnections = [], refuse }: UnderScopeOptions = {},
   ): Promise<RunResult> {
@@ -290,7 +291,8 @@ export class Engine {
         return run.result(deps.clock.now());
       }
       const writer = new ItemWriter(deps, run, session, lease, contexts);
-      let outcome: void | "delete-receipt" = undefined;
+      // biome-ignore lint/suspicious/noConfusingVoidType: what `body` resolves to, as declared above.
+      let outcome: void | "delete-receipt" | undefined;
       try {
         await recoverIntents(deps, run, session, writer);
         outcome = await body({ run, session, writer });

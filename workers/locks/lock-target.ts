@@ -7,13 +7,7 @@ import type { Result } from "../../shared/errors";
 import type { LeaseLockApi } from "../../shared/rpc/lease-lock";
 import { rpcStub } from "../../shared/rpc/stub";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
-import type {
-  Locator,
-  OwnedItem,
-  OwnerChange,
-  OwnershipRecord,
-  OwnershipView,
-} from "../../shared/schemas/ownership";
+import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 
 export interface LockTarget {
   readonly key: string;

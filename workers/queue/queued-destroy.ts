@@ -1,11 +1,4 @@
-/**
- * The message a closed pull request puts on the destroy queue, one per environment (docs/design.md, "Webhooks
- * and the sweep"), and the contract of whatever runs it. The engine supplies the real runner; the consumer
- * only acks, retries and records.
- */
-import { z } from "zod";
 import type { Env } from "../../shared/env";
-import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";
 import { type QueuedDestroy, queuedDestroySchema } from "../../shared/schemas/queued-destroy";
 import { configFromEnv } from "../config/config";
 import { legacyRepository } from "../repositories/configured";

@@ -9,7 +9,7 @@
  */
 
 import type { Env } from "../../shared/env";
-import { type Result, SponsonError, unwrap } from "../../shared/errors";
+import { SponsonError, unwrap } from "../../shared/errors";
 import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
 import type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus } from "../../shared/rpc/scope-state";
 import { rpcStub } from "../../shared/rpc/stub";

@@ -24,7 +24,7 @@ import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
 import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
 import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
-import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
+import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
 const SCOPES = 6;
 
