@@ -10,7 +10,7 @@ import { DEFAULT_LEASE_TTL_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS } from "../../s
 import { isValidEnvironment } from "../../shared/lock-keys";
 import { type RepositoryConfig, repositoriesConfigSchema } from "../../shared/schemas/repository";
 import { type ConnectionsDocument, connectionsSchema } from "../connections/connection-schema";
-import { policySchema, type WritePolicy } from "../policy/policy-schema";
+import { type PolicyConfig, policySchema } from "../policy/policy-schema";
 
 export const DEFAULT_GITHUB_ISSUER = "https://token.actions.githubusercontent.com";
 export const DEFAULT_ENVIRONMENTS: readonly string[] = ["preview"];
@@ -103,7 +103,7 @@ export function environments(vars: Vars): string[] {
  * except with EMULATORS=on (tests, `npm start`), where the emulated providers are all there is to
  * write to and every write is allowed.
  */
-export function writePolicy(vars: Vars): WritePolicy {
+export function writePolicy(vars: Vars): PolicyConfig {
   const document = jsonVar(vars, "SPONSON_POLICY", policySchema);
   if (document) return { mode: "enforced", document };
   if (vars.EMULATORS === "on") return { mode: "open-dev" };

@@ -8,7 +8,7 @@
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { ADAPTERS } from "../adapters";
 import type { ConnectionsDocument } from "../connections/connection-schema";
-import type { WritePolicy } from "../policy/policy-schema";
+import type { PolicyConfig } from "../policy/policy-schema";
 import {
   connections,
   DEFAULT_LEASE_TTL_SECONDS,
@@ -40,7 +40,7 @@ const READERS = {
   /** SPONSON_ENVIRONMENTS: where a closed pull request's scope is destroyed; `["preview"]` when unset. */
   environments: (v: Vars): string[] => environments(v),
   /** SPONSON_POLICY (and EMULATORS for the open local policy): the server-side write policy. */
-  policy: (v: Vars): WritePolicy => writePolicy(v),
+  policy: (v: Vars): PolicyConfig => writePolicy(v),
   /** SPONSON_CONNECTIONS: the provider accounts runs may use; `{}` when unset. */
   connections: (v: Vars): ConnectionsDocument => connections(v, PROVIDER_TYPES),
   /** SERVICE_SIGNING_KEY (private JWK JSON), raw; its content is checked by workers/auth/service-keys.ts. */

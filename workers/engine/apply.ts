@@ -11,8 +11,8 @@ import { type Item, itemOfLine, sameItem } from "./item";
 import type { ItemWriter, WaitPolicy, WriteOutcome } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
+import { removeEntries } from "./remove-entries";
 import type { ResolvedLine } from "./resolve-plan";
-import { removeEntries } from "./rollback-created";
 import { errorInfo, type Run } from "./run";
 
 const APPLY_RESULT = {

@@ -20,14 +20,14 @@ export interface LockProvider {
  * The scope's authorization-relevant state (docs/design.md, "Staleness recheck"), read before the lease and
  * again under it.
  */
-export interface ScopeState {
+export interface ScopeSnapshot {
   status: "open" | "closed";
   revision: number;
 }
 
 export interface ScopeGate {
   /** The state of one repository's scope (scopes of two repositories never share it). */
-  read(repositoryId: number, scope: string): Promise<ScopeState>;
+  read(repositoryId: number, scope: string): Promise<ScopeSnapshot>;
 }
 
 /** The objects whose locks keep ownership, read without a lease (the sweep's orphan search). */

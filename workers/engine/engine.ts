@@ -11,7 +11,7 @@ import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
-import { type Emit, type EngineDeps, type ScopeState, SimulatedCrash } from "./deps";
+import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { findOrphans, removeOrphan } from "./orphans";
@@ -19,8 +19,8 @@ import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
+import { removeEntries } from "./remove-entries";
 import { type ResolvedLine, resolveLine } from "./resolve-plan";
-import { removeEntries } from "./rollback-created";
 import { newRunId, Run } from "./run";
 import { scopeClosedError } from "./scope-closed";
 
@@ -39,7 +39,7 @@ export interface ScopeRequest {
  * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
  * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
  */
-export type ScopeGuard = (state: ScopeState) => string | null;
+export type ScopeGuard = (state: ScopeSnapshot) => string | null;
 
 interface UnderScopeOptions {
   /** Asked of the scope state read under the lease (queued destroys). */

@@ -61,3 +61,12 @@ export interface ProviderAdapter<Config = Record<string, unknown>> {
    */
   prepare?(ctx: OpContext<Config>): Promise<void>;
 }
+
+/**
+ * An adapter typed by its own Config, as the engine holds it. Sound because the engine only ever hands
+ * an adapter's ops and `prepare` the value its own `config` schema parsed; the one cast that forgets
+ * the Config lives here, and the argument is checked against `ProviderAdapter<Config>` in full.
+ */
+export function defineAdapter<Config>(adapter: ProviderAdapter<Config>): ProviderAdapter {
+  return adapter as unknown as ProviderAdapter;
+}

@@ -35,4 +35,4 @@ export type PolicyDocument = z.infer<typeof policySchema>;
  * closed). `open-dev`: only when SPONSON_POLICY is absent entirely and EMULATORS=on (tests, `npm
  * start`), every write is allowed — the emulated providers are the only thing to write to.
  */
-export type WritePolicy = { mode: "enforced"; document: PolicyDocument } | { mode: "open-dev" };
+export type PolicyConfig = { mode: "enforced"; document: PolicyDocument } | { mode: "open-dev" };

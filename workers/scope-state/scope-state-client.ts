@@ -5,9 +5,9 @@
  * sweep").
  *
  * Staleness recheck (docs/design.md, "Staleness recheck") for the engine: `read()` before the scope lease,
- * `read()` again under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
+ * `read()` again under it, and refuse with CONCURRENT_MODIFICATION when the status or revision changed
+ * (workers/engine/engine.ts).
  */
-
 import type { Env } from "../../shared/env";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
@@ -41,11 +41,4 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     applyEvent: async (event) => unwrap(await stub.applyEvent({ scope, ...event })),
     markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
   };
-}
-
-/**
- * True when the scope moved between two reads: the run must not write (docs/design.md, "Staleness recheck").
- */
-export function scopeChanged(before: ScopeStateView, after: ScopeStateView): boolean {
-  return before.revision !== after.revision || before.status !== after.status;
 }

@@ -7,7 +7,7 @@ import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
-import type { ScopeState } from "../engine/deps";
+import type { ScopeSnapshot } from "../engine/deps";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
@@ -35,7 +35,7 @@ async function destroyClosedScope(
     configured.name.startsWith("#") && job.repositoryName
       ? { ...configured, name: job.repositoryName }
       : configured;
-  const guard = (state: ScopeState) => {
+  const guard = (state: ScopeSnapshot) => {
     const decision = destroyDecision({ ...state, scope: job.scope, deliveryId: null, changedAt: 0 }, job);
     return decision.proceed ? null : `${decision.skip.outcome}: ${decision.skip.detail ?? ""}`;
   };

@@ -4,7 +4,7 @@
  * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
  * `{ "client": "<application client id>", "url": "https://…" }`.
  */
-import type { ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
 import { type Auth0Config, auth0ConfigSchema } from "./config";
 import { auth0ListOp } from "./list-op";
 import { warmAuth0Token } from "./management-api";
@@ -22,6 +22,6 @@ const typedAdapter: ProviderAdapter<Auth0Config> = {
 };
 
 /** As the engine's registry holds adapters: config is validated by `config` before any op runs. */
-export const auth0Adapter: ProviderAdapter = typedAdapter;
+export const auth0Adapter: ProviderAdapter = defineAdapter(typedAdapter);
 
 export { type Auth0Config, auth0ClientIdentity, auth0ConfigSchema, auth0LineParamsSchema } from "./config";

@@ -5,7 +5,13 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
+import {
+  defineAdapter,
+  type Inspection,
+  type OpSpec,
+  type Params,
+  type ProviderAdapter,
+} from "../../engine/op-spec";
 import {
   type FirebaseConfig,
   firebaseConfigIdentity,
@@ -71,5 +77,5 @@ const typedAdapter: ProviderAdapter<FirebaseConfig> = {
   ops: [authorizedDomain],
 };
 
-export const firebaseAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const firebaseAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { firebaseConfigIdentity, firebaseConfigSchema, firebaseLineParamsSchema } from "./config";

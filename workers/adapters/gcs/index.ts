@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { OpContext, ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type OpContext, type ProviderAdapter } from "../../engine/op-spec";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
 import { withGoogleToken } from "../firebase/google-auth";
@@ -85,5 +85,5 @@ const typedAdapter: ProviderAdapter<GcsConfig> = {
   ops: [corsOrigin],
 };
 
-export const gcsAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const gcsAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { gcsCorsIdentity } from "./config";

@@ -6,7 +6,13 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
+import {
+  defineAdapter,
+  type Inspection,
+  type OpSpec,
+  type Params,
+  type ProviderAdapter,
+} from "../../engine/op-spec";
 import { listOf, type OktaApp, type OktaListField, oktaAppSchema, readApp, writeAppList } from "./apps-api";
 import { type OktaConfig, oktaAppIdentity, oktaConfigSchema, oktaLineParamsSchema } from "./config";
 
@@ -68,5 +74,5 @@ const typedAdapter: ProviderAdapter<OktaConfig> = {
   ],
 };
 
-export const oktaAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const oktaAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { oktaAppIdentity } from "./config";

@@ -5,7 +5,7 @@
  * { "secret": "AWS_SECRET_ACCESS_KEY" } }`; line params: `{ "bucket": "assets", "rule": "previews",
  * "origin": "https://pr-1.preview.example.com" }` (`rule` is the rule's ID, or `#<n>`).
  */
-import type { ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
 import { readS3Cors, writeS3Cors } from "./bucket-cors-api";
@@ -33,5 +33,5 @@ const corsOrigin = corsOriginOp<S3Config, S3CorsRule, { rules: S3CorsRule[] }>({
 
 const typedAdapter: ProviderAdapter<S3Config> = { type: "s3", config: s3ConfigSchema, ops: [corsOrigin] };
 
-export const s3Adapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const s3Adapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { s3CorsIdentity } from "./config";

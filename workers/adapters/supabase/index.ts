@@ -5,7 +5,13 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
+import {
+  defineAdapter,
+  type Inspection,
+  type OpSpec,
+  type Params,
+  type ProviderAdapter,
+} from "../../engine/op-spec";
 import { allowListEntries, allowListHas, allowListWith, allowListWithout } from "./allow-list";
 import {
   type SupabaseConfig,
@@ -65,5 +71,5 @@ const typedAdapter: ProviderAdapter<SupabaseConfig> = {
   ops: [redirectUrl],
 };
 
-export const supabaseAdapter: ProviderAdapter = typedAdapter;
+export const supabaseAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { supabaseAuthIdentity, supabaseConfigSchema, supabaseLineParamsSchema } from "./config";
