@@ -25,7 +25,10 @@ const ratio = (a, b) => (a && b ? `${(a.median / b.median).toFixed(2)}×` : "—
  */
 export function pollingHandoff(tryAcquireMs, samples = 20_000) {
   let seed = 0x5eed;
-  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+  const rnd = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 4294967296;
+  };
   const out = [];
   for (let i = 0; i < samples; i++) {
     const release = rnd() * 20_000;

@@ -1,5 +1,5 @@
 /**
- * A typed client for the HTTP API (DESIGN §6) over fetch. Request and response types are the
+ * A typed client for the HTTP API (README, "HTTP API (v1)") over fetch. Request and response types are the
  * shared zod schemas' (shared/schemas/*), and every response is parsed with them, so the CLI and
  * the Worker cannot drift apart silently. A refused request becomes an `ApiError` carrying the
  * problem's stable `code`.

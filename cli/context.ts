@@ -61,8 +61,8 @@ export function stringFlag(inv: Invocation, name: string): string | undefined {
 export function serviceUrl(inv: Invocation): string {
   const url = stringFlag(inv, "url") ?? inv.io.env.SPONSON_URL;
   if (!url) {
-    // Outside CI the local door (DESIGN §10) is the sensible default; in CI a silent default hides a
-    // missing setting.
+    // Outside CI the local instance (README, "Set up") is the sensible default; in CI a silent default hides
+    // a missing setting.
     if (inGithubActions(inv.io.env) || inv.io.env.CI === "true")
       throw new CliError(2, "SPONSON_URL is not set");
     return LOCAL_URL;

@@ -1,8 +1,8 @@
 /**
- * The token the CLI sends (DESIGN §7, §10): SPONSON_TOKEN when set; otherwise, inside a GitHub
- * Actions job with `permissions: id-token: write`, the job's own OIDC token, fetched from the
- * runner's token endpoint with the configured audience. A token is never printed by accident:
- * errors name the source, not the value, and a fetched token is masked in the job's log.
+ * The token the CLI sends (docs/design.md, "Security model"; docs/cli.md, "Credentials"): SPONSON_TOKEN when
+ * set; otherwise, inside a GitHub Actions job with `permissions: id-token: write`, the job's own OIDC token,
+ * fetched from the runner's token endpoint with the configured audience. A token is never printed by
+ * accident: errors name the source, not the value, and a fetched token is masked in the job's log.
  */
 import { z } from "zod";
 import { CliError } from "./cli-error";

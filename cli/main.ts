@@ -1,8 +1,8 @@
 /**
- * `sponson`: the command line for CI jobs and people (DESIGN §10, issue 6). Exit codes: 0 success;
+ * `sponson`: the command line for CI jobs and people (docs/cli.md). Exit codes: 0 success;
  * 1 run failed, lock held or another service-side failure; 2 usage or authentication error.
  */
-import { type ErrorCode } from "../shared/errors";
+import type { ErrorCode } from "../shared/errors";
 import { CliError, type ExitCode } from "./cli-error";
 import { ApiError, type ApiErrorCode } from "./client";
 import { ledgerCommand, locksCommand } from "./commands/read";

@@ -21,7 +21,13 @@ export function progress(
 ): Progress {
   let done = 0;
   if (!spinnerOut.isTTY) {
-    return { print: (line) => out.write(`${line}\n`), tick: () => void (done += 1), stop: () => {} };
+    return {
+      print: (line) => out.write(`${line}\n`),
+      tick: () => {
+        done += 1;
+      },
+      stop: () => {},
+    };
   }
   let frame = 0;
   const draw = () => {

@@ -1,12 +1,14 @@
 /**
- * One lease object per lock key (DESIGN §4). Every method reads the clock itself, so a late,
- * repeated or missing alarm only delays a grant; it never lets two holders overlap.
+ * One lease object per lock key (docs/design.md, "Lease protocol"). Every method reads the clock itself, so a
+ * late, repeated or missing alarm only delays a grant; it never lets two holders overlap.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { fail, ok, type Result } from "../shared/errors";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../shared/lease-defaults";
 import { heldIndexKey, ownedObjectKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
+import type { AcquireRequest, LeaseLockApi } from "../shared/rpc/lease-lock";
 import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
 import type {
   Locator,
@@ -28,19 +30,6 @@ import { announceLockChange, type LockChange } from "./lock-feed";
 import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
 
 export const HISTORY_LIMIT = 50;
-/** DESIGN §4 default, used when a waiting caller names no timeout of its own. */
-export const DEFAULT_WAIT_TIMEOUT_MS = 120_000;
-
-export interface AcquireRequest {
-  key: string;
-  holder: string;
-  ttlMs: number;
-  identity?: string | null;
-  wait?: boolean;
-  waitTimeoutMs?: number;
-  /** Shortens the claim window of a grant to this waiter (lease-rules.ts CLAIM_WINDOW_MS). */
-  claimWindowMs?: number;
-}
 
 interface Waiter {
   holder: string;
@@ -53,7 +42,7 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
-export class LeaseLock extends DurableObject<Env> {
+export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #sql: SqlStorage;
   // Waiting callers live in memory: the object is not evicted while their requests are open.
   readonly #waiters: Waiter[] = [];

@@ -1,6 +1,6 @@
 /**
- * Pure lease decisions (DESIGN §4). No `this`, no I/O, no clock: `now` is always passed in, so the
- * object, its alarm and the tests all ask the same questions of the same data.
+ * Pure lease decisions (docs/design.md, "Lease protocol"). No `this`, no I/O, no clock: `now` is always
+ * passed in, so the object, its alarm and the tests all ask the same questions of the same data.
  */
 
 export interface LeaseRow {

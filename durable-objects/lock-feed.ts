@@ -11,17 +11,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
+import { LOCK_FEED_NAME, type LockChange, type LockFeedApi } from "../shared/rpc/lock-feed";
+import { rpcStub } from "../shared/rpc/stub";
 
-/** The one feed; sharding by key prefix is possible later without changing the lock objects' call. */
-export const LOCK_FEED_NAME = "dashboard";
+export { LOCK_FEED_NAME, type LockChange };
 
-export type LockChange = "held" | "free" | "waiters";
-
-export interface LockFeedApi {
-  changed(key: string, change: LockChange): Promise<number>;
-}
-
-export class LockFeed extends DurableObject<Env> {
+export class LockFeed extends DurableObject<Env> implements LockFeedApi {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Keep-alive pings are answered without waking the object.
@@ -71,7 +66,7 @@ export function announceLockChange(env: Env, key: string, change: LockChange): v
   const ns = env.LOCK_FEED;
   if (ns === undefined) return;
   try {
-    const stub = ns.get(ns.idFromName(LOCK_FEED_NAME)) as unknown as LockFeedApi;
+    const stub = rpcStub(ns, LOCK_FEED_NAME);
     stub.changed(key, change).catch(() => {
       // The page's fallback refresh heals a lost notification.
     });

@@ -1,5 +1,6 @@
 /**
- * The revision guard for scope state (DESIGN §7, seed 002 D4): pure decisions, no I/O, no clock.
+ * The revision guard for scope state (docs/design.md, "Webhooks and the sweep"): pure decisions, no I/O, no
+ * clock.
  *
  * A revision is the pull request's `updated_at` as epoch milliseconds. GitHub stamps it at every
  * change of the pull request, so it grows monotonically per PR; it has one-second resolution, so a
@@ -8,8 +9,9 @@
  * re-runs), while a scope wrongly left open would let a late apply resurrect entries that the
  * close's destroy removes — the one outcome this service exists to prevent.
  */
-export const SCOPE_STATUSES = ["open", "closed"] as const;
-export type ScopeStatus = (typeof SCOPE_STATUSES)[number];
+import type { ScopeStatus } from "../shared/rpc/scope-state";
+
+export type { ScopeStatus };
 
 export interface ScopeStatusAt {
   status: ScopeStatus;

@@ -1,17 +1,17 @@
 /**
  * One object per scope (`scope-state:<repository id>/<scope>`), shared by every environment: whether the
- * scope is open or closed, at which revision (DESIGN §7). It is the strongly consistent place
- * where webhook deliveries are deduplicated and the revision guard is applied, in one synchronous
- * SQL step, so two deliveries racing for the same scope can never both win. The revision rule and
+ * scope is open or closed, at which revision (docs/design.md, "Webhooks and the sweep"). It is the strongly
+ * consistent place where webhook deliveries are deduplicated and the revision guard is applied, in one
+ * synchronous SQL step, so two deliveries racing for the same scope can never both win. The revision rule and
  * the tie direction are in scope-state-rules.ts.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { type ErrorInfo, fail, ok, type Result } from "../shared/errors";
 import { isValidScope } from "../shared/lock-keys";
+import type { ApplyOutcome, ScopeEvent, ScopeStateApi, ScopeStateView } from "../shared/rpc/scope-state";
 import { decideApply, INITIAL_STATUS, isValidRevision, type ScopeStatus } from "./scope-state-rules";
 import { migrate } from "./scope-state-schema";
-import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "./scope-state-types";
 
 /** GitHub lets a delivery be redelivered for a few days; a month of ids is ample. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -27,7 +27,7 @@ type StateRow = {
 };
 type DeliveryRow = { outcome: string; enqueue_pending: number };
 
-export class ScopeState extends DurableObject<Env> {
+export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
   readonly #sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {

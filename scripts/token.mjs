@@ -1,5 +1,5 @@
 // `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--repository owner/name] [--ttl 3600] [--sub name]` (--help)
-// Prints a service token for the local instance (DESIGN §10), signed with SERVICE_SIGNING_KEY from
+// Prints a service token for the local instance (README, "Set up"), signed with SERVICE_SIGNING_KEY from
 // .dev.vars (gitignored; `wrangler dev` loads it). When the key is missing it is generated and
 // appended there. The private key is never printed.
 import { parseArgs } from "node:util";

@@ -1,20 +1,24 @@
-import type { LeaseLock } from "../durable-objects/lease-lock";
-import type { LockFeed } from "../durable-objects/lock-feed";
-import type { ScopeState } from "../durable-objects/scope-state";
-import type { QueuedDestroy } from "../workers/queue/queued-destroy";
+import type { LeaseLockApi } from "./rpc/lease-lock";
+import type { LockFeedApi } from "./rpc/lock-feed";
+import type { ScopeStateApi } from "./rpc/scope-state";
+import type { Branded } from "./rpc/stub";
+import type { QueuedDestroy } from "./schemas/queued-destroy";
 
 /** Bindings of the Worker and its objects (wrangler.toml; the dev entry's: workers/dev/dev-env.ts). */
 export interface Env {
-  LEASE_LOCK: DurableObjectNamespace<LeaseLock>;
+  LEASE_LOCK: DurableObjectNamespace<Branded<LeaseLockApi>>;
   RECEIPTS: R2Bucket;
   /** The dashboard's lock feed (durable-objects/lock-feed.ts); lock objects notify it, never await it. */
-  LOCK_FEED?: DurableObjectNamespace<LockFeed>;
+  LOCK_FEED?: DurableObjectNamespace<Branded<LockFeedApi>>;
   LEASE_TTL_SECONDS?: string;
   WAIT_TIMEOUT_SECONDS?: string;
   /** Read only by the write policy's local fallback (workers/policy/); routes nothing anywhere. */
   EMULATORS?: string;
-  /** Scope state (open/closed at a revision), one object per scope name (DESIGN §7). */
-  SCOPE_STATE: DurableObjectNamespace<ScopeState>;
+  /**
+   * Scope state (open/closed at a revision), one object per scope name (docs/design.md, "Webhooks and the
+   * sweep").
+   */
+  SCOPE_STATE: DurableObjectNamespace<Branded<ScopeStateApi>>;
   /** Destroys queued by closed pull requests (workers/queue/). */
   DESTROY_QUEUE: Queue<QueuedDestroy>;
   /** Secret shared with GitHub for X-Hub-Signature-256; unset refuses every webhook. */

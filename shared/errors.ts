@@ -1,5 +1,5 @@
 /**
- * Domain errors are values with stable codes (DESIGN §5, §6). One closed union of codes, one
+ * Domain errors are values with stable codes (docs/design.md, "Errors"). One closed union of codes, one
  * exhaustive table code → HTTP status, title and whether a retry can succeed.
  *
  * `retriable` answers one question: can sending the same request again, unchanged, succeed? CI

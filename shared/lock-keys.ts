@@ -2,7 +2,10 @@ import { SponsonError } from "./errors";
 import type { LockKind } from "./schemas/lock";
 import type { SecretRegistry } from "./secrets";
 
-/** The environment reserved for parent locks (seed 000); a plan may not lock scopes under it. */
+/**
+ * The environment reserved for parent locks (docs/design.md, "Vocabulary"); a plan may not lock scopes under
+ * it.
+ */
 export const PARENT_LOCKS_ENVIRONMENT = "_locks";
 
 const SCOPE_PATTERN = /^(pr-[1-9][0-9]{0,9}|branch-[A-Za-z0-9._/-]{1,200}|main)$/;

@@ -1,6 +1,6 @@
 /**
- * Registered secrets (DESIGN §3): every secret value the Worker resolves for a provider and its
- * own signing keys. Nothing that contains one may be stored, logged or returned.
+ * Registered secrets (docs/design.md, "Vocabulary"): every secret value the Worker resolves for a provider
+ * and its own signing keys. Nothing that contains one may be stored, logged or returned.
  */
 
 /** Values shorter than this are not tracked: redacting "1" everywhere would help no one. */

@@ -1,19 +1,16 @@
 import type { Env } from "../shared/env";
 import type { RepositoryConfig } from "../shared/schemas/repository";
 import type { Caller } from "./auth/caller";
-import type { WritePolicy } from "./policy/policy-schema";
 
 /** Hono's Env for every route: bindings plus what middleware puts on the context. */
 export type AppEnv = {
   Bindings: Env;
   Variables: {
-    /** Who is calling; set by authentication once it lands (DESIGN §7). */
+    /** Who is calling; set by authentication once it lands (docs/design.md, "Security model"). */
     actor: string;
     /** The authenticated caller (workers/auth/authenticate.ts); unset only on public routes. */
     caller: Caller;
     /** The repository a scope route acts on (workers/auth/resolve-repository.ts); set on scope routes only. */
     repository: RepositoryConfig;
-    /** The server-side write policy (workers/policy/), for checkWrite before and under the lease. */
-    policy: WritePolicy;
   };
 };

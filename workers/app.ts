@@ -4,10 +4,9 @@ import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
-import { createEngine, type EngineOverrides, type ProviderTransport } from "./engine/wire";
+import { checkConfig } from "./config/middleware";
 import { notFound, onError } from "./http/problem";
 import { validationHook } from "./http/validation";
-import { loadPolicy } from "./policy/middleware";
 import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
@@ -15,8 +14,12 @@ import { mountOpenApi } from "./routes/openapi";
 import { orphanRoutes } from "./routes/orphans";
 import { scopeRoutes } from "./routes/scopes";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
+import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
-/** Request bodies above this are refused before they are parsed (DESIGN §6: 413). */
+/**
+ * Request bodies above this are refused before they are parsed (413 PAYLOAD_TOO_LARGE, docs/design.md,
+ * "Errors").
+ */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface AppOptions {
@@ -34,9 +37,10 @@ export function createApp(options: AppOptions) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.onError(onError);
   app.notFound(notFound);
-  // DESIGN §7: authenticate (sets caller and actor), load the write policy, then the route table
-  // (roles, and authorizeScope for scope actions). Public: /healthz and the webhook receiver.
-  app.use("*", authenticate(options.auth), loadPolicy(), routeAccess());
+  // docs/design.md, "Security model": authenticate (sets caller and actor), refuse a misconfigured Worker,
+  // then the route table (roles, and authorizeScope for scope actions). Public: /healthz and the webhook
+  // receiver.
+  app.use("*", authenticate(options.auth), checkConfig(), routeAccess());
   app.route("/", healthRoutes);
   app.use(
     "/v1/*",

@@ -4,7 +4,7 @@
  * dev entry (workers/dev/index.ts, wrangler.dev.toml) adds those for `npm start` and the tests.
  */
 import { createApp } from "./app";
-import { networkTransport } from "./engine/wire";
+import { networkTransport } from "./wiring/wire";
 import { workerHandlers } from "./worker";
 
 export { LeaseLock } from "../durable-objects/lease-lock";

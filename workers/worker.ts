@@ -5,10 +5,10 @@
  */
 import type { Env } from "../shared/env";
 import type { App } from "./app";
-import { engineDestroyRunner, engineSweepParts } from "./engine/background";
-import type { ProviderTransport } from "./engine/wire";
 import { createQueueHandler } from "./queue/queue-handler";
 import { createSweepHandler } from "./sweep/sweep-handler";
+import { engineDestroyRunner, engineSweepParts } from "./wiring/background";
+import type { ProviderTransport } from "./wiring/wire";
 
 export function workerHandlers(app: App, transport: ProviderTransport) {
   return {

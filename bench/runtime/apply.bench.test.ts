@@ -12,8 +12,8 @@ import { appLockKey } from "../../test/helpers/engine";
 import { APP_CLIENT, auth0Plan, previewPlan, seedTenant } from "../../test/helpers/plans";
 import { DEFAULT_REPOSITORY } from "../../test/helpers/repositories";
 import { emulatorTransport } from "../../workers/dev/dev-env";
-import { createEngine } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
+import { createEngine } from "../../workers/wiring/wire";
 import { now, report, summary } from "./stats";
 
 const LATENCY_MS = Number((env as unknown as Record<string, string | undefined>).BENCH_LATENCY_MS ?? 20);

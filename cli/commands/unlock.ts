@@ -1,4 +1,4 @@
-/** `unlock <key> --reason`: an admin's force-release (DESIGN §6: DELETE /v1/locks/{key}). */
+/** `unlock <key> --reason`: an admin's force-release (README, "HTTP API (v1)": DELETE /v1/locks/{key}). */
 import { CliError, type ExitCode } from "../cli-error";
 import { clientFor, type Invocation, stringFlag } from "../context";
 

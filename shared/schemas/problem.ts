@@ -1,5 +1,5 @@
 /**
- * The RFC 9457 problem every refused request answers (DESIGN §6), as a schema: the OpenAPI
+ * The RFC 9457 problem every refused request answers (docs/design.md, "Errors"), as a schema: the OpenAPI
  * document describes error responses with it and the CLI's client parses them with it.
  * Extension members (a lock's holder, validation issues, …) are kept, hence loose.
  */

@@ -1,7 +1,7 @@
 /**
- * Receipts in R2 (DESIGN §8): per environment and scope, what the scope owns (ledger), the writes
- * announced before they were sent (intents) and the last runs. Unknown fields are kept, so an older
- * reader never drops what a newer writer added.
+ * Receipts in R2 (docs/storage.md, "Receipts (R2)"): per environment and scope, what the scope owns (ledger),
+ * the writes announced before they were sent (intents) and the last runs. Unknown fields are kept, so an
+ * older reader never drops what a newer writer added.
  */
 import { z } from "zod";
 import { holdingSchema } from "./ownership";

@@ -1,4 +1,4 @@
-/** Request bodies of the scope endpoints (DESIGN §6). */
+/** Request bodies of the scope endpoints (README, "HTTP API (v1)"). */
 import { z } from "zod";
 import { planSchema } from "./plan";
 

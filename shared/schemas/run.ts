@@ -1,4 +1,7 @@
-/** What a run answers (DESIGN §6): the run, one result per line, drift, as JSON or NDJSON events. */
+/**
+ * What a run answers (README, "HTTP API (v1)"): the run, one result per line, drift, as JSON or NDJSON
+ * events.
+ */
 import { z } from "zod";
 import { errorInfoSchema, runActionSchema } from "./receipt";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";

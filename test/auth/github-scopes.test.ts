@@ -1,6 +1,6 @@
 /**
- * DESIGN §7, seed 002 (derive, never trust): a GitHub job acts only on the scope its signed ref
- * names, and only for a configured repository matched by id and name.
+ * docs/design.md, "Security model" (scope from the signed ref): a GitHub job acts only on the scope its
+ * signed ref names, and only for a configured repository matched by id and name.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { branchClaims, pullRequestClaims, TEST_REPOSITORY } from "../helpers/tokens";

@@ -8,9 +8,9 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../workers/app-env";
 import { authenticate } from "../../workers/auth/authenticate";
 import { routeAccess } from "../../workers/auth/route-access";
+import { checkConfig } from "../../workers/config/middleware";
 import { createDevApp } from "../../workers/dev/dev-app";
 import { onError } from "../../workers/http/problem";
-import { loadPolicy } from "../../workers/policy/middleware";
 import { githubIssuer, TEST_AUDIENCE, TEST_REPOSITORY, type TestGithubIssuer } from "../helpers/tokens";
 
 /** The service's config as an operator would set it for these tests. */
@@ -34,7 +34,7 @@ export async function harness(): Promise<Harness> {
   const auth = { fetch: issuer.fetch };
   const probe = new Hono<AppEnv>();
   probe.onError(onError);
-  probe.use("*", authenticate(auth), loadPolicy(), routeAccess());
+  probe.use("*", authenticate(auth), checkConfig(), routeAccess());
   probe.all("*", (c) => c.json({ caller: c.get("caller") ?? null, actor: c.get("actor") }));
   return { issuer, app: createDevApp({ auth }), probe };
 }

@@ -1,8 +1,11 @@
-/** DESIGN §7 server-side policy: checkWrite, pure, naming the rule that refused. */
+/** The write policy (docs/design.md, "Security model"): checkWrite, pure, naming the rule that refused. */
 import { describe, expect, it } from "vitest";
 import { SecretRegistry } from "../../shared/secrets";
+import { writePolicy } from "../../workers/config/config-vars";
 import { assertWrite, checkWrite, type WriteTarget } from "../../workers/policy/check-write";
-import { parsePolicy, policyFromEnv } from "../../workers/policy/policy-schema";
+
+const policyFromEnv = writePolicy;
+const parsePolicy = (text: string) => writePolicy({ SPONSON_POLICY: text });
 
 const policy = parsePolicy(
   JSON.stringify({
@@ -108,12 +111,12 @@ describe("where the policy comes from", () => {
   });
 
   it("an invalid SPONSON_POLICY refuses to load", () => {
-    expect(() => parsePolicy("{not json")).toThrowError("policy misconfigured");
+    expect(() => parsePolicy("{not json")).toThrowError("SPONSON_POLICY is not JSON");
     expect(() =>
       parsePolicy(JSON.stringify({ version: 1, environments: { preview: { parents: ["a**"], items: [] } } })),
-    ).toThrowError("policy misconfigured");
+    ).toThrowError(/^SPONSON_POLICY is not valid: environments\.preview\.parents\.0: /);
     expect(() => parsePolicy(JSON.stringify({ version: 2, environments: {} }))).toThrowError(
-      "policy misconfigured",
+      /^SPONSON_POLICY is not valid: version: /,
     );
   });
 });

@@ -1,6 +1,5 @@
 /** Which repository a scope request acts on: the pure rule of workers/auth/resolve-repository.ts. */
 import { describe, expect, it } from "vitest";
-import { SponsonError } from "../../shared/errors";
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import type { Caller, GithubCaller, ServiceCaller } from "../../workers/auth/caller";
 import { resolveRepository, resolveRepositoryFilter } from "../../workers/auth/resolve-repository";

@@ -1,4 +1,7 @@
-/** DESIGN §7 roles: viewer reads, ci acts on the scopes its token covers, admin force-releases. */
+/**
+ * Roles (docs/design.md, "Security model"): viewer reads, ci acts on the scopes its token covers, admin
+ * force-releases.
+ */
 import { beforeAll, describe, expect, it } from "vitest";
 import { mintServiceToken, pullRequestClaims } from "../helpers/tokens";
 import { type Harness, harness, problem, send } from "./harness";

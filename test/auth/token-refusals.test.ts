@@ -1,6 +1,7 @@
 /**
- * DESIGN §7: every token is verified with issuer, audience, lifetime, key and algorithm pinned.
- * Each refusal is its own test and asserts the reason, so a token refused for the wrong reason fails.
+ * docs/design.md, "Security model": every token is verified with issuer, audience, lifetime, key and
+ * algorithm pinned. Each refusal is its own test and asserts the reason, so a token refused for the wrong
+ * reason fails.
  */
 import { base64url, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";

@@ -155,7 +155,7 @@ describe("sponson apply, preview, rollback, destroy", () => {
     const rollback = await sponson(["rollback", "--scope", scope, "--run", applied.run.id], admin);
     expect(rollback.code).toBe(0);
     expect(rollback.stdout).toMatch(
-      /^rollback preview\/.+\n(  - .* removed .*\n){3}succeeded in .*: 3 removed\n$/,
+      /^rollback preview\/.+\n( {2}- .* removed .*\n){3}succeeded in .*: 3 removed\n$/,
     );
 
     expect((await sponson(["apply", "--plan", EXAMPLE_PLAN, "--scope", scope], admin)).code).toBe(0);

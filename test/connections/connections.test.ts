@@ -1,8 +1,12 @@
 /** Connections as configuration: what SPONSON_CONNECTIONS accepts, and what a run may ask of it. */
 import { describe, expect, it } from "vitest";
-import { SponsonError } from "../../shared/errors";
 import { SecretRegistry } from "../../shared/secrets";
-import { Connections, parseConnections } from "../../workers/connections/connections";
+import { connections as connectionsVar } from "../../workers/config/config-vars";
+import { Connections } from "../../workers/connections/connections";
+
+const parseConnections = (raw: unknown, types: ReadonlySet<string>) =>
+  connectionsVar({ SPONSON_CONNECTIONS: raw }, types);
+
 import { refusal } from "../helpers/refusal";
 
 const TYPES = new Set(["auth0", "supabase"]);

@@ -229,7 +229,7 @@ describe("the service's own secrets belong to no connection", () => {
       );
       expect(res.status).toBe(500);
       const text = await res.text();
-      expect(text).toContain("SPONSON_CONNECTIONS is invalid");
+      expect(text).toContain("SPONSON_CONNECTIONS is not valid: evil.secrets.clientSecret");
       expect(text).not.toContain(String(env.SERVICE_SIGNING_KEY));
       expect(hosts).toEqual([]);
     },

@@ -1,4 +1,7 @@
-/** acquire (DESIGN §4): grant, refusal naming the holder, idempotent re-acquire, independent keys. */
+/**
+ * acquire (docs/design.md, "Lease protocol"): grant, refusal naming the holder, idempotent re-acquire,
+ * independent keys.
+ */
 import { describe, it } from "vitest";
 import { freshScopeKey, granted, refused, stub } from "../helpers/locks";
 

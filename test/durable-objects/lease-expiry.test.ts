@@ -1,7 +1,7 @@
 /**
- * Expiry (DESIGN §4): by the alarm, or noticed by the clock when no alarm ran. Alarms may be late or
- * repeated; every path checks the clock itself. Tests move a lease's expiry into the past instead
- * of sleeping (helpers/locks.ts).
+ * Expiry (docs/design.md, "Lease protocol"): by the alarm, or noticed by the clock when no alarm ran. Alarms
+ * may be late or repeated; every path checks the clock itself. Tests move a lease's expiry into the past
+ * instead of sleeping (helpers/locks.ts).
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it } from "vitest";

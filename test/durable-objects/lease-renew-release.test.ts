@@ -1,4 +1,4 @@
-/** renew, release and forceRelease (DESIGN §4). */
+/** renew, release and forceRelease (docs/design.md, "Lease protocol"). */
 import { describe, it } from "vitest";
 import { expireLeaseNow, freshScopeKey, granted, setLeaseExpiry, stub } from "../helpers/locks";
 

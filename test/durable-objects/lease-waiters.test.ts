@@ -1,4 +1,7 @@
-/** Waiting inside the object (DESIGN §4): FIFO grants on release, and the wait timeout. */
+/**
+ * Waiting inside the object (docs/design.md, "Lease protocol"): FIFO grants on release, and the wait
+ * timeout.
+ */
 import { describe, it } from "vitest";
 import { freshScopeKey, granted, refused, stub } from "../helpers/locks";
 
@@ -66,7 +69,7 @@ describe("waiting for a lease", () => {
     expect((await lock.read({ key })).held).toBe(false);
   });
 
-  it("a waiter that names no timeout keeps waiting (DESIGN §4 default, 120 s) until the release", async ({
+  it("a waiter that names no timeout keeps waiting (the default, 120 s) until the release", async ({
     expect,
   }) => {
     const key = freshScopeKey();

@@ -1,4 +1,4 @@
-/** DESIGN §7: no token exchange is made while the run holds a lease. */
+/** docs/design.md, "Lease protocol": no token exchange is made while the run holds a lease. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { clearTokenCache } from "../../workers/adapters/http";

@@ -127,7 +127,9 @@ describe("parent leases", () => {
     );
     expect(result.run.status).toBe("failed");
     expect(result.lines[0]?.error).toMatchObject({ code: "LOCK_LOST", detail: { parent: identity } });
-    expect((result.lines[0]?.error?.detail as { lock: string }).lock).toMatch(/^_locks\/[0-9a-f]{32}$/);
+    expect((result.lines[0]?.error?.detail as { lock: string } | undefined)?.lock).toMatch(
+      /^_locks\/[0-9a-f]{32}$/,
+    );
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
     const stored = await receipt("preview", scope);
     expect(stored.intents).toEqual([]);

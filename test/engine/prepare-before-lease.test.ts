@@ -1,6 +1,6 @@
 /**
- * DESIGN §7: no token exchange is made while the run holds a lease. Firebase and GCS (Google's
- * jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
+ * docs/design.md, "Lease protocol": no token exchange is made while the run holds a lease. Firebase and GCS
+ * (Google's jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
  * which the engine runs before the scope lease; every later call reuses it.
  */
 import { env } from "cloudflare:workers";

@@ -1,4 +1,7 @@
-/** DESIGN §5 step 3: intents left by a crashed run are resolved before the next run does anything. */
+/**
+ * docs/design.md, "Run algorithm", apply step 5: intents left by a crashed run are resolved before the next
+ * run does anything.
+ */
 import { describe, expect, it } from "vitest";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { apply, call, testApp } from "../helpers/app";

@@ -1,4 +1,7 @@
-/** Secrets never reach receipts, responses, lock records or identities (DESIGN §3, §7). */
+/**
+ * Secrets never reach receipts, responses, lock records or identities (docs/design.md, "Vocabulary" and
+ * "Security model").
+ */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { apply, call, testApp } from "../helpers/app";

@@ -1,13 +1,13 @@
 /**
- * Seed 002 applied to scopes (DESIGN §7): authorization and the scope-state read happen before the
- * scope lease; under it the state is read again, and a change refuses the run before any write.
+ * The staleness recheck (docs/design.md, "Staleness recheck"): authorization and the scope-state read happen
+ * before the scope lease; under it the state is read again, and a change refuses the run before any write.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../workers/dev/dev-env";
-import { engineDestroyRunner } from "../../workers/engine/background";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import { engineDestroyRunner } from "../../workers/wiring/background";
 import { apply, call, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";

@@ -1,5 +1,5 @@
 /**
- * Fuzzing every endpoint's body, headers and path (DESIGN §6, issue "Security"): whatever arrives,
+ * Fuzzing every endpoint's body, headers and path (docs/design.md, "Errors"): whatever arrives,
  * the answer is a problem+json 4xx or a success — never a 500 — and a refused request changes no
  * receipt and no lock. Replay a failure with the seed and path fast-check prints.
  */

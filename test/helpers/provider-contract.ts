@@ -1,5 +1,5 @@
 /**
- * The contract every list op keeps against its provider's emulator (issue 4): create, idempotent
+ * The contract every list op keeps against its provider's emulator: create, idempotent
  * re-create, remove, remove of an absent item, drift, 401/403/404/429/5xx, and unrelated entries
  * preserved exactly. Each provider's contract test describes its subject and calls
  * `describeProviderContract`; provider-specific behaviour is tested next to it.

@@ -1,6 +1,6 @@
 /**
- * Mints the tokens the service accepts (DESIGN §7), with keys made for tests: service tokens
- * signed with an Ed25519 key (by default the SERVICE_SIGNING_KEY binding vitest.config.ts
+ * Mints the tokens the service accepts (docs/design.md, "Security model"), with keys made for tests: service
+ * tokens signed with an Ed25519 key (by default the SERVICE_SIGNING_KEY binding vitest.config.ts
  * generates per run) and GitHub-Actions-shaped OIDC tokens signed by a local RSA "issuer" whose
  * JWKS is served through an injected fetch (there is no network in tests).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 4's "done when": one plan mixing every provider (examples/all-providers.plan.json) applies
+ * One plan mixing every provider (examples/all-providers.plan.json) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; after one scope's destroy only the other's remain, and the entries

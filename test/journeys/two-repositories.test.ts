@@ -11,7 +11,7 @@ import type { RunResult } from "../../shared/schemas/run";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { call, type TestApp, testApp } from "../helpers/app";
-import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
+import { auth0Client } from "../helpers/emulators";
 import { APP_CLIENT, auth0Plan, BACKGROUND_DOMAIN, seedTenant } from "../helpers/plans";
 import {
   bearer,

@@ -1,7 +1,7 @@
 /**
- * 60 runs race for one lock key at once (DESIGN §4): some wait, some do not, some give up after a
- * few milliseconds. Each holder keeps the lease for a random number of renewals (round trips to the
- * object, drawn from a seeded PRNG: holds vary without any sleep) and then releases. The checker
+ * 60 runs race for one lock key at once (docs/design.md, "Lease protocol"): some wait, some do not, some give
+ * up after a few milliseconds. Each holder keeps the lease for a random number of renewals (round trips to
+ * the object, drawn from a seeded PRNG: holds vary without any sleep) and then releases. The checker
  * proves from the object's own timestamps and tokens that no two holders overlapped.
  */
 import { describe, it } from "vitest";

@@ -1,7 +1,7 @@
 /**
- * Checks a recorded lease history for the two promises of DESIGN §4: no two holders ever overlap,
- * and fencing tokens only increase. Pure: it returns the violations it finds, so a test can show
- * it catching a bad history (the control case) as well as passing a good one.
+ * Checks a recorded lease history for the two promises of docs/design.md, "Lease protocol": no two holders
+ * ever overlap, and fencing tokens only increase. Pure: it returns the violations it finds, so a test can
+ * show it catching a bad history (the control case) as well as passing a good one.
  */
 import type { HistoryEntry } from "../../shared/schemas/lock";
 

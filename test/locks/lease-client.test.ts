@@ -1,6 +1,6 @@
 /**
- * The client side of a lease (DESIGN §4) under a ManualClock: renewal every TTL/3, the holder's own
- * deadline, LOCK_LOST before the server could hand the lock on, release retried with backoff.
+ * The client side of a lease (docs/design.md, "Lease protocol") under a ManualClock: renewal every TTL/3, the
+ * holder's own deadline, LOCK_LOST before the server could hand the lock on, release retried with backoff.
  * The LockTarget is the real object where it can be, wrapped to count calls or to fail on purpose.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";

@@ -1,7 +1,7 @@
 /**
- * Checks a recorded concurrent history of one lock key against DESIGN §4: mutual exclusion (no
- * lease is granted before the previous one ended — released, force-released, expired), FIFO grants
- * for waiters (a waiter seen ahead of another in the queue is granted first; nobody is granted past
+ * Checks a recorded concurrent history of one lock key against docs/design.md, "Lease protocol": mutual
+ * exclusion (no lease is granted before the previous one ended — released, force-released, expired), FIFO
+ * grants for waiters (a waiter seen ahead of another in the queue is granted first; nobody is granted past
  * a queued waiter) and fencing tokens 1..n, each granted once, increasing with time.
  *
  * Pure: it returns violations, so the control cases can show it catching bad histories.

@@ -1,6 +1,6 @@
 /**
- * Randomized concurrent histories against the real lock objects (DESIGN §4): over a thousand
- * operations across several keys — acquire with and without wait, renew, re-acquire, release,
+ * Randomized concurrent histories against the real lock objects (docs/design.md, "Lease protocol"): over a
+ * thousand operations across several keys — acquire with and without wait, renew, re-acquire, release,
  * expiry (short TTLs and rewritten lease rows), force-release, alarms — checked for mutual
  * exclusion, FIFO grants to waiters and strictly increasing fencing tokens. The control cases show
  * the checker rejecting histories that break each promise.

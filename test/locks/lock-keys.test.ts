@@ -1,4 +1,7 @@
-/** Lock keys (DESIGN §3): scope keys, parent keys from a hash, and identities holding a secret. */
+/**
+ * Lock keys (docs/design.md, "Vocabulary"): scope keys, parent keys from a hash, and identities holding a
+ * secret.
+ */
 import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";

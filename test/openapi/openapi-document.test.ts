@@ -1,6 +1,6 @@
 /**
- * GET /v1/openapi.json (DESIGN §6): the document validates as OpenAPI 3.1, names every route the
- * app serves, documents each error as problem+json, and what the service really answers matches
+ * GET /v1/openapi.json (README, "HTTP API (v1)"): the document validates as OpenAPI 3.1, names every route
+ * the app serves, documents each error as problem+json, and what the service really answers matches
  * the schemas it publishes.
  */
 
@@ -80,7 +80,9 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(true);
     // Control: the validator does refuse a broken document (a response without its description).
     const broken = structuredClone(doc);
-    delete (broken.paths["/healthz"]?.get?.responses["200"] as { description?: string }).description;
+    const ok = broken.paths["/healthz"]?.get?.responses["200"] as { description?: string } | undefined;
+    expect(ok?.description).toBeTypeOf("string");
+    if (ok) delete ok.description;
     expect(new Validator(openapiV31 as Schema, "2020-12", false).validate(broken).valid).toBe(false);
   });
 
@@ -89,7 +91,8 @@ describe("the OpenAPI document", () => {
   }) => {
     const doc = await fetchDocument();
     const served = appRoutes();
-    // The DESIGN §6 table, so a route dropped from both the app and the document is noticed too.
+    // The README's "HTTP API (v1)" table, so a route dropped from both the app and the document is noticed
+    // too.
     for (const route of [
       "post /v1/scopes/{environment}/{scope}/apply",
       "post /v1/scopes/{environment}/{scope}/preview",

@@ -1,5 +1,5 @@
 /**
- * Property (issue 3, DESIGN §5, seed 000): whatever happens to a few scopes sharing one Auth0
+ * Property (docs/design.md, "Run algorithm"): whatever happens to a few scopes sharing one Auth0
  * application — applies of random plans, destroys, two runs at once, provider failures past the
  * retry budget, crashes between intent and write or after the write — once every scope a fault
  * was aimed at has been through a recovery pass (engine.recover; the others get none):

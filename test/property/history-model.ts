@@ -1,6 +1,6 @@
 /**
- * What a random history is made of (the property suite of issue 3): steps on a few scopes of one
- * Auth0 application, run one at a time or two at once, some of them crashing (seed 000: between
+ * What a random history is made of (the property suite): steps on a few scopes of one
+ * Auth0 application, run one at a time or two at once, some of them crashing (between
  * intent and write, or after the write before the ledger entry) or failing at the provider.
  * Scopes are indices here; the runner maps them to fresh `pr-<n>` names per execution, so a
  * replayed or shrunk history never meets the state of an earlier one.
@@ -30,7 +30,7 @@ export type Fault =
 export type Step =
   | { action: "apply"; scope: number; lines: number[]; fault: Fault }
   | { action: "destroy"; scope: number; fault: Fault }
-  /** Undo the scope's last apply that created something (DESIGN §5, rollback). */
+  /** Undo the scope's last apply that created something (docs/design.md, "Run algorithm", rollback). */
   | { action: "rollback"; scope: number; fault: Fault };
 
 /** Steps started together (Promise.all). Provider failures are per host, so they run alone. */

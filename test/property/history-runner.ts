@@ -11,7 +11,7 @@ import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
-import { createEngine } from "../../workers/engine/wire";
+import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
 import { auth0Plan } from "../helpers/plans";

@@ -25,9 +25,9 @@ import { SecretRegistry } from "../../shared/secrets";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { ownerOf } from "../../workers/engine/ownership";
-import { createEngine } from "../../workers/engine/wire";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import {
@@ -230,7 +230,10 @@ function takeStep(model: WantModel, outcome: StepOutcome): void {
   const { step } = outcome;
   if (outcome.refused) return;
   model.ran(step.scope);
-  if (outcome.crash) return model.crashed(step.scope, outcome.crash);
+  if (outcome.crash) {
+    model.crashed(step.scope, outcome.crash);
+    return;
+  }
   if (outcome.result?.run.status !== "succeeded") return;
   if (step.action === "apply") model.applied(step.scope, step.items);
   else if (step.action === "destroy") model.destroyed(step.scope);

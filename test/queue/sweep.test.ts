@@ -1,6 +1,6 @@
 /**
- * The sweep (DESIGN §7) as the Cron Trigger runs it: the engine's parts are injected and each is
- * called with what it needs; a failing part neither stops the others nor goes unnoticed.
+ * The sweep (docs/design.md, "Webhooks and the sweep") as the Cron Trigger runs it: the engine's parts are
+ * injected and each is called with what it needs; a failing part neither stops the others nor goes unnoticed.
  */
 import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";

@@ -1,7 +1,7 @@
 /**
- * What the embedded R2 really does with `onlyIf` (DESIGN §8: local emulations have had bugs, e.g. an
- * inverted `etagMatches: "*"`). R2ReceiptStore relies on exactly these answers; if a runtime upgrade
- * changes one of them, this file fails before the store silently overwrites a receipt.
+ * What the embedded R2 really does with `onlyIf` (docs/storage.md, "Receipts (R2)": local emulations have had
+ * bugs, e.g. an inverted `etagMatches: "*"`). R2ReceiptStore relies on exactly these answers; if a runtime
+ * upgrade changes one of them, this file fails before the store silently overwrites a receipt.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -11,9 +11,9 @@ import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { Engine } from "../../workers/engine/engine";
-import { createEngine, type EngineOverrides } from "../../workers/engine/wire";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, receipt } from "../helpers/engine";
@@ -120,7 +120,9 @@ export function entriesOf(scope: string): string[] {
   return [`callbacks ${host}/callback`, `logout ${host}/`, `origins ${host}`];
 }
 
-/** Replaces the scope's receipt behind the run's back, as another writer would (DESIGN §8). */
+/**
+ * Replaces the scope's receipt behind the run's back, as another writer would (docs/design.md, "Storage").
+ */
 export async function intrude(scope: string, marker: string): Promise<void> {
   const store = new R2ReceiptStore(env.RECEIPTS);
   const { receipt: current, etag } = await store.read(scopeAddress("preview", scope));

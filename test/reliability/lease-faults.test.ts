@@ -1,6 +1,7 @@
 /**
  * Fault matrix, lease side: a lease that runs out while its run is about to write (the clock is the
- * test's), and alarms that fire late or twice (DESIGN §4: every path checks the clock itself).
+ * test's), and alarms that fire late or twice (docs/design.md, "Lease protocol": every path checks the clock
+ * itself).
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";

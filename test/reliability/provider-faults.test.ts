@@ -7,7 +7,7 @@ import { describe, it } from "vitest";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { configureHost } from "../helpers/emulators";
 import { providerWrites } from "../helpers/engine";
-import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import {
   entriesOf,
   expectSettled,

@@ -14,7 +14,7 @@ import { testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { providerWrites, receipt } from "../helpers/engine";
 import { expireLeaseNow, stub } from "../helpers/locks";
-import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { bearer } from "../helpers/tokens";
 import {
   entriesOf,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../workers/app";
-import { networkTransport } from "../../workers/engine/wire";
+import { networkTransport } from "../../workers/wiring/wire";
 import { apply, call, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr } from "../helpers/engine";

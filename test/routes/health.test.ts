@@ -1,4 +1,4 @@
-/** GET /healthz (DESIGN §6): liveness, public, JSON. */
+/** GET /healthz (README, "HTTP API (v1)"): liveness, public, JSON. */
 import { exports } from "cloudflare:workers";
 import { describe, it } from "vitest";
 

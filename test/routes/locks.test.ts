@@ -1,6 +1,6 @@
 /**
- * The lock routes (DESIGN §6) through the Worker's own fetch: the listing built from the R2 index
- * and checked against each lock's object, one lock by URL-encoded key, and admin force-release.
+ * The lock routes (README, "HTTP API (v1)") through the Worker's own fetch: the listing built from the R2
+ * index and checked against each lock's object, one lock by URL-encoded key, and admin force-release.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";

@@ -7,10 +7,10 @@ import { env, exports } from "cloudflare:workers";
 import type { Env } from "../../shared/env";
 import { createDevApp } from "../../workers/dev/dev-app";
 import type { QueuedDestroy } from "../../workers/queue/queued-destroy";
-import { signGithubPayload } from "../../workers/webhooks/signature";
 import closed from "../fixtures/github/pull-request-closed.json";
 import labeled from "../fixtures/github/pull-request-labeled.json";
 import reopened from "../fixtures/github/pull-request-reopened.json";
+import { signGithubPayload } from "../helpers/github-signature";
 
 export const TEST_WEBHOOK_SECRET = "test-only-github-webhook-secret";
 export const WEBHOOK_PATH = "/v1/webhooks/github";

@@ -1,7 +1,7 @@
 /**
  * GitHub does not promise delivery order. The scope follows the newer event whatever order the
- * deliveries arrive in (seed 002 D4: out-of-order deliveries never rewind), and on a tie —
- * updated_at has one-second resolution — closed wins.
+ * deliveries arrive in (docs/design.md, "Webhooks and the sweep": out-of-order deliveries never rewind), and
+ * on a tie — updated_at has one-second resolution — closed wins.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,7 @@
-/** What each pull_request delivery does to its scope and to the destroy queue (DESIGN §7). */
+/**
+ * What each pull_request delivery does to its scope and to the destroy queue (docs/design.md, "Webhooks and
+ * the sweep").
+ */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { WEBHOOK_MAX_BYTES } from "../../workers/webhooks/github-webhook";
-import { signGithubPayload } from "../../workers/webhooks/signature";
+import { signGithubPayload } from "../helpers/github-signature";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import {
   freshPullRequest,

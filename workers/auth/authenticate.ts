@@ -1,5 +1,5 @@
 /**
- * Authentication middleware (DESIGN §7): every route but the public ones needs
+ * Authentication middleware (docs/design.md, "Security model"): every route but the public ones needs
  * `Authorization: Bearer <token>`. Thin: the decisions live in verify-token, github-claims and
  * authorize-scope. Sets `caller` and `actor` (the caller's subject, recorded in lock history).
  */

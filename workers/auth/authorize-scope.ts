@@ -1,7 +1,7 @@
 /**
- * May this caller act on this environment and scope? (DESIGN §7). Pure; called before any lock is
- * taken (seed 002, D1: authorize before the lease, then recheck the scope's revision under it).
- * Refusals name the rule that failed and never carry a token or a secret.
+ * May this caller act on this environment and scope? (docs/design.md, "Security model"). Pure; called before
+ * any lock is taken (docs/design.md, "Staleness recheck": authorize before the lease, then recheck the
+ * scope's revision under it). Refusals name the rule that failed and never carry a token or a secret.
  */
 import { SponsonError } from "../../shared/errors";
 import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";

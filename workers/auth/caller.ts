@@ -1,6 +1,6 @@
 /**
- * Who is calling (DESIGN §7). A Caller is what authentication proves; what it may do is decided
- * by `authorizeScope` and the route table, never by the token alone.
+ * Who is calling (docs/design.md, "Security model"). A Caller is what authentication proves; what it may do
+ * is decided by `authorizeScope` and the route table, never by the token alone.
  */
 import { z } from "zod";
 
@@ -31,7 +31,10 @@ export interface GithubCaller {
   eventName: string;
   /** `job_workflow_ref` when present: which workflow file minted the token. */
   workflowRef?: string;
-  /** The scopes this token's ref entitles it to (seed 002: derived from claims, never from the request). */
+  /**
+   * The scopes this token's ref entitles it to (docs/design.md, "Security model": derived from claims, never
+   * from the request).
+   */
   scopes: string[];
   /** Environments the repository is configured for; null means any. */
   environments: string[] | null;
@@ -44,7 +47,8 @@ export interface ServiceCaller {
   role: Role;
   /** `environment/scope` patterns with `*` (ci tokens act only within these; admin ignores them). */
   scopes: string[];
-  /** `owner/name`: a ci token with this claim acts for that repository only (workers/auth/resolve-repository.ts). */
+  /** `owner/name`: a ci token with this claim acts for that repository only
+   * (workers/auth/resolve-repository.ts). */
   repository?: string;
 }
 

@@ -1,7 +1,7 @@
 /**
- * GitHub Actions OIDC claims → Caller (DESIGN §7). Pure: the token's signature, issuer, audience
- * and lifetime were verified before; here the repository is checked against configuration and the
- * scopes the job may act on are derived from its ref (seed 002: derive, never trust — the scope
+ * GitHub Actions OIDC claims → Caller (docs/design.md, "Security model"). Pure: the token's signature,
+ * issuer, audience and lifetime were verified before; here the repository is checked against configuration
+ * and the scopes the job may act on are derived from its ref (docs/design.md, "Security model": the scope
  * comes from what GitHub signed, never from the request).
  */
 import { z } from "zod";

@@ -1,9 +1,9 @@
 /**
- * The GitHub OIDC issuer's signing keys (DESIGN §7): one remote JWKS per issuer, cached for the
- * life of the isolate (jose refreshes it after 10 minutes, or sooner when a token names an unknown
- * key id, at most every 30 s). The fetch is injectable so tests serve a local key set: there is no
+ * The GitHub OIDC issuer's signing keys (docs/design.md, "Security model"): one remote JWKS per issuer,
+ * cached for the life of the isolate (jose refreshes it after 10 minutes, or sooner when a token names an
+ * unknown key id, at most every 30 s). The fetch is injectable so tests serve a local key set: there is no
  * network in tests. Token verification happens in middleware, before any lease is taken, so a key
- * fetch never runs while a lease is held (seed 002, D2).
+ * fetch never runs while a lease is held (docs/design.md, "Lease protocol").
  */
 import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey } from "jose";
 

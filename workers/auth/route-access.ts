@@ -1,6 +1,6 @@
 /**
- * Which caller may reach which route (DESIGN §6, §7), in one table a reviewer can read. Public:
- * liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions
+ * Which caller may reach which route (docs/design.md, "Security model"), in one table a reviewer can read.
+ * Public: liveness, the OpenAPI document and the webhook receiver (it has its own signature). Scope actions
  * go through authorizeScope with the environment and scope from the path, then resolveRepository
  * decides which repository's scope it is (`?repository=owner/name`, the token's, or the only one
  * configured) and puts it on the context; everything else needs a role.
@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
-import { configuredRepositories } from "../repositories/configured";
+import { configFromEnv } from "../config/config";
 import { authorizeScope, type ScopeAction } from "./authorize-scope";
 import { type Role, roleAtLeast } from "./caller";
 import { resolveRepository } from "./resolve-repository";
@@ -82,7 +82,7 @@ export function routeAccess() {
       const requested = c.req.query("repository");
       c.set(
         "repository",
-        resolveRepository({ caller, requested, repositories: configuredRepositories(c.env) }),
+        resolveRepository({ caller, requested, repositories: configFromEnv(c.env).repositories }),
       );
     } else {
       assertRole(caller.role, minimumRole(method, path), `${method} ${path}`);

@@ -1,4 +1,7 @@
-/** Service-token claims → Caller (DESIGN §7). Pure; the signature and lifetime were verified before. */
+/**
+ * Service-token claims → Caller (docs/design.md, "Security model"). Pure; the signature and lifetime were
+ * verified before.
+ */
 import { z } from "zod";
 import { repositoryNameSchema } from "../../shared/schemas/repository";
 import { patternProblem } from "../policy/glob";

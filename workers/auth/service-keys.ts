@@ -1,8 +1,8 @@
 /**
- * The service's own token keys (DESIGN §7): an Ed25519 private JWK in the secret
+ * The service's own token keys (docs/design.md, "Security model"): an Ed25519 private JWK in the secret
  * SERVICE_SIGNING_KEY, whose public half is derived, plus optional extra public keys in
  * SERVICE_PUBLIC_KEY (a JWK or a JWKS), e.g. the previous key during a rotation or a verify-only
- * deployment. Both are registered secrets (DESIGN §3): never logged, stored or returned.
+ * deployment. Both are registered secrets (docs/design.md, "Vocabulary"): never logged, stored or returned.
  */
 import { calculateJwkThumbprint, createLocalJWKSet, type JWK, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
@@ -28,14 +28,14 @@ function parseJson(raw: string, name: string): unknown {
     return JSON.parse(raw);
   } catch {
     // Never echo the value: it is a key.
-    console.error(`auth misconfigured: ${name} is not JSON`);
-    throw new SponsonError("INTERNAL", "auth misconfigured");
+    console.error(`config: ${name} is not JSON`);
+    throw new SponsonError("INTERNAL", `${name} is not JSON`);
   }
 }
 
 function invalid(name: string): never {
-  console.error(`auth misconfigured: ${name} is not an Ed25519 JWK`);
-  throw new SponsonError("INTERNAL", "auth misconfigured");
+  console.error(`config: ${name} is not an Ed25519 JWK`);
+  throw new SponsonError("INTERNAL", `${name} is not an Ed25519 JWK`);
 }
 
 /** The public verification key with its kid (the RFC 7638 thumbprint unless the JWK names one). */

@@ -1,6 +1,6 @@
 /**
- * Bearer token → Caller (DESIGN §7). Two kinds of token are accepted, told apart by their
- * (unverified) issuer and then verified with everything pinned for that kind:
+ * Bearer token → Caller (docs/design.md, "Security model"). Two kinds of token are accepted, told apart by
+ * their (unverified) issuer and then verified with everything pinned for that kind:
  * - GitHub Actions OIDC: RS256 only, issuer GITHUB_OIDC_ISSUER, audience SPONSON_AUDIENCE, keys
  *   from the issuer's JWKS;
  * - service tokens: EdDSA (Ed25519) only, issuer and audience `sponson-edge`, the service's own keys.

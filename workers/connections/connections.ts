@@ -1,5 +1,5 @@
 /**
- * The service's connections, parsed once per configuration text from `SPONSON_CONNECTIONS`.
+ * The service's connections, from `SPONSON_CONNECTIONS` as the Worker's config (workers/config/) parsed it.
  * A run asks for a connection by the name a plan line (or a ledger entry) gives; the answer is
  * decided by configuration alone: which provider type, which settings, which Worker secrets, and
  * whether the run's environment may use it.
@@ -11,7 +11,6 @@ import {
   type ConnectionSettings,
   type ConnectionsDocument,
   connectionSettings,
-  connectionsSchema,
 } from "./connection-schema";
 
 export const CONNECTIONS_VAR = "SPONSON_CONNECTIONS";
@@ -21,33 +20,6 @@ export interface UsableConnection {
   type: string;
   /** Type and non-secret config: what `lockOn` reads. */
   settings: ConnectionSettings;
-}
-
-let cached: { raw: string; document: ConnectionsDocument } | undefined;
-
-/** Refuses junk with the variable's name; the details go to the Worker log only. */
-function misconfigured(detail: unknown): SponsonError {
-  console.error(`${CONNECTIONS_VAR} is invalid`, detail);
-  return new SponsonError("INTERNAL", `${CONNECTIONS_VAR} is invalid; the Worker log says why`);
-}
-
-export function parseConnections(raw: unknown, knownTypes: ReadonlySet<string>): ConnectionsDocument {
-  if (raw === undefined || raw === null || raw === "") return {};
-  const text = typeof raw === "string" ? raw : JSON.stringify(raw);
-  if (cached?.raw === text) return cached.document;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw misconfigured("not JSON");
-  }
-  const parsed = connectionsSchema.safeParse(json);
-  if (!parsed.success) throw misconfigured(parsed.error.issues);
-  for (const [name, connection] of Object.entries(parsed.data)) {
-    if (!knownTypes.has(connection.type)) throw misconfigured(`${name}: unknown type "${connection.type}"`);
-  }
-  cached = { raw: text, document: parsed.data };
-  return parsed.data;
 }
 
 export class Connections {

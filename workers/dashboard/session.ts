@@ -1,5 +1,5 @@
 /**
- * The dashboard's browser session (DESIGN §7): the signed-in token lives in an HttpOnly, Secure,
+ * The dashboard's browser session (README, "Dashboard"): the signed-in token lives in an HttpOnly, Secure,
  * SameSite=Strict cookie and counts as a credential only on /dashboard paths, so the JSON API stays
  * bearer-only and cannot be driven by ambient browser credentials. Every POST the dashboard answers
  * is checked twice against cross-site requests: the Origin must be this service's own, and the form

@@ -9,10 +9,10 @@ import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
+import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView } from "../locks/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
-import { configuredRepositories } from "../repositories/configured";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
 
 /** Receipts read per render: the most recently written scopes. */
@@ -125,7 +125,7 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
 
 export async function loadSnapshot(env: Env, now: () => number = Date.now): Promise<Snapshot> {
   const store = configuredReceiptStore(env);
-  const repositories = configuredRepositories(env);
+  const repositories = configFromEnv(env).repositories;
   const [held, summaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
   const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(0, SCOPES_SHOWN);
   const receipts: Receipt[] = [];

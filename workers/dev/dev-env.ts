@@ -5,7 +5,7 @@
 import type { ProviderEmulator } from "../../durable-objects/provider-emulator";
 import type { Env } from "../../shared/env";
 import { providerFetch } from "../emulators/transport";
-import type { ProviderTransport } from "../engine/wire";
+import type { ProviderTransport } from "../wiring/wire";
 
 export interface DevEnv extends Env {
   /** Emulated provider hosts, one object per host (durable-objects/provider-emulator.ts). */

@@ -1,6 +1,7 @@
 /**
- * Apply, steps 4 to 7 of DESIGN §5, once the scope lease is held and intents are recovered.
- * Unchanged lines take no lock; a line that would write takes its parent lease only for that write.
+ * Apply, steps 6 to 8 of docs/design.md, "Run algorithm", once the scope lease is held and intents are
+ * recovered. Unchanged lines take no lock; a line that would write takes its parent lease only for that
+ * write.
  */
 
 import type { Diff, LineOutcome } from "../../shared/schemas/run";
@@ -10,8 +11,8 @@ import { type Item, itemOfLine, sameItem } from "./item";
 import type { ItemWriter, WaitPolicy, WriteOutcome } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
+import { removeEntries } from "./remove-entries";
 import type { ResolvedLine } from "./resolve-plan";
-import { removeEntries } from "./rollback-created";
 import { errorInfo, type Run } from "./run";
 
 const APPLY_RESULT = {

@@ -1,4 +1,4 @@
-/** Everything the engine depends on, wired in one place (workers/engine/wire.ts). */
+/** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
 import type { Clock } from "../../shared/clock";
 import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
@@ -16,15 +16,18 @@ export interface LockProvider {
   parent(identity: string): Promise<LockTarget>;
 }
 
-/** The scope's authorization-relevant state (DESIGN §7), read before the lease and again under it. */
-export interface ScopeState {
+/**
+ * The scope's authorization-relevant state (docs/design.md, "Staleness recheck"), read before the lease and
+ * again under it.
+ */
+export interface ScopeSnapshot {
   status: "open" | "closed";
   revision: number;
 }
 
 export interface ScopeGate {
   /** The state of one repository's scope (scopes of two repositories never share it). */
-  read(repositoryId: number, scope: string): Promise<ScopeState>;
+  read(repositoryId: number, scope: string): Promise<ScopeSnapshot>;
 }
 
 /** The objects whose locks keep ownership, read without a lease (the sweep's orphan search). */

@@ -1,7 +1,7 @@
 /**
- * The run algorithm (DESIGN §5) around the scope lease: everything that can be refused is refused
- * before the lease; under it the scope state is read again (seed 002) and intents are recovered
- * first; the receipt records the run; the lease is released in `finally`.
+ * The run algorithm (docs/design.md, "Run algorithm") around the scope lease: everything that can be refused
+ * is refused before the lease; under it the scope state is read again (docs/design.md, "Staleness recheck")
+ * and intents are recovered first; the receipt records the run; the lease is released in `finally`.
  */
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
@@ -11,7 +11,7 @@ import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
 import { applyLines, rollbackRun } from "./apply";
-import { type Emit, type EngineDeps, type ScopeState, SimulatedCrash } from "./deps";
+import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { findOrphans, removeOrphan } from "./orphans";
@@ -19,13 +19,15 @@ import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
+import { removeEntries } from "./remove-entries";
 import { type ResolvedLine, resolveLine } from "./resolve-plan";
-import { removeEntries } from "./rollback-created";
 import { newRunId, Run } from "./run";
 import { scopeClosedError } from "./scope-closed";
 
 export interface ScopeRequest {
-  /** The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id. */
+  /**
+   * The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id.
+   */
   repository: RepositoryRef;
   environment: string;
   scope: string;
@@ -34,10 +36,10 @@ export interface ScopeRequest {
 }
 
 /**
- * What a queued destroy asks of the scope state read under the lease (DESIGN §7): null to go on,
- * or the reason to skip (recorded in the receipt as a skipped run).
+ * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
+ * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
  */
-export type ScopeGuard = (state: ScopeState) => string | null;
+export type ScopeGuard = (state: ScopeSnapshot) => string | null;
 
 interface UnderScopeOptions {
   /** Asked of the scope state read under the lease (queued destroys). */
@@ -226,11 +228,12 @@ export class Engine {
     action: RunAction,
     req: ScopeRequest,
     emit: Emit,
+    // biome-ignore lint/suspicious/noConfusingVoidType: bodies are async functions that usually return nothing.
     body: (s: Session) => Promise<void | "delete-receipt">,
     { guard = null, planConnections = [], refuse }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = this.#deps;
-    // Authorization-relevant state, read before the lease (seed 002 D1).
+    // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck").
     const before = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
       throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
@@ -260,8 +263,8 @@ export class Engine {
     );
     let run: Run | undefined;
     try {
-      // Seed 002 D1: the state authorization consumed is read again under the lease; any change
-      // refuses the run before it writes anything.
+      // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
+      // any change refuses the run before it writes anything.
       const after = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
@@ -288,7 +291,8 @@ export class Engine {
         return run.result(deps.clock.now());
       }
       const writer = new ItemWriter(deps, run, session, lease, contexts);
-      let outcome: void | "delete-receipt" = undefined;
+      // biome-ignore lint/suspicious/noConfusingVoidType: what `body` resolves to, as declared above.
+      let outcome: void | "delete-receipt" | undefined;
       try {
         await recoverIntents(deps, run, session, writer);
         outcome = await body({ run, session, writer });

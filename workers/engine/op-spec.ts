@@ -1,5 +1,5 @@
 /**
- * The op model (DESIGN §3, seed 000). An op manages one kind of item; `lockOn` names the shared
+ * The op model (docs/design.md, "Vocabulary"). An op manages one kind of item; `lockOn` names the shared
  * provider object the item lives in, or null when items are objects of their own.
  */
 import type { z } from "zod";
@@ -60,4 +60,13 @@ export interface ProviderAdapter<Config = Record<string, unknown>> {
    * The engine calls it before taking any lease, so none of them happens while one is held.
    */
   prepare?(ctx: OpContext<Config>): Promise<void>;
+}
+
+/**
+ * An adapter typed by its own Config, as the engine holds it. Sound because the engine only ever hands
+ * an adapter's ops and `prepare` the value its own `config` schema parsed; the one cast that forgets
+ * the Config lives here, and the argument is checked against `ProviderAdapter<Config>` in full.
+ */
+export function defineAdapter<Config>(adapter: ProviderAdapter<Config>): ProviderAdapter {
+  return adapter as unknown as ProviderAdapter;
 }

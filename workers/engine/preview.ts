@@ -1,5 +1,8 @@
 import { rethrowCrash } from "./deps";
-/** Preview (DESIGN §5): inspect and report the diff; no lock, no write, no receipt change. */
+/**
+ * Preview (docs/design.md, "Run algorithm"): inspect and report the diff; no lock, no write, no receipt
+ * change.
+ */
 import { sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";

@@ -1,7 +1,7 @@
 /**
- * Step 3 of a run (DESIGN §5): intents left by a crashed run are resolved before anything else,
- * each under its recorded parent lock. A create intent's item is kept only when the run that wrote
- * it is known to have succeeded or the ledger already owns it; otherwise it is removed.
+ * Step 5 of a run (docs/design.md, "Run algorithm"): intents left by a crashed run are resolved before
+ * anything else, each under its recorded parent lock. A create intent's item is kept only when the run that
+ * wrote it is known to have succeeded or the ledger already owns it; otherwise it is removed.
  */
 import type { Intent } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
@@ -18,7 +18,7 @@ export async function recoverIntents(
   only?: (intent: Intent) => boolean,
 ): Promise<number> {
   const intents = session.receipt.intents.filter((i) => !only || only(i));
-  // Recovery always waits: giving up would leave an orphan behind (seed 000, rollback rule).
+  // Recovery always waits: giving up would leave an orphan behind.
   const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
   for (const intent of intents) {
     const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);

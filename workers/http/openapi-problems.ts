@@ -1,7 +1,7 @@
 /**
  * OpenAPI metadata shared by the route files: the Problem component every error response uses
- * (DESIGN §6: RFC 9457 problem+json with a stable `code`), grouped by status with the codes a
- * route can answer, and the bearer scheme callers authenticate with (DESIGN §7).
+ * (docs/design.md, "Errors": RFC 9457 problem+json with a stable `code`), grouped by status with the codes a
+ * route can answer, and the bearer scheme callers authenticate with (docs/design.md, "Security model").
  */
 import { z } from "@hono/zod-openapi";
 import { ERROR_TABLE, type ErrorCode } from "../../shared/errors";

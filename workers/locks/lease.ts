@@ -1,11 +1,11 @@
 /**
- * The client side of a lease (DESIGN §4): renew every TTL/3, keep the holder's own deadline and
- * stop before the server could hand the lock to someone else, release in `finally` with retries.
+ * The client side of a lease (docs/design.md, "Lease protocol"): renew every TTL/3, keep the holder's own
+ * deadline and stop before the server could hand the lock to someone else, release in `finally` with retries.
  */
 
-import { DEFAULT_WAIT_TIMEOUT_MS } from "../../durable-objects/lease-lock";
 import { type Clock, systemClock } from "../../shared/clock";
 import { type Result, SponsonError } from "../../shared/errors";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { LockTarget } from "./lock-target";
@@ -146,7 +146,10 @@ export class Lease {
     }
   }
 
-  /** The fencing check before a provider write: a renewal that must succeed (DESIGN §4). */
+  /**
+   * The fencing check before a provider write: a renewal that must succeed (docs/design.md, "Lease
+   * protocol").
+   */
   async check(): Promise<void> {
     this.assertHeld();
     await this.renew();

@@ -2,17 +2,12 @@
  * The Worker's view of one lock object: a thin RPC wrapper the client-side lease and the routes
  * share, so tests can put any LockTarget behind a Lease.
  */
-import type { AcquireRequest } from "../../durable-objects/lease-lock";
 import type { Env } from "../../shared/env";
 import type { Result } from "../../shared/errors";
+import type { LeaseLockApi } from "../../shared/rpc/lease-lock";
+import { rpcStub } from "../../shared/rpc/stub";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
-import type {
-  Locator,
-  OwnedItem,
-  OwnerChange,
-  OwnershipRecord,
-  OwnershipView,
-} from "../../shared/schemas/ownership";
+import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 
 export interface LockTarget {
   readonly key: string;
@@ -32,33 +27,8 @@ export interface LockTarget {
   ): Promise<Result<OwnershipView>>;
 }
 
-/** The lease object's RPC surface with its result types (RPC typing loses the union otherwise). */
-export interface LeaseLockApi {
-  acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
-  claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
-  renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
-  release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
-  forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
-  read(req: { key: string }): Promise<LockState>;
-  owners(req: {
-    key: string;
-    holder: string;
-    token: number;
-    items: OwnedItem[];
-  }): Promise<Result<OwnershipView>>;
-  changeOwners(req: {
-    key: string;
-    holder: string;
-    token: number;
-    changes: OwnerChange[];
-    rebuilt?: boolean;
-    locator?: Locator;
-  }): Promise<Result<OwnershipView>>;
-  ownership(req: { key: string }): Promise<OwnershipRecord>;
-}
-
 export function lockStub(env: Env, key: string): LeaseLockApi {
-  return env.LEASE_LOCK.get(env.LEASE_LOCK.idFromName(key)) as unknown as LeaseLockApi;
+  return rpcStub(env.LEASE_LOCK, key);
 }
 
 export function lockTarget(env: Env, key: string, identity: string | null = null): LockTarget {

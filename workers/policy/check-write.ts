@@ -8,7 +8,7 @@
 import { fail, ok, type Result, unwrap } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
 import { matchIdentity, matchItem, matchOp } from "./glob";
-import type { WritePolicy } from "./policy-schema";
+import type { PolicyConfig } from "./policy-schema";
 
 export interface WriteTarget {
   /** The line's op, e.g. `auth0.callbackUrl`. */
@@ -40,7 +40,7 @@ function refuse(rule: string, message: string, environment: string, target: Writ
 }
 
 export function checkWrite(
-  policy: WritePolicy,
+  policy: PolicyConfig,
   environment: string,
   target: WriteTarget,
   secrets?: SecretRegistry,
@@ -59,7 +59,7 @@ function redacted(result: Result<never>, secrets: SecretRegistry): Result<never>
   return fail(result.error.code, secrets.redact(result.error.message), detail);
 }
 
-function decide(policy: WritePolicy, environment: string, target: WriteTarget): Result<void> {
+function decide(policy: PolicyConfig, environment: string, target: WriteTarget): Result<void> {
   if (target.item.length === 0 || target.item.length > MAX_ITEM_LENGTH || hasUnsafeCharacters(target.item)) {
     return refuse(
       "policy.item-syntax",
@@ -107,7 +107,7 @@ function decide(policy: WritePolicy, environment: string, target: WriteTarget): 
 
 /** checkWrite for callers that want a thrown FORBIDDEN (the engine, before any lease). */
 export function assertWrite(
-  policy: WritePolicy,
+  policy: PolicyConfig,
   environment: string,
   target: WriteTarget,
   secrets?: SecretRegistry,

@@ -1,6 +1,6 @@
 /**
- * Glob patterns for the server-side policy (DESIGN §7) and service-token scopes. No regular
- * expressions are built from configuration, so a pattern can never inject one: a pattern is a
+ * Glob patterns for the server-side policy (docs/design.md, "Security model") and service-token scopes. No
+ * regular expressions are built from configuration, so a pattern can never inject one: a pattern is a
  * list of literal characters and `*` wildcards, matched by a small dynamic program (linear in
  * pattern × text, no backtracking blow-up).
  *

@@ -1,10 +1,9 @@
 /**
- * The server-side write policy (DESIGN §7): configuration of the service, never of the plan. Per
- * environment, which parent identities may be written, which items are allowed and, optionally,
- * which ops. Read from the SPONSON_POLICY var (JSON) and validated at load.
+ * The server-side write policy (docs/design.md, "Security model"): configuration of the service, never of the
+ * plan. Per environment, which parent identities may be written, which items are allowed and, optionally,
+ * which ops. Read from the SPONSON_POLICY var (JSON) by the Worker's config (workers/config/).
  */
 import { z } from "zod";
-import { SponsonError } from "../../shared/errors";
 import { patternProblem } from "./glob";
 
 const patternSchema = z
@@ -36,39 +35,4 @@ export type PolicyDocument = z.infer<typeof policySchema>;
  * closed). `open-dev`: only when SPONSON_POLICY is absent entirely and EMULATORS=on (tests, `npm
  * start`), every write is allowed — the emulated providers are the only thing to write to.
  */
-export type WritePolicy = { mode: "enforced"; document: PolicyDocument } | { mode: "open-dev" };
-
-const DENY_ALL: WritePolicy = { mode: "enforced", document: { version: 1, environments: {} } };
-
-let cached: { raw: string; policy: WritePolicy } | undefined;
-
-/**
- * The policy for this Worker's vars. Throws INTERNAL "policy misconfigured" when SPONSON_POLICY is
- * present but not a valid document: the Worker then refuses requests rather than guess.
- */
-export function policyFromEnv(env: { SPONSON_POLICY?: unknown; EMULATORS?: unknown }): WritePolicy {
-  const raw = env.SPONSON_POLICY;
-  if (raw === undefined || raw === null) return env.EMULATORS === "on" ? { mode: "open-dev" } : DENY_ALL;
-  const text = typeof raw === "string" ? raw : JSON.stringify(raw);
-  if (cached?.raw === text) return cached.policy;
-  const policy = parsePolicy(text);
-  cached = { raw: text, policy };
-  return policy;
-}
-
-export function parsePolicy(text: string): WritePolicy {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    console.error("SPONSON_POLICY is not JSON");
-    throw new SponsonError("INTERNAL", "policy misconfigured");
-  }
-  const parsed = policySchema.safeParse(json);
-  if (!parsed.success) {
-    // Operators read the log; callers get a generic answer.
-    console.error("SPONSON_POLICY is invalid", parsed.error.issues);
-    throw new SponsonError("INTERNAL", "policy misconfigured");
-  }
-  return { mode: "enforced", document: parsed.data };
-}
+export type PolicyConfig = { mode: "enforced"; document: PolicyDocument } | { mode: "open-dev" };

@@ -1,6 +1,6 @@
 /**
  * Whether a queued destroy may still run, given the scope state read under the scope lease
- * (DESIGN §7: "re-checks … that the scope is still closed at the revision that triggered it").
+ * (docs/design.md, "Webhooks and the sweep").
  * Pure: no I/O, no clock.
  */
 import type { ScopeStateView } from "../scope-state/scope-state-client";

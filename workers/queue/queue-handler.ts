@@ -10,7 +10,7 @@ import { consumeDestroys, type DestroyReport } from "./destroy-consumer";
 import { DEAD_LETTER_QUEUE_NAME, DESTROY_QUEUE_NAME, type DestroyRunner } from "./queued-destroy";
 
 export interface QueueHandlerDeps {
-  /** The engine's destroy (workers/engine/background.ts); there is no stand-in in production. */
+  /** The engine's destroy (workers/wiring/background.ts); there is no stand-in in production. */
   runDestroy: DestroyRunner;
   now?: () => number;
 }

@@ -1,6 +1,6 @@
 /**
- * ReceiptStore over an R2 bucket (DESIGN §8). Every write is a conditional put, so a writer that
- * read a receipt can only replace the exact version it read:
+ * ReceiptStore over an R2 bucket (docs/design.md, "Storage"). Every write is a conditional put, so a writer
+ * that read a receipt can only replace the exact version it read:
  *
  * - update: `onlyIf: { etagMatches: <etag read> }`;
  * - create: `onlyIf: { etagDoesNotMatch: "*" }` (If-None-Match: *) — verified in the embedded

@@ -1,6 +1,6 @@
 /**
- * The port for receipts (DESIGN §8). The R2 implementation writes with conditional puts; a failed
- * condition means another writer intervened and is reported as CONCURRENT_MODIFICATION, never
+ * The port for receipts (docs/design.md, "Storage"). The R2 implementation writes with conditional puts; a
+ * failed condition means another writer intervened and is reported as CONCURRENT_MODIFICATION, never
  * overwritten.
  */
 import type { Receipt } from "../../shared/schemas/receipt";

@@ -1,5 +1,5 @@
 /**
- * The dashboard (DESIGN §6, §7): server-rendered pages, the live fragment the page re-fetches, the
+ * The dashboard (README, "Dashboard"): server-rendered pages, the live fragment the page re-fetches, the
  * lock feed socket, sign-in/out and admin force-release. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
  * POST needs admin. Every POST here also passes the same-origin and CSRF checks of
@@ -9,9 +9,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { decodeJwt } from "jose";
-import { LOCK_FEED_NAME } from "../../durable-objects/lock-feed";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
+import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";

@@ -1,4 +1,4 @@
-/** Held locks (DESIGN §6): listing, one lock from its own object, admin force-release. */
+/** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";

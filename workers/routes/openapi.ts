@@ -1,6 +1,6 @@
 /**
- * `GET /v1/openapi.json` (DESIGN §6): the OpenAPI 3.1 document, generated from the zod schemas the
- * routes validate with. Public, as API tooling expects (workers/auth/route-access.ts). It is built
+ * `GET /v1/openapi.json` (README, "HTTP API (v1)"): the OpenAPI 3.1 document, generated from the zod schemas
+ * the routes validate with. Public, as API tooling expects (workers/auth/route-access.ts). It is built
  * on each request from the registry the OpenAPI sub-apps merge into; a route added with plain
  * `app.get()` is not in it, and test/openapi/ fails on that.
  */

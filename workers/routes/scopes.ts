@@ -1,5 +1,5 @@
 /**
- * The scope endpoints of DESIGN §6: apply, preview, destroy, rollback, ledger, scope listing. A
+ * The scope endpoints (README, "HTTP API (v1)"): apply, preview, destroy, rollback, ledger, scope listing. A
  * scope belongs to one repository: `?repository=owner/name` names it, or the caller's token does,
  * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
  */
@@ -19,6 +19,7 @@ import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
 import { resolveRepositoryFilter } from "../auth/resolve-repository";
 import { callerOf } from "../auth/route-access";
+import { configFromEnv } from "../config/config";
 import type { Engine } from "../engine/engine";
 import {
   AUTH_CODES,
@@ -31,7 +32,6 @@ import { answerRun, NDJSON } from "../http/run-response";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
-import { configuredRepositories } from "../repositories/configured";
 
 const scopePath = scopePathSchema.extend({
   environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
@@ -57,7 +57,7 @@ const runResponses = {
       [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
     },
   },
-  // DESIGN §6: what refuses a run before it starts.
+  // What refuses a run before it starts (docs/design.md, "Errors").
   ...problemResponses(
     ...BODY_CODES,
     "NOT_FOUND",
@@ -198,7 +198,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     })
     .openapi(listRoute, async (c) => {
       const { environment, repository: requested } = c.req.valid("query");
-      const repositories = configuredRepositories(c.env);
+      const repositories = configFromEnv(c.env).repositories;
       // A caller bound to a repository lists only its scopes; others may list every repository's.
       const only = resolveRepositoryFilter({ caller: callerOf(c), requested, repositories });
       const summaries = await configuredReceiptStore(c.env).listScopes({

@@ -1,16 +1,18 @@
 /**
  * The Worker's typed view of one scope's state object, `scope-state:<repository id>/<scope>`: a
  * scope belongs to one repository, so two repositories' `pr-5` have two objects. Every environment
- * of a scope shares it: a pull request is closed everywhere at once (DESIGN §7).
+ * of a scope shares it: a pull request is closed everywhere at once (docs/design.md, "Webhooks and the
+ * sweep").
  *
- * Staleness recheck (seed 002 D1) for the engine: `read()` before the scope lease, `read()` again
- * under it, and refuse with CONCURRENT_MODIFICATION when `scopeChanged(before, after)`.
+ * Staleness recheck (docs/design.md, "Staleness recheck") for the engine: `read()` before the scope lease,
+ * `read()` again under it, and refuse with CONCURRENT_MODIFICATION when the status or revision changed
+ * (workers/engine/engine.ts).
  */
-import type { ScopeStatus } from "../../durable-objects/scope-state-rules";
-import type { ApplyOutcome, ScopeEvent, ScopeStateView } from "../../durable-objects/scope-state-types";
 import type { Env } from "../../shared/env";
-import { type Result, SponsonError, unwrap } from "../../shared/errors";
+import { SponsonError, unwrap } from "../../shared/errors";
 import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
+import type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus } from "../../shared/rpc/scope-state";
+import { rpcStub } from "../../shared/rpc/stub";
 
 export type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus };
 
@@ -22,13 +24,6 @@ export interface ScopeStateClient {
   markEnqueued(deliveryId: string): Promise<void>;
 }
 
-/** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
-interface ScopeStateApi {
-  read(req: { scope: string }): Promise<ScopeStateView>;
-  applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>>;
-  markEnqueued(req: { deliveryId: string }): Promise<void>;
-}
-
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
   assertRepositoryId(repositoryId);
   return `scope-state:${repositoryId}/${scope}`;
@@ -38,8 +33,7 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
   if (!isValidScope(scope)) {
     throw new SponsonError("VALIDATION", `scope "${scope}" must be pr-<n>, branch-<name> or main`);
   }
-  const ns = env.SCOPE_STATE;
-  const stub = ns.get(ns.idFromName(scopeStateObjectName(repositoryId, scope))) as unknown as ScopeStateApi;
+  const stub = rpcStub(env.SCOPE_STATE, scopeStateObjectName(repositoryId, scope));
   return {
     repositoryId,
     scope,
@@ -47,9 +41,4 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     applyEvent: async (event) => unwrap(await stub.applyEvent({ scope, ...event })),
     markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
   };
-}
-
-/** True when the scope moved between two reads: the run must not write (seed 002 D1). */
-export function scopeChanged(before: ScopeStateView, after: ScopeStateView): boolean {
-  return before.revision !== after.revision || before.status !== after.status;
 }

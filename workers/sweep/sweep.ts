@@ -1,11 +1,12 @@
 /**
- * The periodic sweep (DESIGN §7): GitHub does not redeliver failed webhooks and runs can crash,
- * so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives dead-letter
- * destroys and (3) reports closed scopes that still own entries. A thin orchestrator: the engine
+ * The periodic sweep (docs/design.md, "Webhooks and the sweep"): GitHub does not redeliver failed webhooks
+ * and runs can crash, so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives
+ * dead-letter destroys and (3) reports closed scopes that still own entries. A thin orchestrator: the engine
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
 import type { Env } from "../../shared/env";
 import type { OrphanList } from "../../shared/schemas/orphans";
+import { configFromEnv } from "../config/config";
 import { type ClosedScopeWithEntries, closedScopesWithEntries, type ScopeRef } from "./closed-scopes";
 import { type RedriveReport, redriveDeadLetters } from "./redrive-dead-letters";
 
@@ -31,12 +32,15 @@ export interface SweepReport {
   orphans: Part<OrphanList>;
 }
 
-const DEFAULT_LEASE_TTL_SECONDS = 30;
-
 export async function runSweep(env: Env, parts: SweepParts, now: number): Promise<SweepReport> {
-  const ttlMs = leaseTtlSeconds(env) * 1000;
   const [intents, deadLetters, closedWithEntries, orphans] = await Promise.all([
-    settle(parts.resolveStaleIntents(env, { olderThan: now - ttlMs, now })),
+    // An invalid LEASE_TTL_SECONDS fails this part, naming the var; the other parts still run.
+    settle(
+      Promise.resolve().then(() => {
+        const ttlMs = configFromEnv(env).leaseTtlSeconds * 1000;
+        return parts.resolveStaleIntents(env, { olderThan: now - ttlMs, now });
+      }),
+    ),
     settle(redriveDeadLetters(env)),
     settle(parts.scopesOwningEntries(env).then((owning) => closedScopesWithEntries(env, owning))),
     settle(parts.orphans(env)),
@@ -54,9 +58,4 @@ async function settle<T>(work: Promise<T>): Promise<Part<T>> {
   } catch (err) {
     return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
-}
-
-function leaseTtlSeconds(env: Env): number {
-  const parsed = Number(env.LEASE_TTL_SECONDS);
-  return Number.isFinite(parsed) && parsed > 0 ? parsed : DEFAULT_LEASE_TTL_SECONDS;
 }

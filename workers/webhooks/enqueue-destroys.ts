@@ -4,9 +4,9 @@
  */
 import type { Env } from "../../shared/env";
 import type { RepositoryRef } from "../../shared/schemas/repository";
+import { configFromEnv } from "../config/config";
 import type { QueuedDestroy } from "../queue/queued-destroy";
 import type { ScopeEvent, ScopeStateClient } from "../scope-state/scope-state-client";
-import { destroyEnvironments } from "./webhook-config";
 
 export async function enqueueDestroys(
   env: Env,
@@ -14,7 +14,7 @@ export async function enqueueDestroys(
   client: ScopeStateClient,
   event: ScopeEvent,
 ): Promise<number> {
-  const jobs: QueuedDestroy[] = destroyEnvironments(env).map((environment) => ({
+  const jobs: QueuedDestroy[] = configFromEnv(env).environments.map((environment) => ({
     repositoryId: repository.id,
     repositoryName: repository.name,
     environment,

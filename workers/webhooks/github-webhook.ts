@@ -1,6 +1,6 @@
 /**
- * `POST /v1/webhooks/github` (DESIGN §6, §7). Checks run cheapest-refusal first and the
- * signature before anything looks at the payload: size, signature over the raw bytes, JSON,
+ * `POST /v1/webhooks/github` (docs/design.md, "Webhooks and the sweep"). Checks run cheapest-refusal first
+ * and the signature before anything looks at the payload: size, signature over the raw bytes, JSON,
  * event, shape, repository; then the scope-state object deduplicates the delivery and applies
  * the revision guard in one step, and a close enqueues one destroy per environment. No run
  * executes here, so GitHub gets its answer well within its 10 s.
@@ -8,8 +8,9 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
+import { configFromEnv } from "../config/config";
 import { problemResponses, publicSecurity } from "../http/openapi-problems";
-import { configuredRepositories, configuredRepositoryOf } from "../repositories/configured";
+import { configuredRepositoryOf } from "../repositories/configured";
 import { applyScopeEvent } from "./apply-scope-event";
 import { pullRequestEventSchema, scopeEventOf } from "./pull-request-event";
 import { readRawBody } from "./raw-body";
@@ -57,7 +58,7 @@ const webhookRoute = createRoute({
 
 export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRoute, async (c) => {
   const body = await readRawBody(c.req.raw, WEBHOOK_MAX_BYTES);
-  const secret = typeof c.env.GITHUB_WEBHOOK_SECRET === "string" ? c.env.GITHUB_WEBHOOK_SECRET : "";
+  const secret = configFromEnv(c.env).webhookSecret ?? "";
   if (secret === "") console.error("GITHUB_WEBHOOK_SECRET is not set: every webhook is refused");
   if (!(await verifyGithubSignature(secret, body, c.req.header("x-hub-signature-256")))) {
     // One message for missing, malformed and wrong signatures: nothing to probe.
@@ -77,7 +78,7 @@ export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRout
   const event = parsed.data;
   // By the payload's id, and its name too: the close acts only on this repository's scopes.
   const repository = configuredRepositoryOf(
-    configuredRepositories(c.env),
+    configFromEnv(c.env).repositories,
     event.repository.id,
     event.repository.full_name,
   );

@@ -24,20 +24,6 @@ export async function verifyGithubSignature(
   return crypto.subtle.verify("HMAC", key, hexToBytes(match[1]), body);
 }
 
-/** Signs like GitHub does; used by tests and by anyone replaying a payload locally. */
-export async function signGithubPayload(secret: string, body: Uint8Array | string): Promise<string> {
-  const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, bytes));
-  return `sha256=${[...mac].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
-
 function hexToBytes(hex: string): Uint8Array {
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);

@@ -31,7 +31,7 @@ describeProviderContract({
       entries: async () => rule((await b.stored())?.rules, "previews")?.allowed.origins ?? [],
       snapshot: b.stored,
       setEntries: async (entries) => {
-        const rules = ((await b.stored())?.rules as Rule[]).map((r) =>
+        const rules = (((await b.stored())?.rules ?? []) as Rule[]).map((r) =>
           r.id === "previews" ? { ...r, allowed: { ...r.allowed, origins: entries } } : r,
         );
         await seedR2({ bucket: [b.account, b.bucket, { rules }] });

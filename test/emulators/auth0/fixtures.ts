@@ -1,5 +1,5 @@
 /**
- * Documented Auth0 exchanges (PROVIDERS.md §1 and Auth0's Management API v2 / Authentication API
+ * Documented Auth0 exchanges (Auth0's Management API v2 / Authentication API
  * docs), replayed against the emulator. `auth` picks the bearer: a token with both client scopes,
  * one with read:clients only, a made-up one, or none.
  */

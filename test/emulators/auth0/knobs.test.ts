@@ -37,7 +37,11 @@ describe("emulator knobs on an Auth0 host", () => {
     const { domain, bearer } = await tenant("barrier");
     await configureHost(domain, { readBarrier: 3 });
     const answered: number[] = [];
-    const read = (n: number) => get(domain, "app", bearer).then((res) => (answered.push(n), res));
+    const read = (n: number) =>
+      get(domain, "app", bearer).then((res) => {
+        answered.push(n);
+        return res;
+      });
     const first = [read(1), read(2)];
     await until(async () => (await emulatorStub(domain).stats()).waitingAtBarrier === 2);
     expect(answered).toEqual([]);

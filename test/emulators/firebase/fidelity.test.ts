@@ -1,6 +1,6 @@
 /**
  * The emulated Google token endpoint and Identity Platform admin API answer the documented requests
- * with the documented shapes (PROVIDERS.md §4).
+ * with the documented shapes (Identity Platform admin API v2 reference).
  */
 import { env } from "cloudflare:workers";
 import { importPKCS8, SignJWT } from "jose";

@@ -1,4 +1,7 @@
-/** The emulated Cloud Storage JSON API answers the documented bucket requests (PROVIDERS.md §6). */
+/**
+ * The emulated Cloud Storage JSON API answers the documented bucket requests (Cloud Storage JSON API
+ * reference).
+ */
 import { env } from "cloudflare:workers";
 import { importPKCS8, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,7 @@
-/** The emulated Kinde Management API answers the documented requests with the documented shapes (PROVIDERS.md §3). */
+/**
+ * The emulated Kinde Management API answers the documented requests with the documented shapes (Kinde
+ * Management API reference).
+ */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../workers/emulators/transport";

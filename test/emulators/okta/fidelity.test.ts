@@ -1,4 +1,7 @@
-/** The emulated Okta apps API answers the documented requests with the documented shapes (PROVIDERS.md §2). */
+/**
+ * The emulated Okta apps API answers the documented requests with the documented shapes (Okta Apps API
+ * reference).
+ */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../workers/emulators/transport";

@@ -1,4 +1,7 @@
-/** The emulated Cloudflare v4 R2 CORS endpoints answer with the documented envelope (PROVIDERS.md §6). */
+/**
+ * The emulated Cloudflare v4 R2 CORS endpoints answer with the documented envelope (Cloudflare API
+ * reference, R2 bucket CORS).
+ */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../workers/emulators/transport";

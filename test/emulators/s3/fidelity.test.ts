@@ -1,7 +1,7 @@
 /**
- * The emulated S3 CORS subresource answers AWS's documented exchanges (PROVIDERS.md §6): XML
- * bodies and error envelope, SigV4 checked against AWS's own signature examples, the integrity
- * header a PUT needs, the 100-rule and 64 KB limits, and last write wins.
+ * The emulated S3 CORS subresource answers AWS's documented exchanges (Amazon S3 API reference,
+ * PutBucketCors): XML bodies and error envelope, SigV4 checked against AWS's own signature examples, the
+ * integrity header a PUT needs, the 100-rule and 64 KB limits, and last write wins.
  */
 import { env } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";

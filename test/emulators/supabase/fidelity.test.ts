@@ -1,6 +1,7 @@
 /**
  * The emulated Supabase Management API answers the documented requests with the documented shapes
- * (PROVIDERS.md §5): GET/PATCH /v1/projects/{ref}/config/auth, `{ message }` errors, X-RateLimit-*.
+ * (Supabase Management API reference): GET/PATCH /v1/projects/{ref}/config/auth, `{ message }` errors,
+ * X-RateLimit-*.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

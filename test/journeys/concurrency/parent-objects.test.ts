@@ -1,7 +1,7 @@
 /**
- * The lost-update race of DESIGN §1, through the HTTP API: many scopes read one Auth0 application's
- * lists at the same moment (the emulator's read barrier) and write them back. With parent locks no
- * entry is lost; the control case, same scenario without them, loses entries every time.
+ * The lost-update race this service prevents (docs/design.md), through the HTTP API: many scopes read one
+ * Auth0 application's lists at the same moment (the emulator's read barrier) and write them back. With parent
+ * locks no entry is lost; the control case, same scenario without them, loses entries every time.
  */
 
 import { env } from "cloudflare:workers";

@@ -1,6 +1,6 @@
 /**
- * The lost-update race of DESIGN §1 for every provider whose ops share an object (lockOn not
- * null): several scopes apply one entry each to the same object while the emulator's read barrier
+ * The lost-update race this service prevents (docs/design.md) for every provider whose ops share an object
+ * (lockOn not null): several scopes apply one entry each to the same object while the emulator's read barrier
  * holds every first read until all have read. With parent locks no entry is lost. The control case
  * (no parent locks) loses entries on every provider without a precondition; on GCS the
  * ifMetagenerationMatch precondition catches the race instead (412, re-read, retry): no loss.
@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
 import { emulatorTransport } from "../../../workers/dev/dev-env";
-import { createEngine } from "../../../workers/engine/wire";
+import { createEngine } from "../../../workers/wiring/wire";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
@@ -24,7 +24,7 @@ import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
 import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
 import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
-import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
+import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
 const SCOPES = 6;
 

@@ -1,4 +1,7 @@
-/** The Auth0 provider block and line params (DESIGN §3; PROVIDERS.md §1). */
+/**
+ * The Auth0 provider block and line params (docs/design.md, "Vocabulary"; Auth0 Management API v2
+ * reference).
+ */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
@@ -33,8 +36,8 @@ export const auth0LineParamsSchema = z.strictObject({
 export type Auth0LineParams = z.infer<typeof auth0LineParamsSchema>;
 
 /**
- * The lock identity of one application (DESIGN §3): `auth0:<domain>:client:<client id>`. Pure,
- * from the connection's settings; the domain is never a secret.
+ * The lock identity of one application (docs/design.md, "Vocabulary"): `auth0:<domain>:client:<client id>`.
+ * Pure, from the connection's settings; the domain is never a secret.
  */
 export function auth0ClientIdentity(provider: ConnectionSettings, client: string): string {
   const domain = provider.domain;

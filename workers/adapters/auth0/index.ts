@@ -1,10 +1,10 @@
 /**
- * Auth0 (Management API v2): the four application lists a preview environment needs
- * (DESIGN §1). Plan block: `{ "type": "auth0", "domain": "acme.us.auth0.com", "clientId": "…",
+ * Auth0 (Management API v2): the four application lists a preview environment needs.
+ * Plan block: `{ "type": "auth0", "domain": "acme.us.auth0.com", "clientId": "…",
  * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
  * `{ "client": "<application client id>", "url": "https://…" }`.
  */
-import type { ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
 import { type Auth0Config, auth0ConfigSchema } from "./config";
 import { auth0ListOp } from "./list-op";
 import { warmAuth0Token } from "./management-api";
@@ -22,6 +22,6 @@ const typedAdapter: ProviderAdapter<Auth0Config> = {
 };
 
 /** As the engine's registry holds adapters: config is validated by `config` before any op runs. */
-export const auth0Adapter: ProviderAdapter = typedAdapter;
+export const auth0Adapter: ProviderAdapter = defineAdapter(typedAdapter);
 
 export { type Auth0Config, auth0ClientIdentity, auth0ConfigSchema, auth0LineParamsSchema } from "./config";

@@ -1,6 +1,6 @@
 /**
  * The two Management API v2 calls the list ops need, plus the client-credentials token
- * (PROVIDERS.md §1). Everything the provider answers is validated before use.
+ * (Auth0 Management API v2 reference). Everything the provider answers is validated before use.
  */
 import { z } from "zod";
 import {
@@ -75,7 +75,7 @@ function tokenSource(ctx: Auth0Context) {
 
 /**
  * Fetches (or finds cached) the Management API token before the run takes any lease, so no token
- * exchange happens while a lease is held (DESIGN §7).
+ * exchange happens while a lease is held (docs/design.md, "Lease protocol").
  */
 export async function warmAuth0Token(ctx: Auth0Context): Promise<void> {
   await withAccessToken(ctx, tokenSource(ctx), async () => {});

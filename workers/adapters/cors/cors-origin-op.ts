@@ -1,8 +1,8 @@
 /**
  * The one shape of the bucket-CORS ops (GCS, S3, R2): inspect reads the bucket's rules; create and
- * remove edit one origin in the rules that inspection saw (under the parent lease, DESIGN §5) and
- * send nothing when the rules already say what the line wants. A provider brings its line params,
- * lease identity, rule shape, and the read/write pair; the rule editing is `cors-origin.ts`.
+ * remove edit one origin in the rules that inspection saw (under the parent lease, docs/design.md, "Run
+ * algorithm") and send nothing when the rules already say what the line wants. A provider brings its line
+ * params, lease identity, rule shape, and the read/write pair; the rule editing is `cors-origin.ts`.
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";

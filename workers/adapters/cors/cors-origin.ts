@@ -1,6 +1,6 @@
 /**
  * The bucket-CORS ops (GCS, S3, R2) add or remove one origin inside the rule a line names, and
- * never touch another rule or another origin (issue 4). A rule is named by its ID (S3 `ID`, R2
+ * never touch another rule or another origin. A rule is named by its ID (S3 `ID`, R2
  * `id`) or by an index label `#<n>` (GCS rules have no ID). A missing rule is created: with that ID,
  * or appended when `#<n>` is the next index. Pure functions over each provider's own rule shape.
  */

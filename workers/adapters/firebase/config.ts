@@ -1,4 +1,7 @@
-/** The Firebase / Identity Platform provider block and line params (PROVIDERS.md §4). */
+/**
+ * The Firebase / Identity Platform provider block and line params (Identity Platform admin API v2
+ * reference).
+ */
 import { z } from "zod";
 import { serviceAccountKeyJsonSchema } from "./google-auth";
 
@@ -26,7 +29,7 @@ export const firebaseLineParamsSchema = z.strictObject({
 });
 export type FirebaseLineParams = z.infer<typeof firebaseLineParamsSchema>;
 
-/** `firebase:<project>:config`: the project's one Identity Platform config (DESIGN §3). */
+/** `firebase:<project>:config`: the project's one Identity Platform config (docs/design.md, "Vocabulary"). */
 export function firebaseConfigIdentity(project: string): string {
   return `firebase:${project}:config`;
 }

@@ -1,8 +1,8 @@
 /**
- * Google service-account credentials on Workers (PROVIDERS.md §4): an RS256 JWT signed with jose
- * (iss = the account, scope, aud = the token endpoint), exchanged at oauth2.googleapis.com/token
- * with the jwt-bearer grant. Shared by the Firebase and GCS adapters; tokens go through the shared
- * cache (keyed by endpoint, account and a fingerprint of the private key).
+ * Google service-account credentials on Workers (Google OAuth 2.0 for server-to-server applications): an
+ * RS256 JWT signed with jose (iss = the account, scope, aud = the token endpoint), exchanged at
+ * oauth2.googleapis.com/token with the jwt-bearer grant. Shared by the Firebase and GCS adapters; tokens go
+ * through the shared cache (keyed by endpoint, account and a fingerprint of the private key).
  */
 import { importPKCS8, SignJWT } from "jose";
 import { z } from "zod";

@@ -1,6 +1,7 @@
 /**
- * Identity Platform admin API v2 (PROVIDERS.md §4): the project Config's `authorizedDomains`, read
- * with GET and written with PATCH ?updateMask=authorizedDomains, which replaces that array only.
+ * Identity Platform admin API v2 (Identity Platform admin API v2 reference): the project Config's
+ * `authorizedDomains`, read with GET and written with PATCH ?updateMask=authorizedDomains, which replaces
+ * that array only.
  */
 import { z } from "zod";
 import { type HttpContext, providerJson } from "../http";

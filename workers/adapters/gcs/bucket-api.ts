@@ -1,6 +1,6 @@
 /**
- * The JSON API calls on a bucket's CORS (PROVIDERS.md §6): GET ?fields=cors,metageneration and
- * PATCH ?ifMetagenerationMatch=<n>. A 412 is returned to the caller (never retried blindly).
+ * The JSON API calls on a bucket's CORS (Cloud Storage JSON API reference): GET ?fields=cors,metageneration
+ * and PATCH ?ifMetagenerationMatch=<n>. A 412 is returned to the caller (never retried blindly).
  */
 import { z } from "zod";
 import { googleHttp, withGoogleToken } from "../firebase/google-auth";

@@ -1,4 +1,4 @@
-/** The Google Cloud Storage provider block and line params (PROVIDERS.md §6). */
+/** The Google Cloud Storage provider block and line params (Cloud Storage JSON API reference). */
 import { z } from "zod";
 import { corsLineParamsSchema } from "../cors/cors-origin";
 import { serviceAccountKeyJsonSchema } from "../firebase/google-auth";

@@ -1,15 +1,15 @@
 /**
- * Google Cloud Storage: one origin in one CORS rule of a bucket (DESIGN §1). The only provider with
+ * Google Cloud Storage: one origin in one CORS rule of a bucket. The only provider with
  * a write precondition: every PATCH carries `ifMetagenerationMatch` from the state read under the
- * parent lease (DESIGN §4, fencing). A 412 means someone wrote in between: re-read and decide again
- * from the fresh state, a bounded number of times; never overwrite.
+ * parent lease (docs/design.md, "Lease protocol", fencing). A 412 means someone wrote in between: re-read and
+ * decide again from the fresh state, a bounded number of times; never overwrite.
  *
  * Plan block: `{ "type": "gcs", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`;
  * line params: `{ "bucket": "assets", "rule": "#0", "origin": "https://pr-1.preview.example.com" }`.
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import type { OpContext, ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type OpContext, type ProviderAdapter } from "../../engine/op-spec";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
 import { withGoogleToken } from "../firebase/google-auth";
@@ -80,10 +80,10 @@ const corsOrigin = corsOriginOp<GcsConfig, GcsCorsRule, SeenCors>({
 const typedAdapter: ProviderAdapter<GcsConfig> = {
   type: "gcs",
   config: gcsConfigSchema,
-  // The jwt-bearer token exchange happens here, before any lease is taken (DESIGN §7).
+  // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
   prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config.serviceAccountKey, async () => {}),
   ops: [corsOrigin],
 };
 
-export const gcsAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const gcsAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { gcsCorsIdentity } from "./config";

@@ -1,6 +1,7 @@
 /**
- * A provider's final refusal or failure as a SponsonError (DESIGN §5: PROVIDER_ERROR carries the
- * provider's own message). Every registered secret is redacted from what we keep (DESIGN §3).
+ * A provider's final refusal or failure as a SponsonError (docs/design.md, "Errors": PROVIDER_ERROR carries
+ * the provider's own message). Every registered secret is redacted from what we keep (docs/design.md,
+ * "Vocabulary").
  */
 import { SponsonError } from "../../../shared/errors";
 import type { SecretRegistry } from "../../../shared/secrets";

@@ -1,4 +1,4 @@
-/** Readers for the "when may I retry" headers providers send with a 429 (PROVIDERS.md). */
+/** Readers for the "when may I retry" headers providers send with a 429 (each provider's API reference). */
 
 /** The header holds a UNIX time in seconds (Auth0, Okta `x-ratelimit-reset`). */
 export function epochSecondsResetHeader(name: string) {

@@ -1,4 +1,4 @@
-/** The Kinde provider block and line params (PROVIDERS.md §3). */
+/** The Kinde provider block and line params (Kinde Management API reference). */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";

@@ -6,7 +6,7 @@
  * "domain": "acme.kinde.com", "clientId": "…" }, "secrets": { "clientSecret": "KINDE_CLIENT_SECRET"
  * } }`; line params: `{ "app": "<application id>", "url": "https://…" }`.
  */
-import type { OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
 import { type KindeConfig, kindeAppIdentity, kindeConfigSchema, kindeLineParamsSchema } from "./config";
 import { addUrl, deleteUrl, type KindeList, readUrls, warmKindeToken } from "./management-api";
 
@@ -41,7 +41,8 @@ function kindeUrlOp(name: string, list: KindeList): OpSpec<KindeConfig> {
 const typedAdapter: ProviderAdapter<KindeConfig> = {
   type: "kinde",
   config: kindeConfigSchema,
-  // The client-credentials exchange happens here, before any lease is taken (DESIGN §7).
+  // The client-credentials exchange happens here, before any lease is taken (docs/design.md, "Lease
+  // protocol").
   prepare: (ctx) => warmKindeToken(ctx),
   ops: [
     kindeUrlOp("kinde.callbackUrl", { path: "auth_redirect_urls", field: "redirect_urls" }),
@@ -49,4 +50,4 @@ const typedAdapter: ProviderAdapter<KindeConfig> = {
   ],
 };
 
-export const kindeAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const kindeAdapter: ProviderAdapter = defineAdapter(typedAdapter);

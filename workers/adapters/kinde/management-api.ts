@@ -1,6 +1,6 @@
 /**
- * Kinde's item-level URL endpoints (PROVIDERS.md §3): GET the list, POST `{urls}` to add, DELETE
- * `?urls=` to remove. The only provider that adds and removes single items server-side, so these
+ * Kinde's item-level URL endpoints (Kinde Management API reference): GET the list, POST `{urls}` to add,
+ * DELETE `?urls=` to remove. The only provider that adds and removes single items server-side, so these
  * ops need no parent lock. Client-credentials token from https://<business>.kinde.com/oauth2/token.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * GET and PUT /api/v1/apps/{appId} (PROVIDERS.md §2). PUT is a full replace, so the app is sent
+ * GET and PUT /api/v1/apps/{appId} (Okta Apps API reference). PUT is a full replace, so the app is sent
  * back whole, exactly as read, with only the one list changed. Auth: `SSWS <api token>`.
  */
 import { z } from "zod";

@@ -1,4 +1,4 @@
-/** The Okta provider block and line params (PROVIDERS.md §2). */
+/** The Okta provider block and line params (Okta Apps API reference). */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
@@ -24,7 +24,7 @@ export const oktaLineParamsSchema = z.strictObject({
     .regex(/^[a-z][a-z0-9+.-]*:\/\/[^\s,]+$/i, "a URI without spaces or commas"),
 });
 
-/** `okta:<org>:app:<app id>` (DESIGN §3), from the connection's settings. */
+/** `okta:<org>:app:<app id>` (docs/design.md, "Vocabulary"), from the connection's settings. */
 export function oktaAppIdentity(provider: ConnectionSettings, app: string): string {
   if (typeof provider.domain !== "string") {
     throw new SponsonError(

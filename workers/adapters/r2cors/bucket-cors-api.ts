@@ -1,5 +1,5 @@
 /**
- * Cloudflare R2 bucket CORS over the v4 REST API (PROVIDERS.md §6): GET/PUT/DELETE
+ * Cloudflare R2 bucket CORS over the v4 REST API (Cloudflare API reference, R2 bucket CORS): GET/PUT/DELETE
  * /accounts/{account}/r2/buckets/{bucket}/cors in the `{success, errors, messages, result}`
  * envelope. Error 10059 ("The CORS configuration does not exist") means no rules.
  */

@@ -1,4 +1,4 @@
-/** The Cloudflare R2 (REST API) provider block (PROVIDERS.md §6). */
+/** The Cloudflare R2 (REST API) provider block (Cloudflare API reference, R2 bucket CORS). */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";

@@ -1,10 +1,10 @@
 /**
- * Cloudflare R2: one origin in one CORS rule of a bucket (DESIGN §1). PUT replaces the whole
+ * Cloudflare R2: one origin in one CORS rule of a bucket. PUT replaces the whole
  * policy with no precondition, so writes are serialized by the parent lease. Plan block:
  * `{ "type": "r2", "accountId": "<32 hex>", "apiToken": { "secret": "R2_API_TOKEN" } }`; line params:
  * `{ "bucket": "assets", "rule": "previews", "origin": "https://pr-1.preview.example.com" }`.
  */
-import type { ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
 import { corsLineParamsSchema, ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
 import { type R2CorsRule, readR2Cors, writeR2Cors } from "./bucket-cors-api";
@@ -30,5 +30,5 @@ const corsOrigin = corsOriginOp<R2Config, R2CorsRule, { rules: R2CorsRule[] }>({
 
 const typedAdapter: ProviderAdapter<R2Config> = { type: "r2", config: r2ConfigSchema, ops: [corsOrigin] };
 
-export const r2CorsAdapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const r2CorsAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { r2CorsIdentity } from "./config";

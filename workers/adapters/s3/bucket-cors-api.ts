@@ -1,8 +1,9 @@
 /**
- * S3 bucket CORS (PROVIDERS.md §6): GET, PUT and DELETE https://{bucket}.s3.{region}.amazonaws.com/?cors,
- * signed with SigV4 (aws4fetch; service `s3`, `x-amz-content-sha256` the body's real hash). PUT
- * carries Content-MD5, without which S3 refuses it. 404 NoSuchCORSConfiguration means no rules;
- * an empty configuration is never PUT (S3 requires at least one rule): it is DELETEd instead.
+ * S3 bucket CORS (Amazon S3 API reference, PutBucketCors): GET, PUT and DELETE
+ * https://{bucket}.s3.{region}.amazonaws.com/?cors, signed with SigV4 (aws4fetch; service `s3`,
+ * `x-amz-content-sha256` the body's real hash). PUT carries Content-MD5, without which S3 refuses it. 404
+ * NoSuchCORSConfiguration means no rules; an empty configuration is never PUT (S3 requires at least one
+ * rule): it is DELETEd instead.
  */
 import { AwsV4Signer } from "aws4fetch";
 import {

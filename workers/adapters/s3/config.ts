@@ -1,4 +1,4 @@
-/** The AWS S3 provider block and line params (PROVIDERS.md §6). */
+/** The AWS S3 provider block and line params (Amazon S3 API reference, PutBucketCors). */
 import { z } from "zod";
 import { corsLineParamsSchema } from "../cors/cors-origin";
 

@@ -1,7 +1,8 @@
 /**
- * The S3 CORS document (PROVIDERS.md §6): `<CORSConfiguration><CORSRule>…</CORSRule>…`. Workers
- * have no DOMParser, and the schema is small and closed, so this reads exactly that schema and
- * nothing else (no attributes on children, no CDATA): anything else is "not a CORS document" (null).
+ * The S3 CORS document (Amazon S3 API reference, PutBucketCors):
+ * `<CORSConfiguration><CORSRule>…</CORSRule>…`. Workers have no DOMParser, and the schema is small and
+ * closed, so this reads exactly that schema and nothing else (no attributes on children, no CDATA): anything
+ * else is "not a CORS document" (null).
  */
 
 export interface S3CorsRule {

@@ -1,11 +1,11 @@
 /**
- * AWS S3: one origin in one CORS rule of a bucket (DESIGN §1). PUT ?cors replaces the whole
+ * AWS S3: one origin in one CORS rule of a bucket. PUT ?cors replaces the whole
  * document with no precondition, so writes are serialized by the parent lease `s3:<bucket>:cors`.
  * Plan block: `{ "type": "s3", "region": "us-east-1", "accessKeyId": "AKIA…", "secretAccessKey":
  * { "secret": "AWS_SECRET_ACCESS_KEY" } }`; line params: `{ "bucket": "assets", "rule": "previews",
  * "origin": "https://pr-1.preview.example.com" }` (`rule` is the rule's ID, or `#<n>`).
  */
-import type { ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
 import { readS3Cors, writeS3Cors } from "./bucket-cors-api";
@@ -33,5 +33,5 @@ const corsOrigin = corsOriginOp<S3Config, S3CorsRule, { rules: S3CorsRule[] }>({
 
 const typedAdapter: ProviderAdapter<S3Config> = { type: "s3", config: s3ConfigSchema, ops: [corsOrigin] };
 
-export const s3Adapter: ProviderAdapter = typedAdapter as unknown as ProviderAdapter;
+export const s3Adapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { s3CorsIdentity } from "./config";

@@ -1,6 +1,6 @@
 /**
- * `uri_allow_list` is one comma-separated string (PROVIDERS.md §5). Clients split on "," and
- * trim; we compare trimmed entries but only ever cut or append whole entries, so every other
+ * `uri_allow_list` is one comma-separated string (Supabase Management API reference). Clients split on ","
+ * and trim; we compare trimmed entries but only ever cut or append whole entries, so every other
  * entry (and its surrounding whitespace) is written back byte-for-byte. Pure functions.
  */
 

@@ -1,4 +1,4 @@
-/** The Supabase provider block and line params (PROVIDERS.md §5). */
+/** The Supabase provider block and line params (Supabase Management API reference). */
 import { z } from "zod";
 
 /** The resolved block: `accessToken` is the value its `{ "secret": … }` reference resolved to. */
@@ -23,7 +23,7 @@ export const supabaseLineParamsSchema = z.strictObject({
 });
 export type SupabaseLineParams = z.infer<typeof supabaseLineParamsSchema>;
 
-/** The lock identity of a project's auth config (DESIGN §3): `supabase:<ref>:auth`. */
+/** The lock identity of a project's auth config (docs/design.md, "Vocabulary"): `supabase:<ref>:auth`. */
 export function supabaseAuthIdentity(project: string): string {
   return `supabase:${project}:auth`;
 }

@@ -1,12 +1,12 @@
 /**
- * Supabase (Management API): a project's auth redirect allow-list (DESIGN §1). Plan block:
+ * Supabase (Management API): a project's auth redirect allow-list. Plan block:
  * `{ "type": "supabase", "accessToken": { "secret": "SUPABASE_ACCESS_TOKEN" } }`; line params:
  * `{ "project": "<project ref>", "url": "https://…" }`.
  */
 import { z } from "zod";
-import { SponsonError } from "../../../shared/errors";
-import type { Inspection, OpSpec, Params, ProviderAdapter } from "../../engine/op-spec";
-import { allowListEntries, allowListHas, allowListWith, allowListWithout } from "./allow-list";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
+import { listMemberOp } from "../list-member/list-member-op";
+import { allowListEntries, allowListWith, allowListWithout } from "./allow-list";
 import {
   type SupabaseConfig,
   supabaseAuthIdentity,
@@ -15,49 +15,23 @@ import {
 } from "./config";
 import { readAllowList, writeAllowList } from "./management-api";
 
-const seenSchema = z.object({ project: z.string(), list: z.string().nullable() });
 const parse = (params: Params) => supabaseLineParamsSchema.parse(params);
 
-function seenList(seen: Inspection, project: string): string | null {
-  const state = seenSchema.safeParse(seen.state);
-  if (!state.success || state.data.project !== project) {
-    throw new SponsonError(
-      "INTERNAL",
-      `supabase.redirectUrl: a write needs this op's inspection of ${project}`,
-    );
-  }
-  return state.data.list;
-}
-
-const redirectUrl: OpSpec<SupabaseConfig> = {
+/** The allow-list is one comma-separated string: entries are cut or appended whole (./allow-list.ts). */
+const redirectUrl: OpSpec<SupabaseConfig> = listMemberOp<SupabaseConfig, string | null, string>({
   name: "supabase.redirectUrl",
   providerType: "supabase",
   params: supabaseLineParamsSchema,
-  key: (params) => parse(params).url,
   itemParam: "url",
-  list: async (ctx, params) => allowListEntries(await readAllowList(ctx, parse(params).project)),
+  objectParam: "project",
   lockOn: (params) => supabaseAuthIdentity(parse(params).project),
-
-  async inspect(ctx, params) {
-    const { project, url } = parse(params);
-    const list = await readAllowList(ctx, project);
-    return { present: allowListHas(list, url), state: { project, list } };
-  },
-
-  async create(ctx, params, seen) {
-    const { project, url } = parse(params);
-    const list = seenList(seen, project);
-    if (allowListHas(list, url)) return;
-    await writeAllowList(ctx, project, allowListWith(list, url));
-  },
-
-  async remove(ctx, params, seen) {
-    const { project, url } = parse(params);
-    const list = seenList(seen, project);
-    if (!allowListHas(list, url)) return;
-    await writeAllowList(ctx, project, allowListWithout(list, url));
-  },
-};
+  read: (ctx, project) => readAllowList(ctx, project),
+  seenSchema: z.string().nullable(),
+  entries: allowListEntries,
+  adding: allowListWith,
+  removing: allowListWithout,
+  write: (ctx, project, _seen, next) => writeAllowList(ctx, project, next),
+});
 
 const typedAdapter: ProviderAdapter<SupabaseConfig> = {
   type: "supabase",
@@ -65,5 +39,5 @@ const typedAdapter: ProviderAdapter<SupabaseConfig> = {
   ops: [redirectUrl],
 };
 
-export const supabaseAdapter: ProviderAdapter = typedAdapter;
+export const supabaseAdapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { supabaseAuthIdentity, supabaseConfigSchema, supabaseLineParamsSchema } from "./config";

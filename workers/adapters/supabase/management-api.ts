@@ -1,6 +1,6 @@
 /**
- * The Management API calls the op needs (PROVIDERS.md §5): read and partially update a project's
- * auth config. Bearer personal access token; everything answered is validated before use.
+ * The Management API calls the op needs (Supabase Management API reference): read and partially update a
+ * project's auth config. Bearer personal access token; everything answered is validated before use.
  */
 import { z } from "zod";
 import { type HttpContext, type ProviderHttpSpec, providerJson, secondsResetHeader } from "../http";

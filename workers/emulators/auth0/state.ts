@@ -6,7 +6,6 @@
  *   demo:provisioned     → true (./demo.ts)
  */
 import { z } from "zod";
-import type { EmulatorState } from "../emulator";
 
 export const LIST_FIELDS = ["callbacks", "allowed_logout_urls", "web_origins", "allowed_origins"] as const;
 export type ListField = (typeof LIST_FIELDS)[number];

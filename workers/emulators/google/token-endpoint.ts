@@ -20,7 +20,7 @@ export const oauthError = (status: number, error: string, description: string) =
 export async function issueToken(request: Request, state: EmulatorState): Promise<Response> {
   const form = new URLSearchParams(await request.text());
   if (form.get("grant_type") !== JWT_BEARER) {
-    return oauthError(400, "unsupported_grant_type", "Invalid grant_type: " + (form.get("grant_type") ?? ""));
+    return oauthError(400, "unsupported_grant_type", `Invalid grant_type: ${form.get("grant_type") ?? ""}`);
   }
   const assertion = form.get("assertion") ?? "";
   let claims: ReturnType<typeof decodeJwt>;

@@ -26,6 +26,7 @@ export function oktaOidcApp(
     lastUpdated: "2026-01-05T10:00:00.000Z",
     signOnMode: "OPENID_CONNECT",
     credentials: {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Okta's own expression syntax, sent as is.
       userNameTemplate: { template: "${source.login}", type: "BUILT_IN" },
       oauthClient: {
         client_id: id,

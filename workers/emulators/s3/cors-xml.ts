@@ -91,7 +91,7 @@ const LISTS = ["AllowedHeader", "AllowedMethod", "AllowedOrigin", "ExposeHeader"
 /** The rules of a CORS document, or null when it is not one (S3 then answers MalformedXML). */
 export function readCorsDocument(xml: string): CorsRule[] | null {
   const root = parseXml(xml);
-  if (!root || root.name !== "CORSConfiguration") return null;
+  if (root?.name !== "CORSConfiguration") return null;
   const rules: CorsRule[] = [];
   for (const node of root.children) {
     if (node.name !== "CORSRule") return null;

@@ -10,19 +10,16 @@ import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
 import { registerAuthSecrets } from "../auth/service-keys";
-import { Connections, parseConnections } from "../connections/connections";
+import { configFromEnv } from "../config/config";
+import { Connections } from "../connections/connections";
+import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "../engine/deps";
+import { Engine } from "../engine/engine";
+import { OpRegistry } from "../engine/op-registry";
 import { lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
 import { assertWrite } from "../policy/check-write";
-import { policyFromEnv } from "../policy/policy-schema";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { scopeStateClient } from "../scope-state/scope-state-client";
-import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "./deps";
-import { Engine } from "./engine";
-import { OpRegistry } from "./op-registry";
-
-export const DEFAULT_TTL_SECONDS = 30;
-export const DEFAULT_WAIT_TIMEOUT_SECONDS = 120;
 
 /** Provider HTTP for a request's bindings; the entry that wires the engine passes it in. */
 export type ProviderTransport = (env: Env) => typeof fetch;
@@ -44,7 +41,6 @@ export interface EngineOverrides {
 }
 
 const ops = new OpRegistry(ADAPTERS);
-const PROVIDER_TYPES: ReadonlySet<string> = new Set(ADAPTERS.map((a) => a.type));
 
 /** Env entries whose names say they are secrets are registered, so they can never leak. */
 const SECRET_NAME = /(SECRET|KEY|TOKEN|PASSWORD)/;
@@ -58,14 +54,17 @@ function secretsFromEnv(env: Env): SecretRegistry {
   return secrets;
 }
 
-/** The scope's state object (DESIGN §7): read before the scope lease and again under it. */
+/**
+ * The scope's state object (docs/design.md, "Staleness recheck"): read before the scope lease and again
+ * under it.
+ */
 function scopeStateGate(env: Env): ScopeGate {
   return { read: (repositoryId, scope) => scopeStateClient(env, repositoryId, scope).read() };
 }
 
 /** The service's own write policy (workers/policy), checked before any lock and under the lease. */
 function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
-  const policy = policyFromEnv(env);
+  const policy = configFromEnv(env).policy;
   return {
     check: ({ environment, op, identity, item }) =>
       assertWrite(policy, environment, { op, identity, item }, secrets),
@@ -80,29 +79,25 @@ function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   };
 }
 
-function seconds(value: unknown, fallback: number): number {
-  const n = Number(value);
-  return Number.isFinite(n) && n > 0 ? n * 1000 : fallback * 1000;
-}
-
 export function createEngine(
   env: Env,
   transport: ProviderTransport,
   overrides: EngineOverrides = {},
 ): Engine {
+  const config = configFromEnv(env);
   const secrets = secretsFromEnv(env);
   const providerFetch = transport(env);
   const deps: EngineDeps = {
     store: configuredReceiptStore(env),
     locks: durableLocks(env, secrets),
     ops,
-    connections: new Connections(parseConnections(env.SPONSON_CONNECTIONS, PROVIDER_TYPES)),
+    connections: new Connections(config.connections),
     vars: env,
     secrets,
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,
     clock: overrides.clock ?? systemClock,
-    ttlMs: seconds(env.LEASE_TTL_SECONDS, DEFAULT_TTL_SECONDS),
-    waitTimeoutMs: seconds(env.WAIT_TIMEOUT_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS),
+    ttlMs: config.leaseTtlSeconds * 1000,
+    waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
     gate: overrides.gate ?? scopeStateGate(env),

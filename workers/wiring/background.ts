@@ -1,16 +1,17 @@
 /**
  * The engine's part in the Worker's background entries: the queued destroy of a closed pull
- * request (DESIGN §7) and the sweep's intent recovery and "owns entries" listing.
+ * request (docs/design.md, "Webhooks and the sweep") and the sweep's intent recovery and "owns entries"
+ * listing.
  */
 import type { Env } from "../../shared/env";
 import { isSponsonError } from "../../shared/errors";
 import { repositoryRefById } from "../../shared/schemas/repository";
+import { configFromEnv } from "../config/config";
+import type { ScopeSnapshot } from "../engine/deps";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
-import { configuredRepositories } from "../repositories/configured";
 import type { SweepParts } from "../sweep/sweep";
-import type { ScopeState } from "./deps";
 import { createEngine, type ProviderTransport } from "./wire";
 
 /** The queue's destroy runner, on the provider transport of the entry that wires it. */
@@ -29,12 +30,12 @@ async function destroyClosedScope(
 ): Promise<DestroyResult> {
   const engine = createEngine(env, transport);
   // The id decides; the name is for the receipt (the configured one, else the one the close carried).
-  const configured = repositoryRefById(job.repositoryId, configuredRepositories(env));
+  const configured = repositoryRefById(job.repositoryId, configFromEnv(env).repositories);
   const repository =
     configured.name.startsWith("#") && job.repositoryName
       ? { ...configured, name: job.repositoryName }
       : configured;
-  const guard = (state: ScopeState) => {
+  const guard = (state: ScopeSnapshot) => {
     const decision = destroyDecision({ ...state, scope: job.scope, deliveryId: null, changedAt: 0 }, job);
     return decision.proceed ? null : `${decision.skip.outcome}: ${decision.skip.detail ?? ""}`;
   };
@@ -68,7 +69,7 @@ async function resolveStaleIntents(
   transport: ProviderTransport,
 ): Promise<{ resolved: number; detail?: string }> {
   const store = configuredReceiptStore(env);
-  const repositories = configuredRepositories(env);
+  const repositories = configFromEnv(env).repositories;
   const engine = createEngine(env, transport);
   let resolved = 0;
   const busy: string[] = [];

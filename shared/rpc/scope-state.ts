@@ -1,5 +1,10 @@
-/** What crosses the scope-state object's RPC boundary (the client re-exports these). */
-import type { ScopeStatus } from "./scope-state-rules";
+/**
+ * What crosses the scope-state object's RPC boundary (the client re-exports these), and its RPC
+ * surface (durable-objects/scope-state.ts implements it).
+ */
+import type { Result } from "../errors";
+
+export type ScopeStatus = "open" | "closed";
 
 export interface ScopeStateView {
   scope: string;
@@ -27,3 +32,10 @@ export type ApplyOutcome =
   | { kind: "applied"; state: ScopeStateView; previous: ScopeStateView }
   | { kind: "ignored"; reason: "older" | "unchanged" | "tie-closed-wins"; state: ScopeStateView }
   | { kind: "duplicate"; state: ScopeStateView; enqueuePending: boolean };
+
+/** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
+export interface ScopeStateApi {
+  read(req: { scope: string }): Promise<ScopeStateView>;
+  applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>>;
+  markEnqueued(req: { deliveryId: string }): Promise<void>;
+}

@@ -1,0 +1,123 @@
+/**
+ * The Worker's configuration: one object, parsed once per configuration text and cached. Each
+ * setting is parsed independently: reading a setting whose var is invalid throws the problem naming
+ * that var (500 INTERNAL), so a typo in one var does not take down routes that never read it
+ * (liveness, the webhook receiver). `assertConfigValid` reads them all, for the routes that must refuse
+ * a misconfigured Worker outright.
+ */
+import type { RepositoryConfig } from "../../shared/schemas/repository";
+import { ADAPTERS } from "../adapters";
+import type { ConnectionsDocument } from "../connections/connection-schema";
+import type { PolicyConfig } from "../policy/policy-schema";
+import {
+  connections,
+  DEFAULT_LEASE_TTL_SECONDS,
+  DEFAULT_WAIT_TIMEOUT_SECONDS,
+  environments,
+  githubIssuer,
+  optionalText,
+  positiveSeconds,
+  repositories,
+  type Vars,
+  writePolicy,
+} from "./config-vars";
+
+const PROVIDER_TYPES: ReadonlySet<string> = new Set(ADAPTERS.map((a) => a.type));
+
+/** Every setting, with the function that reads it from the vars. */
+const READERS = {
+  /** LEASE_TTL_SECONDS: how long a lease lasts without renewal. */
+  leaseTtlSeconds: (v: Vars): number => positiveSeconds(v, "LEASE_TTL_SECONDS", DEFAULT_LEASE_TTL_SECONDS),
+  /** WAIT_TIMEOUT_SECONDS: how long a run waits for a held lock unless the request names a timeout. */
+  waitTimeoutSeconds: (v: Vars): number =>
+    positiveSeconds(v, "WAIT_TIMEOUT_SECONDS", DEFAULT_WAIT_TIMEOUT_SECONDS),
+  /** GITHUB_OIDC_ISSUER, without a trailing slash. */
+  githubIssuer: (v: Vars): string => githubIssuer(v),
+  /** SPONSON_AUDIENCE: required for GitHub tokens; null refuses every GitHub token (fail closed). */
+  audience: (v: Vars): string | null => optionalText(v, "SPONSON_AUDIENCE"),
+  /** SPONSON_REPOSITORIES: the repositories the service acts for; `[]` when unset. */
+  repositories: (v: Vars): RepositoryConfig[] => repositories(v),
+  /** SPONSON_ENVIRONMENTS: where a closed pull request's scope is destroyed; `["preview"]` when unset. */
+  environments: (v: Vars): string[] => environments(v),
+  /** SPONSON_POLICY (and EMULATORS for the open local policy): the server-side write policy. */
+  policy: (v: Vars): PolicyConfig => writePolicy(v),
+  /** SPONSON_CONNECTIONS: the provider accounts runs may use; `{}` when unset. */
+  connections: (v: Vars): ConnectionsDocument => connections(v, PROVIDER_TYPES),
+  /** SERVICE_SIGNING_KEY (private JWK JSON), raw; its content is checked by workers/auth/service-keys.ts. */
+  serviceSigningKey: (v: Vars): string | null => optionalText(v, "SERVICE_SIGNING_KEY", { secret: true }),
+  /** SERVICE_PUBLIC_KEY (JWK or JWKS JSON), raw. */
+  servicePublicKeys: (v: Vars): string | null => optionalText(v, "SERVICE_PUBLIC_KEY", { secret: true }),
+  /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
+  webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
+};
+
+type Readers = typeof READERS;
+export type Config = { readonly [K in keyof Readers]: ReturnType<Readers[K]> };
+
+/** The vars the config reads; the cache key is their values. */
+export const CONFIG_VARS = [
+  "LEASE_TTL_SECONDS",
+  "WAIT_TIMEOUT_SECONDS",
+  "GITHUB_OIDC_ISSUER",
+  "SPONSON_AUDIENCE",
+  "SPONSON_REPOSITORIES",
+  "SPONSON_ENVIRONMENTS",
+  "SPONSON_POLICY",
+  "EMULATORS",
+  "SPONSON_CONNECTIONS",
+  "SERVICE_SIGNING_KEY",
+  "SERVICE_PUBLIC_KEY",
+  "GITHUB_WEBHOOK_SECRET",
+] as const;
+
+type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function parseConfig(vars: Vars): Config {
+  const config = {};
+  for (const [key, read] of Object.entries(READERS) as [string, (v: Vars) => unknown][]) {
+    let parsed: Parsed;
+    try {
+      parsed = { ok: true, value: read(vars) };
+    } catch (error) {
+      parsed = { ok: false, error };
+    }
+    Object.defineProperty(config, key, {
+      enumerable: true,
+      get: () => {
+        if (!parsed.ok) throw parsed.error;
+        return parsed.value;
+      },
+    });
+  }
+  return Object.freeze(config) as Config;
+}
+
+/** A few texts at most: production has one; tests alternate between a handful. */
+const MAX_CACHED = 16;
+const byText = new Map<string, Config>();
+const byEnv = new WeakMap<object, { text: string; config: Config }>();
+
+function keyOf(vars: Vars): string {
+  return JSON.stringify(CONFIG_VARS.map((name) => vars[name] ?? null));
+}
+
+/** The configuration for these bindings, parsed once per distinct configuration text. */
+export function configFromEnv(env: object): Config {
+  const vars = env as Vars;
+  const text = keyOf(vars);
+  const hit = byEnv.get(env);
+  if (hit?.text === text) return hit.config;
+  let config = byText.get(text);
+  if (!config) {
+    config = parseConfig(vars);
+    if (byText.size >= MAX_CACHED) byText.delete(byText.keys().next().value as string);
+    byText.set(text, config);
+  }
+  byEnv.set(env, { text, config });
+  return config;
+}
+
+/** Reads every setting: throws the first misconfiguration, naming its var. */
+export function assertConfigValid(config: Config): void {
+  for (const key of Object.keys(READERS) as (keyof Readers)[]) void config[key];
+}
