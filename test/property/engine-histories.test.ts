@@ -43,7 +43,7 @@ const viteEnv = (import.meta as unknown as { env?: Record<string, string | undef
  * crashes and concurrent scopes on all eight providers are ./shared-histories.test.ts's, which
  * takes the rest of the suite's time.
  */
-const NUM_RUNS = Number(viteEnv.VITE_PROPERTY_RUNS ?? 80);
+const NUM_RUNS = Number(viteEnv.VITE_PROPERTY_RUNS ?? 60);
 
 function replayParameters(): fc.Parameters<[History]> {
   if (viteEnv.VITE_PROPERTY_SEED !== undefined) {

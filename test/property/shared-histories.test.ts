@@ -28,7 +28,7 @@ import { PROVIDER_NAMES, type ProviderName, SHARED_OBJECTS } from "./shared-worl
 const REPLAY: { seed: number; path?: string } | null = null;
 
 const viteEnv = (import.meta as unknown as { env?: Record<string, string | undefined> }).env ?? {};
-const RUNS = Number(viteEnv.VITE_SHARED_RUNS ?? 15);
+const RUNS = Number(viteEnv.VITE_SHARED_RUNS ?? 10);
 
 function replayParameters(): fc.Parameters<[History]> {
   if (viteEnv.VITE_PROPERTY_SEED !== undefined) {
