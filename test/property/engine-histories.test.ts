@@ -23,6 +23,7 @@ import { describe, type ExpectStatic as Expect, it } from "vitest";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { describeStep, type History, historyArb, LINES, MAX_SCOPES } from "./history-model";
 import { recoverAll, runStep, type StepOutcome, type World } from "./history-runner";
+import { replayParameters as replayParametersOf, scopeNumbering, viteEnv } from "./replay";
 import {
   applicationIdentity,
   expectedLists,
@@ -37,7 +38,6 @@ import {
 /** Set to replay one case without environment variables, e.g. { seed: 42, path: "3:1" }. */
 const REPLAY: { seed: number; path?: string } | null = null;
 
-const viteEnv = (import.meta as unknown as { env?: Record<string, string | undefined> }).env ?? {};
 /**
  * Provider failures and two runs on one scope at once are this file's alone; shared entries,
  * crashes and concurrent scopes on all eight providers are ./shared-histories.test.ts's, which
@@ -45,21 +45,10 @@ const viteEnv = (import.meta as unknown as { env?: Record<string, string | undef
  */
 const NUM_RUNS = Number(viteEnv.VITE_PROPERTY_RUNS ?? 60);
 
-function replayParameters(): fc.Parameters<[History]> {
-  if (viteEnv.VITE_PROPERTY_SEED !== undefined) {
-    const path = viteEnv.VITE_PROPERTY_PATH;
-    return { seed: Number(viteEnv.VITE_PROPERTY_SEED), ...(path ? { path, endOnFailure: true } : {}) };
-  }
-  if (REPLAY) return { seed: REPLAY.seed, ...(REPLAY.path ? { path: REPLAY.path, endOnFailure: true } : {}) };
-  return {};
-}
-
-/** Scope numbers start at a random base per file run and never repeat within it. */
-const SCOPE_BASE = 100_000_000 + Math.floor(Math.random() * 800_000_000);
-let worlds = 0;
+const replayParameters = () => replayParametersOf<[History]>(REPLAY);
+const scopeNames = scopeNumbering(MAX_SCOPES);
 function freshWorld(): World {
-  const base = SCOPE_BASE + worlds++ * MAX_SCOPES;
-  return { domain: freshAuth0Domain("prop"), scopeName: (i) => `pr-${base + i}` };
+  return { domain: freshAuth0Domain("prop"), scopeName: scopeNames() };
 }
 
 const stats = { histories: 0, steps: 0, crashes: 0, failures: 0, concurrent: 0 };

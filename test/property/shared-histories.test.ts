@@ -20,6 +20,7 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, it } from "vitest";
+import { replayParameters as replayParametersOf, scopeNumbering, viteEnv } from "./replay";
 import { describeStep, FOREIGN_HOSTS, type History, historyArb, MAX_SCOPES } from "./shared-model";
 import { runSharedHistory, type Tally, verdictProblems } from "./shared-runner";
 import { PROVIDER_NAMES, type ProviderName, SHARED_OBJECTS } from "./shared-worlds";
@@ -27,25 +28,10 @@ import { PROVIDER_NAMES, type ProviderName, SHARED_OBJECTS } from "./shared-worl
 /** Set to replay one case without environment variables, e.g. { seed: 42, path: "3:1" }. */
 const REPLAY: { seed: number; path?: string } | null = null;
 
-const viteEnv = (import.meta as unknown as { env?: Record<string, string | undefined> }).env ?? {};
 const RUNS = Number(viteEnv.VITE_SHARED_RUNS ?? 10);
 
-function replayParameters(): fc.Parameters<[History]> {
-  if (viteEnv.VITE_PROPERTY_SEED !== undefined) {
-    const path = viteEnv.VITE_PROPERTY_PATH;
-    return { seed: Number(viteEnv.VITE_PROPERTY_SEED), ...(path ? { path, endOnFailure: true } : {}) };
-  }
-  if (REPLAY) return { seed: REPLAY.seed, ...(REPLAY.path ? { path: REPLAY.path, endOnFailure: true } : {}) };
-  return {};
-}
-
-/** Scope numbers start at a random base per file run and never repeat within it. */
-const SCOPE_BASE = 100_000_000 + Math.floor(Math.random() * 800_000_000);
-let worlds = 0;
-function scopeNames(): (i: number) => string {
-  const base = SCOPE_BASE + worlds++ * MAX_SCOPES;
-  return (i) => `pr-${base + i}`;
-}
+const replayParameters = () => replayParametersOf<[History]>(REPLAY);
+const scopeNames = scopeNumbering(MAX_SCOPES);
 
 type Row = Tally & { histories: number; seconds: number };
 const rows = new Map<ProviderName, Row>();
