@@ -23,22 +23,32 @@ const event = (status: "open" | "closed", revision: number) => ({
   deliveryId: `test-delivery-${++delivery}-${crypto.randomUUID()}`,
 });
 
+/**
+ * An apply of `previewPlan(domain)` on a fresh scope, waiting for the scope lease another run
+ * holds; `release` lets it in. Resolves once the apply is queued in the lock object.
+ */
+async function applyWaitingBehindAnotherRun(domain: string) {
+  const scope = freshPr();
+  const key = `scope:${DEFAULT_REPOSITORY.id}/preview/${scope}`;
+  const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
+  if (!held.ok) throw new Error("setup");
+  const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+    plan: previewPlan(domain),
+    wait: true,
+    waitTimeoutSeconds: 30,
+  });
+  await untilWaiters(key, 1);
+  const release = () => lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
+  return { scope, waiting, release };
+}
+
 describe("staleness recheck under the scope lease", () => {
   it("a close that lands while an apply waits for the scope lease refuses the apply with 409 and writes nothing", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
-    const scope = freshPr();
-    const key = `scope:186853002/preview/${scope}`;
-    const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
-    if (!held.ok) throw new Error("setup");
-    const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
-      plan: previewPlan(domain),
-      wait: true,
-      waitTimeoutSeconds: 30,
-    });
-    await untilWaiters(key, 1);
+    const { scope, waiting, release } = await applyWaitingBehindAnotherRun(domain);
     await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", Date.now()));
-    await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
+    await release();
     const res = await waiting;
     expect(res.status).toBe(409);
     // Closed meanwhile: retrying would meet the closed scope, so the refusal says that.
@@ -54,20 +64,11 @@ describe("staleness recheck under the scope lease", () => {
   it("a close and a reopen that land while an apply waits refuse it with a retriable 409: the scope is open again", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
-    const scope = freshPr();
-    const key = `scope:${DEFAULT_REPOSITORY.id}/preview/${scope}`;
-    const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
-    if (!held.ok) throw new Error("setup");
-    const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
-      plan: previewPlan(domain),
-      wait: true,
-      waitTimeoutSeconds: 30,
-    });
-    await untilWaiters(key, 1);
+    const { scope, waiting, release } = await applyWaitingBehindAnotherRun(domain);
     const closedAt = Date.now();
     await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("closed", closedAt));
     await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent(event("open", closedAt + 1000));
-    await lockStub(env, key).release({ key, holder: "run-earlier", token: held.value.token });
+    await release();
     const res = await waiting;
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({

@@ -11,7 +11,7 @@ import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/recei
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../locks/held-locks";
-import { ledgerView } from "../locks/ledger-view";
+import { ledgerView, type OwnershipReads } from "../locks/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
 
@@ -129,6 +129,8 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
   const [held, summaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
   const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(0, SCOPES_SHOWN);
   const receipts: Receipt[] = [];
+  // Scopes on one page mostly share their parents: each parent's lock is read once.
+  const ownershipReads: OwnershipReads = new Map();
   const scopes = await Promise.all(
     newest.map(async (s): Promise<ScopeView> => {
       const repository = repositoryRefById(s.repositoryId, repositories);
@@ -136,7 +138,7 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
       try {
         const { receipt } = await store.read(base);
         receipts.push(receipt);
-        return { ...base, ledger: ledgerRows(await ledgerView(env, repository, receipt)) };
+        return { ...base, ledger: ledgerRows(await ledgerView(env, repository, receipt, ownershipReads)) };
       } catch (err) {
         // One unreadable receipt must not hide every other scope; the message names no secret.
         console.warn(

@@ -7,6 +7,7 @@
  */
 import { SponsonError } from "../../shared/errors";
 import type { Holding, ItemOwnership, Locator, OwnerChange } from "../../shared/schemas/ownership";
+import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
 import { mayName } from "../receipts/parent-tags";
 import type { EngineDeps } from "./deps";
@@ -228,7 +229,7 @@ export class ItemWriter {
       if (!mayName(summary.parents, parent)) continue;
       // The id is what ownership keys on; the name is only for display.
       const address = {
-        repository: { id: summary.repositoryId, name: `#${summary.repositoryId}` },
+        repository: repositoryRefById(summary.repositoryId, []),
         environment: summary.environment,
         scope: summary.scope,
       };

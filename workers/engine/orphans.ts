@@ -8,6 +8,7 @@ import { SponsonError } from "../../shared/errors";
 import type { Orphan, OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import { type ItemOwnership, type Locator, scopeOfOwner } from "../../shared/schemas/ownership";
 import type { Receipt } from "../../shared/schemas/receipt";
+import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
@@ -49,7 +50,7 @@ async function ghostsOf(
     let receipt = cache.get(owner);
     if (!receipt) {
       const address = {
-        repository: { id: scope.repositoryId, name: `#${scope.repositoryId}` },
+        repository: repositoryRefById(scope.repositoryId, []),
         environment: scope.environment,
         scope: scope.scope,
       };

@@ -11,20 +11,32 @@ import type { RepositoryRef } from "../../shared/schemas/repository";
 import { SecretRegistry } from "../../shared/secrets";
 import { lockStub } from "./lock-target";
 
+/** Ownership read per parent, shared by the ledgers of one page so each lock is read once. */
+export type OwnershipReads = Map<string, Promise<ItemOwnership[]>>;
+
+function ownershipOf(env: Env, parent: string, reads: OwnershipReads): Promise<ItemOwnership[]> {
+  let read = reads.get(parent);
+  if (!read) {
+    // Identities in a stored ledger were checked for secrets when they were written.
+    read = parentLockKey(parent, new SecretRegistry()).then(
+      async (key) => (await lockStub(env, key).ownership({ key })).items,
+    );
+    reads.set(parent, read);
+  }
+  return read;
+}
+
 export async function ledgerView(
   env: Env,
   repository: RepositoryRef,
   receipt: Receipt,
+  reads: OwnershipReads = new Map(),
 ): Promise<ReceiptView> {
   const me = ownerOf({ repository, environment: receipt.environment, scope: receipt.scope });
   const parents = [...new Set(receipt.ledger.map((e) => e.parent).filter((p): p is string => p !== null))];
   const byParent = new Map<string, ItemOwnership[]>();
   await Promise.all(
-    parents.map(async (parent) => {
-      // Identities in a stored ledger were checked for secrets when they were written.
-      const key = await parentLockKey(parent, new SecretRegistry());
-      byParent.set(parent, (await lockStub(env, key).ownership({ key })).items);
-    }),
+    parents.map(async (parent) => byParent.set(parent, await ownershipOf(env, parent, reads))),
   );
   const ledger = receipt.ledger.map((entry) => {
     const own = entry.parent

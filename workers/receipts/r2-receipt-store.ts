@@ -27,6 +27,7 @@
  */
 import { SponsonError } from "../../shared/errors";
 import { emptyReceipt, type Receipt, receiptSchema } from "../../shared/schemas/receipt";
+import { repositoryRefById } from "../../shared/schemas/repository";
 import {
   legacyReceiptKey,
   parseLegacyReceiptKey,
@@ -234,7 +235,7 @@ export class R2ReceiptStore implements ReceiptStore {
     // Written without our metadata (by hand, or by an older version): read the receipt itself.
     const stored = await this.#bucket.get(object.key);
     if (stored === null || isTombstone(stored.customMetadata)) return null;
-    const repository = { id: address.repositoryId, name: `#${address.repositoryId}` };
+    const repository = repositoryRefById(address.repositoryId, []);
     const receipt = parseReceiptBody(object.key, await stored.text(), { ...address, repository });
     return { ...address, entries: receipt.ledger.length, uploadedAt };
   }
