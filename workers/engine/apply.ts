@@ -39,9 +39,8 @@ export async function applyLines(
       const owned = session.ledgerEntry(item.line, item.key) !== undefined;
       const seen = await line.op.inspect(writer.context(item), line.params);
       // An item that is there and already in the ledger takes no lock. One that is there but not
-      // yet the scope's is joined under the parent lease, so its ownership records this scope too.
-      const joins = seen.present && !owned && deps.ownership && item.parent !== null && deps.parentLocks;
-      if (seen.present && !joins) {
+      // yet the scope's goes to the writer, which joins its owners under the parent lease.
+      if (seen.present && owned) {
         run.line({ ...base, diff: "unchanged", result: "unchanged" });
         continue;
       }

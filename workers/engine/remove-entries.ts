@@ -1,7 +1,8 @@
 /**
- * Removes ledger entries (docs/design.md, "Run algorithm": apply step 8, destroy and rollback): what a run
- * created when it rolls back, what a destroy or a dropped line no longer wants. Newest first, each under the parent lock recorded in the ledger. Always waits for those locks, bounded by the wait
- * timeout: giving up would leave resources behind.
+ * Removes ledger entries (docs/design.md, "Run algorithm": apply step 8, destroy and rollback):
+ * what a run created when it rolls back, what a destroy or a dropped line no longer wants. Newest
+ * first, each under the parent lock recorded in the ledger. Always waits for those locks, bounded
+ * by the wait timeout: giving up would leave resources behind.
  */
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
