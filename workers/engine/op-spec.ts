@@ -47,6 +47,39 @@ export interface OpSpec<Config = Record<string, unknown>> {
   remove(ctx: OpContext<Config>, params: Params, seen: Inspection): Promise<void>;
   /** Every item's key in the list the line's item lives in (the item param itself is ignored). */
   list(ctx: OpContext<Config>, params: Params): Promise<string[]>;
+  /**
+   * The many-items form, for ops whose items are entries of one provider object: a run changes all
+   * its items on one object with one read and one write under one parent lease. Absent (Kinde, whose
+   * API adds and removes single entries server-side): items are inspected and written one by one,
+   * still under that one lease.
+   */
+  readonly batch?: BatchForm<Config>;
+}
+
+export type ItemAction = "create" | "remove";
+
+/**
+ * One object's state as a group of ops sees it. Items of ops with the same `kind` on the same parent
+ * (and connection) are read once and written once together; the state is adapter-private JSON.
+ */
+export interface BatchForm<Config = Record<string, unknown>> {
+  readonly kind: string;
+  /** The object holding the item named by `params` (any item of it). */
+  read(ctx: OpContext<Config>, params: Params): Promise<unknown>;
+  /** The keys of this op's list in the state (the list `params`' item belongs to). */
+  keys(state: unknown, params: Params): string[];
+  /** Pure: the state with this op's item added or removed; the same state when it already is. */
+  edit(state: unknown, params: Params, action: ItemAction): unknown;
+  /**
+   * One provider write of `edit(state)`, nothing when it changes nothing. With a precondition (GCS)
+   * a refused write re-reads and applies `edit` to the fresh state, a bounded number of times.
+   */
+  write(
+    ctx: OpContext<Config>,
+    params: Params,
+    state: unknown,
+    edit: (state: unknown) => unknown,
+  ): Promise<void>;
 }
 
 /** One provider: how to validate a connection's config (secrets filled in) and its ops. */

@@ -112,11 +112,27 @@ describe("auth0 list ops against the emulated Management API", () => {
     expect(callbackUrl.key(line("https://x.example.com/cb"))).toBe("https://x.example.com/cb");
   });
 
-  it("a write refuses an inspection made for another client or list", async () => {
-    const { ctx } = await auth0Tenant();
+  it("a write refuses an inspection made for another application", async () => {
+    const { ctx } = await auth0Tenant({ clients: { [APP]: {}, other: {} } });
+    const seenOfOther = await op("auth0.webOrigin").inspect(ctx, line("https://x.example.com", "other"));
     const params = line("https://x.example.com/cb");
-    const seenAsOrigin = await op("auth0.webOrigin").inspect(ctx, params);
-    await expect(callbackUrl.create(ctx, params, seenAsOrigin)).rejects.toMatchObject({ code: "INTERNAL" });
+    await expect(callbackUrl.create(ctx, params, seenOfOther)).rejects.toMatchObject({ code: "INTERNAL" });
+  });
+
+  it("the lists of one application are read with one GET and changed with one PATCH", async () => {
+    const { ctx, domain, calls } = await auth0Tenant();
+    const callback = line("https://x.example.com/cb");
+    const origin = line("https://x.example.com");
+    const [cb, wo] = [callbackUrl.batch, op("auth0.webOrigin").batch];
+    if (!cb || !wo) throw new Error("auth0 ops have a many-items form");
+    expect(wo.kind).toBe(cb.kind);
+    const state = await cb.read(ctx, callback);
+    const before = calls.length - 1;
+    await cb.write(ctx, callback, state, (s) => wo.edit(cb.edit(s, callback, "create"), origin, "create"));
+    expect(calls.slice(before)).toEqual([`GET /api/v2/clients/${APP}`, `PATCH /api/v2/clients/${APP}`]);
+    const client = await auth0Client(domain, APP);
+    expect(client?.callbacks).toEqual(["https://x.example.com/cb"]);
+    expect(client?.web_origins).toEqual(["https://x.example.com"]);
   });
 
   it("params and config are validated", () => {

@@ -97,6 +97,27 @@ describe("gcs.corsOrigin", () => {
     ]);
   });
 
+  it("a run's origins on one bucket go out in one PATCH; after a 412 every edit is made again on the fresh rules", async () => {
+    const b = await bucketWithCors(EXISTING_RULES);
+    const batch = corsOrigin.batch;
+    if (!batch) throw new Error("gcs.corsOrigin has a many-items form");
+    const first = { bucket: b.bucket, rule: "#0", origin: ORIGIN };
+    const second = { bucket: b.bucket, rule: "#1", origin: ORIGIN };
+    const stale = await batch.read(b.ctx, first);
+    const stored = await b.stored();
+    const cors = [EXISTING_RULES[0], { ...EXISTING_RULES[1], origin: ["https://pr-2.example.com"] }];
+    await seedBucket(b.bucket, { ...(stored as NonNullable<typeof stored>), cors, metageneration: 8 });
+
+    await batch.write(b.ctx, first, stale, (s) =>
+      batch.edit(batch.edit(s, first, "create"), second, "create"),
+    );
+    // read, PATCH refused (412), fresh read, one PATCH with both origins.
+    expect(b.responses.slice(-4).map((r) => r.status)).toEqual([200, 412, 200, 200]);
+    const after = (await b.stored())?.cors;
+    expect(originsOf(after?.[0])).toEqual(["https://app.example.com", ORIGIN]);
+    expect(originsOf(after?.[1])).toEqual(["https://pr-2.example.com", ORIGIN]);
+  });
+
   it("a bucket that keeps changing fails the line CONCURRENT_MODIFICATION after bounded attempts, nothing overwritten", async () => {
     const b = await bucketWithCors(EXISTING_RULES);
     const params = { bucket: b.bucket, rule: "#0", origin: ORIGIN };

@@ -85,34 +85,47 @@ function clientUrl(ctx: Auth0Context, client: string): string {
   return `https://${ctx.config.domain}/api/v2/clients/${encodeURIComponent(client)}`;
 }
 
-/** Auth0 may leave an empty list out of the answer; absent means []. */
-const listSchema = (field: Auth0ListField) =>
-  z.object({ [field]: z.array(z.string()).nullish() }).transform((b) => (b[field] as string[] | null) ?? []);
+/** The application's lists, as the ops see them. */
+export type Auth0ClientLists = Record<Auth0ListField, string[]>;
 
-/** GET /api/v2/clients/{id}?fields=<field>&include_fields=true → the list as stored. */
-export function readClientList(ctx: Auth0Context, client: string, field: Auth0ListField): Promise<string[]> {
+/** Auth0 may leave an empty list out of the answer; absent (or null) means []. */
+const listsSchema = z
+  .object(Object.fromEntries(AUTH0_LIST_FIELDS.map((f) => [f, z.array(z.string()).nullish()])))
+  .transform((b) => Object.fromEntries(AUTH0_LIST_FIELDS.map((f) => [f, b[f] ?? []])) as Auth0ClientLists);
+
+export const auth0ClientListsSchema = z.object(
+  Object.fromEntries(AUTH0_LIST_FIELDS.map((f) => [f, z.array(z.string())])),
+) as unknown as z.ZodType<Auth0ClientLists>;
+
+/** GET /api/v2/clients/{id}?fields=<every list>&include_fields=true → the lists as stored. */
+export function readClientLists(ctx: Auth0Context, client: string): Promise<Auth0ClientLists> {
   return withAccessToken(ctx, tokenSource(ctx), (token) =>
     providerJson(
       ctx,
       auth0Http,
       {
         method: "GET",
-        url: `${clientUrl(ctx, client)}?fields=${field}&include_fields=true`,
+        url: `${clientUrl(ctx, client)}?fields=${AUTH0_LIST_FIELDS.join(",")}&include_fields=true`,
         headers: { authorization: `Bearer ${token}` },
       },
-      listSchema(field),
+      listsSchema,
     ),
   );
 }
 
-/** PATCH /api/v2/clients/{id} with only `field`: Auth0 replaces that array and nothing else. */
-export function writeClientList(
+/**
+ * PATCH /api/v2/clients/{id} with only the lists that differ from what was read: Auth0 replaces
+ * each array sent and nothing else, so one request carries every list a run changed.
+ */
+export async function writeClientLists(
   ctx: Auth0Context,
   client: string,
-  field: Auth0ListField,
-  list: readonly string[],
-): Promise<string[]> {
-  return withAccessToken(ctx, tokenSource(ctx), (token) =>
+  before: Auth0ClientLists,
+  after: Auth0ClientLists,
+): Promise<void> {
+  const changed = AUTH0_LIST_FIELDS.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
+  if (changed.length === 0) return;
+  await withAccessToken(ctx, tokenSource(ctx), (token) =>
     providerJson(
       ctx,
       auth0Http,
@@ -120,9 +133,9 @@ export function writeClientList(
         method: "PATCH",
         url: clientUrl(ctx, client),
         headers: { authorization: `Bearer ${token}` },
-        json: { [field]: list },
+        json: Object.fromEntries(changed.map((f) => [f, after[f]])),
       },
-      listSchema(field),
+      listsSchema,
     ),
   );
 }

@@ -1,13 +1,14 @@
 /**
- * The one shape of the bucket-CORS ops (GCS, S3, R2): inspect reads the bucket's rules; create and
- * remove edit one origin in the rules that inspection saw (under the parent lease, docs/design.md, "Run
- * algorithm") and send nothing when the rules already say what the line wants. A provider brings its line
+ * The one shape of the bucket-CORS ops (GCS, S3, R2): inspect reads the bucket's rules; an edit adds
+ * or removes one origin in the rules read (under the parent lease, docs/design.md, "Run algorithm"),
+ * a write sends every edit of a run in one request and nothing when the rules already say what the
+ * lines want. A provider brings its line
  * params, lease identity, rule shape, and the read/write pair; the rule editing is `cors-origin.ts`.
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
-import type { Inspection, OpContext, OpSpec, Params } from "../../engine/op-spec";
+import type { BatchForm, ItemAction, OpContext, OpSpec, Params } from "../../engine/op-spec";
 import {
   type CorsLineParams,
   findRule,
@@ -43,9 +44,9 @@ export function corsOriginOp<Config, R, Seen extends { rules: R[] }>(
 ): OpSpec<Config> {
   const parse = (params: Params) => spec.params.parse(params) as CorsLineParams;
 
-  const seenState = (seen: Inspection, bucket: string): Seen => {
-    const owner = bucketSchema.safeParse(seen.state);
-    const state = spec.seenSchema.safeParse(seen.state);
+  const seenState = (seen: unknown, bucket: string): Seen => {
+    const owner = bucketSchema.safeParse(seen);
+    const state = spec.seenSchema.safeParse(seen);
     if (!owner.success || owner.data.bucket !== bucket || !state.success) {
       throw new SponsonError(
         "INTERNAL",
@@ -55,44 +56,59 @@ export function corsOriginOp<Config, R, Seen extends { rules: R[] }>(
     return state.data;
   };
 
+  /** The rules with this line's origin added or removed; the same state when already so. */
+  const edit = (state: unknown, params: Params, action: ItemAction): unknown => {
+    const p = parse(params);
+    const seen = seenState(state, p.bucket);
+    const access = spec.access(p);
+    const has = hasOrigin(seen.rules, p.rule, p.origin, access);
+    if (has === (action === "create")) return state;
+    const rules = has
+      ? withoutOrigin(seen.rules, p.rule, p.origin, access)
+      : withOrigin(seen.rules, p.rule, p.origin, access);
+    return { ...seen, bucket: p.bucket, rules };
+  };
+
+  // One bucket's rules: a run's origins in any of its rules go out in one write.
+  const batch: BatchForm<Config> = {
+    kind: spec.name,
+    read: async (ctx, params) => {
+      const { bucket } = parse(params);
+      return { bucket, ...(await spec.read(ctx, bucket)) };
+    },
+    keys(state, params) {
+      const p = parse(params);
+      const { rules } = seenState(state, p.bucket);
+      const at = findRule(rules, p.rule, spec.access(p));
+      return at < 0 ? [] : spec.access(p).origins(rules[at] as R);
+    },
+    edit,
+    async write(ctx, params, state, editAll) {
+      const { bucket } = parse(params);
+      // A precondition re-read hands the adapter fresh rules: the same edits are made to them.
+      await spec.write(ctx, bucket, seenState(state, bucket), (rules) => {
+        const next = seenState(editAll({ ...seenState(state, bucket), bucket, rules }), bucket).rules;
+        return JSON.stringify(next) === JSON.stringify(rules) ? null : next;
+      });
+    },
+  };
+
   return {
     name: spec.name,
     providerType: spec.providerType,
     params: spec.params,
     key: (params) => parse(params).origin,
     itemParam: "origin",
-    async list(ctx, params) {
-      const p = parse(params);
-      const { rules } = await spec.read(ctx, p.bucket);
-      const at = findRule(rules, p.rule, spec.access(p));
-      return at < 0 ? [] : spec.access(p).origins(rules[at] as R);
-    },
+    list: async (ctx, params) => batch.keys(await batch.read(ctx, params), params),
     lockOn: (params, provider) => spec.lockOn(parse(params), provider),
+    batch,
 
     async inspect(ctx, params) {
-      const p = parse(params);
-      const seen = await spec.read(ctx, p.bucket);
-      return {
-        present: hasOrigin(seen.rules, p.rule, p.origin, spec.access(p)),
-        state: { bucket: p.bucket, ...seen },
-      };
+      const state = await batch.read(ctx, params);
+      return { present: batch.keys(state, params).includes(parse(params).origin), state };
     },
-
-    async create(ctx, params, seen) {
-      const p = parse(params);
-      const access = spec.access(p);
-      await spec.write(ctx, p.bucket, seenState(seen, p.bucket), (rules) =>
-        hasOrigin(rules, p.rule, p.origin, access) ? null : withOrigin(rules, p.rule, p.origin, access),
-      );
-    },
-
-    async remove(ctx, params, seen) {
-      const p = parse(params);
-      const access = spec.access(p);
-      await spec.write(ctx, p.bucket, seenState(seen, p.bucket), (rules) =>
-        hasOrigin(rules, p.rule, p.origin, access) ? withoutOrigin(rules, p.rule, p.origin, access) : null,
-      );
-    },
+    create: (ctx, params, seen) => batch.write(ctx, params, seen.state, (s) => edit(s, params, "create")),
+    remove: (ctx, params, seen) => batch.write(ctx, params, seen.state, (s) => edit(s, params, "remove")),
   };
 }
 

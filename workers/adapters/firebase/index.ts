@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
-import { listMemberOp } from "../list-member/list-member-op";
+import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import {
   type FirebaseConfig,
   firebaseConfigIdentity,
@@ -25,9 +25,10 @@ const authorizedDomain: OpSpec<FirebaseConfig> = listMemberOp<FirebaseConfig, st
   objectParam: "project",
   lockOn: (params) => firebaseConfigIdentity(parse(params).project),
   read: (ctx, project) => readAuthorizedDomains(ctx, project),
-  seenSchema: z.array(z.string()),
+  objectSchema: z.array(z.string()),
   entries: (domains) => domains,
-  write: (ctx, project, _seen, next) => writeAuthorizedDomains(ctx, project, next),
+  withEntry: listWithEntry,
+  write: (ctx, project, _before, after) => writeAuthorizedDomains(ctx, project, after),
 });
 
 const typedAdapter: ProviderAdapter<FirebaseConfig> = {

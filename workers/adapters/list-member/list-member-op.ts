@@ -1,16 +1,18 @@
 /**
  * The one shape of the identity providers' list-membership ops (Auth0, Okta, Supabase, Firebase):
- * inspect reads the object that holds the list; create and remove edit one entry in the list that
- * inspection saw (under the parent lease, docs/design.md, "Run algorithm"), send every other entry
- * back as read, in order, and send nothing when the list already says what the line wants. A
- * provider brings its line params, lease identity, and how to read, view and write its list.
+ * an op's items are the entries of one list on a provider object. The object is read whole; an edit
+ * adds or drops one entry of one list and keeps every other entry, and every other field, as read,
+ * in order; a write sends the edited object and nothing when it says what was read. Ops of one
+ * `kind` share the object, so a run's entries on it, in any of its lists, go out in one write
+ * (docs/design.md, "Run algorithm"). A provider brings its line params, lease identity, and how to
+ * read, view, edit and write its object.
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
-import type { Inspection, OpContext, OpSpec, Params } from "../../engine/op-spec";
+import type { BatchForm, Inspection, ItemAction, OpContext, OpSpec, Params } from "../../engine/op-spec";
 
-export interface ListMemberOpSpec<Config, Seen, Next = string[]> {
+export interface ListMemberOpSpec<Config, Obj> {
   /** e.g. "auth0.callbackUrl" */
   name: string;
   providerType: string;
@@ -19,41 +21,73 @@ export interface ListMemberOpSpec<Config, Seen, Next = string[]> {
   itemParam: string;
   /** The param naming the object that holds the list (e.g. "client"). */
   objectParam: string;
+  /** Ops of one kind read and write the same object (e.g. "auth0.client"); defaults to `name`. */
+  kind?: string;
   lockOn(params: Params, provider: ConnectionSettings): string;
-  /** What a write needs from the read (JSON): the list, or the whole object it lives in. */
-  read(ctx: OpContext<Config>, object: string): Promise<Seen>;
-  /** Checks the inspection's state (handed back untyped) is one `read` returned. */
-  seenSchema: z.ZodType<Seen>;
-  /** The entries as the provider's clients read them. */
-  entries(seen: Seen): string[];
-  /** What to send with `item` added or removed; default: the entries plus or minus it. */
-  adding?(seen: Seen, item: string): Next;
-  removing?(seen: Seen, item: string): Next;
-  write(ctx: OpContext<Config>, object: string, seen: Seen, next: Next): Promise<unknown>;
+  /** The object as every op of the kind needs it (JSON). */
+  read(ctx: OpContext<Config>, object: string): Promise<Obj>;
+  /** Checks a state handed back untyped is one `read` returned (or an edit of it). */
+  objectSchema: z.ZodType<Obj>;
+  /** This op's entries as the provider's clients read them. */
+  entries(obj: Obj): string[];
+  /** The object with `item` added to (present) or dropped from this op's list. */
+  withEntry(obj: Obj, item: string, present: boolean): Obj;
+  /** Sends `after`; `before` is what was read (for providers that send only what changed). */
+  write(ctx: OpContext<Config>, object: string, before: Obj, after: Obj): Promise<unknown>;
 }
 
-const ownerSchema = z.object({ op: z.string(), object: z.string() });
+/** The default edit of a plain list: append the entry, or drop every copy of it. */
+export function listWithEntry(list: readonly string[], item: string, present: boolean): string[] {
+  return present ? [...list, item] : list.filter((e) => e !== item);
+}
 
-export function listMemberOp<Config, Seen, Next = string[]>(
-  spec: ListMemberOpSpec<Config, Seen, Next>,
-): OpSpec<Config> {
+const stateSchema = z.object({ kind: z.string(), object: z.string(), obj: z.unknown() });
+
+export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): OpSpec<Config> {
+  const kind = spec.kind ?? spec.name;
   const parse = (params: Params) => {
     const p = spec.params.parse(params);
     return { object: p[spec.objectParam] ?? "", item: p[spec.itemParam] ?? "" };
   };
-  const adding = spec.adding ?? ((seen: Seen, item: string) => [...spec.entries(seen), item] as Next);
-  const removing =
-    spec.removing ?? ((seen: Seen, item: string) => spec.entries(seen).filter((e) => e !== item) as Next);
 
-  /** The read saved by this op's own inspection of this object. */
-  const seenOf = (seen: Inspection, object: string): Seen => {
-    const owner = ownerSchema.safeParse(seen.state);
-    const state = z.object({ seen: spec.seenSchema }).safeParse(seen.state);
-    if (!owner.success || owner.data.op !== spec.name || owner.data.object !== object || !state.success) {
-      throw new SponsonError("INTERNAL", `${spec.name}: a write needs this op's own inspection of ${object}`);
+  /** A state is the object read for this kind: anything else is an engine bug, never sent. */
+  const objOf = (state: unknown, object: string): Obj => {
+    const s = stateSchema.safeParse(state);
+    const obj = s.success ? spec.objectSchema.safeParse(s.data.obj) : null;
+    if (!s.success || s.data.kind !== kind || s.data.object !== object || !obj?.success) {
+      throw new SponsonError("INTERNAL", `${spec.name}: a write needs a read of ${object} by a ${kind} op`);
     }
-    return state.data.seen;
+    return obj.data;
   };
+  const stateOf = (object: string, obj: Obj) => ({ kind, object, obj });
+
+  const edit = (state: unknown, params: Params, action: ItemAction) => {
+    const { object, item } = parse(params);
+    const obj = objOf(state, object);
+    const has = spec.entries(obj).includes(item);
+    if (has === (action === "create")) return state;
+    return stateOf(object, spec.withEntry(obj, item, action === "create"));
+  };
+
+  const batch: BatchForm<Config> = {
+    kind,
+    read: async (ctx, params) => {
+      const { object } = parse(params);
+      return stateOf(object, await spec.read(ctx, object));
+    },
+    keys: (state, params) => spec.entries(objOf(state, parse(params).object)),
+    edit,
+    async write(ctx, params, state, editAll) {
+      const { object } = parse(params);
+      const before = objOf(state, object);
+      const after = objOf(editAll(state), object);
+      if (JSON.stringify(after) === JSON.stringify(before)) return;
+      await spec.write(ctx, object, before, after);
+    },
+  };
+
+  const writeOne = async (ctx: OpContext<Config>, params: Params, seen: Inspection, action: ItemAction) =>
+    batch.write(ctx, params, seen.state, (s) => edit(s, params, action));
 
   return {
     name: spec.name,
@@ -63,25 +97,13 @@ export function listMemberOp<Config, Seen, Next = string[]>(
     itemParam: spec.itemParam,
     list: async (ctx, params) => spec.entries(await spec.read(ctx, parse(params).object)),
     lockOn: (params, provider) => spec.lockOn(params, provider),
+    batch,
 
     async inspect(ctx, params) {
-      const { object, item } = parse(params);
-      const seen = await spec.read(ctx, object);
-      return { present: spec.entries(seen).includes(item), state: { op: spec.name, object, seen } };
+      const state = await batch.read(ctx, params);
+      return { present: batch.keys(state, params).includes(parse(params).item), state };
     },
-
-    async create(ctx, params, inspection) {
-      const { object, item } = parse(params);
-      const seen = seenOf(inspection, object);
-      if (spec.entries(seen).includes(item)) return;
-      await spec.write(ctx, object, seen, adding(seen, item));
-    },
-
-    async remove(ctx, params, inspection) {
-      const { object, item } = parse(params);
-      const seen = seenOf(inspection, object);
-      if (!spec.entries(seen).includes(item)) return;
-      await spec.write(ctx, object, seen, removing(seen, item));
-    },
+    create: (ctx, params, seen) => writeOne(ctx, params, seen, "create"),
+    remove: (ctx, params, seen) => writeOne(ctx, params, seen, "remove"),
   };
 }

@@ -70,21 +70,20 @@ export function listOf(app: OktaApp, field: OktaListField): string[] {
   return app.settings.oauthClient[field] ?? [];
 }
 
-/** PUT the app as read with `field` replaced: every other property goes back unchanged. */
-export async function writeAppList(
-  ctx: OktaContext,
-  app: OktaApp,
-  field: OktaListField,
-  list: string[],
-): Promise<void> {
-  const body = {
+/** The app with `field` replaced: every other property stays as read. */
+export function withList(app: OktaApp, field: OktaListField, list: string[]): OktaApp {
+  return {
     ...app,
     settings: { ...app.settings, oauthClient: { ...app.settings.oauthClient, [field]: list } },
   };
+}
+
+/** PUT the app as read with its lists edited: every other property goes back unchanged. */
+export async function writeApp(ctx: OktaContext, app: OktaApp): Promise<void> {
   await providerJson(
     ctx,
     oktaHttp,
-    { method: "PUT", url: appUrl(ctx, app.id), headers: auth(ctx), json: body },
+    { method: "PUT", url: appUrl(ctx, app.id), headers: auth(ctx), json: app },
     oktaAppSchema,
   );
 }

@@ -1,12 +1,20 @@
 /**
  * Okta: an OIDC app's sign-in and sign-out redirect URIs. GET the app, change one
- * array, PUT the whole app back (no precondition: the parent lease serializes). Plan block:
+ * or both arrays, PUT the whole app back (no precondition: the parent lease serializes). Plan block:
  * `{ "type": "okta", "domain": "acme.okta.com", "apiToken": { "secret": "OKTA_API_TOKEN" } }`;
  * line params: `{ "app": "<app id>", "url": "https://…" }`.
  */
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
-import { listMemberOp } from "../list-member/list-member-op";
-import { listOf, type OktaApp, type OktaListField, oktaAppSchema, readApp, writeAppList } from "./apps-api";
+import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import {
+  listOf,
+  type OktaApp,
+  type OktaListField,
+  oktaAppSchema,
+  readApp,
+  withList,
+  writeApp,
+} from "./apps-api";
 import { type OktaConfig, oktaAppIdentity, oktaConfigSchema, oktaLineParamsSchema } from "./config";
 
 const parse = (params: Params) => oktaLineParamsSchema.parse(params);
@@ -18,12 +26,15 @@ function oktaListOp(name: string, field: OktaListField): OpSpec<OktaConfig> {
     params: oktaLineParamsSchema,
     itemParam: "url",
     objectParam: "app",
+    // Both lists live on the app: a run's URIs in either go out in one PUT.
+    kind: "okta.app",
     lockOn: (params, provider) => oktaAppIdentity(provider, parse(params).app),
     // The whole app: a PUT replaces it, so every other field goes back as read.
     read: (ctx, app) => readApp(ctx, app),
-    seenSchema: oktaAppSchema,
+    objectSchema: oktaAppSchema,
     entries: (app) => listOf(app, field),
-    write: (ctx, _app, seen, next) => writeAppList(ctx, seen, field, next),
+    withEntry: (app, url, present) => withList(app, field, listWithEntry(listOf(app, field), url, present)),
+    write: (ctx, _app, _before, after) => writeApp(ctx, after),
   });
 }
 

@@ -18,7 +18,7 @@ import { readAllowList, writeAllowList } from "./management-api";
 const parse = (params: Params) => supabaseLineParamsSchema.parse(params);
 
 /** The allow-list is one comma-separated string: entries are cut or appended whole (./allow-list.ts). */
-const redirectUrl: OpSpec<SupabaseConfig> = listMemberOp<SupabaseConfig, string | null, string>({
+const redirectUrl: OpSpec<SupabaseConfig> = listMemberOp<SupabaseConfig, string | null>({
   name: "supabase.redirectUrl",
   providerType: "supabase",
   params: supabaseLineParamsSchema,
@@ -26,11 +26,10 @@ const redirectUrl: OpSpec<SupabaseConfig> = listMemberOp<SupabaseConfig, string 
   objectParam: "project",
   lockOn: (params) => supabaseAuthIdentity(parse(params).project),
   read: (ctx, project) => readAllowList(ctx, project),
-  seenSchema: z.string().nullable(),
+  objectSchema: z.string().nullable(),
   entries: allowListEntries,
-  adding: allowListWith,
-  removing: allowListWithout,
-  write: (ctx, project, _seen, next) => writeAllowList(ctx, project, next),
+  withEntry: (list, url, present) => (present ? allowListWith(list, url) : allowListWithout(list, url)),
+  write: (ctx, project, _before, after) => writeAllowList(ctx, project, after ?? ""),
 });
 
 const typedAdapter: ProviderAdapter<SupabaseConfig> = {
