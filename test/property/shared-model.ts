@@ -113,16 +113,18 @@ interface ScopeModel {
   /** Applies the receipt records, oldest first (a crashed run records none; a destroy clears them). */
   applies: ApplyRecord[];
   /**
-   * The item a crashed run died writing, until the scope's next run recovers it: the scope may
-   * still be among its owners meanwhile, so another scope may join it as `shared`.
+   * The items a crashed run died writing (its group on one object), until the scope's next run
+   * recovers them: the scope may still be among their owners meanwhile, so another scope may join
+   * one as `shared`.
    */
-  pending: ItemId | null;
+  pending: ItemId[];
 }
 
 /** A line a crashed run reported before it died, and where the fault hook stopped it. */
 export interface CrashReport {
   lines: ReadonlyArray<{ id: string; result: string }>;
-  at: { line: string; action: string };
+  /** The item the hook stopped at, and its group: every item with an intent when it died. */
+  at: { line: string; action: string; group: ReadonlyArray<{ line: string; action: string }> };
 }
 
 const KEPT = new Set(["created", "shared", "foreign", "unchanged"]);
@@ -135,7 +137,7 @@ export class WantModel {
   #scope(i: number): ScopeModel {
     let s = this.#scopes.get(i);
     if (!s) {
-      s = { wanted: new Map(), applies: [], pending: null };
+      s = { wanted: new Map(), applies: [], pending: [] };
       this.#scopes.set(i, s);
     }
     return s;
@@ -152,12 +154,12 @@ export class WantModel {
 
   /** Scope `i` ran (not refused): its first act was to recover what a crash left. */
   ran(i: number): void {
-    this.#scope(i).pending = null;
+    this.#scope(i).pending = [];
   }
 
   /** Whether another scope's unrecovered crash may still hold `id`. */
   pendingElsewhere(i: number, id: ItemId): boolean {
-    return [...this.#scopes].some(([j, s]) => j !== i && s.pending === id);
+    return [...this.#scopes].some(([j, s]) => j !== i && s.pending.includes(id));
   }
 
   applied(i: number, items: readonly ItemId[]): void {
@@ -171,7 +173,7 @@ export class WantModel {
 
   destroyed(i: number): void {
     // Everything released, so the receipt is deleted with its run history.
-    this.#scopes.set(i, { wanted: new Map(), applies: [], pending: null });
+    this.#scopes.set(i, { wanted: new Map(), applies: [], pending: [] });
   }
 
   /** What a rollback of scope `i` takes away: the wanted items the target apply brought. */
@@ -187,8 +189,9 @@ export class WantModel {
 
   /**
    * A run that died: the lines it finished stand (an entry kept or added stays wanted, one let go
-   * is gone), the write it died on is resolved by recovery (a removal completes; a creation is
-   * undone, so the scope does not want it), and the receipt records no run.
+   * is gone), every item of the group it died writing is resolved by recovery from its intent (a
+   * removal completes; a creation is undone, so the scope does not want it), and the receipt
+   * records no run.
    */
   crashed(i: number, report: CrashReport): void {
     const s = this.#scope(i);
@@ -198,8 +201,8 @@ export class WantModel {
       if (KEPT.has(line.result) && !s.wanted.has(id)) s.wanted.set(id, tag);
       if (LET_GO.has(line.result)) s.wanted.delete(id);
     }
-    if (report.at.action === "remove") s.wanted.delete(report.at.line as ItemId);
-    s.pending = report.at.line as ItemId;
+    for (const item of report.at.group) if (item.action === "remove") s.wanted.delete(item.line as ItemId);
+    s.pending = report.at.group.map((item) => item.line as ItemId);
   }
 
   /** Every scope that wants item `id`, by index. */

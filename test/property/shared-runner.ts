@@ -135,7 +135,7 @@ async function runStep(world: SharedWorld, step: Step): Promise<StepOutcome> {
     if (fault.kind !== "crash" || point !== fault.point) return;
     seen += 1;
     if (seen !== fault.nth) return;
-    at = { line: detail.line, action: detail.action };
+    at = { line: detail.line, action: detail.action, group: detail.group };
     throw new SimulatedCrash(point);
   };
   const lines: LineResult[] = [];

@@ -43,22 +43,14 @@ describe("reliability: provider faults", () => {
     await expectSettled(expect, domain, [scope]);
   });
 
-  it("a 5xx that persists is retried with backoff, then PROVIDER_ERROR fails the run and rolls back what it created", async ({
+  it("a 5xx that persists is retried with backoff, then PROVIDER_ERROR fails the run and leaves nothing behind", async ({
     expect,
   }) => {
     const { domain, scope, plan } = await freshWorld();
     const clock = new StepClock();
-    let armed = false;
-    const engine = reliabilityEngine({
-      clock,
-      // The first write lands; from then on the application's writes fail 500 (four attempts).
-      faults: async (point) => {
-        if (point !== "after-write" || armed) return;
-        armed = true;
-        await configureHost(domain, { failures: [{ status: 500, count: 4, on: "write" }] });
-      },
-    });
-    const result = await engine.apply({
+    // The run's one write to the application fails 500 on every attempt (four).
+    await configureHost(domain, { failures: [{ status: 500, count: 4, on: "write" }] });
+    const result = await reliabilityEngine({ clock }).apply({
       repository: DEFAULT_REPOSITORY,
       environment: "preview",
       scope,
@@ -66,11 +58,13 @@ describe("reliability: provider faults", () => {
     });
     expect(result.run.status).toBe("failed");
     expect(result.run.error?.code).toBe("PROVIDER_ERROR");
+    // The three lines were one write: all three fail with it.
     expect(result.lines.map((l) => [l.id, l.result, l.error?.code])).toEqual([
-      ["callback", "rolled-back", undefined],
+      ["callback", "failed", "PROVIDER_ERROR"],
       ["logout", "failed", "PROVIDER_ERROR"],
+      ["origin", "failed", "PROVIDER_ERROR"],
     ]);
-    expect(result.lines[1]?.error?.detail).toMatchObject({ status: 500, attempts: 4 });
+    expect(result.lines[0]?.error?.detail).toMatchObject({ status: 500, attempts: 4 });
     expect(clock.sleeps).toEqual([500, 1_000, 2_000]);
     expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`]);
     await expectSettled(expect, domain, [scope]);
@@ -90,11 +84,12 @@ describe("reliability: provider faults", () => {
     });
     expect(result.run.status).toBe("succeeded");
     expect(clock.sleeps).toEqual([500, 1_000]);
-    expect(await providerWrites(domain)).toBe(3);
+    // One write carries the run's three entries on the application.
+    expect(await providerWrites(domain)).toBe(1);
     await expectSettled(expect, domain, [scope]);
   });
 
-  it("slow provider answers (emulated latency on every call) only slow the run: every entry written once", async ({
+  it("slow provider answers (emulated latency on every call) only slow the run: one write carries every entry", async ({
     expect,
   }) => {
     const { domain, scope, plan } = await freshWorld();
@@ -107,7 +102,7 @@ describe("reliability: provider faults", () => {
     });
     await configureHost(domain, {});
     expect(result.run.status).toBe("succeeded");
-    expect(await providerWrites(domain)).toBe(3);
+    expect(await providerWrites(domain)).toBe(1);
     expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`, ...entriesOf(scope)].sort());
     await expectSettled(expect, domain, [scope]);
   });

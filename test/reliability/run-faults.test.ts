@@ -62,7 +62,8 @@ describe("reliability: run faults", () => {
     // Nothing overwritten: the receipt is still the other writer's version.
     const stored = await receipt("preview", scope);
     expect((stored as { intruder?: string }).intruder).toBe("other-writer");
-    expect(stored.intents.map((i) => i.line)).toEqual(["callback"]);
+    // The three lines were one group on the application: one intent each, saved together.
+    expect(stored.intents.map((i) => i.line)).toEqual(["callback", "logout", "origin"]);
 
     const next = await reliabilityEngine().apply({
       repository: DEFAULT_REPOSITORY,
@@ -71,7 +72,7 @@ describe("reliability: run faults", () => {
       plan,
     });
     expect(next.run.status).toBe("succeeded");
-    expect(next.warnings.join(" ")).toContain("recovered 1 intent");
+    expect(next.warnings.join(" ")).toContain("recovered 3 intent");
     expect((await receipt("preview", scope)) as { intruder?: string }).toMatchObject({
       intruder: "other-writer",
     });
@@ -87,7 +88,7 @@ describe("reliability: run faults", () => {
       crashAt("after-intent").apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
     ).rejects.toThrow(SimulatedCrash);
     expect(await providerWrites(domain)).toBe(0);
-    expect((await receipt("preview", scope)).intents).toHaveLength(1);
+    expect((await receipt("preview", scope)).intents).toHaveLength(3);
     const key = await leaveScopeLeaseHeld(scope);
 
     // While the dead run's lease lasts the scope is busy; once it expires it is taken over.
@@ -104,7 +105,7 @@ describe("reliability: run faults", () => {
       plan,
     });
     expect(next.run.status).toBe("succeeded");
-    expect(next.warnings.join(" ")).toContain("recovered 1 intent");
+    expect(next.warnings.join(" ")).toContain("recovered 3 intent");
     expect((await stub(key).read({ key })).history.some((h) => h.transition === "taken-over")).toBe(true);
     expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`, ...entriesOf(scope)].sort());
     await expectSettled(expect, domain, [scope]);
@@ -117,9 +118,9 @@ describe("reliability: run faults", () => {
     await expect(
       crashAt("after-write").apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
     ).rejects.toThrow(SimulatedCrash);
-    const [callback] = entriesOf(scope);
-    // The provider holds an entry no ledger owns: the orphan recovery must resolve.
-    expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`, callback].sort());
+    // The one write carried all three: the provider holds entries no ledger owns, which recovery
+    // must resolve.
+    expect(await providerItems(domain)).toEqual([`callbacks ${UNOWNED}`, ...entriesOf(scope)].sort());
     expect((await receipt("preview", scope)).ledger).toEqual([]);
 
     const next = await reliabilityEngine().apply({

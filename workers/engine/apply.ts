@@ -1,14 +1,20 @@
 /**
  * Apply, steps 6 to 8 of docs/design.md, "Run algorithm", once the scope lease is held and intents are
- * recovered. Unchanged lines take no lock; a line that would write takes its parent lease only for that
- * write.
+ * recovered. Unchanged lines take no lock; the lines that would write are grouped by the object they
+ * live on, and each group takes its parent lease once, for one read and one write.
  */
 
 import type { Diff, LineOutcome } from "../../shared/schemas/run";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { type Item, itemOfLine, sameItem } from "./item";
-import type { ItemWriter, WaitPolicy, WriteOutcome } from "./item-writer";
+import {
+  type Change,
+  groupChanges,
+  type ItemWriter,
+  type WaitPolicy,
+  type WriteOutcome,
+} from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
@@ -31,30 +37,52 @@ export async function applyLines(
   lines: readonly ResolvedLine[],
   waiting: WaitPolicy,
 ): Promise<void> {
-  for (const line of lines) {
+  const baseOf = (l: ResolvedLine) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent });
+  const items = lines.map((line) => {
     const item = itemOfLine(line);
-    const base = { id: line.id, op: line.opName, key: line.key, parent: line.parent };
+    claimRenamedEntry(session, item);
+    return item;
+  });
+  // One read per object before any lease. An item that is there and already in the ledger takes no
+  // lock; one that is there but not yet the scope's goes to the writer, which joins its owners.
+  const present = await writer.peek(items);
+  const changes: Array<Change & { line: ResolvedLine }> = [];
+  for (const [i, line] of lines.entries()) {
+    const item = items[i] as Item;
+    const seen = present[i] as PromiseSettledResult<boolean>;
+    if (seen.status === "rejected") {
+      rethrowCrash(seen.reason);
+      run.line({ ...baseOf(line), diff: "create", result: "failed", error: errorInfo(seen.reason) });
+      break;
+    }
+    const owned = session.ledgerEntry(item.line, item.key) !== undefined;
+    if (seen.value && owned) {
+      run.line({ ...baseOf(line), diff: "unchanged", result: "unchanged" });
+      continue;
+    }
+    if (!seen.value && owned)
+      run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
+    changes.push({ item, action: "create", line });
+  }
+  // Distinct objects one at a time, each in one critical section; none once a line failed.
+  for (const group of (run.failed ? [] : groupChanges(changes)) as Array<typeof changes>) {
     try {
-      claimRenamedEntry(session, item);
-      const owned = session.ledgerEntry(item.line, item.key) !== undefined;
-      const seen = await line.op.inspect(writer.context(item), line.params);
-      // An item that is there and already in the ledger takes no lock. One that is there but not
-      // yet the scope's goes to the writer, which joins its owners under the parent lease.
-      if (seen.present && owned) {
-        run.line({ ...base, diff: "unchanged", result: "unchanged" });
-        continue;
+      const outcomes = await writer.writeGroup(group, waiting);
+      for (const [i, { item, line }] of group.entries()) {
+        const outcome = outcomes[i] as WriteOutcome;
+        if (outcome !== "already") run.created.push({ line: item.line, key: item.key });
+        run.line({ ...baseOf(line), ...APPLY_RESULT[outcome] });
       }
-      if (!seen.present && owned)
-        run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
-      const outcome = await writer.write(item, "create", waiting);
-      if (outcome !== "already") run.created.push({ line: item.line, key: item.key });
-      run.line({ ...base, ...APPLY_RESULT[outcome] });
     } catch (err) {
       rethrowCrash(err);
-      run.line({ ...base, diff: "create", result: "failed", error: errorInfo(err) });
+      for (const { line } of group)
+        run.line({ ...baseOf(line), diff: "create", result: "failed", error: errorInfo(err) });
       break;
     }
   }
+
+  // Groups finish out of plan order; the result lists lines as the plan does.
+  run.orderLines(lines.map((l) => l.id));
 
   if (!run.failed) {
     // Step 5: what the ledger owns that the plan no longer wants.

@@ -54,7 +54,14 @@ export interface WritePolicy {
 export type FaultPoint = "after-intent" | "after-write";
 export type FaultHook = (
   point: FaultPoint,
-  detail: { line: string; key: string; action: string; runId: string },
+  detail: {
+    line: string;
+    key: string;
+    action: string;
+    runId: string;
+    /** Every item of the object's group: all of them have intents, and one write carries them. */
+    group: ReadonlyArray<{ line: string; key: string; action: string }>;
+  },
 ) => void | Promise<void>;
 
 /** Thrown by a fault hook: the run stops as if its isolate died (no rollback, no receipt update). */

@@ -37,7 +37,9 @@ export class ReceiptSession {
     return this.#receipt.ledger.find((e) => e.line === line && e.key === key);
   }
 
+  /** Announces a write; replaces the run's earlier intent for the same item. */
   addIntent(intent: Intent): void {
+    this.dropIntent(intent);
     this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, intent] };
   }
 

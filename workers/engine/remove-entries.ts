@@ -1,14 +1,14 @@
 /**
  * Removes ledger entries (docs/design.md, "Run algorithm": apply step 8, destroy and rollback):
  * what a run created when it rolls back, what a destroy or a dropped line no longer wants. Newest
- * first, each under the parent lock recorded in the ledger. Always waits for those locks, bounded
+ * first, grouped by the object recorded in the ledger: one parent lease and one write per object. Always waits for those locks, bounded
  * by the wait timeout: giving up would leave resources behind.
  */
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { itemOfRecord } from "./item";
-import type { ItemWriter } from "./item-writer";
+import { type Change, groupChanges, type ItemWriter } from "./item-writer";
 import { errorInfo, type Run } from "./run";
 
 export async function removeEntries(
@@ -19,28 +19,40 @@ export async function removeEntries(
   outcome: "removed" | "rolled-back",
 ): Promise<boolean> {
   let allRemoved = true;
+  const failed = (entry: LedgerEntry, err: unknown) => {
+    rethrowCrash(err);
+    allRemoved = false;
+    if (outcome === "rolled-back") {
+      run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${errorInfo(err).message}`);
+    } else {
+      run.line({ ...baseOf(entry), result: "failed", error: errorInfo(err) });
+    }
+  };
+  const changes: Array<Change & { entry: LedgerEntry }> = [];
   for (const entry of [...entries].reverse()) {
-    const base = {
-      id: entry.line,
-      op: entry.op,
-      key: entry.key,
-      parent: entry.parent,
-      diff: "delete" as const,
-    };
     try {
-      const item = itemOfRecord(entry, deps.ops, deps.connections, run.environment);
-      const written = await writer.write(item, "remove", { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
-      // Others still own it, or it is foreign: the scope let go and the entry stays.
-      run.line({ ...base, result: written === "left" ? "released" : outcome });
+      changes.push({
+        item: itemOfRecord(entry, deps.ops, deps.connections, run.environment),
+        action: "remove",
+        entry,
+      });
     } catch (err) {
-      rethrowCrash(err);
-      allRemoved = false;
-      if (outcome === "rolled-back") {
-        run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${errorInfo(err).message}`);
-      } else {
-        run.line({ ...base, result: "failed", error: errorInfo(err) });
-      }
+      failed(entry, err);
+    }
+  }
+  for (const group of groupChanges(changes) as Array<typeof changes>) {
+    try {
+      const written = await writer.writeGroup(group, { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
+      // Others still own it, or it is foreign: the scope let go and the entry stays.
+      for (const [i, { entry }] of group.entries())
+        run.line({ ...baseOf(entry), result: written[i] === "left" ? "released" : outcome });
+    } catch (err) {
+      for (const { entry } of group) failed(entry, err);
     }
   }
   return allRemoved;
+}
+
+function baseOf(entry: LedgerEntry) {
+  return { id: entry.line, op: entry.op, key: entry.key, parent: entry.parent, diff: "delete" as const };
 }

@@ -63,6 +63,16 @@ export class Run {
     this.#emit({ type: "line", line: result });
   }
 
+  /** Puts the results of `ids` in that order (a plan's), ahead of the others, as they came. */
+  orderLines(ids: readonly string[]): void {
+    const rank = (l: LineResult) => {
+      const at = ids.indexOf(l.id);
+      return at < 0 ? ids.length : at;
+    };
+    const sorted = [...this.lines].sort((a, b) => rank(a) - rank(b));
+    this.lines.splice(0, this.lines.length, ...sorted);
+  }
+
   missing(drift: Drift): void {
     this.drift.push(drift);
     this.#emit({ type: "drift", drift });
