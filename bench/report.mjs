@@ -1,4 +1,5 @@
 // Statistics and the Markdown tables of `npm run bench`.
+import { targetTable } from "./targets.mjs";
 
 export function summary(samples) {
   const s = [...samples].sort((a, b) => a - b);
@@ -44,7 +45,7 @@ export function pollingHandoff(tryAcquireMs, samples = 20_000) {
 }
 
 export function tables(r) {
-  const L = [];
+  const L = [targetTable(r)];
   const ours = r.http?.emptyApply;
   const rt = r.runtime?.leaseRoundTrip;
   L.push("### Lease round trip, uncontended (ms, median / p99)", "");
@@ -75,12 +76,12 @@ export function tables(r) {
     "",
   );
   L.push(
-    "| K | provider calls / run | serial bound ms | wall ms (median / p99) | wall / bound | lost | control (no parent locks) wall ms | control lost (median / max) |",
+    "| K | provider calls / run | writes / run | floor ms (one run's calls) | serial bound ms | wall ms (median / p99) | wall / bound | lost | control (no parent locks) wall ms | control lost (median / max) |",
   );
-  L.push("| --- | --- | --- | --- | --- | --- | --- | --- |");
+  L.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const c of r.runtime?.contended ?? []) {
     L.push(
-      `| ${c.k} | ${c.callsPerRun} | ${fmt(c.serialBoundMs)} | ${mp(c.wallMs)} | ${c.wallOverSerialBound.toFixed(2)} | ${c.lost} | ${mp(c.controlWallMs)} | ${c.controlLost.median} / ${c.controlLost.p99} of ${c.k * 3} |`,
+      `| ${c.k} | ${fmt(c.callsPerRun)} | ${fmt(c.writesPerRun)} | ${fmt(c.floorMs)} | ${fmt(c.serialBoundMs)} | ${mp(c.wallMs)} | ${c.wallOverSerialBound.toFixed(2)} | ${c.lost} | ${mp(c.controlWallMs)} | ${c.controlLost.median} / ${c.controlLost.p99} of ${c.k * 3} |`,
     );
   }
   L.push("");
