@@ -110,6 +110,19 @@ export function writePolicy(vars: Vars): PolicyConfig {
   return { mode: "enforced", document: { version: 1, environments: {} } };
 }
 
+const combiningSchema = z.record(
+  z.string().refine(isValidEnvironment, "not a valid environment name"),
+  z.boolean(),
+);
+
+/**
+ * SPONSON_WRITE_COMBINING: `{ "<environment>": false }` turns write combining off there. On
+ * everywhere else (the default).
+ */
+export function writeCombining(vars: Vars): Record<string, boolean> {
+  return jsonVar(vars, "SPONSON_WRITE_COMBINING", combiningSchema) ?? {};
+}
+
 export function connections(vars: Vars, providerTypes: ReadonlySet<string>): ConnectionsDocument {
   const document = jsonVar(vars, "SPONSON_CONNECTIONS", connectionsSchema) ?? {};
   for (const [name, connection] of Object.entries(document)) {

@@ -19,6 +19,7 @@ import {
   positiveSeconds,
   repositories,
   type Vars,
+  writeCombining,
   writePolicy,
 } from "./config-vars";
 
@@ -41,6 +42,8 @@ const READERS = {
   environments: (v: Vars): string[] => environments(v),
   /** SPONSON_POLICY (and EMULATORS for the open local policy): the server-side write policy. */
   policy: (v: Vars): PolicyConfig => writePolicy(v),
+  /** SPONSON_WRITE_COMBINING: environments where write combining is off (`false`); on elsewhere. */
+  writeCombining: (v: Vars): Record<string, boolean> => writeCombining(v),
   /** SPONSON_CONNECTIONS: the provider accounts runs may use; `{}` when unset. */
   connections: (v: Vars): ConnectionsDocument => connections(v, PROVIDER_TYPES),
   /** SERVICE_SIGNING_KEY (private JWK JSON), raw; its content is checked by workers/auth/service-keys.ts. */
@@ -65,6 +68,7 @@ export const CONFIG_VARS = [
   "SPONSON_POLICY",
   "EMULATORS",
   "SPONSON_CONNECTIONS",
+  "SPONSON_WRITE_COMBINING",
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",
