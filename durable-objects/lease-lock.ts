@@ -636,16 +636,13 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   /**
-   * The alarm with no live lease: kept for the oldest stored answer's age-out, else deleted. A live
-   * lease's own alarm (at its expiry) comes first and leads back here when the lock frees up.
+   * The lock freed up with nobody waiting: the alarm is deleted, unless stored answers remain, whose
+   * age-out it then waits for. (A later grant re-arms it for its lease, which leads back here.)
    */
   #disarm(now: number): void {
     const due = pruneAnswers(this.#sql, now);
-    const lease = this.#lease();
-    if (lease && !isExpired(lease, now)) return;
-    if (due === null) {
-      if (this.#waiters.length === 0) void this.ctx.storage.deleteAlarm();
-    } else if (this.#waiters.length === 0) void this.ctx.storage.setAlarm(due);
+    if (due === null) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(due);
   }
 
   /** The alarm's part: age out stored answers, and keep an alarm for the rest while the lock is free. */
