@@ -325,6 +325,51 @@ describe("write combining on the lock object", () => {
     expect(checkHistorySequence((await lock.read({ key })).history)).toEqual([]);
   });
 
+  it("a restart, then a report with a change returned: the re-joining waiter waits its turn with nothing to offer", async ({
+    expect,
+  }) => {
+    const { key, queue } = setup();
+    let lock = stub(key);
+    const a = granted(await lock.acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const [done, back] = [
+      change(OWNER_B, "https://b.example.com/1"),
+      change(OWNER_B, "https://b.example.com/2", 1),
+    ];
+    const first = queue("run-b", [done, back]).catch((err: unknown) => err);
+    granted(await lock.takeQueued({ key, holder: "run-a", token: a.token }));
+    await restartObject(key);
+    expect(await first).toMatchObject({ durableObjectReset: true });
+    lock = stub(key);
+    granted(
+      await lock.reportCombined({
+        key,
+        holder: "run-a",
+        token: a.token,
+        reports: [
+          {
+            waiter: "run-b",
+            applied: [written(done)],
+            returned: [{ id: back.id, error: { code: "LOCK_LOST", message: "the write came too late" } }],
+          },
+        ],
+        ownerChanges: [owns(done)],
+      }),
+    );
+    expect(await storedAnswers(key)).toEqual([expect.objectContaining({ waiter: "run-b", complete: 0 })]);
+
+    // Re-joining, it queues again; the holder is not offered its changes a second time.
+    const again = queue("run-b", [done, back]);
+    expect((await lock.read({ key })).waiters).toEqual([
+      expect.objectContaining({ holder: "run-b", changes: 2, taken: false }),
+    ]);
+    expect(granted(await lock.takeQueued({ key, holder: "run-a", token: a.token })).waiters).toEqual([]);
+    await lock.release({ key, holder: "run-a", token: a.token });
+    const answer = granted(await again);
+    expect(answer.grant).toMatchObject({ holder: "run-b", token: a.token + 1 });
+    expect(answer.combined).toEqual({ by: "run-a", token: a.token, outcomes: [written(done)] });
+    expect(await storedAnswers(key)).toEqual([]);
+  });
+
   it("a vanished waiter's changes are still recorded; its answer is kept, then aged out by the alarm", async ({
     expect,
   }) => {

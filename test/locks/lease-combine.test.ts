@@ -3,7 +3,7 @@
  * Lease.acquireOrCombine with the claim and re-join behaviour of Lease.acquire, and the holder's
  * takeQueued / reportCombined fenced like changeOwners. Real lock objects behind the targets.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
@@ -37,14 +37,22 @@ const written = (c: QueuedChange): CombinedOutcome => ({ id: c.id, outcome: "wri
  * The real object behind a target that takes a fresh stub for every call (a stub that saw its
  * object reset is not reused), counting the combining acquires that reach it.
  */
-function countingTarget(key = freshScopeKey("combine-client")): LockTarget & { acquires: () => number } {
+type CountingTarget = LockTarget & { acquires: () => number; claimWith: LockTarget["claim"] | null };
+
+function countingTarget(key = freshScopeKey("combine-client")): CountingTarget {
   const real = () => lockTarget(env, key);
   let acquires = 0;
-  return {
+  const target: CountingTarget = {
     key,
     identity: null,
+    /** Replaces the next claim, once. */
+    claimWith: null,
     acquire: (...args) => real().acquire(...args),
-    claim: (...args) => real().claim(...args),
+    claim: (...args) => {
+      const scripted = target.claimWith;
+      target.claimWith = null;
+      return scripted ? scripted(...args) : real().claim(...args);
+    },
     renew: (...args) => real().renew(...args),
     release: (...args) => real().release(...args),
     owners: (...args) => real().owners(...args),
@@ -57,6 +65,7 @@ function countingTarget(key = freshScopeKey("combine-client")): LockTarget & { a
     reportCombined: (...args) => real().reportCombined(...args),
     acquires: () => acquires,
   };
+  return target;
 }
 
 /** Reads the object until `holder` is queued; each read is a round trip, not a timer. */
@@ -126,6 +135,43 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder]);
     expect(history).toContainEqual(["claimed", "run-b"]);
     await lease.release();
+  });
+
+  it("a claim that comes too late re-joins, and the lease it gets still carries what was written for it", async ({
+    expect,
+  }) => {
+    const target = countingTarget();
+    const key = target.key;
+    const holder = (await Lease.acquireOrCombine(target, "run-a", OPTS, [])).lease as Lease;
+    const [done, back] = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
+    target.claimWith = async (h, token) => {
+      // The claim window passes before the claim arrives (rewritten, not slept).
+      await expireLeaseNow(key);
+      await runDurableObjectAlarm(rawStub(key));
+      return lockTarget(env, key).claim(h, token);
+    };
+    const b = Lease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
+    await untilQueued(key, "run-b");
+    await holder.takeQueued();
+    await holder.reportCombined(
+      [
+        {
+          waiter: "run-b",
+          applied: [written(done)],
+          returned: [{ id: back.id, error: { code: "PROVIDER_ERROR", message: "refused" } }],
+        },
+      ],
+      [{ action: "add", op: OP, key: done.key, owner: OWNER_B }],
+    );
+    await holder.release();
+    const answer = await b;
+    // Granted, lapsed, re-joined and granted afresh: two acquires by run-b, and the answer kept.
+    expect(target.acquires()).toBe(3);
+    expect(answer.lease?.token).toBe(holder.token + 2);
+    expect(answer.combined).toEqual({ by: "run-a", token: holder.token, outcomes: [written(done)] });
+    const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder, h.token]);
+    expect(history).toContainEqual(["claim-lapsed", "run-b", holder.token + 1]);
+    await answer.lease?.release();
   });
 
   it("an object restart after the take: the waiter re-joins, and the report that follows answers it", async ({
