@@ -8,8 +8,29 @@ import { fail, ok, type Result } from "../shared/errors";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../shared/lease-defaults";
 import { heldIndexKey, ownedObjectKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
-import type { AcquireRequest, LeaseLockApi } from "../shared/rpc/lease-lock";
-import type { HistoryEntry, LeaseGrant, LockState, ReleaseOutcome, Transition } from "../shared/schemas/lock";
+import type {
+  AcquireRequest,
+  FencedRequest,
+  LeaseLockApi,
+  ReportCombinedRequest,
+} from "../shared/rpc/lease-lock";
+import {
+  type CombinedAnswer,
+  type GrantOrCombined,
+  MAX_COMBINE_REPORTS,
+  type QueuedWaiter,
+  queuedChangesSchema,
+  reportCombinedBodySchema,
+  type TakenQueue,
+} from "../shared/schemas/combine";
+import type {
+  HistoryEntry,
+  LeaseGrant,
+  LockState,
+  ReleaseOutcome,
+  Transition,
+  WaiterView,
+} from "../shared/schemas/lock";
 import type {
   Locator,
   OwnedItem,
@@ -17,6 +38,8 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
+import { type CombineSlot, coversAll, isOffered, isTaken, mergeOutcomes, newSlot } from "./combine-queue";
+import { deleteAnswer, pruneAnswers, readAnswer, storeAnswer } from "./combine-store";
 import {
   claimWindowOf,
   decideAcquire,
@@ -40,6 +63,8 @@ interface Waiter {
   resolvers: Array<(result: Result<LeaseGrant>) => void>;
   giveUpAt: number;
   timer: ReturnType<typeof setTimeout>;
+  /** Write combining: the changes this waiter brought (acquireOrCombine), and what became of them. */
+  combine?: CombineSlot;
 }
 
 export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
@@ -162,7 +187,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       token: lease?.token ?? null,
       since: lease?.acquiredAt ?? null,
       expiresAt: lease?.expiresAt ?? null,
-      waiters: this.#waiters.map((w) => ({ holder: w.holder, since: w.since })),
+      waiters: this.#waiters.map((w) => this.#waiterView(w, lease)),
       lastToken: this.#lastToken(),
       history: this.#history(),
     };
@@ -226,6 +251,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const lease = this.#lease();
     // A repeated or early alarm finds nothing due and only re-arms for the live lease.
     if (lease) await this.ctx.storage.setAlarm(lease.expiresAt);
+    await this.#ageAnswers(now, lease);
     await this.#syncIndex();
   }
 
@@ -336,7 +362,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   #free(now: number, transition: Transition, lease: LeaseRow, note: string | null): void {
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
     this.#record(now, transition, lease.holder, lease.token, note);
-    if (this.#waiters.length === 0) void this.ctx.storage.deleteAlarm();
+    if (this.#waiters.length === 0) this.#disarm(now);
     this.#announce("free");
   }
 
@@ -472,6 +498,157 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       lock: req.key,
       holder: lease && !isExpired(lease, now) ? lease.holder : null,
     });
+  }
+
+  // --- write combining (docs/design.md, "Write combining: the lock object's side") ---
+
+  /**
+   * acquire for a run that brings the item changes it wants made here. Granted at once, it writes
+   * them itself (the changes are ignored); queued, the holder may take and write them, and the
+   * answer is then `{ grant: null, combined }`. A waiter re-joining after its answer was lost (an
+   * object restart) finds the stored answer.
+   */
+  async acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>> {
+    const changes = queuedChangesSchema.safeParse(req.changes ?? []);
+    if (!changes.success) return fail("VALIDATION", `queued changes refused: ${changes.error.message}`);
+    const now = Date.now();
+    pruneAnswers(this.#sql, now);
+    const stored = readAnswer(this.#sql, req.holder);
+    if (stored?.complete && coversAll(changes.data, stored.answer.outcomes)) {
+      deleteAnswer(this.#sql, req.holder);
+      // Still queued under a plain acquire of the same holder: that call is done with too.
+      const queued = this.#waiters.find((w) => w.holder === req.holder);
+      if (queued) this.#combined(queued, stored.answer);
+      return ok({ grant: null, combined: stored.answer });
+    }
+    // acquire runs synchronously up to its first await: a busy waiter is in the queue on return.
+    const pending = this.acquire({ ...req, changes: undefined });
+    const waiter = this.#waiters.find((w) => w.holder === req.holder);
+    if (!waiter) return this.#withCombined(req.holder, await pending);
+    // A re-attaching waiter keeps what it brought the first time (a holder may have taken it).
+    const slot = waiter.combine ?? newSlot(changes.data);
+    waiter.combine = slot;
+    // Part of it was written already (reported before a restart): the rest is its own to write.
+    if (stored) slot.settled = true;
+    return new Promise<Result<GrantOrCombined>>((resolve) => {
+      slot.done.push((combined) => resolve(ok({ grant: null, combined })));
+      void pending.then((result) => resolve(this.#withCombined(req.holder, result)));
+    });
+  }
+
+  /**
+   * The queued changes of every waiter no live lease took yet, now taken by this token: the holder
+   * writes them with its own and reports. Changes it took and never reports are untaken when its
+   * lease ends, and their waiters go on as without combining.
+   */
+  async takeQueued(req: FencedRequest): Promise<Result<TakenQueue>> {
+    const refused = this.#fence(req, Date.now());
+    if (refused) return refused;
+    const waiters: QueuedWaiter[] = [];
+    for (const w of this.#waiters) {
+      if (waiters.length >= MAX_COMBINE_REPORTS) break;
+      if (!w.combine || !isOffered(w.combine, req.token)) continue;
+      w.combine.takenBy = req.token;
+      waiters.push({ waiter: w.holder, changes: w.combine.changes });
+    }
+    if (waiters.length > 0) this.#announce("waiters");
+    return ok({ waiters });
+  }
+
+  /**
+   * The holder's report of a combined write, fenced by its token. Ownership and every waiter's
+   * answer are stored in one transaction, then the waiting calls are answered: a waiter with every
+   * change written leaves the queue (`combined` in the history, never a grant); one with changes
+   * returned keeps its place, untaken, and its later grant carries what was written for it.
+   */
+  async reportCombined(req: ReportCombinedRequest): Promise<Result<void>> {
+    const body = reportCombinedBodySchema.safeParse(req);
+    if (!body.success) return fail("VALIDATION", `combined report refused: ${body.error.message}`);
+    const now = Date.now();
+    const refused = this.#fence(req, now);
+    if (refused) return refused;
+    const { reports, ownerChanges = [], locator } = body.data;
+    const answered: Array<{ waiter: Waiter; answer: CombinedAnswer | null; complete: boolean }> = [];
+    this.ctx.storage.transactionSync(() => {
+      applyOwnerChanges(this.#sql, ownerChanges, now);
+      if (locator) saveLocator(this.#sql, locator);
+      for (const report of reports) {
+        const waiter = this.#waiters.find((w) => w.holder === report.waiter);
+        if (report.applied.length === 0) {
+          if (waiter) answered.push({ waiter, answer: null, complete: false });
+          continue;
+        }
+        const earlier = readAnswer(this.#sql, report.waiter);
+        const outcomes = mergeOutcomes(earlier?.answer.outcomes ?? [], report.applied);
+        const answer = { by: req.holder, token: req.token, outcomes };
+        // Complete only if nothing came back and, for a waiter here, every change it brought has
+        // an outcome (a waiter absent now is checked again against what it brings when it re-joins).
+        const complete =
+          report.returned.length === 0 &&
+          (waiter?.combine ? coversAll(waiter.combine.changes, outcomes) : earlier?.complete !== false);
+        storeAnswer(this.#sql, report.waiter, { answer, complete, at: now });
+        const returned = report.returned.length > 0 ? `; ${report.returned.length} returned to it` : "";
+        this.#record(now, "combined", report.waiter, req.token, `written by ${req.holder}${returned}`);
+        if (waiter) answered.push({ waiter, answer, complete });
+      }
+    });
+    for (const { waiter, answer, complete } of answered) {
+      const slot = waiter.combine;
+      if (answer && complete && slot && slot.done.length > 0) {
+        this.#combined(waiter, answer);
+        continue;
+      }
+      // Changes came back: the waiter writes them under its own grant, in its turn.
+      if (slot) {
+        slot.settled = true;
+        slot.takenBy = null;
+      }
+    }
+    this.#announce("waiters");
+    return ok(undefined);
+  }
+
+  /** Answers every open call of a waiter whose changes were all written, and drops it from the queue. */
+  #combined(waiter: Waiter, answer: CombinedAnswer): void {
+    const at = this.#waiters.indexOf(waiter);
+    if (at >= 0) this.#waiters.splice(at, 1);
+    clearTimeout(waiter.timer);
+    deleteAnswer(this.#sql, waiter.holder);
+    for (const done of waiter.combine?.done ?? []) done(answer);
+    // A plain acquire of the same holder (already answered above when it shares the call) cannot
+    // say "written for you": it is told the lock is held, as after a wait timeout.
+    const refusal = this.#held(this.#lease());
+    for (const resolve of waiter.resolvers) resolve(refusal);
+  }
+
+  /** A grant (or refusal) for a waiter that brought changes, with what was written for it so far. */
+  #withCombined(holder: string, result: Result<LeaseGrant>): Result<GrantOrCombined> {
+    if (!result.ok) return result;
+    const stored = readAnswer(this.#sql, holder);
+    if (stored) deleteAnswer(this.#sql, holder);
+    return ok({ grant: result.value, combined: stored?.answer ?? null });
+  }
+
+  #waiterView(w: Waiter, lease: LeaseRow | null): WaiterView {
+    const view: WaiterView = { holder: w.holder, since: w.since };
+    if (!w.combine) return view;
+    return { ...view, changes: w.combine.changes.length, taken: isTaken(w.combine, lease?.token ?? null) };
+  }
+
+  /**
+   * The lock freed up with nobody waiting: the alarm is deleted, unless stored answers remain, whose
+   * age-out it then waits for. (A later grant re-arms it for its lease, which leads back here.)
+   */
+  #disarm(now: number): void {
+    const due = pruneAnswers(this.#sql, now);
+    if (due === null) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(due);
+  }
+
+  /** The alarm's part: age out stored answers, and keep an alarm for the rest while the lock is free. */
+  async #ageAnswers(now: number, lease: LeaseRow | null): Promise<void> {
+    const due = pruneAnswers(this.#sql, now);
+    if (due !== null && lease === null) await this.ctx.storage.setAlarm(due);
   }
 
   // --- storage helpers ---

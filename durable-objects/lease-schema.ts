@@ -43,6 +43,16 @@ const MIGRATIONS: readonly string[] = [
   // A lease granted to a waiter is provisional until the waiter claims it (docs/design.md,
   // "Lease protocol"): 1 while unclaimed, and expires_at is then the claim deadline.
   "ALTER TABLE lease ADD COLUMN claim_pending INTEGER NOT NULL DEFAULT 0;",
+  // Write combining (docs/design.md, "Write combining: the lock object's side"): the answer to a
+  // waiter whose changes another run wrote, kept until delivered or aged out (combine-store.ts).
+  `CREATE TABLE combined_answers (
+     waiter TEXT PRIMARY KEY,
+     by_holder TEXT NOT NULL,
+     token INTEGER NOT NULL,
+     outcomes TEXT NOT NULL,
+     complete INTEGER NOT NULL,
+     at INTEGER NOT NULL
+   );`,
 ];
 
 export function migrate(sql: SqlStorage): void {

@@ -1,5 +1,6 @@
 /** The lease object's RPC surface (durable-objects/lease-lock.ts implements it). */
 import type { Result } from "../errors";
+import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipRecord, OwnershipView } from "../schemas/ownership";
 
@@ -12,6 +13,24 @@ export interface AcquireRequest {
   waitTimeoutMs?: number;
   /** Shortens the claim window of a grant to this waiter (lease-rules.ts CLAIM_WINDOW_MS). */
   claimWindowMs?: number;
+  /**
+   * Write combining: the item changes this waiter wants made on the object, if it has to wait
+   * (acquireOrCombine only; a plain acquire ignores them).
+   */
+  changes?: QueuedChange[];
+}
+
+/** The holder of the lease, by its token: fenced calls answer LOCK_LOST to anyone else. */
+export interface FencedRequest {
+  key: string;
+  holder: string;
+  token: number;
+}
+
+export interface ReportCombinedRequest extends FencedRequest {
+  reports: CombineReport[];
+  ownerChanges?: OwnerChange[];
+  locator?: Locator;
 }
 
 export interface LeaseLockApi {
@@ -36,4 +55,10 @@ export interface LeaseLockApi {
     locator?: Locator;
   }): Promise<Result<OwnershipView>>;
   ownership(req: { key: string }): Promise<OwnershipRecord>;
+  /** acquire, but a waiter's changes may be written by the holder instead (grant null then). */
+  acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>>;
+  /** The queued changes no holder has taken yet, now taken by this token. */
+  takeQueued(req: FencedRequest): Promise<Result<TakenQueue>>;
+  /** Records the ownership of a combined write and answers the waiters it wrote for. */
+  reportCombined(req: ReportCombinedRequest): Promise<Result<void>>;
 }

@@ -16,6 +16,11 @@ export const transitionSchema = z.enum([
   "claim-lapsed",
   /** The holder released its own lease after it had expired (nobody else had taken it yet). */
   "released-expired",
+  /**
+   * A waiter's queued changes were written by the holder (write combining): `holder` names the
+   * waiter, `token` the holder's lease, the note the holder. Not a grant: the lease is unchanged.
+   */
+  "combined",
 ]);
 export type Transition = z.infer<typeof transitionSchema>;
 
@@ -28,7 +33,14 @@ export const historyEntrySchema = z.object({
 });
 export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 
-export const waiterViewSchema = z.object({ holder: z.string(), since: z.number().int() });
+export const waiterViewSchema = z.object({
+  holder: z.string(),
+  since: z.number().int(),
+  /** Write combining: how many item changes the waiter brought, if any. */
+  changes: z.number().int().optional(),
+  /** Whether the current holder took them to write with its own. */
+  taken: z.boolean().optional(),
+});
 export type WaiterView = z.infer<typeof waiterViewSchema>;
 
 /** A granted lease as the holder sees it. */

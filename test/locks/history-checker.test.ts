@@ -63,4 +63,29 @@ describe("history checker", () => {
     const backwards = [entry("acquired", "a", 3), entry("released", "a", 3), entry("acquired", "b", 2)];
     expect(checkHistorySequence(backwards)).toContain("token 2 after token 3");
   });
+
+  it("accepts changes combined for waiters under the live lease, which grant nothing", ({ expect }) => {
+    const history = [
+      entry("acquired", "a", 1),
+      entry("combined", "b", 1),
+      entry("combined", "c", 1),
+      entry("released", "a", 1),
+      entry("acquired", "d", 2),
+      entry("released", "d", 2),
+    ];
+    expect(checkHistorySequence(history)).toEqual([]);
+  });
+
+  it("reports changes combined under a stale token, with no lease, or for the holder itself", ({
+    expect,
+  }) => {
+    const stale = [entry("acquired", "a", 1), entry("released", "a", 1), entry("acquired", "b", 2)];
+    expect(checkHistorySequence([...stale, entry("combined", "c", 1)])).toContain(
+      "combined for c under token 1 with no such live lease",
+    );
+    const free = [entry("acquired", "a", 1), entry("released", "a", 1), entry("combined", "c", 1)];
+    expect(checkHistorySequence(free)).toHaveLength(1);
+    const own = [entry("acquired", "a", 1), entry("combined", "a", 1)];
+    expect(checkHistorySequence(own)).toContain("combined for a under its own lease (token 1)");
+  });
 });

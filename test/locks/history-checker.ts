@@ -65,7 +65,8 @@ const KEEPS = new Set(["renewed", "claimed"]);
 
 /**
  * The object's own history in order: every grant comes after the previous lease closed, with a
- * higher token, and renewals belong to the live lease. The history is bounded, so the window may
+ * higher token, renewals belong to the live lease, and a waiter's changes are only ever written
+ * (`combined`) under the live lease's token. The history is bounded, so the window may
  * start in the middle of a lease: entries before the first grant are skipped.
  */
 export function checkHistorySequence(history: readonly HistoryEntry[]): string[] {
@@ -88,6 +89,13 @@ export function checkHistorySequence(history: readonly HistoryEntry[]): string[]
         );
       }
       if (CLOSES.has(entry.transition)) live = null;
+    } else if (entry.transition === "combined") {
+      // A waiter's changes written by the holder: under the live lease's token, for someone else.
+      // It is not a grant, so it neither opens nor closes a lease.
+      if (!live || live.token !== entry.token)
+        violations.push(`combined for ${entry.holder} under token ${entry.token} with no such live lease`);
+      else if (live.holder === entry.holder)
+        violations.push(`combined for ${entry.holder} under its own lease (token ${entry.token})`);
     }
   }
   return violations;

@@ -59,6 +59,9 @@ class ScriptedTarget implements LockTarget {
 
   owners: LockTarget["owners"] = (...args) => this.#inner.owners(...args);
   changeOwners: LockTarget["changeOwners"] = (...args) => this.#inner.changeOwners(...args);
+  acquireOrCombine: LockTarget["acquireOrCombine"] = (...args) => this.#inner.acquireOrCombine(...args);
+  takeQueued: LockTarget["takeQueued"] = (...args) => this.#inner.takeQueued(...args);
+  reportCombined: LockTarget["reportCombined"] = (...args) => this.#inner.reportCombined(...args);
 
   /** Resolves when no call is in flight and the lease has reacted to the last answer. */
   async idle(): Promise<void> {

@@ -2,7 +2,9 @@
  * Checks a recorded concurrent history of one lock key against docs/design.md, "Lease protocol": mutual
  * exclusion (no lease is granted before the previous one ended — released, force-released, expired), FIFO
  * grants for waiters (a waiter seen ahead of another in the queue is granted first; nobody is granted past
- * a queued waiter) and fencing tokens 1..n, each granted once, increasing with time.
+ * a queued waiter) and fencing tokens 1..n, each granted once, increasing with time. With write
+ * combining: a report acts for its token like a renewal (never after the next grant), and a waiter
+ * told its change was written is never granted and was reported by the holder of that token.
  *
  * Pure: it returns violations, so the control cases can show it catching bad histories.
  * `inv`/`res` are the client's logical invocation/response instants (one counter for all callers,
@@ -16,7 +18,11 @@ export type LockEvent =
   | { type: "release"; holder: string; token: number; released: boolean; at: number }
   | { type: "force" | "expire"; token: number | null; at: number }
   | { type: "refused"; holder: string; waited: boolean; code: string }
-  | { type: "snapshot"; waiters: Array<{ holder: string; since: number }> };
+  | { type: "snapshot"; waiters: Array<{ holder: string; since: number }> }
+  /** A holder took the queue and reported it; `reported` names the waiters it wrote for. */
+  | { type: "combine"; holder: string; token: number; ok: boolean; reported: string[] }
+  /** A waiter answered "written for you" by `by` under `token`: no grant. */
+  | { type: "combined"; holder: string; by: string; token: number };
 
 export type Recorded = LockEvent & { inv: number; res: number };
 
@@ -28,6 +34,7 @@ export function checkLockHistory(history: readonly Recorded[]): string[] {
   checkTokens(grants, v);
   checkExclusion(history, grants, v);
   checkFifo(history, grants, v);
+  checkCombined(history, grants, v);
   for (const e of history) {
     if (e.type === "refused" && e.code !== "LOCK_HELD") v.push(`${e.holder} refused with ${e.code}`);
   }
@@ -77,7 +84,12 @@ function checkExclusion(history: readonly Recorded[], grants: readonly Grant[], 
     // Nothing acts for the old token once the new grant has completed.
     for (const e of history) {
       const late = e.inv > next.res && e.type !== "grant" && "token" in e && e.token === prev.token;
-      if (late && (e.type === "renew" || e.type === "reacquire" || (e.type === "release" && e.released)))
+      const acted =
+        e.type === "renew" ||
+        e.type === "reacquire" ||
+        (e.type === "release" && e.released) ||
+        (e.type === "combine" && e.ok);
+      if (late && acted)
         v.push(`${e.type} of token ${prev.token} succeeded after token ${next.token} was granted`);
     }
   }
@@ -117,6 +129,24 @@ function checkFifo(history: readonly Recorded[], grants: readonly Grant[], v: st
       if (gSince === undefined ? !g.waited : gSince > s)
         v.push(`${g.holder} (token ${g.token}) was granted while ${holder} waited ahead of it`);
     }
+  }
+}
+
+/** A combined answer: a report under a lease of `by`, naming this waiter, and no grant to it ever. */
+function checkCombined(history: readonly Recorded[], grants: readonly Grant[], v: string[]): void {
+  for (const e of history) {
+    if (e.type !== "combined") continue;
+    const lease = grants.find((g) => g.token === e.token);
+    if (!lease || lease.holder !== e.by)
+      v.push(`${e.holder} told token ${e.token} of ${e.by} wrote for it, never granted to ${e.by}`);
+    const reported = history.some(
+      (r) =>
+        r.type === "combine" && r.ok && r.token === e.token && r.reported.includes(e.holder) && r.inv < e.res,
+    );
+    if (!reported)
+      v.push(`${e.holder} told its change was written under token ${e.token} with no such report`);
+    if (grants.some((g) => g.holder === e.holder))
+      v.push(`${e.holder} was granted after its change was written`);
   }
 }
 

@@ -2,11 +2,13 @@
  * Drives randomized concurrent histories against one real lock object: several actors acquire
  * (with and without waiting, long and very short TTLs), renew, re-acquire, release, walk away
  * holding, force-release, expire the live lease by rewriting its row, and run the alarm, while an
- * observer snapshots the waiter queue. Every call is recorded with logical invocation and response
+ * observer snapshots the waiter queue. Some waiters bring a change (write combining) and holders
+ * take the queue and report it written, or hand a change back. Every call is recorded with logical invocation and response
  * instants for lock-history-check.ts.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
+import type { QueuedChange } from "../../shared/schemas/combine";
 import { rawStub, stub } from "../helpers/locks";
 import type { LockEvent, Recorded } from "./lock-history-check";
 
@@ -53,7 +55,7 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
       const r = random();
       if (held) {
         const { holder, token }: { holder: string; token: number } = held;
-        if (r < 0.4) {
+        if (r < 0.28) {
           const ev = await record(async () => {
             const res = await lock.renew({ key, holder, token });
             return res.ok
@@ -61,6 +63,10 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
               : { type: "renew-lost", holder, token };
           });
           if (ev.type !== "renew") held = null;
+        } else if (r < 0.45) {
+          const giveBack = random() < 0.3;
+          const ev = await record(() => combineQueue(key, holder, token, giveBack));
+          if (ev.type === "combine" && !ev.ok) held = null;
         } else if (r < 0.85) {
           await record(async () => {
             const res = await lock.release({ key, holder, token });
@@ -89,6 +95,32 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
         const wait = random() < 0.6;
         const ttlMs = random() < 0.15 ? SHORT_TTL_MS : LONG_TTL_MS;
         const waitTimeoutMs = WAIT_TIMEOUTS_MS[Math.floor(random() * WAIT_TIMEOUTS_MS.length)] as number;
+        if (wait && random() < 0.6) {
+          const ev = await record(async () => {
+            const res = await lock.acquireOrCombine({
+              key,
+              holder,
+              ttlMs,
+              wait,
+              waitTimeoutMs,
+              changes: [changeOf(holder)],
+            });
+            if (!res.ok) return { type: "refused", holder, waited: wait, code: res.error.code };
+            const { grant, combined } = res.value;
+            if (grant)
+              return {
+                type: "grant",
+                holder,
+                token: grant.token,
+                at: grant.acquiredAt,
+                expiresAt: grant.expiresAt,
+                waited: wait,
+              };
+            return { type: "combined", holder, by: combined?.by ?? "", token: combined?.token ?? 0 };
+          });
+          if (ev.type === "grant") held = { holder, token: ev.token };
+          continue;
+        }
         const ev = await record(async () => {
           const res = await lock.acquire({ key, holder, ttlMs, wait, waitTimeoutMs });
           return res.ok
@@ -135,6 +167,55 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
 
   await Promise.all([...Array.from({ length: opts.actors }, (_, i) => actor(i)), observer()]);
   return history;
+}
+
+function changeOf(holder: string): QueuedChange {
+  const url = `https://${holder}.example.com/cb`;
+  return {
+    id: `0\n${url}`,
+    action: "create",
+    op: "auth0.callbacks",
+    key: url,
+    params: { url },
+    connection: "auth0-history.us.auth0.com",
+    owner: `186853002/preview/${holder}`,
+    environment: "preview",
+    runId: holder,
+  };
+}
+
+/**
+ * The holder takes the queue and reports every change written (or, with `giveBack`, hands each
+ * back). Other actors run between the two calls, as they would during the provider write.
+ */
+async function combineQueue(
+  key: string,
+  holder: string,
+  token: number,
+  giveBack: boolean,
+): Promise<LockEvent> {
+  const taken = await stub(key).takeQueued({ key, holder, token });
+  if (!taken.ok) return { type: "combine", holder, token, ok: false, reported: [] };
+  const reports = taken.value.waiters.map(({ waiter, changes }) =>
+    giveBack
+      ? {
+          waiter,
+          applied: [],
+          returned: changes.map((c) => ({
+            id: c.id,
+            error: { code: "PROVIDER_ERROR" as const, message: "refused" },
+          })),
+        }
+      : { waiter, applied: changes.map((c) => ({ id: c.id, outcome: "written" as const })), returned: [] },
+  );
+  const ownerChanges = giveBack
+    ? []
+    : taken.value.waiters.flatMap(({ changes }) =>
+        changes.map((c) => ({ action: "add" as const, op: c.op, key: c.key, owner: c.owner })),
+      );
+  const res = await stub(key).reportCombined({ key, holder, token, reports, ownerChanges });
+  const reported = giveBack ? [] : reports.map((r) => r.waiter);
+  return { type: "combine", holder, token, ok: res.ok, reported: res.ok ? reported : [] };
 }
 
 async function snapshot(key: string): Promise<LockEvent> {

@@ -30,7 +30,8 @@ describe("lock histories", () => {
     console.info(
       `lock histories: ${all.length} operations — grants ${count("grant")}, refused ${count("refused")}, ` +
         `renewals ${count("renew")} (lost ${count("renew-lost")}), releases ${count("release")}, ` +
-        `force ${count("force")}, expiries ${count("expire")}, snapshots ${count("snapshot")}`,
+        `force ${count("force")}, expiries ${count("expire")}, snapshots ${count("snapshot")}, ` +
+        `combining reports ${count("combine")}, waiters answered combined ${count("combined")}`,
     );
     // At least a thousand operations by the actors, not counting the observer's snapshots.
     expect(all.length - count("snapshot")).toBeGreaterThanOrEqual(1_000);
@@ -38,7 +39,17 @@ describe("lock histories", () => {
     console.info(`lock histories: ${fifoPairs} queue orders between granted waiters checked`);
     expect(fifoPairs).toBeGreaterThan(0);
     // The mix really exercised every path.
-    for (const t of ["grant", "refused", "renew", "renew-lost", "release", "force", "expire"] as const) {
+    for (const t of [
+      "grant",
+      "refused",
+      "renew",
+      "renew-lost",
+      "release",
+      "force",
+      "expire",
+      "combine",
+      "combined",
+    ] as const) {
       expect(count(t), t).toBeGreaterThan(0);
     }
     const queuedSeen = all.some((e) => e.type === "snapshot" && e.waiters.length > 1);
@@ -101,6 +112,25 @@ describe("lock history checker: control cases", () => {
     const v = checkLockHistory(history).join("\n");
     expect(v).toMatch(/w2 was queued behind w1 but granted first/);
     expect(v).toMatch(/c \(token 3\) was granted while w1 waited ahead of it/);
+  });
+
+  it("rejects a combined answer nobody reported, a report after the next grant, and a combined waiter granted", ({
+    expect,
+  }) => {
+    const history: Recorded[] = [
+      at({ type: "grant", holder: "a", token: 1, at: 100, expiresAt: 200, waited: false }),
+      at({ type: "combined", holder: "w", by: "a", token: 1 }),
+      at({ type: "grant", holder: "b", token: 2, at: 250, expiresAt: 900, waited: false }),
+      at({ type: "combine", holder: "a", token: 1, ok: true, reported: ["x"] }),
+      at({ type: "combined", holder: "x", by: "b", token: 1 }),
+      at({ type: "release", holder: "b", token: 2, released: true, at: 300 }),
+      at({ type: "grant", holder: "x", token: 3, at: 300, expiresAt: 900, waited: true }),
+    ];
+    const v = checkLockHistory(history).join("\n");
+    expect(v).toMatch(/w told its change was written under token 1 with no such report/);
+    expect(v).toMatch(/combine of token 1 succeeded after token 2 was granted/);
+    expect(v).toMatch(/x told token 1 of b wrote for it, never granted to b/);
+    expect(v).toMatch(/x was granted after its change was written/);
   });
 
   it("rejects a renewal of a lease after the next one was granted", ({ expect }) => {

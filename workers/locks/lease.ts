@@ -4,8 +4,9 @@
  */
 
 import { type Clock, systemClock } from "../../shared/clock";
-import { type Result, SponsonError } from "../../shared/errors";
+import { ok, type Result, SponsonError } from "../../shared/errors";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
+import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { LockTarget } from "./lock-target";
@@ -34,6 +35,15 @@ function isObjectReset(err: unknown): boolean {
 
 /** The claim came too late: the grant lapsed to the next waiter, so the holder queues again. */
 class Rejoin extends Error {}
+
+/** Every change a waiter brought was written by the holder: there is no lease to make. */
+class Combined extends Error {
+  readonly answer: CombinedAnswer;
+  constructor(answer: CombinedAnswer) {
+    super(`written by ${answer.by}`);
+    this.answer = answer;
+  }
+}
 const RELEASE_BACKOFF_MS = 100;
 
 export function defaultSafetyMarginMs(ttlMs: number): number {
@@ -118,6 +128,38 @@ export class Lease {
     }
   }
 
+  /**
+   * Write combining (docs/design.md, "Write combining: the lock object's side"): `acquire`, handing
+   * the object the changes this run wants made there in case it has to wait. Either a lease (the
+   * run writes what is left itself; `combined` names what the holder already wrote for it, if
+   * anything) or no lease and `combined` covering every change. Claim and re-join behave as in
+   * `acquire`: a re-join after an object restart finds the stored answer.
+   */
+  static async acquireOrCombine(
+    target: LockTarget,
+    holder: string,
+    opts: LeaseOptions,
+    changes: QueuedChange[],
+  ): Promise<{ lease: Lease | null; combined: CombinedAnswer | null }> {
+    let combined: CombinedAnswer | null = null;
+    const via = withAcquire(target, async (h, ttlMs, wait, waitTimeoutMs) => {
+      const result = await target.acquireOrCombine(h, ttlMs, wait, waitTimeoutMs, changes);
+      if (!result.ok) return result;
+      // The answer naming what was written is delivered once: a re-join after it keeps it.
+      combined = result.value.combined ?? combined;
+      if (result.value.grant !== null) return ok(result.value.grant);
+      if (combined === null)
+        throw new SponsonError("INTERNAL", `${target.key} answered neither a grant nor a write`);
+      throw new Combined(combined);
+    });
+    try {
+      return { lease: await Lease.acquire(via, holder, opts), combined };
+    } catch (err) {
+      if (err instanceof Combined) return { lease: null, combined: err.answer };
+      throw err;
+    }
+  }
+
   /** Still not granted after re-joining: the same answer as a wait that timed out, never a 500. */
   static #gaveUp(target: LockTarget, holder: string, attempts: number): SponsonError {
     return new SponsonError(
@@ -171,7 +213,29 @@ export class Lease {
     return this.#fenced(await this.target.changeOwners(this.holder, this.token, changes, options));
   }
 
-  #fenced(result: Result<OwnershipView>): OwnershipView {
+  /**
+   * Takes the changes queued waiters brought that no holder took yet; they are this lease's to write
+   * with its own and report (accepted only with this lease's current token).
+   */
+  async takeQueued(): Promise<QueuedWaiter[]> {
+    this.assertHeld();
+    return this.#fenced(await this.target.takeQueued(this.holder, this.token)).waiters;
+  }
+
+  /**
+   * Reports a combined write: records `ownerChanges` (and the op's locator) and each waiter's
+   * answer in one step on the object, fenced like `changeOwners`.
+   */
+  async reportCombined(
+    reports: CombineReport[],
+    ownerChanges: OwnerChange[],
+    locator?: Locator,
+  ): Promise<void> {
+    this.assertHeld();
+    this.#fenced(await this.target.reportCombined(this.holder, this.token, reports, ownerChanges, locator));
+  }
+
+  #fenced<T>(result: Result<T>): T {
     if (result.ok) return result.value;
     if (result.error.code === "LOCK_LOST") {
       this.#lost = this.#lostError(result.error.message);
@@ -237,4 +301,21 @@ export class Lease {
       parent: this.target.identity,
     });
   }
+}
+
+/** The same lock object, acquired through another call (the combining acquire of `acquireOrCombine`). */
+function withAcquire(target: LockTarget, acquire: LockTarget["acquire"]): LockTarget {
+  return {
+    key: target.key,
+    identity: target.identity,
+    acquire,
+    claim: (...args) => target.claim(...args),
+    renew: (...args) => target.renew(...args),
+    release: (...args) => target.release(...args),
+    owners: (...args) => target.owners(...args),
+    changeOwners: (...args) => target.changeOwners(...args),
+    acquireOrCombine: (...args) => target.acquireOrCombine(...args),
+    takeQueued: (...args) => target.takeQueued(...args),
+    reportCombined: (...args) => target.reportCombined(...args),
+  };
 }

@@ -6,6 +6,7 @@ import type { Env } from "../../shared/env";
 import type { Result } from "../../shared/errors";
 import type { LeaseLockApi } from "../../shared/rpc/lease-lock";
 import { rpcStub } from "../../shared/rpc/stub";
+import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../../shared/schemas/combine";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 
@@ -25,6 +26,26 @@ export interface LockTarget {
     changes: OwnerChange[],
     options?: { rebuilt?: boolean; locator?: Locator },
   ): Promise<Result<OwnershipView>>;
+  /**
+   * Write combining (docs/design.md, "Write combining: the lock object's side"): acquire, bringing
+   * the changes this run wants made on the object in case it has to wait.
+   */
+  acquireOrCombine(
+    holder: string,
+    ttlMs: number,
+    wait: boolean,
+    waitTimeoutMs: number,
+    changes: QueuedChange[],
+  ): Promise<Result<GrantOrCombined>>;
+  /** The queued changes no live lease took yet, taken by this holder's token. */
+  takeQueued(holder: string, token: number): Promise<Result<TakenQueue>>;
+  reportCombined(
+    holder: string,
+    token: number,
+    reports: CombineReport[],
+    ownerChanges: OwnerChange[],
+    locator?: Locator,
+  ): Promise<Result<void>>;
 }
 
 export function lockStub(env: Env, key: string): LeaseLockApi {
@@ -44,6 +65,15 @@ export function lockTarget(env: Env, key: string, identity: string | null = null
     owners: (holder, token, items) => stub.owners({ key, holder, token, items }),
     changeOwners: (holder, token, changes, options = {}) =>
       stub.changeOwners({ key, holder, token, changes, ...options }),
+    acquireOrCombine: (holder, ttlMs, wait, waitTimeoutMs, changes) =>
+      stub.acquireOrCombine({ key, holder, ttlMs, identity, wait, waitTimeoutMs, changes }),
+    takeQueued: (holder, token) => stub.takeQueued({ key, holder, token }),
+    reportCombined: (holder, token, reports, ownerChanges, locator) =>
+      stub.reportCombined(
+        locator
+          ? { key, holder, token, reports, ownerChanges, locator }
+          : { key, holder, token, reports, ownerChanges },
+      ),
   };
 }
 

@@ -1,0 +1,115 @@
+/**
+ * Write combining (docs/design.md, "Write combining: the lock object's side"): a run queued for a
+ * parent lock hands the lock object the item changes it wants to make there; the holder of the lease
+ * takes them, writes them with its own in one provider write, and reports what became of each.
+ * The lock object keeps these as data from our own engine, yet bounds them: a lock object must not be
+ * blown up by a queue of them.
+ */
+import { z } from "zod";
+import { ERROR_CODES } from "../errors";
+import { leaseGrantSchema } from "./lock";
+import { locatorSchema, ownerChangeSchema } from "./ownership";
+
+/** At most this many changes per waiter: one run's lines on one parent object. */
+export const MAX_QUEUED_CHANGES = 200;
+/** At most this many waiters reported on in one report (a queue longer than this is taken in parts). */
+export const MAX_COMBINE_REPORTS = 256;
+/** Owner changes of one report: a few per change (add, not-foreign, foreign marks of a first look). */
+export const MAX_COMBINE_OWNER_CHANGES = 20_000;
+
+const MAX_ID_CHARS = 2_048;
+const MAX_FIELD_CHARS = 1_024;
+const MAX_PARAMS = 32;
+
+const bounded = (max: number) => z.string().max(max);
+
+/** One item change a waiter wants made on the parent object: its line's intent, as data. */
+export const queuedChangeSchema = z.object({
+  /**
+   * Unique within the waiter, e.g. `${line}\n${key}`; outcomes name the change by it, and a stored
+   * answer is matched to a re-joining waiter's changes by it, so one id always means one change.
+   */
+  id: bounded(MAX_ID_CHARS).min(1),
+  action: z.enum(["create", "remove"]),
+  op: bounded(MAX_FIELD_CHARS),
+  key: bounded(MAX_ID_CHARS),
+  params: z
+    .record(bounded(MAX_FIELD_CHARS), bounded(MAX_ID_CHARS))
+    .refine((p) => Object.keys(p).length <= MAX_PARAMS, `at most ${MAX_PARAMS} params`),
+  connection: bounded(MAX_FIELD_CHARS),
+  /** The waiter's scope as `ownerOf` names it: whose ownership the holder records. */
+  owner: bounded(MAX_FIELD_CHARS),
+  environment: bounded(MAX_FIELD_CHARS),
+  runId: bounded(MAX_FIELD_CHARS),
+});
+export type QueuedChange = z.infer<typeof queuedChangeSchema>;
+
+export const queuedChangesSchema = z
+  .array(queuedChangeSchema)
+  .max(MAX_QUEUED_CHANGES)
+  .refine(
+    (changes) => new Set(changes.map((c) => c.id)).size === changes.length,
+    "change ids must be unique",
+  );
+
+/**
+ * What the holder's write did for one change: `written` (the write added or removed it), `already`
+ * (it was already as wanted), `shared` (another owner keeps it on the list), `foreign` (it was there
+ * before the service, never removed), `left` (a remove the ownership rules left in place).
+ */
+export const combinedOutcomeSchema = z.object({
+  id: bounded(MAX_ID_CHARS),
+  outcome: z.enum(["written", "already", "shared", "foreign", "left"]),
+});
+export type CombinedOutcome = z.infer<typeof combinedOutcomeSchema>;
+
+const errorInfoSchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: bounded(8_192),
+  detail: z.record(z.string(), z.unknown()).optional(),
+  retriable: z.boolean().optional(),
+});
+
+/** A change the holder could not apply: it goes back to its waiter, which writes it itself. */
+export const returnedChangeSchema = z.object({ id: bounded(MAX_ID_CHARS), error: errorInfoSchema });
+export type ReturnedChange = z.infer<typeof returnedChangeSchema>;
+
+/** What a waiter is told about changes written for it: by which run, under which token. */
+export const combinedAnswerSchema = z.object({
+  /** The run whose lease wrote them (the holder's id). */
+  by: z.string(),
+  token: z.number().int().positive(),
+  outcomes: z.array(combinedOutcomeSchema),
+});
+export type CombinedAnswer = z.infer<typeof combinedAnswerSchema>;
+
+/** The holder's report on one waiter's changes: each is either applied or returned. */
+export const combineReportSchema = z.object({
+  waiter: bounded(MAX_FIELD_CHARS),
+  applied: z.array(combinedOutcomeSchema).max(MAX_QUEUED_CHANGES),
+  returned: z.array(returnedChangeSchema).max(MAX_QUEUED_CHANGES),
+});
+export type CombineReport = z.infer<typeof combineReportSchema>;
+
+export const reportCombinedBodySchema = z.object({
+  reports: z.array(combineReportSchema).max(MAX_COMBINE_REPORTS),
+  ownerChanges: z.array(ownerChangeSchema).max(MAX_COMBINE_OWNER_CHANGES).optional(),
+  locator: locatorSchema.optional(),
+});
+
+/** One waiter's queued changes, as the holder takes them. */
+export const queuedWaiterSchema = z.object({ waiter: z.string(), changes: z.array(queuedChangeSchema) });
+export type QueuedWaiter = z.infer<typeof queuedWaiterSchema>;
+
+export const takenQueueSchema = z.object({ waiters: z.array(queuedWaiterSchema) });
+export type TakenQueue = z.infer<typeof takenQueueSchema>;
+
+/**
+ * The answer to a waiter that brought changes: a grant (it writes what is left itself; `combined`
+ * names what was already written for it, if anything), or no grant and every change written.
+ */
+export const grantOrCombinedSchema = z.object({
+  grant: leaseGrantSchema.nullable(),
+  combined: combinedAnswerSchema.nullable(),
+});
+export type GrantOrCombined = z.infer<typeof grantOrCombinedSchema>;
