@@ -57,6 +57,12 @@ const target: Record<string, OptionSpec> = {
 const json: Record<string, OptionSpec> = {
   json: { type: "boolean", help: "print the final result as JSON on stdout (progress goes to stderr)" },
 };
+const verbose: Record<string, OptionSpec> = {
+  verbose: {
+    type: "boolean",
+    help: "after the run, print where its time went (timings) and how many calls it made (counts)",
+  },
+};
 const plan: Record<string, OptionSpec> = {
   plan: { type: "string", short: "p", value: "file", help: "the plan (JSON); required" },
 };
@@ -76,20 +82,21 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
     summary: "apply a plan to a scope",
     usage:
-      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json]",
-    options: { ...plan, ...target, ...wait, ...json, ...connection },
+      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
+    options: { ...plan, ...target, ...wait, ...json, ...verbose, ...connection },
     positionals: 0,
     details: RUN_DETAILS,
     examples: [
       "sponson apply --plan plan.json --env preview --scope pr-12",
       "sponson apply --plan plan.json --scope pr-12 --wait-timeout 120 --json",
+      "sponson apply --plan plan.json --scope pr-12 --verbose   # then where the run's time went",
     ],
   },
   preview: {
     summary: "show what apply would change, without writing",
     usage:
-      "sponson preview --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--json]",
-    options: { ...plan, ...target, ...json, ...connection },
+      "sponson preview --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--json] [--verbose]",
+    options: { ...plan, ...target, ...json, ...verbose, ...connection },
     positionals: 0,
     details: RUN_DETAILS,
     examples: ["sponson preview --plan plan.json --scope pr-12"],
@@ -97,8 +104,8 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   destroy: {
     summary: "remove everything the scope owns",
     usage:
-      "sponson destroy [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json]",
-    options: { ...target, ...wait, ...json, ...connection },
+      "sponson destroy [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
+    options: { ...target, ...wait, ...json, ...verbose, ...connection },
     positionals: 0,
     details: `${RUN_DETAILS} The entries come from the scope's ledger, never from a plan.`,
     examples: ["sponson destroy --env preview --scope pr-12 --wait"],
@@ -106,12 +113,13 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   rollback: {
     summary: "remove what one run created (default: the last apply that created something)",
     usage:
-      "sponson rollback [--run <id>] [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json]",
+      "sponson rollback [--run <id>] [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
     options: {
       run: { type: "string", value: "id", help: "the run to undo (see `sponson ledger`)" },
       ...target,
       ...wait,
       ...json,
+      ...verbose,
       ...connection,
     },
     positionals: 0,

@@ -63,6 +63,21 @@ export function resultText(result: RunResult): string {
   return `${result.run.status} in ${seconds}s: ${counts(result)}${error}`;
 }
 
+const ms = (value: number) => `${value} ms`;
+
+/**
+ * `--verbose`: where the run's time went and the calls it made, after the outcome. Parts are each
+ * the wall time some call of that kind was in flight, so they need not add up to the total.
+ */
+export function timingsText(result: RunResult): string[] {
+  const { timings: t, counts: n } = result;
+  if (!t || !n) return ["timings: not reported by this service"];
+  return [
+    `timings: total ${ms(t.total)}; authorization ${ms(t.authorization)}, scope lock ${ms(t.scopeLockWait)}, parent locks ${ms(t.parentLockWait)}, provider ${ms(t.provider)}, storage ${ms(t.storage)}`,
+    `counts: ${n.providerCalls} provider calls, ${n.lockOps} lock operations, ${n.storageReads} storage reads, ${n.storageWrites} storage writes`,
+  ];
+}
+
 /** The whole run after the fact (the server answered JSON, not a stream). */
 export function runText(result: RunResult): string[] {
   const { run } = result;

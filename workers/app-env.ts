@@ -12,5 +12,7 @@ export type AppEnv = {
     caller: Caller;
     /** The repository a scope route acts on (workers/auth/resolve-repository.ts); set on scope routes only. */
     repository: RepositoryConfig;
+    /** `performance.now()` when the request arrived (workers/http/server-timing.ts). */
+    receivedAt: number;
   };
 };

@@ -6,6 +6,7 @@ import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
 import { checkConfig } from "./config/middleware";
 import { notFound, onError } from "./http/problem";
+import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
 import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
@@ -40,7 +41,8 @@ export function createApp(options: AppOptions) {
   // docs/design.md, "Security model": authenticate (sets caller and actor), refuse a misconfigured Worker,
   // then the route table (roles, and authorizeScope for scope actions). Public: /healthz and the webhook
   // receiver.
-  app.use("*", authenticate(options.auth), checkConfig(), routeAccess());
+  // Arrival first: a run's timings count authentication as part of its authorization time.
+  app.use("*", markArrival(), authenticate(options.auth), checkConfig(), routeAccess());
   app.route("/", healthRoutes);
   app.use(
     "/v1/*",

@@ -5,7 +5,7 @@ import { CliError, type ExitCode } from "../cli-error";
 import { ApiError, type RunAction, type RunBody, type RunResult } from "../client";
 import { clientFor, environmentOf, type Invocation, scopeOf, stringFlag, waitOptions } from "../context";
 import { progress } from "../progress";
-import { eventText, runText } from "../render";
+import { eventText, runText, timingsText } from "../render";
 import { appendSummary, refusedSummary, runSummary } from "../step-summary";
 
 function readPlan(inv: Invocation): unknown {
@@ -86,6 +86,7 @@ export async function runCommand(inv: Invocation, action: RunAction): Promise<Ex
   }
   // A service that answered one JSON document instead of a stream: print the run after the fact.
   if (!streamed) for (const line of runText(result)) shown.print(line);
+  if (inv.flags.verbose === true) for (const line of timingsText(result)) shown.print(line);
   shown.stop();
   appendSummary(env.GITHUB_STEP_SUMMARY, runSummary(result));
   if (json) stdout.write(`${JSON.stringify(result, null, 2)}\n`);

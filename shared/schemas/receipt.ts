@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { holdingSchema } from "./ownership";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";
+import { runCountsSchema, runTimingsSchema } from "./run-metrics";
 
 export const RECEIPT_VERSION = 1;
 export const RUNS_KEPT = 20;
@@ -65,6 +66,9 @@ export const runRecordSchema = z.looseObject({
   created: z.array(z.string()),
   error: errorInfoSchema.optional(),
   skipped: z.string().optional(),
+  /** Where the run's time went up to its recording (runs recorded before these existed have none). */
+  timings: runTimingsSchema.optional(),
+  counts: runCountsSchema.optional(),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 

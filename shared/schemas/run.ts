@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { errorInfoSchema, runActionSchema } from "./receipt";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";
+import { runCountsSchema, runTimingsSchema } from "./run-metrics";
+
+export { type RunCounts, type RunTimings, runCountsSchema, runTimingsSchema } from "./run-metrics";
 
 export const diffSchema = z.enum(["unchanged", "create", "delete"]);
 export type Diff = z.infer<typeof diffSchema>;
@@ -67,6 +70,10 @@ export const runResultSchema = z.object({
   lines: z.array(lineResultSchema),
   drift: z.array(driftSchema),
   warnings: z.array(z.string()),
+  /** Where the run's time went, in ms (always sent; optional for clients of older servers). */
+  timings: runTimingsSchema.optional(),
+  /** How many calls of each kind the run made (always sent; optional as `timings`). */
+  counts: runCountsSchema.optional(),
 });
 export type RunResult = z.infer<typeof runResultSchema>;
 

@@ -53,6 +53,50 @@ describe("sponson apply, preview, rollback, destroy", () => {
     expect(lines).toHaveLength(5);
   });
 
+  it("--verbose prints where the run's time went and the calls it made, after the outcome", async ({
+    expect,
+  }) => {
+    const scope = freshPr();
+    const { code, stdout, stderr } = await sponson(
+      ["apply", "--plan", EXAMPLE_PLAN, "--scope", scope, "--verbose"],
+      admin,
+    );
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split("\n");
+    expect(lines[4]).toMatch(/^succeeded in \d+\.\ds: 3 created$/);
+    const n = String.raw`\d+(?:\.\d+)? ms`;
+    expect(lines[5]).toMatch(
+      new RegExp(
+        `^timings: total ${n}; authorization ${n}, scope lock ${n}, parent locks ${n}, provider ${n}, storage ${n}$`,
+      ),
+    );
+    const counts =
+      /^counts: (\d+) provider calls, (\d+) lock operations, (\d+) storage reads, (\d+) storage writes$/.exec(
+        lines[6] ?? "",
+      );
+    expect(counts, lines[6]).not.toBeNull();
+    // Three created lines: at least a token, a read and a write at the provider, and a receipt write.
+    expect(Number(counts?.[1])).toBeGreaterThanOrEqual(3);
+    expect(Number(counts?.[2])).toBeGreaterThan(0);
+    expect(Number(counts?.[4])).toBeGreaterThan(0);
+    expect(lines).toHaveLength(7);
+  });
+
+  it("--verbose with --json keeps stdout one document: the timings go to stderr with the lines", async ({
+    expect,
+  }) => {
+    const { code, stdout, stderr } = await sponson(
+      ["preview", "--plan", EXAMPLE_PLAN, "--scope", freshPr(), "--json", "--verbose"],
+      admin,
+    );
+    expect(code).toBe(0);
+    const result = runResultSchema.parse(JSON.parse(stdout));
+    expect(result.counts?.storageWrites).toBe(0);
+    expect(stderr).toContain(`timings: total ${result.timings?.total} ms;`);
+    expect(stderr).toContain(`counts: ${result.counts?.providerCalls} provider calls, 0 lock operations`);
+  });
+
   it("--json prints exactly the run result on stdout (the lines go to stderr)", async ({ expect }) => {
     const scope = freshPr();
     const { code, stdout, stderr } = await sponson(
@@ -61,7 +105,14 @@ describe("sponson apply, preview, rollback, destroy", () => {
     );
     expect(code).toBe(0);
     const result = runResultSchema.parse(JSON.parse(stdout));
-    expect(Object.keys(JSON.parse(stdout)).sort()).toEqual(["drift", "lines", "run", "warnings"]);
+    expect(Object.keys(JSON.parse(stdout)).sort()).toEqual([
+      "counts",
+      "drift",
+      "lines",
+      "run",
+      "timings",
+      "warnings",
+    ]);
     expect(result.run).toMatchObject({ environment: "preview", scope, action: "apply", status: "succeeded" });
     expect(result.lines.map((l) => [l.id, l.op, l.diff, l.result, l.key, l.parent])).toEqual([
       ["callback", "auth0.callbackUrl", "create", "created", urls(scope)[0], DEMO_PARENT],

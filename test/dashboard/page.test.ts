@@ -1,10 +1,11 @@
 /** What a viewer sees: held locks with their waiters, ledgers and runs; everything escaped; no secrets. */
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { formatMs } from "../../workers/dashboard/format";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { apply, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
-import { appIdentity, holdAppLock, untilWaiters } from "../helpers/engine";
+import { appIdentity, freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
 import { freshScopeKey } from "../helpers/locks";
 import { previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
 import { browserRequest, session } from "./session";
@@ -99,5 +100,30 @@ describe("the dashboard page", () => {
     expect(run).toContain("succeeded");
     // The provider block's secret never reaches the page, nor does the M2M client's id/secret pair.
     expect(html).not.toContain(TEST_M2M.clientSecret);
+  });
+
+  it("a recent run shows where its time went: the total, its main parts, and every part and count on hover", async ({
+    expect,
+  }) => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const result = await apply(app, "preview", scope, previewPlan(domain));
+    const { runs } = await receipt("preview", scope);
+    const recorded = runs.find((r) => r.id === result.run.id);
+    if (!recorded?.timings || !recorded.counts) throw new Error("the run was recorded without timings");
+    const viewer = await session("viewer");
+    const html = await (await browserRequest(app, "GET", "/dashboard", { cookie: viewer.cookie })).text();
+    const row = html.slice(html.indexOf(`data-run="${result.run.id}"`));
+    const cell = row.slice(
+      row.indexOf('<td class="took"'),
+      row.indexOf("</td>", row.indexOf('<td class="took"')),
+    );
+    expect(cell).toContain(`title="authorization ${formatMs(recorded.timings.authorization)}`);
+    expect(cell).toContain(`provider ${formatMs(recorded.timings.provider)}`);
+    expect(cell).toContain(
+      `${recorded.counts.providerCalls} provider calls, ${recorded.counts.lockOps} lock operations`,
+    );
+    expect(cell).toContain(`>${formatMs(recorded.timings.total)}<`);
   });
 });

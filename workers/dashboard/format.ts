@@ -20,3 +20,10 @@ export function formatAgo(at: number, now: number): string {
 export function formatUtc(at: number): string {
   return `${new Date(at).toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
+
+/** "87 ms", "1.4 s"; longer runs as formatDuration. For a run's timings. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return formatDuration(ms);
+}

@@ -1,6 +1,32 @@
-/** Recent runs across scopes, newest first, with status and the error that failed them. */
-import { formatDuration, formatUtc } from "./format";
+/**
+ * Recent runs across scopes, newest first, with status, where their time went and the error that
+ * failed them.
+ */
+import { formatDuration, formatMs, formatUtc } from "./format";
 import type { RunView } from "./snapshot";
+
+/** The run's total, its main parts underneath, and every part and count in the cell's tooltip. */
+function Took({ run }: { run: RunView }) {
+  const { timings: t, counts: n } = run;
+  if (!t || !n) return <td>{formatDuration(run.finishedAt - run.startedAt)}</td>;
+  const detail = [
+    `authorization ${formatMs(t.authorization)}`,
+    `scope lock ${formatMs(t.scopeLockWait)}`,
+    `parent locks ${formatMs(t.parentLockWait)}`,
+    `provider ${formatMs(t.provider)}`,
+    `storage ${formatMs(t.storage)}`,
+    `${n.providerCalls} provider calls, ${n.lockOps} lock operations, ${n.storageReads} storage reads, ${n.storageWrites} storage writes`,
+  ].join("\n");
+  return (
+    <td class="took" title={detail} data-timings={JSON.stringify({ timings: t, counts: n })}>
+      {formatMs(t.total)}
+      <span class="breakdown muted">
+        provider {formatMs(t.provider)} ({n.providerCalls}) · locks{" "}
+        {formatMs(t.scopeLockWait + t.parentLockWait)} · storage {formatMs(t.storage)}
+      </span>
+    </td>
+  );
+}
 
 export function RecentRuns({ runs }: { runs: RunView[] }) {
   return (
@@ -36,7 +62,7 @@ export function RecentRuns({ runs }: { runs: RunView[] }) {
                   <td>
                     <span class={`badge ${r.status}`}>{r.status}</span>
                   </td>
-                  <td>{formatDuration(r.finishedAt - r.startedAt)}</td>
+                  <Took run={r} />
                   <td class="mono">{r.id}</td>
                   <td>
                     {r.error ? (

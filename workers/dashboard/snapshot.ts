@@ -9,6 +9,7 @@ import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
+import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
 import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView, type OwnershipReads } from "../locks/ledger-view";
@@ -53,6 +54,9 @@ export interface RunView {
   startedAt: number;
   finishedAt: number;
   error?: { code: string; message: string };
+  /** Where the run's time went and its calls (runs recorded before these existed have none). */
+  timings?: RunTimings;
+  counts?: RunCounts;
 }
 
 export interface LockView {
@@ -117,6 +121,8 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
         startedAt: run.startedAt,
         finishedAt: run.finishedAt,
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
+        ...(run.timings ? { timings: run.timings } : {}),
+        ...(run.counts ? { counts: run.counts } : {}),
       });
     }
   }

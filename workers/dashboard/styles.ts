@@ -29,6 +29,7 @@ h2 { font-size: 1rem; margin: 0 0 .6rem; display: flex; gap: .5rem; align-items:
 h2 .count { color: var(--muted); font-weight: normal; font-size: .9rem; }
 .mono, code { font-family: var(--mono); font-size: .86em; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
+.took .breakdown { display: block; font-size: .8em; white-space: nowrap; }
 .grid { display: grid; gap: .75rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 340px), 1fr)); }
 .card {
   background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: .8rem .9rem;

@@ -14,6 +14,7 @@ import { applyLines, rollbackRun } from "./apply";
 import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
+import { meteredDeps } from "./metered-deps";
 import { findOrphans, removeOrphan } from "./orphans";
 import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
@@ -22,6 +23,7 @@ import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import { type ResolvedLine, resolveLine } from "./resolve-plan";
 import { newRunId, Run } from "./run";
+import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
 
 export interface ScopeRequest {
@@ -33,6 +35,8 @@ export interface ScopeRequest {
   scope: string;
   wait?: boolean;
   waitTimeoutMs?: number;
+  /** Started when the request arrived, with its authorization measured (HTTP); else the engine starts them. */
+  metrics?: RunMetrics;
 }
 
 /**
@@ -48,6 +52,7 @@ interface UnderScopeOptions {
   planConnections?: readonly string[];
   /** Refuses the request from the receipt read before the lease (throws). */
   refuse?: (stored: Receipt) => void;
+  metrics?: RunMetrics;
 }
 
 type RefusedLine = { error: SponsonError; line: string; op: string };
@@ -59,6 +64,8 @@ interface Admitted {
 }
 
 interface Session {
+  /** The engine's deps as this run sees them: recording into its metrics. */
+  deps: EngineDeps;
   run: Run;
   session: ReceiptSession;
   writer: ItemWriter;
@@ -74,28 +81,35 @@ export class Engine {
   }
 
   async apply(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
-    const { resolved, refused } = this.#admit(req.plan, req.environment, req.scope);
-    if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit);
+    const metrics = metricsFor(req);
+    const { resolved, refused } = metrics.timeSync("authorization", () =>
+      this.#admit(req.plan, req.environment, req.scope),
+    );
+    if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit, metrics);
     return this.#underScope(
       "apply",
       req,
       emit,
-      async ({ run, session, writer }) => {
-        await applyLines(this.#deps, run, session, writer, resolved, this.#waiting(req));
+      async ({ deps, run, session, writer }) => {
+        await applyLines(deps, run, session, writer, resolved, this.#waiting(req));
       },
-      { planConnections: resolved.map((l) => l.connection) },
+      { planConnections: resolved.map((l) => l.connection), metrics },
     );
   }
 
   /** Reads providers with the service's credentials, so it passes the same checks as apply. */
   async preview(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
-    const { resolved, refused } = this.#admit(req.plan, req.environment, req.scope);
-    if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit);
-    const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), "preview", req, now, emit);
-    const session = await ReceiptSession.open(this.#deps.store, req);
-    await previewLines(this.#contexts(), run, session, resolved);
-    return run.result(this.#deps.clock.now());
+    const metrics = metricsFor(req);
+    const { resolved, refused } = metrics.timeSync("authorization", () =>
+      this.#admit(req.plan, req.environment, req.scope),
+    );
+    if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit, metrics);
+    const deps = meteredDeps(this.#deps, metrics);
+    const now = deps.clock.now();
+    const run = new Run(newRunId(now), "preview", req, now, emit, metrics);
+    const session = await ReceiptSession.open(deps.store, req);
+    await previewLines(this.#contexts(deps), run, session, resolved);
+    return run.result(deps.clock.now());
   }
 
   async destroy(req: ScopeRequest, emit: Emit = noEmit, guard: ScopeGuard | null = null): Promise<RunResult> {
@@ -103,8 +117,8 @@ export class Engine {
       "destroy",
       req,
       emit,
-      async ({ run, session, writer }) => {
-        const removed = await removeEntries(this.#deps, run, writer, session.receipt.ledger, "removed");
+      async ({ deps, run, session, writer }) => {
+        const removed = await removeEntries(deps, run, writer, session.receipt.ledger, "removed");
         if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
           run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
           return "delete-receipt";
@@ -120,12 +134,12 @@ export class Engine {
       "rollback",
       req,
       emit,
-      async ({ run, session, writer }) => {
+      async ({ deps, run, session, writer }) => {
         const created = target?.created ?? [];
         const entries = session.receipt.ledger.filter(
           (e) => e.runId === target?.id && created.includes(e.key),
         );
-        await removeEntries(this.#deps, run, writer, entries, "removed");
+        await removeEntries(deps, run, writer, entries, "removed");
       },
       {
         // Refused before the lease (404) when there is nothing to roll back.
@@ -199,9 +213,9 @@ export class Engine {
     return names;
   }
 
-  #refusedRun(action: RunAction, req: ScopeRequest, refused: RefusedLine[], emit: Emit) {
+  #refusedRun(action: RunAction, req: ScopeRequest, refused: RefusedLine[], emit: Emit, metrics: RunMetrics) {
     const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), action, req, now, emit);
+    const run = new Run(newRunId(now), action, req, now, emit, metrics);
     for (const { error, line, op } of refused) {
       run.line({
         id: line,
@@ -220,8 +234,8 @@ export class Engine {
     return { wait: req.wait ?? false, waitTimeoutMs: req.waitTimeoutMs ?? this.#deps.waitTimeoutMs };
   }
 
-  #contexts(): ProviderContexts {
-    return new ProviderContexts(this.#deps);
+  #contexts(deps: EngineDeps = this.#deps): ProviderContexts {
+    return new ProviderContexts(deps);
   }
 
   async #underScope(
@@ -230,9 +244,9 @@ export class Engine {
     emit: Emit,
     // biome-ignore lint/suspicious/noConfusingVoidType: bodies are async functions that usually return nothing.
     body: (s: Session) => Promise<void | "delete-receipt">,
-    { guard = null, planConnections = [], refuse }: UnderScopeOptions = {},
+    { guard = null, planConnections = [], refuse, metrics = metricsFor(req) }: UnderScopeOptions = {},
   ): Promise<RunResult> {
-    const deps = this.#deps;
+    const deps = meteredDeps(this.#deps, metrics);
     // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck").
     const before = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
     if (before && action === "apply" && before.status === "closed") {
@@ -241,7 +255,7 @@ export class Engine {
     // Token exchanges for every connection the run may use (the admitted lines', and the ledger's
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
     // ever made while a lease is held.
-    const contexts = this.#contexts();
+    const contexts = this.#contexts(deps);
     const { receipt: stored } = await deps.store.read(req);
     refuse?.(stored);
     await contexts.prepare([
@@ -281,7 +295,7 @@ export class Engine {
           },
         );
       }
-      run = new Run(runId, action, req, deps.clock.now(), emit);
+      run = new Run(runId, action, req, deps.clock.now(), emit, metrics);
       const session = await ReceiptSession.open(deps.store, req);
       const skip = guard && after ? guard(after) : null;
       if (skip !== null) {
@@ -295,7 +309,7 @@ export class Engine {
       let outcome: void | "delete-receipt" | undefined;
       try {
         await recoverIntents(deps, run, session, writer);
-        outcome = await body({ run, session, writer });
+        outcome = await body({ deps, run, session, writer });
       } catch (err) {
         if (err instanceof SimulatedCrash) throw err;
         run.fail(err);

@@ -7,6 +7,7 @@ import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
+import { RunMetrics } from "./run-metrics";
 
 export function newRunId(now: number): string {
   // Sortable by start time, unique without coordination.
@@ -30,6 +31,8 @@ export class Run {
   readonly warnings: string[] = [];
   /** (line, key) pairs this run created, in order. */
   readonly created: Array<{ line: string; key: string }> = [];
+  /** Where the run's time went so far; the result and the record carry a snapshot. */
+  readonly metrics: RunMetrics;
   readonly #emit: Emit;
   #error: ErrorInfo | undefined;
   #skipped: string | undefined;
@@ -40,6 +43,7 @@ export class Run {
     address: { repository: RepositoryRef; environment: string; scope: string },
     now: number,
     emit: Emit,
+    metrics: RunMetrics = new RunMetrics(),
   ) {
     const { environment, scope } = address;
     this.id = id;
@@ -49,6 +53,7 @@ export class Run {
     this.scope = scope;
     this.startedAt = now;
     this.#emit = emit;
+    this.metrics = metrics;
     emit({ type: "run", run: { id: this.id, repository: this.repository, environment, scope, action } });
   }
 
@@ -112,6 +117,9 @@ export class Run {
       created: this.created.map((c) => c.key),
       ...(error ? { error } : {}),
       ...(this.#skipped ? { skipped: this.#skipped } : {}),
+      // As far as the run got before it was recorded: the receipt write that records it comes after.
+      timings: this.metrics.timings(),
+      counts: this.metrics.counts(),
     };
   }
 
@@ -133,6 +141,8 @@ export class Run {
       lines: this.lines,
       drift: this.drift,
       warnings: this.warnings,
+      timings: this.metrics.timings(),
+      counts: this.metrics.counts(),
     };
     this.#emit({ type: "result", result });
     return result;

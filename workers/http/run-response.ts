@@ -2,21 +2,48 @@
  * A run answered as one JSON document, or (Accept: application/x-ndjson) as one event per line
  * while it happens. A run refused before it starts is still a problem response in both modes: the
  * stream only opens once the run's first event exists.
+ *
+ * Every answer carries a `Server-Timing` header. A JSON answer's holds the run's full timings; a
+ * stream's headers leave before the run ends, so they hold only what is known then (authorization)
+ * and the full timings come in the final `result` event. A refusal's holds the timings up to it.
  */
 import type { Context } from "hono";
 import type { RunEvent, RunResult } from "../../shared/schemas/run";
 import type { Emit } from "../engine/deps";
 import { errorInfo } from "../engine/run";
+import type { RunMetrics } from "../engine/run-metrics";
+import { onError } from "./problem";
+import { serverTiming } from "./server-timing";
 
 export const NDJSON = "application/x-ndjson";
+const SERVER_TIMING = "Server-Timing";
 
 export function wantsStream(c: Context): boolean {
   return (c.req.header("accept") ?? "").includes(NDJSON);
 }
 
-export async function answerRun(c: Context, start: (emit: Emit) => Promise<RunResult>): Promise<Response> {
-  if (!wantsStream(c)) return c.json(await start(() => {}), 200);
+export async function answerRun(
+  c: Context,
+  metrics: RunMetrics,
+  start: (emit: Emit) => Promise<RunResult>,
+): Promise<Response> {
+  try {
+    return await (wantsStream(c) ? streamRun(c, metrics, start) : jsonRun(c, metrics, start));
+  } catch (err) {
+    // The problem response onError would write, with how long the refused run took to refuse.
+    if (!(err instanceof Error)) throw err;
+    const res = onError(err, c);
+    res.headers.set(SERVER_TIMING, serverTiming(metrics.timings()));
+    return res;
+  }
+}
 
+async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => Promise<RunResult>) {
+  const result = await start(() => {});
+  return c.json(result, 200, { [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()) });
+}
+
+async function streamRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => Promise<RunResult>) {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
@@ -39,6 +66,10 @@ export async function answerRun(c: Context, start: (emit: Emit) => Promise<RunRe
   c.executionCtx.waitUntil(finished);
   return new Response(readable, {
     status: 200,
-    headers: { "content-type": NDJSON, "cache-control": "no-store" },
+    headers: {
+      "content-type": NDJSON,
+      "cache-control": "no-store",
+      [SERVER_TIMING]: serverTiming({ authorization: metrics.timings().authorization }),
+    },
   });
 }

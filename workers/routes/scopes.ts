@@ -29,6 +29,7 @@ import {
   withOpenApi,
 } from "../http/openapi-problems";
 import { answerRun, NDJSON } from "../http/run-response";
+import { requestMetrics } from "../http/server-timing";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
@@ -47,11 +48,26 @@ const repositoryQuery = z.object({
   }),
 });
 
+const serverTimingHeader = {
+  "Server-Timing": {
+    description:
+      "Where the run's time went, in ms: `auth`, `scope-lock`, `parent-lock`, `provider`, `storage`, " +
+      "`total` (the result's `timings`). A streamed answer's header holds only `auth`; its final `result` " +
+      "event carries the full timings",
+    schema: {
+      type: "string" as const,
+      example:
+        "auth;dur=2, scope-lock;dur=4, parent-lock;dur=3, provider;dur=41, storage;dur=12, total;dur=63",
+    },
+  },
+};
+
 const runResponses = {
   200: {
     description:
       "The run executed (status succeeded or failed). With `Accept: application/x-ndjson`, one RunEvent " +
       "per line as it happens, the result last",
+    headers: serverTimingHeader,
     content: {
       "application/json": { schema: withOpenApi(runResultSchema, "RunResult") },
       [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
@@ -157,13 +173,15 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
-      return answerRun(c, (emit) => engineFor(c.env).apply(req, emit)) as never;
+      const metrics = requestMetrics(c);
+      return answerRun(c, metrics, (emit) => engineFor(c.env).apply({ ...req, metrics }, emit)) as never;
     })
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
       const { plan } = c.req.valid("json");
       const req = { repository: repositoryRef(c.get("repository")), environment, scope, plan };
-      return answerRun(c, (emit) => engineFor(c.env).preview(req, emit)) as never;
+      const metrics = requestMetrics(c);
+      return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;
     })
     .openapi(destroyRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
@@ -175,7 +193,8 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
-      return answerRun(c, (emit) => engineFor(c.env).destroy(req, emit)) as never;
+      const metrics = requestMetrics(c);
+      return answerRun(c, metrics, (emit) => engineFor(c.env).destroy({ ...req, metrics }, emit)) as never;
     })
     .openapi(rollbackRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
@@ -188,7 +207,8 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
-      return answerRun(c, (emit) => engineFor(c.env).rollback(req, emit)) as never;
+      const metrics = requestMetrics(c);
+      return answerRun(c, metrics, (emit) => engineFor(c.env).rollback({ ...req, metrics }, emit)) as never;
     })
     .openapi(ledgerRoute, async (c) => {
       const { environment, scope } = c.req.valid("param");
