@@ -66,6 +66,8 @@ export const runRecordSchema = z.looseObject({
   created: z.array(z.string()),
   error: errorInfoSchema.optional(),
   skipped: z.string().optional(),
+  /** Runs whose provider writes carried some of this run's changes (write combining). */
+  combinedBy: z.array(z.string()).optional(),
   /** Where the run's time went up to its recording (runs recorded before these existed have none). */
   timings: runTimingsSchema.optional(),
   counts: runCountsSchema.optional(),

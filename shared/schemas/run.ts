@@ -38,6 +38,8 @@ export const lineResultSchema = z.object({
   result: lineOutcomeSchema,
   parent: z.string().nullable(),
   error: errorInfoSchema.optional(),
+  /** The run whose provider write carried this line's change (write combining), when not this run. */
+  writtenBy: z.string().optional(),
 });
 export type LineResult = z.infer<typeof lineResultSchema>;
 

@@ -14,6 +14,7 @@ import {
   type ItemWriter,
   type WaitPolicy,
   type WriteOutcome,
+  type Written,
 } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
@@ -69,9 +70,9 @@ export async function applyLines(
     try {
       const outcomes = await writer.writeGroup(group, waiting);
       for (const [i, { item, line }] of group.entries()) {
-        const outcome = outcomes[i] as WriteOutcome;
+        const { outcome, writtenBy } = outcomes[i] as Written;
         if (outcome !== "already") run.created.push({ line: item.line, key: item.key });
-        run.line({ ...baseOf(line), ...APPLY_RESULT[outcome] });
+        run.line({ ...baseOf(line), ...APPLY_RESULT[outcome], ...(writtenBy ? { writtenBy } : {}) });
       }
     } catch (err) {
       rethrowCrash(err);

@@ -94,6 +94,8 @@ export interface EngineDeps {
   parentLocks: boolean;
   /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
   ownership: boolean;
+  /** Whether runs in an environment combine writes (SPONSON_WRITE_COMBINING); off when absent. */
+  combining?: (environment: string) => boolean;
   gate?: ScopeGate;
   owned?: OwnedObjects;
   policy?: WritePolicy;

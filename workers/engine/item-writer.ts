@@ -9,71 +9,53 @@
  * lease's token (docs/design.md, "Ownership of shared entries").
  */
 import { SponsonError } from "../../shared/errors";
+import type { CombineReport } from "../../shared/schemas/combine";
 import type { ItemOwnership, Locator, OwnerChange } from "../../shared/schemas/ownership";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
 import { mayName } from "../receipts/parent-tags";
+import { admitQueued, changeId, decidedFromAnswer, type Queued, queuedChangeOf } from "./combining";
 import { type EngineDeps, type FaultPoint, SimulatedCrash } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
+import {
+  type Change,
+  type Decided,
+  decideInOrder,
+  editAll,
+  groupKeyOf,
+  keysOf,
+  type WriteAction,
+  type WriteOutcome,
+} from "./group-decisions";
 import { type Item, recordOf } from "./item";
 import type { Inspection, OpContext } from "./op-spec";
-import { decideClaim, decideRelease, ownerOf } from "./ownership";
+import { decideClaim, ownerOf } from "./ownership";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
-import type { Run } from "./run";
+import { errorInfo, type Run } from "./run";
 
-export type WriteAction = "create" | "remove";
-
-/** One item a run wants present (create) or absent (remove). */
-export interface Change {
-  item: Item;
-  action: WriteAction;
-}
+export {
+  type Change,
+  groupChanges,
+  groupKeyOf,
+  type WriteAction,
+  type WriteOutcome,
+} from "./group-decisions";
 
 /** Where the item's list lives on its object: what the sweep lists to find orphans. */
 function locatorOf(item: Item): Locator {
   return { op: item.opName, connection: item.connection, params: item.params };
 }
-/**
- * `written`: the provider was changed. `already`: it already said what the run wanted.
- * `shared` / `foreign`: the item was there and the scope joined its owners. `left`: others still
- * own the item (or it is foreign), so only the scope's ownership went.
- */
-export type WriteOutcome = "written" | "already" | "shared" | "foreign" | "left";
 
 export interface WaitPolicy {
   wait: boolean;
   waitTimeoutMs: number;
 }
 
-/** What one change comes to under the lease, decided before anything is written. */
-interface Decided {
-  change: Change;
+/** What became of one change: its outcome, and the run whose write carried it when not this one. */
+export interface Written {
   outcome: WriteOutcome;
-  /** Sent to the provider (in the group's one write). */
-  write: boolean;
-  /** Ownership changed before the write (claims, joins, leaves) and after it (a removal's). */
-  ownersBefore: OwnerChange[];
-  ownersAfter: OwnerChange[];
-  /** The ledger's holding for a create that joined or wrote. */
-  holding?: "created" | "shared" | "foreign";
-}
-
-/** The run's changes on one object (same parent, op kind and connection), in order. */
-export function groupKeyOf(item: Item): string {
-  if (item.parent === null) return `\0${item.line}\0${item.key}`;
-  return [item.parent, item.op.batch?.kind ?? "", item.connection].join("\0");
-}
-
-export function groupChanges(changes: readonly Change[]): Change[][] {
-  const groups = new Map<string, Change[]>();
-  for (const change of changes) {
-    const key = groupKeyOf(change.item);
-    const group = groups.get(key);
-    if (group) group.push(change);
-    else groups.set(key, [change]);
-  }
-  return [...groups.values()];
+  writtenBy?: string;
 }
 
 export class ItemWriter {
@@ -126,27 +108,9 @@ export class ItemWriter {
   /** Runs `fn` under the item's parent lease; one parent lease at a time, only for this write. */
   async withParent<T>(item: Item, waiting: WaitPolicy, fn: (lease: Lease | null) => Promise<T>): Promise<T> {
     if (item.parent === null || !this.#deps.parentLocks) return fn(null);
-    // Never wait for a parent lock without the scope lease still ours.
-    this.#scopeLease.assertHeld();
-    const target = await this.#deps.locks.parent(item.parent);
-    let lease: Lease;
-    try {
-      lease = await Lease.acquire(target, this.#run.id, {
-        ttlMs: this.#deps.ttlMs,
-        wait: waiting.wait,
-        waitTimeoutMs: waiting.waitTimeoutMs,
-        clock: this.#deps.clock,
-        onWarning: (m) => this.#run.warn(m),
-      });
-    } catch (err) {
-      if (err instanceof SponsonError && err.code === "LOCK_HELD") {
-        throw new SponsonError("LOCK_HELD", `${err.message} (parent ${item.parent})`, {
-          ...err.detail,
-          parent: item.parent,
-        });
-      }
-      throw err;
-    }
+    const lease = await this.#acquire(item, waiting, (target, opts) =>
+      Lease.acquire(target, this.#run.id, opts),
+    );
     try {
       return await fn(lease);
     } finally {
@@ -156,16 +120,16 @@ export class ItemWriter {
 
   /** Makes one item present (create) or absent (remove) for this scope: a group of one. */
   async write(item: Item, action: WriteAction, waiting: WaitPolicy): Promise<WriteOutcome> {
-    const [outcome] = await this.writeGroup([{ item, action }], waiting);
-    return outcome as WriteOutcome;
+    const [written] = await this.writeGroup([{ item, action }], waiting);
+    return (written as Written).outcome;
   }
 
   /**
-   * Makes every change of one group (same object: `groupChanges`) true in one critical section.
-   * Throws when the group could not be written; then every change's intent stays, for the run's
-   * rollback or a later recovery to resolve.
+   * Makes every change of one group (same object: `groupChanges`) true in one critical section, or
+   * has another run's write carry them (write combining). Throws when the group could not be
+   * written; then every change's intent stays, for the run's rollback or a later recovery.
    */
-  async writeGroup(changes: readonly Change[], waiting: WaitPolicy): Promise<WriteOutcome[]> {
+  async writeGroup(changes: readonly Change[], waiting: WaitPolicy): Promise<Written[]> {
     const first = changes[0]?.item;
     if (!first) return [];
     const intents = changes.map(({ item, action }) => ({
@@ -177,73 +141,207 @@ export class ItemWriter {
     await this.#session.save();
     // Until ownership or the provider is touched, a failure (e.g. the parent lock is held) leaves
     // nothing for the intents to resolve.
-    let touched = false;
-
-    const base = this.context(first);
-    const decided = await this.withParent(first, waiting, async (lease): Promise<Decided[]> => {
-      const ctx = { ...base, fetch: fencedFetch(base.fetch, [this.#scopeLease, lease]) };
-      // The read made before the lease may be stale: decide from what is there now.
-      const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
-      const state = batch ? await batch.read(ctx, first.params) : null;
-      const seen: Inspection[] = [];
-      for (const { item } of changes) {
-        // Each op sees its own list in the object read once.
-        seen.push(
-          state !== null
-            ? { present: keysOf(item, state).includes(item.key) }
-            : await item.op.inspect(ctx, item.params),
-        );
-      }
-      const owns = await this.#ownership(
-        changes.map((c) => c.item),
-        lease,
-        ctx,
-        state,
-      );
-      const me = ownerOf(this.#run);
-      const decisions = changes.map((change, i) =>
-        decide(change, seen[i] as Inspection, owns?.[i] ?? null, me),
-      );
-      const writes = decisions.filter((d) => d.write);
-      for (const { change } of writes) await this.#fault("after-intent", change, changes);
-      touched = true;
-      const before = decisions.flatMap((d) => d.ownersBefore);
-      if (before.length > 0) await lease?.changeOwners(before);
-      if (writes.length > 0) {
-        // Fencing: both leases must still be ours immediately before the provider write.
-        this.#scopeLease.assertHeld();
-        await lease?.check();
-        if (batch) {
-          await batch.write(ctx, first.params, state, (s) =>
-            writes.reduce(
-              (acc, { change }) => editOf(change.item)(acc, change.item.params, change.action),
-              s,
-            ),
+    const section = { touched: false };
+    let decided: Decided[];
+    try {
+      decided = this.#combines(first)
+        ? await this.#combined(first, changes, waiting, section)
+        : await this.withParent(first, waiting, (lease) =>
+            this.#section(first, lease, changes, false, section),
           );
-        } else {
-          for (const { change } of writes) {
-            const i = changes.indexOf(change);
-            const send = change.action === "create" ? change.item.op.create : change.item.op.remove;
-            await send(ctx, change.item.params, seen[i] as Inspection);
-          }
-        }
-        for (const { change } of writes) await this.#fault("after-write", change, changes);
-      }
-      const after = decisions.flatMap((d) => d.ownersAfter);
-      if (after.length > 0) await lease?.changeOwners(after);
-      return decisions;
-    }).catch((err: unknown) => {
-      if (!touched && !(err instanceof SimulatedCrash))
+    } catch (err) {
+      if (!section.touched && !(err instanceof SimulatedCrash))
         for (const intent of intents) this.#session.dropIntent(intent);
       throw err;
-    });
-
+    }
     // After the lease: the ledger says what happened; the run's next receipt save keeps it.
     for (const [i, d] of decided.entries()) {
       this.#session.dropIntent(intents[i] as (typeof intents)[number]);
       this.#record(d);
     }
-    return decided.map((d) => d.outcome);
+    return decided.map(({ outcome, writtenBy }) => ({ outcome, ...(writtenBy ? { writtenBy } : {}) }));
+  }
+
+  /** Write combining applies where ownership does: under a parent lease, unless turned off here. */
+  #combines(item: Item): boolean {
+    const deps = this.#deps;
+    return (
+      item.parent !== null &&
+      deps.parentLocks &&
+      deps.ownership &&
+      (deps.combining?.(this.#run.environment) ?? false)
+    );
+  }
+
+  /**
+   * Queues with the changes as data: another run's write may carry them (then no lease is taken
+   * here), or the lease comes and this run writes what is left, taking what others queued.
+   */
+  async #combined(
+    first: Item,
+    changes: readonly Change[],
+    waiting: WaitPolicy,
+    section: { touched: boolean },
+  ) {
+    const me = ownerOf(this.#run);
+    const queued = changes.map((c) => queuedChangeOf(c, this.#run, me));
+    const { lease, combined } = await this.#acquire(first, waiting, (target, opts) =>
+      Lease.acquireOrCombine(target, this.#run.id, opts, queued),
+    );
+    const answered = new Map(combined?.outcomes.map((o) => [o.id, o.outcome]) ?? []);
+    const rest = changes.filter((c) => !answered.has(changeId(c.item)));
+    if (combined && answered.size > 0) {
+      section.touched = true;
+      this.#run.combinedBy(combined.by);
+    }
+    let own: Decided[] = [];
+    if (lease) {
+      try {
+        own = await this.#section(first, lease, rest, true, section);
+      } finally {
+        await lease.release();
+      }
+    } else if (rest.length > 0) {
+      throw new SponsonError("INTERNAL", `${first.parent}: neither a lease nor every change written`);
+    }
+    return changes.map((change) => {
+      const outcome = answered.get(changeId(change.item));
+      if (outcome && combined) return decidedFromAnswer({ change, owner: me }, outcome, combined.by);
+      return own.find((d) => d.change === change) as Decided;
+    });
+  }
+
+  /**
+   * Under the parent lease: one read, every item's ownership, the decisions in order, one ownership
+   * change, the fencing check, one write, the removals' ownership. With `takeQueue` the waiters'
+   * changes are taken and written in the same write, and each waiter is told what became of its own.
+   */
+  async #section(
+    first: Item,
+    lease: Lease | null,
+    own: readonly Change[],
+    takeQueue: boolean,
+    section: { touched: boolean },
+  ): Promise<Decided[]> {
+    const waiters = takeQueue && lease ? await lease.takeQueued() : [];
+    const admitted = waiters.map((w) => ({ waiter: w.waiter, ...admitQueued(this.#deps, first, w) }));
+    const queued: Queued[] = admitted.flatMap((a) => a.accepted);
+    let decisions: Decided[];
+    try {
+      decisions = await this.#decideAndWrite(first, lease, own, queued, section);
+    } catch (err) {
+      if (waiters.length === 0 || !lease || err instanceof SimulatedCrash) throw err;
+      // Their changes go back: each waiter writes its own as it would without combining.
+      const back: CombineReport[] = waiters.map((w) => ({
+        waiter: w.waiter,
+        applied: [],
+        returned: w.changes.map((c) => ({ id: c.id, error: errorInfo(err) })),
+      }));
+      await lease.reportCombined(back, []).catch(() => {});
+      // A provider refusing one queued item must not fail this run: write its own alone.
+      if (queued.length > 0 && refusedByProvider(err))
+        return this.#section(first, lease, own, false, section);
+      throw err;
+    }
+    const after = decisions.flatMap((d) => d.ownersAfter);
+    if (waiters.length > 0 && lease) {
+      const reports: CombineReport[] = admitted.map(({ waiter, returned }) => ({
+        waiter,
+        applied: decisions
+          .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
+          .map((d) => ({ id: d.id, outcome: d.outcome })),
+        returned,
+      }));
+      await lease.reportCombined(reports, after);
+    } else if (after.length > 0) {
+      await lease?.changeOwners(after);
+    }
+    return decisions.slice(0, own.length);
+  }
+
+  async #decideAndWrite(
+    first: Item,
+    lease: Lease | null,
+    own: readonly Change[],
+    queued: readonly Queued[],
+    section: { touched: boolean },
+  ): Promise<Decided[]> {
+    const base = this.context(first);
+    const ctx = { ...base, fetch: fencedFetch(base.fetch, [this.#scopeLease, lease]) };
+    const me = ownerOf(this.#run);
+    const parts = [...own.map((change) => ({ change, owner: me })), ...queued];
+    const items = parts.map((p) => p.change.item);
+    // The read made before the lease may be stale: decide from what is there now.
+    const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
+    const state = batch ? await batch.read(ctx, first.params) : null;
+    const seen: Inspection[] = [];
+    for (const item of items) {
+      // Each op sees its own list in the object read once.
+      seen.push(
+        state !== null
+          ? { present: keysOf(item, state).includes(item.key) }
+          : await item.op.inspect(ctx, item.params),
+      );
+    }
+    const owns = await this.#ownership(items, lease, ctx, state);
+    const decisions = decideInOrder(
+      parts,
+      seen.map((s) => s.present),
+      owns,
+    );
+    const writes = decisions.filter((d) => d.write);
+    const ownWrites = writes.filter((d) => d.owner === me && !("waiter" in d));
+    for (const { change } of ownWrites) await this.#fault("after-intent", change, own);
+    section.touched = true;
+    const before = decisions.flatMap((d) => d.ownersBefore);
+    if (before.length > 0) await lease?.changeOwners(before);
+    if (writes.length > 0) {
+      // Fencing: both leases must still be ours immediately before the provider write.
+      this.#scopeLease.assertHeld();
+      await lease?.check();
+      if (batch) {
+        await batch.write(ctx, first.params, state, editAll(writes));
+      } else {
+        for (const { change } of writes) {
+          const i = items.indexOf(change.item);
+          const send = change.action === "create" ? change.item.op.create : change.item.op.remove;
+          await send(ctx, change.item.params, seen[i] as Inspection);
+        }
+      }
+      for (const { change } of ownWrites) await this.#fault("after-write", change, own);
+    }
+    return decisions;
+  }
+
+  /** Takes `first`'s parent lease through `take`; a held lock is reported naming the parent. */
+  async #acquire<T>(
+    first: Item,
+    waiting: WaitPolicy,
+    take: (
+      target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>,
+      opts: Parameters<typeof Lease.acquire>[2],
+    ) => Promise<T>,
+  ): Promise<T> {
+    // Never wait for a parent lock without the scope lease still ours.
+    this.#scopeLease.assertHeld();
+    const target = await this.#deps.locks.parent(first.parent as string);
+    try {
+      return await take(target, {
+        ttlMs: this.#deps.ttlMs,
+        wait: waiting.wait,
+        waitTimeoutMs: waiting.waitTimeoutMs,
+        clock: this.#deps.clock,
+        onWarning: (m) => this.#run.warn(m),
+      });
+    } catch (err) {
+      if (err instanceof SponsonError && err.code === "LOCK_HELD") {
+        throw new SponsonError("LOCK_HELD", `${err.message} (parent ${first.parent})`, {
+          ...err.detail,
+          parent: first.parent,
+        });
+      }
+      throw err;
+    }
   }
 
   /**
@@ -351,61 +449,9 @@ export class ItemWriter {
   }
 }
 
-/** Items of one group share a batch kind, but each op reads and edits its own list in the state. */
-function keysOf(item: Item, state: unknown): string[] {
-  if (!item.op.batch) throw new SponsonError("INTERNAL", `${item.opName} has no many-items form`);
-  return item.op.batch.keys(state, item.params);
-}
-
-function editOf(item: Item) {
-  if (!item.op.batch) throw new SponsonError("INTERNAL", `${item.opName} has no many-items form`);
-  return item.op.batch.edit;
-}
-
-/**
- * What one change comes to, from the item's presence and ownership read under the lease. Without
- * ownership (no parent lease) presence alone decides.
- */
-function decide(change: Change, seen: Inspection, own: ItemOwnership | null, me: string): Decided {
-  const none = { ownersBefore: [], ownersAfter: [] };
-  if (change.action === "create") {
-    const claim = own ? decideClaim(own, seen.present, me) : null;
-    if (claim?.kind === "join") {
-      const outcome = claim.holding === "created" ? "already" : claim.holding;
-      return {
-        change,
-        outcome,
-        write: false,
-        ownersBefore: claim.changes,
-        ownersAfter: [],
-        holding: claim.holding,
-      };
-    }
-    if (seen.present) return { change, outcome: "already", write: false, ...none };
-    // The scope becomes an owner before it creates the item, so a crash in between is resolved by
-    // the intent and never leaves an item nobody owns.
-    return {
-      change,
-      outcome: "written",
-      write: true,
-      ownersBefore: claim?.changes ?? [],
-      ownersAfter: [],
-      holding: "created",
-    };
-  }
-  const release = own ? decideRelease(own, me) : null;
-  if (release?.kind === "leave") {
-    return { change, outcome: "left", write: false, ownersBefore: release.changes, ownersAfter: [] };
-  }
-  if (!seen.present) {
-    return {
-      change,
-      outcome: "already",
-      write: false,
-      ownersBefore: release?.changes ?? [],
-      ownersAfter: [],
-    };
-  }
-  // The last owner's removal: the ownership goes once the item is off the provider.
-  return { change, outcome: "written", write: true, ownersBefore: [], ownersAfter: release?.changes ?? [] };
+/** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
+function refusedByProvider(err: unknown): boolean {
+  if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return false;
+  const status = (err.detail as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" && status >= 400 && status < 500;
 }

@@ -11,7 +11,7 @@ import type { EngineDeps, LockProvider, ScopeGate } from "./deps";
 import type { RunMetrics, TimingKind } from "./run-metrics";
 
 /** Lock-object calls that take the lock: what a run waits in. Every other call is only counted. */
-const ACQUIRING = new Set<PropertyKey>(["acquire", "claim"]);
+const ACQUIRING = new Set<PropertyKey>(["acquire", "acquireOrCombine", "claim"]);
 
 export function meteredDeps(deps: EngineDeps, metrics: RunMetrics): EngineDeps {
   return {

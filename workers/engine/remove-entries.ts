@@ -8,7 +8,7 @@ import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { itemOfRecord } from "./item";
-import { type Change, groupChanges, type ItemWriter } from "./item-writer";
+import { type Change, groupChanges, type ItemWriter, type Written } from "./item-writer";
 import { errorInfo, type Run } from "./run";
 
 export async function removeEntries(
@@ -44,8 +44,14 @@ export async function removeEntries(
     try {
       const written = await writer.writeGroup(group, { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
       // Others still own it, or it is foreign: the scope let go and the entry stays.
-      for (const [i, { entry }] of group.entries())
-        run.line({ ...baseOf(entry), result: written[i] === "left" ? "released" : outcome });
+      for (const [i, { entry }] of group.entries()) {
+        const { outcome: done, writtenBy } = written[i] as Written;
+        run.line({
+          ...baseOf(entry),
+          result: done === "left" ? "released" : outcome,
+          ...(writtenBy ? { writtenBy } : {}),
+        });
+      }
     } catch (err) {
       for (const { entry } of group) failed(entry, err);
     }

@@ -36,6 +36,8 @@ export class Run {
   readonly #emit: Emit;
   #error: ErrorInfo | undefined;
   #skipped: string | undefined;
+  /** Runs whose writes carried some of this run's changes (write combining). */
+  readonly #combinedBy = new Set<string>();
 
   constructor(
     id: string,
@@ -94,6 +96,11 @@ export class Run {
     this.warn(`skipped: ${reason}`);
   }
 
+  /** Another run's write carried some of this run's changes. */
+  combinedBy(runId: string): void {
+    this.#combinedBy.add(runId);
+  }
+
   get skipped(): string | undefined {
     return this.#skipped;
   }
@@ -117,6 +124,7 @@ export class Run {
       created: this.created.map((c) => c.key),
       ...(error ? { error } : {}),
       ...(this.#skipped ? { skipped: this.#skipped } : {}),
+      ...(this.#combinedBy.size > 0 ? { combinedBy: [...this.#combinedBy] } : {}),
       // As far as the run got before it was recorded: the receipt write that records it comes after.
       timings: this.metrics.timings(),
       counts: this.metrics.counts(),

@@ -53,23 +53,24 @@ export function lockStub(env: Env, key: string): LeaseLockApi {
 }
 
 export function lockTarget(env: Env, key: string, identity: string | null = null): LockTarget {
-  const stub = lockStub(env, key);
+  // A stub per call: a stub whose object was reset keeps failing, and the client re-joins after a reset.
+  const stub = () => lockStub(env, key);
   return {
     key,
     identity,
     acquire: (holder, ttlMs, wait, waitTimeoutMs) =>
-      stub.acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
-    claim: (holder, token) => stub.claim({ key, holder, token }),
-    renew: (holder, token) => stub.renew({ key, holder, token }),
-    release: (holder, token) => stub.release({ key, holder, token }),
-    owners: (holder, token, items) => stub.owners({ key, holder, token, items }),
+      stub().acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
+    claim: (holder, token) => stub().claim({ key, holder, token }),
+    renew: (holder, token) => stub().renew({ key, holder, token }),
+    release: (holder, token) => stub().release({ key, holder, token }),
+    owners: (holder, token, items) => stub().owners({ key, holder, token, items }),
     changeOwners: (holder, token, changes, options = {}) =>
-      stub.changeOwners({ key, holder, token, changes, ...options }),
+      stub().changeOwners({ key, holder, token, changes, ...options }),
     acquireOrCombine: (holder, ttlMs, wait, waitTimeoutMs, changes) =>
-      stub.acquireOrCombine({ key, holder, ttlMs, identity, wait, waitTimeoutMs, changes }),
-    takeQueued: (holder, token) => stub.takeQueued({ key, holder, token }),
+      stub().acquireOrCombine({ key, holder, ttlMs, identity, wait, waitTimeoutMs, changes }),
+    takeQueued: (holder, token) => stub().takeQueued({ key, holder, token }),
     reportCombined: (holder, token, reports, ownerChanges, locator) =>
-      stub.reportCombined(
+      stub().reportCombined(
         locator
           ? { key, holder, token, reports, ownerChanges, locator }
           : { key, holder, token, reports, ownerChanges },

@@ -36,6 +36,8 @@ export interface EngineOverrides {
   faults?: FaultHook;
   gate?: ScopeGate;
   policy?: WritePolicy;
+  /** Forces write combining on or off in every environment (tests, the bench's two modes). */
+  combining?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
 }
@@ -100,6 +102,7 @@ export function createEngine(
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
+    combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),
     policy: overrides.policy ?? configuredPolicy(env, secrets),

@@ -1,0 +1,124 @@
+/**
+ * Write combining, the engine's side (docs/design.md, "Write combining"). A run that queues for a
+ * parent lock hands the lock object its changes there as data (after their intents are durable);
+ * the holder takes them under its lease and admits each exactly as it admits its own lines: a known
+ * op, a connection of the service's configuration allowed in the waiter's environment, on this very
+ * object and of this group's kind, and the write policy of the waiter's environment. What it cannot
+ * admit goes back to the waiter, which writes it itself as it would without combining.
+ */
+import { SponsonError } from "../../shared/errors";
+import type {
+  CombinedOutcome,
+  QueuedChange,
+  QueuedWaiter,
+  ReturnedChange,
+} from "../../shared/schemas/combine";
+import type { EngineDeps } from "./deps";
+import { type Change, type Decided, groupKeyOf, type Participant } from "./group-decisions";
+import type { Item } from "./item";
+import { errorInfo } from "./run";
+
+/** A change's id within its run: line and key (one line holds one item). */
+export function changeId(item: Item): string {
+  return `${item.line}\n${item.key}`;
+}
+
+export function queuedChangeOf(
+  { item, action }: Change,
+  run: { id: string; environment: string },
+  owner: string,
+): QueuedChange {
+  return {
+    id: changeId(item),
+    action,
+    op: item.opName,
+    key: item.key,
+    params: item.params,
+    connection: item.connection,
+    owner,
+    environment: run.environment,
+    runId: run.id,
+  };
+}
+
+/** A waiter's change the holder writes with its own, and whose change it is. */
+export interface Queued extends Participant {
+  waiter: string;
+  id: string;
+}
+
+/** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */
+export function admitQueued(
+  deps: EngineDeps,
+  first: Item,
+  waiter: QueuedWaiter,
+): { accepted: Queued[]; returned: ReturnedChange[] } {
+  const accepted: Queued[] = [];
+  const returned: ReturnedChange[] = [];
+  for (const queued of waiter.changes) {
+    try {
+      accepted.push({ ...admit(deps, first, queued), waiter: waiter.waiter, id: queued.id });
+    } catch (err) {
+      returned.push({ id: queued.id, error: errorInfo(err) });
+    }
+  }
+  return { accepted, returned };
+}
+
+function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant {
+  const where = `queued change ${queued.key} of ${queued.runId}`;
+  const op = deps.ops.get(queued.op);
+  if (!op) throw new SponsonError("INTERNAL", `${where}: this service does not know op "${queued.op}"`);
+  const connection = deps.connections.use(queued.connection, queued.environment, where);
+  if (connection.type !== op.providerType) {
+    throw new SponsonError(
+      "INTERNAL",
+      `${where}: connection "${queued.connection}" is not of type ${op.providerType}`,
+    );
+  }
+  const parsed = op.params.safeParse(queued.params);
+  if (!parsed.success)
+    throw new SponsonError("VALIDATION", `${where}: params are not valid for ${queued.op}`);
+  const params = parsed.data;
+  const key = op.key(params);
+  const parent = op.lockOn(params, connection.settings);
+  const item: Item = {
+    line: queued.id.split("\n")[0] ?? queued.id,
+    opName: queued.op,
+    op,
+    connection: queued.connection,
+    params,
+    key,
+    parent,
+  };
+  if (key !== queued.key || groupKeyOf(item) !== groupKeyOf(first)) {
+    throw new SponsonError("INTERNAL", `${where}: not an item of this object's write`);
+  }
+  deps.policy?.check({ environment: queued.environment, op: queued.op, identity: parent, item: key });
+  return { change: { item, action: queued.action }, owner: queued.owner };
+}
+
+/** How a change another run wrote for this one is recorded here (its ledger; no write, no lease). */
+export function decidedFromAnswer(
+  part: Participant,
+  outcome: CombinedOutcome["outcome"],
+  by: string,
+): Decided {
+  const holding =
+    part.change.action !== "create"
+      ? undefined
+      : outcome === "shared" || outcome === "foreign"
+        ? outcome
+        : outcome === "written" || outcome === "already"
+          ? ("created" as const)
+          : undefined;
+  return {
+    ...part,
+    outcome,
+    write: false,
+    ownersBefore: [],
+    ownersAfter: [],
+    ...(holding ? { holding } : {}),
+    writtenBy: by,
+  };
+}
