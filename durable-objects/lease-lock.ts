@@ -53,6 +53,10 @@ import { announceLockChange, type LockChange } from "./lock-feed";
 import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
 
 export const HISTORY_LIMIT = 50;
+/** Lock-feed notices within this window are sent as one (the latest). */
+const FEED_COALESCE_MS = 20;
+/** How soon the alarm retries an index delete that failed on a free lock. */
+const INDEX_RETRY_MS = 30_000;
 
 interface Waiter {
   holder: string;
@@ -73,11 +77,26 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #waiters: Waiter[] = [];
   #indexSync: Promise<void> = Promise.resolve();
   #indexQueued = false;
+  /** The queued index sync may also delete an entry (a read or the alarm asked for it). */
+  #indexExact = false;
+  /** The armed alarm as this object last set or found it (null: none armed). */
+  #alarmAt: number | null = null;
+  /** The lock-feed change waiting to be sent, and whether a send is scheduled. */
+  #feedChange: LockChange | null = null;
+  #feedTimer: ReturnType<typeof setTimeout> | null = null;
+  /** meta.key and meta.identity, which never change once written: kept to spare a read per call. */
+  #key: string | null = null;
+  #identity: string | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => migrate(this.#sql));
+    ctx.blockConcurrencyWhile(async () => {
+      migrate(this.#sql);
+      this.#key = this.#meta("key");
+      this.#identity = this.#meta("identity");
+      this.#alarmAt = await ctx.storage.getAlarm();
+    });
   }
 
   async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
@@ -175,13 +194,15 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const now = Date.now();
     this.#promote(now);
     this.#expireIfDue(now);
-    await this.#syncIndex();
+    // A read settles the index both ways (the listing reads every entry it finds, so a stale
+    // entry disappears the first time anyone lists it); transitions only ever add.
+    await this.#syncIndex(true);
     const lease = this.#lease();
-    const key = this.#meta("key") ?? req.key;
+    const key = this.#key ?? req.key;
     return {
       key,
       kind: lockKind(key) ?? "scope",
-      identity: this.#meta("identity"),
+      identity: this.#identity,
       held: lease !== null,
       holder: lease?.holder ?? null,
       token: lease?.token ?? null,
@@ -244,15 +265,27 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return { items: allOwnership(this.#sql), locators: allLocators(this.#sql) };
   }
 
+  /**
+   * Fires at (or before) the live lease's expiry, and once more after the lock went free: that
+   * firing deletes the held-lock index entry, which transitions leave in place while the lock is
+   * busy (docs/storage.md).
+   */
   override async alarm(): Promise<void> {
+    // The firing alarm is no longer armed: whatever this call arms is the next one.
+    this.#alarmAt = null;
     const now = Date.now();
     this.#promote(now);
     this.#expireIfDue(now);
     const lease = this.#lease();
     // A repeated or early alarm finds nothing due and only re-arms for the live lease.
-    if (lease) await this.ctx.storage.setAlarm(lease.expiresAt);
-    await this.#ageAnswers(now, lease);
-    await this.#syncIndex();
+    if (lease) this.#armAlarm(lease.expiresAt);
+    this.#ageAnswers(now, lease);
+    await this.#syncIndex(true);
+    // A free lock whose index delete failed keeps an alarm, so the delete is retried without
+    // waiting for anyone to read or list it.
+    if (this.#lease() === null && this.#meta("indexed") === "1") {
+      this.#armAlarm(Date.now() + INDEX_RETRY_MS);
+    }
   }
 
   // --- state transitions (synchronous: no other call interleaves inside one) ---
@@ -340,9 +373,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       pending ? 1 : 0,
     );
     this.#record(now, transition, holder, token, note);
-    void this.ctx.storage.setAlarm(expiresAt);
+    this.#armAlarm(expiresAt);
     this.#announce("held");
-    const grant: LeaseGrant = { key: this.#meta("key") ?? "", holder, token, acquiredAt: now, expiresAt };
+    const grant: LeaseGrant = { key: this.#key ?? "", holder, token, acquiredAt: now, expiresAt };
     return pending ? { ...grant, claimBy: expiresAt } : grant;
   }
 
@@ -355,15 +388,28 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       ttlMs,
     );
     this.#record(now, lease.claimPending ? "claimed" : "renewed", lease.holder, lease.token, note);
-    void this.ctx.storage.setAlarm(expiresAt);
+    this.#armAlarm(expiresAt);
     return { ...lease, expiresAt, ttlMs, claimPending: false };
   }
 
   #free(now: number, transition: Transition, lease: LeaseRow, note: string | null): void {
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
     this.#record(now, transition, lease.holder, lease.token, note);
-    if (this.#waiters.length === 0) this.#disarm(now);
+    // The alarm stays armed: when it fires on the free lock it deletes the index entry (and ages
+    // out stored combining answers), so a lock released and taken again before then pays no R2
+    // write and no alarm write at all.
     this.#announce("free");
+  }
+
+  /**
+   * Makes sure an alarm fires no later than `at`. An alarm armed earlier is kept (it fires, finds
+   * nothing due and re-arms at the live expiry), so renewals and back-to-back grants do not each
+   * write the alarm: a busy lock re-arms about once per TTL, not once per transition.
+   */
+  #armAlarm(at: number): void {
+    if (this.#alarmAt !== null && this.#alarmAt <= at) return;
+    this.#alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
   }
 
   #enqueue(req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
@@ -412,7 +458,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   #held(lease: LeaseRow | null): Result<never> {
-    const key = this.#meta("key") ?? "";
+    const key = this.#key ?? "";
     if (!lease) return fail("LOCK_HELD", `${key} is being handed to a waiting run`, { lock: key });
     return fail(
       "LOCK_HELD",
@@ -425,28 +471,42 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     );
   }
 
-  /** Tell open dashboards (durable-objects/lock-feed.ts); not awaited, so never on the hot path. */
+  /**
+   * Tell open dashboards (durable-objects/lock-feed.ts), never awaited. Changes within
+   * FEED_COALESCE_MS go out as one notice carrying the latest: a dashboard re-fetches what it shows
+   * anyway, and a burst of transitions costs one call to the feed instead of one each.
+   */
   #announce(change: LockChange): void {
-    const key = this.#meta("key");
-    if (key) announceLockChange(this.env, key, change);
+    this.#feedChange = change;
+    if (this.#feedTimer !== null) return;
+    this.#feedTimer = setTimeout(() => {
+      this.#feedTimer = null;
+      const latest = this.#feedChange;
+      this.#feedChange = null;
+      if (this.#key && latest) announceLockChange(this.env, this.#key, latest);
+    }, FEED_COALESCE_MS);
   }
 
   // --- the held-lock index (docs/storage.md) ---
 
   /**
    * The index is a listing aid, not part of the lease: transitions answer from the object's own
-   * storage and leave the R2 write running behind them. A failed or lost write is repaired by the
-   * next transition, read or alarm (docs/storage.md, "When an index update is lost").
+   * storage and leave the R2 write running behind them. They only ever add a missing entry (a lock
+   * that is already indexed costs no R2 call); the entry of a freed lock is deleted by the alarm or
+   * the next read. A failed or lost write is repaired by the next transition, read or alarm
+   * (docs/storage.md, "When an index update is lost").
    */
   #syncIndexLater(): void {
-    this.ctx.waitUntil(this.#syncIndex());
+    this.ctx.waitUntil(this.#syncIndex(false));
   }
 
   /**
-   * Bring the R2 index entry in line with the current state. Calls are chained and each reads the
-   * state when it runs, so the last one to finish always reflects the latest transition.
+   * Bring the R2 index entry in line with the current state (`exact`: also delete the entry of a
+   * free lock). Calls are chained and each reads the state when it runs, so the last one to finish
+   * always reflects the latest transition.
    */
-  #syncIndex(): Promise<void> {
+  #syncIndex(exact: boolean): Promise<void> {
+    if (exact) this.#indexExact = true;
     // One queued sync covers every transition before it starts (it reads the state when it runs),
     // so a burst of transitions costs at most one R2 write in flight and one queued behind it.
     if (this.#indexQueued) return this.#indexSync;
@@ -454,14 +514,16 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     this.#indexSync = this.#indexSync
       .then(async () => {
         this.#indexQueued = false;
-        const key = this.#meta("key");
+        const deleteFree = this.#indexExact;
+        this.#indexExact = false;
+        const key = this.#key;
         if (!key) return;
         const held = this.#lease() !== null;
         const marked = this.#meta("indexed") === "1";
-        if (held === marked) return;
+        if (held === marked || (!held && !deleteFree)) return;
         try {
           if (held) {
-            const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#meta("identity") });
+            const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#identity });
             await this.env.RECEIPTS.put(heldIndexKey(key), body);
           } else {
             await this.env.RECEIPTS.delete(heldIndexKey(key));
@@ -635,27 +697,23 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return { ...view, changes: w.combine.changes.length, taken: isTaken(w.combine, lease?.token ?? null) };
   }
 
-  /**
-   * The lock freed up with nobody waiting: the alarm is deleted, unless stored answers remain, whose
-   * age-out it then waits for. (A later grant re-arms it for its lease, which leads back here.)
-   */
-  #disarm(now: number): void {
-    const due = pruneAnswers(this.#sql, now);
-    if (due === null) void this.ctx.storage.deleteAlarm();
-    else void this.ctx.storage.setAlarm(due);
-  }
-
   /** The alarm's part: age out stored answers, and keep an alarm for the rest while the lock is free. */
-  async #ageAnswers(now: number, lease: LeaseRow | null): Promise<void> {
+  #ageAnswers(now: number, lease: LeaseRow | null): void {
     const due = pruneAnswers(this.#sql, now);
-    if (due !== null && lease === null) await this.ctx.storage.setAlarm(due);
+    if (due !== null && lease === null) this.#armAlarm(due);
   }
 
   // --- storage helpers ---
 
   #remember(key: string, identity: string | null): void {
-    if (this.#meta("key") === null) this.#setMeta("key", key);
-    if (identity && this.#meta("identity") === null) this.#setMeta("identity", identity);
+    if (this.#key === null) {
+      this.#setMeta("key", key);
+      this.#key = key;
+    }
+    if (identity && this.#identity === null) {
+      this.#setMeta("identity", identity);
+      this.#identity = identity;
+    }
   }
 
   #lease(): LeaseRow | null {
@@ -683,7 +741,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
 
   #grantOf(lease: LeaseRow): LeaseGrant {
     return {
-      key: this.#meta("key") ?? "",
+      key: this.#key ?? "",
       holder: lease.holder,
       token: lease.token,
       acquiredAt: lease.acquiredAt,

@@ -213,7 +213,21 @@ export class Engine {
     return names;
   }
 
-  #refusedRun(action: RunAction, req: ScopeRequest, refused: RefusedLine[], emit: Emit, metrics: RunMetrics) {
+  /**
+   * A plan with a line refused before any provider (a registered secret in its params or lock
+   * identity): the run fails without a token exchange, a provider request or a parent lease. An
+   * apply is still recorded in the receipt like every other failed run, and the receipt is only
+   * written under the scope lease, so the lease is taken just for that one read and write
+   * (docs/design.md, "Run algorithm"). Previews are never recorded. The record holds the run's
+   * error, whose message names the line and never the value that held the secret.
+   */
+  async #refusedRun(
+    action: RunAction,
+    req: ScopeRequest,
+    refused: RefusedLine[],
+    emit: Emit,
+    metrics: RunMetrics,
+  ) {
     const now = this.#deps.clock.now();
     const run = new Run(newRunId(now), action, req, now, emit, metrics);
     for (const { error, line, op } of refused) {
@@ -227,7 +241,44 @@ export class Engine {
         error: error.toInfo(),
       });
     }
+    if (action !== "preview") await this.#recordRefused(run, req);
     return run.result(this.#deps.clock.now());
+  }
+
+  /** Records a refused run under a short scope lease; a failure to record is a warning on the run. */
+  async #recordRefused(run: Run, req: ScopeRequest): Promise<void> {
+    const deps = meteredDeps(this.#deps, run.metrics);
+    const state = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
+    // A closed scope takes no new receipt writes (an apply to it is refused as SCOPE_CLOSED).
+    if (state?.status === "closed") {
+      run.warn(`run ${run.id} was not recorded: the scope is closed`);
+      return;
+    }
+    const waiting = this.#waiting(req);
+    let lease: Lease;
+    try {
+      lease = await Lease.acquire(deps.locks.scope(req.repository.id, req.environment, req.scope), run.id, {
+        ttlMs: deps.ttlMs,
+        wait: waiting.wait,
+        waitTimeoutMs: waiting.waitTimeoutMs,
+        clock: deps.clock,
+        onWarning: deps.warn,
+      });
+    } catch (err) {
+      if (!(err instanceof SponsonError)) throw err;
+      run.warn(`run ${run.id} was not recorded: ${err.message}`);
+      return;
+    }
+    try {
+      const session = await ReceiptSession.open(deps.store, req);
+      session.recordRun(run.record(deps.clock.now()));
+      await session.save();
+    } catch (err) {
+      if (!(err instanceof SponsonError)) throw err;
+      run.warn(`run ${run.id} was not recorded: ${err.message}`);
+    } finally {
+      await lease.release();
+    }
   }
 
   #waiting(req: ScopeRequest): WaitPolicy {
@@ -297,6 +348,8 @@ export class Engine {
       }
       run = new Run(runId, action, req, deps.clock.now(), emit, metrics);
       const session = await ReceiptSession.open(deps.store, req);
+      // Every save bumps the revision: a higher one at the end means this run has written.
+      const openedRevision = session.receipt.revision;
       const skip = guard && after ? guard(after) : null;
       if (skip !== null) {
         run.skip(skip);
@@ -315,11 +368,21 @@ export class Engine {
         run.fail(err);
         if (action === "apply") await rollbackRun(deps, run, session, writer).catch((e) => run?.fail(e));
       }
-      if (outcome === "delete-receipt") {
-        await session.delete();
-      } else {
-        session.recordRun(run.record(deps.clock.now()));
-        await session.save();
+      try {
+        if (outcome === "delete-receipt") {
+          await session.delete();
+        } else {
+          session.recordRun(run.record(deps.clock.now()));
+          await session.save();
+        }
+      } catch (err) {
+        // A problem answer (409 CONCURRENT_MODIFICATION above all) means "refused, nothing
+        // written". Once this run has saved its receipt (an intent always precedes a provider
+        // write), the truth is a failed run with its lines; its record cannot be added without
+        // overwriting whoever changed the receipt, so the run says so instead.
+        if (!(err instanceof SponsonError) || session.receipt.revision === openedRevision) throw err;
+        run.fail(err);
+        run.warn(`run ${run.id} was not recorded in the receipt: ${err.message}`);
       }
       return run.result(deps.clock.now());
     } finally {

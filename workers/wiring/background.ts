@@ -4,13 +4,13 @@
  * listing.
  */
 import type { Env } from "../../shared/env";
-import { isSponsonError } from "../../shared/errors";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
 import type { ScopeSnapshot } from "../engine/deps";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
+import { resolveStaleIntents as resolveIntents } from "../sweep/stale-intents";
 import type { SweepParts } from "../sweep/sweep";
 import { createEngine, type ProviderTransport } from "./wire";
 
@@ -63,36 +63,21 @@ export function engineSweepParts(transport: ProviderTransport): SweepParts {
   };
 }
 
-async function resolveStaleIntents(
+function resolveStaleIntents(
   env: Env,
   { olderThan }: { olderThan: number },
   transport: ProviderTransport,
 ): Promise<{ resolved: number; detail?: string }> {
-  const store = configuredReceiptStore(env);
   const repositories = configFromEnv(env).repositories;
   const engine = createEngine(env, transport);
-  let resolved = 0;
-  const busy: string[] = [];
-  for (const summary of await store.listScopes()) {
-    const address = {
-      repository: repositoryRefById(summary.repositoryId, repositories),
-      environment: summary.environment,
-      scope: summary.scope,
-    };
-    const { receipt } = await store.read(address);
-    const stale = receipt.intents.filter((i) => i.at < olderThan);
-    if (stale.length === 0) continue;
-    try {
-      await engine.recover(address);
-      resolved += stale.length;
-    } catch (err) {
-      // A run holds the scope now; it resolves the intents itself before it writes.
-      if (isSponsonError(err) && err.code === "LOCK_HELD")
-        busy.push(`${address.repository.name}:${summary.environment}/${summary.scope}`);
-      else throw err;
-    }
-  }
-  return busy.length > 0 ? { resolved, detail: `busy: ${busy.join(", ")}` } : { resolved };
+  return resolveIntents(
+    {
+      store: configuredReceiptStore(env),
+      repository: (id) => repositoryRefById(id, repositories),
+      recover: (address) => engine.recover(address),
+    },
+    { olderThan },
+  );
 }
 
 async function scopesOwningEntries(env: Env) {

@@ -1,0 +1,76 @@
+/**
+ * The sweep's intent recovery (docs/design.md, "Webhooks and the sweep"): every scope whose receipt
+ * holds an intent older than the lease TTL is recovered through the engine's own path (under the
+ * scope lease, each intent resolved under its parent lease). The count is of intents that are gone
+ * from the receipt afterwards: a scope that was busy, or whose recovery failed, adds nothing to it
+ * and is named in the detail instead.
+ */
+import { isSponsonError } from "../../shared/errors";
+import type { Intent } from "../../shared/schemas/receipt";
+import type { RepositoryRef } from "../../shared/schemas/repository";
+import type { RunResult } from "../../shared/schemas/run";
+import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
+
+export interface StaleIntentDeps {
+  store: ReceiptStore;
+  /** The repository a receipt's id names (the configured one, or a placeholder). */
+  repository: (id: number) => RepositoryRef;
+  /** The engine's recover run for one scope; throws LOCK_HELD when a run holds the scope. */
+  recover: (address: ScopeAddress) => Promise<RunResult>;
+}
+
+const sameIntent = (a: Intent, b: Intent) =>
+  a.runId === b.runId && a.line === b.line && a.key === b.key && a.action === b.action;
+
+export async function resolveStaleIntents(
+  deps: StaleIntentDeps,
+  { olderThan }: { olderThan: number },
+): Promise<{ resolved: number; detail?: string }> {
+  let resolved = 0;
+  const busy: string[] = [];
+  const failed: string[] = [];
+  for (const summary of await deps.store.listScopes()) {
+    const address = {
+      repository: deps.repository(summary.repositoryId),
+      environment: summary.environment,
+      scope: summary.scope,
+    };
+    const name = `${address.repository.name}:${summary.environment}/${summary.scope}`;
+    const { receipt } = await deps.store.read(address);
+    const stale = receipt.intents.filter((i) => i.at < olderThan);
+    if (stale.length === 0) continue;
+    let result: RunResult;
+    try {
+      result = await deps.recover(address);
+    } catch (err) {
+      // A run holds the scope now; it resolves the intents itself before it writes.
+      if (isSponsonError(err) && err.code === "LOCK_HELD") {
+        busy.push(name);
+        continue;
+      }
+      // Refused before it started (e.g. a token exchange failed): this scope's intents stay for
+      // the next sweep; the other scopes are still recovered.
+      if (isSponsonError(err)) {
+        failed.push(`${name} (${stale.length} left: ${err.code})`);
+        continue;
+      }
+      throw err;
+    }
+    // Only what recovery actually took out of the receipt counts as resolved.
+    const { receipt: after } = await deps.store.read(address);
+    const gone = stale.filter((i) => !after.intents.some((left) => sameIntent(i, left)));
+    resolved += gone.length;
+    if (gone.length < stale.length || result.run.status === "failed") {
+      failed.push(
+        `${name} (${stale.length - gone.length} left${result.run.error ? `: ${result.run.error.code}` : ""})`,
+      );
+    }
+  }
+  const detail = [
+    busy.length > 0 ? `busy: ${busy.join(", ")}` : "",
+    failed.length > 0 ? `failed: ${failed.join(", ")}` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
+  return detail ? { resolved, detail } : { resolved };
+}
