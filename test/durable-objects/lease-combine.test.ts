@@ -396,8 +396,12 @@ describe("write combining on the lock object", () => {
     const [kept] = await storedAnswers(key);
     expect(kept).toMatchObject({ waiter: "run-b", complete: 1 });
 
-    // The lock frees up with nobody waiting: the alarm stays, for the answer's age-out.
+    // The lock frees up with nobody waiting: the alarm armed for the lease stays; when it fires on
+    // the free lock it re-arms for the answer's age-out.
     await lock.release({ key, holder: "run-a", token: a.token });
+    expect(await armedAlarm(key)).not.toBeNull();
+    expect(await runDurableObjectAlarm(rawStub(key))).toBe(true);
+    expect(await storedAnswers(key)).toHaveLength(1);
     expect(await armedAlarm(key)).toBe((kept?.at ?? 0) + ANSWER_KEEP_MS);
     // Time passes (the stored instant is moved back), and the alarm deletes it.
     await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {

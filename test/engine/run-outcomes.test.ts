@@ -42,7 +42,7 @@ describe("run outcomes", () => {
     expect(changed).toBe(1);
     expect(result.run.status).toBe("failed");
     expect(result.run.error?.code).toBe("CONCURRENT_MODIFICATION");
-    expect(result.lines[0]).toMatchObject({ id: "callback", result: "failed" });
+    expect(result.lines[0]).toMatchObject({ id: "callback", result: "created" });
     expect(result.warnings.join("\n")).toContain("was not recorded in the receipt");
     // The write did happen: that is why this is a run outcome and not a refusal.
     expect(await providerWrites(domain)).toBeGreaterThan(0);

@@ -32,7 +32,8 @@ async function crashedAfterWrite() {
       plan: world.plan,
     }),
   ).rejects.toThrow(SimulatedCrash);
-  expect((await receipt("preview", world.scope)).intents).toHaveLength(1);
+  // The plan's three lines are one write on the application: an intent each, saved together.
+  expect((await receipt("preview", world.scope)).intents).toHaveLength(3);
   return world;
 }
 
@@ -60,13 +61,13 @@ describe("the sweep's intent resolver", () => {
       now,
     });
 
-    expect(report.resolved).toBe(1);
+    expect(report.resolved).toBe(3);
     expect(report.detail).toContain(`busy: ${DEFAULT_REPOSITORY.name}:preview/${busy.scope}`);
-    expect(report.detail).toContain(`failed: ${DEFAULT_REPOSITORY.name}:preview/${failing.scope} (1 left`);
+    expect(report.detail).toContain(`failed: ${DEFAULT_REPOSITORY.name}:preview/${failing.scope} (3 left`);
     // The crashed run never recorded success: its write is undone and its intent gone.
     expect((await receipt("preview", recovered.scope)).intents).toEqual([]);
     expect(await providerItems(recovered.domain)).toEqual([`callbacks ${UNOWNED}`]);
-    expect((await receipt("preview", busy.scope)).intents).toHaveLength(1);
-    expect((await receipt("preview", failing.scope)).intents).toHaveLength(1);
+    expect((await receipt("preview", busy.scope)).intents).toHaveLength(3);
+    expect((await receipt("preview", failing.scope)).intents).toHaveLength(3);
   });
 });

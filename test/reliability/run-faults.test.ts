@@ -62,7 +62,7 @@ describe("reliability: run faults", () => {
     });
     expect(outcome.run.status).toBe("failed");
     expect(outcome.run.error?.code).toBe("CONCURRENT_MODIFICATION");
-    expect(outcome.lines[0]).toMatchObject({ id: "callback", result: "failed" });
+    expect(outcome.lines[0]).toMatchObject({ id: "callback", result: "created" });
     // Nothing overwritten: the receipt is still the other writer's version.
     const stored = await receipt("preview", scope);
     expect((stored as { intruder?: string }).intruder).toBe("other-writer");

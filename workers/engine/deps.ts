@@ -51,7 +51,7 @@ export interface WritePolicy {
 }
 
 /** Points where tests crash a run on purpose (the reliability and property suites). */
-export type FaultPoint = "after-intent" | "after-write";
+export type FaultPoint = "after-intent" | "after-write" | "after-answer";
 export type FaultHook = (
   point: FaultPoint,
   detail: {

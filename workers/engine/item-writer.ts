@@ -193,6 +193,8 @@ export class ItemWriter {
     if (combined && answered.size > 0) {
       section.touched = true;
       this.#run.combinedBy(combined.by);
+      const done = changes.filter((c) => answered.has(changeId(c.item)));
+      for (const change of done) await this.#fault("after-answer", change, changes);
     }
     let own: Decided[] = [];
     if (lease) {
