@@ -34,6 +34,8 @@ export function targetRows(r) {
     "≤ 1.15×",
     k32?.wallOverSerialBound <= 1.15,
   );
+  const combinedRatio = k32?.combining?.wallOverK1;
+  add("write combining: K = 32 contended wall ÷ K = 1 wall", combinedRatio, "≤ 3×", combinedRatio <= 3);
   const lost = contended.length ? Math.max(...contended.map((c) => c.lost)) : undefined;
   add("entries lost at any K (with locks)", lost, "0", lost === 0);
   const controlLost = contended.filter((c) => c.k > 1).some((c) => c.controlLost.p99 > 0);

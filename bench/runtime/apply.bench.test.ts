@@ -42,11 +42,14 @@ async function lostEntries(domain: string, scopes: string[]): Promise<number> {
   return lost;
 }
 
-async function contended(k: number, parentLocks: boolean) {
+/** Parent locks on with write combining off (the serial bound's case) or on; the control has neither. */
+type Mode = { parentLocks: boolean; combining: boolean };
+
+async function contended(k: number, mode: Mode) {
   const domain = await world();
   const plan = previewPlan(domain);
   const scopes = Array.from({ length: k }, () => `pr-${++base}`);
-  const engine = createEngine(testEnv(env), emulatorTransport, { parentLocks });
+  const engine = createEngine(testEnv(env), emulatorTransport, mode);
   const before = await emulatorStub(domain).stats();
   const start = now();
   const runs = await Promise.all(
@@ -75,12 +78,15 @@ async function contended(k: number, parentLocks: boolean) {
 
 it("contended apply: K scopes × 3 entries on one Auth0 application", async () => {
   const rows = [];
+  let combinedK1 = Number.NaN;
   for (const k of KS) {
     const locked = [];
+    const combined = [];
     const control = [];
     for (let r = 0; r < REPS; r++) {
-      locked.push(await contended(k, true));
-      control.push(await contended(k, false));
+      locked.push(await contended(k, { parentLocks: true, combining: false }));
+      combined.push(await contended(k, { parentLocks: true, combining: true }));
+      control.push(await contended(k, { parentLocks: false, combining: false }));
     }
     const callsPerRun = locked[0] ? locked[0].calls / k : 0;
     // Inside a run's one critical section: the read under the lease and the write. The rest
@@ -89,6 +95,8 @@ it("contended apply: K scopes × 3 entries on one Auth0 application", async () =
     const floorMs = callsPerRun * LATENCY_MS;
     const serialBoundMs = (callsPerRun - insidePerRun + k * insidePerRun) * LATENCY_MS;
     const wall = summary(locked.map((x) => x.wallMs));
+    const combinedWall = summary(combined.map((x) => x.wallMs));
+    if (k === 1) combinedK1 = combinedWall.median;
     rows.push({
       k,
       reps: REPS,
@@ -99,8 +107,15 @@ it("contended apply: K scopes × 3 entries on one Auth0 application", async () =
       serialBoundMs,
       wallMs: wall,
       wallOverSerialBound: wall.median / serialBoundMs,
-      lost: Math.max(...locked.map((x) => x.lost)),
-      failed: Math.max(...locked.map((x) => x.failed)),
+      lost: Math.max(...locked.map((x) => x.lost), ...combined.map((x) => x.lost)),
+      failed: Math.max(...locked.map((x) => x.failed), ...combined.map((x) => x.failed)),
+      combining: {
+        wallMs: combinedWall,
+        writes: summary(combined.map((x) => x.writes)),
+        callsPerRun: combined[0] ? combined[0].calls / k : 0,
+        wallOverK1: combinedWall.median / combinedK1,
+        lost: Math.max(...combined.map((x) => x.lost)),
+      },
       controlWallMs: summary(control.map((x) => x.wallMs)),
       controlLost: summary(control.map((x) => x.lost)),
     });
@@ -114,15 +129,17 @@ it("independent objects: K scopes on K different applications", async () => {
     const walls = [];
     for (let r = 0; r < REPS; r++) {
       const domains = await Promise.all(Array.from({ length: k }, () => world()));
+      // Plans first: each registers its tenant's connection, which the engine reads when made.
+      const plans = domains.map((d) => previewPlan(d));
       const engine = createEngine(testEnv(env), emulatorTransport);
       const start = now();
       await Promise.all(
-        domains.map((d) =>
+        plans.map((plan) =>
           engine.apply({
             repository: DEFAULT_REPOSITORY,
             environment: "preview",
             scope: `pr-${++base}`,
-            plan: previewPlan(d),
+            plan,
           }),
         ),
       );

@@ -5,7 +5,7 @@ import { formatMs } from "../../workers/dashboard/format";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { apply, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
-import { appIdentity, freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
+import { appIdentity, appLockKey, freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
 import { freshScopeKey } from "../helpers/locks";
 import { previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
 import { browserRequest, session } from "./session";
@@ -125,5 +125,29 @@ describe("the dashboard page", () => {
       `${recorded.counts.providerCalls} provider calls, ${recorded.counts.lockOps} lock operations`,
     );
     expect(cell).toContain(`>${formatMs(recorded.timings.total)}<`);
+  });
+
+  it("a run whose changes another run's write carried says which run wrote them", async ({ expect }) => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const [holder, waiter] = [freshPr(), freshPr()];
+    const plan = previewPlan(domain);
+    const key = await appLockKey(domain);
+    const held = await holdAppLock(domain);
+    const first = apply(app, "preview", holder, plan, { wait: true, waitTimeoutSeconds: 30 });
+    await untilWaiters(key, 1);
+    const second = apply(app, "preview", waiter, plan, { wait: true, waitTimeoutSeconds: 30 });
+    await untilWaiters(key, 2);
+    await held.release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(b.lines.every((l) => l.writtenBy === a.run.id)).toBe(true);
+    const viewer = await session("viewer");
+    const html = await (await browserRequest(app, "GET", "/dashboard", { cookie: viewer.cookie })).text();
+    const row = html.slice(
+      html.indexOf(`data-run="${b.run.id}"`),
+      html.indexOf("</tr>", html.indexOf(`data-run="${b.run.id}"`)),
+    );
+    expect(row).toContain(`data-combined-by="${a.run.id}"`);
+    expect(row).toContain(`written with ${a.run.id}`);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Recent runs across scopes, newest first, with status, where their time went and the error that
- * failed them.
+ * Recent runs across scopes, newest first, with status, where their time went, whose write carried
+ * their changes (write combining) and the error that failed them.
  */
 import { formatDuration, formatMs, formatUtc } from "./format";
 import type { RunView } from "./snapshot";
@@ -63,7 +63,15 @@ export function RecentRuns({ runs }: { runs: RunView[] }) {
                     <span class={`badge ${r.status}`}>{r.status}</span>
                   </td>
                   <Took run={r} />
-                  <td class="mono">{r.id}</td>
+                  <td class="mono">
+                    {r.id}
+                    {r.combinedBy ? (
+                      <span class="combined muted" data-combined-by={r.combinedBy.join(" ")}>
+                        {" "}
+                        written with {r.combinedBy.join(", ")}
+                      </span>
+                    ) : null}
+                  </td>
                   <td>
                     {r.error ? (
                       <>

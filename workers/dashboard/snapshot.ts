@@ -57,6 +57,8 @@ export interface RunView {
   /** Where the run's time went and its calls (runs recorded before these existed have none). */
   timings?: RunTimings;
   counts?: RunCounts;
+  /** Runs whose writes carried some of this run's changes (write combining). */
+  combinedBy?: string[];
 }
 
 export interface LockView {
@@ -123,6 +125,7 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
         ...(run.error ? { error: { code: run.error.code, message: run.error.message } } : {}),
         ...(run.timings ? { timings: run.timings } : {}),
         ...(run.counts ? { counts: run.counts } : {}),
+        ...(run.combinedBy?.length ? { combinedBy: run.combinedBy } : {}),
       });
     }
   }
