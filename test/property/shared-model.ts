@@ -59,7 +59,9 @@ const faultArb: fc.Arbitrary<Fault> = fc.oneof(
   {
     arbitrary: fc.record({
       kind: fc.constant("crash" as const),
-      point: fc.constantFrom<FaultPoint>("after-intent", "after-write"),
+      // With write combining a crash can hit a holder before or after the write that carries queued
+      // changes, or a waiter once it was told its changes were written.
+      point: fc.constantFrom<FaultPoint>("after-intent", "after-write", "after-answer"),
       nth: fc.integer({ min: 1, max: 2 }),
     }),
     weight: 2,

@@ -43,6 +43,8 @@ export interface Decided extends Participant {
   holding?: "created" | "shared" | "foreign";
   /** Another run's write carried it (write combining): that run's id. */
   writtenBy?: string;
+  /** Whether the item is there once the changes before it in the group are made. */
+  presentBefore?: boolean;
 }
 
 /** Decides every participant in order; `owns` is null where ownership does not apply. */
@@ -55,7 +57,7 @@ export function decideInOrder(
   return parts.map((part, i) => {
     const id = `${part.change.item.opName}\n${part.change.item.key}`;
     const now = items.get(id) ?? { present: present[i] ?? false, own: owns?.[i] ?? null };
-    const d = decide(part, now.present, now.own);
+    const d = { ...decide(part, now.present, now.own), presentBefore: now.present };
     items.set(id, {
       present: d.write ? part.change.action === "create" : now.present,
       own: now.own && [...d.ownersBefore, ...d.ownersAfter].reduce(withChange, now.own),

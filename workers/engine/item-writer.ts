@@ -304,10 +304,15 @@ export class ItemWriter {
       if (batch) {
         await batch.write(ctx, first.params, state, editAll(writes));
       } else {
-        for (const { change } of writes) {
+        // One call per item, each told whether its item is there after the changes before it (a
+        // queued run's claim may follow this run's removal of the same item).
+        for (const { change, presentBefore } of writes) {
           const i = items.indexOf(change.item);
           const send = change.action === "create" ? change.item.op.create : change.item.op.remove;
-          await send(ctx, change.item.params, seen[i] as Inspection);
+          await send(ctx, change.item.params, {
+            ...(seen[i] as Inspection),
+            present: presentBefore ?? false,
+          });
         }
       }
       for (const { change } of ownWrites) await this.#fault("after-write", change, own);
