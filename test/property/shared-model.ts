@@ -154,7 +154,7 @@ export class WantModel {
     return [...this.#scope(i).applies].reverse().find((a) => a.brought.length > 0);
   }
 
-  /** Scope `i` ran (not refused): its first act was to recover what a crash left. */
+  /** Scope `i` ran to its end (not refused, not crashed): its first act was to recover what a crash left. */
   ran(i: number): void {
     this.#scope(i).pending = [];
   }
@@ -204,7 +204,7 @@ export class WantModel {
       if (LET_GO.has(line.result)) s.wanted.delete(id);
     }
     for (const item of report.at.group) if (item.action === "remove") s.wanted.delete(item.line as ItemId);
-    s.pending = report.at.group.map((item) => item.line as ItemId);
+    s.pending = [...new Set([...s.pending, ...report.at.group.map((item) => item.line as ItemId)])];
   }
 
   /** Every scope that wants item `id`, by index. */

@@ -229,11 +229,12 @@ function checkStep(model: WantModel, outcome: StepOutcome, alone: boolean, name:
 function takeStep(model: WantModel, outcome: StepOutcome): void {
   const { step } = outcome;
   if (outcome.refused) return;
-  model.ran(step.scope);
   if (outcome.crash) {
+    // A run that died may have died recovering what an earlier crash left: that stays pending too.
     model.crashed(step.scope, outcome.crash);
     return;
   }
+  model.ran(step.scope);
   if (outcome.result?.run.status !== "succeeded") return;
   if (step.action === "apply") model.applied(step.scope, step.items);
   else if (step.action === "destroy") model.destroyed(step.scope);
