@@ -208,4 +208,33 @@ describe("write combining", () => {
     expect(await owners(domain, entries(b).callbacks[0] as string)).toEqual([]);
     await settled(domain, [a, b]);
   });
+
+  it("a waiter whose run no longer holds its scope lease (died while queued, its scope taken over) is not written for", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const plan = previewPlan(domain);
+    const [holder, waiter] = [engine(), engine()];
+    const [a, b] = [freshPr(), freshPr()];
+    const key = await appLockKey(domain);
+    const held = await holdAppLock(domain);
+    const first = apply(holder, a, plan);
+    await untilWaiters(key, 1);
+    const second = apply(waiter, b, plan);
+    await untilWaiters(key, 2);
+    // The waiter's scope lease goes (an admin, or its expiry and a takeover) while it is queued.
+    const scopeKey = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", b);
+    await lockStub(env, scopeKey).forceRelease({
+      key: scopeKey,
+      reason: "test: waiter gone",
+      actor: "admin",
+    });
+    await held.release();
+    const [ra, rb] = await Promise.all([first, second.catch((err: unknown) => err)]);
+    expect(ra.run.status).toBe("succeeded");
+    // The holder's write did not carry the waiter's entries: nothing was answered as combined.
+    const history = (await lockStub(env, key).read({ key })).history;
+    expect(history.some((h) => h.transition === "combined")).toBe(false);
+    const lines = (rb as RunResult).lines ?? [];
+    expect(lines.every((l) => l.writtenBy === undefined)).toBe(true);
+  });
 });

@@ -14,6 +14,8 @@ export interface LockProvider {
   scope(repositoryId: number, environment: string, scope: string): LockTarget;
   /** Refuses (INTERNAL) an identity that holds a registered secret. */
   parent(identity: string): Promise<LockTarget>;
+  /** Whether `holder` holds the scope's lease now (a combining holder checks each waiter's). */
+  holdsScope(repositoryId: number, environment: string, scope: string, holder: string): Promise<boolean>;
 }
 
 /**

@@ -9,8 +9,13 @@
  * lease's token (docs/design.md, "Ownership of shared entries").
  */
 import { SponsonError } from "../../shared/errors";
-import type { CombineReport } from "../../shared/schemas/combine";
-import type { ItemOwnership, Locator, OwnerChange } from "../../shared/schemas/ownership";
+import type { CombineReport, QueuedChange } from "../../shared/schemas/combine";
+import {
+  type ItemOwnership,
+  type Locator,
+  type OwnerChange,
+  scopeOfOwner,
+} from "../../shared/schemas/ownership";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
 import { mayName } from "../receipts/parent-tags";
@@ -226,7 +231,12 @@ export class ItemWriter {
     section: { touched: boolean },
   ): Promise<Decided[]> {
     const waiters = takeQueue && lease ? await lease.takeQueued() : [];
-    const admitted = waiters.map((w) => ({ waiter: w.waiter, ...admitQueued(this.#deps, first, w) }));
+    const alive = await Promise.all(waiters.map((w) => this.#stillRunning(w.changes[0])));
+    const admitted = waiters.map((w, i) =>
+      alive[i]
+        ? { waiter: w.waiter, ...admitQueued(this.#deps, first, w) }
+        : { waiter: w.waiter, accepted: [], returned: w.changes.map((c) => ({ id: c.id, error: gone(c) })) },
+    );
     const queued: Queued[] = admitted.flatMap((a) => a.accepted);
     let decisions: Decided[];
     try {
@@ -259,6 +269,17 @@ export class ItemWriter {
       await lease?.changeOwners(after);
     }
     return decisions.slice(0, own.length);
+  }
+
+  /**
+   * A waiter's change is written only while its run still holds its scope lease: a run that died
+   * while queued may have had its scope recovered already, and a change written after that would be
+   * owned by a scope whose ledger never says so.
+   */
+  async #stillRunning(change: QueuedChange | undefined): Promise<boolean> {
+    const scope = change ? scopeOfOwner(change.owner) : null;
+    if (!change || !scope) return false;
+    return this.#deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
   }
 
   async #decideAndWrite(
@@ -454,6 +475,15 @@ export class ItemWriter {
     }
     return changes;
   }
+}
+
+function gone(change: QueuedChange) {
+  return errorInfo(
+    new SponsonError(
+      "LOCK_LOST",
+      `run ${change.runId} no longer holds its scope lease: its change goes back`,
+    ),
+  );
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */

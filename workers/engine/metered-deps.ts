@@ -35,6 +35,10 @@ function meteredLocks(inner: LockProvider, metrics: RunMetrics): LockProvider {
     scope: (repositoryId, environment, scope) =>
       meteredTarget(inner.scope(repositoryId, environment, scope), "scopeLockWait", metrics),
     parent: async (identity) => meteredTarget(await inner.parent(identity), "parentLockWait", metrics),
+    holdsScope: (...args) => {
+      metrics.count("lockOps");
+      return inner.holdsScope(...args);
+    },
   };
 }
 

@@ -15,7 +15,7 @@ import { Connections } from "../connections/connections";
 import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "../engine/deps";
 import { Engine } from "../engine/engine";
 import { OpRegistry } from "../engine/op-registry";
-import { lockTarget } from "../locks/lock-target";
+import { lockStub, lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
 import { assertWrite } from "../policy/check-write";
 import { configuredReceiptStore } from "../receipts/configured-store";
@@ -78,6 +78,11 @@ function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
     scope: (repositoryId, environment, scope) =>
       lockTarget(env, scopeLockKey(repositoryId, environment, scope)),
     parent: async (identity) => lockTarget(env, await parentLockKey(identity, secrets), identity),
+    holdsScope: async (repositoryId, environment, scope, holder) => {
+      const key = scopeLockKey(repositoryId, environment, scope);
+      const state = await lockStub(env, key).read({ key });
+      return state.held && state.holder === holder;
+    },
   };
 }
 
