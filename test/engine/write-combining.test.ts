@@ -16,7 +16,15 @@ import { lockStub } from "../../workers/locks/lock-target";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, freshAuth0Domain } from "../helpers/emulators";
-import { appLockKey, freshPr, holdAppLock, providerWrites, receipt, untilWaiters } from "../helpers/engine";
+import {
+  appLockKey,
+  expectLocksFree,
+  freshPr,
+  holdAppLock,
+  providerWrites,
+  receipt,
+  untilWaiters,
+} from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 
@@ -71,14 +79,7 @@ async function settled(domain: string, scopes: string[]) {
   for (const scope of scopes) {
     expect((await receipt("preview", scope)).intents, `intents left in ${scope}`).toEqual([]);
   }
-  const keys = [
-    await appLockKey(domain),
-    ...scopes.map((s) => scopeLockKey(DEFAULT_REPOSITORY.id, "preview", s)),
-  ];
-  for (const key of keys) {
-    const state = await lockStub(env, key).read({ key });
-    expect({ key, held: state.held, waiters: state.waiters }).toEqual({ key, held: false, waiters: [] });
-  }
+  await expectLocksFree(expect, domain, scopes);
 }
 
 async function owners(domain: string, key: string) {

@@ -1,12 +1,13 @@
 /** Helpers for engine tests: the parent lock of the test application, receipts, emulator stats. */
 import { env } from "cloudflare:workers";
-import { parentLockKey } from "../../shared/lock-keys";
+import type { ExpectStatic } from "vitest";
+import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { emulatorStub } from "./emulators";
 import { APP_CLIENT } from "./plans";
-import { scopeAddress } from "./repositories";
+import { DEFAULT_REPOSITORY, scopeAddress } from "./repositories";
 
 export function appIdentity(domain: string, client = APP_CLIENT): string {
   return `auth0:${domain}:client:${client}`;
@@ -35,6 +36,18 @@ export async function untilWaiters(key: string, count: number): Promise<void> {
     await scheduler.wait(1);
   }
   throw new Error(`no ${count} waiter(s) on ${key}`);
+}
+
+/** The application's lock and each scope's lock are free, with nobody waiting: a settled world. */
+export async function expectLocksFree(expect: ExpectStatic, domain: string, scopes: string[]): Promise<void> {
+  const keys = [
+    await appLockKey(domain),
+    ...scopes.map((s) => scopeLockKey(DEFAULT_REPOSITORY.id, "preview", s)),
+  ];
+  for (const key of keys) {
+    const state = await lockStub(env, key).read({ key });
+    expect({ key, held: state.held, waiters: state.waiters }).toEqual({ key, held: false, waiters: [] });
+  }
 }
 
 export function receipt(environment: string, scope: string) {

@@ -7,18 +7,16 @@
 import { env } from "cloudflare:workers";
 import type { ExpectStatic } from "vitest";
 import type { Clock } from "../../shared/clock";
-import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { Engine } from "../../workers/engine/engine";
-import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
-import { appLockKey, freshPr, receipt } from "../helpers/engine";
+import { expectLocksFree, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
-import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
+import { scopeAddress } from "../helpers/repositories";
 
 /**
  * Time that moves only when the run sleeps (a retry wait passes at once and is recorded) or the
@@ -104,14 +102,7 @@ export async function expectSettled(expect: ExpectStatic, domain: string, scopes
     for (const e of r.ledger) owned.push(`${LIST_OF_OP[e.op]} ${e.key}`);
   }
   expect(await providerItems(domain)).toEqual(owned.sort());
-  const keys = [
-    await appLockKey(domain),
-    ...scopes.map((s) => scopeLockKey(DEFAULT_REPOSITORY.id, "preview", s)),
-  ];
-  for (const key of keys) {
-    const state = await lockStub(env, key).read({ key });
-    expect({ key, held: state.held, waiters: state.waiters }).toEqual({ key, held: false, waiters: [] });
-  }
+  await expectLocksFree(expect, domain, scopes);
 }
 
 /** The three entries the preview plan gives `scope`, in providerItems' form. */
