@@ -55,7 +55,7 @@ function apply(e: Engine, scope: string, plan: Plan): Promise<RunResult> {
 async function queuedPair(
   holderEngine: () => Engine,
   waiterEngine: () => Engine,
-  beforeRelease: (domain: string) => Promise<void> = async () => {},
+  beforeRelease: (world: { domain: string; a: string; b: string }) => Promise<void> = async () => {},
 ) {
   const domain = freshAuth0Domain();
   await seedTenant(domain);
@@ -70,7 +70,7 @@ async function queuedPair(
   const second = apply(waiter, b, plan);
   await untilWaiters(key, 2);
   const writesBefore = await providerWrites(domain);
-  await beforeRelease(domain);
+  await beforeRelease({ domain, a, b });
   await held.release();
   return { domain, plan, a, b, key, first, second, writesBefore };
 }
@@ -176,7 +176,7 @@ describe("write combining", () => {
 
   it("the provider refuses the combined write: the waiter's changes go back, the holder writes its own alone, the waiter its own", async () => {
     // Armed while both wait: the holder's combined PATCH is refused once.
-    const refuseOnce = (domain: string) =>
+    const refuseOnce = ({ domain }: { domain: string }) =>
       configureHost(domain, { failures: [{ status: 400, count: 1, on: "write" }] });
     const { domain, a, b, first, second } = await queuedPair(engine, engine, refuseOnce);
     const [ra, rb] = await Promise.all([first, second]);
@@ -211,25 +211,16 @@ describe("write combining", () => {
   });
 
   it("a waiter whose run no longer holds its scope lease (died while queued, its scope taken over) is not written for", async () => {
-    const domain = freshAuth0Domain();
-    await seedTenant(domain);
-    const plan = previewPlan(domain);
-    const [holder, waiter] = [engine(), engine()];
-    const [a, b] = [freshPr(), freshPr()];
-    const key = await appLockKey(domain);
-    const held = await holdAppLock(domain);
-    const first = apply(holder, a, plan);
-    await untilWaiters(key, 1);
-    const second = apply(waiter, b, plan);
-    await untilWaiters(key, 2);
     // The waiter's scope lease goes (an admin, or its expiry and a takeover) while it is queued.
-    const scopeKey = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", b);
-    await lockStub(env, scopeKey).forceRelease({
-      key: scopeKey,
-      reason: "test: waiter gone",
-      actor: "admin",
-    });
-    await held.release();
+    const dropWaitersScope = async ({ b }: { b: string }) => {
+      const scopeKey = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", b);
+      await lockStub(env, scopeKey).forceRelease({
+        key: scopeKey,
+        reason: "test: waiter gone",
+        actor: "admin",
+      });
+    };
+    const { key, first, second } = await queuedPair(engine, engine, dropWaitersScope);
     const [ra, rb] = await Promise.all([first, second.catch((err: unknown) => err)]);
     expect(ra.run.status).toBe("succeeded");
     // The holder's write did not carry the waiter's entries: nothing was answered as combined.
