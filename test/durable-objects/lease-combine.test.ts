@@ -36,6 +36,15 @@ function change(owner: string, url: string, line = 0): QueuedChange {
 const written = (c: QueuedChange): CombinedOutcome => ({ id: c.id, outcome: "written" });
 const owns = (c: QueuedChange): OwnerChange => ({ action: "add", op: OP, key: c.key, owner: c.owner });
 
+/** Holder run-a's report, under `token`, that every change of run-b was written (and owned). */
+const allWrittenForB = (key: string, token: number, changes: QueuedChange[]) => ({
+  key,
+  holder: "run-a",
+  token,
+  reports: [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
+  ownerChanges: changes.map(owns),
+});
+
 async function storedAnswers(key: string): Promise<Array<{ waiter: string; at: number; complete: number }>> {
   return runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) =>
     state.storage.sql
@@ -239,13 +248,7 @@ describe("write combining on the lock object", () => {
     expect(answer.combined).toBeNull();
     // The expired holder can neither take nor report any more.
     expect(refused(await lock.takeQueued({ key, holder: "run-a", token: a.token })).code).toBe("LOCK_LOST");
-    const late = await lock.reportCombined({
-      key,
-      holder: "run-a",
-      token: a.token,
-      reports: [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
-      ownerChanges: changes.map(owns),
-    });
+    const late = await lock.reportCombined(allWrittenForB(key, a.token, changes));
     expect(refused(late).code).toBe("LOCK_LOST");
     expect((await lock.ownership({ key })).items).toEqual([]);
     expect(await storedAnswers(key)).toEqual([]);
@@ -267,13 +270,7 @@ describe("write combining on the lock object", () => {
     expect(refused(await lock.takeQueued({ key, holder: "run-z", token: a.token })).code).toBe("LOCK_LOST");
     // Nothing was taken by the refused calls.
     expect((await lock.read({ key })).waiters[0]).toMatchObject({ taken: false });
-    const stale = await lock.reportCombined({
-      key,
-      holder: "run-a",
-      token: a.token - 1,
-      reports: [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
-      ownerChanges: changes.map(owns),
-    });
+    const stale = await lock.reportCombined(allWrittenForB(key, a.token - 1, changes));
     expect(refused(stale).code).toBe("LOCK_LOST");
     expect((await lock.ownership({ key })).items).toEqual([]);
     expect(await storedAnswers(key)).toEqual([]);
@@ -299,15 +296,7 @@ describe("write combining on the lock object", () => {
     lock = stub(key);
 
     // The lease is in SQLite: the holder's report is accepted after the restart.
-    granted(
-      await lock.reportCombined({
-        key,
-        holder: "run-a",
-        token: a.token,
-        reports: [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
-        ownerChanges: changes.map(owns),
-      }),
-    );
+    granted(await lock.reportCombined(allWrittenForB(key, a.token, changes)));
     expect((await lock.ownership({ key })).items).toEqual([
       { op: OP, key: "https://b.example.com/1", owners: [OWNER_B], foreign: false },
     ]);
@@ -383,15 +372,7 @@ describe("write combining on the lock object", () => {
     await restartObject(key);
     expect(await gone).toMatchObject({ durableObjectReset: true });
     lock = stub(key);
-    granted(
-      await lock.reportCombined({
-        key,
-        holder: "run-a",
-        token: a.token,
-        reports: [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
-        ownerChanges: changes.map(owns),
-      }),
-    );
+    granted(await lock.reportCombined(allWrittenForB(key, a.token, changes)));
     expect((await lock.ownership({ key })).items.map((i) => i.owners)).toEqual([[OWNER_B]]);
     const [kept] = await storedAnswers(key);
     expect(kept).toMatchObject({ waiter: "run-b", complete: 1 });
