@@ -76,6 +76,19 @@ async function untilQueued(key: string, holder: string): Promise<void> {
   throw new Error(`${holder} never queued on ${key}`);
 }
 
+/** The holder reports run-b's `done` written (and owned by it) and `back` returned with `error`. */
+function writtenOneReturnedOne(
+  holder: Lease,
+  done: QueuedChange,
+  back: QueuedChange,
+  error: { code: "FORBIDDEN" | "PROVIDER_ERROR"; message: string },
+) {
+  return holder.reportCombined(
+    [{ waiter: "run-b", applied: [written(done)], returned: [{ id: back.id, error }] }],
+    [{ action: "add", op: OP, key: done.key, owner: OWNER_B }],
+  );
+}
+
 describe("Lease.acquireOrCombine and the holder's combining calls", () => {
   it("the holder takes a waiter's changes and reports them: the waiter gets no lease, only the answer", async ({
     expect,
@@ -117,16 +130,10 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     const b = Lease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");
     await holder.takeQueued();
-    await holder.reportCombined(
-      [
-        {
-          waiter: "run-b",
-          applied: [written(done)],
-          returned: [{ id: back.id, error: { code: "FORBIDDEN", message: "policy refuses this URL" } }],
-        },
-      ],
-      [{ action: "add", op: OP, key: done.key, owner: OWNER_B }],
-    );
+    await writtenOneReturnedOne(holder, done, back, {
+      code: "FORBIDDEN",
+      message: "policy refuses this URL",
+    });
     await holder.release();
     const answer = await b;
     expect(answer.combined).toEqual({ by: "run-a", token: holder.token, outcomes: [written(done)] });
@@ -153,16 +160,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     const b = Lease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");
     await holder.takeQueued();
-    await holder.reportCombined(
-      [
-        {
-          waiter: "run-b",
-          applied: [written(done)],
-          returned: [{ id: back.id, error: { code: "PROVIDER_ERROR", message: "refused" } }],
-        },
-      ],
-      [{ action: "add", op: OP, key: done.key, owner: OWNER_B }],
-    );
+    await writtenOneReturnedOne(holder, done, back, { code: "PROVIDER_ERROR", message: "refused" });
     await holder.release();
     const answer = await b;
     // Granted, lapsed, re-joined and granted afresh: two acquires by run-b, and the answer kept.
