@@ -249,6 +249,7 @@ export class ItemWriter {
         applied: [],
         returned: w.changes.map((c) => ({ id: c.id, error: errorInfo(err) })),
       }));
+      // If even this report fails (the lease is lost), the waiters are untaken when the lease ends.
       await lease.reportCombined(back, []).catch(() => {});
       // A provider refusing one queued item must not fail this run: write its own alone.
       if (queued.length > 0 && refusedByProvider(err))
