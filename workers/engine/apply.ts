@@ -66,7 +66,7 @@ export async function applyLines(
     changes.push({ item, action: "create", line });
   }
   // Distinct objects one at a time, each in one critical section; none once a line failed.
-  for (const group of (run.failed ? [] : groupChanges(changes)) as Array<typeof changes>) {
+  for (const group of run.failed ? [] : groupChanges(changes)) {
     try {
       const outcomes = await writer.writeGroup(group, waiting);
       for (const [i, { item, line }] of group.entries()) {

@@ -98,20 +98,17 @@ function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant
   return { change: { item, action: queued.action }, owner: queued.owner };
 }
 
+const HOLDING = { written: "created", already: "created", shared: "shared", foreign: "foreign" } as const;
+
 /** How a change another run wrote for this one is recorded here (its ledger; no write, no lease). */
 export function decidedFromAnswer(
   part: Participant,
   outcome: CombinedOutcome["outcome"],
   by: string,
 ): Decided {
-  const holding =
-    part.change.action !== "create"
-      ? undefined
-      : outcome === "shared" || outcome === "foreign"
-        ? outcome
-        : outcome === "written" || outcome === "already"
-          ? ("created" as const)
-          : undefined;
+  // A create the holder wrote or found already this scope's is the scope's creation; a join keeps
+  // its kind. Removals leave no holding.
+  const holding = part.change.action !== "create" || outcome === "left" ? undefined : HOLDING[outcome];
   return {
     ...part,
     outcome,

@@ -39,13 +39,7 @@ import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import { errorInfo, type Run } from "./run";
 
-export {
-  type Change,
-  groupChanges,
-  groupKeyOf,
-  type WriteAction,
-  type WriteOutcome,
-} from "./group-decisions";
+export { type Change, groupChanges, type WriteAction, type WriteOutcome } from "./group-decisions";
 
 /** Where the item's list lives on its object: what the sweep lists to find orphans. */
 function locatorOf(item: Item): Locator {
@@ -111,7 +105,7 @@ export class ItemWriter {
   }
 
   /** Runs `fn` under the item's parent lease; one parent lease at a time, only for this write. */
-  async withParent<T>(item: Item, waiting: WaitPolicy, fn: (lease: Lease | null) => Promise<T>): Promise<T> {
+  async #withParent<T>(item: Item, waiting: WaitPolicy, fn: (lease: Lease | null) => Promise<T>): Promise<T> {
     if (item.parent === null || !this.#deps.parentLocks) return fn(null);
     const lease = await this.#acquire(item, waiting, (target, opts) =>
       Lease.acquire(target, this.#run.id, opts),
@@ -151,7 +145,7 @@ export class ItemWriter {
     try {
       decided = this.#combines(first)
         ? await this.#combined(first, changes, waiting, section)
-        : await this.withParent(first, waiting, (lease) =>
+        : await this.#withParent(first, waiting, (lease) =>
             this.#section(first, lease, changes, false, section),
           );
     } catch (err) {
@@ -379,7 +373,7 @@ export class ItemWriter {
    */
   async adopt(item: Item, waiting: WaitPolicy): Promise<boolean> {
     const ctx = this.context(item);
-    return this.withParent(item, waiting, async (lease) => {
+    return this.#withParent(item, waiting, async (lease) => {
       const present = (await item.op.inspect(ctx, item.params)).present;
       const [own] = (await this.#ownership([item], lease, ctx, null)) ?? [];
       if (present && own) {

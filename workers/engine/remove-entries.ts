@@ -1,8 +1,8 @@
 /**
  * Removes ledger entries (docs/design.md, "Run algorithm": apply step 8, destroy and rollback):
  * what a run created when it rolls back, what a destroy or a dropped line no longer wants. Newest
- * first, grouped by the object recorded in the ledger: one parent lease and one write per object. Always waits for those locks, bounded
- * by the wait timeout: giving up would leave resources behind.
+ * first, grouped by the object recorded in the ledger: one parent lease and one write per object.
+ * Always waits for those locks, bounded by the wait timeout: giving up would leave resources behind.
  */
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
@@ -40,7 +40,7 @@ export async function removeEntries(
       failed(entry, err);
     }
   }
-  for (const group of groupChanges(changes) as Array<typeof changes>) {
+  for (const group of groupChanges(changes)) {
     try {
       const written = await writer.writeGroup(group, { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
       // Others still own it, or it is foreign: the scope let go and the entry stays.
