@@ -24,7 +24,7 @@ let base = Math.floor(Math.random() * 1e5) * 1000;
 async function world(latencyMs = LATENCY_MS) {
   const domain = freshAuth0Domain("bench");
   await seedTenant(domain);
-  // The token exchange is done once up front, as a warm Worker would have it cached.
+  // A fresh tenant: its first run exchanges a token, which the provider-call counts include.
   await configureHost(domain, { latencyMs });
   return domain;
 }
