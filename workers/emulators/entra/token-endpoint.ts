@@ -1,0 +1,84 @@
+/**
+ * POST /{tenant}/oauth2/v2.0/token with the client-credentials grant (Microsoft identity platform,
+ * "OAuth 2.0 client credentials flow"): client_id and client_secret in the form (or HTTP Basic),
+ * scope `https://graph.microsoft.com/.default`. Refusals carry the AADSTS codes the service sends.
+ */
+import type { EmulatorState } from "../emulator";
+import { ENTRA_TOKEN_LIFETIME_SECONDS, GRAPH_AUDIENCES, issueGraphToken } from "./graph-token";
+import { aadError } from "./responses";
+import { type EntraTenant, entraKeys } from "./state";
+
+export const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
+
+function basicCredentials(request: Request): { id: string; secret: string } | null {
+  const basic = request.headers.get("authorization")?.match(/^Basic (\S+)$/i)?.[1];
+  if (!basic) return null;
+  const [id, ...rest] = atob(basic).split(":");
+  return id ? { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(":")) } : null;
+}
+
+export async function issueEntraToken(request: Request, state: EmulatorState, tenantName: string) {
+  const form = new URLSearchParams(await request.text());
+  const tenant = state.get<EntraTenant>(entraKeys.tenant(tenantName));
+  if (!tenant) {
+    return aadError(
+      400,
+      "invalid_request",
+      90002,
+      `Tenant '${tenantName}' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud.`,
+    );
+  }
+  if (form.get("grant_type") !== "client_credentials") {
+    return aadError(
+      400,
+      "unsupported_grant_type",
+      70003,
+      "The app requested an unsupported grant type ''.".replace("''", `'${form.get("grant_type") ?? ""}'`),
+    );
+  }
+  const basic = basicCredentials(request);
+  const clientId = basic?.id ?? form.get("client_id") ?? "";
+  const secret = basic?.secret ?? form.get("client_secret") ?? "";
+  const client = tenant.clients[clientId];
+  if (!client) {
+    return aadError(
+      400,
+      "unauthorized_client",
+      700016,
+      `Application with identifier '${clientId}' was not found in the directory '${tenantName}'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant.`,
+    );
+  }
+  if (client.secret !== secret) {
+    return aadError(
+      401,
+      "invalid_client",
+      7000215,
+      `Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '${clientId}'.`,
+    );
+  }
+  const scope = form.get("scope") ?? "";
+  if (!GRAPH_AUDIENCES.some((aud) => scope === `${aud}/.default`)) {
+    return aadError(
+      400,
+      "invalid_scope",
+      1002012,
+      `The provided value for scope ${scope} is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).`,
+    );
+  }
+  const accessToken = await issueGraphToken(
+    { tid: tenant.id, appid: clientId, roles: client.roles },
+    Date.now(),
+  );
+  return new Response(
+    JSON.stringify({
+      token_type: "Bearer",
+      expires_in: ENTRA_TOKEN_LIFETIME_SECONDS,
+      ext_expires_in: ENTRA_TOKEN_LIFETIME_SECONDS,
+      access_token: accessToken,
+    }),
+    {
+      status: 200,
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store, no-cache" },
+    },
+  );
+}
