@@ -39,11 +39,7 @@ export const cognitoEmulator: ProviderEmulatorModule = {
     const auth = parseSigV4(header);
     const amzDate = request.headers.get("x-amz-date") ?? "";
     if (!auth) return awsError("IncompleteSignatureException", "Authorization header requires a Credential.");
-    if (
-      auth.service !== "cognito-idp" ||
-      auth.region !== region ||
-      auth.date !== amzDate.slice(0, 8)
-    ) {
+    if (auth.service !== "cognito-idp" || auth.region !== region || auth.date !== amzDate.slice(0, 8)) {
       return awsError(
         "IncompleteSignatureException",
         "Credential should be scoped to a valid region and service.",

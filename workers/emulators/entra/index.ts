@@ -9,7 +9,7 @@ import { provisionDemoGraph, provisionDemoTenant } from "./demo";
 import { verifyGraphToken } from "./graph-token";
 import { aadError, GRAPH_RETRY_AFTER_SECONDS, graphError } from "./responses";
 import { GRAPH_READ } from "./state";
-import { issueEntraToken, TOKEN_PATH } from "./token-endpoint";
+import { issueEntraToken, METADATA_PATH, openIdConfiguration, TOKEN_PATH } from "./token-endpoint";
 
 export const entraLoginEmulator: ProviderEmulatorModule = {
   provider: "entra-login",
@@ -18,6 +18,11 @@ export const entraLoginEmulator: ProviderEmulatorModule = {
   isWrite: () => false,
 
   async handle(request, state) {
+    const metadata = new URL(request.url).pathname.match(METADATA_PATH)?.[1];
+    if (metadata && request.method === "GET") {
+      provisionDemoTenant(decodeURIComponent(metadata), state);
+      return openIdConfiguration(state, decodeURIComponent(metadata));
+    }
     const tenant = new URL(request.url).pathname.match(TOKEN_PATH)?.[1];
     if (!tenant || request.method !== "POST") {
       return aadError(404, "invalid_request", 90027, "The endpoint is not supported.");

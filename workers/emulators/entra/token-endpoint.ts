@@ -9,6 +9,44 @@ import { aadError } from "./responses";
 import { type EntraTenant, entraKeys } from "./state";
 
 export const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
+export const METADATA_PATH = /^\/([^/]+)\/v2\.0\/\.well-known\/openid-configuration$/;
+
+/** The tenant's OpenID metadata, which MSAL (and so @azure/identity) reads before its first token. */
+export function openIdConfiguration(state: EmulatorState, tenantName: string): Response {
+  const tenant = state.get<EntraTenant>(entraKeys.tenant(tenantName));
+  if (!tenant) {
+    return aadError(400, "invalid_tenant", 90002, `Tenant '${tenantName}' not found.`);
+  }
+  const base = `https://login.microsoftonline.com/${tenant.id}`;
+  return new Response(
+    JSON.stringify({
+      token_endpoint: `${base}/oauth2/v2.0/token`,
+      token_endpoint_auth_methods_supported: ["client_secret_post", "private_key_jwt", "client_secret_basic"],
+      jwks_uri: `https://login.microsoftonline.com/${tenant.id}/discovery/v2.0/keys`,
+      response_modes_supported: ["query", "fragment", "form_post"],
+      subject_types_supported: ["pairwise"],
+      id_token_signing_alg_values_supported: ["RS256"],
+      response_types_supported: ["code", "id_token", "code id_token", "id_token token"],
+      scopes_supported: ["openid", "profile", "email", "offline_access"],
+      issuer: `${base}/v2.0`,
+      request_uri_parameter_supported: false,
+      userinfo_endpoint: "https://graph.microsoft.com/oidc/userinfo",
+      authorization_endpoint: `${base}/oauth2/v2.0/authorize`,
+      device_authorization_endpoint: `${base}/oauth2/v2.0/devicecode`,
+      http_logout_supported: true,
+      frontchannel_logout_supported: true,
+      end_session_endpoint: `${base}/oauth2/v2.0/logout`,
+      claims_supported: ["sub", "iss", "aud", "exp", "iat", "tid"],
+      kerberos_endpoint: `${base}/kerberos`,
+      tenant_region_scope: "EU",
+      cloud_instance_name: "microsoftonline.com",
+      cloud_graph_host_name: "graph.windows.net",
+      msgraph_host: "graph.microsoft.com",
+      rbac_url: "https://pas.windows.net",
+    }),
+    { status: 200, headers: { "content-type": "application/json; charset=utf-8" } },
+  );
+}
 
 function basicCredentials(request: Request): { id: string; secret: string } | null {
   const basic = request.headers.get("authorization")?.match(/^Basic (\S+)$/i)?.[1];
