@@ -2,14 +2,14 @@
  * One lease object per lock key (docs/design.md, "Lease protocol"). Every method reads the clock itself, so a
  * late, repeated or missing alarm only delays a grant; it never lets two holders overlap.
  *
- * A thin RPC class: it decides (lease-rules.ts) and composes the lease store, the waiter queue, the
- * combining waiters, the held-lock index and the feed notices. Its helpers are `#private`, so none
- * of them can be called over RPC.
+ * A thin RPC class composing one module per concern: the lease store (lease-store.ts), its
+ * transitions and waiter queue (lease-transitions.ts, waiter-queue.ts), write combining
+ * (combine-waiters.ts), ownership (lock-ownership.ts), the held-lock index (held-index.ts) and the
+ * dashboards' notices (feed-notices.ts). Its own helpers are `#private`: none is callable over RPC.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { fail, ok, type Result } from "../shared/errors";
-import { ownedObjectKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
 import type {
   AcquireRequest,
@@ -34,40 +34,25 @@ import type {
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
-import {
-  decideAcquire,
-  endOfLease,
-  heldRefusal,
-  holdsToken,
-  isExpired,
-  type LeaseRow,
-  lostRefusal,
-} from "./lease-rules";
+import { holdsToken, isExpired, type LeaseRow, lostRefusal } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
-import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
-import { type Waiter, WaiterQueue, waiterView } from "./waiter-queue";
+import { LeaseTransitions, settled } from "./lease-transitions";
+import { LockOwnership } from "./lock-ownership";
+import { waiterView } from "./waiter-queue";
 
 export { HISTORY_LIMIT } from "./lease-store";
 
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
 
-/** What acquire's decision step did: answered at once, or queued the caller (answered on grant or timeout). */
-type AcquireStep =
-  | { kind: "answered"; result: Result<LeaseGrant> }
-  | { kind: "queued"; answer: Promise<Result<LeaseGrant>> };
-
-function settled(step: AcquireStep): Promise<Result<LeaseGrant>> {
-  return step.kind === "answered" ? Promise.resolve(step.result) : step.answer;
-}
-
 export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #sql: SqlStorage;
   readonly #feed: FeedNotices;
   readonly #store: LeaseStore;
-  readonly #queue: WaiterQueue;
+  readonly #lease: LeaseTransitions;
   readonly #index: HeldIndex;
+  readonly #ownership: LockOwnership;
   readonly #combining: CombineWaiters;
   /** The armed alarm as this object last set or found it (null: none armed). */
   #alarmAt: number | null = null;
@@ -79,16 +64,21 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const announce = (change: Parameters<FeedNotices["announce"]>[0]) => this.#feed.announce(change);
     const armAlarm = (at: number) => this.#armAlarm(at);
     this.#store = new LeaseStore(this.#sql, { armAlarm, announce });
-    this.#queue = new WaiterQueue((waiter) => this.#giveUp(waiter));
     this.#index = new HeldIndex(env, ctx, this.#store);
+    this.#lease = new LeaseTransitions({
+      store: this.#store,
+      announce,
+      syncIndexLater: () => this.#index.syncLater(),
+    });
+    this.#ownership = new LockOwnership(this.#sql, this.#store, env);
     this.#combining = new CombineWaiters({
       sql: this.#sql,
       storage: ctx.storage,
       store: this.#store,
-      queue: this.#queue,
+      queue: this.#lease.queue,
       announce,
       armAlarm,
-      heldRefusal: () => this.#held(this.#store.lease()),
+      heldRefusal: () => this.#lease.held(this.#store.lease()),
     });
     ctx.blockConcurrencyWhile(async () => {
       migrate(this.#sql);
@@ -98,16 +88,16 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
-    return settled(this.#decideAcquire(req));
+    return settled(this.#lease.acquireStep(req));
   }
 
   async renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
     this.#store.remember(req.key, null);
     const now = Date.now();
-    this.#promote(now);
+    this.#lease.promote(now);
     const lease = this.#store.lease();
     if (!holdsToken(lease, req.holder, req.token, now)) {
-      this.#expireIfDue(now);
+      this.#lease.expireIfDue(now);
       this.#index.syncLater();
       return lostRefusal(req, lease, now);
     }
@@ -130,17 +120,17 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const now = Date.now();
     const lease = this.#store.lease();
     if (lease === null) {
-      this.#promote(now);
+      this.#lease.promote(now);
       return ok({ released: false, reason: "not-held", at: now });
     }
     if (lease.holder !== req.holder || lease.token !== req.token) {
-      this.#promote(now);
+      this.#lease.promote(now);
       return ok({ released: false, reason: "stale-token", at: now });
     }
     // Releasing an expired lease is still the holder's own release (nobody else had it yet), but
     // the history says it came late.
     this.#store.free(now, isExpired(lease, now) ? "released-expired" : "released", lease, null);
-    this.#promote(now);
+    this.#lease.promote(now);
     this.#index.syncLater();
     return ok({ released: true, reason: "released", at: now });
   }
@@ -151,7 +141,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const lease = this.#store.lease();
     if (lease === null) return ok({ released: false, reason: "not-held", at: now });
     this.#store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
-    this.#promote(now);
+    this.#lease.promote(now);
     this.#index.syncLater();
     return ok({ released: true, reason: "released", at: now });
   }
@@ -160,8 +150,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // No remember here: reading a key nobody ever locked (GET /v1/locks/{key}) must not create
     // storage for it.
     const now = Date.now();
-    this.#promote(now);
-    this.#expireIfDue(now);
+    this.#lease.promote(now);
+    this.#lease.expireIfDue(now);
     // A read settles the index both ways (the listing reads every entry it finds, so a stale
     // entry disappears the first time anyone lists it); transitions only ever add.
     await this.#index.sync(true);
@@ -176,7 +166,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       token: lease?.token ?? null,
       since: lease?.acquiredAt ?? null,
       expiresAt: lease?.expiresAt ?? null,
-      waiters: this.#queue.all().map((w) => waiterView(w, lease?.token ?? null)),
+      waiters: this.#lease.queue.all().map((w) => waiterView(w, lease?.token ?? null)),
       lastToken: this.#store.lastToken(),
       history: this.#store.history(),
     };
@@ -194,7 +184,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }): Promise<Result<OwnershipView>> {
     const refused = this.#fence(req, Date.now());
     if (refused) return refused;
-    return ok(this.#view(req.items));
+    return ok(this.#ownership.view(req.items));
   }
 
   /**
@@ -212,25 +202,12 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const now = Date.now();
     const refused = this.#fence(req, now);
     if (refused) return refused;
-    applyOwnerChanges(this.#sql, req.changes, now);
-    if (req.locator) saveLocator(this.#sql, req.locator);
-    if (req.rebuilt && this.#store.meta("owners_rebuilt") !== "1") {
-      this.#store.setMeta("owners_rebuilt", "1");
-      // The sweep finds owned objects through this index (objects cannot be listed); written once.
-      const key = this.#store.meta("key");
-      if (key)
-        await this.env.RECEIPTS.put(
-          ownedObjectKey(key),
-          JSON.stringify({ key, identity: this.#store.meta("identity") }),
-        );
-    }
-    const items = req.changes.map(({ op, key }) => ({ op, key }));
-    return ok(this.#view(items));
+    return ok(await this.#ownership.change(req, now));
   }
 
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */
   async ownership(_req: { key: string }): Promise<OwnershipRecord> {
-    return { items: allOwnership(this.#sql), locators: allLocators(this.#sql) };
+    return this.#ownership.record();
   }
 
   /**
@@ -241,7 +218,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   async acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>> {
     const changes = queuedChangesSchema.safeParse(req.changes ?? []);
     if (!changes.success) return fail("VALIDATION", `queued changes refused: ${changes.error.message}`);
-    return this.#combining.acquireOrCombine(req, changes.data, (r) => settled(this.#decideAcquire(r)));
+    return this.#combining.acquireOrCombine(req, changes.data, (r) => settled(this.#lease.acquireStep(r)));
   }
 
   /** The queued changes of every waiter no live lease took yet, now taken by this token. */
@@ -271,8 +248,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // The firing alarm is no longer armed: whatever this call arms is the next one.
     this.#alarmAt = null;
     const now = Date.now();
-    this.#promote(now);
-    this.#expireIfDue(now);
+    this.#lease.promote(now);
+    this.#lease.expireIfDue(now);
     const lease = this.#store.lease();
     // A repeated or early alarm finds nothing due and only re-arms for the live lease.
     if (lease) this.#armAlarm(lease.expiresAt);
@@ -283,108 +260,6 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (this.#store.lease() === null && this.#index.marked) {
       this.#armAlarm(Date.now() + INDEX_RETRY_MS);
     }
-  }
-
-  // --- state transitions (synchronous: no other call interleaves inside one) ---
-
-  /**
-   * acquire's decision step, synchronous from reading the lease to applying the decision: the
-   * lease is granted, renewed or refused, or the caller is in the queue, when this returns.
-   */
-  #decideAcquire(req: AcquireRequest): AcquireStep {
-    this.#store.remember(req.key, req.identity ?? null);
-    const now = Date.now();
-    this.#promote(now);
-    const lease = this.#store.lease();
-    const decision = decideAcquire(lease, req.holder, now, this.#queue.length);
-    switch (decision.kind) {
-      case "reacquire": {
-        // The holder asking again is alive: this also claims a grant it has not confirmed yet.
-        const renewed = this.#store.extend(lease as LeaseRow, req.ttlMs, now, "re-acquire");
-        this.#index.syncLater();
-        return { kind: "answered", result: ok(this.#store.grantOf(renewed)) };
-      }
-      case "grant":
-        return { kind: "answered", result: ok(this.#grant(req.holder, req.ttlMs, now, "acquired")) };
-      case "takeover": {
-        const grant = this.#grant(req.holder, req.ttlMs, now, "taken-over", decision.previous);
-        return { kind: "answered", result: ok(grant) };
-      }
-      case "busy": {
-        if (!req.wait) return { kind: "answered", result: this.#held(decision.lease) };
-        const queued = this.#queue.find(req.holder);
-        // A client retrying after a lost answer re-attaches to its place instead of queueing twice.
-        if (queued) return { kind: "queued", answer: this.#queue.reattach(queued, req, now) };
-        const answer = this.#queue.enqueue(req, now);
-        this.#feed.announce("waiters");
-        return { kind: "queued", answer };
-      }
-    }
-  }
-
-  /** Expire a due lease and hand the lock to the first waiter; repeated while grants are due. */
-  #promote(now: number): void {
-    let lease = this.#store.lease();
-    if (lease && isExpired(lease, now) && this.#queue.length > 0) {
-      this.#end(now, lease);
-      lease = null;
-    }
-    if (lease === null) {
-      const next = this.#queue.next();
-      if (next) {
-        // Provisional until claimed: a waiter whose caller has gone never claims, and the lock
-        // lapses to the next waiter after the claim window instead of after a whole TTL.
-        const grant = this.#store.write(
-          next.holder,
-          next.ttlMs,
-          now,
-          "acquired",
-          "granted to waiter",
-          next.claimWindowMs,
-        );
-        for (const resolve of next.resolvers) resolve(ok(grant));
-        this.#index.syncLater();
-      }
-    }
-  }
-
-  #expireIfDue(now: number): void {
-    const lease = this.#store.lease();
-    if (lease && isExpired(lease, now)) this.#end(now, lease);
-  }
-
-  /** Frees an expired lease, recording whether it was an unclaimed grant that lapsed. */
-  #end(now: number, lease: LeaseRow): void {
-    const lapsed = endOfLease(lease) === "claim-lapsed";
-    this.#store.free(
-      now,
-      endOfLease(lease),
-      lease,
-      lapsed ? "granted to a waiter that never claimed it" : null,
-    );
-  }
-
-  #grant(
-    holder: string,
-    ttlMs: number,
-    now: number,
-    transition: "acquired" | "taken-over",
-    previous?: LeaseRow,
-  ): LeaseGrant {
-    if (previous) {
-      this.#store.record(
-        now,
-        endOfLease(previous),
-        previous.holder,
-        previous.token,
-        `taken over by ${holder}`,
-      );
-      this.#store.bump("takeovers");
-    }
-    const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
-    const grant = this.#store.write(holder, ttlMs, now, transition, note);
-    this.#index.syncLater();
-    return grant;
   }
 
   /**
@@ -398,32 +273,11 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     void this.ctx.storage.setAlarm(at);
   }
 
-  /** A waiter's timeout: check the clock first, since an expiry may be due that no alarm has run. */
-  #giveUp(waiter: Waiter): void {
-    this.#promote(Date.now());
-    if (!this.#queue.remove(waiter)) return; // already granted
-    this.#feed.announce("waiters");
-    const refusal = this.#held(this.#store.lease());
-    for (const resolve of waiter.resolvers) resolve(refusal);
-  }
-
-  #held(lease: LeaseRow | null): Result<never> {
-    return heldRefusal(this.#store.key ?? "", lease);
-  }
-
   /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */
   #fence(req: FencedRequest, now: number): Result<never> | null {
-    this.#promote(now);
+    this.#lease.promote(now);
     const lease = this.#store.lease();
     if (holdsToken(lease, req.holder, req.token, now)) return null;
     return lostRefusal(req, lease, now);
-  }
-
-  #view(items: OwnedItem[]): OwnershipView {
-    return {
-      rebuilt: this.#store.meta("owners_rebuilt") === "1",
-      listedOps: allLocators(this.#sql).map((l) => l.op),
-      items: readOwnership(this.#sql, items),
-    };
   }
 }
