@@ -1,5 +1,5 @@
 /**
- * The held-lock index entry of one lock object in R2 (docs/storage.md, "The held-lock index"). The
+ * The held-lock index entry of one lock object in R2 (docs/storage.md, "R2 held-lock index"). The
  * index is a listing aid, not part of the lease: transitions answer from the object's own storage
  * and leave the R2 write running behind them. They only ever add a missing entry (a lock that is
  * already indexed costs no R2 call); the entry of a freed lock is deleted by the alarm or the next
