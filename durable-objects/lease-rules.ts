@@ -2,6 +2,7 @@
  * Pure lease decisions (docs/design.md, "Lease protocol"). No `this`, no I/O, no clock: `now` is always
  * passed in, so the object, its alarm and the tests all ask the same questions of the same data.
  */
+import { fail, type Result } from "../shared/errors";
 
 export interface LeaseRow {
   holder: string;
@@ -60,4 +61,30 @@ export function decideAcquire(
 /** renew and release only act for the holder of that exact token, and only while it is live. */
 export function holdsToken(lease: LeaseRow | null, holder: string, token: number, now: number): boolean {
   return lease !== null && lease.holder === holder && lease.token === token && !isExpired(lease, now);
+}
+
+/** LOCK_HELD for a caller that may not have the lock now (it did not wait, or its wait ended). */
+export function heldRefusal(key: string, lease: LeaseRow | null): Result<never> {
+  if (!lease) return fail("LOCK_HELD", `${key} is being handed to a waiting run`, { lock: key });
+  return fail(
+    "LOCK_HELD",
+    `${key} is held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}`,
+    {
+      lock: key,
+      holder: lease.holder,
+      expiresAt: lease.expiresAt,
+    },
+  );
+}
+
+/** LOCK_LOST for a caller whose token is not the live lease's, naming the live holder if any. */
+export function lostRefusal(
+  req: { key: string; holder: string; token: number },
+  lease: LeaseRow | null,
+  now: number,
+): Result<never> {
+  return fail("LOCK_LOST", `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`, {
+    lock: req.key,
+    holder: lease && !isExpired(lease, now) ? lease.holder : null,
+  });
 }

@@ -1,6 +1,6 @@
 /**
  * The dashboard's lock feed: one object that holds the dashboards' WebSockets and tells them when
- * a lock changed. Lock objects call `changed` without awaiting it (durable-objects/lease-lock.ts),
+ * a lock changed. Lock objects call `changed` without awaiting it (durable-objects/feed-notices.ts),
  * so no acquire or release ever waits on this object; a lost notification only delays a page
  * until its fallback refresh. The sockets use the hibernation API: an idle feed with open
  * dashboards costs nothing, and the object wakes only to fan a message out.

@@ -1,4 +1,8 @@
-/** The lease object's RPC surface (durable-objects/lease-lock.ts implements it). */
+/**
+ * The lease object's RPC surface, and its one call surface (docs/design.md, "Lease protocol"):
+ * durable-objects/lease-lock.ts implements it, and the Worker's LockTarget (workers/locks/
+ * lock-target.ts) is derived from it, so a new lock method is declared here and nowhere else.
+ */
 import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";

@@ -96,6 +96,7 @@ export const reportCombinedBodySchema = z.object({
   ownerChanges: z.array(ownerChangeSchema).max(MAX_COMBINE_OWNER_CHANGES).optional(),
   locator: locatorSchema.optional(),
 });
+export type ReportCombinedBody = z.infer<typeof reportCombinedBodySchema>;
 
 /** One waiter's queued changes, as the holder takes them. */
 export const queuedWaiterSchema = z.object({ waiter: z.string(), changes: z.array(queuedChangeSchema) });

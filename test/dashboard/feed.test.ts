@@ -39,7 +39,12 @@ describe("the dashboard's lock feed", () => {
 
     const key = freshScopeKey("feed");
     const taken = nextMessage(ws, (m) => m.key === key && m.change === "held");
-    const grant = await lockTarget(env, key).acquire("run-feed", 30_000, false, 0);
+    const grant = await lockTarget(env, key).acquire({
+      holder: "run-feed",
+      ttlMs: 30_000,
+      wait: false,
+      waitTimeoutMs: 0,
+    });
     expect(grant.ok).toBe(true);
     expect(await taken).toMatchObject({ type: "lock", key, change: "held" });
 

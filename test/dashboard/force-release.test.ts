@@ -11,7 +11,12 @@ const app = testApp();
 
 async function heldLock(holder: string): Promise<string> {
   const key = freshScopeKey("release");
-  const grant = await lockTarget(env, key).acquire(holder, 30_000, false, 0);
+  const grant = await lockTarget(env, key).acquire({
+    holder,
+    ttlMs: 30_000,
+    wait: false,
+    waitTimeoutMs: 0,
+  });
   if (!grant.ok) throw new Error(grant.error.message);
   return key;
 }

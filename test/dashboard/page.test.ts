@@ -18,12 +18,12 @@ describe("the dashboard page", () => {
   }) => {
     const domain = freshAuth0Domain();
     const held = await holdAppLock(domain, "run-holder-1");
-    const waiting = lockTarget(env, held.key, appIdentity(domain)).acquire(
-      "run-waiter-2",
-      30_000,
-      true,
-      60_000,
-    );
+    const waiting = lockTarget(env, held.key, appIdentity(domain)).acquire({
+      holder: "run-waiter-2",
+      ttlMs: 30_000,
+      wait: true,
+      waitTimeoutMs: 60_000,
+    });
     await untilWaiters(held.key, 1);
 
     const viewer = await session("viewer");
@@ -53,7 +53,12 @@ describe("the dashboard page", () => {
 
   it("an admin gets a force-release form per lock, with the session's CSRF token", async ({ expect }) => {
     const key = freshScopeKey("dash");
-    const grant = await lockTarget(env, key).acquire("run-admin-view", 30_000, false, 0);
+    const grant = await lockTarget(env, key).acquire({
+      holder: "run-admin-view",
+      ttlMs: 30_000,
+      wait: false,
+      waitTimeoutMs: 0,
+    });
     expect(grant.ok).toBe(true);
     // The listing's index entry is written behind the answer; a read of the lock waits for it.
     await lockStub(env, key).read({ key });
@@ -70,7 +75,12 @@ describe("the dashboard page", () => {
   it("holder names are escaped, never markup", async ({ expect }) => {
     const key = freshScopeKey("xss");
     const holder = `<img src=x onerror="alert(1)">`;
-    const grant = await lockTarget(env, key).acquire(holder, 30_000, false, 0);
+    const grant = await lockTarget(env, key).acquire({
+      holder,
+      ttlMs: 30_000,
+      wait: false,
+      waitTimeoutMs: 0,
+    });
     expect(grant.ok).toBe(true);
     // The listing's index entry is written behind the answer; a read of the lock waits for it.
     await lockStub(env, key).read({ key });

@@ -30,7 +30,12 @@ const event = (status: "open" | "closed", revision: number) => ({
 async function applyWaitingBehindAnotherRun(domain: string) {
   const scope = freshPr();
   const key = `scope:${DEFAULT_REPOSITORY.id}/preview/${scope}`;
-  const held = await lockTarget(env, key).acquire("run-earlier", 60_000, false, 0);
+  const held = await lockTarget(env, key).acquire({
+    holder: "run-earlier",
+    ttlMs: 60_000,
+    wait: false,
+    waitTimeoutMs: 0,
+  });
   if (!held.ok) throw new Error("setup");
   const waiting = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
     plan: previewPlan(domain),

@@ -20,7 +20,12 @@ export async function appLockKey(domain: string, client = APP_CLIENT): Promise<s
 /** Holds the application's parent lock as another run would, until the returned release is called. */
 export async function holdAppLock(domain: string, holder = "run-other", client = APP_CLIENT) {
   const key = await appLockKey(domain, client);
-  const grant = await lockTarget(env, key, appIdentity(domain, client)).acquire(holder, 60_000, false, 0);
+  const grant = await lockTarget(env, key, appIdentity(domain, client)).acquire({
+    holder,
+    ttlMs: 60_000,
+    wait: false,
+    waitTimeoutMs: 0,
+  });
   if (!grant.ok) throw new Error(grant.error.message);
   return {
     key,

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import type { ErrorInfo } from "../../shared/errors";
-import { lockStub } from "../../workers/locks/lock-target";
+import { type LockTarget, lockStub } from "../../workers/locks/lock-target";
 
 let counter = 0;
 /** A fresh lock key per test: storage is shared across tests in one file. */
@@ -69,4 +69,12 @@ export function granted<T>(result: { ok: true; value: T } | { ok: false; error: 
 export function refused(result: { ok: boolean; error?: ErrorInfo }): ErrorInfo {
   if (result.ok || !result.error) throw new Error("expected a refusal, got a grant");
   return result.error;
+}
+
+/** A target that also carries a test's own state (counts, scripted replacements), read and set as its properties. */
+export function withState<S extends object>(target: LockTarget, state: S): LockTarget & S {
+  return new Proxy(target, {
+    get: (t, prop) => (prop in state ? Reflect.get(state, prop) : Reflect.get(t, prop)),
+    set: (_, prop, value) => Reflect.set(state, prop, value),
+  }) as LockTarget & S;
 }

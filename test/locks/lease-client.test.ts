@@ -7,80 +7,76 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
-import { ok, type Result, SponsonError } from "../../shared/errors";
+import { ok, SponsonError } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
-import type { LeaseGrant, ReleaseOutcome } from "../../shared/schemas/lock";
 import { SecretRegistry } from "../../shared/secrets";
 import { Lease, REJOIN_ATTEMPTS } from "../../workers/locks/lease";
-import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
-import { expireLeaseNow, freshScopeKey, granted, rawStub, stub } from "../helpers/locks";
+import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
+import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;
 
-/** Wraps a target: counts calls, lets a test replace any of them, and waits for in-flight ones. */
-class ScriptedTarget implements LockTarget {
-  readonly key: string;
-  readonly identity: string | null;
-  readonly calls = { acquire: 0, claim: 0, renew: 0, release: 0 };
-  readonly #inner: LockTarget;
-  readonly #inFlight = new Set<Promise<unknown>>();
-  acquireWith: LockTarget["acquire"] | null = null;
-  claimWith: LockTarget["claim"] | null = null;
-  renewWith: LockTarget["renew"] | null = null;
-  releaseWith: LockTarget["release"] | null = null;
-
-  constructor(inner: LockTarget) {
-    this.#inner = inner;
-    this.key = inner.key;
-    this.identity = inner.identity;
-  }
-
-  acquire(holder: string, ttlMs: number, wait: boolean, waitTimeoutMs: number): Promise<Result<LeaseGrant>> {
-    this.calls.acquire += 1;
-    return this.#track((this.acquireWith ?? this.#inner.acquire)(holder, ttlMs, wait, waitTimeoutMs));
-  }
-
-  claim(holder: string, token: number): Promise<Result<LeaseGrant>> {
-    this.calls.claim += 1;
-    return this.#track((this.claimWith ?? this.#inner.claim)(holder, token));
-  }
-
-  renew(holder: string, token: number): Promise<Result<LeaseGrant>> {
-    this.calls.renew += 1;
-    return this.#track((this.renewWith ?? this.#inner.renew)(holder, token));
-  }
-
-  release(holder: string, token: number): Promise<Result<ReleaseOutcome>> {
-    this.calls.release += 1;
-    return this.#track((this.releaseWith ?? this.#inner.release)(holder, token));
-  }
-
-  owners: LockTarget["owners"] = (...args) => this.#inner.owners(...args);
-  changeOwners: LockTarget["changeOwners"] = (...args) => this.#inner.changeOwners(...args);
-  acquireOrCombine: LockTarget["acquireOrCombine"] = (...args) => this.#inner.acquireOrCombine(...args);
-  takeQueued: LockTarget["takeQueued"] = (...args) => this.#inner.takeQueued(...args);
-  reportCombined: LockTarget["reportCombined"] = (...args) => this.#inner.reportCombined(...args);
-
+/** What a test scripts on a target: call counts, replacements for any of four calls, and a wait for in-flight ones. */
+interface Script {
+  readonly calls: { acquire: number; claim: number; renew: number; release: number };
+  acquireWith: LockTarget["acquire"] | null;
+  claimWith: LockTarget["claim"] | null;
+  renewWith: LockTarget["renew"] | null;
+  releaseWith: LockTarget["release"] | null;
   /** Resolves when no call is in flight and the lease has reacted to the last answer. */
-  async idle(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
-    // The lease's own continuation (.then/.finally) runs a few microtasks after the answer.
-    for (let i = 0; i < 10; i++) await Promise.resolve();
-  }
+  idle(): Promise<void>;
+}
 
-  #track<T>(call: Promise<T>): Promise<T> {
-    this.#inFlight.add(call);
-    void call.finally(() => this.#inFlight.delete(call)).catch(() => {});
+type ScriptedTarget = LockTarget & Script;
+
+/** Wraps a target: counts calls, lets a test replace any of them, and waits for in-flight ones. */
+function scripted(inner: LockTarget): ScriptedTarget {
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(call: Promise<T>): Promise<T> => {
+    inFlight.add(call);
+    void call.finally(() => inFlight.delete(call)).catch(() => {});
     return call;
-  }
+  };
+  const script: Script = {
+    calls: { acquire: 0, claim: 0, renew: 0, release: 0 },
+    acquireWith: null,
+    claimWith: null,
+    renewWith: null,
+    releaseWith: null,
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      // The lease's own continuation (.then/.finally) runs a few microtasks after the answer.
+      for (let i = 0; i < 10; i++) await Promise.resolve();
+    },
+  };
+  const target = overriding(inner, {
+    acquire: (req) => {
+      script.calls.acquire += 1;
+      return track((script.acquireWith ?? inner.acquire)(req));
+    },
+    claim: (req) => {
+      script.calls.claim += 1;
+      return track((script.claimWith ?? inner.claim)(req));
+    },
+    renew: (req) => {
+      script.calls.renew += 1;
+      return track((script.renewWith ?? inner.renew)(req));
+    },
+    release: (req) => {
+      script.calls.release += 1;
+      return track((script.releaseWith ?? inner.release)(req));
+    },
+  });
+  // Every other call goes to the real object, whatever the interface declares.
+  return withState(target, script);
 }
 
 const networkDown = () => Promise.reject(new Error("network down"));
 
 function realTarget(key = freshScopeKey("client"), identity: string | null = null): ScriptedTarget {
-  return new ScriptedTarget(lockTarget(env, key, identity));
+  return scripted(lockTarget(env, key, identity));
 }
 
 function caught(fn: () => void): SponsonError {
@@ -120,7 +116,7 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const start = clock.now();
     const target = realTarget();
-    target.acquireWith = async (holder) => {
+    target.acquireWith = async ({ holder }) => {
       clock.advance(2_000); // the call itself took two seconds
       return ok({
         key: target.key,
@@ -142,9 +138,9 @@ describe("the client lease", () => {
     const target = realTarget();
     const key = target.key;
     const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-    target.acquireWith = async (holder, ttlMs, wait, waitTimeoutMs) => {
+    target.acquireWith = async (req) => {
       // The real object grants when run-a lets go; the client clock says that took 15 s.
-      const answer = lockTarget(env, key).acquire(holder, ttlMs, wait, waitTimeoutMs);
+      const answer = lockTarget(env, key).acquire(req);
       await stub(key).release({ key, holder: "run-a", token: a.token });
       clock.advance(15_000);
       return answer;
@@ -271,7 +267,7 @@ describe("the client lease", () => {
     });
     const real = lockTarget(env, key);
     let failures = 2;
-    target.releaseWith = (holder, token) => (failures-- > 0 ? networkDown() : real.release(holder, token));
+    target.releaseWith = (req) => (failures-- > 0 ? networkDown() : real.release(req));
 
     const releasing = lease.release();
     for (const backoffMs of [100, 200]) {
@@ -315,12 +311,12 @@ describe("the client lease", () => {
       const target = realTarget();
       const key = target.key;
       const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-      target.claimWith = async (holder, token) => {
+      target.claimWith = async (req) => {
         target.claimWith = null;
         // The claim window passes before the claim arrives (rewritten, not slept).
         await expireLeaseNow(key);
         await runDurableObjectAlarm(rawStub(key));
-        return lockTarget(env, key).claim(holder, token);
+        return lockTarget(env, key).claim(req);
       };
       const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
       await untilQueued(key, "run-b");

@@ -10,8 +10,8 @@ import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { SponsonError } from "../../shared/errors";
 import type { CombinedOutcome, QueuedChange } from "../../shared/schemas/combine";
 import { Lease, type LeaseOptions } from "../../workers/locks/lease";
-import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
-import { expireLeaseNow, freshScopeKey, rawStub, stub } from "../helpers/locks";
+import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
+import { expireLeaseNow, freshScopeKey, rawStub, stub, withState } from "../helpers/locks";
 import { checkHistorySequence } from "./history-checker";
 
 const OPTS: LeaseOptions = { ttlMs: 30_000, wait: true, waitTimeoutMs: 60_000 };
@@ -40,32 +40,26 @@ const written = (c: QueuedChange): CombinedOutcome => ({ id: c.id, outcome: "wri
 type CountingTarget = LockTarget & { acquires: () => number; claimWith: LockTarget["claim"] | null };
 
 function countingTarget(key = freshScopeKey("combine-client")): CountingTarget {
-  const real = () => lockTarget(env, key);
+  // lockTarget takes a fresh stub for every call.
+  const real = lockTarget(env, key);
   let acquires = 0;
-  const target: CountingTarget = {
-    key,
-    identity: null,
+  const state = {
     /** Replaces the next claim, once. */
-    claimWith: null,
-    acquire: (...args) => real().acquire(...args),
-    claim: (...args) => {
-      const scripted = target.claimWith;
-      target.claimWith = null;
-      return scripted ? scripted(...args) : real().claim(...args);
-    },
-    renew: (...args) => real().renew(...args),
-    release: (...args) => real().release(...args),
-    owners: (...args) => real().owners(...args),
-    changeOwners: (...args) => real().changeOwners(...args),
-    acquireOrCombine: (...args) => {
-      acquires += 1;
-      return real().acquireOrCombine(...args);
-    },
-    takeQueued: (...args) => real().takeQueued(...args),
-    reportCombined: (...args) => real().reportCombined(...args),
+    claimWith: null as LockTarget["claim"] | null,
     acquires: () => acquires,
   };
-  return target;
+  const target = overriding(real, {
+    claim: (req) => {
+      const scripted = state.claimWith;
+      state.claimWith = null;
+      return scripted ? scripted(req) : real.claim(req);
+    },
+    acquireOrCombine: (req) => {
+      acquires += 1;
+      return real.acquireOrCombine(req);
+    },
+  });
+  return withState(target, state);
 }
 
 /** Reads the object until `holder` is queued; each read is a round trip, not a timer. */
@@ -151,11 +145,11 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     const key = target.key;
     const holder = (await Lease.acquireOrCombine(target, "run-a", OPTS, [])).lease as Lease;
     const [done, back] = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
-    target.claimWith = async (h, token) => {
+    target.claimWith = async (req) => {
       // The claim window passes before the claim arrives (rewritten, not slept).
       await expireLeaseNow(key);
       await runDurableObjectAlarm(rawStub(key));
-      return lockTarget(env, key).claim(h, token);
+      return lockTarget(env, key).claim(req);
     };
     const b = Lease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");

@@ -46,12 +46,12 @@ describe("the sweep's intent resolver", () => {
       `callbacks https://${recovered.scope}.preview.example.com/callback`,
     );
     // A live run holds one scope; the other's provider fails every request.
-    const held = await lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", busy.scope)).acquire(
-      "run-live",
-      60_000,
-      false,
-      0,
-    );
+    const held = await lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", busy.scope)).acquire({
+      holder: "run-live",
+      ttlMs: 60_000,
+      wait: false,
+      waitTimeoutMs: 0,
+    });
     expect(held.ok).toBe(true);
     await configureHost(failing.domain, { failures: [{ status: 503, count: 1_000, on: "any" }] });
 

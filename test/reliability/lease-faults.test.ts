@@ -31,7 +31,12 @@ describe("reliability: lease faults", () => {
           clock.jump(TTL_MS + 1);
           await expireLeaseNow(parentKey);
           other = granted(
-            await lockTarget(env, parentKey, appIdentity(domain)).acquire("run-other", TTL_MS, false, 0),
+            await lockTarget(env, parentKey, appIdentity(domain)).acquire({
+              holder: "run-other",
+              ttlMs: TTL_MS,
+              wait: false,
+              waitTimeoutMs: 0,
+            }),
           );
         },
       },
@@ -101,7 +106,14 @@ describe("reliability: lease faults", () => {
   }) => {
     const { domain, scope, plan } = await freshWorld();
     const scopeKey = `scope:186853002/preview/${scope}`;
-    granted(await lockTarget(env, scopeKey).acquire("run-dead", TTL_MS, false, 0));
+    granted(
+      await lockTarget(env, scopeKey).acquire({
+        holder: "run-dead",
+        ttlMs: TTL_MS,
+        wait: false,
+        waitTimeoutMs: 0,
+      }),
+    );
     await expireLeaseNow(scopeKey);
     let fired = 0;
     const app = testApp({

@@ -35,7 +35,12 @@ const crashAt = (point: "after-intent" | "after-write") =>
 /** The dead run's scope lease, left held as an isolate that died would leave it. */
 async function leaveScopeLeaseHeld(scope: string): Promise<string> {
   const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
-  const grant = await lockTarget(env, key).acquire("run-dead", 60_000, false, 0);
+  const grant = await lockTarget(env, key).acquire({
+    holder: "run-dead",
+    ttlMs: 60_000,
+    wait: false,
+    waitTimeoutMs: 0,
+  });
   if (!grant.ok) throw new Error(grant.error.message);
   return key;
 }

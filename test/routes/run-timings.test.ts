@@ -157,13 +157,18 @@ describe("run timings and counts over HTTP", () => {
     await seedTenant(domain);
     const scope = freshPr();
     const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
-    const grant = await lockTarget(env, key).acquire("run-other", 60_000, false, 0);
+    const grant = await lockTarget(env, key).acquire({
+      holder: "run-other",
+      ttlMs: 60_000,
+      wait: false,
+      waitTimeoutMs: 0,
+    });
     if (!grant.ok) throw new Error(grant.error.message);
     const res = await applyOver(scope, { plan: previewPlan(domain) });
     expect(res.status).toBe(409);
     expect(res.headers.get("content-type")).toContain("application/problem+json");
     const timing = parseServerTiming(res.headers.get("server-timing"));
     expect(timing.total).toBeGreaterThanOrEqual(timing.scopeLockWait as number);
-    await lockTarget(env, key).release("run-other", grant.value.token);
+    await lockTarget(env, key).release({ holder: "run-other", token: grant.value.token });
   });
 });

@@ -74,12 +74,12 @@ describe("scope endpoints", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
-    const held = await lockTarget(env, `scope:186853002/preview/${scope}`).acquire(
-      "run-elsewhere",
-      60_000,
-      false,
-      0,
-    );
+    const held = await lockTarget(env, `scope:186853002/preview/${scope}`).acquire({
+      holder: "run-elsewhere",
+      ttlMs: 60_000,
+      wait: false,
+      waitTimeoutMs: 0,
+    });
     expect(held.ok).toBe(true);
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
     expect(res.status).toBe(409);

@@ -24,6 +24,13 @@ export const testHookRoutes = new Hono<AppEnv>().post("/_test/locks/hold", async
   if (!parsed.success) throw new SponsonError("VALIDATION", "body must be { identity, holder, ttlSeconds }");
   const { identity, holder, ttlSeconds } = parsed.data;
   const key = await parentLockKey(identity, new SecretRegistry());
-  const grant = unwrap(await lockTarget(c.env, key, identity).acquire(holder, ttlSeconds * 1000, false, 0));
+  const grant = unwrap(
+    await lockTarget(c.env, key, identity).acquire({
+      holder,
+      ttlMs: ttlSeconds * 1000,
+      wait: false,
+      waitTimeoutMs: 0,
+    }),
+  );
   return c.json(grant, 200);
 });

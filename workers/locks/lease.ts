@@ -9,7 +9,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
-import type { LockTarget } from "./lock-target";
+import { type LockTarget, overriding } from "./lock-target";
 
 export interface LeaseOptions {
   ttlMs: number;
@@ -99,12 +99,17 @@ export class Lease {
       let before = clock.now();
       let grant: LeaseGrant;
       try {
-        const result = await target.acquire(holder, opts.ttlMs, wait, Math.max(0, giveUpAt - before));
+        const result = await target.acquire({
+          holder,
+          ttlMs: opts.ttlMs,
+          wait,
+          waitTimeoutMs: Math.max(0, giveUpAt - before),
+        });
         if (!result.ok) throw SponsonError.fromInfo(result.error);
         grant = result.value;
         if (grant.claimBy !== undefined) {
           before = clock.now();
-          const claimed = await target.claim(holder, grant.token);
+          const claimed = await target.claim({ holder, token: grant.token });
           // Too late to claim (the window passed): the lock went on to the next waiter; queue again.
           if (!claimed.ok && claimed.error.code === "LOCK_LOST") throw new Rejoin();
           if (!claimed.ok) throw SponsonError.fromInfo(claimed.error);
@@ -142,15 +147,17 @@ export class Lease {
     changes: QueuedChange[],
   ): Promise<{ lease: Lease | null; combined: CombinedAnswer | null }> {
     let combined: CombinedAnswer | null = null;
-    const via = withAcquire(target, async (h, ttlMs, wait, waitTimeoutMs) => {
-      const result = await target.acquireOrCombine(h, ttlMs, wait, waitTimeoutMs, changes);
-      if (!result.ok) return result;
-      // The answer naming what was written is delivered once: a re-join after it keeps it.
-      combined = result.value.combined ?? combined;
-      if (result.value.grant !== null) return ok(result.value.grant);
-      if (combined === null)
-        throw new SponsonError("INTERNAL", `${target.key} answered neither a grant nor a write`);
-      throw new Combined(combined);
+    const via = overriding(target, {
+      acquire: async (req) => {
+        const result = await target.acquireOrCombine({ ...req, changes });
+        if (!result.ok) return result;
+        // The answer naming what was written is delivered once: a re-join after it keeps it.
+        combined = result.value.combined ?? combined;
+        if (result.value.grant !== null) return ok(result.value.grant);
+        if (combined === null)
+          throw new SponsonError("INTERNAL", `${target.key} answered neither a grant nor a write`);
+        throw new Combined(combined);
+      },
     });
     try {
       return { lease: await Lease.acquire(via, holder, opts), combined };
@@ -201,7 +208,7 @@ export class Lease {
   /** The object's ownership of `items`, read as the holder (throws LOCK_LOST when no longer held). */
   async owners(items: OwnedItem[]): Promise<OwnershipView> {
     this.assertHeld();
-    return this.#fenced(await this.target.owners(this.holder, this.token, items));
+    return this.#fenced(await this.target.owners({ holder: this.holder, token: this.token, items }));
   }
 
   /** Changes ownership, accepted by the object only with this lease's current token. */
@@ -210,7 +217,9 @@ export class Lease {
     options: { rebuilt?: boolean; locator?: Locator } = {},
   ): Promise<OwnershipView> {
     this.assertHeld();
-    return this.#fenced(await this.target.changeOwners(this.holder, this.token, changes, options));
+    return this.#fenced(
+      await this.target.changeOwners({ holder: this.holder, token: this.token, changes, ...options }),
+    );
   }
 
   /**
@@ -219,7 +228,7 @@ export class Lease {
    */
   async takeQueued(): Promise<QueuedWaiter[]> {
     this.assertHeld();
-    return this.#fenced(await this.target.takeQueued(this.holder, this.token)).waiters;
+    return this.#fenced(await this.target.takeQueued({ holder: this.holder, token: this.token })).waiters;
   }
 
   /**
@@ -232,7 +241,14 @@ export class Lease {
     locator?: Locator,
   ): Promise<void> {
     this.assertHeld();
-    this.#fenced(await this.target.reportCombined(this.holder, this.token, reports, ownerChanges, locator));
+    const { holder, token } = this;
+    this.#fenced(
+      await this.target.reportCombined(
+        locator
+          ? { holder, token, reports, ownerChanges, locator }
+          : { holder, token, reports, ownerChanges },
+      ),
+    );
   }
 
   #fenced<T>(result: Result<T>): T {
@@ -250,7 +266,7 @@ export class Lease {
     const before = this.#clock.now();
     let result: Awaited<ReturnType<LockTarget["renew"]>>;
     try {
-      result = await this.target.renew(this.holder, this.token);
+      result = await this.target.renew({ holder: this.holder, token: this.token });
     } catch {
       // Transport trouble: keep the old deadline; the next tick tries again.
       return;
@@ -271,7 +287,7 @@ export class Lease {
     this.#stop();
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
       try {
-        const result = await this.target.release(this.holder, this.token);
+        const result = await this.target.release({ holder: this.holder, token: this.token });
         if (result.ok) return;
       } catch {
         // fall through to the backoff
@@ -301,21 +317,4 @@ export class Lease {
       parent: this.target.identity,
     });
   }
-}
-
-/** The same lock object, acquired through another call (the combining acquire of `acquireOrCombine`). */
-function withAcquire(target: LockTarget, acquire: LockTarget["acquire"]): LockTarget {
-  return {
-    key: target.key,
-    identity: target.identity,
-    acquire,
-    claim: (...args) => target.claim(...args),
-    renew: (...args) => target.renew(...args),
-    release: (...args) => target.release(...args),
-    owners: (...args) => target.owners(...args),
-    changeOwners: (...args) => target.changeOwners(...args),
-    acquireOrCombine: (...args) => target.acquireOrCombine(...args),
-    takeQueued: (...args) => target.takeQueued(...args),
-    reportCombined: (...args) => target.reportCombined(...args),
-  };
 }

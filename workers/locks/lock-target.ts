@@ -1,51 +1,62 @@
 /**
- * The Worker's view of one lock object: a thin RPC wrapper the client-side lease and the routes
- * share, so tests can put any LockTarget behind a Lease.
+ * The Worker's handle on one lock object: the object's own RPC interface (shared/rpc/lease-lock.ts,
+ * `LeaseLockApi`) with the lock's key and identity bound. Nothing here names a method: a method
+ * declared on the interface (and implemented by the object) is callable through every target, the
+ * client-side lease and the metered and scripted wrappers with no edit here (docs/design.md, "Lease
+ * protocol").
  */
 import type { Env } from "../../shared/env";
-import type { Result } from "../../shared/errors";
 import type { LeaseLockApi } from "../../shared/rpc/lease-lock";
 import { rpcStub } from "../../shared/rpc/stub";
-import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../../shared/schemas/combine";
-import type { LeaseGrant, LockState, ReleaseOutcome } from "../../shared/schemas/lock";
-import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { LockState } from "../../shared/schemas/lock";
 
-export interface LockTarget {
+export type LockMethod = keyof LeaseLockApi;
+
+/** What a target binds into every request: the lock it is for. */
+interface Bound {
   readonly key: string;
   readonly identity: string | null;
-  acquire(holder: string, ttlMs: number, wait: boolean, waitTimeoutMs: number): Promise<Result<LeaseGrant>>;
-  /** Confirms a grant handed to a waiter (one with `claimBy`) before its claim window ends. */
-  claim(holder: string, token: number): Promise<Result<LeaseGrant>>;
-  renew(holder: string, token: number): Promise<Result<LeaseGrant>>;
-  release(holder: string, token: number): Promise<Result<ReleaseOutcome>>;
-  /** Ownership of the object's items, for the current holder only (LOCK_LOST otherwise). */
-  owners(holder: string, token: number, items: OwnedItem[]): Promise<Result<OwnershipView>>;
-  changeOwners(
-    holder: string,
-    token: number,
-    changes: OwnerChange[],
-    options?: { rebuilt?: boolean; locator?: Locator },
-  ): Promise<Result<OwnershipView>>;
-  /**
-   * Write combining (docs/design.md, "Write combining: the lock object's side"): acquire, bringing
-   * the changes this run wants made on the object in case it has to wait.
-   */
-  acquireOrCombine(
-    holder: string,
-    ttlMs: number,
-    wait: boolean,
-    waitTimeoutMs: number,
-    changes: QueuedChange[],
-  ): Promise<Result<GrantOrCombined>>;
-  /** The queued changes no live lease took yet, taken by this holder's token. */
-  takeQueued(holder: string, token: number): Promise<Result<TakenQueue>>;
-  reportCombined(
-    holder: string,
-    token: number,
-    reports: CombineReport[],
-    ownerChanges: OwnerChange[],
-    locator?: Locator,
-  ): Promise<Result<void>>;
+}
+
+type RequestOf<M extends LockMethod> = Parameters<LeaseLockApi[M]>[0];
+
+/** One of the object's methods, with the bound fields left out of its request. */
+export type LockCall<M extends LockMethod> = (
+  req: Omit<RequestOf<M>, keyof Bound>,
+) => ReturnType<LeaseLockApi[M]>;
+
+export type LockCalls = { [M in LockMethod]: LockCall<M> };
+
+export type LockTarget = Bound & LockCalls;
+
+/**
+ * A target whose every call goes through `call`, with the key and identity added to its request
+ * (the object reads `identity` only where a request declares it). Like the RPC stub itself, any
+ * method name is a call; `then` is not, so a target can be returned from an async function.
+ */
+export function boundTarget(
+  bound: Bound,
+  call: <M extends LockMethod>(method: M, req: RequestOf<M>) => ReturnType<LeaseLockApi[M]>,
+): LockTarget {
+  return new Proxy({ key: bound.key, identity: bound.identity } as LockTarget, {
+    get(target, prop) {
+      if (prop === "key" || prop === "identity") return target[prop];
+      if (typeof prop !== "string" || prop === "then") return undefined;
+      const method = prop as LockMethod;
+      return (req: object) =>
+        call(method, { key: bound.key, identity: bound.identity, ...req } as RequestOf<typeof method>);
+    },
+  });
+}
+
+/** The same lock object with some of its calls made another way (a wrapper, a test's script). */
+export function overriding(target: LockTarget, overrides: Partial<LockCalls>): LockTarget {
+  return new Proxy(target, {
+    get(inner, prop) {
+      const own = typeof prop === "string" ? overrides[prop as LockMethod] : undefined;
+      return own ?? Reflect.get(inner, prop);
+    },
+  });
 }
 
 export function lockStub(env: Env, key: string): LeaseLockApi {
@@ -54,28 +65,13 @@ export function lockStub(env: Env, key: string): LeaseLockApi {
 
 export function lockTarget(env: Env, key: string, identity: string | null = null): LockTarget {
   // A stub per call: a stub whose object was reset keeps failing, and the client re-joins after a reset.
-  const stub = () => lockStub(env, key);
-  return {
-    key,
-    identity,
-    acquire: (holder, ttlMs, wait, waitTimeoutMs) =>
-      stub().acquire({ key, holder, ttlMs, identity, wait, waitTimeoutMs }),
-    claim: (holder, token) => stub().claim({ key, holder, token }),
-    renew: (holder, token) => stub().renew({ key, holder, token }),
-    release: (holder, token) => stub().release({ key, holder, token }),
-    owners: (holder, token, items) => stub().owners({ key, holder, token, items }),
-    changeOwners: (holder, token, changes, options = {}) =>
-      stub().changeOwners({ key, holder, token, changes, ...options }),
-    acquireOrCombine: (holder, ttlMs, wait, waitTimeoutMs, changes) =>
-      stub().acquireOrCombine({ key, holder, ttlMs, identity, wait, waitTimeoutMs, changes }),
-    takeQueued: (holder, token) => stub().takeQueued({ key, holder, token }),
-    reportCombined: (holder, token, reports, ownerChanges, locator) =>
-      stub().reportCombined(
-        locator
-          ? { key, holder, token, reports, ownerChanges, locator }
-          : { key, holder, token, reports, ownerChanges },
-      ),
-  };
+  return boundTarget({ key, identity }, (method, req) => {
+    const stub = lockStub(env, key) as unknown as Record<
+      LockMethod,
+      (req: unknown) => ReturnType<LeaseLockApi[typeof method]>
+    >;
+    return stub[method](req);
+  });
 }
 
 export function readLock(env: Env, key: string): Promise<LockState> {

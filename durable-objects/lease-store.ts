@@ -1,0 +1,188 @@
+/**
+ * The lease row, its history and the object's meta values (lease-schema.ts; docs/storage.md), and
+ * the three writes a transition makes to them: grant, extend, free. Synchronous SQL over the
+ * object's own storage: no other call interleaves inside one transition. The lock object decides
+ * when a transition happens (lease-rules.ts); this only makes it durable.
+ */
+import type { HistoryEntry, LeaseGrant, Transition } from "../shared/schemas/lock";
+import type { LeaseRow } from "./lease-rules";
+import type { LockChange } from "./lock-feed";
+
+export const HISTORY_LIMIT = 50;
+
+/** What a transition tells the object around its storage: the alarm to arm, the change to announce. */
+export interface TransitionHooks {
+  armAlarm(at: number): void;
+  announce(change: LockChange): void;
+}
+
+export class LeaseStore {
+  readonly #sql: SqlStorage;
+  readonly #hooks: TransitionHooks;
+  /** meta.key and meta.identity, which never change once written: kept to spare a read per call. */
+  #key: string | null = null;
+  #identity: string | null = null;
+
+  constructor(sql: SqlStorage, hooks: TransitionHooks) {
+    this.#sql = sql;
+    this.#hooks = hooks;
+  }
+
+  /** Reads the cached meta values; called once the schema is migrated. */
+  load(): void {
+    this.#key = this.meta("key");
+    this.#identity = this.meta("identity");
+  }
+
+  get key(): string | null {
+    return this.#key;
+  }
+
+  get identity(): string | null {
+    return this.#identity;
+  }
+
+  /** Stores the lock's key (and identity) the first time a call names them. */
+  remember(key: string, identity: string | null): void {
+    if (this.#key === null) {
+      this.setMeta("key", key);
+      this.#key = key;
+    }
+    if (identity && this.#identity === null) {
+      this.setMeta("identity", identity);
+      this.#identity = identity;
+    }
+  }
+
+  lease(): LeaseRow | null {
+    const rows = this.#sql
+      .exec<{
+        holder: string;
+        token: number;
+        acquired_at: number;
+        expires_at: number;
+        ttl_ms: number;
+        claim_pending: number;
+      }>("SELECT holder, token, acquired_at, expires_at, ttl_ms, claim_pending FROM lease WHERE id = 1")
+      .toArray();
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      holder: row.holder,
+      token: row.token,
+      acquiredAt: row.acquired_at,
+      expiresAt: row.expires_at,
+      ttlMs: row.ttl_ms,
+      claimPending: row.claim_pending === 1,
+    };
+  }
+
+  grantOf(lease: LeaseRow): LeaseGrant {
+    return {
+      key: this.#key ?? "",
+      holder: lease.holder,
+      token: lease.token,
+      acquiredAt: lease.acquiredAt,
+      expiresAt: lease.expiresAt,
+    };
+  }
+
+  /** A new lease under a fresh token; with `claimWindowMs` it is provisional until claimed. */
+  write(
+    holder: string,
+    ttlMs: number,
+    now: number,
+    transition: Transition,
+    note: string | null,
+    claimWindowMs: number | null = null,
+  ): LeaseGrant {
+    // The fencing token is persisted before it is handed out, so it survives eviction and is never reused.
+    const token = this.lastToken() + 1;
+    this.setMeta("last_token", String(token));
+    // An unclaimed grant is only valid until its claim deadline; the claim extends it to the TTL.
+    const pending = claimWindowMs !== null;
+    const expiresAt = now + (pending ? Math.min(ttlMs, claimWindowMs) : ttlMs);
+    this.#sql.exec(
+      `INSERT INTO lease (id, holder, token, acquired_at, expires_at, ttl_ms, claim_pending)
+       VALUES (1, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, token = excluded.token,
+         acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms,
+         claim_pending = excluded.claim_pending`,
+      holder,
+      token,
+      now,
+      expiresAt,
+      ttlMs,
+      pending ? 1 : 0,
+    );
+    this.record(now, transition, holder, token, note);
+    this.#hooks.armAlarm(expiresAt);
+    this.#hooks.announce("held");
+    const grant: LeaseGrant = { key: this.#key ?? "", holder, token, acquiredAt: now, expiresAt };
+    return pending ? { ...grant, claimBy: expiresAt } : grant;
+  }
+
+  /** Renews (or claims, if the grant was still provisional) the live lease of its own holder. */
+  extend(lease: LeaseRow, ttlMs: number, now: number, note: string | null): LeaseRow {
+    const expiresAt = Math.max(lease.expiresAt, now + ttlMs);
+    this.#sql.exec(
+      "UPDATE lease SET expires_at = ?, ttl_ms = ?, claim_pending = 0 WHERE id = 1",
+      expiresAt,
+      ttlMs,
+    );
+    this.record(now, lease.claimPending ? "claimed" : "renewed", lease.holder, lease.token, note);
+    this.#hooks.armAlarm(expiresAt);
+    return { ...lease, expiresAt, ttlMs, claimPending: false };
+  }
+
+  free(now: number, transition: Transition, lease: LeaseRow, note: string | null): void {
+    this.#sql.exec("DELETE FROM lease WHERE id = 1");
+    this.record(now, transition, lease.holder, lease.token, note);
+    // The alarm stays armed: when it fires on the free lock it deletes the index entry (and ages
+    // out stored combining answers), so a lock released and taken again before then pays no R2
+    // write and no alarm write at all.
+    this.#hooks.announce("free");
+  }
+
+  record(at: number, transition: Transition, holder: string, token: number, note: string | null): void {
+    this.#sql.exec(
+      "INSERT INTO history (at, transition, holder, token, note) VALUES (?, ?, ?, ?, ?)",
+      at,
+      transition,
+      holder,
+      token,
+      note,
+    );
+    this.#sql.exec("DELETE FROM history WHERE seq <= (SELECT MAX(seq) FROM history) - ?", HISTORY_LIMIT);
+  }
+
+  history(): HistoryEntry[] {
+    return this.#sql
+      .exec<{ at: number; transition: Transition; holder: string; token: number; note: string | null }>(
+        "SELECT at, transition, holder, token, note FROM history ORDER BY seq",
+      )
+      .toArray()
+      .map(({ note, ...rest }) => (note === null ? rest : { ...rest, note }));
+  }
+
+  meta(k: string): string | null {
+    const row = this.#sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", k).toArray()[0];
+    return row ? row.v : null;
+  }
+
+  setMeta(k: string, v: string): void {
+    this.#sql.exec(
+      "INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+      k,
+      v,
+    );
+  }
+
+  bump(k: string): void {
+    this.setMeta(k, String(Number(this.meta(k) ?? "0") + 1));
+  }
+
+  lastToken(): number {
+    return Number(this.meta("last_token") ?? "0");
+  }
+}

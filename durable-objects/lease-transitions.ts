@@ -1,0 +1,150 @@
+/**
+ * The lease's state transitions (docs/design.md, "Lease protocol"): acquire's decision step, the
+ * hand-over to the first waiter, expiry and a waiter's timeout. Each is synchronous from reading the
+ * lease to writing its outcome, so no other call interleaves inside one; the decisions themselves
+ * are lease-rules.ts's, the storage lease-store.ts's.
+ */
+import { ok, type Result } from "../shared/errors";
+import type { AcquireRequest } from "../shared/rpc/lease-lock";
+import type { LeaseGrant } from "../shared/schemas/lock";
+import { decideAcquire, endOfLease, heldRefusal, isExpired, type LeaseRow } from "./lease-rules";
+import type { LeaseStore } from "./lease-store";
+import type { LockChange } from "./lock-feed";
+import { type Waiter, WaiterQueue } from "./waiter-queue";
+
+/** What acquire's decision step did: answered at once, or queued the caller (answered on grant or timeout). */
+export type AcquireStep =
+  | { kind: "answered"; result: Result<LeaseGrant> }
+  | { kind: "queued"; answer: Promise<Result<LeaseGrant>> };
+
+export function settled(step: AcquireStep): Promise<Result<LeaseGrant>> {
+  return step.kind === "answered" ? Promise.resolve(step.result) : step.answer;
+}
+
+export interface TransitionParts {
+  store: LeaseStore;
+  announce(change: LockChange): void;
+  /** After a transition: bring the held-lock index in line, in the background. */
+  syncIndexLater(): void;
+}
+
+export class LeaseTransitions {
+  readonly #p: TransitionParts;
+  readonly queue: WaiterQueue;
+
+  constructor(parts: TransitionParts) {
+    this.#p = parts;
+    this.queue = new WaiterQueue((waiter) => this.#giveUp(waiter));
+  }
+
+  /**
+   * acquire's decision step, synchronous from reading the lease to applying the decision: when it
+   * returns, the lease is granted or renewed, the caller refused, or the caller is in the queue.
+   */
+  acquireStep(req: AcquireRequest): AcquireStep {
+    const { store } = this.#p;
+    store.remember(req.key, req.identity ?? null);
+    const now = Date.now();
+    this.promote(now);
+    const lease = store.lease();
+    const decision = decideAcquire(lease, req.holder, now, this.queue.length);
+    switch (decision.kind) {
+      case "reacquire": {
+        // The holder asking again is alive: this also claims a grant it has not confirmed yet.
+        const renewed = store.extend(lease as LeaseRow, req.ttlMs, now, "re-acquire");
+        this.#p.syncIndexLater();
+        return { kind: "answered", result: ok(store.grantOf(renewed)) };
+      }
+      case "grant":
+        return { kind: "answered", result: ok(this.#grant(req.holder, req.ttlMs, now, "acquired")) };
+      case "takeover": {
+        const grant = this.#grant(req.holder, req.ttlMs, now, "taken-over", decision.previous);
+        return { kind: "answered", result: ok(grant) };
+      }
+      case "busy": {
+        if (!req.wait) return { kind: "answered", result: this.held(decision.lease) };
+        const queued = this.queue.find(req.holder);
+        // A client retrying after a lost answer re-attaches to its place instead of queueing twice.
+        if (queued) return { kind: "queued", answer: this.queue.reattach(queued, req, now) };
+        const answer = this.queue.enqueue(req, now);
+        this.#p.announce("waiters");
+        return { kind: "queued", answer };
+      }
+    }
+  }
+
+  /** Expire a due lease and hand the lock to the first waiter; repeated while grants are due. */
+  promote(now: number): void {
+    const { store } = this.#p;
+    let lease = store.lease();
+    if (lease && isExpired(lease, now) && this.queue.length > 0) {
+      this.#end(now, lease);
+      lease = null;
+    }
+    if (lease === null) {
+      const next = this.queue.next();
+      if (next) {
+        // Provisional until claimed: a waiter whose caller has gone never claims, and the lock
+        // lapses to the next waiter after the claim window instead of after a whole TTL.
+        const grant = store.write(
+          next.holder,
+          next.ttlMs,
+          now,
+          "acquired",
+          "granted to waiter",
+          next.claimWindowMs,
+        );
+        for (const resolve of next.resolvers) resolve(ok(grant));
+        this.#p.syncIndexLater();
+      }
+    }
+  }
+
+  expireIfDue(now: number): void {
+    const lease = this.#p.store.lease();
+    if (lease && isExpired(lease, now)) this.#end(now, lease);
+  }
+
+  /** LOCK_HELD naming the live lease, for a caller that did not wait or whose wait ended. */
+  held(lease: LeaseRow | null): Result<never> {
+    return heldRefusal(this.#p.store.key ?? "", lease);
+  }
+
+  /** Frees an expired lease, recording whether it was an unclaimed grant that lapsed. */
+  #end(now: number, lease: LeaseRow): void {
+    const lapsed = endOfLease(lease) === "claim-lapsed";
+    this.#p.store.free(
+      now,
+      endOfLease(lease),
+      lease,
+      lapsed ? "granted to a waiter that never claimed it" : null,
+    );
+  }
+
+  #grant(
+    holder: string,
+    ttlMs: number,
+    now: number,
+    transition: "acquired" | "taken-over",
+    previous?: LeaseRow,
+  ): LeaseGrant {
+    const { store } = this.#p;
+    if (previous) {
+      store.record(now, endOfLease(previous), previous.holder, previous.token, `taken over by ${holder}`);
+      store.bump("takeovers");
+    }
+    const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
+    const grant = store.write(holder, ttlMs, now, transition, note);
+    this.#p.syncIndexLater();
+    return grant;
+  }
+
+  /** A waiter's timeout: check the clock first, since an expiry may be due that no alarm has run. */
+  #giveUp(waiter: Waiter): void {
+    this.promote(Date.now());
+    if (!this.queue.remove(waiter)) return; // already granted
+    this.#p.announce("waiters");
+    const refusal = this.held(this.#p.store.lease());
+    for (const resolve of waiter.resolvers) resolve(refusal);
+  }
+}

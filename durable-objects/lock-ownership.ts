@@ -1,0 +1,63 @@
+/**
+ * The ownership calls of a lock object (docs/design.md, "Ownership of shared entries") over its
+ * owners tables (ownership-store.ts). The lock object fences every call first: only the holder
+ * of the live lease reads what it decides from, and only it changes ownership.
+ */
+import type { Env } from "../shared/env";
+import { ownedObjectKey } from "../shared/lock-index";
+import type {
+  Locator,
+  OwnedItem,
+  OwnerChange,
+  OwnershipRecord,
+  OwnershipView,
+} from "../shared/schemas/ownership";
+import type { LeaseStore } from "./lease-store";
+import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
+
+export class LockOwnership {
+  readonly #sql: SqlStorage;
+  readonly #store: LeaseStore;
+  readonly #env: Env;
+
+  constructor(sql: SqlStorage, store: LeaseStore, env: Env) {
+    this.#sql = sql;
+    this.#store = store;
+    this.#env = env;
+  }
+
+  view(items: OwnedItem[]): OwnershipView {
+    return {
+      rebuilt: this.#store.meta("owners_rebuilt") === "1",
+      listedOps: allLocators(this.#sql).map((l) => l.op),
+      items: readOwnership(this.#sql, items),
+    };
+  }
+
+  /** `rebuilt` marks that ownership was rebuilt from the receipts' ledgers (done once, on upgrade). */
+  async change(
+    req: { changes: OwnerChange[]; rebuilt?: boolean; locator?: Locator },
+    now: number,
+  ): Promise<OwnershipView> {
+    const store = this.#store;
+    applyOwnerChanges(this.#sql, req.changes, now);
+    if (req.locator) saveLocator(this.#sql, req.locator);
+    if (req.rebuilt && store.meta("owners_rebuilt") !== "1") {
+      store.setMeta("owners_rebuilt", "1");
+      // The sweep finds owned objects through this index (objects cannot be listed); written once.
+      const key = store.meta("key");
+      if (key)
+        await this.#env.RECEIPTS.put(
+          ownedObjectKey(key),
+          JSON.stringify({ key, identity: store.meta("identity") }),
+        );
+    }
+    const items = req.changes.map(({ op, key }) => ({ op, key }));
+    return this.view(items);
+  }
+
+  /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */
+  record(): OwnershipRecord {
+    return { items: allOwnership(this.#sql), locators: allLocators(this.#sql) };
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * A group write with write combining (docs/design.md, "Write combining"): the run queues with its
+ * changes as data, so another run's write may carry them (then no lease is taken here), or the
+ * lease comes and this run writes what is left, taking what others queued.
+ */
+import { SponsonError } from "../../shared/errors";
+import { Lease } from "../locks/lease";
+import { changeId, decidedFromAnswer, queuedChangeOf } from "./combining";
+import { criticalSection } from "./critical-section";
+import type { Change, Decided } from "./group-decisions";
+import type { Item } from "./item";
+import { ownerOf } from "./ownership";
+import { acquireParent } from "./parent-lease";
+import { fault, type Section, type WaitPolicy, type WriterParts } from "./writer-parts";
+
+/** Write combining applies where ownership does: under a parent lease, unless turned off here. */
+export function combines(w: WriterParts, item: Item): boolean {
+  const deps = w.deps;
+  return (
+    item.parent !== null &&
+    deps.parentLocks &&
+    deps.ownership &&
+    (deps.combining?.(w.run.environment) ?? false)
+  );
+}
+
+export async function combinedWrite(
+  w: WriterParts,
+  first: Item,
+  changes: readonly Change[],
+  waiting: WaitPolicy,
+  section: Section,
+): Promise<Decided[]> {
+  const me = ownerOf(w.run);
+  const queued = changes.map((c) => queuedChangeOf(c, w.run, me));
+  const { lease, combined } = await acquireParent(w, first, waiting, (target, opts) =>
+    Lease.acquireOrCombine(target, w.run.id, opts, queued),
+  );
+  const answered = new Map(combined?.outcomes.map((o) => [o.id, o.outcome]) ?? []);
+  const rest = changes.filter((c) => !answered.has(changeId(c.item)));
+  if (combined && answered.size > 0) {
+    section.touched = true;
+    w.run.combinedBy(combined.by);
+    const done = changes.filter((c) => answered.has(changeId(c.item)));
+    for (const change of done) await fault(w, "after-answer", change, changes);
+  }
+  let own: Decided[] = [];
+  if (lease) {
+    try {
+      own = await criticalSection(w, first, lease, rest, true, section);
+    } finally {
+      await lease.release();
+    }
+  } else if (rest.length > 0) {
+    throw new SponsonError("INTERNAL", `${first.parent}: neither a lease nor every change written`);
+  }
+  return changes.map((change) => {
+    const outcome = answered.get(changeId(change.item));
+    if (outcome && combined) return decidedFromAnswer({ change, owner: me }, outcome, combined.by);
+    return own.find((d) => d.change === change) as Decided;
+  });
+}

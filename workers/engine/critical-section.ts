@@ -1,0 +1,158 @@
+/**
+ * The critical section of a group write, under the parent lease (docs/design.md, "Run algorithm"):
+ * one read, every item's ownership, the decisions in order, one ownership change, the fencing
+ * check, one provider write carrying every change, then the ownership the removals give up. With
+ * `takeQueue` the waiters' changes are taken and written in the same write (write combining), and
+ * each waiter is told what became of its own.
+ */
+import { SponsonError } from "../../shared/errors";
+import type { CombineReport, QueuedChange } from "../../shared/schemas/combine";
+import { scopeOfOwner } from "../../shared/schemas/ownership";
+import type { Lease } from "../locks/lease";
+import { admitQueued, type Queued } from "./combining";
+import { SimulatedCrash } from "./deps";
+import { fencedFetch } from "./fenced-fetch";
+import { type Change, type Decided, decideInOrder, editAll, keysOf } from "./group-decisions";
+import type { Item } from "./item";
+import type { Inspection } from "./op-spec";
+import { ownershipOf } from "./owner-bookkeeping";
+import { ownerOf } from "./ownership";
+import { errorInfo } from "./run";
+import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
+
+export async function criticalSection(
+  w: WriterParts,
+  first: Item,
+  lease: Lease | null,
+  own: readonly Change[],
+  takeQueue: boolean,
+  section: Section,
+): Promise<Decided[]> {
+  const waiters = takeQueue && lease ? await lease.takeQueued() : [];
+  const alive = await Promise.all(waiters.map((q) => stillRunning(w, q.changes[0])));
+  const admitted = waiters.map((q, i) =>
+    alive[i]
+      ? { waiter: q.waiter, ...admitQueued(w.deps, first, q) }
+      : { waiter: q.waiter, accepted: [], returned: q.changes.map((c) => ({ id: c.id, error: gone(c) })) },
+  );
+  const queued: Queued[] = admitted.flatMap((a) => a.accepted);
+  let decisions: Decided[];
+  try {
+    decisions = await decideAndWrite(w, first, lease, own, queued, section);
+  } catch (err) {
+    if (waiters.length === 0 || !lease || err instanceof SimulatedCrash) throw err;
+    // Their changes go back: each waiter writes its own as it would without combining.
+    const back: CombineReport[] = waiters.map((q) => ({
+      waiter: q.waiter,
+      applied: [],
+      returned: q.changes.map((c) => ({ id: c.id, error: errorInfo(err) })),
+    }));
+    // If even this report fails (the lease is lost), the waiters are untaken when the lease ends.
+    await lease.reportCombined(back, []).catch(() => {});
+    // A provider refusing one queued item must not fail this run: write its own alone.
+    if (queued.length > 0 && refusedByProvider(err))
+      return criticalSection(w, first, lease, own, false, section);
+    throw err;
+  }
+  const after = decisions.flatMap((d) => d.ownersAfter);
+  if (waiters.length > 0 && lease) {
+    const reports: CombineReport[] = admitted.map(({ waiter, returned }) => ({
+      waiter,
+      applied: decisions
+        .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
+        .map((d) => ({ id: d.id, outcome: d.outcome })),
+      returned,
+    }));
+    await lease.reportCombined(reports, after);
+  } else if (after.length > 0) {
+    await lease?.changeOwners(after);
+  }
+  return decisions.slice(0, own.length);
+}
+
+/**
+ * A waiter's change is written only while its run still holds its scope lease: a run that died
+ * while queued may have had its scope recovered already, and a change written after that would be
+ * owned by a scope whose ledger never says so.
+ */
+async function stillRunning(w: WriterParts, change: QueuedChange | undefined): Promise<boolean> {
+  const scope = change ? scopeOfOwner(change.owner) : null;
+  if (!change || !scope) return false;
+  return w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
+}
+
+async function decideAndWrite(
+  w: WriterParts,
+  first: Item,
+  lease: Lease | null,
+  own: readonly Change[],
+  queued: readonly Queued[],
+  section: Section,
+): Promise<Decided[]> {
+  const base = contextOf(w, first);
+  const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease]) };
+  const me = ownerOf(w.run);
+  const parts = [...own.map((change) => ({ change, owner: me })), ...queued];
+  const items = parts.map((p) => p.change.item);
+  // The read made before the lease may be stale: decide from what is there now.
+  const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
+  const state = batch ? await batch.read(ctx, first.params) : null;
+  const seen: Inspection[] = [];
+  for (const item of items) {
+    // Each op sees its own list in the object read once.
+    seen.push(
+      state !== null
+        ? { present: keysOf(item, state).includes(item.key) }
+        : await item.op.inspect(ctx, item.params),
+    );
+  }
+  const owns = await ownershipOf(w, items, lease, ctx, state);
+  const decisions = decideInOrder(
+    parts,
+    seen.map((s) => s.present),
+    owns,
+  );
+  const writes = decisions.filter((d) => d.write);
+  const ownWrites = writes.filter((d) => d.owner === me && !("waiter" in d));
+  for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
+  section.touched = true;
+  const before = decisions.flatMap((d) => d.ownersBefore);
+  if (before.length > 0) await lease?.changeOwners(before);
+  if (writes.length > 0) {
+    // Fencing: both leases must still be ours immediately before the provider write.
+    w.scopeLease.assertHeld();
+    await lease?.check();
+    if (batch) {
+      await batch.write(ctx, first.params, state, editAll(writes));
+    } else {
+      // One call per item, each told whether its item is there after the changes before it (a
+      // queued run's claim may follow this run's removal of the same item).
+      for (const { change, presentBefore } of writes) {
+        const i = items.indexOf(change.item);
+        const send = change.action === "create" ? change.item.op.create : change.item.op.remove;
+        await send(ctx, change.item.params, {
+          ...(seen[i] as Inspection),
+          present: presentBefore ?? false,
+        });
+      }
+    }
+    for (const { change } of ownWrites) await fault(w, "after-write", change, own);
+  }
+  return decisions;
+}
+
+function gone(change: QueuedChange) {
+  return errorInfo(
+    new SponsonError(
+      "LOCK_LOST",
+      `run ${change.runId} no longer holds its scope lease: its change goes back`,
+    ),
+  );
+}
+
+/** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
+function refusedByProvider(err: unknown): boolean {
+  if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return false;
+  const status = (err.detail as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" && status >= 400 && status < 500;
+}

@@ -1,0 +1,77 @@
+/**
+ * Each item's ownership as the parent lock holds it (docs/design.md, "Ownership of shared
+ * entries"), kept in step before anything is decided from it: the first holder after an upgrade
+ * rebuilds it from every receipt's ledger, and the first look at an op's list marks what is on it
+ * and owned by no scope as foreign (it was there before any scope claimed it).
+ */
+import type { ItemOwnership, Locator, OwnerChange } from "../../shared/schemas/ownership";
+import { repositoryRefById } from "../../shared/schemas/repository";
+import type { Lease } from "../locks/lease";
+import { mayName } from "../receipts/parent-tags";
+import { keysOf } from "./group-decisions";
+import type { Item } from "./item";
+import type { OpContext } from "./op-spec";
+import { ownerOf } from "./ownership";
+import type { WriterParts } from "./writer-parts";
+
+/** Where the item's list lives on its object: what the sweep lists to find orphans. */
+function locatorOf(item: Item): Locator {
+  return { op: item.opName, connection: item.connection, params: item.params };
+}
+
+/** Null where ownership does not apply (no parent lease; the test-only control switch). */
+export async function ownershipOf(
+  w: WriterParts,
+  items: readonly Item[],
+  lease: Lease | null,
+  ctx: OpContext,
+  state: unknown,
+): Promise<ItemOwnership[] | null> {
+  if (lease === null || !w.deps.ownership) return null;
+  const wanted = items.map((i) => ({ op: i.opName, key: i.key }));
+  let view = await lease.owners(wanted);
+  if (!view.rebuilt) {
+    await lease.changeOwners(await ledgerOwners(w, (items[0] as Item).parent as string), {
+      rebuilt: true,
+    });
+    view = await lease.owners(wanted);
+  }
+  const firstLooks = items.filter(
+    (item, i) =>
+      !view.listedOps.includes(item.opName) && items.findIndex((o) => o.opName === item.opName) === i,
+  );
+  for (const item of firstLooks) {
+    // Later additions by nobody we know are orphans, not foreign.
+    const present = state !== null ? keysOf(item, state) : await item.op.list(ctx, item.params);
+    const known = await lease.owners(present.map((key) => ({ op: item.opName, key })));
+    const foreign: OwnerChange[] = known.items
+      .filter((i) => i.owners.length === 0 && !i.foreign)
+      .map(({ op, key }) => ({ op, key, action: "foreign" }));
+    await lease.changeOwners(foreign, { locator: locatorOf(item) });
+  }
+  if (firstLooks.length > 0) view = await lease.owners(wanted);
+  return wanted.map(
+    ({ op, key }) =>
+      view.items.find((v) => v.op === op && v.key === key) ?? { op, key, owners: [], foreign: false },
+  );
+}
+
+/** Every ledger entry on `parent`, in every receipt, as an owner (the upgrade's rebuild). */
+async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange[]> {
+  const changes: OwnerChange[] = [];
+  for (const summary of await w.deps.store.listScopes()) {
+    if (!mayName(summary.parents, parent)) continue;
+    // The id is what ownership keys on; the name is only for display.
+    const address = {
+      repository: repositoryRefById(summary.repositoryId, []),
+      environment: summary.environment,
+      scope: summary.scope,
+    };
+    const { receipt } = await w.deps.store.read(address);
+    for (const entry of receipt.ledger) {
+      if (entry.parent !== parent) continue;
+      changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(address) });
+    }
+  }
+  return changes;
+}

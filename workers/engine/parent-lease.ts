@@ -1,0 +1,56 @@
+/** The parent lease an item write is made under: one at a time, only for that write. */
+import { SponsonError } from "../../shared/errors";
+import { Lease } from "../locks/lease";
+import type { EngineDeps } from "./deps";
+import type { Item } from "./item";
+import type { WaitPolicy, WriterParts } from "./writer-parts";
+
+/** Runs `fn` under the item's parent lease (or with null where the item has no parent lock). */
+export async function withParent<T>(
+  w: WriterParts,
+  item: Item,
+  waiting: WaitPolicy,
+  fn: (lease: Lease | null) => Promise<T>,
+): Promise<T> {
+  if (item.parent === null || !w.deps.parentLocks) return fn(null);
+  const lease = await acquireParent(w, item, waiting, (target, opts) =>
+    Lease.acquire(target, w.run.id, opts),
+  );
+  try {
+    return await fn(lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Takes `first`'s parent lease through `take`; a held lock is reported naming the parent. */
+export async function acquireParent<T>(
+  w: WriterParts,
+  first: Item,
+  waiting: WaitPolicy,
+  take: (
+    target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>,
+    opts: Parameters<typeof Lease.acquire>[2],
+  ) => Promise<T>,
+): Promise<T> {
+  // Never wait for a parent lock without the scope lease still ours.
+  w.scopeLease.assertHeld();
+  const target = await w.deps.locks.parent(first.parent as string);
+  try {
+    return await take(target, {
+      ttlMs: w.deps.ttlMs,
+      wait: waiting.wait,
+      waitTimeoutMs: waiting.waitTimeoutMs,
+      clock: w.deps.clock,
+      onWarning: (m) => w.run.warn(m),
+    });
+  } catch (err) {
+    if (err instanceof SponsonError && err.code === "LOCK_HELD") {
+      throw new SponsonError("LOCK_HELD", `${err.message} (parent ${first.parent})`, {
+        ...err.detail,
+        parent: first.parent,
+      });
+    }
+    throw err;
+  }
+}

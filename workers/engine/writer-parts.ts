@@ -1,0 +1,59 @@
+/**
+ * What every step of an item write shares (item-writer.ts and the modules it composes: the parent
+ * lease, the critical section, combining, ownership bookkeeping, recording).
+ */
+import type { Lease } from "../locks/lease";
+import type { EngineDeps, FaultPoint } from "./deps";
+import type { Change, WriteOutcome } from "./group-decisions";
+import type { Item } from "./item";
+import type { ProviderContexts } from "./provider-context";
+import type { ReceiptSession } from "./receipt-session";
+import type { Run } from "./run";
+
+export interface WriterParts {
+  readonly deps: EngineDeps;
+  readonly run: Run;
+  readonly session: ReceiptSession;
+  readonly scopeLease: Lease;
+  readonly contexts: ProviderContexts;
+}
+
+export interface WaitPolicy {
+  wait: boolean;
+  waitTimeoutMs: number;
+}
+
+/** What became of one change: its outcome, and the run whose write carried it when not this one. */
+export interface Written {
+  outcome: WriteOutcome;
+  writtenBy?: string;
+}
+
+/**
+ * Whether the group's critical section touched ownership or the provider: until it did, a failure
+ * (e.g. the parent lock is held) leaves nothing for the intents to resolve.
+ */
+export interface Section {
+  touched: boolean;
+}
+
+export function contextOf(w: WriterParts, item: Item) {
+  return w.contexts.get(item.connection);
+}
+
+/** The test-only fault hook, told which change of which group reached `point`. */
+export async function fault(
+  w: WriterParts,
+  point: FaultPoint,
+  { item, action }: Change,
+  group: readonly Change[],
+): Promise<void> {
+  if (!w.deps.faults) return;
+  await w.deps.faults(point, {
+    line: item.line,
+    key: item.key,
+    action,
+    runId: w.run.id,
+    group: group.map((c) => ({ line: c.item.line, key: c.item.key, action: c.action })),
+  });
+}
