@@ -18,6 +18,9 @@ export type EntraConfig = z.infer<typeof entraConfigSchema>;
 export const ENTRA_KINDS = ["web", "spa", "publicClient"] as const;
 export type EntraKind = (typeof ENTRA_KINDS)[number];
 
+/** How long a Graph write may be missing from reads, as far as the writer is concerned. */
+export const ENTRA_WRITE_VISIBILITY_MS = 15 * 60_000;
+
 /** Graph's limit on one redirect URI (docs/adapters.md, "Microsoft Entra ID"). */
 export const MAX_REDIRECT_URI_CHARS = 256;
 

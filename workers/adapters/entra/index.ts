@@ -10,6 +10,7 @@
 import { defineAdapter, type Params, type ProviderAdapter } from "../../engine/op-spec";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import {
+  ENTRA_WRITE_VISIBILITY_MS,
   type EntraConfig,
   entraApplicationIdentity,
   entraConfigSchema,
@@ -35,6 +36,9 @@ const redirectUri = listMemberOp<EntraConfig, EntraApp>({
   objectParam: "application",
   // All three platforms live on the application: a run's URIs in any of them go out in one PATCH.
   kind: "entra.application",
+  // Graph is eventually consistent (docs/design.md, "Providers that forget a write"): the parent
+  // lock remembers each write this long, well past the replication delays Microsoft describes.
+  forgetsWritesForMs: ENTRA_WRITE_VISIBILITY_MS,
   lockOn: (params, provider) => entraApplicationIdentity(provider, parse(params).application),
   read: (ctx, application) => readApplication(ctx, application),
   objectSchema: entraAppSchema,

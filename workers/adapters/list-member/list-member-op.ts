@@ -34,6 +34,8 @@ export interface ListMemberOpSpec<Config, Obj> {
   entries(obj: Obj, params: Params): string[];
   /** The object with `item` added to (present) or dropped from this op's list. */
   withEntry(obj: Obj, item: string, present: boolean, params: Params): Obj;
+  /** Documented read-after-write lag: how long a write may be missing from reads (op-spec.ts). */
+  forgetsWritesForMs?: number;
   /** Sends `after`; `before` is what was read (for providers that send only what changed). */
   write(ctx: OpContext<Config>, object: string, before: Obj, after: Obj): Promise<unknown>;
 }
@@ -74,6 +76,7 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
 
   const batch: BatchForm<Config> = {
     kind,
+    ...(spec.forgetsWritesForMs ? { forgetsWritesForMs: spec.forgetsWritesForMs } : {}),
     read: async (ctx, params) => {
       const { object } = parse(params);
       return stateOf(object, await spec.read(ctx, object));
