@@ -71,7 +71,7 @@ export async function issueEntraToken(request: Request, state: EmulatorState, te
       400,
       "unsupported_grant_type",
       70003,
-      "The app requested an unsupported grant type ''.".replace("''", `'${form.get("grant_type") ?? ""}'`),
+      `The app requested an unsupported grant type '${form.get("grant_type") ?? ""}'.`,
     );
   }
   const basic = basicCredentials(request);
