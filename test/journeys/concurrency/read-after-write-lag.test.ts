@@ -24,7 +24,7 @@ const LAG_MS = 600_000;
 const UNRELATED = "https://app.example.com/signin-oidc";
 
 let connections = 0;
-async function world(recentWrites: boolean) {
+async function world(recentWrites: boolean, combining = false) {
   const t = await entraTenant({ web: [UNRELATED] });
   connections += 1;
   const connection = connectionOf(`lag-entra-${connections}`, {
@@ -46,7 +46,7 @@ async function world(recentWrites: boolean) {
   };
   const engine = createEngine(testEnv({ ...env, LAG_ENTRA_SECRET: t.secret } as Env), emulatorTransport, {
     recentWrites,
-    combining: false,
+    combining,
   });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scope = (i: number) => `pr-${base + i}`;
@@ -87,6 +87,16 @@ describe("an Entra application whose reads lag its writes", () => {
     const held = await w.held();
     expect(held[0]).toBe(UNRELATED);
     expect([...held].sort()).toEqual([UNRELATED, ...scopes.map(w.entry)].sort());
+  });
+
+  it("with write combining on (the default) as well: runs that queue and runs that follow lose nothing", async () => {
+    const w = await world(true, true);
+    await setGraphLag(LAG_MS);
+    const first = Array.from({ length: SCOPES }, (_, i) => w.scope(i));
+    await Promise.all(first.map((s) => w.run(s, "apply")));
+    const later = w.scope(SCOPES);
+    expect((await w.run(later, "apply")).run.status).toBe("succeeded");
+    expect([...(await w.held())].sort()).toEqual([UNRELATED, ...[...first, later].map(w.entry)].sort());
   });
 
   it("control, merge off: every run says succeeded, and all but the last holder's URI are lost", async () => {
