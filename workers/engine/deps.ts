@@ -4,6 +4,7 @@ import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
@@ -90,6 +91,10 @@ export interface EngineDeps {
   secrets: SecretRegistry;
   fetch: typeof fetch;
   clock: Clock;
+  /** The fleet's token objects per connection (durable-objects/token-broker.ts); absent: isolate cache only. */
+  tokens?: (connection: string) => SharedTokens;
+  /** Test-only: false runs every token lookup as on a fresh isolate; production wiring leaves it unset. */
+  isolateTokenCache?: boolean;
   ttlMs: number;
   waitTimeoutMs: number;
   /** Test-only control switch; production wiring always passes true (see wire.ts). */

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { ConnectionSettings } from "../connections/connection-schema";
 
 export type Params = Record<string, string>;
@@ -16,6 +17,10 @@ export interface OpContext<Config = Record<string, unknown>> {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
+  /** The fleet's token objects for this connection's credential (docs/design.md, "Provider tokens"). */
+  tokens?: SharedTokens;
+  /** false: no isolate token cache, as on a fleet of fresh isolates (tests and the bench only). */
+  isolateCache?: boolean;
 }
 
 export interface Inspection {

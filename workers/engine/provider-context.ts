@@ -6,6 +6,7 @@
 import type { Clock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
 import type { OpContext } from "./op-spec";
@@ -18,6 +19,10 @@ export interface ProviderContextDeps {
   vars: Record<string, unknown>;
   fetch: typeof fetch;
   clock: Clock;
+  /** The fleet's token objects, per connection name; absent: each isolate buys its own. */
+  tokens?: (connection: string) => SharedTokens;
+  /** false: no isolate token cache (tests and the bench only). */
+  isolateTokenCache?: boolean;
 }
 
 export class ProviderContexts {
@@ -55,6 +60,8 @@ export class ProviderContexts {
       fetch: this.#deps.fetch,
       clock: this.#deps.clock,
       secrets: this.#deps.secrets,
+      ...(this.#deps.tokens ? { tokens: this.#deps.tokens(name) } : {}),
+      ...(this.#deps.isolateTokenCache === false ? { isolateCache: false } : {}),
     };
     this.#cache.set(name, ctx);
     return ctx;

@@ -9,12 +9,17 @@ import type { Clock } from "../../../shared/clock";
 import { isSponsonError } from "../../../shared/errors";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerError } from "./provider-error";
+import type { SharedTokens } from "./shared-tokens";
 
 /** What the helper needs from an OpContext. */
 export interface HttpContext {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
+  /** The fleet's token objects for this connection (./token-cache.ts); absent: isolate cache only. */
+  tokens?: SharedTokens;
+  /** false: skip the isolate's token cache (tests, the bench). */
+  isolateCache?: boolean;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */

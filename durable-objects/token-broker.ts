@@ -1,0 +1,125 @@
+/**
+ * One object per connection credential (named by the connection and a SHA-256 fingerprint of its
+ * endpoint, client id and secret, workers/adapters/http/shared-tokens.ts): the access token the whole
+ * fleet shares, refreshed by one caller at a time (docs/design.md, "Provider tokens").
+ *
+ * Single flight is a claim, like a lease: the first caller that finds no usable token is told to
+ * exchange; callers that arrive meanwhile are given the old token while it has not expired, else
+ * wait here for the claimer's `store`. A claimer that fails says `abandon`; one that goes silent
+ * loses its claim after CLAIM_TTL_MS. Either way the waiters are told to exchange on their own, so
+ * no caller waits on a refresher for longer than that.
+ *
+ * The token lives in memory only, never in storage (docs/storage.md): an evicted object costs one
+ * exchange, a stored token would be a bearer secret at rest. The object logs nothing and its one
+ * error message names fields, never values; its answers go only to the Worker that called it, which
+ * registers the token as a secret before using it.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../shared/env";
+import {
+  type StoredToken,
+  sha256Hex,
+  storedTokenSchema,
+  type TokenAnswer,
+  type TokenBrokerApi,
+  type TokenBrokerStatus,
+} from "../shared/rpc/token-broker";
+
+/** Longer than one exchange with its retries may take (DEFAULT_RETRY waits at most 30 s). */
+export const CLAIM_TTL_MS = 45_000;
+
+interface Held extends StoredToken {
+  digest: string;
+}
+
+interface Claim {
+  id: string;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** Pure: what a caller at `nowMs` is given: the held token, the claim to exchange, or a wait. */
+export function decide(
+  held: StoredToken | undefined,
+  refreshing: boolean,
+  nowMs: number,
+): "token" | "exchange" | "wait" {
+  if (held && nowMs < held.refreshAtMs) return "token";
+  // Someone is refreshing: the old token still works until it expires, so nobody waits for it.
+  if (refreshing) return held && nowMs < held.expiresAtMs ? "token" : "wait";
+  return "exchange";
+}
+
+export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
+  #held: Held | undefined;
+  #claim: Claim | undefined;
+  #waiters: Array<(answer: TokenAnswer) => void> = [];
+
+  async take(nowMs: number): Promise<TokenAnswer> {
+    const held = this.#held;
+    switch (decide(held, this.#claim !== undefined, nowMs)) {
+      case "token":
+        return { kind: "token", token: (held as Held).token, refreshAtMs: (held as Held).refreshAtMs };
+      case "exchange":
+        return { kind: "exchange", claim: this.#startClaim() };
+      case "wait":
+        return new Promise((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  async store(claim: string | null, stored: StoredToken): Promise<void> {
+    const parsed = storedTokenSchema.safeParse(stored);
+    // Field names only: the values hold the token.
+    if (!parsed.success)
+      throw new Error(`token store: invalid ${parsed.error.issues.map((i) => i.path.join("."))}`);
+    const next = parsed.data;
+    // A late or unclaimed store only replaces a token that expires sooner.
+    if (claim === this.#claim?.id || !this.#held || next.expiresAtMs > this.#held.expiresAtMs) {
+      this.#held = { ...next, digest: await sha256Hex(next.token) };
+    }
+    if (claim !== null && claim === this.#claim?.id) this.#endClaim();
+    const held = this.#held;
+    if (held) this.#wake({ kind: "token", token: held.token, refreshAtMs: held.refreshAtMs });
+  }
+
+  async abandon(claim: string): Promise<void> {
+    if (claim !== this.#claim?.id) return;
+    this.#endClaim();
+    this.#wake({ kind: "self" });
+  }
+
+  async drop(tokenDigest: string): Promise<boolean> {
+    if (this.#held?.digest !== tokenDigest) return false;
+    this.#held = undefined;
+    return true;
+  }
+
+  async status(): Promise<TokenBrokerStatus> {
+    return {
+      holdsToken: this.#held !== undefined,
+      refreshing: this.#claim !== undefined,
+      waiting: this.#waiters.length,
+    };
+  }
+
+  #startClaim(): string {
+    const id = crypto.randomUUID();
+    const timer = setTimeout(() => {
+      if (this.#claim?.id !== id) return;
+      this.#claim = undefined;
+      this.#wake({ kind: "self" });
+    }, CLAIM_TTL_MS);
+    this.#claim = { id, timer };
+    return id;
+  }
+
+  #endClaim(): void {
+    if (this.#claim) clearTimeout(this.#claim.timer);
+    this.#claim = undefined;
+  }
+
+  #wake(answer: TokenAnswer): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve(answer);
+  }
+}
