@@ -9,12 +9,15 @@
  * loses its claim after CLAIM_TTL_MS. Either way the waiters are told to exchange on their own, so
  * no caller waits on a refresher for longer than that.
  *
- * The token lives in memory only, never in storage (docs/storage.md): an evicted object costs one
- * exchange, a stored token would be a bearer secret at rest. The object logs nothing and its one
- * error message names fields, never values; its answers go only to the Worker that called it, which
- * registers the token as a secret before using it.
+ * The token is kept in the object's storage under one key (docs/storage.md), so an object evicted
+ * between two bursts of runs still holds it: in memory only, every eviction would cost the fleet one
+ * more exchange. It is deleted on a reported 401 and by an alarm once it has expired. Claims and
+ * waiters are memory only: a restarted object has none, and a store without a live claim is still
+ * accepted. The object logs nothing and its one error message names fields, never values; its
+ * answers go only to the Worker that called it, which registers the token as a secret before use.
  */
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
 import type { Env } from "../shared/env";
 import {
   type StoredToken,
@@ -28,9 +31,11 @@ import {
 /** Longer than one exchange with its retries may take (DEFAULT_RETRY waits at most 30 s). */
 export const CLAIM_TTL_MS = 45_000;
 
-interface Held extends StoredToken {
-  digest: string;
-}
+/** The one storage key (docs/storage.md, "Token objects"). */
+const TOKEN_KEY = "token";
+
+const heldSchema = storedTokenSchema.extend({ digest: z.string().length(64) });
+type Held = z.infer<typeof heldSchema>;
 
 interface Claim {
   id: string;
@@ -54,6 +59,15 @@ export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
   #claim: Claim | undefined;
   #waiters: Array<(answer: TokenAnswer) => void> = [];
 
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.blockConcurrencyWhile(async () => {
+      // Read back through its schema; anything else is as good as no token (one more exchange).
+      const parsed = heldSchema.safeParse(await ctx.storage.get(TOKEN_KEY));
+      this.#held = parsed.success ? parsed.data : undefined;
+    });
+  }
+
   async take(nowMs: number): Promise<TokenAnswer> {
     const held = this.#held;
     switch (decide(held, this.#claim !== undefined, nowMs)) {
@@ -75,6 +89,8 @@ export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
     // A late or unclaimed store only replaces a token that expires sooner.
     if (claim === this.#claim?.id || !this.#held || next.expiresAtMs > this.#held.expiresAtMs) {
       this.#held = { ...next, digest: await sha256Hex(next.token) };
+      await this.ctx.storage.put(TOKEN_KEY, this.#held);
+      await this.ctx.storage.setAlarm(next.expiresAtMs);
     }
     if (claim !== null && claim === this.#claim?.id) this.#endClaim();
     const held = this.#held;
@@ -90,7 +106,18 @@ export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
   async drop(tokenDigest: string): Promise<boolean> {
     if (this.#held?.digest !== tokenDigest) return false;
     this.#held = undefined;
+    await this.ctx.storage.delete(TOKEN_KEY);
     return true;
+  }
+
+  /** Alarms may fire more than once or late: it deletes only a token that has expired by now. */
+  override async alarm(): Promise<void> {
+    if (this.#held && Date.now() < this.#held.expiresAtMs) {
+      await this.ctx.storage.setAlarm(this.#held.expiresAtMs);
+      return;
+    }
+    this.#held = undefined;
+    await this.ctx.storage.delete(TOKEN_KEY);
   }
 
   async status(): Promise<TokenBrokerStatus> {

@@ -3,6 +3,7 @@
  * with its own, empty isolate cache — buy one Auth0 token between them through the connection's
  * token object; a 401 any of them reports drops it; a rotated secret is a new object and a new token.
  */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../../shared/clock";
@@ -193,5 +194,30 @@ describe("tokens shared by the fleet", () => {
     // The waiter's own token was handed over: the next caller needs no exchange.
     expect(await withAccessToken(ctx(), source, async (t) => t)).toBe("token-2-abcdef");
     expect(attempts).toBe(2);
+  });
+});
+
+describe("the token object's storage", () => {
+  it("keeps the token under one key, an alarm before expiry keeps it, a reported 401 deletes it", async () => {
+    const stub = rpcStub(namespace(), tokenObjectName("stored", crypto.randomUUID()));
+    const now = Date.now();
+    await stub.store(null, {
+      token: "stored-token-abcdef",
+      refreshAtMs: now + 30_000,
+      expiresAtMs: now + 60_000,
+    });
+    const stored = () =>
+      runInDurableObject(stub as unknown as DurableObjectStub, (_, state) => state.storage.get("token"));
+    expect(await stored()).toMatchObject({ token: "stored-token-abcdef", expiresAtMs: now + 60_000 });
+    // The alarm is set for the expiry; fired early (alarms may), it keeps a token that is still valid.
+    expect(await runDurableObjectAlarm(stub as unknown as DurableObjectStub)).toBe(true);
+    expect(await stub.take(now)).toEqual({
+      kind: "token",
+      token: "stored-token-abcdef",
+      refreshAtMs: now + 30_000,
+    });
+    expect(await stub.drop(await sha256Hex("stored-token-abcdef"))).toBe(true);
+    expect(await stored()).toBeUndefined();
+    expect((await stub.take(now)).kind).toBe("exchange");
   });
 });
