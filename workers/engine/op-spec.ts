@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { ConnectionSettings } from "../connections/connection-schema";
 
 export type Params = Record<string, string>;
@@ -19,8 +20,8 @@ export interface OpContext<Config = Record<string, unknown>> {
   secrets: SecretRegistry;
   /** The fleet's token objects for this connection's credential (docs/design.md, "Provider tokens"). */
   tokens?: SharedTokens;
-  /** false: no isolate token cache, as on a fleet of fresh isolates (tests and the bench only). */
-  isolateCache?: boolean;
+  /** false: no isolate token cache; an instance: that one, as on an isolate of its own (tests, bench). */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 export interface Inspection {

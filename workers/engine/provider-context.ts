@@ -7,6 +7,7 @@ import type { Clock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
 import type { OpContext } from "./op-spec";
@@ -21,8 +22,8 @@ export interface ProviderContextDeps {
   clock: Clock;
   /** The fleet's token objects, per connection name; absent: each isolate buys its own. */
   tokens?: (connection: string) => SharedTokens;
-  /** false: no isolate token cache (tests and the bench only). */
-  isolateTokenCache?: boolean;
+  /** false: no isolate token cache; an instance: that one instead (tests and the bench only). */
+  isolateTokenCache?: boolean | IsolateTokenCache;
 }
 
 export class ProviderContexts {
@@ -61,7 +62,7 @@ export class ProviderContexts {
       clock: this.#deps.clock,
       secrets: this.#deps.secrets,
       ...(this.#deps.tokens ? { tokens: this.#deps.tokens(name) } : {}),
-      ...(this.#deps.isolateTokenCache === false ? { isolateCache: false } : {}),
+      ...(this.#deps.isolateTokenCache !== undefined ? { isolateCache: this.#deps.isolateTokenCache } : {}),
     };
     this.#cache.set(name, ctx);
     return ctx;

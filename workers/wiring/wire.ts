@@ -12,6 +12,7 @@ import { tokenObjectName } from "../../shared/rpc/token-broker";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
@@ -45,8 +46,11 @@ export interface EngineOverrides {
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
   sharedTokens?: boolean;
-  /** false: no isolate token cache, every lookup as on a fresh isolate (tests, the bench). */
-  isolateTokenCache?: boolean;
+  /**
+   * false: no isolate token cache, every lookup as on a fresh isolate; an IsolateTokenCache: the
+   * engine's runs use that one, as if they ran on an isolate of their own (tests, the bench).
+   */
+  isolateTokenCache?: boolean | IsolateTokenCache;
 }
 
 const ops = new OpRegistry(ADAPTERS);

@@ -29,4 +29,10 @@ export {
 } from "./provider-request";
 export { epochSecondsResetHeader, secondsResetHeader } from "./reset-headers";
 export type { SharedTokens } from "./shared-tokens";
-export { type AccessToken, clearTokenCache, type TokenSource, withAccessToken } from "./token-cache";
+export {
+  type AccessToken,
+  clearTokenCache,
+  IsolateTokenCache,
+  type TokenSource,
+  withAccessToken,
+} from "./token-cache";

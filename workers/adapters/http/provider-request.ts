@@ -10,6 +10,7 @@ import { isSponsonError } from "../../../shared/errors";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerError } from "./provider-error";
 import type { SharedTokens } from "./shared-tokens";
+import type { IsolateTokenCache } from "./token-cache";
 
 /** What the helper needs from an OpContext. */
 export interface HttpContext {
@@ -18,8 +19,8 @@ export interface HttpContext {
   secrets: SecretRegistry;
   /** The fleet's token objects for this connection (./token-cache.ts); absent: isolate cache only. */
   tokens?: SharedTokens;
-  /** false: skip the isolate's token cache (tests, the bench). */
-  isolateCache?: boolean;
+  /** false: no isolate token cache; an instance: that one instead (tests, the bench). */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */

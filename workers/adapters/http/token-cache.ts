@@ -38,14 +38,44 @@ export interface TokenContext {
   secrets: SecretRegistry;
   /** The fleet's token objects for this connection; absent: this isolate's cache only. */
   tokens?: SharedTokens;
-  /** false: skip this isolate's cache, as if every call ran on a new isolate (tests, the bench). */
-  isolateCache?: boolean;
+  /**
+   * false: no first level, as if every call ran on a new isolate; an IsolateTokenCache: that one
+   * instead of this isolate's, as if the runs using it ran on an isolate of their own (tests, the bench).
+   */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 /** Refresh this long before expiry, at most a tenth of the lifetime. */
 const REFRESH_MARGIN_MS = 60_000;
 
-const cache = new Map<string, HeldToken>();
+/** The first level: settled tokens by credential fingerprint. */
+export class IsolateTokenCache {
+  readonly #tokens = new Map<string, HeldToken>();
+
+  get(key: string): HeldToken | undefined {
+    return this.#tokens.get(key);
+  }
+
+  set(key: string, held: HeldToken): void {
+    this.#tokens.set(key, held);
+  }
+
+  delete(key: string): void {
+    this.#tokens.delete(key);
+  }
+
+  clear(): void {
+    this.#tokens.clear();
+  }
+}
+
+/** This isolate's. */
+const isolate = new IsolateTokenCache();
+
+function firstLevel(ctx: TokenContext): IsolateTokenCache | undefined {
+  if (ctx.isolateCache === false) return undefined;
+  return ctx.isolateCache instanceof IsolateTokenCache ? ctx.isolateCache : isolate;
+}
 
 /** Full SHA-256 of the credential: it names the fleet's object, so no prefix of it is enough. */
 function fingerprint(source: TokenSource): Promise<string> {
@@ -62,7 +92,8 @@ async function exchange(ctx: TokenContext, source: TokenSource): Promise<StoredT
 }
 
 async function currentToken(ctx: TokenContext, source: TokenSource, key: string): Promise<string> {
-  const cached = ctx.isolateCache === false ? undefined : cache.get(key);
+  const cache = firstLevel(ctx);
+  const cached = cache?.get(key);
   if (cached && ctx.clock.now() < cached.refreshAtMs) {
     ctx.secrets.register(cached.token);
     return cached.token;
@@ -70,7 +101,7 @@ async function currentToken(ctx: TokenContext, source: TokenSource, key: string)
   const held = ctx.tokens
     ? await fleetToken(ctx.tokens.object(key), ctx.clock.now(), ctx.secrets, () => exchange(ctx, source))
     : await exchange(ctx, source);
-  if (ctx.isolateCache !== false) cache.set(key, { token: held.token, refreshAtMs: held.refreshAtMs });
+  cache?.set(key, { token: held.token, refreshAtMs: held.refreshAtMs });
   return held.token;
 }
 
@@ -86,7 +117,8 @@ export async function withAccessToken<T>(
     return await call(token);
   } catch (err) {
     if (providerStatus(err) !== 401) throw err;
-    if (cache.get(key)?.token === token) cache.delete(key);
+    const cache = firstLevel(ctx);
+    if (cache?.get(key)?.token === token) cache.delete(key);
     if (ctx.tokens) await reportRejected(ctx.tokens.object(key), token);
     return call(await currentToken(ctx, source, key));
   }
@@ -94,5 +126,5 @@ export async function withAccessToken<T>(
 
 /** Forgets every token this isolate cached (tests; a worker never needs it). The fleet's stay. */
 export function clearTokenCache(): void {
-  cache.clear();
+  isolate.clear();
 }
