@@ -77,9 +77,19 @@ function firstLevel(ctx: TokenContext): IsolateTokenCache | undefined {
   return ctx.isolateCache instanceof IsolateTokenCache ? ctx.isolateCache : isolate;
 }
 
+/** Fingerprints already computed, by credential (an apply asks three times: prepare, read, write). */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 256;
+
 /** Full SHA-256 of the credential: it names the fleet's object, so no prefix of it is enough. */
-function fingerprint(source: TokenSource): Promise<string> {
-  return sha256Hex(`${source.endpoint}\n${source.clientId}\n${source.clientSecret}`);
+async function fingerprint(source: TokenSource): Promise<string> {
+  const credential = `${source.endpoint}\n${source.clientId}\n${source.clientSecret}`;
+  const known = fingerprints.get(credential);
+  if (known) return known;
+  const computed = await sha256Hex(credential);
+  if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.delete(fingerprints.keys().next().value as string);
+  fingerprints.set(credential, computed);
+  return computed;
 }
 
 async function exchange(ctx: TokenContext, source: TokenSource): Promise<StoredToken> {
