@@ -3,7 +3,15 @@ import { readFileSync } from "node:fs";
 import { applyBodySchema } from "../../shared/schemas/requests";
 import { CliError, type ExitCode } from "../cli-error";
 import { ApiError, type RunAction, type RunBody, type RunResult } from "../client";
-import { clientFor, environmentOf, type Invocation, scopeOf, stringFlag, waitOptions } from "../context";
+import {
+  clientFor,
+  environmentOf,
+  type Invocation,
+  scopeOf,
+  shaOf,
+  stringFlag,
+  waitOptions,
+} from "../context";
 import { progress } from "../progress";
 import { eventText, runText, timingsText } from "../render";
 import { appendSummary, refusedSummary, runSummary } from "../step-summary";
@@ -36,9 +44,9 @@ function readPlan(inv: Invocation): unknown {
 function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
   switch (action) {
     case "apply":
-      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...waitOptions(inv) };
+      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...commit(inv), ...waitOptions(inv) };
     case "preview":
-      return { plan: readPlan(inv) as RunBody<"preview">["plan"] };
+      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv) };
     case "destroy":
       return waitOptions(inv);
     case "rollback": {
@@ -46,6 +54,11 @@ function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
       return { ...(runId ? { runId } : {}), ...waitOptions(inv) };
     }
   }
+}
+
+function commit(inv: Invocation): { sha?: string } {
+  const sha = shaOf(inv.io.env);
+  return sha === undefined ? {} : { sha };
 }
 
 function planLines(body: RunBody<RunAction>): number | null {

@@ -57,7 +57,7 @@ const context = {
   secrets: new SecretRegistry(),
 };
 const targets = plan.lines.map((line) => {
-  const resolved = resolveLine(line, context, "preview", "pr-7");
+  const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-7" });
   return { id: line.id, target: { op: resolved.opName, identity: resolved.parent, item: resolved.key } };
 });
 
