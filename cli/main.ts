@@ -71,7 +71,7 @@ export async function main(argv: string[], io: Omit<Io, "version">): Promise<Exi
       return err.exitCode;
     }
     if (err instanceof ApiError) {
-      const retry = err.problem?.retriable ? " (retriable)" : "";
+      const retry = err.retriable ? " (retriable)" : "";
       io.stderr.write(`sponson: ${err.code}: ${err.message}${retry}\n`);
       return exitCodeOf(err);
     }

@@ -14,6 +14,7 @@ import {
 } from "../context";
 import { progress } from "../progress";
 import { eventText, runText, timingsText } from "../render";
+import { DEFAULT_RETRY_SECONDS, withRetries } from "../retry";
 import { appendSummary, refusedSummary, runSummary } from "../step-summary";
 
 function readPlan(inv: Invocation): unknown {
@@ -61,6 +62,22 @@ function commit(inv: Invocation): { sha?: string } {
   return sha === undefined ? {} : { sha };
 }
 
+/**
+ * How long retriable refusals are retried: the wait timeout the command names, else
+ * $SPONSON_RETRY_SECONDS, else 60 s. 0 turns retries off.
+ */
+function retryBudgetSeconds(inv: Invocation): number {
+  const named = waitOptions(inv).waitTimeoutSeconds;
+  if (named !== undefined) return named;
+  const fromEnv = inv.io.env.SPONSON_RETRY_SECONDS;
+  if (fromEnv !== undefined && fromEnv !== "") {
+    if (!/^\d+$/.test(fromEnv))
+      throw new CliError(2, `SPONSON_RETRY_SECONDS must be whole seconds, not "${fromEnv}"`);
+    return Number(fromEnv);
+  }
+  return DEFAULT_RETRY_SECONDS;
+}
+
 function planLines(body: RunBody<RunAction>): number | null {
   const plan = (body as { plan?: { lines?: unknown[] } }).plan;
   return Array.isArray(plan?.lines) ? plan.lines.length : null;
@@ -80,12 +97,21 @@ export async function runCommand(inv: Invocation, action: RunAction): Promise<Ex
   let result: RunResult;
   let streamed = false;
   try {
-    result = await client.run(action, environment, scope, body, (event) => {
-      streamed = true;
-      if (event.type === "line") shown.tick();
-      const text = eventText(event);
-      if (text !== null && event.type !== "error") shown.print(text);
-    });
+    result = await withRetries(
+      () =>
+        client.run(action, environment, scope, body, (event) => {
+          streamed = true;
+          if (event.type === "line") shown.tick();
+          const text = eventText(event);
+          if (text !== null && event.type !== "error") shown.print(text);
+        }),
+      {
+        budgetMs: retryBudgetSeconds(inv) * 1000,
+        isApiError: (err): err is ApiError => err instanceof ApiError,
+        onRetry: (err, delayMs, attempt) =>
+          shown.print(`  ${err.code}: ${err.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+      },
+    );
   } catch (err) {
     shown.stop();
     if (err instanceof ApiError) {
