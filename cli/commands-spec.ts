@@ -10,7 +10,9 @@ export type CommandName =
   | "ledger"
   | "locks"
   | "unlock"
-  | "token";
+  | "token"
+  | "config"
+  | "plan";
 
 export interface CommandSpec {
   summary: string;
@@ -182,6 +184,43 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     details:
       "Prints to stdout only, for piping (e.g. into curl). In GitHub Actions the token is masked in the log first.",
     examples: ['curl -H "Authorization: Bearer $(sponson token)" "$SPONSON_URL/v1/locks"'],
+  },
+  config: {
+    summary: "check the service's configuration offline: every problem at once, each with its path",
+    usage: "sponson config check [--config <wrangler.toml>] [--env-file <file>] [--json]",
+    options: {
+      config: {
+        type: "string",
+        value: "file",
+        help: "the wrangler config whose [vars] to read (default: wrangler.toml)",
+      },
+      "env-file": {
+        type: "string",
+        value: "file",
+        help: "KEY=value lines: the Worker secrets and any var kept out of wrangler.toml (wins over [vars])",
+      },
+      ...json,
+      help: connection.help as OptionSpec,
+    },
+    positionals: 1,
+    details:
+      "Checks every var (JSON vars against their schemas, schemas/*.schema.json), every connection's provider\n" +
+      "fields, and with --env-file that each Worker secret a connection names is set. Prints names, never values.\n" +
+      "Exit 0 when there is nothing to fix, 1 otherwise. The deployed service answers the same as GET /v1/config/status.",
+    examples: [
+      "sponson config check --config examples/production/wrangler.toml",
+      "sponson config check --env-file .env.production --json",
+    ],
+  },
+  plan: {
+    summary: "check a plan offline: shape, ops, placeholders and each op's params, every problem at once",
+    usage: "sponson plan check <plan.json> [--json]",
+    options: { ...json, help: connection.help as OptionSpec },
+    positionals: 2,
+    details:
+      "Connections and the write policy are the service's configuration: `sponson preview` checks those.\n" +
+      "Exit 0 when there is nothing to fix, 1 otherwise.",
+    examples: ["sponson plan check sponson.plan.json"],
   },
 };
 

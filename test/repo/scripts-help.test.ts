@@ -38,6 +38,8 @@ describe("npm scripts answer --help", () => {
     expect(ours.map((o) => o.name).sort()).toEqual([
       "bench",
       "build:cli",
+      "build:schemas",
+      "keygen",
       "prepare",
       "start",
       "token",
