@@ -10,6 +10,7 @@ import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
 import { configStatusRoutes } from "./routes/config-status";
 import { dashboardRoutes } from "./routes/dashboard";
+import { dashboardPageRoutes } from "./routes/dashboard-pages";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
@@ -68,6 +69,10 @@ export function createApp(options: AppOptions) {
   app.route("/", tokenRoutes);
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
+  app.route(
+    "/",
+    dashboardPageRoutes((env) => createEngine(env, options.transport, options.engine)),
+  );
   mountOpenApi(app);
   return app;
 }

@@ -164,8 +164,8 @@ export class Engine {
   }
 
   /** Entries on owned objects that no scope owns and that are not foreign (the sweep's report). */
-  async orphans(): Promise<OrphanList> {
-    return findOrphans(this.#deps, this.#contexts());
+  async orphans(identity?: string): Promise<OrphanList> {
+    return findOrphans(this.#deps, this.#contexts(), identity);
   }
 
   /** An admin's removal of one orphan, checked again under the object's lease and recorded. */
