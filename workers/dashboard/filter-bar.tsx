@@ -13,7 +13,7 @@ export interface FilterBarProps {
 
 export function FilterBar({ filter, repositories, environments }: FilterBarProps) {
   return (
-    <form class="filter" method="get" action="/dashboard" role="search" aria-label="Filter scopes">
+    <form class="filter" method="get" action="/dashboard" aria-label="Filter scopes">
       {filter.bound ? (
         <span class="mono repository">{filter.repository?.name}</span>
       ) : (
