@@ -9,7 +9,7 @@ import { objectHash } from "../../workers/dashboard/object-hash";
 import { apply, call, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { appIdentity, freshPr } from "../helpers/engine";
-import { previewPlan, seedTenant } from "../helpers/plans";
+import { auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { bearer, mintServiceToken } from "../helpers/tokens";
 
@@ -122,5 +122,25 @@ describe("filters and pages", () => {
   it("admins see the configuration panel; viewers do not", async () => {
     expect((await page("/dashboard", await bearer("admin"))).html).toContain('id="config"');
     expect((await page("/dashboard")).html).not.toContain('id="config"');
+  });
+});
+
+describe("the scope list in pages", () => {
+  it("31 scopes: 30 on the first page, newest first, with a link to the second, which has the last", async () => {
+    const prefix = `branch-pages${crypto.randomUUID().slice(0, 8)}-`;
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const plan = auth0Plan(domain, [
+      { id: "cb", op: "auth0.callbackUrl", url: "https://{branch}.preview.example.com/cb" },
+    ]);
+    for (let i = 0; i < 31; i++) await apply(app, "preview", `${prefix}${String(i).padStart(2, "0")}`, plan);
+    const first = await page(`/dashboard?scope=${prefix}`);
+    const shown = (html: string) => html.split(`data-scope="preview/${prefix}`).length - 1;
+    expect(shown(first.html)).toBe(30);
+    expect(first.html).toContain('data-page="1" data-pages="2"');
+    expect(first.html).toContain(`href="/dashboard?scope=${prefix}&amp;page=2"`);
+    const second = await page(`/dashboard?scope=${prefix}&page=2`);
+    expect(shown(second.html)).toBe(1);
+    expect(second.html).toContain(`data-scope="preview/${prefix}00"`);
   });
 });
