@@ -5,7 +5,8 @@ import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
 import { checkConfig } from "./config/middleware";
-import { notFound, onError } from "./http/problem";
+import { canonicalPath } from "./http/canonical-path";
+import { notFound, onError, problemResponse } from "./http/problem";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
 import { dashboardRoutes } from "./routes/dashboard";
@@ -65,5 +66,23 @@ export function createApp(options: AppOptions) {
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
   mountOpenApi(app);
+  routeCanonicalPaths(app);
   return app;
+}
+
+/**
+ * The router, authentication and the route table all read the canonical path
+ * (workers/http/canonical-path.ts): the request is rewritten to it before Hono sees it, and a path
+ * whose encoding is ambiguous is refused here, before any middleware runs.
+ */
+function routeCanonicalPaths(app: OpenAPIHono<AppEnv>): void {
+  const dispatch = app.fetch;
+  app.fetch = (request, env, ctx) => {
+    const url = new URL(request.url);
+    const canonical = canonicalPath(url.pathname);
+    if (!canonical.ok) return problemResponse(canonical.error, url.pathname);
+    if (canonical.path === url.pathname) return dispatch(request, env, ctx);
+    url.pathname = canonical.path;
+    return dispatch(new Request(url, request), env, ctx);
+  };
 }

@@ -28,7 +28,7 @@ export function authenticate(options: AuthOptions = {}) {
   const githubKeys = options.githubKeys ?? remoteGithubKeys(options.fetch);
   const now = options.now ?? Date.now;
   return createMiddleware<AppEnv>(async function authenticate(c, next) {
-    if (isPublicRoute(c.req.method, new URL(c.req.url).pathname)) {
+    if (isPublicRoute(c.req.method, c.req.path)) {
       c.set("actor", "anonymous");
       return next();
     }

@@ -10,7 +10,7 @@ import { assertConfigValid, configFromEnv } from "./config";
 
 export function checkConfig() {
   return createMiddleware<AppEnv>(async function checkConfig(c, next) {
-    if (!isPublicRoute(c.req.method, new URL(c.req.url).pathname)) assertConfigValid(configFromEnv(c.env));
+    if (!isPublicRoute(c.req.method, c.req.path)) assertConfigValid(configFromEnv(c.env));
     await next();
   });
 }

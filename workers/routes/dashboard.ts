@@ -15,6 +15,7 @@ import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
+import { requireRole } from "../auth/route-access";
 import { serviceKeySet } from "../auth/service-keys";
 import { verifyBearer } from "../auth/verify-token";
 import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
@@ -152,6 +153,8 @@ const releaseRoute = createRoute({
   path: "/dashboard/locks/release",
   operationId: "dashboardForceRelease",
   tags: ["dashboard"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
   summary: "Admin force-release from the dashboard: a reason and a confirmation (same-origin, CSRF)",
   security: bearerSecurity,
   request: {

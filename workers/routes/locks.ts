@@ -9,6 +9,7 @@ import {
   lockListSchema,
 } from "../../shared/schemas/responses";
 import type { AppEnv } from "../app-env";
+import { requireRole } from "../auth/route-access";
 import {
   AUTH_CODES,
   BODY_CODES,
@@ -70,6 +71,8 @@ const forceReleaseRoute = createRoute({
   path: "/v1/locks/{key}",
   operationId: "forceReleaseLock",
   tags: ["locks"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
   summary: "Force-release a lock (admin), with a reason for the audit history",
   security: bearerSecurity,
   request: {
