@@ -101,7 +101,8 @@ export function environments(vars: Vars): string[] {
 /**
  * `enforced` by the document when SPONSON_POLICY is set. Unset: every write is denied (fail closed),
  * except with EMULATORS=on (tests, `npm start`), where the emulated providers are all there is to
- * write to and every write is allowed.
+ * write to and every write is allowed — honoured only by the dev entry's emulator transport
+ * (workers/wiring/wire.ts, `policyForTransport`); the production entry refuses every write instead.
  */
 export function writePolicy(vars: Vars): PolicyConfig {
   const document = jsonVar(vars, "SPONSON_POLICY", policySchema);
