@@ -1,10 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
-import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
 import { checkConfig } from "./config/middleware";
+import { bodyLimits } from "./http/body-limits";
 import { canonicalPath } from "./http/canonical-path";
 import { notFound, onError, problemResponse } from "./http/problem";
 import { markArrival } from "./http/server-timing";
@@ -20,9 +19,9 @@ import { createEngine, type EngineOverrides, type ProviderTransport } from "./wi
 
 /**
  * Request bodies above this are refused before they are parsed (413 PAYLOAD_TOO_LARGE, docs/design.md,
- * "Errors").
+ * "Errors"); the dashboard's forms have a smaller limit (workers/http/body-limits.ts).
  */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from "./http/body-limits";
 
 export interface AppOptions {
   /** Where the engine's provider HTTP goes: chosen by the entry (workers/index.ts, workers/dev/). */
@@ -45,15 +44,8 @@ export function createApp(options: AppOptions) {
   // Arrival first: a run's timings count authentication as part of its authorization time.
   app.use("*", markArrival(), authenticate(options.auth), checkConfig(), routeAccess());
   app.route("/", healthRoutes);
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new SponsonError("PAYLOAD_TOO_LARGE", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  // Every route that reads a body, the dashboard's forms included (workers/http/body-limits.ts).
+  app.use("*", bodyLimits());
   app.route("/", lockRoutes);
   app.route(
     "/",

@@ -84,7 +84,7 @@ async function inBatches<T>(items: readonly T[], size: number, each: (item: T) =
 
 describe("encoded spellings of every route", () => {
   it("the route table has the routes this fuzz is about", () => {
-    expect(plainPaths()).toEqual(expect.arrayContaining(["/v1/orphans", "/v1/locks/" + PARAMS.key]));
+    expect(plainPaths()).toEqual(expect.arrayContaining(["/v1/orphans", `/v1/locks/${PARAMS.key}`]));
   });
 
   it.each(plainPaths())("%s: every method and role decides as for the plain path", async (plain) => {
