@@ -25,8 +25,26 @@ export const repositoryConfigSchema = z.object({
   id: repositoryIdSchema,
   /** The branch whose tokens may act on scope `main`. */
   defaultBranch: z.string().min(1).max(200).default("main"),
-  /** Environments this repository's tokens may act in; absent means any. */
+  /** Environments this repository's tokens may act in, whatever their ref; absent means any. */
   environments: z.array(z.string().min(1)).optional(),
+  /**
+   * Environments per kind of signed ref (workers/auth/ref-environments.ts). `pullRequest` defaults
+   * to SPONSON_ENVIRONMENTS (where closed pull requests are destroyed); `branch` and
+   * `defaultBranch` default to `environments`.
+   */
+  refEnvironments: z
+    .strictObject({
+      pullRequest: z.array(z.string().min(1)).max(50).optional(),
+      branch: z.array(z.string().min(1)).max(50).optional(),
+      defaultBranch: z.array(z.string().min(1)).max(50).optional(),
+    })
+    .optional(),
+  /**
+   * `{ "<sponson environment>": "<GitHub deployment environment>" }`: a GitHub job acts in that
+   * environment only when its token carries that `environment` claim, i.e. the job ran in the GitHub
+   * deployment environment, behind its protection rules (required reviewers, branch rules).
+   */
+  deploymentEnvironments: z.record(z.string().min(1), z.string().min(1).max(255)).optional(),
 });
 export type RepositoryConfig = z.infer<typeof repositoryConfigSchema>;
 

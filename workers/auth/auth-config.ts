@@ -16,6 +16,8 @@ export interface AuthConfig {
   audience: string | null;
   /** SPONSON_REPOSITORIES, parsed by the one schema the webhook receiver uses too. */
   repositories: RepositoryConfig[];
+  /** SPONSON_ENVIRONMENTS: where closed pull requests are destroyed, and so where their jobs may act. */
+  destroyEnvironments: string[];
   /** The private signing key (JWK JSON) and extra public keys (JWK or JWKS JSON), raw. */
   serviceSigningKey: string | null;
   servicePublicKeys: string | null;
@@ -28,6 +30,7 @@ export function authConfigFromEnv(env: object): AuthConfig {
     githubIssuer: config.githubIssuer,
     audience: config.audience,
     repositories: config.repositories,
+    destroyEnvironments: config.environments,
     serviceSigningKey: config.serviceSigningKey,
     servicePublicKeys: config.servicePublicKeys,
   };

@@ -3,6 +3,7 @@
  * is decided by `authorizeScope` and the route table, never by the token alone.
  */
 import { z } from "zod";
+import type { RefEnvironments, RefKind } from "./ref-environments";
 
 export const ROLES = ["viewer", "ci", "admin"] as const;
 export const roleSchema = z.enum(ROLES);
@@ -38,6 +39,14 @@ export interface GithubCaller {
   scopes: string[];
   /** Environments the repository is configured for; null means any. */
   environments: string[] | null;
+  /** What kind of ref GitHub signed (workers/auth/ref-environments.ts). */
+  refKind: RefKind;
+  /** Environments this ref kind may act in (null: any), and the setting that grants them. */
+  refEnvironments: RefEnvironments;
+  /** The token's `environment` claim: the GitHub deployment environment the job ran in, if any. */
+  deploymentEnvironment: string | null;
+  /** Environments that require a GitHub deployment environment (SPONSON_REPOSITORIES[].deploymentEnvironments). */
+  deploymentEnvironments: Record<string, string>;
 }
 
 /** A holder of a token signed by this service's own key (`npm run token`). */

@@ -124,7 +124,7 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
     const claims = githubClaimsSchema.safeParse(payload);
     if (!claims.success)
       throw unauthenticated("claims", "the GitHub token lacks the repository or ref claims");
-    return githubCaller(claims.data, config.repositories);
+    return githubCaller(claims.data, config.repositories, config.destroyEnvironments);
   }
   throw unauthenticated("issuer", "the token's issuer is not accepted");
 }
