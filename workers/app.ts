@@ -14,6 +14,7 @@ import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
 import { orphanRoutes } from "./routes/orphans";
 import { scopeRoutes } from "./routes/scopes";
+import { tokenRoutes } from "./routes/tokens";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
@@ -55,6 +56,7 @@ export function createApp(options: AppOptions) {
     "/",
     orphanRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
+  app.route("/", tokenRoutes);
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
   mountOpenApi(app);

@@ -5,6 +5,7 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
+import type { Role } from "./caller";
 
 /** Service tokens name this service as issuer and audience. */
 export const SERVICE_ISSUER = "sponson-edge";
@@ -21,6 +22,8 @@ export interface AuthConfig {
   /** The private signing key (JWK JSON) and extra public keys (JWK or JWKS JSON), raw. */
   serviceSigningKey: string | null;
   servicePublicKeys: string | null;
+  /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS with its defaults. */
+  serviceTokenMaxLifetime: Record<Role, number>;
 }
 
 /** The authentication settings of the Worker's config (workers/config/): throws naming an invalid var. */
@@ -33,5 +36,6 @@ export function authConfigFromEnv(env: object): AuthConfig {
     destroyEnvironments: config.environments,
     serviceSigningKey: config.serviceSigningKey,
     servicePublicKeys: config.servicePublicKeys,
+    serviceTokenMaxLifetime: config.serviceTokenMaxLifetime,
   };
 }

@@ -59,6 +59,8 @@ export interface ServiceCaller {
   /** `owner/name`: a ci token with this claim acts for that repository only
    * (workers/auth/resolve-repository.ts). */
   repository?: string;
+  /** The token's `jti`, when it has one: checked against the deny list at every request. */
+  tokenId?: string;
 }
 
 export type Caller = GithubCaller | ServiceCaller;

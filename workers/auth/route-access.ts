@@ -64,6 +64,9 @@ function minimumRole(method: string, path: string): Role {
   if (method === "DELETE" && path.startsWith("/v1/locks/")) return "admin";
   // Listing orphans reads every owned object's lists with the service's credentials.
   if (path === "/v1/orphans" || path.startsWith("/v1/orphans/")) return "admin";
+  // The deny list and the audit trail name actors, reasons and token ids.
+  if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return "admin";
+  if (path === "/v1/audit" || path.startsWith("/v1/audit/")) return "admin";
   if (method === "GET" || method === "HEAD") return "viewer";
   return "admin";
 }

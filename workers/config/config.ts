@@ -7,6 +7,8 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { ADAPTERS } from "../adapters";
+import type { Role } from "../auth/caller";
+import { DEFAULT_MAX_LIFETIME_SECONDS, maxLifetimeSchema } from "../auth/token-lifetime";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import type { PolicyConfig } from "../policy/policy-schema";
 import {
@@ -15,6 +17,7 @@ import {
   DEFAULT_WAIT_TIMEOUT_SECONDS,
   environments,
   githubIssuer,
+  jsonVar,
   optionalText,
   positiveSeconds,
   repositories,
@@ -50,6 +53,11 @@ const READERS = {
   serviceSigningKey: (v: Vars): string | null => optionalText(v, "SERVICE_SIGNING_KEY", { secret: true }),
   /** SERVICE_PUBLIC_KEY (JWK or JWKS JSON), raw. */
   servicePublicKeys: (v: Vars): string | null => optionalText(v, "SERVICE_PUBLIC_KEY", { secret: true }),
+  /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS: the longest `exp - iat` per role (workers/auth/token-lifetime.ts). */
+  serviceTokenMaxLifetime: (v: Vars): Record<Role, number> => ({
+    ...DEFAULT_MAX_LIFETIME_SECONDS,
+    ...jsonVar(v, "SERVICE_TOKEN_MAX_LIFETIME_SECONDS", maxLifetimeSchema),
+  }),
   /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
   webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
 };
@@ -72,6 +80,7 @@ export const CONFIG_VARS = [
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",
+  "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
 ] as const;
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };

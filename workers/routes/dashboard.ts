@@ -15,6 +15,7 @@ import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
+import { assertNotRevoked } from "../auth/revoked-tokens";
 import { requireRole } from "../auth/route-access";
 import { serviceKeySet } from "../auth/service-keys";
 import { verifyBearer } from "../auth/verify-token";
@@ -260,6 +261,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         new Date(),
       );
       if (caller.kind !== "service") throw new Error("dashboard sessions take service tokens");
+      await assertNotRevoked(c.env.RECEIPTS, caller, Date.now());
       // Verified above, so `exp` is present and in the future.
       setSessionCookie(c, token, (decodeJwt(token).exp ?? 0) - Date.now() / 1000);
       return c.redirect("/dashboard", 303);
