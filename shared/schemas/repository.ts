@@ -45,6 +45,17 @@ export const repositoryConfigSchema = z.object({
    * deployment environment, behind its protection rules (required reviewers, branch rules).
    */
   deploymentEnvironments: z.record(z.string().min(1), z.string().min(1).max(255)).optional(),
+  /**
+   * The name of the Worker secret this repository's webhook deliveries are signed with; absent:
+   * GITHUB_WEBHOOK_SECRET (workers/webhooks/delivery-secret.ts). Never one of the service's own keys.
+   */
+  webhookSecret: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a Worker secret name, e.g. WEBHOOK_SECRET_ACME_WEB")
+    .refine((name) => !name.startsWith("SERVICE_"), "the service's own keys cannot sign webhooks")
+    // Names with SECRET are registered secrets (workers/wiring/wire.ts): never logged or stored.
+    .refine((name) => name.includes("SECRET"), "the secret's name must contain SECRET")
+    .optional(),
 });
 export type RepositoryConfig = z.infer<typeof repositoryConfigSchema>;
 
