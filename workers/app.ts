@@ -8,6 +8,7 @@ import { canonicalPath } from "./http/canonical-path";
 import { notFound, onError, problemResponse } from "./http/problem";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
+import { auditRoutes } from "./routes/audit";
 import { dashboardRoutes } from "./routes/dashboard";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
@@ -57,6 +58,7 @@ export function createApp(options: AppOptions) {
     orphanRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
   app.route("/", tokenRoutes);
+  app.route("/", auditRoutes);
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
   mountOpenApi(app);

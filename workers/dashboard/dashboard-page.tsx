@@ -1,5 +1,7 @@
 /** GET /dashboard: the header (who is signed in, feed status, sign-out) around the live sections. */
+import type { AuditEntry } from "../audit/audit-trail";
 import type { Role } from "../auth/caller";
+import { AuditTrail } from "./audit-trail";
 import { Layout } from "./layout";
 import { type LiveProps, LiveSections } from "./live-sections";
 
@@ -11,6 +13,8 @@ export interface DashboardProps extends LiveProps {
   csrf: string;
   /** A fixed-format notice after an action, e.g. a force-release. */
   notice?: { kind: "ok" | "bad"; text: string };
+  /** The newest audit records; only an admin's page has them. */
+  audit?: AuditEntry[];
 }
 
 export function DashboardPage(props: DashboardProps) {
@@ -38,6 +42,7 @@ export function DashboardPage(props: DashboardProps) {
         <div id="live">
           <LiveSections snapshot={props.snapshot} releaseCsrf={props.releaseCsrf} />
         </div>
+        {props.audit ? <AuditTrail entries={props.audit} /> : null}
       </main>
     </Layout>
   );

@@ -9,16 +9,18 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { decodeJwt } from "jose";
-import { SponsonError, unwrap } from "../../shared/errors";
+import { SponsonError } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
+import { listAudit } from "../audit/audit-trail";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
 import { assertNotRevoked } from "../auth/revoked-tokens";
 import { requireRole } from "../auth/route-access";
 import { serviceKeySet } from "../auth/service-keys";
 import { verifyBearer } from "../auth/verify-token";
+import { AUDIT_SHOWN } from "../dashboard/audit-trail";
 import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
 import { renderDashboard, renderLive, renderSignIn } from "../dashboard/render";
 import {
@@ -33,7 +35,7 @@ import {
 import { loadSnapshot } from "../dashboard/snapshot";
 import { AUTH_CODES, bearerSecurity, problemResponses, publicSecurity } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
-import { lockStub } from "../locks/lock-target";
+import { auditedForceRelease } from "../locks/force-release";
 
 const html = { "text/html": { schema: z.string() } };
 const redirect = (description: string) => ({
@@ -215,6 +217,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         snapshot,
         releaseCsrf: await releaseCsrfFor(c),
         ...(notice ? { notice } : {}),
+        ...(roleAtLeast(caller.role, "admin") ? { audit: await listAudit(c.env, AUDIT_SHOWN) } : {}),
       }),
       200,
     );
@@ -282,13 +285,11 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const form = c.req.valid("form");
     await assertDashboardPost(c, form.csrf);
     if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
-    const outcome = unwrap(
-      await lockStub(c.env, form.key).forceRelease({
-        key: form.key,
-        reason: form.reason,
-        actor: c.get("actor"),
-      }),
-    );
+    const { outcome } = await auditedForceRelease(c.env, {
+      key: form.key,
+      reason: form.reason,
+      actor: c.get("actor"),
+    });
     const param = outcome.released ? "released" : "refused";
     return c.redirect(`/dashboard?${param}=${encodeURIComponent(form.key)}`, 303);
   });

@@ -1,6 +1,6 @@
 /** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { SponsonError, unwrap } from "../../shared/errors";
+import { SponsonError } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
 import { lockStateSchema } from "../../shared/schemas/lock";
 import {
@@ -18,8 +18,9 @@ import {
   withOpenApi,
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { auditedForceRelease } from "../locks/force-release";
 import { listHeldLocks } from "../locks/held-locks";
-import { lockStub, readLock } from "../locks/lock-target";
+import { readLock } from "../locks/lock-target";
 
 const keyParam = z.object({
   key: z
@@ -109,6 +110,6 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(forceReleaseRoute, async (c) => {
     const key = knownKey(c.req.valid("param").key);
     const { reason } = c.req.valid("json");
-    const outcome = unwrap(await lockStub(c.env, key).forceRelease({ key, reason, actor: c.get("actor") }));
-    return c.json({ ...outcome, lock: await readLock(c.env, key) }, 200);
+    const { outcome, lock } = await auditedForceRelease(c.env, { key, reason, actor: c.get("actor") });
+    return c.json({ ...outcome, lock }, 200);
   });
