@@ -57,8 +57,8 @@ for (const scope of values.scope) {
 if (values.repository !== undefined) {
   if (!/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(values.repository))
     fail(`--repository "${values.repository}" must be owner/name, e.g. acme/web`);
-  // Only a ci token is bound by the claim; admin and viewer tokens name the repository per request.
-  if (values.role !== "ci") fail("--repository binds ci tokens only; admin and viewer use ?repository=");
+  // ci and viewer tokens are bound by the claim; an admin token names the repository per request.
+  if (values.role === "admin") fail("--repository binds ci and viewer tokens; admin uses ?repository=");
 }
 if (values.role === "admin" && values.scope.length > 0)
   process.stderr.write("token: admin acts on any scope; --scope is ignored\n");

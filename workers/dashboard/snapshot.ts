@@ -13,6 +13,7 @@ import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
 import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView, type OwnershipReads } from "../locks/ledger-view";
+import { locksForRepository } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
 
@@ -132,10 +133,21 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
   return runs.sort((a, b) => b.finishedAt - a.finishedAt || a.id.localeCompare(b.id)).slice(0, limit);
 }
 
-export async function loadSnapshot(env: Env, now: () => number = Date.now): Promise<Snapshot> {
+/**
+ * `repositoryId`: a repository-bound viewer's (docs/security.md, "Repository isolation"): only that
+ * repository's scopes, runs and locks, and of shared parent locks only its own runs.
+ */
+export async function loadSnapshot(
+  env: Env,
+  now: () => number = Date.now,
+  repositoryId: number | null = null,
+): Promise<Snapshot> {
   const store = configuredReceiptStore(env);
   const repositories = configFromEnv(env).repositories;
-  const [held, summaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
+  const [allHeld, allSummaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
+  const held = repositoryId === null ? allHeld : locksForRepository(allHeld, repositoryId);
+  const summaries =
+    repositoryId === null ? allSummaries : allSummaries.filter((s) => s.repositoryId === repositoryId);
   const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(0, SCOPES_SHOWN);
   const receipts: Receipt[] = [];
   // Scopes on one page mostly share their parents: each parent's lock is read once.

@@ -16,6 +16,7 @@ import type { AppEnv } from "../app-env";
 import { listAudit } from "../audit/audit-trail";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
+import { readBinding } from "../auth/read-binding";
 import { assertNotRevoked } from "../auth/revoked-tokens";
 import { requireRole } from "../auth/route-access";
 import { serviceKeySet } from "../auth/service-keys";
@@ -201,7 +202,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const caller = c.get("caller");
     const session = sessionOf(c);
     const { released, refused } = c.req.valid("query");
-    const snapshot = await loadSnapshot(c.env);
+    const snapshot = await loadSnapshot(c.env, Date.now, readBinding(c)?.id ?? null);
     const notice =
       released !== undefined
         ? { kind: "ok" as const, text: `Force-released ${released}.` }
@@ -224,7 +225,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   })
   .openapi(liveRoute, async (c) => {
     pageHeaders(c);
-    const snapshot = await loadSnapshot(c.env);
+    const snapshot = await loadSnapshot(c.env, Date.now, readBinding(c)?.id ?? null);
     return c.html(renderLive({ snapshot, releaseCsrf: await releaseCsrfFor(c) }), 200);
   })
   .openapi(feedRoute, async (c) => {
@@ -235,8 +236,11 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     assertSameOrigin(c);
     const ns = c.env.LOCK_FEED;
     if (ns === undefined) throw new SponsonError("INTERNAL", "the lock feed is not bound");
-    // A fresh request: the browser's cookie and headers stay here and never reach the object.
-    const upgrade = new Request("https://lock-feed.internal/connect", { headers: { upgrade: "websocket" } });
+    // A fresh request: the browser's cookie and headers stay here and never reach the object. A
+    // repository-bound viewer's socket hears only of its repository's scope locks (and parent locks).
+    const bound = readBinding(c);
+    const connect = `https://lock-feed.internal/connect${bound === null ? "" : `?repository=${bound.id}`}`;
+    const upgrade = new Request(connect, { headers: { upgrade: "websocket" } });
     return ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
   })
   .openapi(signInFormRoute, (c) => {
