@@ -6,6 +6,7 @@ import { checkConfig } from "./config/middleware";
 import { bodyLimits } from "./http/body-limits";
 import { canonicalPath } from "./http/canonical-path";
 import { notFound, onError, problemResponse } from "./http/problem";
+import { rateLimit } from "./http/rate-limit";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
 import { auditRoutes } from "./routes/audit";
@@ -45,6 +46,8 @@ export function createApp(options: AppOptions) {
   // receiver.
   // Arrival first: a run's timings count authentication as part of its authorization time.
   app.use("*", markArrival(), authenticate(options.auth), checkConfig(), routeAccess());
+  // Runs and previews per caller, once authorized (workers/http/rate-limit.ts).
+  app.use("*", rateLimit(options.transport));
   app.route("/", healthRoutes);
   // Every route that reads a body, the dashboard's forms included (workers/http/body-limits.ts).
   app.use("*", bodyLimits());

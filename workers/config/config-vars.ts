@@ -52,6 +52,14 @@ export function optionalText(vars: Vars, name: string, { secret = false } = {}):
   return raw;
 }
 
+/** `on` or `off`; null when unset. */
+export function onOff(vars: Vars, name: string): "on" | "off" | null {
+  const raw = optionalText(vars, name);
+  if (raw === null) return null;
+  if (raw !== "on" && raw !== "off") throw misconfigured(`${name} must be "on" or "off", got ${shown(raw)}`);
+  return raw;
+}
+
 /** JSON text (or an already-parsed JSON binding) checked against `schema`; `undefined` when unset. */
 export function jsonVar<T>(vars: Vars, name: string, schema: z.ZodType<T>): T | undefined {
   const raw = vars[name];

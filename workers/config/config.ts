@@ -18,6 +18,7 @@ import {
   environments,
   githubIssuer,
   jsonVar,
+  onOff,
   optionalText,
   positiveSeconds,
   repositories,
@@ -58,6 +59,8 @@ const READERS = {
     ...DEFAULT_MAX_LIFETIME_SECONDS,
     ...jsonVar(v, "SERVICE_TOKEN_MAX_LIFETIME_SECONDS", maxLifetimeSchema),
   }),
+  /** SPONSON_RATE_LIMIT: `on` / `off`; null (unset) leaves it to the entry (workers/http/rate-limit.ts). */
+  rateLimit: (v: Vars): "on" | "off" | null => onOff(v, "SPONSON_RATE_LIMIT"),
   /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
   webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
 };
@@ -81,6 +84,7 @@ export const CONFIG_VARS = [
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",
   "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
+  "SPONSON_RATE_LIMIT",
 ] as const;
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
