@@ -52,6 +52,14 @@ export function optionalText(vars: Vars, name: string, { secret = false } = {}):
   return raw;
 }
 
+/** `on` or `off`; null when unset. */
+export function onOff(vars: Vars, name: string): "on" | "off" | null {
+  const raw = optionalText(vars, name);
+  if (raw === null) return null;
+  if (raw !== "on" && raw !== "off") throw misconfigured(`${name} must be "on" or "off", got ${shown(raw)}`);
+  return raw;
+}
+
 /** JSON text (or an already-parsed JSON binding) checked against `schema`; `undefined` when unset. */
 export function jsonVar<T>(vars: Vars, name: string, schema: z.ZodType<T>): T | undefined {
   const raw = vars[name];
@@ -101,7 +109,8 @@ export function environments(vars: Vars): string[] {
 /**
  * `enforced` by the document when SPONSON_POLICY is set. Unset: every write is denied (fail closed),
  * except with EMULATORS=on (tests, `npm start`), where the emulated providers are all there is to
- * write to and every write is allowed.
+ * write to and every write is allowed — honoured only by the dev entry's emulator transport
+ * (workers/wiring/wire.ts, `policyForTransport`); the production entry refuses every write instead.
  */
 export function writePolicy(vars: Vars): PolicyConfig {
   const document = jsonVar(vars, "SPONSON_POLICY", policySchema);

@@ -7,6 +7,8 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { ADAPTERS } from "../adapters";
+import type { Role } from "../auth/caller";
+import { DEFAULT_MAX_LIFETIME_SECONDS, maxLifetimeSchema } from "../auth/token-lifetime";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import type { PolicyConfig } from "../policy/policy-schema";
 import {
@@ -15,6 +17,8 @@ import {
   DEFAULT_WAIT_TIMEOUT_SECONDS,
   environments,
   githubIssuer,
+  jsonVar,
+  onOff,
   optionalText,
   positiveSeconds,
   repositories,
@@ -61,6 +65,13 @@ const READERS = {
   serviceSigningKey: (v: Vars): string | null => optionalText(v, "SERVICE_SIGNING_KEY", { secret: true }),
   /** SERVICE_PUBLIC_KEY (JWK or JWKS JSON), raw. */
   servicePublicKeys: (v: Vars): string | null => optionalText(v, "SERVICE_PUBLIC_KEY", { secret: true }),
+  /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS: the longest `exp - iat` per role (workers/auth/token-lifetime.ts). */
+  serviceTokenMaxLifetime: (v: Vars): Record<Role, number> => ({
+    ...DEFAULT_MAX_LIFETIME_SECONDS,
+    ...jsonVar(v, "SERVICE_TOKEN_MAX_LIFETIME_SECONDS", maxLifetimeSchema),
+  }),
+  /** SPONSON_RATE_LIMIT: `on` / `off`; null (unset) leaves it to the entry (workers/http/rate-limit.ts). */
+  rateLimit: (v: Vars): "on" | "off" | null => onOff(v, "SPONSON_RATE_LIMIT"),
   /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
   webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
 };
@@ -85,6 +96,8 @@ export const CONFIG_VARS = [
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",
+  "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
+  "SPONSON_RATE_LIMIT",
 ] as const;
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -11,7 +11,7 @@ import { assertConfigValid, configFromEnv } from "./config";
 
 export function checkConfig() {
   return createMiddleware<AppEnv>(async function checkConfig(c, next) {
-    const path = new URL(c.req.url).pathname;
+    const path = c.req.path;
     // The configuration report answers what is wrong; it reads no setting itself.
     const reportsConfig = c.req.method === "GET" && path === CONFIG_STATUS_PATH;
     if (!isPublicRoute(c.req.method, path) && !reportsConfig) assertConfigValid(configFromEnv(c.env));

@@ -1,6 +1,8 @@
 /** GET /dashboard: the header (who is signed in, feed status, sign-out) around the live sections. */
+import type { AuditEntry } from "../audit/audit-trail";
 import type { Role } from "../auth/caller";
 import type { ConfigReport } from "../config/config-report";
+import { AuditTrail } from "./audit-trail";
 import { ConfigPanel } from "./config-panel";
 import { FilterBar, type FilterBarProps } from "./filter-bar";
 import { Layout } from "./layout";
@@ -18,6 +20,8 @@ export interface DashboardProps extends LiveProps {
   choices: Omit<FilterBarProps, "filter">;
   /** Admins only: the configuration report. */
   config?: ConfigReport;
+  /** The newest audit records; only an admin's page has them. */
+  audit?: AuditEntry[];
 }
 
 export function DashboardPage(props: DashboardProps) {
@@ -47,6 +51,7 @@ export function DashboardPage(props: DashboardProps) {
         <div id="live">
           <LiveSections snapshot={props.snapshot} releaseCsrf={props.releaseCsrf} />
         </div>
+        {props.audit ? <AuditTrail entries={props.audit} /> : null}
       </main>
     </Layout>
   );

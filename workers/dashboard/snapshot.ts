@@ -13,6 +13,7 @@ import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
 import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView, type OwnershipReads } from "../locks/ledger-view";
+import { locksForRepository } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { objectHash } from "./object-hash";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
@@ -167,9 +168,12 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
   return runs.sort((a, b) => b.finishedAt - a.finishedAt || a.id.localeCompare(b.id)).slice(0, limit);
 }
 
-/** A lock on this view: scope locks of its repository; parent locks unless the caller is bound. */
+/**
+ * A lock on this view: scope locks of its repository. A bound caller's parent locks were already
+ * narrowed to the ones its repository's runs hold or wait on (`locksForRepository`).
+ */
 function lockInView(lock: LockView, filter: ViewFilter): boolean {
-  if (lock.repository === null) return !filter.bound;
+  if (lock.repository === null) return true;
   return filter.repository === null || lock.repository.id === filter.repository.id;
 }
 
@@ -180,7 +184,11 @@ export async function loadSnapshot(
 ): Promise<Snapshot> {
   const store = configuredReceiptStore(env);
   const repositories = configFromEnv(env).repositories;
-  const [held, all] = await Promise.all([listHeldLocks(env), store.listScopes()]);
+  const [allHeld, all] = await Promise.all([listHeldLocks(env), store.listScopes()]);
+  // A repository-bound caller (docs/security.md, "Repository isolation"): only its repository's
+  // scope locks, and of shared parent locks only its own runs.
+  const held =
+    filter.bound && filter.repository ? locksForRepository(allHeld, filter.repository.id) : allHeld;
   const summaries = all.filter((s) => inView(filter, s));
   const pages = Math.max(1, Math.ceil(summaries.length / SCOPES_SHOWN));
   const first = (Math.min(filter.page, pages) - 1) * SCOPES_SHOWN;

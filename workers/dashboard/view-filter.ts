@@ -11,6 +11,7 @@ import {
   sameRepositoryName,
 } from "../../shared/schemas/repository";
 import type { Caller } from "../auth/caller";
+import { boundRepository } from "../auth/resolve-repository";
 
 export const SCOPES_PER_PAGE = 30;
 
@@ -32,24 +33,21 @@ export interface ViewQuery {
   page?: string | undefined;
 }
 
-/** The repository the caller's credential is bound to, or null when it may see all. */
+/**
+ * The repository the caller's credential is bound to, or null when it may see all: the same binding
+ * every read is limited to (workers/auth/resolve-repository.ts). A binding to a repository no longer
+ * configured sees nothing (id 0 matches no scope).
+ */
 export function boundRepositoryOf(
   caller: Caller,
   repositories: readonly RepositoryConfig[],
 ): RepositoryRef | null {
-  if (caller.kind === "github") {
-    const found = repositories.find((r) => String(r.id) === caller.repositoryId);
-    return found
-      ? { id: found.id, name: found.name }
-      : { id: Number(caller.repositoryId), name: caller.repository };
+  try {
+    const bound = boundRepository(caller, repositories);
+    return bound ? { id: bound.repository.id, name: bound.repository.name } : null;
+  } catch {
+    return { id: 0, name: caller.kind === "github" ? caller.repository : (caller.repository ?? "") };
   }
-  if (caller.role === "ci" && caller.repository !== undefined) {
-    const claimed = caller.repository;
-    const found = repositories.find((r) => sameRepositoryName(r.name, claimed));
-    // A ci token for a repository no longer configured sees nothing (id 0 matches no scope).
-    return found ? { id: found.id, name: found.name } : { id: 0, name: claimed };
-  }
-  return null;
 }
 
 export function viewFilter(
