@@ -18,9 +18,12 @@ import { type Change, type Decided, groupKeyOf, type Participant } from "./group
 import type { Item } from "./item";
 import { errorInfo } from "./run";
 
-/** A change's id within its run: line and key (one line holds one item). */
+/**
+ * A change's id within its run's queued changes on one object: the item's op and key (the object is
+ * the lock's own, so with it they are the item's identity; the line is only a label).
+ */
 export function changeId(item: Item): string {
-  return `${item.line}\n${item.key}`;
+  return `${item.opName}\n${item.key}`;
 }
 
 export function queuedChangeOf(
@@ -83,7 +86,8 @@ function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant
   const key = op.key(params);
   const parent = op.lockOn(params, connection.settings);
   const item: Item = {
-    line: queued.id.split("\n")[0] ?? queued.id,
+    // A label only: the holder records nothing under the waiter's line.
+    line: `queued:${queued.runId}`,
     opName: queued.op,
     op,
     connection: queued.connection,

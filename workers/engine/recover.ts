@@ -23,7 +23,7 @@ export async function recoverIntents(
   for (const intent of intents) {
     const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
     const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
-    const owned = session.ledgerEntry(intent.line, intent.key) !== undefined;
+    const owned = session.ledgerEntry(intent) !== undefined;
     if (intent.action === "create" && (succeeded || owned)) {
       const present = await writer.adopt(item, waiting);
       session.dropIntent(intent);
@@ -36,7 +36,7 @@ export async function recoverIntents(
     // A crashed create or an unfinished remove: make sure the item is gone, then forget the intent.
     await writer.write(item, "remove", waiting);
     session.dropIntent(intent);
-    session.dropLedger(intent.line, intent.key);
+    session.dropLedger(intent);
     await session.save();
   }
   if (intents.length > 0 && !only) run.warn(`recovered ${intents.length} intent(s) left by an earlier run`);

@@ -7,7 +7,7 @@
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
-import { itemOfRecord } from "./item";
+import { itemOfRecord, sameItem } from "./item";
 import { type Change, groupChanges, type ItemWriter, type Written } from "./item-writer";
 import { errorInfo, type Run } from "./run";
 
@@ -29,7 +29,12 @@ export async function removeEntries(
     }
   };
   const changes: Array<Change & { entry: LedgerEntry }> = [];
-  for (const entry of [...entries].reverse()) {
+  // Newest first, one change per item: a receipt of an older version may hold an item twice (two
+  // lines); removing it once drops both entries.
+  const newestFirst = [...entries]
+    .reverse()
+    .filter((e, i, all) => all.findIndex((o) => sameItem(o, e)) === i);
+  for (const entry of newestFirst) {
     try {
       changes.push({
         item: itemOfRecord(entry, deps.ops, deps.connections, run.environment),

@@ -7,6 +7,7 @@ import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
+import { type ItemRef, sameItem } from "./item";
 import { RunMetrics } from "./run-metrics";
 
 export function newRunId(now: number): string {
@@ -29,8 +30,8 @@ export class Run {
   readonly lines: LineResult[] = [];
   readonly drift: Drift[] = [];
   readonly warnings: string[] = [];
-  /** (line, key) pairs this run created, in order. */
-  readonly created: Array<{ line: string; key: string }> = [];
+  /** Items this run created (or joined), in order: what its rollback takes away again. */
+  readonly created: ItemRef[] = [];
   /** Where the run's time went so far; the result and the record carry a snapshot. */
   readonly metrics: RunMetrics;
   readonly #emit: Emit;
@@ -64,7 +65,8 @@ export class Run {
   }
 
   line(result: LineResult): void {
-    const at = this.lines.findIndex((l) => l.id === result.id && l.key === result.key);
+    // One result per item of a line: an edited line may create one item and remove another.
+    const at = this.lines.findIndex((l) => l.id === result.id && sameItem(l, result));
     if (at >= 0) this.lines[at] = result;
     else this.lines.push(result);
     this.#emit({ type: "line", line: result });
