@@ -20,7 +20,7 @@ import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import type { ResolvedLine } from "./resolve-plan";
-import { errorInfo, type Run } from "./run";
+import type { Run } from "./run";
 
 const APPLY_RESULT = {
   written: { diff: "create", result: "created" },
@@ -53,7 +53,12 @@ export async function applyLines(
     const seen = present[i] as PromiseSettledResult<boolean>;
     if (seen.status === "rejected") {
       rethrowCrash(seen.reason);
-      run.line({ ...baseOf(line), diff: "create", result: "failed", error: errorInfo(seen.reason) });
+      run.line({
+        ...baseOf(line),
+        diff: "create",
+        result: "failed",
+        error: run.errorOf(seen.reason, [line.id]),
+      });
       break;
     }
     // Owned means this very item (op, key and object) is in the ledger, whichever line put it there.
@@ -77,8 +82,11 @@ export async function applyLines(
       }
     } catch (err) {
       rethrowCrash(err);
-      for (const { line } of group)
-        run.line({ ...baseOf(line), diff: "create", result: "failed", error: errorInfo(err) });
+      const error = run.errorOf(
+        err,
+        group.map(({ line }) => line.id),
+      );
+      for (const { line } of group) run.line({ ...baseOf(line), diff: "create", result: "failed", error });
       break;
     }
   }

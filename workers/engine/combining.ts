@@ -16,7 +16,7 @@ import type {
 import type { EngineDeps } from "./deps";
 import { type Change, type Decided, groupKeyOf, type Participant } from "./group-decisions";
 import type { Item } from "./item";
-import { errorInfo } from "./run";
+import type { Run } from "./run";
 
 /**
  * A change's id within its run's queued changes on one object: the item's op and key (the object is
@@ -53,6 +53,7 @@ export interface Queued extends Participant {
 /** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */
 export function admitQueued(
   deps: EngineDeps,
+  run: Run,
   first: Item,
   waiter: QueuedWaiter,
 ): { accepted: Queued[]; returned: ReturnedChange[] } {
@@ -62,7 +63,7 @@ export function admitQueued(
     try {
       accepted.push({ ...admit(deps, first, queued), waiter: waiter.waiter, id: queued.id });
     } catch (err) {
-      returned.push({ id: queued.id, error: errorInfo(err) });
+      returned.push({ id: queued.id, error: run.errorOf(err, [queued.id]) });
     }
   }
   return { accepted, returned };

@@ -7,7 +7,7 @@ import { sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { ResolvedLine } from "./resolve-plan";
-import { errorInfo, type Run } from "./run";
+import type { Run } from "./run";
 
 export async function previewLines(
   contexts: ProviderContexts,
@@ -29,7 +29,7 @@ export async function previewLines(
       });
     } catch (err) {
       rethrowCrash(err);
-      run.line({ ...base, diff: "unchanged", result: "failed", error: errorInfo(err) });
+      run.line({ ...base, diff: "unchanged", result: "failed", error: run.errorOf(err, [line.id]) });
     }
   }
   for (const entry of session.receipt.ledger) {

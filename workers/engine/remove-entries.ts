@@ -9,7 +9,7 @@ import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { itemOfRecord, sameItem } from "./item";
 import { type Change, groupChanges, type ItemWriter, type Written } from "./item-writer";
-import { errorInfo, type Run } from "./run";
+import type { Run } from "./run";
 
 export async function removeEntries(
   deps: EngineDeps,
@@ -23,9 +23,11 @@ export async function removeEntries(
     rethrowCrash(err);
     allRemoved = false;
     if (outcome === "rolled-back") {
-      run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${errorInfo(err).message}`);
+      run.warn(
+        `rollback of ${entry.key} (line ${entry.line}) failed: ${run.errorOf(err, [entry.line]).message}`,
+      );
     } else {
-      run.line({ ...baseOf(entry), result: "failed", error: errorInfo(err) });
+      run.line({ ...baseOf(entry), result: "failed", error: run.errorOf(err, [entry.line]) });
     }
   };
   const changes: Array<Change & { entry: LedgerEntry }> = [];
