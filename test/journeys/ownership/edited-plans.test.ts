@@ -5,13 +5,18 @@
  * takes away what the plan no longer wants and creates (or joins) what it does: no false drift,
  * nothing left behind after destroy, and no entry another scope still wants taken away.
  */
+
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
-import { apply, destroy, testApp } from "../../helpers/app";
+import type { LedgerEntry } from "../../../shared/schemas/receipt";
+import { R2ReceiptStore } from "../../../workers/receipts/r2-receipt-store";
+import { apply, call, destroy, testApp } from "../../helpers/app";
 import { registerConnection } from "../../helpers/connections";
-import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
-import { freshPr, providerWrites, receipt } from "../../helpers/engine";
+import { auth0Client, emulatorStub, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
+import { appIdentity, freshPr, providerWrites, receipt } from "../../helpers/engine";
 import { APP_CLIENT, auth0Connection, SECRET_NAME, TEST_M2M } from "../../helpers/plans";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
 
 const app = testApp();
 const OTHER_CLIENT = "other-app";
@@ -196,5 +201,106 @@ describe("an edited plan leaves nothing behind", () => {
     expect((await receipt("preview", scope)).ledger.map((e) => e.connection)).toEqual([second]);
     await destroy(app, "preview", scope);
     expect((await lists(domain)).callbacks).toEqual([]);
+  });
+
+  it("two lines of one plan naming the same item are refused before anything is sent", async () => {
+    const domain = freshAuth0Domain("dup");
+    await seed(domain);
+    const scope = freshPr();
+    const one = plan({ id: "a", op: "auth0.callbackUrl", url: url(scope) }, domain);
+    const twice: Plan = {
+      version: 2,
+      lines: [...one.lines, { ...(one.lines[0] as Plan["lines"][number]), id: "b" }],
+    };
+    const requests = (await emulatorStub(domain).stats()).requests;
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: twice });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe("VALIDATION");
+    expect((await emulatorStub(domain).stats()).requests).toBe(requests);
+  });
+});
+
+describe("receipts written when entries were keyed by line and key", () => {
+  async function writeOld(scope: string, ledger: LedgerEntry[]) {
+    await new R2ReceiptStore(env.RECEIPTS).write(
+      {
+        version: 1,
+        repository: DEFAULT_REPOSITORY,
+        environment: "preview",
+        scope,
+        revision: 1,
+        ledger,
+        intents: [],
+        runs: [],
+      },
+      null,
+    );
+  }
+  const entry = (domain: string, line: string, op: string, key: string): LedgerEntry => ({
+    line,
+    op,
+    connection: auth0Connection(domain),
+    params: { client: APP_CLIENT, url: key },
+    key,
+    parent: appIdentity(domain),
+    runId: "run-old",
+    createdAt: 1,
+  });
+
+  it("one item under two lines is one entry: re-applied unchanged as one line, destroyed once", async () => {
+    const domain = freshAuth0Domain("old2");
+    const scope = freshPr();
+    const x = url(scope);
+    await seed(domain);
+    const first = await apply(
+      app,
+      "preview",
+      scope,
+      plan({ id: "a", op: "auth0.callbackUrl", url: x }, domain),
+    );
+    expect(first.lines[0]?.result).toBe("created");
+    // As an older version could leave it: the same item recorded under lines a and b.
+    const [kept] = (await receipt("preview", scope)).ledger;
+    const store = new R2ReceiptStore(env.RECEIPTS);
+    const { receipt: now, etag } = await store.read(scopeAddress("preview", scope));
+    await store.write(
+      { ...now, ledger: [kept as LedgerEntry, { ...(kept as LedgerEntry), line: "b" }] },
+      etag,
+    );
+
+    const again = await apply(
+      app,
+      "preview",
+      scope,
+      plan({ id: "c", op: "auth0.callbackUrl", url: x }, domain),
+    );
+    expect(again.lines.map((l) => [l.id, l.result])).toEqual([["c", "unchanged"]]);
+    expect((await receipt("preview", scope)).ledger.map((e) => e.line)).toEqual(["c"]);
+    const destroyed = await destroy(app, "preview", scope);
+    expect(destroyed.lines.map((l) => l.result)).toEqual(["removed"]);
+    expect((await lists(domain)).callbacks).toEqual([]);
+  });
+
+  it("one line and URL under two ops are two items: destroy removes both", async () => {
+    const domain = freshAuth0Domain("old1");
+    const scope = freshPr();
+    const x = url(scope);
+    await seedAuth0Tenant(domain, {
+      m2m: TEST_M2M,
+      clients: {
+        [APP_CLIENT]: { callbacks: [x], allowed_logout_urls: [], web_origins: [x], allowed_origins: [] },
+      },
+    });
+    await writeOld(scope, [
+      entry(domain, "x", "auth0.callbackUrl", x),
+      entry(domain, "x", "auth0.webOrigin", x),
+    ]);
+    const destroyed = await destroy(app, "preview", scope);
+    expect(destroyed.run.status).toBe("succeeded");
+    expect(destroyed.lines.map((l) => [l.op, l.result]).sort()).toEqual([
+      ["auth0.callbackUrl", "removed"],
+      ["auth0.webOrigin", "removed"],
+    ]);
+    expect(await lists(domain)).toEqual({ callbacks: [], web_origins: [] });
   });
 });
