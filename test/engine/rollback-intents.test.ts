@@ -40,4 +40,31 @@ describe("rollback's remove intent", () => {
     expect(cleaned.run.status).toBe("succeeded");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
   });
+
+  it("a removal whose answer is lost is resolved again before the run answers: nothing left, nothing recorded", async () => {
+    const lossy = testApp({
+      engine: {
+        faults: (at) => {
+          if (at === "after-write")
+            throw new SponsonError("PROVIDER_ERROR", "the answer to the write was lost");
+        },
+      },
+    });
+    const domain = freshAuth0Domain("rb2");
+    await seedTenant(domain);
+    const scope = freshPr();
+    const url = `https://${scope}.preview.example.com/callback`;
+    const failed = await apply(
+      lossy,
+      "preview",
+      scope,
+      auth0Plan(domain, [{ id: "cb", op: "auth0.callbackUrl", url }]),
+    );
+    expect(failed.run.status).toBe("failed");
+    // The rollback's removal reached the provider and its answer was lost: its own intent and the
+    // create intent stayed, and the run's second resolution found the item gone and dropped both.
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
+    const left = await receipt("preview", scope);
+    expect({ intents: left.intents, ledger: left.ledger }).toEqual({ intents: [], ledger: [] });
+  });
 });

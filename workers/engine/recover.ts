@@ -21,6 +21,9 @@ export async function recoverIntents(
   // Recovery always waits: giving up would leave an orphan behind.
   const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
   for (const intent of intents) {
+    // Resolving an earlier intent may have resolved this one too (the same run's other intent of
+    // the item, or a receipt of an older version holding it twice).
+    if (!session.receipt.intents.includes(intent)) continue;
     const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
     const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
     const owned = session.ledgerEntry(intent) !== undefined;
@@ -35,7 +38,8 @@ export async function recoverIntents(
     }
     // A crashed create or an unfinished remove: make sure the item is gone, then forget the intent.
     await writer.write(item, "remove", waiting);
-    session.dropIntent(intent);
+    // The item is gone: every intent its run left for it (a create and its rollback's remove) is.
+    session.resolveIntents(intent.runId, intent);
     session.dropLedger(intent);
     await session.save();
   }
