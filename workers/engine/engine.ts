@@ -21,7 +21,7 @@ import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
-import { type ResolvedLine, resolveLine } from "./resolve-plan";
+import { type ResolvedLine, refuseTwoLinesOfOneItem, resolveLine } from "./resolve-plan";
 import { newRunId, Run } from "./run";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
@@ -409,25 +409,5 @@ export class Engine {
     } finally {
       await lease.release();
     }
-  }
-}
-
-/**
- * One item, one line: an item is its op, key and object (docs/design.md, "Ownership of shared
- * entries"), and two lines resolving to the same one would record one entry under two labels.
- */
-function refuseTwoLinesOfOneItem(lines: readonly ResolvedLine[]): void {
-  const seen = new Map<string, string>();
-  for (const line of lines) {
-    const id = JSON.stringify([line.opName, line.key, line.parent]);
-    const other = seen.get(id);
-    if (other !== undefined) {
-      throw new SponsonError(
-        "VALIDATION",
-        `lines "${other}" and "${line.id}" name the same ${line.opName} item on the same object`,
-        { lines: [other, line.id] },
-      );
-    }
-    seen.set(id, line.id);
   }
 }
