@@ -8,12 +8,15 @@ import { checkConfig } from "./config/middleware";
 import { notFound, onError } from "./http/problem";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
+import { configStatusRoutes } from "./routes/config-status";
 import { dashboardRoutes } from "./routes/dashboard";
+import { dashboardPageRoutes } from "./routes/dashboard-pages";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
 import { orphanRoutes } from "./routes/orphans";
 import { scopeRoutes } from "./routes/scopes";
+import { tokenRoutes } from "./routes/tokens";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
@@ -62,8 +65,14 @@ export function createApp(options: AppOptions) {
     "/",
     orphanRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
+  app.route("/", configStatusRoutes);
+  app.route("/", tokenRoutes);
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
+  app.route(
+    "/",
+    dashboardPageRoutes((env) => createEngine(env, options.transport, options.engine)),
+  );
   mountOpenApi(app);
   return app;
 }

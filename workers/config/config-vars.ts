@@ -73,7 +73,7 @@ export function jsonVar<T>(vars: Vars, name: string, schema: z.ZodType<T>): T | 
   return parsed.data;
 }
 
-const issuerSchema = z
+export const issuerSchema = z
   .url()
   .refine((u) => u.startsWith("https://"), "the issuer must be https")
   .transform((u) => u.replace(/\/+$/, ""));
@@ -89,7 +89,7 @@ export function repositories(vars: Vars): RepositoryConfig[] {
   return jsonVar(vars, "SPONSON_REPOSITORIES", repositoriesConfigSchema) ?? [];
 }
 
-const environmentsSchema = z
+export const environmentsSchema = z
   .array(z.string().refine(isValidEnvironment, "not a valid environment name"))
   .min(1)
   .max(50);
@@ -110,7 +110,7 @@ export function writePolicy(vars: Vars): PolicyConfig {
   return { mode: "enforced", document: { version: 1, environments: {} } };
 }
 
-const combiningSchema = z.record(
+export const combiningSchema = z.record(
   z.string().refine(isValidEnvironment, "not a valid environment name"),
   z.boolean(),
 );

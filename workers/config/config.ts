@@ -23,6 +23,9 @@ import {
   writePolicy,
 } from "./config-vars";
 
+/** Well under every idle timeout on the way (Node's fetch: 300 s; proxies: often 60–100 s). */
+const DEFAULT_STREAM_KEEPALIVE_SECONDS = 15;
+
 const PROVIDER_TYPES: ReadonlySet<string> = new Set(ADAPTERS.map((a) => a.type));
 
 /** Every setting, with the function that reads it from the vars. */
@@ -37,6 +40,9 @@ const READERS = {
    * not show them to the next read; 0 (unset) keeps each op's own window.
    */
   recentWritesSeconds: (v: Vars): number => positiveSeconds(v, "SPONSON_RECENT_WRITES_SECONDS", 0),
+  /** STREAM_KEEPALIVE_SECONDS: how often a streamed run sends a `keepalive` line while it runs. */
+  streamKeepAliveSeconds: (v: Vars): number =>
+    positiveSeconds(v, "STREAM_KEEPALIVE_SECONDS", DEFAULT_STREAM_KEEPALIVE_SECONDS),
   /** GITHUB_OIDC_ISSUER, without a trailing slash. */
   githubIssuer: (v: Vars): string => githubIssuer(v),
   /** SPONSON_AUDIENCE: required for GitHub tokens; null refuses every GitHub token (fail closed). */
@@ -66,6 +72,7 @@ export type Config = { readonly [K in keyof Readers]: ReturnType<Readers[K]> };
 export const CONFIG_VARS = [
   "LEASE_TTL_SECONDS",
   "WAIT_TIMEOUT_SECONDS",
+  "STREAM_KEEPALIVE_SECONDS",
   "GITHUB_OIDC_ISSUER",
   "SPONSON_AUDIENCE",
   "SPONSON_REPOSITORIES",

@@ -1,5 +1,8 @@
 /** GET /dashboard: the header (who is signed in, feed status, sign-out) around the live sections. */
 import type { Role } from "../auth/caller";
+import type { ConfigReport } from "../config/config-report";
+import { ConfigPanel } from "./config-panel";
+import { FilterBar, type FilterBarProps } from "./filter-bar";
 import { Layout } from "./layout";
 import { type LiveProps, LiveSections } from "./live-sections";
 
@@ -11,6 +14,10 @@ export interface DashboardProps extends LiveProps {
   csrf: string;
   /** A fixed-format notice after an action, e.g. a force-release. */
   notice?: { kind: "ok" | "bad"; text: string };
+  /** The filter form's choices. */
+  choices: Omit<FilterBarProps, "filter">;
+  /** Admins only: the configuration report. */
+  config?: ConfigReport;
 }
 
 export function DashboardPage(props: DashboardProps) {
@@ -35,6 +42,8 @@ export function DashboardPage(props: DashboardProps) {
             {props.notice.text}
           </p>
         ) : null}
+        {props.config ? <ConfigPanel report={props.config} /> : null}
+        <FilterBar filter={props.snapshot.filter} {...props.choices} />
         <div id="live">
           <LiveSections snapshot={props.snapshot} releaseCsrf={props.releaseCsrf} />
         </div>

@@ -17,6 +17,8 @@ import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
 import { serviceKeySet } from "../auth/service-keys";
 import { verifyBearer } from "../auth/verify-token";
+import { configFromEnv } from "../config/config";
+import { checkConfig } from "../config/config-report";
 import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
 import { renderDashboard, renderLive, renderSignIn } from "../dashboard/render";
 import {
@@ -29,6 +31,7 @@ import {
   setSessionCookie,
 } from "../dashboard/session";
 import { loadSnapshot } from "../dashboard/snapshot";
+import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses, publicSecurity } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { lockStub } from "../locks/lock-target";
@@ -39,6 +42,18 @@ const redirect = (description: string) => ({
   headers: { Location: { schema: { type: "string" as const } } },
 });
 
+/** The view's filter and page (workers/dashboard/view-filter.ts). */
+const VIEW_QUERY = {
+  repository: z.string().max(201).optional(),
+  environment: z.string().max(63).optional(),
+  scope: z.string().max(210).optional(),
+  page: z.string().max(6).optional(),
+};
+
+function viewOf(c: Context<AppEnv>, query: ViewQuery) {
+  return viewFilter(c.get("caller"), query, configFromEnv(c.env).repositories);
+}
+
 const pageRoute = createRoute({
   method: "get",
   path: "/dashboard",
@@ -47,7 +62,11 @@ const pageRoute = createRoute({
   summary: "The dashboard page: held locks, recent runs, scopes and their ledgers",
   security: bearerSecurity,
   request: {
-    query: z.object({ released: z.string().max(300).optional(), refused: z.string().max(40).optional() }),
+    query: z.object({
+      released: z.string().max(300).optional(),
+      refused: z.string().max(40).optional(),
+      ...VIEW_QUERY,
+    }),
   },
   responses: {
     200: { description: "The page (a session cookie or a bearer token)", content: html },
@@ -63,6 +82,7 @@ const liveRoute = createRoute({
   tags: ["dashboard"],
   summary: "The live sections of the page, re-fetched by its script",
   security: bearerSecurity,
+  request: { query: z.object(VIEW_QUERY) },
   responses: {
     200: { description: "An HTML fragment", content: html },
     303: redirect("No session: to the sign-in form"),
@@ -194,8 +214,19 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const nonce = pageHeaders(c);
     const caller = c.get("caller");
     const session = sessionOf(c);
-    const { released, refused } = c.req.valid("query");
-    const snapshot = await loadSnapshot(c.env);
+    const { released, refused, ...query } = c.req.valid("query");
+    const filter = viewOf(c, query);
+    const snapshot = await loadSnapshot(c.env, Date.now, filter);
+    const config = configFromEnv(c.env);
+    const choices = {
+      repositories: config.repositories.map((r) => ({ id: r.id, name: r.name })),
+      environments: [
+        ...new Set([
+          ...config.environments,
+          ...Object.values(config.connections).flatMap((k) => k.environments),
+        ]),
+      ].sort(),
+    };
     const notice =
       released !== undefined
         ? { kind: "ok" as const, text: `Force-released ${released}.` }
@@ -209,15 +240,19 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         role: caller.role,
         csrf: session === undefined ? "" : await csrfToken(session),
         snapshot,
+        choices,
         releaseCsrf: await releaseCsrfFor(c),
         ...(notice ? { notice } : {}),
+        ...(roleAtLeast(caller.role, "admin")
+          ? { config: checkConfig(c.env as object as Record<string, unknown>, { secretsKnown: true }) }
+          : {}),
       }),
       200,
     );
   })
   .openapi(liveRoute, async (c) => {
     pageHeaders(c);
-    const snapshot = await loadSnapshot(c.env);
+    const snapshot = await loadSnapshot(c.env, Date.now, viewOf(c, c.req.valid("query")));
     return c.html(renderLive({ snapshot, releaseCsrf: await releaseCsrfFor(c) }), 200);
   })
   .openapi(feedRoute, async (c) => {
