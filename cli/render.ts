@@ -29,7 +29,12 @@ export function scopeName(scope: {
 }
 
 export function lineText(line: LineResult): string {
-  const error = line.error ? ` (${line.error.code}: ${line.error.message})` : "";
+  // A line the run never reached says why instead of an error.
+  const error = line.error
+    ? ` (${line.error.code}: ${line.error.message})`
+    : line.reason
+      ? ` (${line.reason})`
+      : "";
   return `  ${MARKS[line.result].padEnd(2)} ${line.id}  ${line.op}  ${line.result}  ${line.key}${error}`;
 }
 

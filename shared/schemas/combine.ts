@@ -26,7 +26,7 @@ const bounded = (max: number) => z.string().max(max);
 /** One item change a waiter wants made on the parent object: its line's intent, as data. */
 export const queuedChangeSchema = z.object({
   /**
-   * Unique within the waiter, e.g. `${line}\n${key}`; outcomes name the change by it, and a stored
+   * Unique within the waiter, e.g. `${op}\n${key}` (the item on this object); outcomes name the change by it, and a stored
    * answer is matched to a re-joining waiter's changes by it, so one id always means one change.
    */
   id: bounded(MAX_ID_CHARS).min(1),

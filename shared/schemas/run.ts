@@ -40,6 +40,8 @@ export const lineResultSchema = z.object({
   error: errorInfoSchema.optional(),
   /** The run whose provider write carried this line's change (write combining), when not this run. */
   writtenBy: z.string().optional(),
+  /** Why a line was `skipped`: e.g. not reached, the run stopped at an earlier line. */
+  reason: z.string().optional(),
 });
 export type LineResult = z.infer<typeof lineResultSchema>;
 

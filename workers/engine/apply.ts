@@ -7,7 +7,7 @@
 import type { Diff, LineOutcome } from "../../shared/schemas/run";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
-import { type Item, itemOfLine, sameItem } from "./item";
+import { type Item, itemOfLine, refOf, sameItem } from "./item";
 import {
   type Change,
   groupChanges,
@@ -20,7 +20,7 @@ import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import type { ResolvedLine } from "./resolve-plan";
-import { errorInfo, type Run } from "./run";
+import type { Run } from "./run";
 
 const APPLY_RESULT = {
   written: { diff: "create", result: "created" },
@@ -53,10 +53,16 @@ export async function applyLines(
     const seen = present[i] as PromiseSettledResult<boolean>;
     if (seen.status === "rejected") {
       rethrowCrash(seen.reason);
-      run.line({ ...baseOf(line), diff: "create", result: "failed", error: errorInfo(seen.reason) });
+      run.line({
+        ...baseOf(line),
+        diff: "create",
+        result: "failed",
+        error: run.errorOf(seen.reason, [line.id]),
+      });
       break;
     }
-    const owned = session.ledgerEntry(item.line, item.key) !== undefined;
+    // Owned means this very item (op, key and object) is in the ledger, whichever line put it there.
+    const owned = session.ledgerEntry(refOf(item)) !== undefined;
     if (seen.value && owned) {
       run.line({ ...baseOf(line), diff: "unchanged", result: "unchanged" });
       continue;
@@ -71,13 +77,16 @@ export async function applyLines(
       const outcomes = await writer.writeGroup(group, waiting);
       for (const [i, { item, line }] of group.entries()) {
         const { outcome, writtenBy } = outcomes[i] as Written;
-        if (outcome !== "already") run.created.push({ line: item.line, key: item.key });
+        if (outcome !== "already") run.created.push(refOf(item));
         run.line({ ...baseOf(line), ...APPLY_RESULT[outcome], ...(writtenBy ? { writtenBy } : {}) });
       }
     } catch (err) {
       rethrowCrash(err);
-      for (const { line } of group)
-        run.line({ ...baseOf(line), diff: "create", result: "failed", error: errorInfo(err) });
+      const error = run.errorOf(
+        err,
+        group.map(({ line }) => line.id),
+      );
+      for (const { line } of group) run.line({ ...baseOf(line), diff: "create", result: "failed", error });
       break;
     }
   }
@@ -99,7 +108,7 @@ export async function applyLines(
 /** Step 6: a failed run removes what it created, and says so on each line. */
 export async function rollbackRun(deps: EngineDeps, run: Run, session: ReceiptSession, writer: ItemWriter) {
   const created = session.receipt.ledger.filter(
-    (e) => e.runId === run.id && run.created.some((c) => c.line === e.line && c.key === e.key),
+    (e) => e.runId === run.id && run.created.some((c) => sameItem(c, e)),
   );
   await removeEntries(deps, run, writer, created, "rolled-back");
   // A write that failed mid-way leaves its intent: whether it reached the provider is unknown, so
@@ -107,12 +116,12 @@ export async function rollbackRun(deps: EngineDeps, run: Run, session: ReceiptSe
   await recoverIntents(deps, run, session, writer, (intent) => intent.runId === run.id);
 }
 
-/** A line that now manages an item another line of this scope created keeps owning it. */
+/**
+ * A line that now manages an item the scope holds under another line (a rename) or through another
+ * connection to the same object keeps owning it: the entry takes the line's labels, nothing is
+ * written. A line whose op, object or URL changed names another item: that one is created (or
+ * joined) and the old one is removed as no longer wanted (step 8).
+ */
 function claimRenamedEntry(session: ReceiptSession, item: Item): void {
-  const entry = session.receipt.ledger.find(
-    (e) => e.line !== item.line && sameItem(e, { ...item, op: item.opName }),
-  );
-  if (!entry) return;
-  session.dropLedger(entry.line, entry.key);
-  session.addLedger({ ...entry, line: item.line });
+  session.relabel(refOf(item), { line: item.line, connection: item.connection, params: item.params });
 }

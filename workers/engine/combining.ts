@@ -16,11 +16,14 @@ import type {
 import type { EngineDeps } from "./deps";
 import { type Change, type Decided, groupKeyOf, type Participant } from "./group-decisions";
 import type { Item } from "./item";
-import { errorInfo } from "./run";
+import type { Run } from "./run";
 
-/** A change's id within its run: line and key (one line holds one item). */
+/**
+ * A change's id within its run's queued changes on one object: the item's op and key (the object is
+ * the lock's own, so with it they are the item's identity; the line is only a label).
+ */
 export function changeId(item: Item): string {
-  return `${item.line}\n${item.key}`;
+  return `${item.opName}\n${item.key}`;
 }
 
 export function queuedChangeOf(
@@ -50,6 +53,7 @@ export interface Queued extends Participant {
 /** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */
 export function admitQueued(
   deps: EngineDeps,
+  run: Run,
   first: Item,
   waiter: QueuedWaiter,
 ): { accepted: Queued[]; returned: ReturnedChange[] } {
@@ -59,7 +63,7 @@ export function admitQueued(
     try {
       accepted.push({ ...admit(deps, first, queued), waiter: waiter.waiter, id: queued.id });
     } catch (err) {
-      returned.push({ id: queued.id, error: errorInfo(err) });
+      returned.push({ id: queued.id, error: run.errorOf(err, [queued.id]) });
     }
   }
   return { accepted, returned };
@@ -83,7 +87,8 @@ function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant
   const key = op.key(params);
   const parent = op.lockOn(params, connection.settings);
   const item: Item = {
-    line: queued.id.split("\n")[0] ?? queued.id,
+    // A label only: the holder records nothing under the waiter's line.
+    line: `queued:${queued.runId}`,
     opName: queued.op,
     op,
     connection: queued.connection,

@@ -33,7 +33,7 @@ export async function criticalSection(
   const alive = await Promise.all(waiters.map((q) => stillRunning(w, q.changes[0])));
   const admitted = waiters.map((q, i) =>
     alive[i]
-      ? { waiter: q.waiter, ...admitQueued(w.deps, first, q) }
+      ? { waiter: q.waiter, ...admitQueued(w.deps, w.run, first, q) }
       : { waiter: q.waiter, accepted: [], returned: q.changes.map((c) => ({ id: c.id, error: gone(c) })) },
   );
   const queued: Queued[] = admitted.flatMap((a) => a.accepted);
@@ -46,7 +46,7 @@ export async function criticalSection(
     const back: CombineReport[] = waiters.map((q) => ({
       waiter: q.waiter,
       applied: [],
-      returned: q.changes.map((c) => ({ id: c.id, error: errorInfo(err) })),
+      returned: q.changes.map((c) => ({ id: c.id, error: w.run.errorOf(err) })),
     }));
     // If even this report fails (the lease is lost), the waiters are untaken when the lease ends.
     await lease.reportCombined(back, []).catch(() => {});

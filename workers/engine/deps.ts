@@ -116,6 +116,8 @@ export interface EngineDeps {
   policy?: WritePolicy;
   faults?: FaultHook;
   warn?: (message: string) => void;
+  /** Where an unexpected error inside a run is logged (redacted); console.error when absent. */
+  logError?: (message: string) => void;
 }
 
 export type Emit = (event: RunEvent) => void;

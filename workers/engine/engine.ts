@@ -21,7 +21,7 @@ import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
-import { type ResolvedLine, resolveLine } from "./resolve-plan";
+import { type ResolvedLine, refuseTwoLinesOfOneItem, resolveLine } from "./resolve-plan";
 import { newRunId, Run } from "./run";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
@@ -62,6 +62,8 @@ interface UnderScopeOptions {
   /** Refuses the request from the receipt read before the lease (throws). */
   refuse?: (stored: Receipt) => void;
   metrics?: RunMetrics;
+  /** Before the run is recorded, whatever happened: gives every line of the request a result. */
+  finish?: (run: Run, session: ReceiptSession) => void;
 }
 
 type RefusedLine = { error: SponsonError; line: string; op: string };
@@ -100,7 +102,15 @@ export class Engine {
       async ({ deps, run, session, writer }) => {
         await applyLines(deps, run, session, writer, resolved, this.#waiting(req));
       },
-      { planConnections: resolved.map((l) => l.connection), metrics },
+      {
+        planConnections: resolved.map((l) => l.connection),
+        metrics,
+        // A line the run never got to (an earlier object failed, or recovery did) says so.
+        finish: (run) => {
+          run.notReached(resolved.map((l) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent })));
+          run.orderLines(resolved.map((l) => l.id));
+        },
+      },
     );
   }
 
@@ -111,7 +121,7 @@ export class Engine {
     if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit, metrics);
     const deps = meteredDeps(this.#deps, metrics);
     const now = deps.clock.now();
-    const run = new Run(newRunId(now), "preview", req, now, emit, metrics);
+    const run = new Run(newRunId(now), "preview", req, now, emit, metrics, deps.logError);
     const session = await ReceiptSession.open(deps.store, req);
     await previewLines(this.#contexts(deps), run, session, resolved);
     return run.result(deps.clock.now());
@@ -129,7 +139,14 @@ export class Engine {
           return "delete-receipt";
         }
       },
-      { guard },
+      {
+        guard,
+        // Entries the destroy never got to (recovery failed first) say so.
+        finish: (run, session) =>
+          run.notReached(
+            session.receipt.ledger.map((e) => ({ id: e.line, op: e.op, key: e.key, parent: e.parent })),
+          ),
+      },
     );
   }
 
@@ -199,6 +216,7 @@ export class Engine {
     for (const line of admitted.resolved) {
       this.#deps.policy?.check({ environment, op: line.opName, identity: line.parent, item: line.key });
     }
+    refuseTwoLinesOfOneItem(admitted.resolved);
     return admitted;
   }
 
@@ -235,7 +253,7 @@ export class Engine {
     metrics: RunMetrics,
   ) {
     const now = this.#deps.clock.now();
-    const run = new Run(newRunId(now), action, req, now, emit, metrics);
+    const run = new Run(newRunId(now), action, req, now, emit, metrics, this.#deps.logError);
     for (const { error, line, op } of refused) {
       run.line({
         id: line,
@@ -301,7 +319,7 @@ export class Engine {
     emit: Emit,
     // biome-ignore lint/suspicious/noConfusingVoidType: bodies are async functions that usually return nothing.
     body: (s: Session) => Promise<void | "delete-receipt">,
-    { guard = null, planConnections = [], refuse, metrics = metricsFor(req) }: UnderScopeOptions = {},
+    { guard = null, planConnections = [], refuse, metrics = metricsFor(req), finish }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = meteredDeps(this.#deps, metrics);
     // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck").
@@ -352,7 +370,7 @@ export class Engine {
           },
         );
       }
-      run = new Run(runId, action, req, deps.clock.now(), emit, metrics);
+      run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
       const session = await ReceiptSession.open(deps.store, req);
       // Every save bumps the revision: a higher one at the end means this run has written.
       const openedRevision = session.receipt.revision;
@@ -374,6 +392,7 @@ export class Engine {
         run.fail(err);
         if (action === "apply") await rollbackRun(deps, run, session, writer).catch((e) => run?.fail(e));
       }
+      if (outcome !== "delete-receipt") finish?.(run, session);
       try {
         if (outcome === "delete-receipt") {
           await session.delete();
@@ -384,11 +403,13 @@ export class Engine {
       } catch (err) {
         // A problem answer (409 CONCURRENT_MODIFICATION above all) means "refused, nothing
         // written". Once this run has saved its receipt (an intent always precedes a provider
-        // write), the truth is a failed run with its lines; its record cannot be added without
-        // overwriting whoever changed the receipt, so the run says so instead.
-        if (!(err instanceof SponsonError) || session.receipt.revision === openedRevision) throw err;
+        // write), the truth is a failed run with its lines — whatever failed the save, a receipt
+        // conflict (the record cannot be added without overwriting whoever changed the receipt)
+        // or the store's transport — so the run says so instead.
+        if (err instanceof SimulatedCrash || session.receipt.revision === openedRevision) throw err;
         run.fail(err);
-        run.warn(`run ${run.id} was not recorded in the receipt: ${err.message}`);
+        const why = err instanceof SponsonError ? err.message : "the receipt store failed (logged)";
+        run.warn(`run ${run.id} was not recorded in the receipt: ${why}`);
       }
       return run.result(deps.clock.now());
     } finally {

@@ -144,7 +144,8 @@ export function editAll(writes: readonly Decided[]) {
 
 /** The run's changes on one object (same parent, op kind and connection). */
 export function groupKeyOf(item: Item): string {
-  if (item.parent === null) return `\0${item.line}\0${item.key}`;
+  // Items without a parent lock are each their own group, named by their identity, not their line.
+  if (item.parent === null) return `\0${item.opName}\0${item.key}`;
   return [item.parent, item.op.batch?.kind ?? "", item.connection].join("\0");
 }
 

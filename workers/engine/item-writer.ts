@@ -20,7 +20,7 @@ import {
   type WriteAction,
   type WriteOutcome,
 } from "./group-decisions";
-import { type Item, recordOf } from "./item";
+import { type Item, recordOf, refOf } from "./item";
 import { recordOutcome } from "./ledger-record";
 import { ownershipOf } from "./owner-bookkeeping";
 import { decideClaim, ownerOf } from "./ownership";
@@ -105,13 +105,15 @@ export class ItemWriter {
             criticalSection(w, first, lease, changes, false, section),
           );
     } catch (err) {
+      // Only the intents this group added go: a create intent a removal here was to resolve stays.
       if (!section.touched && !(err instanceof SimulatedCrash))
         for (const intent of intents) w.session.dropIntent(intent);
       throw err;
     }
     // After the lease: the ledger says what happened; the run's next receipt save keeps it.
-    for (const [i, d] of decided.entries()) {
-      w.session.dropIntent(intents[i] as (typeof intents)[number]);
+    // A remove resolves the run's create intent of the item too (rollback's case): only now.
+    for (const d of decided) {
+      w.session.resolveIntents(w.run.id, refOf(d.change.item));
       recordOutcome(w, d);
     }
     return decided.map(({ outcome, writtenBy }) => ({ outcome, ...(writtenBy ? { writtenBy } : {}) }));

@@ -91,7 +91,24 @@ export function recordOf(item: Item, runId: string) {
   };
 }
 
+/**
+ * What names an item everywhere — ledger entries, intents, combined changes, ownership: its op, its
+ * key and the object it lives on (docs/design.md, "Ownership of shared entries"). The plan line
+ * that manages it is only a label, and so is the connection it is written through: the parent
+ * identity already names the provider's object (a tenant's application, a bucket), so one item
+ * reached through two connections is still one item.
+ */
+export interface ItemRef {
+  op: string;
+  key: string;
+  parent: string | null;
+}
+
+export function refOf(item: Item): ItemRef {
+  return { op: item.opName, key: item.key, parent: item.parent };
+}
+
 /** Same item regardless of which plan line manages it. */
-export function sameItem(a: { op: string; key: string; parent: string | null }, b: typeof a): boolean {
+export function sameItem(a: ItemRef, b: ItemRef): boolean {
   return a.op === b.op && a.key === b.key && a.parent === b.parent;
 }

@@ -3,19 +3,19 @@
  * run's next receipt save (docs/design.md, "Run algorithm").
  */
 import type { Decided } from "./group-decisions";
-import { recordOf } from "./item";
+import { recordOf, refOf } from "./item";
 import type { WriterParts } from "./writer-parts";
 
 export function recordOutcome(w: WriterParts, { change, outcome, holding }: Decided): void {
   const { item, action } = change;
   if (action === "remove") {
-    w.session.dropLedger(item.line, item.key);
+    w.session.dropLedger(refOf(item));
     return;
   }
   if (!holding) return;
   // A scope that joined an item it already holds keeps its entry (and the run that made it).
   if (holding !== "created" || outcome !== "written") {
-    if (w.session.ledgerEntry(item.line, item.key)) return;
+    if (w.session.ledgerEntry(refOf(item))) return;
   }
   const record = recordOf(item, w.run.id);
   w.session.addLedger({ ...record, holding, createdAt: w.deps.clock.now() });

@@ -12,6 +12,7 @@ import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
+import { sameItem } from "./item";
 import type { OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
 import { newRunId } from "./run";
@@ -40,6 +41,7 @@ function ownedObjects(deps: EngineDeps): OwnedObjects {
  */
 async function ghostsOf(
   deps: EngineDeps,
+  parent: string,
   own: ItemOwnership,
   cache: Map<string, Receipt>,
 ): Promise<string[]> {
@@ -58,16 +60,22 @@ async function ghostsOf(
       cache.set(owner, receipt);
     }
     const records = [...receipt.ledger, ...receipt.intents];
-    if (!records.some((r) => r.op === own.op && r.key === own.key)) ghosts.push(owner);
+    // The same op and key on another object is another item: it does not keep this one owned.
+    if (!records.some((r) => sameItem(r, { op: own.op, key: own.key, parent }))) ghosts.push(owner);
   }
   return ghosts;
 }
 
 /** Nobody but ghosts owns it, and it was not there before the list was first looked at. */
-async function orphaned(deps: EngineDeps, own: ItemOwnership | undefined, cache: Map<string, Receipt>) {
+async function orphaned(
+  deps: EngineDeps,
+  parent: string,
+  own: ItemOwnership | undefined,
+  cache: Map<string, Receipt>,
+) {
   if (!own) return { orphan: true, ghosts: [] as string[] };
   if (own.foreign) return { orphan: false, ghosts: [] as string[] };
-  const ghosts = await ghostsOf(deps, own, cache);
+  const ghosts = await ghostsOf(deps, parent, own, cache);
   return { orphan: ghosts.length === own.owners.length, ghosts };
 }
 
@@ -98,7 +106,7 @@ export async function findOrphans(
       }
       for (const key of present) {
         const own = record.items.find((i) => i.op === locator.op && i.key === key);
-        if (!(await orphaned(deps, own, receipts)).orphan) continue;
+        if (!(await orphaned(deps, identity, own, receipts)).orphan) continue;
         const environments = admittedIn(deps, locator.connection, locator.op, identity, key);
         if (environments.length === 0) continue;
         orphans.push({ parent: identity, op: locator.op, key, connection: locator.connection, environments });
@@ -144,7 +152,7 @@ export async function removeOrphan(
   try {
     // Checked again under the lease: a scope may have claimed it since the report.
     const own = (await lease.owners([{ op: req.op, key: req.key }])).items[0];
-    const { orphan, ghosts } = await orphaned(deps, own, new Map());
+    const { orphan, ghosts } = await orphaned(deps, req.parent, own, new Map());
     if (!orphan) {
       throw new SponsonError(
         "CONCURRENT_MODIFICATION",

@@ -56,7 +56,15 @@ export async function ownershipOf(
   );
 }
 
-/** Every ledger entry on `parent`, in every receipt, as an owner (the upgrade's rebuild). */
+/**
+ * Every ledger entry and every intent on `parent`, in every receipt, as an owner (the upgrade's
+ * rebuild). An intent names an item its run may have written (a create whose ledger entry was
+ * never saved) or was taking away (an unfinished removal): until recovery resolves it the scope
+ * is its owner, so the first look does not mark it foreign — which would keep it for good. Not so
+ * the intents of a run still going (this one, or one holding its scope lease now): that run decides
+ * its own items under this lease, and counting it an owner would make it take a foreign entry for
+ * its own creation.
+ */
 async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange[]> {
   const changes: OwnerChange[] = [];
   for (const summary of await w.deps.store.listScopes()) {
@@ -68,8 +76,20 @@ async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange
       scope: summary.scope,
     };
     const { receipt } = await w.deps.store.read(address);
-    for (const entry of receipt.ledger) {
+    const live = new Map<string, Promise<boolean>>();
+    const runGoing = (runId: string) => {
+      if (runId === w.run.id) return Promise.resolve(true);
+      let going = live.get(runId);
+      if (!going) {
+        going = w.deps.locks.holdsScope(summary.repositoryId, summary.environment, summary.scope, runId);
+        live.set(runId, going);
+      }
+      return going;
+    };
+    const records = [...receipt.ledger, ...receipt.intents.filter((i) => i.parent === parent)];
+    for (const entry of records) {
       if (entry.parent !== parent) continue;
+      if ("action" in entry && (await runGoing(entry.runId))) continue;
       changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(address) });
     }
   }

@@ -8,7 +8,7 @@ import { itemOfLine, sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { ResolvedLine } from "./resolve-plan";
-import { errorInfo, type Run } from "./run";
+import type { Run } from "./run";
 
 /**
  * Whether a line's item is there. Lines on one object (same parent, op kind and connection) read
@@ -52,7 +52,7 @@ export async function previewLines(
       });
     } catch (err) {
       rethrowCrash(err);
-      run.line({ ...base, diff: "unchanged", result: "failed", error: errorInfo(err) });
+      run.line({ ...base, diff: "unchanged", result: "failed", error: run.errorOf(err, [line.id]) });
     }
   }
   for (const entry of session.receipt.ledger) {

@@ -5,6 +5,7 @@
 import type { Intent, LedgerEntry, Receipt, RunRecord } from "../../shared/schemas/receipt";
 import { RUNS_KEPT } from "../../shared/schemas/receipt";
 import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
+import { type ItemRef, sameItem } from "./item";
 
 export class ReceiptSession {
   readonly #store: ReceiptStore;
@@ -33,35 +34,71 @@ export class ReceiptSession {
     return this.#etag !== null;
   }
 
-  ledgerEntry(line: string, key: string): LedgerEntry | undefined {
-    return this.#receipt.ledger.find((e) => e.line === line && e.key === key);
+  /**
+   * The scope's entry for an item, whichever line recorded it. Receipts written before items were
+   * keyed this way may hold two entries of one item (two lines); the first is the one a run uses.
+   */
+  ledgerEntry(ref: ItemRef): LedgerEntry | undefined {
+    return this.#receipt.ledger.find((e) => sameItem(e, ref));
   }
 
-  /** Announces a write; replaces the run's earlier intent for the same item. */
+  /**
+   * Announces a write; replaces the run's earlier intent of the same action for the same item. A
+   * remove intent never replaces the run's create intent of the item: until the removal is known
+   * to be done (`resolveIntents`), the create intent is what says the item may be there.
+   */
   addIntent(intent: Intent): void {
     this.dropIntent(intent);
     this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, intent] };
   }
 
+  /** Takes back one announced write that never touched anything (same run, item and action). */
   dropIntent(intent: Intent): void {
     this.#receipt = {
       ...this.#receipt,
       intents: this.#receipt.intents.filter(
-        (i) => !(i.runId === intent.runId && i.line === intent.line && i.key === intent.key),
+        (i) => !(i.runId === intent.runId && i.action === intent.action && sameItem(i, intent)),
       ),
     };
   }
 
+  /** The item's state is known after `runId`'s write: none of that run's intents for it is needed. */
+  resolveIntents(runId: string, ref: ItemRef): void {
+    this.#receipt = {
+      ...this.#receipt,
+      intents: this.#receipt.intents.filter((i) => !(i.runId === runId && sameItem(i, ref))),
+    };
+  }
+
+  /** Records the scope's entry for an item, in place of any it had (under any line). */
   addLedger(entry: LedgerEntry): void {
-    const ledger = this.#receipt.ledger.filter((e) => !(e.line === entry.line && e.key === entry.key));
+    const ledger = this.#receipt.ledger.filter((e) => !sameItem(e, entry));
     this.#receipt = { ...this.#receipt, ledger: [...ledger, entry] };
   }
 
-  dropLedger(line: string, key: string): void {
+  dropLedger(ref: ItemRef): void {
     this.#receipt = {
       ...this.#receipt,
-      ledger: this.#receipt.ledger.filter((e) => !(e.line === line && e.key === key)),
+      ledger: this.#receipt.ledger.filter((e) => !sameItem(e, ref)),
     };
+  }
+
+  /**
+   * The plan now manages an item the scope holds through another line, connection or params: the
+   * entry keeps how and since when the scope holds it and takes the new labels (one entry, also
+   * where an older receipt held two of the item).
+   */
+  relabel(ref: ItemRef, labels: Pick<LedgerEntry, "line" | "connection" | "params">): void {
+    const entry = this.ledgerEntry(ref);
+    if (!entry) return;
+    const same =
+      entry.line === labels.line &&
+      entry.connection === labels.connection &&
+      JSON.stringify(entry.params) === JSON.stringify(labels.params) &&
+      this.#receipt.ledger.filter((e) => sameItem(e, ref)).length === 1;
+    if (same) return;
+    const { provider: _legacy, ...rest } = entry;
+    this.addLedger({ ...rest, ...labels });
   }
 
   recordRun(run: RunRecord): void {

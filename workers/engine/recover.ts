@@ -21,9 +21,12 @@ export async function recoverIntents(
   // Recovery always waits: giving up would leave an orphan behind.
   const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
   for (const intent of intents) {
+    // Resolving an earlier intent may have resolved this one too (the same run's other intent of
+    // the item, or a receipt of an older version holding it twice).
+    if (!session.receipt.intents.includes(intent)) continue;
     const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
     const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
-    const owned = session.ledgerEntry(intent.line, intent.key) !== undefined;
+    const owned = session.ledgerEntry(intent) !== undefined;
     if (intent.action === "create" && (succeeded || owned)) {
       const present = await writer.adopt(item, waiting);
       session.dropIntent(intent);
@@ -35,8 +38,9 @@ export async function recoverIntents(
     }
     // A crashed create or an unfinished remove: make sure the item is gone, then forget the intent.
     await writer.write(item, "remove", waiting);
-    session.dropIntent(intent);
-    session.dropLedger(intent.line, intent.key);
+    // The item is gone: every intent its run left for it (a create and its rollback's remove) is.
+    session.resolveIntents(intent.runId, intent);
+    session.dropLedger(intent);
     await session.save();
   }
   if (intents.length > 0 && !only) run.warn(`recovered ${intents.length} intent(s) left by an earlier run`);

@@ -7,9 +7,9 @@
 import type { LedgerEntry } from "../../shared/schemas/receipt";
 import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
-import { itemOfRecord } from "./item";
+import { itemOfRecord, sameItem } from "./item";
 import { type Change, groupChanges, type ItemWriter, type Written } from "./item-writer";
-import { errorInfo, type Run } from "./run";
+import type { Run } from "./run";
 
 export async function removeEntries(
   deps: EngineDeps,
@@ -23,13 +23,20 @@ export async function removeEntries(
     rethrowCrash(err);
     allRemoved = false;
     if (outcome === "rolled-back") {
-      run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${errorInfo(err).message}`);
+      run.warn(
+        `rollback of ${entry.key} (line ${entry.line}) failed: ${run.errorOf(err, [entry.line]).message}`,
+      );
     } else {
-      run.line({ ...baseOf(entry), result: "failed", error: errorInfo(err) });
+      run.line({ ...baseOf(entry), result: "failed", error: run.errorOf(err, [entry.line]) });
     }
   };
   const changes: Array<Change & { entry: LedgerEntry }> = [];
-  for (const entry of [...entries].reverse()) {
+  // Newest first, one change per item: a receipt of an older version may hold an item twice (two
+  // lines); removing it once drops both entries.
+  const newestFirst = [...entries]
+    .reverse()
+    .filter((e, i, all) => all.findIndex((o) => sameItem(o, e)) === i);
+  for (const entry of newestFirst) {
     try {
       changes.push({
         item: itemOfRecord(entry, deps.ops, deps.connections, run.environment),

@@ -89,3 +89,23 @@ export function resolveLine(
     parent,
   };
 }
+
+/**
+ * One item, one line: an item is its op, key and object (docs/design.md, "Ownership of shared
+ * entries"), and two lines resolving to the same one would record one entry under two labels.
+ */
+export function refuseTwoLinesOfOneItem(lines: readonly ResolvedLine[]): void {
+  const seen = new Map<string, string>();
+  for (const line of lines) {
+    const id = JSON.stringify([line.opName, line.key, line.parent]);
+    const other = seen.get(id);
+    if (other !== undefined) {
+      throw new SponsonError(
+        "VALIDATION",
+        `lines "${other}" and "${line.id}" name the same ${line.opName} item on the same object`,
+        { lines: [other, line.id] },
+      );
+    }
+    seen.set(id, line.id);
+  }
+}

@@ -7,6 +7,7 @@ import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
+import { type ItemRef, sameItem } from "./item";
 import { RunMetrics } from "./run-metrics";
 
 export function newRunId(now: number): string {
@@ -14,9 +15,38 @@ export function newRunId(now: number): string {
   return `run-${now.toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
-export function errorInfo(err: unknown): ErrorInfo {
+/**
+ * What an answer says of an error. A SponsonError says its own code and message; anything else is
+ * a bug or a platform failure nobody expected: the answer says only "internal error" (its message
+ * may hold anything), and the error is logged once, with `where` it happened and its stack, so it
+ * is never silent (docs/design.md, "Errors").
+ */
+export function errorInfo(err: unknown, where?: ErrorSite): ErrorInfo {
   if (isSponsonError(err)) return err.toInfo();
+  logUnexpected(err, where);
   return { code: "INTERNAL", message: "internal error" };
+}
+
+/** Where an unexpected error happened: the run, the plan lines it hit, and how to log it. */
+export interface ErrorSite {
+  runId?: string;
+  lines?: readonly string[];
+  log?: (message: string) => void;
+}
+
+const logged = new WeakSet<object>();
+
+function logUnexpected(err: unknown, { runId, lines, log = console.error }: ErrorSite = {}): void {
+  // One error reaches several answers (every line of a group, then the run): log it once.
+  if (typeof err === "object" && err !== null) {
+    if (logged.has(err)) return;
+    logged.add(err);
+  }
+  const at = [runId ? `run ${runId}` : null, lines?.length ? `line ${lines.join(", ")}` : null]
+    .filter(Boolean)
+    .join(", ");
+  const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  log(`unexpected error${at ? ` in ${at}` : ""}: ${detail}`);
 }
 
 export class Run {
@@ -29,11 +59,12 @@ export class Run {
   readonly lines: LineResult[] = [];
   readonly drift: Drift[] = [];
   readonly warnings: string[] = [];
-  /** (line, key) pairs this run created, in order. */
-  readonly created: Array<{ line: string; key: string }> = [];
+  /** Items this run created (or joined), in order: what its rollback takes away again. */
+  readonly created: ItemRef[] = [];
   /** Where the run's time went so far; the result and the record carry a snapshot. */
   readonly metrics: RunMetrics;
   readonly #emit: Emit;
+  readonly #log: (message: string) => void;
   #error: ErrorInfo | undefined;
   #skipped: string | undefined;
   /** Runs whose writes carried some of this run's changes (write combining). */
@@ -46,6 +77,7 @@ export class Run {
     now: number,
     emit: Emit,
     metrics: RunMetrics = new RunMetrics(),
+    log: (message: string) => void = console.error,
   ) {
     const { environment, scope } = address;
     this.id = id;
@@ -55,6 +87,7 @@ export class Run {
     this.scope = scope;
     this.startedAt = now;
     this.#emit = emit;
+    this.#log = log;
     this.metrics = metrics;
     emit({ type: "run", run: { id: this.id, repository: this.repository, environment, scope, action } });
   }
@@ -64,7 +97,8 @@ export class Run {
   }
 
   line(result: LineResult): void {
-    const at = this.lines.findIndex((l) => l.id === result.id && l.key === result.key);
+    // One result per item of a line: an edited line may create one item and remove another.
+    const at = this.lines.findIndex((l) => l.id === result.id && sameItem(l, result));
     if (at >= 0) this.lines[at] = result;
     else this.lines.push(result);
     this.#emit({ type: "line", line: result });
@@ -105,8 +139,27 @@ export class Run {
     return this.#skipped;
   }
 
+  /** `errorInfo` for an error met by this run (at `lines`), logged through the run's log. */
+  errorOf(err: unknown, lines?: readonly string[]): ErrorInfo {
+    return errorInfo(err, { runId: this.id, ...(lines ? { lines } : {}), log: this.#log });
+  }
+
   fail(err: unknown): void {
-    this.#error ??= errorInfo(err);
+    const info = this.errorOf(err);
+    this.#error ??= info;
+  }
+
+  /** Every line of `planned` without a result yet says it was not reached (the run stopped first). */
+  notReached(planned: ReadonlyArray<Pick<LineResult, "id" | "op" | "key" | "parent">>): void {
+    for (const line of planned) {
+      if (this.lines.some((l) => l.id === line.id && sameItem(l, line))) continue;
+      this.line({
+        ...line,
+        diff: "unchanged",
+        result: "skipped",
+        reason: "not reached: the run stopped at an earlier line or step",
+      });
+    }
   }
 
   get error(): LineResult["error"] {

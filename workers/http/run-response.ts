@@ -45,7 +45,11 @@ export async function answerRun(
 }
 
 async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => Promise<RunResult>) {
-  const result = await start(() => {});
+  const run = start(() => {});
+  // As for a stream: a client that hangs up (a cancelled CI job) must not cancel the run between
+  // its provider write and its receipt save. A refusal still answers below, as a problem.
+  c.executionCtx.waitUntil(run.catch(() => {}));
+  const result = await run;
   return c.json(result, 200, { [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()) });
 }
 

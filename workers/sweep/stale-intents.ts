@@ -20,7 +20,12 @@ export interface StaleIntentDeps {
 }
 
 const sameIntent = (a: Intent, b: Intent) =>
-  a.runId === b.runId && a.line === b.line && a.key === b.key && a.action === b.action;
+  a.runId === b.runId &&
+  a.action === b.action &&
+  // An item is its op, key and object (docs/design.md); the line is only a label.
+  a.op === b.op &&
+  a.key === b.key &&
+  a.parent === b.parent;
 
 export async function resolveStaleIntents(
   deps: StaleIntentDeps,

@@ -150,6 +150,7 @@ export function createEngine(
     policy: overrides.policy ?? configuredPolicy(env, secrets, transport),
     ...(overrides.faults ? { faults: overrides.faults } : {}),
     warn: (m) => console.warn(secrets.redact(m)),
+    logError: (m) => console.error(secrets.redact(m)),
   };
   return new Engine(deps);
 }

@@ -103,4 +103,45 @@ describe("upgrade from receipts without ownership", () => {
     expect((await destroy(app, "preview", older)).lines[0]?.result).toBe("removed");
     expect(await callbacks(domain)).toEqual([]);
   });
+
+  it("an entry named only by an older run's create intent counts as that scope's: not foreign, and its recovery removes it", async () => {
+    const domain = freshAuth0Domain();
+    const url = "https://pr-crashed.preview.example.com/callback";
+    // The previous version's run wrote the entry and crashed before its ledger entry: only its
+    // create intent names it, and no lock knows an owner yet.
+    await seedTenant(domain, { callbacks: [url] });
+    const [older, newer] = [freshPr(), freshPr()];
+    await new R2ReceiptStore(env.RECEIPTS).write(
+      {
+        version: 1,
+        repository: DEFAULT_REPOSITORY,
+        environment: "preview",
+        scope: older,
+        revision: 1,
+        ledger: [],
+        intents: [
+          {
+            action: "create",
+            line: "cb",
+            op: "auth0.callbackUrl",
+            connection: auth0Connection(domain),
+            params: { client: APP_CLIENT, url },
+            key: url,
+            parent: appIdentity(domain),
+            runId: "run-crashed-before-ownership",
+            at: 1,
+          },
+        ],
+        runs: [],
+      },
+      null,
+    );
+    const plan = auth0Plan(domain, [{ id: "cb", op: "auth0.callbackUrl", url }]);
+    // The rebuild names `older` an owner: `newer` shares it rather than calling it foreign.
+    expect((await apply(app, "preview", newer, plan)).lines[0]?.result).toBe("shared");
+    expect((await destroy(app, "preview", newer)).lines[0]?.result).toBe("released");
+    // `older`'s recovery removes what its crashed run left, since nobody else wants it now.
+    await destroy(app, "preview", older);
+    expect(await callbacks(domain)).toEqual([]);
+  });
 });

@@ -8,13 +8,15 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { OrphanList, OrphanRemoval } from "../../../shared/schemas/orphans";
+import type { Plan } from "../../../shared/schemas/plan";
 import { ORPHAN_AUDIT_PREFIX } from "../../../workers/locks/owned-objects";
 import { receiptKey } from "../../../workers/receipts/layout";
+import { R2ReceiptStore } from "../../../workers/receipts/r2-receipt-store";
 import { apply, call, testApp } from "../../helpers/app";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
 import { appIdentity, freshPr } from "../../helpers/engine";
-import { APP_CLIENT, auth0Plan, seedTenant, TEST_M2M } from "../../helpers/plans";
-import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { APP_CLIENT, auth0Connection, auth0Plan, seedTenant, TEST_M2M } from "../../helpers/plans";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
 import { bearer } from "../../helpers/tokens";
 
 const app = testApp();
@@ -132,5 +134,37 @@ describe("drift across owners", () => {
       expect(result.lines[0]?.result).toBe("created");
       expect(await callbacks(domain)).toEqual(["http://localhost:3000/cb"]);
     }
+  });
+
+  it("an owner whose receipt names the URL only on another application is a ghost here: the entry is an orphan", async () => {
+    const domain = freshAuth0Domain();
+    const other = "other-app";
+    await seedAuth0Tenant(domain, {
+      m2m: TEST_M2M,
+      clients: { [APP_CLIENT]: { callbacks: [] }, [other]: { callbacks: [] } },
+    });
+    const scope = freshPr();
+    const connection = auth0Connection(domain);
+    const both: Plan = {
+      version: 2,
+      lines: [APP_CLIENT, other].map((client) => ({
+        id: client,
+        op: "auth0.callbackUrl",
+        connection,
+        params: { client, url: url(scope) },
+      })),
+    };
+    await apply(app, "preview", scope, both);
+    // The entry on the other application is lost from the receipt (a lost save); the one on the
+    // test application, same op and URL, is still there.
+    const store = new R2ReceiptStore(env.RECEIPTS);
+    const { receipt, etag } = await store.read(scopeAddress("preview", scope));
+    await store.write({ ...receipt, ledger: receipt.ledger.filter((e) => e.line === APP_CLIENT) }, etag);
+
+    const res = await call(app, "GET", "/v1/orphans", undefined, await bearer("admin"));
+    const body = (await res.json()) as OrphanList;
+    expect(body.orphans.filter((o) => o.key === url(scope)).map((o) => o.parent)).toEqual([
+      appIdentity(domain, other),
+    ]);
   });
 });

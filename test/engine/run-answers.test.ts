@@ -1,0 +1,150 @@
+/**
+ * Every answer of a run is true and complete (docs/design.md, "Run algorithm"): each plan line
+ * gets a result, also one the run never reached; a receipt save that fails after the run wrote
+ * answers with the run (what it did, and that it was not recorded), never a bare 500; an error
+ * nobody expected is logged once with the run, the line and the stack, and the answer says only
+ * "internal error"; a JSON-mode run is kept alive by `waitUntil` like a streamed one, so a client
+ * that hangs up does not cancel it half-way.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Plan } from "../../shared/schemas/plan";
+import type { RunResult } from "../../shared/schemas/run";
+import { emulatorTransport } from "../../workers/dev/dev-env";
+import { createEngine } from "../../workers/wiring/wire";
+import { apply, testApp } from "../helpers/app";
+import { testEnv } from "../helpers/connections";
+import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
+import { freshPr, holdAppLock, receipt } from "../helpers/engine";
+import { APP_CLIENT, auth0Connection, previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { bearer } from "../helpers/tokens";
+
+const OTHER_CLIENT = "other-app";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** R2 as the engine sees it, whose puts fail like a dropped connection once `broken` is set. */
+function flakyReceipts() {
+  const state = { broken: false };
+  const bucket = new Proxy(env.RECEIPTS, {
+    get(target, prop) {
+      if (prop === "put" && state.broken)
+        return async () => {
+          throw new Error("Network connection lost.");
+        };
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { state, bindings: { ...env, RECEIPTS: bucket } as typeof env };
+}
+
+describe("run answers", () => {
+  it("lines after the first failing object get a result that says they were not reached", async () => {
+    const domain = freshAuth0Domain("nr");
+    const lists = { callbacks: [], allowed_logout_urls: [], web_origins: [], allowed_origins: [] };
+    await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: lists, [OTHER_CLIENT]: lists } });
+    const connection = auth0Connection(domain);
+    const scope = freshPr();
+    const plan: Plan = {
+      version: 2,
+      lines: [APP_CLIENT, OTHER_CLIENT].map((client) => ({
+        id: client,
+        op: "auth0.callbackUrl",
+        connection,
+        params: { client, url: `https://${scope}.preview.example.com/cb` },
+      })),
+    };
+    const held = await holdAppLock(domain);
+    const result = await apply(testApp(), "preview", scope, plan);
+    await held.release();
+    expect(result.run.status).toBe("failed");
+    expect(result.lines.map((l) => [l.id, l.result, l.error?.code])).toEqual([
+      [APP_CLIENT, "failed", "LOCK_HELD"],
+      [OTHER_CLIENT, "skipped", undefined],
+    ]);
+    expect(result.lines[1]?.reason).toContain("not reached");
+    expect((await auth0Client(domain, OTHER_CLIENT))?.callbacks).toEqual([]);
+  });
+
+  it("a receipt save that fails in transport after the run wrote: the run is answered, failed, saying it was not recorded", async () => {
+    const domain = freshAuth0Domain("save");
+    await seedTenant(domain);
+    const scope = freshPr();
+    const plan = previewPlan(domain);
+    const { state, bindings } = flakyReceipts();
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const engine = createEngine(testEnv(bindings), emulatorTransport, {
+      faults: (at) => {
+        if (at === "after-write") state.broken = true;
+      },
+    });
+    const req = { repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan };
+    const result = await engine.apply(req);
+    expect(result.run.status).toBe("failed");
+    expect(result.lines.map((l) => l.result)).toEqual(["created", "created", "created"]);
+    expect(result.warnings.join(" ")).toContain("not recorded");
+    expect(JSON.stringify(result)).not.toContain("Network connection lost");
+    // The intents saved before the write are still there: the next run resolves them.
+    expect((await receipt("preview", scope)).intents).toHaveLength(3);
+    const next = await createEngine(testEnv(env), emulatorTransport).apply(req);
+    expect(next.run.status).toBe("succeeded");
+    expect(next.warnings.join(" ")).toContain("recovered 3 intent");
+  });
+
+  it("an unexpected error inside a run is logged once with the run, its lines and the stack, and never answered", async () => {
+    const domain = freshAuth0Domain("log");
+    await seedTenant(domain);
+    const scope = freshPr();
+    const plan = previewPlan(domain);
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const engine = createEngine(testEnv(env), emulatorTransport, {
+      faults: (at, { action }) => {
+        if (at === "after-write" && action === "create") throw new TypeError("boom: an adapter bug");
+      },
+    });
+    const result: RunResult = await engine.apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
+    expect(result.run.status).toBe("failed");
+    expect(result.lines[0]?.error).toEqual({ code: "INTERNAL", message: "internal error" });
+    expect(JSON.stringify(result)).not.toContain("boom");
+    const mentions = logged.mock.calls.map((c) => c.join(" ")).filter((m) => m.includes("boom"));
+    expect(mentions).toHaveLength(1);
+    expect(mentions[0]).toContain(result.run.id);
+    expect(mentions[0]).toContain("callback");
+    expect(mentions[0]).toContain("TypeError");
+    expect(mentions[0]).toMatch(/\n\s+at /);
+  });
+
+  it("a JSON-mode run is handed to waitUntil, as a streamed one is", async () => {
+    const domain = freshAuth0Domain("wu");
+    await seedTenant(domain);
+    const kept: Promise<unknown>[] = [];
+    const ctx = {
+      waitUntil: (p: Promise<unknown>) => void kept.push(p),
+      passThroughOnException: () => {},
+      props: {},
+    } as unknown as ExecutionContext;
+    const res = await testApp().request(
+      `http://sponson.test/v1/scopes/preview/${freshPr()}/apply`,
+      {
+        method: "POST",
+        headers: { ...(await bearer("admin")), "content-type": "application/json" },
+        body: JSON.stringify({ plan: previewPlan(domain) }),
+      },
+      testEnv(env),
+      ctx,
+    );
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as RunResult).run.status).toBe("succeeded");
+    expect(kept).toHaveLength(1);
+    await Promise.all(kept);
+  });
+});
