@@ -119,3 +119,11 @@ export function decidedFromAnswer(
     writtenBy: by,
   };
 }
+
+/**
+ * A refusal (LOCK_HELD) in which the lock object vouches that no holder ever took this waiter's
+ * changes: the one failure of a combining acquire after which its intents may go.
+ */
+export function untakenRefusal(err: unknown): boolean {
+  return err instanceof SponsonError && err.code === "LOCK_HELD" && err.detail?.untaken === true;
+}
