@@ -45,6 +45,8 @@ export function queuedChangeOf(
 export interface Queued extends Participant {
   waiter: string;
   id: string;
+  /** The waiter's run: its scope lease is checked again right before the write. */
+  runId: string;
 }
 
 /** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */
@@ -57,7 +59,12 @@ export function admitQueued(
   const returned: ReturnedChange[] = [];
   for (const queued of waiter.changes) {
     try {
-      accepted.push({ ...admit(deps, first, queued), waiter: waiter.waiter, id: queued.id });
+      accepted.push({
+        ...admit(deps, first, queued),
+        waiter: waiter.waiter,
+        id: queued.id,
+        runId: queued.runId,
+      });
     } catch (err) {
       returned.push({ id: queued.id, error: errorInfo(err) });
     }
