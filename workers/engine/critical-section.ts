@@ -83,10 +83,22 @@ export async function criticalSection(
  * while queued may have had its scope recovered already, and a change written after that would be
  * owned by a scope whose ledger never says so.
  */
-async function stillRunning(w: WriterParts, change: QueuedChange | undefined): Promise<boolean> {
+async function stillRunning(
+  w: WriterParts,
+  change: Pick<QueuedChange, "owner" | "runId"> | undefined,
+): Promise<boolean> {
   const scope = change ? scopeOfOwner(change.owner) : null;
   if (!change || !scope) return false;
-  return w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
+  try {
+    return await w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
+  } catch (err) {
+    // Not knowing is not "still running": that waiter's changes go back (it writes them itself),
+    // and the holder's own group goes on.
+    w.run.warn(
+      `could not read the scope lease of queued run ${change.runId}: ${String(err)}; its changes go back`,
+    );
+    return false;
+  }
 }
 
 async function decideAndWrite(
@@ -171,15 +183,9 @@ async function goneWaiters(w: WriterParts, queued: readonly Queued[]): Promise<s
   const first = new Map<string, Queued>();
   for (const q of queued) if (!first.has(q.waiter)) first.set(q.waiter, q);
   const checked = await Promise.all(
-    [...first.values()].map(async (q) => ((await runningScope(w, q)) ? null : q.waiter)),
+    [...first.values()].map(async (q) => ((await stillRunning(w, q)) ? null : q.waiter)),
   );
   return checked.filter((waiter): waiter is string => waiter !== null);
-}
-
-async function runningScope(w: WriterParts, q: Queued): Promise<boolean> {
-  const scope = scopeOfOwner(q.owner);
-  if (!scope) return false;
-  return w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, q.runId);
 }
 
 function goneBack(q: Queued) {

@@ -40,6 +40,8 @@ export interface EngineOverrides {
   combining?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
+  /** Wraps the lock objects' provider (tests make one lock read fail). */
+  wrapLocks?: (inner: LockProvider) => LockProvider;
 }
 
 const ops = new OpRegistry(ADAPTERS);
@@ -96,7 +98,7 @@ export function createEngine(
   const providerFetch = transport(env);
   const deps: EngineDeps = {
     store: configuredReceiptStore(env),
-    locks: durableLocks(env, secrets),
+    locks: overrides.wrapLocks ? overrides.wrapLocks(durableLocks(env, secrets)) : durableLocks(env, secrets),
     ops,
     connections: new Connections(config.connections),
     vars: env,
