@@ -32,6 +32,8 @@ export interface EngineOverrides {
   parentLocks?: boolean;
   /** The control case of the shared-entry journeys: runs without ownership. Tests only. */
   ownership?: boolean;
+  /** The control case of the read-after-write journey: no merge of the lock's recent writes. Tests only. */
+  recentWrites?: boolean;
   clock?: Clock;
   faults?: FaultHook;
   gate?: ScopeGate;
@@ -109,6 +111,8 @@ export function createEngine(
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
+    recentWrites: overrides.recentWrites ?? true,
+    ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),
