@@ -9,16 +9,26 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
+import { emptyReceipt } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { FaultHook } from "../../workers/engine/deps";
 import type { Engine } from "../../workers/engine/engine";
 import { lockStub } from "../../workers/locks/lock-target";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
-import { appLockKey, freshPr, holdAppLock, providerWrites, receipt, untilWaiters } from "../helpers/engine";
-import { APP_CLIENT, auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
+import {
+  appIdentity,
+  appLockKey,
+  freshPr,
+  holdAppLock,
+  providerWrites,
+  receipt,
+  untilWaiters,
+} from "../helpers/engine";
+import { APP_CLIENT, auth0Connection, auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 
 const SHARED = "https://shared.example.com/callback";
@@ -190,5 +200,66 @@ describe("the scope lease before an ownership change", () => {
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
       `https://${a}.preview.example.com/callback`,
     ]);
+  });
+
+  it("force-released while recovery inspects an item to adopt it: the scope is not made its owner", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain, { callbacks: [SHARED] });
+    const scope = freshPr();
+    // A run recorded as succeeded left a create intent (it died before its last save): recovery
+    // inspects the item under the parent lease and adopts it into the scope.
+    const connection = auth0Connection(domain);
+    const receipt0 = emptyReceipt(DEFAULT_REPOSITORY, "preview", scope);
+    await new R2ReceiptStore(env.RECEIPTS).write(
+      {
+        ...receipt0,
+        intents: [
+          {
+            action: "create",
+            line: "shared",
+            op: "auth0.callbackUrl",
+            connection,
+            params: { client: APP_CLIENT, url: SHARED },
+            key: SHARED,
+            parent: appIdentity(domain),
+            runId: "run-succeeded",
+            at: Date.now(),
+          },
+        ],
+        runs: [
+          {
+            id: "run-succeeded",
+            action: "apply",
+            status: "succeeded",
+            startedAt: Date.now(),
+            finishedAt: Date.now(),
+            created: [],
+          },
+        ],
+      },
+      null,
+    );
+    let reads = 0;
+    const releaseOnInspect = (inner: typeof fetch): typeof fetch => {
+      return async (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        if ((init?.method ?? "GET") === "GET" && url.pathname.includes(`/clients/${APP_CLIENT}`)) {
+          reads += 1;
+          if (reads === 1) await forceReleaseScope(scope);
+        }
+        return inner(input, init);
+      };
+    };
+    const recovering = engine({ wrapFetch: releaseOnInspect }).recover({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+    });
+    await recovering.then(
+      () => {},
+      () => {},
+    );
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(await ownedItems(domain)).toEqual([]);
   });
 });
