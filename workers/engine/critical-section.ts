@@ -6,8 +6,7 @@
  * each waiter is told what became of its own.
  */
 import { SponsonError } from "../../shared/errors";
-import type { CombineReport, QueuedChange } from "../../shared/schemas/combine";
-import { scopeOfOwner } from "../../shared/schemas/ownership";
+import type { CombineReport } from "../../shared/schemas/combine";
 import type { Lease } from "../locks/lease";
 import { admitQueued, type Queued } from "./combining";
 import { SimulatedCrash } from "./deps";
@@ -19,6 +18,7 @@ import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { readUnderLease, rememberWritten } from "./recent-writes-section";
 import { errorInfo } from "./run";
+import { gone, goneBack, goneWaiters, stillRunning } from "./waiter-scopes";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
 export async function criticalSection(
@@ -77,29 +77,6 @@ export async function criticalSection(
     await lease?.changeOwners(after);
   }
   return decisions.slice(0, own.length);
-}
-
-/**
- * A waiter's change is written only while its run still holds its scope lease: a run that died
- * while queued may have had its scope recovered already, and a change written after that would be
- * owned by a scope whose ledger never says so.
- */
-async function stillRunning(
-  w: WriterParts,
-  change: Pick<QueuedChange, "owner" | "runId"> | undefined,
-): Promise<boolean> {
-  const scope = change ? scopeOfOwner(change.owner) : null;
-  if (!change || !scope) return false;
-  try {
-    return await w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
-  } catch (err) {
-    // Not knowing is not "still running": that waiter's changes go back (it writes them itself),
-    // and the holder's own group goes on.
-    w.run.warn(
-      `could not read the scope lease of queued run ${change.runId}: ${String(err)}; its changes go back`,
-    );
-    return false;
-  }
 }
 
 async function decideAndWrite(
@@ -179,29 +156,6 @@ async function decideAndWrite(
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
   }
   return decisions;
-}
-
-/** The waiters (of `queued`) whose run no longer holds its scope lease, asked in parallel. */
-async function goneWaiters(w: WriterParts, queued: readonly Queued[]): Promise<string[]> {
-  const first = new Map<string, Queued>();
-  for (const q of queued) if (!first.has(q.waiter)) first.set(q.waiter, q);
-  const checked = await Promise.all(
-    [...first.values()].map(async (q) => ((await stillRunning(w, q)) ? null : q.waiter)),
-  );
-  return checked.filter((waiter): waiter is string => waiter !== null);
-}
-
-function goneBack(q: Queued) {
-  return { id: q.id, error: gone(q) };
-}
-
-function gone(change: Pick<QueuedChange, "runId">) {
-  return errorInfo(
-    new SponsonError(
-      "LOCK_LOST",
-      `run ${change.runId} no longer holds its scope lease: its change goes back`,
-    ),
-  );
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
