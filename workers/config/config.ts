@@ -105,25 +105,35 @@ function parseConfig(vars: Vars): Config {
 /** A few texts at most: production has one; tests alternate between a handful. */
 const MAX_CACHED = 16;
 const byText = new Map<string, Config>();
-const byEnv = new WeakMap<object, { text: string; config: Config }>();
+const byEnv = new WeakMap<object, { values: unknown[]; config: Config }>();
 
-function keyOf(vars: Vars): string {
-  return JSON.stringify(CONFIG_VARS.map((name) => vars[name] ?? null));
+function valuesOf(vars: Vars): unknown[] {
+  return CONFIG_VARS.map((name) => vars[name] ?? null);
 }
 
-/** The configuration for these bindings, parsed once per distinct configuration text. */
+/** Same values, compared by identity: the same env hands back the same strings, so no text is built. */
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/**
+ * The configuration for these bindings, parsed once per distinct configuration text. A request
+ * reads it several times (auth, routes, engine): for an env seen before, the values are compared
+ * one by one instead of serialising them all again (a profile showed that serialisation per call).
+ */
 export function configFromEnv(env: object): Config {
   const vars = env as Vars;
-  const text = keyOf(vars);
+  const values = valuesOf(vars);
   const hit = byEnv.get(env);
-  if (hit?.text === text) return hit.config;
+  if (hit && sameValues(hit.values, values)) return hit.config;
+  const text = JSON.stringify(values);
   let config = byText.get(text);
   if (!config) {
     config = parseConfig(vars);
     if (byText.size >= MAX_CACHED) byText.delete(byText.keys().next().value as string);
     byText.set(text, config);
   }
-  byEnv.set(env, { text, config });
+  byEnv.set(env, { values, config });
   return config;
 }
 

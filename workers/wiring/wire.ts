@@ -7,8 +7,12 @@
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import { rpcStub } from "../../shared/rpc/stub";
+import { tokenObjectName } from "../../shared/rpc/token-broker";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
@@ -44,6 +48,13 @@ export interface EngineOverrides {
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the lock objects' provider (tests make one lock read fail). */
   wrapLocks?: (inner: LockProvider) => LockProvider;
+  /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
+  sharedTokens?: boolean;
+  /**
+   * false: no isolate token cache, every lookup as on a fresh isolate; an IsolateTokenCache: the
+   * engine's runs use that one, as if they ran on an isolate of their own (tests, the bench).
+   */
+  isolateTokenCache?: boolean | IsolateTokenCache;
 }
 
 const ops = new OpRegistry(ADAPTERS);
@@ -90,6 +101,15 @@ function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   };
 }
 
+/** The fleet's token objects (durable-objects/token-broker.ts), one per connection credential. */
+function fleetTokens(env: Env): ((connection: string) => SharedTokens) | undefined {
+  const namespace = env.TOKEN_BROKER;
+  if (!namespace) return undefined;
+  return (connection) => ({
+    object: (fingerprint) => rpcStub(namespace, tokenObjectName(connection, fingerprint)),
+  });
+}
+
 export function createEngine(
   env: Env,
   transport: ProviderTransport,
@@ -107,6 +127,8 @@ export function createEngine(
     secrets,
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,
     clock: overrides.clock ?? systemClock,
+    tokens: overrides.sharedTokens === false ? undefined : fleetTokens(env),
+    isolateTokenCache: overrides.isolateTokenCache ?? true,
     ttlMs: config.leaseTtlSeconds * 1000,
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
