@@ -12,6 +12,11 @@ export interface CombineSlot {
    * no hook on those paths, and a late report under it is refused by the fence.
    */
   takenBy: number | null;
+  /**
+   * Some holder took the changes at some point. A holder whose lease ended without reporting may
+   * have written them, so from then on nobody can say the waiter's changes were never written.
+   */
+  everTaken: boolean;
   /** Some changes came back, or some were already written for it: the rest is the waiter's own to write. */
   settled: boolean;
   /** The open calls of the waiter that can take "every change written" for an answer. */
@@ -19,7 +24,7 @@ export interface CombineSlot {
 }
 
 export function newSlot(changes: QueuedChange[]): CombineSlot {
-  return { changes, takenBy: null, settled: false, done: [] };
+  return { changes, takenBy: null, everTaken: false, settled: false, done: [] };
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   type TakenQueue,
 } from "../shared/schemas/combine";
 import type { LeaseGrant } from "../shared/schemas/lock";
-import { coversAll, isOffered, mergeOutcomes, newSlot } from "./combine-queue";
+import { type CombineSlot, coversAll, isOffered, mergeOutcomes, newSlot } from "./combine-queue";
 import { deleteAnswer, pruneAnswers, readAnswer, storeAnswer } from "./combine-store";
 import type { LeaseRow } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
@@ -33,6 +33,8 @@ export interface CombiningParts {
   armAlarm(at: number): void;
   /** What a waiter's plain acquire is told once it leaves the queue without a grant. */
   heldRefusal(): Result<never>;
+  /** Refuses the waiters kept past their timeout while taken, once they no longer are. */
+  giveUpOverdue(): void;
 }
 
 export class CombineWaiters {
@@ -65,7 +67,7 @@ export class CombineWaiters {
     }
     const pending = acquireNow({ ...req, changes: undefined });
     const waiter = queue.find(req.holder);
-    if (!waiter) return pending.then((result) => this.#withCombined(req.holder, result));
+    if (!waiter) return pending.then((result) => this.#withCombined(req.holder, result, undefined));
     // A re-attaching waiter keeps what it brought the first time (a holder may have taken it).
     const slot = waiter.combine ?? newSlot(changes);
     waiter.combine = slot;
@@ -73,7 +75,7 @@ export class CombineWaiters {
     if (stored) slot.settled = true;
     return new Promise<Result<GrantOrCombined>>((resolve) => {
       slot.done.push((combined) => resolve(ok({ grant: null, combined })));
-      void pending.then((result) => resolve(this.#withCombined(req.holder, result)));
+      void pending.then((result) => resolve(this.#withCombined(req.holder, result, slot)));
     });
   }
 
@@ -88,6 +90,7 @@ export class CombineWaiters {
       if (waiters.length >= MAX_COMBINE_REPORTS) break;
       if (!w.combine || !isOffered(w.combine, token)) continue;
       w.combine.takenBy = token;
+      w.combine.everTaken = true;
       waiters.push({ waiter: w.holder, changes: w.combine.changes });
     }
     if (waiters.length > 0) this.#p.announce("waiters");
@@ -139,6 +142,8 @@ export class CombineWaiters {
         slot.takenBy = null;
       }
     }
+    // A waiter kept past its timeout because its changes were taken is refused now.
+    this.#p.giveUpOverdue();
     this.#p.announce("waiters");
   }
 
@@ -160,11 +165,24 @@ export class CombineWaiters {
     for (const resolve of waiter.resolvers) resolve(refusal);
   }
 
-  /** A grant (or refusal) for a waiter that brought changes, with what was written for it so far. */
-  #withCombined(holder: string, result: Result<LeaseGrant>): Result<GrantOrCombined> {
-    if (!result.ok) return result;
+  /**
+   * A grant (or refusal) for a waiter that brought changes, with what was written for it so far.
+   * Whether a holder ever took its changes goes with it: a grant says `taken` (the waiter's intents
+   * must stay even if its own write fails early), and a refusal says `untaken` only when this
+   * object knows nothing of it was taken or written, the one case where the waiter may drop them.
+   */
+  #withCombined(
+    holder: string,
+    result: Result<LeaseGrant>,
+    slot: CombineSlot | undefined,
+  ): Result<GrantOrCombined> {
     const stored = readAnswer(this.#p.sql, holder);
+    if (!result.ok) {
+      if (result.error.code !== "LOCK_HELD" || slot?.everTaken || stored) return result;
+      return { ok: false, error: { ...result.error, detail: { ...result.error.detail, untaken: true } } };
+    }
     if (stored) deleteAnswer(this.#p.sql, holder);
-    return ok({ grant: result.value, combined: stored?.answer ?? null });
+    const taken = slot?.everTaken ? { taken: true } : {};
+    return ok({ grant: result.value, combined: stored?.answer ?? null, ...taken });
   }
 }

@@ -81,6 +81,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       announce,
       armAlarm,
       heldRefusal: () => this.#lease.held(this.#store.lease()),
+      giveUpOverdue: () => this.#lease.giveUpOverdue(),
     });
     ctx.blockConcurrencyWhile(async () => {
       migrate(this.#sql);

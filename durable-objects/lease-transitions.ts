@@ -7,6 +7,7 @@
 import { ok, type Result } from "../shared/errors";
 import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
+import { isTaken } from "./combine-queue";
 import { decideAcquire, endOfLease, heldRefusal, isExpired, type LeaseRow } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import type { LockChange } from "./lock-feed";
@@ -98,6 +99,8 @@ export class LeaseTransitions {
         this.#p.syncIndexLater();
       }
     }
+    // A lease that ended here untakes what it took: waiters kept past their timeout go now.
+    this.giveUpOverdue();
   }
 
   expireIfDue(now: number): void {
@@ -139,10 +142,36 @@ export class LeaseTransitions {
     return grant;
   }
 
-  /** A waiter's timeout: check the clock first, since an expiry may be due that no alarm has run. */
+  /**
+   * Refuses the waiters whose timeout passed while their changes were taken, once they no longer
+   * are (the report came, or the lease that took them ended). Called after each report and at the
+   * end of every promote, which runs after every end of a lease.
+   */
+  giveUpOverdue(): void {
+    const liveToken = this.#p.store.lease()?.token ?? null;
+    const due = this.queue.all().filter((w) => w.overdue && !(w.combine && isTaken(w.combine, liveToken)));
+    for (const waiter of due) this.#refuse(waiter);
+  }
+
+  /**
+   * A waiter's timeout: check the clock first, since an expiry may be due that no alarm has run. A
+   * waiter whose changes the live holder took is not refused: that holder may be writing them now,
+   * and a refused waiter would drop the intents for them (docs/design.md, "Write combining: the
+   * lock object's side"). It waits for the report or the end of that lease.
+   */
   #giveUp(waiter: Waiter): void {
     this.promote(Date.now());
-    if (!this.queue.remove(waiter)) return; // already granted
+    if (!this.queue.all().includes(waiter)) return; // already granted
+    const liveToken = this.#p.store.lease()?.token ?? null;
+    if (waiter.combine && isTaken(waiter.combine, liveToken)) {
+      waiter.overdue = true;
+      return;
+    }
+    this.#refuse(waiter);
+  }
+
+  #refuse(waiter: Waiter): void {
+    if (!this.queue.remove(waiter)) return;
     this.#p.announce("waiters");
     const refusal = this.held(this.#p.store.lease());
     for (const resolve of waiter.resolvers) resolve(refusal);

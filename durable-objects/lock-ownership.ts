@@ -42,18 +42,31 @@ export class LockOwnership {
     const store = this.#store;
     applyOwnerChanges(this.#sql, req.changes, now);
     if (req.locator) saveLocator(this.#sql, req.locator);
-    if (req.rebuilt && store.meta("owners_rebuilt") !== "1") {
+    // The mark follows a successful index put: marked first, a failed put would hide the object
+    // from the orphan search for good (the index is written only while unmarked). Unmarked, the
+    // next holder rebuilds (adding owners again changes nothing) and puts again.
+    if (req.rebuilt && store.meta("owners_rebuilt") !== "1" && (await this.#putOwnedIndex())) {
       store.setMeta("owners_rebuilt", "1");
-      // The sweep finds owned objects through this index (objects cannot be listed); written once.
-      const key = store.meta("key");
-      if (key)
-        await this.#env.RECEIPTS.put(
-          ownedObjectKey(key),
-          JSON.stringify({ key, identity: store.meta("identity") }),
-        );
     }
     const items = req.changes.map(({ op, key }) => ({ op, key }));
     return this.view(items);
+  }
+
+  /** The sweep finds owned objects through this index (objects cannot be listed); true once written. */
+  async #putOwnedIndex(): Promise<boolean> {
+    const store = this.#store;
+    const key = store.meta("key");
+    if (!key) return true;
+    try {
+      await this.#env.RECEIPTS.put(
+        ownedObjectKey(key),
+        JSON.stringify({ key, identity: store.meta("identity") }),
+      );
+      return true;
+    } catch (err) {
+      console.warn(`owned-object index put for ${key} failed (retried by the next holder): ${String(err)}`);
+      return false;
+    }
   }
 
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */

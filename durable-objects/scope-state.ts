@@ -107,6 +107,21 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
     this.#sql.exec("UPDATE deliveries SET enqueue_pending = 0 WHERE delivery_id = ?", req.deliveryId);
   }
 
+  /**
+   * The close in force whose destroys no receiver confirmed (it died, or the queue refused the
+   * batch): GitHub does not redeliver, so the sweep sends them and confirms.
+   */
+  async unconfirmedClose(_req: { scope: string }): Promise<ScopeEvent | null> {
+    if (!this.#migrated) return null; // no event was ever stored here
+    const row = this.#sql
+      .exec<{ revision: number; delivery_id: string }>(
+        `SELECT s.revision, s.delivery_id FROM state s JOIN deliveries d ON d.delivery_id = s.delivery_id
+         WHERE s.id = 1 AND s.status = 'closed' AND d.enqueue_pending = 1`,
+      )
+      .toArray()[0];
+    return row ? { status: "closed", revision: row.revision, deliveryId: row.delivery_id } : null;
+  }
+
   #view(scope: string): ScopeStateView {
     if (!this.#migrated) return { scope, ...INITIAL_STATUS, deliveryId: null, changedAt: null };
     const row = this.#sql

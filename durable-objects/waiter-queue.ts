@@ -18,6 +18,11 @@ export interface Waiter {
   /** Every open call of this holder: the same holder asking again re-attaches to its place. */
   resolvers: Array<(result: Result<LeaseGrant>) => void>;
   giveUpAt: number;
+  /**
+   * Its wait timeout passed while a live holder had its changes taken: it stays for the report or
+   * the end of that lease, and is refused then (unless granted first).
+   */
+  overdue?: boolean;
   timer: ReturnType<typeof setTimeout>;
   /** Write combining: the changes this waiter brought (acquireOrCombine), and what became of them. */
   combine?: CombineSlot;

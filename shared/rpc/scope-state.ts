@@ -38,4 +38,6 @@ export interface ScopeStateApi {
   read(req: { scope: string }): Promise<ScopeStateView>;
   applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>>;
   markEnqueued(req: { deliveryId: string }): Promise<void>;
+  /** The close that set the current state, if its destroys were never confirmed enqueued. */
+  unconfirmedClose(req: { scope: string }): Promise<ScopeEvent | null>;
 }

@@ -112,5 +112,10 @@ export type TakenQueue = z.infer<typeof takenQueueSchema>;
 export const grantOrCombinedSchema = z.object({
   grant: leaseGrantSchema.nullable(),
   combined: combinedAnswerSchema.nullable(),
+  /**
+   * With a grant: a holder took this waiter's changes and its lease ended without a report, so
+   * they may have been written; the waiter keeps their intents whatever happens next.
+   */
+  taken: z.boolean().optional(),
 });
 export type GrantOrCombined = z.infer<typeof grantOrCombinedSchema>;

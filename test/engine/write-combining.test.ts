@@ -10,7 +10,7 @@ import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { emulatorTransport } from "../../workers/dev/dev-env";
-import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
+import { type FaultHook, type LockProvider, SimulatedCrash } from "../../workers/engine/deps";
 import type { Engine } from "../../workers/engine/engine";
 import { lockStub } from "../../workers/locks/lock-target";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
@@ -228,5 +228,31 @@ describe("write combining", () => {
     expect(history.some((h) => h.transition === "combined")).toBe(false);
     const lines = (rb as RunResult).lines ?? [];
     expect(lines.every((l) => l.writtenBy === undefined)).toBe(true);
+  });
+
+  it("one failed read of a waiter's scope lock returns only that waiter's changes: the holder's own group is written", async () => {
+    let waiterScope = "";
+    const failingRead = (inner: LockProvider): LockProvider => ({
+      ...inner,
+      holdsScope: async (repositoryId, environment, scope, holder) => {
+        if (scope === waiterScope) throw new Error("network connection lost");
+        return inner.holdsScope(repositoryId, environment, scope, holder);
+      },
+    });
+    const pair = await queuedPair(
+      () => engine({ wrapLocks: failingRead }),
+      engine,
+      async ({ b }) => {
+        waiterScope = b;
+      },
+    );
+    const [ra, rb] = await Promise.all([pair.first, pair.second]);
+    expect(ra.run.status).toBe("succeeded");
+    // The waiter's changes came back to it: it wrote them itself, under its own lease.
+    expect(rb.run.status).toBe("succeeded");
+    expect(rb.lines.every((l) => l.result === "created" && l.writtenBy === undefined)).toBe(true);
+    const client = await auth0Client(pair.domain, APP_CLIENT);
+    expect(client?.callbacks).toEqual([...entries(pair.a).callbacks, ...entries(pair.b).callbacks]);
+    await settled(pair.domain, [pair.a, pair.b]);
   });
 });

@@ -106,6 +106,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     expect(await b).toEqual({
       lease: null,
       combined: { by: "run-a", token: holder.token, outcomes: changes.map(written) },
+      taken: true,
     });
     expect((await stub(key).ownership({ key })).items.map((i) => i.owners)).toEqual([[OWNER_B], [OWNER_B]]);
     await holder.release();
@@ -194,6 +195,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     expect(await b).toEqual({
       lease: null,
       combined: { by: "run-a", token: holder.token, outcomes: changes.map(written) },
+      taken: true,
     });
     await holder.release();
   });

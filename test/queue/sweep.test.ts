@@ -5,10 +5,11 @@
 import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { QueuedDestroy } from "../../workers/queue/queued-destroy";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { createSweepHandler, sweepAndReport } from "../../workers/sweep/sweep-handler";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
-import { freshPullRequest } from "../webhooks/github-delivery";
+import { envWith, freshPullRequest } from "../webhooks/github-delivery";
 import { idleSweepParts } from "./idle-sweep-parts";
 
 const SCHEDULED_AT = Date.parse("2026-05-01T12:00:00Z");
@@ -30,11 +31,11 @@ describe("sweep", () => {
   it("reports the closed scopes that still own entries, in each environment, and not the open ones", async () => {
     const closed = `pr-${freshPullRequest()}`;
     const open = `pr-${freshPullRequest()}`;
-    await scopeStateClient(env, DEFAULT_REPOSITORY.id, closed).applyEvent({
-      status: "closed",
-      revision: 42,
-      deliveryId: crypto.randomUUID(),
-    });
+    const deliveryId = crypto.randomUUID();
+    const state = scopeStateClient(env, DEFAULT_REPOSITORY.id, closed);
+    await state.applyEvent({ status: "closed", revision: 42, deliveryId });
+    // Its destroys were enqueued (confirmed): the sweep only reports it.
+    await state.markEnqueued(deliveryId);
     const report = await sweepAndReport(createScheduledController(), env, {
       ...idleSweepParts,
       scopesOwningEntries: async () => [
@@ -51,6 +52,61 @@ describe("sweep", () => {
         { repositoryId: DEFAULT_REPOSITORY.id, environment: "staging", scope: closed, revision: 42 },
       ],
     });
+  });
+
+  it("a close whose destroy enqueue was never confirmed is re-sent by the sweep, once, then confirmed", async () => {
+    const scope = `pr-${freshPullRequest()}`;
+    const deliveryId = crypto.randomUUID();
+    // The receiver stored the close, then died (or the queue refused the batch) before it could
+    // confirm the enqueue; GitHub does not redeliver, so only the sweep can send the destroys.
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent({
+      status: "closed",
+      revision: 77,
+      deliveryId,
+    });
+    const sent: QueuedDestroy[] = [];
+    const recording = {
+      send: async (body: QueuedDestroy) => {
+        sent.push(body);
+      },
+      sendBatch: async (messages: Iterable<{ body: QueuedDestroy }>) => {
+        sent.push(...[...messages].map((m) => m.body));
+      },
+    } as unknown as Queue<QueuedDestroy>;
+    const sweepEnv = envWith(recording);
+    const parts = {
+      ...idleSweepParts,
+      scopesOwningEntries: async () => [
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope },
+      ],
+    };
+    const report = await sweepAndReport(createScheduledController(), sweepEnv, parts);
+    expect(report.closedWithEntries).toEqual({
+      ok: true,
+      value: [
+        {
+          repositoryId: DEFAULT_REPOSITORY.id,
+          environment: "preview",
+          scope,
+          revision: 77,
+          destroysResent: true,
+        },
+      ],
+    });
+    // One destroy per configured environment, for the close that was never confirmed.
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((m) => m.scope === scope && m.revision === 77 && m.deliveryId === deliveryId)).toBe(
+      true,
+    );
+    // Confirmed now: the next sweep reports the scope again (its destroy may still be on the
+    // queue) but sends nothing more.
+    const count = sent.length;
+    const again = await sweepAndReport(createScheduledController(), sweepEnv, parts);
+    expect(again.closedWithEntries).toEqual({
+      ok: true,
+      value: [{ repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope, revision: 77 }],
+    });
+    expect(sent.length).toBe(count);
   });
 
   it("a failing part does not stop the others, and the cron invocation fails after the report", async () => {

@@ -5,7 +5,7 @@
  */
 import { SponsonError } from "../../shared/errors";
 import { Lease } from "../locks/lease";
-import { changeId, decidedFromAnswer, queuedChangeOf } from "./combining";
+import { changeId, decidedFromAnswer, queuedChangeOf, untakenRefusal } from "./combining";
 import { criticalSection } from "./critical-section";
 import type { Change, Decided } from "./group-decisions";
 import type { Item } from "./item";
@@ -33,9 +33,20 @@ export async function combinedWrite(
 ): Promise<Decided[]> {
   const me = ownerOf(w.run);
   const queued = changes.map((c) => queuedChangeOf(c, w.run, me));
-  const { lease, combined } = await acquireParent(w, first, waiting, (target, opts) =>
-    Lease.acquireOrCombine(target, w.run.id, opts, queued),
-  );
+  let answer: Awaited<ReturnType<typeof Lease.acquireOrCombine>>;
+  try {
+    answer = await acquireParent(w, first, waiting, (target, opts) =>
+      Lease.acquireOrCombine(target, w.run.id, opts, queued),
+    );
+  } catch (err) {
+    // A holder may have taken these changes and be writing them now (or have written them):
+    // unless the lock object vouches that nobody took them, their intents stay (touched).
+    if (!untakenRefusal(err)) section.touched = true;
+    throw err;
+  }
+  const { lease, combined, taken } = answer;
+  // Taken by a holder whose lease ended unreported: they may be on the provider whatever we do.
+  if (taken) section.touched = true;
   const answered = new Map(combined?.outcomes.map((o) => [o.id, o.outcome]) ?? []);
   const rest = changes.filter((c) => !answered.has(changeId(c.item)));
   if (combined && answered.size > 0) {

@@ -48,6 +48,8 @@ export function queuedChangeOf(
 export interface Queued extends Participant {
   waiter: string;
   id: string;
+  /** The waiter's run: its scope lease is checked again right before the write. */
+  runId: string;
 }
 
 /** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */
@@ -61,7 +63,12 @@ export function admitQueued(
   const returned: ReturnedChange[] = [];
   for (const queued of waiter.changes) {
     try {
-      accepted.push({ ...admit(deps, first, queued), waiter: waiter.waiter, id: queued.id });
+      accepted.push({
+        ...admit(deps, first, queued),
+        waiter: waiter.waiter,
+        id: queued.id,
+        runId: queued.runId,
+      });
     } catch (err) {
       returned.push({ id: queued.id, error: run.errorOf(err, [queued.id]) });
     }
@@ -123,4 +130,12 @@ export function decidedFromAnswer(
     ...(holding ? { holding } : {}),
     writtenBy: by,
   };
+}
+
+/**
+ * A refusal (LOCK_HELD) in which the lock object vouches that no holder ever took this waiter's
+ * changes: the one failure of a combining acquire after which its intents may go.
+ */
+export function untakenRefusal(err: unknown): boolean {
+  return err instanceof SponsonError && err.code === "LOCK_HELD" && err.detail?.untaken === true;
 }

@@ -6,8 +6,7 @@
  * each waiter is told what became of its own.
  */
 import { SponsonError } from "../../shared/errors";
-import type { CombineReport, QueuedChange } from "../../shared/schemas/combine";
-import { scopeOfOwner } from "../../shared/schemas/ownership";
+import type { CombineReport } from "../../shared/schemas/combine";
 import type { Lease } from "../locks/lease";
 import { admitQueued, type Queued } from "./combining";
 import { SimulatedCrash } from "./deps";
@@ -19,6 +18,7 @@ import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { readUnderLease, rememberWritten } from "./recent-writes-section";
 import { errorInfo } from "./run";
+import { gone, goneBack, goneWaiters, stillRunning } from "./waiter-scopes";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
 export async function criticalSection(
@@ -37,9 +37,11 @@ export async function criticalSection(
       : { waiter: q.waiter, accepted: [], returned: q.changes.map((c) => ({ id: c.id, error: gone(c) })) },
   );
   const queued: Queued[] = admitted.flatMap((a) => a.accepted);
+  // Waiters found gone right before the write: their changes go back, like those gone at the take.
+  const goneNow = new Set<string>();
   let decisions: Decided[];
   try {
-    decisions = await decideAndWrite(w, first, lease, own, queued, section);
+    decisions = await decideAndWrite(w, first, lease, own, queued, section, goneNow);
   } catch (err) {
     if (waiters.length === 0 || !lease || err instanceof SimulatedCrash) throw err;
     // Their changes go back: each waiter writes its own as it would without combining.
@@ -56,30 +58,25 @@ export async function criticalSection(
     throw err;
   }
   const after = decisions.flatMap((d) => d.ownersAfter);
+  // Leaves are ownership changes too: only while this run still holds its scope (a round trip).
+  if (after.length > 0) await w.scopeLease.check();
   if (waiters.length > 0 && lease) {
-    const reports: CombineReport[] = admitted.map(({ waiter, returned }) => ({
-      waiter,
-      applied: decisions
-        .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
-        .map((d) => ({ id: d.id, outcome: d.outcome })),
-      returned,
-    }));
+    const reports: CombineReport[] = admitted.map(({ waiter, returned, accepted }) =>
+      goneNow.has(waiter)
+        ? { waiter, applied: [], returned: [...returned, ...accepted.map((q) => goneBack(q))] }
+        : {
+            waiter,
+            applied: decisions
+              .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
+              .map((d) => ({ id: d.id, outcome: d.outcome })),
+            returned,
+          },
+    );
     await lease.reportCombined(reports, after);
   } else if (after.length > 0) {
     await lease?.changeOwners(after);
   }
   return decisions.slice(0, own.length);
-}
-
-/**
- * A waiter's change is written only while its run still holds its scope lease: a run that died
- * while queued may have had its scope recovered already, and a change written after that would be
- * owned by a scope whose ledger never says so.
- */
-async function stillRunning(w: WriterParts, change: QueuedChange | undefined): Promise<boolean> {
-  const scope = change ? scopeOfOwner(change.owner) : null;
-  if (!change || !scope) return false;
-  return w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
 }
 
 async function decideAndWrite(
@@ -89,6 +86,7 @@ async function decideAndWrite(
   own: readonly Change[],
   queued: readonly Queued[],
   section: Section,
+  goneNow: Set<string>,
 ): Promise<Decided[]> {
   const base = contextOf(w, first);
   const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease]) };
@@ -109,15 +107,31 @@ async function decideAndWrite(
     );
   }
   const owns = await ownershipOf(w, items, lease, ctx, state);
-  const decisions = decideInOrder(
-    parts,
-    seen.map((s) => s.present),
-    owns,
-  );
-  const writes = decisions.filter((d) => d.write);
-  const ownWrites = writes.filter((d) => d.owner === me && !("waiter" in d));
+  // Decided in order, each against the item as the ones before leave it; decided again without
+  // the waiters found gone right before the write.
+  const decideFor = (kept: readonly boolean[]) =>
+    decideInOrder(
+      parts.filter((_, i) => kept[i]),
+      seen.filter((_, i) => kept[i]).map((s) => s.present),
+      owns?.filter((_, i) => kept[i]) ?? null,
+    );
+  let decisions = decideFor(parts.map(() => true));
+  const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
   for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
   section.touched = true;
+  // Claims, joins and the write itself only while this run holds its scope, asked of the scope's
+  // lock object (a round trip): a force-released or recovered scope's run has a deadline that has
+  // not passed, and would record an owner no receipt names (docs/design.md, "Ownership"). Each
+  // waiter's run must still hold its own scope too: the check at the take may be long past.
+  const [, goneList] = await Promise.all([
+    decisions.some((d) => d.write || d.ownersBefore.length > 0) ? w.scopeLease.check() : null,
+    goneWaiters(w, queued),
+  ]);
+  if (goneList.length > 0) {
+    for (const waiter of goneList) goneNow.add(waiter);
+    decisions = decideFor(parts.map((p) => !("waiter" in p) || !goneNow.has(p.waiter as string)));
+  }
+  const writes = decisions.filter((d) => d.write);
   const before = decisions.flatMap((d) => d.ownersBefore);
   if (before.length > 0) await lease?.changeOwners(before);
   if (writes.length > 0) {
@@ -142,15 +156,6 @@ async function decideAndWrite(
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
   }
   return decisions;
-}
-
-function gone(change: QueuedChange) {
-  return errorInfo(
-    new SponsonError(
-      "LOCK_LOST",
-      `run ${change.runId} no longer holds its scope lease: its change goes back`,
-    ),
-  );
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */

@@ -131,6 +131,8 @@ export class ItemWriter {
       const [own] = (await ownershipOf(w, [item], lease, ctx, null)) ?? [];
       if (present && own) {
         const { changes } = decideClaim(own, true, ownerOf(w.run));
+        // Adopting is an ownership change: only while the scope is still ours (a round trip).
+        if (changes.length > 0) await w.scopeLease.check();
         await lease?.changeOwners(changes);
       }
       return present;

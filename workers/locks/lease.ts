@@ -146,14 +146,18 @@ export class Lease {
     holder: string,
     opts: LeaseOptions,
     changes: QueuedChange[],
-  ): Promise<{ lease: Lease | null; combined: CombinedAnswer | null }> {
+  ): Promise<{ lease: Lease | null; combined: CombinedAnswer | null; taken: boolean }> {
     let combined: CombinedAnswer | null = null;
+    let taken = false;
+    let calls = 0;
     const via = overriding(target, {
       acquire: async (req) => {
+        calls += 1;
         const result = await target.acquireOrCombine({ ...req, changes });
         if (!result.ok) return result;
         // The answer naming what was written is delivered once: a re-join after it keeps it.
         combined = result.value.combined ?? combined;
+        taken ||= result.value.taken === true;
         if (result.value.grant !== null) return ok(result.value.grant);
         if (combined === null)
           throw new SponsonError("INTERNAL", `${target.key} answered neither a grant nor a write`);
@@ -161,9 +165,16 @@ export class Lease {
       },
     });
     try {
-      return { lease: await Lease.acquire(via, holder, opts), combined };
+      const lease = await Lease.acquire(via, holder, opts);
+      // A re-join (an object restart, a lapsed claim) forgets whether an earlier holder took them.
+      return { lease, combined, taken: taken || calls > 1 };
     } catch (err) {
-      if (err instanceof Combined) return { lease: null, combined: err.answer };
+      if (err instanceof Combined) return { lease: null, combined: err.answer, taken: true };
+      // Only the object that kept the waiter all along can vouch that nobody took its changes.
+      if (calls > 1 && err instanceof SponsonError && err.detail?.untaken === true) {
+        const { untaken: _, ...detail } = err.detail;
+        throw new SponsonError(err.code, err.message, detail);
+      }
       throw err;
     }
   }

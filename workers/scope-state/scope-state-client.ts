@@ -22,6 +22,7 @@ export interface ScopeStateClient {
   read(): Promise<ScopeStateView>;
   applyEvent(event: ScopeEvent): Promise<ApplyOutcome>;
   markEnqueued(deliveryId: string): Promise<void>;
+  unconfirmedClose(): Promise<ScopeEvent | null>;
 }
 
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
@@ -40,5 +41,6 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     read: () => stub.read({ scope }),
     applyEvent: async (event) => unwrap(await stub.applyEvent({ scope, ...event })),
     markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
+    unconfirmedClose: () => stub.unconfirmedClose({ scope }),
   };
 }

@@ -41,11 +41,12 @@ export async function resolveStaleIntents(
       scope: summary.scope,
     };
     const name = `${address.repository.name}:${summary.environment}/${summary.scope}`;
-    const { receipt } = await deps.store.read(address);
-    const stale = receipt.intents.filter((i) => i.at < olderThan);
-    if (stale.length === 0) continue;
+    let stale: Intent[] = [];
     let result: RunResult;
     try {
+      const { receipt } = await deps.store.read(address);
+      stale = receipt.intents.filter((i) => i.at < olderThan);
+      if (stale.length === 0) continue;
       result = await deps.recover(address);
     } catch (err) {
       // A run holds the scope now; it resolves the intents itself before it writes.
@@ -53,16 +54,23 @@ export async function resolveStaleIntents(
         busy.push(name);
         continue;
       }
-      // Refused before it started (e.g. a token exchange failed): this scope's intents stay for
-      // the next sweep; the other scopes are still recovered.
-      if (isSponsonError(err)) {
-        failed.push(`${name} (${stale.length} left: ${err.code})`);
-        continue;
-      }
-      throw err;
+      // Refused before it started (e.g. a token exchange failed), or failed in a way nobody
+      // expected (logged with its stack, never put in the report): this scope's intents stay for
+      // the next sweep, and the other scopes are still recovered.
+      if (!isSponsonError(err)) console.error(`sweep: recovering ${name} failed`, err);
+      const what = isSponsonError(err) ? err.code : "internal error";
+      failed.push(`${name} (${stale.length > 0 ? `${stale.length} left` : "receipt unreadable"}: ${what})`);
+      continue;
     }
     // Only what recovery actually took out of the receipt counts as resolved.
-    const { receipt: after } = await deps.store.read(address);
+    const after = await deps.store.read(address).then(
+      (r) => r.receipt,
+      () => null,
+    );
+    if (after === null) {
+      failed.push(`${name} (recovered, but its receipt could not be read again)`);
+      continue;
+    }
     const gone = stale.filter((i) => !after.intents.some((left) => sameIntent(i, left)));
     resolved += gone.length;
     if (gone.length < stale.length || result.run.status === "failed") {

@@ -57,6 +57,8 @@ export interface EngineOverrides {
   combining?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
+  /** Wraps the lock objects' provider (tests make one lock read fail). */
+  wrapLocks?: (inner: LockProvider) => LockProvider;
   /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
   sharedTokens?: boolean;
   /**
@@ -129,7 +131,7 @@ export function createEngine(
   const providerFetch = transport(env);
   const deps: EngineDeps = {
     store: configuredReceiptStore(env),
-    locks: durableLocks(env, secrets),
+    locks: overrides.wrapLocks ? overrides.wrapLocks(durableLocks(env, secrets)) : durableLocks(env, secrets),
     ops,
     connections: new Connections(config.connections),
     vars: env,
