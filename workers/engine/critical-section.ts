@@ -17,7 +17,6 @@ import type { Inspection } from "./op-spec";
 import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { readUnderLease, rememberWritten } from "./recent-writes-section";
-import { errorInfo } from "./run";
 import { gone, goneBack, goneWaiters, stillRunning } from "./waiter-scopes";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
