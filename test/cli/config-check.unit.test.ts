@@ -43,6 +43,8 @@ const SECRETS = {
   KINDE_CLIENT_SECRET: "kinde-value",
   R2_API_TOKEN: "r2-value",
   AWS_SECRET_ACCESS_KEY: "aws-value",
+  ENTRA_CLIENT_SECRET: "entra-value",
+  COGNITO_SECRET_ACCESS_KEY: "cognito-value",
 };
 const envFile = (secrets: Record<string, string>) =>
   Object.entries(secrets)
