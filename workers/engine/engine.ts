@@ -369,6 +369,7 @@ export class Engine {
         if (action === "apply") await rollbackRun(deps, run, session, writer).catch((e) => run?.fail(e));
       }
       try {
+        await deps.faults?.("before-save", { line: "", key: "", action, runId, group: [] });
         if (outcome === "delete-receipt") {
           await session.delete();
         } else {
