@@ -75,6 +75,14 @@ export function checkLines(
         `${where}: line ${line.label} has no result (run ${result.run.status} ${result.run.error?.code ?? ""})`,
       );
   }
+  // A run that failed or crashed on no fault of its own is an untrue answer in itself.
+  if (result.run.status !== "succeeded" && !outcome.faultFired && !outcome.shortWait)
+    problems.push(
+      `${where}: the run failed with no fault aimed at it: ${result.run.error?.code} ${result.run.error?.message ?? ""}`,
+    );
+  // Once a recovery of the scope ran behind the stale run's back, what its lines said may since
+  // have been undone by that recovery: the lines were true when given.
+  if (outcome.recoveredMeanwhile) return problems;
   for (const line of result.lines) {
     if (PRESENT.has(line.result) && !have.includes(lineItem(world, line)))
       problems.push(`${where}: line ${line.id} says ${line.result} but ${line.op} ${line.key} is not there`);

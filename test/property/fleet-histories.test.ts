@@ -58,6 +58,7 @@ const scopeNames = scopeNumbering(MAX_SCOPES);
 function kindOf(problem: string): string {
   const kinds: Array<[RegExp, string]> = [
     [/has no result/, "line without a result"],
+    [/failed with no fault aimed at it: (\w+)/, "run failed with no fault: $1"],
     [/says (\w+) but/, "line says $1 but the item is not there"],
     [/succeeded run's line \S+ says (\w+)/, "succeeded run's line says $1"],
     [/neither its ledger nor its intents/, "owner named by neither ledger nor intents"],

@@ -168,6 +168,8 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
       problems.push(...checkLines(world, o, have, where));
       takeOutcome(world, model, o);
     }
+    for (const i of model.scopes())
+      log(`  ${name(i)} wants [${model.wanted(i).join(", ")}], in doubt [${model.doubtful(i).join(", ")}]`);
     problems.push(...(await checkLists(world, model, `after group ${g + 1}`)));
     problems.push(...(await checkOwners(world, [...scopes], `after group ${g + 1}`)));
   }

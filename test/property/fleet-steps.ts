@@ -34,6 +34,10 @@ export interface RunOutcome {
   thrown?: { code: string; message: string };
   /** Whether the step's fault was met. */
   faultFired: boolean;
+  /** A recovery of the scope ran after the run's lines were given (its lease was taken away). */
+  recoveredMeanwhile?: boolean;
+  /** The run was the waiter of a combining step: it may fail, as its wait is short on purpose. */
+  shortWait?: boolean;
   /** Every line the run reported as it went (a crashed run reports no result). */
   lines: LineResult[];
 }
@@ -91,7 +95,13 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
     const result = r.plan
       ? await engine.apply({ ...req, plan: planOf(world, r.plan) }, emit)
       : await engine.destroy(req, emit);
-    return { ...base, result, crashed: false, faultFired: r.state.fired };
+    return {
+      ...base,
+      result,
+      crashed: false,
+      faultFired: r.state.fired,
+      recoveredMeanwhile: r.state.recovery !== null,
+    };
   } catch (err) {
     if (err instanceof SimulatedCrash) return { ...base, crashed: true, faultFired: true };
     const code = err instanceof SponsonError ? err.code : "UNEXPECTED";
@@ -175,5 +185,5 @@ async function runCombineTimeout(world: FleetWorld, step: Extract<Step, { action
   const holder = await runOne(world, { scope: step.scope, plan: step.lines, hook, state: holderState });
   await configureHost(domain, {});
   const other = await startWaiter();
-  return [holder, { ...other, faultFired: holderState.fired }];
+  return [holder, { ...other, faultFired: holderState.fired, shortWait: true }];
 }

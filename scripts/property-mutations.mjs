@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+/**
+ * Mutation checks for the fleet property (test/property/fleet-histories.test.ts): for each fix,
+ * revert its commit in a scratch copy of the tree and run the property there; the fix is covered
+ * when a history fails. Prints a table: fix → commit → does reverting it make a history fail (seed).
+ *
+ *   node scripts/property-mutations.mjs                 # every fix of MUTATIONS found in `git log`
+ *   node scripts/property-mutations.mjs <commit> ...    # these commits, named by their subjects
+ *
+ * Each fix is found by a pattern on the commit subjects of HEAD's history (the fixes land from
+ * other branches, so their ids are not known here). SPONSON_PROPERTY_RUNS (default 30) and
+ * SPONSON_PROPERTY_SEED (default 20) are passed on; the features are every one but hung writes,
+ * plus the fix's own. Needs node_modules in the working tree (linked into the scratch copy).
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(new URL("..", import.meta.url).pathname);
+
+/** The fixes of issue 20 the property must catch, each found by a pattern on its commit subject. */
+const MUTATIONS = [
+  { fix: "identity keyed by (op, key, parent)", pattern: /identity|\(op, ?key, ?parent\)/i },
+  { fix: "never drop intents on doubt", pattern: /doubt|taken.*waiter|waiter.*taken|drop.*intent/i },
+  {
+    fix: "scope lease checked before ownership changes",
+    pattern: /scope lease.*(check|round trip)|before (every )?ownership change/i,
+  },
+  { fix: "chunked big groups", pattern: /chunk|big plan|combine limit|any plan size/i },
+  { fix: "post-write fencing check and lock-delay", pattern: /fenc|lock-delay|after the write/i },
+  { fix: "GCS 412 re-decide", pattern: /412|decide again|re-decide/i },
+  { fix: "upgrade rebuild counts create intents", pattern: /rebuild/i },
+];
+
+const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
+
+function commitsFor(pattern) {
+  const log = git("log", "--no-merges", "--format=%H %s", "HEAD").split("\n");
+  return log.filter((l) => pattern.test(l.slice(41))).map((l) => l.slice(0, 40));
+}
+
+function tryRevert(commits) {
+  const dir = mkdtempSync(join(tmpdir(), "sponson-mutation-"));
+  execFileSync("sh", ["-c", `git archive HEAD | tar -x -C ${dir}`], { cwd: root });
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  for (const c of commits) {
+    const patch = execFileSync(
+      "git",
+      ["show", "--format=", c, "--", ".", ":!test", ":!README.md", ":!docs"],
+      {
+        cwd: root,
+        encoding: "utf8",
+      },
+    );
+    if (patch.trim() === "") continue;
+    const applied = spawnSync("git", ["apply", "-R", "--whitespace=nowarn"], { cwd: dir, input: patch });
+    if (applied.status !== 0)
+      return { dir, error: `does not revert cleanly: ${applied.stderr.toString().split("\n")[0]}` };
+  }
+  return { dir, error: null };
+}
+
+function runProperty(dir) {
+  const env = {
+    ...process.env,
+    SPONSON_PROPERTY_FEATURES: process.env.SPONSON_PROPERTY_FEATURES ?? "all",
+    SPONSON_PROPERTY_RUNS: process.env.SPONSON_PROPERTY_RUNS ?? "30",
+    SPONSON_PROPERTY_SEED: process.env.SPONSON_PROPERTY_SEED ?? "20",
+  };
+  const files = ["test/property/fleet-histories.test.ts", "test/property/gcs-races.test.ts"];
+  const out = spawnSync("npx", ["vitest", "run", ...files], {
+    cwd: dir,
+    env,
+    encoding: "utf8",
+    timeout: 1_200_000,
+  });
+  const text = `${out.stdout}${out.stderr}`;
+  const seed = /\{ seed: (-?\d+), path: "([^"]*)"/.exec(text);
+  const problem = /\+ {3}"([^"]{0,160})/.exec(text);
+  return {
+    failed: out.status !== 0,
+    seed: seed ? `seed ${seed[1]} path ${seed[2]}` : "",
+    problem: problem ? problem[1] : "",
+  };
+}
+
+const asked = process.argv.slice(2);
+const rows = asked.length
+  ? asked.map((c) => ({ fix: git("log", "-1", "--format=%s", c).slice(0, 60), commits: [c] }))
+  : MUTATIONS.map((m) => ({ fix: m.fix, commits: commitsFor(m.pattern) }));
+
+const table = [];
+for (const row of rows) {
+  if (row.commits.length === 0) {
+    table.push([row.fix, "-", "not merged yet", ""]);
+    continue;
+  }
+  const { dir, error } = tryRevert(row.commits);
+  try {
+    if (error) {
+      table.push([row.fix, row.commits.map((c) => c.slice(0, 7)).join(","), error, ""]);
+      continue;
+    }
+    const r = runProperty(dir);
+    table.push([
+      row.fix,
+      row.commits.map((c) => c.slice(0, 7)).join(","),
+      r.failed ? `yes, a history fails (${r.seed})` : "NO: every history passes",
+      r.problem,
+    ]);
+  } finally {
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(table.at(-1).join(" | "));
+}
+console.log("\n| fix | reverted commits | does a history fail? | first problem |\n|---|---|---|---|");
+for (const r of table) console.log(`| ${r.join(" | ")} |`);
