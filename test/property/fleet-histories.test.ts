@@ -8,8 +8,8 @@
  * every answer is true (./fleet-checks.ts), judged against a model of the history
  * (./fleet-wants.ts), never against the service's own records.
  *
- * Features today's engine does not survive yet are off by default; `FLEET_FEATURES` below lists
- * the default ones, SPONSON_PROPERTY_FEATURES=all (or a comma-separated list) switches others on.
+ * Features the merged engine does not survive yet are off by default (./property-features.ts);
+ * SPONSON_PROPERTY_FEATURES=all (or a comma-separated list) switches them on.
  *
  * Replaying a failure: fast-check prints `{ seed: S, path: "P", endOnFailure: true }`. Run
  *   SPONSON_PROPERTY_SEED=S SPONSON_PROPERTY_PATH=P npx vitest run test/property/fleet-histories.test.ts
@@ -18,29 +18,11 @@
  */
 import fc from "fast-check";
 import { describe, it } from "vitest";
-import { describeHistory, type FeatureName, type History, historyArb, MAX_SCOPES } from "./fleet-model";
+import { describeHistory, type History, historyArb, MAX_SCOPES } from "./fleet-model";
 import { emptyTally, runFleetHistory } from "./fleet-runner";
 import { freshFleetWorld } from "./fleet-world";
+import { propertyFeatures } from "./property-features";
 import { scopeNumbering, viteEnv } from "./replay";
-
-const ALL_FEATURES: readonly FeatureName[] = [
-  "big-plans",
-  "lease-lost-scope",
-  "lease-lost-parent",
-  "waiter-timeout",
-  "old-receipts",
-  "slow-writes",
-  "hung-writes",
-];
-/** On by default: what the engine survives today (each other feature names the finding it waits for). */
-const FLEET_FEATURES: readonly FeatureName[] = ["slow-writes"];
-
-function features(): Set<FeatureName> {
-  const asked = viteEnv.SPONSON_PROPERTY_FEATURES;
-  if (asked === undefined || asked === "") return new Set(FLEET_FEATURES);
-  if (asked === "all") return new Set(ALL_FEATURES.filter((f) => f !== "hung-writes"));
-  return new Set(asked.split(",").map((f) => f.trim() as FeatureName));
-}
 
 const RUNS = Number(viteEnv.SPONSON_PROPERTY_RUNS ?? 12);
 const SEED = viteEnv.SPONSON_PROPERTY_SEED;
@@ -88,7 +70,7 @@ function kindOf(problem: string): string {
 const EXPLORE = viteEnv.SPONSON_PROPERTY_EXPLORE === "1";
 
 describe("fleet histories: several objects, changing plans, lost leases (property)", () => {
-  const on = features();
+  const on = propertyFeatures();
   it(`after ${RUNS} random histories (${[...on].join(", ") || "no extra features"}): nothing lost, nothing leaked, every answer true`, {
     timeout: 900_000,
   }, async ({ expect }) => {

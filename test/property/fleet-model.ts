@@ -10,11 +10,12 @@
  * Faults are drawn per step (./fleet-faults.ts runs them): crashes at every fault point, a lease
  * lost at every fault point (an admin force-release of the scope lock, with a recovery of the
  * scope served before the stale run goes on, or of the object's parent lock), provider failures
- * and slow writes. Features that today's engine does not survive are drawn only when switched on
- * (`FLEET_FEATURES`, ./fleet-histories.test.ts).
+ * and slow writes. Features the merged engine does not survive yet are drawn only when switched on
+ * (./property-features.ts).
  */
 import fc from "fast-check";
 import type { FaultPoint } from "../../workers/engine/deps";
+import type { FeatureName } from "./property-features";
 
 export const OPS = [
   "auth0.callbackUrl",
@@ -71,14 +72,7 @@ export interface LineSpec {
   connection: number;
 }
 
-export type FeatureName =
-  | "big-plans"
-  | "lease-lost-scope"
-  | "lease-lost-parent"
-  | "waiter-timeout"
-  | "old-receipts"
-  | "slow-writes"
-  | "hung-writes";
+export type { FeatureName };
 
 /** Fault points the property aims at: every await of a group write where a run may die or lose its lease. */
 export const POINTS: readonly FaultPoint[] = [

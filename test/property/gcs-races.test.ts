@@ -5,11 +5,13 @@
  * origin is there when it is not.
  *
  * Replay: SPONSON_PROPERTY_SEED=S SPONSON_PROPERTY_PATH=P npx vitest run test/property/gcs-races.test.ts;
- * SPONSON_PROPERTY_RUNS=N runs N histories (default 8).
+ * SPONSON_PROPERTY_RUNS=N runs N histories (default 8). The race that takes away an origin a run
+ * joins is the `gcs-412-take` feature (./property-features.ts).
  */
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import { describeRaceStep, MAX_SCOPES, type RaceHistory, raceHistoryArb, runRaceHistory } from "./gcs-races";
+import { propertyFeatures } from "./property-features";
 import { scopeNumbering, viteEnv } from "./replay";
 
 const RUNS = Number(viteEnv.SPONSON_PROPERTY_RUNS ?? 8);
@@ -25,7 +27,7 @@ describe("GCS precondition races (property)", () => {
   }, async ({ expect }) => {
     let histories = 0;
     await fc.assert(
-      fc.asyncProperty(raceHistoryArb, async (history) => {
+      fc.asyncProperty(raceHistoryArb(propertyFeatures()), async (history) => {
         const name = scopeNames();
         const problems = await runRaceHistory(history, name);
         histories += 1;

@@ -23,6 +23,7 @@ import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { connectionOf, testEnv } from "../helpers/connections";
 import { gcsBucket, seedBucket } from "../helpers/emulators-gcs";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import type { FeatureName } from "./property-features";
 
 export const ORIGINS = [
   "https://{scope}.preview.example.com",
@@ -44,35 +45,41 @@ export interface RaceHistory {
   steps: RaceStep[];
 }
 
-const raceArb: fc.Arbitrary<Race> = fc.oneof(
-  { arbitrary: fc.constant({ kind: "none" as const }), weight: 2 },
-  { arbitrary: fc.constant({ kind: "take-foreign" as const }), weight: 3 },
-  { arbitrary: fc.constant({ kind: "add-foreign" as const }), weight: 2 },
-  { arbitrary: fc.constant({ kind: "crash" as const }), weight: 1 },
-);
-const stepArb: fc.Arbitrary<RaceStep> = fc.oneof(
-  {
-    arbitrary: fc.record({
-      action: fc.constant("apply" as const),
-      scope: fc.nat({ max: MAX_SCOPES - 1 }),
-      origins: fc.subarray([0, 1, 2, 3], { minLength: 1 }),
-      race: raceArb,
-    }),
-    weight: 4,
-  },
-  {
-    arbitrary: fc.record({
-      action: fc.constant("destroy" as const),
-      scope: fc.nat({ max: MAX_SCOPES - 1 }),
-      origins: fc.constant<number[]>([]),
-      race: raceArb,
-    }),
-    weight: 1,
-  },
-);
-export const raceHistoryArb: fc.Arbitrary<RaceHistory> = fc
-  .array(stepArb, { minLength: 1, maxLength: 5 })
-  .map((steps) => ({ steps }));
+function raceArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<Race> {
+  const races: Array<fc.WeightedArbitrary<Race>> = [
+    { arbitrary: fc.constant({ kind: "none" as const }), weight: 2 },
+    { arbitrary: fc.constant({ kind: "add-foreign" as const }), weight: 2 },
+    { arbitrary: fc.constant({ kind: "crash" as const }), weight: 1 },
+  ];
+  if (features.has("gcs-412-take"))
+    races.push({ arbitrary: fc.constant({ kind: "take-foreign" as const }), weight: 3 });
+  return fc.oneof(...races);
+}
+
+const stepArb = (raceArb: fc.Arbitrary<Race>): fc.Arbitrary<RaceStep> =>
+  fc.oneof(
+    {
+      arbitrary: fc.record({
+        action: fc.constant("apply" as const),
+        scope: fc.nat({ max: MAX_SCOPES - 1 }),
+        origins: fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+        race: raceArb,
+      }),
+      weight: 4,
+    },
+    {
+      arbitrary: fc.record({
+        action: fc.constant("destroy" as const),
+        scope: fc.nat({ max: MAX_SCOPES - 1 }),
+        origins: fc.constant<number[]>([]),
+        race: raceArb,
+      }),
+      weight: 1,
+    },
+  );
+export function raceHistoryArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<RaceHistory> {
+  return fc.array(stepArb(raceArb(features)), { minLength: 1, maxLength: 5 }).map((steps) => ({ steps }));
+}
 
 export function describeRaceStep(s: RaceStep, name: (i: number) => string): string {
   const what =

@@ -1,0 +1,49 @@
+/**
+ * Which generators the fleet and GCS properties draw from (./fleet-model.ts, ./gcs-races.ts).
+ * Features the merged engine does not survive yet are off by default, each named for the finding
+ * it waits for; SPONSON_PROPERTY_FEATURES=all (or a comma-separated list) switches them on.
+ */
+import { viteEnv } from "./replay";
+
+export type FeatureName =
+  /** More changes on one object than one combined request carries (issue 20: any plan size). */
+  | "big-plans"
+  /** An admin force-release of the scope lock at a fault point, a recovery served first (scope lease checked before ownership changes). */
+  | "lease-lost-scope"
+  /** An admin force-release of the parent lock at a fault point (fencing around the write). */
+  | "lease-lost-parent"
+  /** A combining waiter that gives up while a holder has its changes (never drop an intent on doubt). */
+  | "waiter-timeout"
+  /** A receipt of the previous version with create intents (the upgrade rebuild counts intents). */
+  | "old-receipts"
+  /** Every provider request of a step answers later. */
+  | "slow-writes"
+  /** A provider request that takes longer than the lease (request deadlines, maximum critical section). */
+  | "hung-writes"
+  /** GCS: an outside writer takes away a foreign origin a run joins, before its write (412: decide again). */
+  | "gcs-412-take";
+
+export const ALL_FEATURES: readonly FeatureName[] = [
+  "big-plans",
+  "lease-lost-scope",
+  "lease-lost-parent",
+  "waiter-timeout",
+  "old-receipts",
+  "slow-writes",
+  "hung-writes",
+  "gcs-412-take",
+];
+
+/** On by default: what the merged engine survives. */
+export const DEFAULT_FEATURES: readonly FeatureName[] = ["slow-writes"];
+
+/** `all` is every feature but hung writes (each costs a lease's length of waiting). */
+export function propertyFeatures(): Set<FeatureName> {
+  const asked = viteEnv.SPONSON_PROPERTY_FEATURES;
+  if (asked === undefined || asked === "") return new Set(DEFAULT_FEATURES);
+  if (asked === "all") return new Set(ALL_FEATURES.filter((f) => f !== "hung-writes"));
+  const names = asked.split(",").map((f) => f.trim());
+  for (const n of names)
+    if (!ALL_FEATURES.includes(n as FeatureName)) throw new Error(`unknown property feature ${n}`);
+  return new Set(names as FeatureName[]);
+}
