@@ -21,17 +21,15 @@ const root = resolve(new URL("..", import.meta.url).pathname);
 
 /** The fixes of issue 20 the property must catch, each found by a pattern on its commit subject. */
 const MUTATIONS = [
-  { fix: "identity keyed by (op, key, parent)", pattern: /identity|\(op, ?key, ?parent\)/i },
-  { fix: "never drop intents on doubt", pattern: /doubt|taken.*waiter|waiter.*taken|drop.*intent/i },
-  {
-    fix: "scope lease checked before ownership changes",
-    pattern: /scope lease.*(check|round trip)|before (every )?ownership change/i,
-  },
-  { fix: "chunked big groups", pattern: /chunk|big plan|combine limit|any plan size/i },
-  { fix: "post-write fencing check and lock-delay", pattern: /fenc|lock-delay|after the write/i },
-  { fix: "GCS 412 re-decide", pattern: /412|decide again|re-decide/i },
-  { fix: "upgrade rebuild counts create intents", pattern: /rebuild/i },
-];
+  { fix: "identity keyed by (op, key, parent)", pattern: /^One item identity/ },
+  { fix: "every line of a run gets a result", pattern: /^Every answer true/ },
+  { fix: "never drop intents on doubt (a taken waiter is not timed out)", pattern: /^Combining: a waiter whose changes a live holder took/ },
+  { fix: "scope lease checked before ownership changes", pattern: /^Scope lease checked by a round trip/ },
+  { fix: "chunked big groups (any plan size)", pattern: /^Any plan size/ },
+  { fix: "post-write fencing check", pattern: /^Fencing around the write/ },
+  { fix: "lock-delay after an expiry", pattern: /^Lock-delay/ },
+  { fix: "GCS 412 re-decide", pattern: /^GCS 412/ },
+]
 
 const git = (...args) => execFileSync("git", args, { cwd: root, encoding: "utf8" }).trim();
 

@@ -120,7 +120,7 @@ export async function runRaceHistory(history: RaceHistory, name: (i: number) => 
     const where = `step ${n + 1}: ${describeRaceStep(step, name)}`;
     const plan = step.origins.map((o) => (ORIGINS[o] as string).replace("{scope}", name(step.scope)));
     let fired = false;
-    const faults: FaultHook = async (point) => {
+    const faults: FaultHook = async (point, detail) => {
       if (point !== "after-owners" || fired || step.race.kind === "none") return;
       fired = true;
       if (step.race.kind === "crash") throw new SimulatedCrash(point);
@@ -131,7 +131,11 @@ export async function runRaceHistory(history: RaceHistory, name: (i: number) => 
       if (!rule) return;
       const taken =
         step.race.kind === "take-foreign"
-          ? [...foreign].find((f) => plan.includes(f) && ![...wanted.values()].some((w) => w.has(f)))
+          ? // Only an origin of the group being written: one an earlier group of the run joined is
+            // this scope's now, and an outside writer that takes it away is drift, not a race.
+            [...foreign].find(
+              (f) => detail.group.some((c) => c.key === f) && ![...wanted.values()].some((w) => w.has(f)),
+            )
           : undefined;
       const added = step.race.kind === "add-foreign" ? `https://late-${++late}.example.com` : undefined;
       if (taken) foreign.delete(taken);
