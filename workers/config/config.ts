@@ -32,6 +32,11 @@ const READERS = {
   /** WAIT_TIMEOUT_SECONDS: how long a run waits for a held lock unless the request names a timeout. */
   waitTimeoutSeconds: (v: Vars): number =>
     positiveSeconds(v, "WAIT_TIMEOUT_SECONDS", DEFAULT_WAIT_TIMEOUT_SECONDS),
+  /**
+   * SPONSON_RECENT_WRITES_SECONDS: how long a parent lock remembers writes to a provider that may
+   * not show them to the next read; 0 (unset) keeps each op's own window.
+   */
+  recentWritesSeconds: (v: Vars): number => positiveSeconds(v, "SPONSON_RECENT_WRITES_SECONDS", 0),
   /** GITHUB_OIDC_ISSUER, without a trailing slash. */
   githubIssuer: (v: Vars): string => githubIssuer(v),
   /** SPONSON_AUDIENCE: required for GitHub tokens; null refuses every GitHub token (fail closed). */
@@ -69,6 +74,7 @@ export const CONFIG_VARS = [
   "EMULATORS",
   "SPONSON_CONNECTIONS",
   "SPONSON_WRITE_COMBINING",
+  "SPONSON_RECENT_WRITES_SECONDS",
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",
@@ -99,25 +105,35 @@ function parseConfig(vars: Vars): Config {
 /** A few texts at most: production has one; tests alternate between a handful. */
 const MAX_CACHED = 16;
 const byText = new Map<string, Config>();
-const byEnv = new WeakMap<object, { text: string; config: Config }>();
+const byEnv = new WeakMap<object, { values: unknown[]; config: Config }>();
 
-function keyOf(vars: Vars): string {
-  return JSON.stringify(CONFIG_VARS.map((name) => vars[name] ?? null));
+function valuesOf(vars: Vars): unknown[] {
+  return CONFIG_VARS.map((name) => vars[name] ?? null);
 }
 
-/** The configuration for these bindings, parsed once per distinct configuration text. */
+/** Same values, compared by identity: the same env hands back the same strings, so no text is built. */
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/**
+ * The configuration for these bindings, parsed once per distinct configuration text. A request
+ * reads it several times (auth, routes, engine): for an env seen before, the values are compared
+ * one by one instead of serialising them all again (a profile showed that serialisation per call).
+ */
 export function configFromEnv(env: object): Config {
   const vars = env as Vars;
-  const text = keyOf(vars);
+  const values = valuesOf(vars);
   const hit = byEnv.get(env);
-  if (hit?.text === text) return hit.config;
+  if (hit && sameValues(hit.values, values)) return hit.config;
+  const text = JSON.stringify(values);
   let config = byText.get(text);
   if (!config) {
     config = parseConfig(vars);
     if (byText.size >= MAX_CACHED) byText.delete(byText.keys().next().value as string);
     byText.set(text, config);
   }
-  byEnv.set(env, { text, config });
+  byEnv.set(env, { values, config });
   return config;
 }
 

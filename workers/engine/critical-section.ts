@@ -17,6 +17,7 @@ import type { Item } from "./item";
 import type { Inspection } from "./op-spec";
 import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
+import { readUnderLease, rememberWritten } from "./recent-writes-section";
 import { errorInfo } from "./run";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
@@ -98,7 +99,8 @@ async function decideAndWrite(
   const items = parts.map((p) => p.change.item);
   // The read made before the lease may be stale: decide from what is there now.
   const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
-  const state = batch ? await batch.read(ctx, first.params) : null;
+  // A provider that may not show a recent write yet gets the lock's memory of it merged in.
+  const state = batch ? await readUnderLease(w.deps, batch, ctx, first.params, lease) : null;
   const seen: Inspection[] = [];
   for (const item of items) {
     // Each op sees its own list in the object read once.
@@ -127,6 +129,7 @@ async function decideAndWrite(
     await lease?.check();
     if (batch) {
       await batch.write(ctx, first.params, state, editAll(writes));
+      await rememberWritten(w.deps, batch, lease, writes);
     } else {
       // One call per item, each told whether its item is there after the changes before it (a
       // queued run's claim may follow this run's removal of the same item).

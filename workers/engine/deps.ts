@@ -4,6 +4,8 @@ import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
@@ -104,12 +106,23 @@ export interface EngineDeps {
   secrets: SecretRegistry;
   fetch: typeof fetch;
   clock: Clock;
+  /** The fleet's token objects per connection (durable-objects/token-broker.ts); absent: isolate cache only. */
+  tokens?: (connection: string) => SharedTokens;
+  /** Test-only: false (no isolate token cache) or a cache of the runs' own; production passes true. */
+  isolateTokenCache?: boolean | IsolateTokenCache;
   ttlMs: number;
   waitTimeoutMs: number;
   /** Test-only control switch; production wiring always passes true (see wire.ts). */
   parentLocks: boolean;
   /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
   ownership: boolean;
+  /**
+   * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
+   * read under the lease. Test-only control switch; production wiring always passes true.
+   */
+  recentWrites: boolean;
+  /** SPONSON_RECENT_WRITES_SECONDS: how long writes are remembered, instead of each op's own window. */
+  recentWritesWindowMs?: number;
   /** Whether runs in an environment combine writes (SPONSON_WRITE_COMBINING); off when absent. */
   combining?: (environment: string) => boolean;
   gate?: ScopeGate;

@@ -5,6 +5,8 @@
 import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { ConnectionSettings } from "../connections/connection-schema";
 
 export type Params = Record<string, string>;
@@ -16,6 +18,10 @@ export interface OpContext<Config = Record<string, unknown>> {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
+  /** The fleet's token objects for this connection's credential (docs/design.md, "Provider tokens"). */
+  tokens?: SharedTokens;
+  /** false: no isolate token cache; an instance: that one, as on an isolate of its own (tests, bench). */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 export interface Inspection {
@@ -80,6 +86,12 @@ export interface BatchForm<Config = Record<string, unknown>> {
     state: unknown,
     edit: (state: unknown) => unknown,
   ): Promise<void>;
+  /**
+   * Set for providers with documented read-after-write lag (Entra's Graph): how long a successful
+   * write may stay invisible to reads. The parent lock remembers writes this long and the writer
+   * merges them over its read (docs/design.md, "Providers that forget a write").
+   */
+  readonly forgetsWritesForMs?: number;
 }
 
 /** One provider: how to validate a connection's config (secrets filled in) and its ops. */

@@ -7,8 +7,12 @@
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import { rpcStub } from "../../shared/rpc/stub";
+import { tokenObjectName } from "../../shared/rpc/token-broker";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
@@ -32,6 +36,8 @@ export interface EngineOverrides {
   parentLocks?: boolean;
   /** The control case of the shared-entry journeys: runs without ownership. Tests only. */
   ownership?: boolean;
+  /** The control case of the read-after-write journey: no merge of the lock's recent writes. Tests only. */
+  recentWrites?: boolean;
   clock?: Clock;
   faults?: FaultHook;
   gate?: ScopeGate;
@@ -40,6 +46,13 @@ export interface EngineOverrides {
   combining?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
+  /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
+  sharedTokens?: boolean;
+  /**
+   * false: no isolate token cache, every lookup as on a fresh isolate; an IsolateTokenCache: the
+   * engine's runs use that one, as if they ran on an isolate of their own (tests, the bench).
+   */
+  isolateTokenCache?: boolean | IsolateTokenCache;
 }
 
 const ops = new OpRegistry(ADAPTERS);
@@ -86,6 +99,15 @@ function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   };
 }
 
+/** The fleet's token objects (durable-objects/token-broker.ts), one per connection credential. */
+function fleetTokens(env: Env): ((connection: string) => SharedTokens) | undefined {
+  const namespace = env.TOKEN_BROKER;
+  if (!namespace) return undefined;
+  return (connection) => ({
+    object: (fingerprint) => rpcStub(namespace, tokenObjectName(connection, fingerprint)),
+  });
+}
+
 export function createEngine(
   env: Env,
   transport: ProviderTransport,
@@ -103,10 +125,14 @@ export function createEngine(
     secrets,
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,
     clock: overrides.clock ?? systemClock,
+    tokens: overrides.sharedTokens === false ? undefined : fleetTokens(env),
+    isolateTokenCache: overrides.isolateTokenCache ?? true,
     ttlMs: config.leaseTtlSeconds * 1000,
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
+    recentWrites: overrides.recentWrites ?? true,
+    ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),
