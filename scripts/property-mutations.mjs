@@ -9,8 +9,9 @@
  *
  * Each fix is found by a pattern on the commit subjects of HEAD's history (the fixes land from
  * other branches, so their ids are not known here). SPONSON_PROPERTY_RUNS (default 30) and
- * SPONSON_PROPERTY_SEED (default 20) are passed on; the features are every one but hung writes,
- * plus the fix's own. Needs node_modules in the working tree (linked into the scratch copy).
+ * SPONSON_PROPERTY_SEED (default 20) and SPONSON_PROPERTY_FEATURES (default `all`) are passed on.
+ * The first row is the control: nothing reverted, every history must pass. Needs node_modules in
+ * the working tree (linked into the scratch copy).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -89,6 +90,17 @@ const rows = asked.length
   : MUTATIONS.map((m) => ({ fix: m.fix, commits: commitsFor(m.pattern) }));
 
 const table = [];
+// The control: with nothing reverted every history must pass, or a failure below proves nothing.
+{
+  const { dir } = tryRevert([]);
+  try {
+    const r = runProperty(dir);
+    table.push(["(nothing reverted: the control)", "-", r.failed ? `FAILS (${r.seed}): the rows below prove nothing` : "every history passes", r.problem]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(table.at(-1).join(" | "));
+}
 for (const row of rows) {
   if (row.commits.length === 0) {
     table.push([row.fix, "-", "not merged yet", ""]);
