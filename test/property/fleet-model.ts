@@ -165,7 +165,9 @@ export const planArb: fc.Arbitrary<LineSpec[]> = fc
   );
 
 function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitrary<Fault> {
-  const point = fc.constantFrom(...POINTS);
+  const point = fc.constantFrom(
+    ...POINTS.filter((p) => p !== "after-acquire" || features.has("crash-before-first-look")),
+  );
   const nth = fc.integer({ min: 1, max: 2 });
   const options: Array<fc.WeightedArbitrary<Fault>> = [
     { arbitrary: fc.constant(NONE), weight: 5 },
@@ -178,7 +180,11 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
     });
   if (features.has("lease-lost-parent"))
     options.push({
-      arbitrary: fc.record({ kind: fc.constant("parent-lost" as const), point, nth }),
+      arbitrary: fc.record({
+        kind: fc.constant("parent-lost" as const),
+        point: fc.constantFrom(...POINTS),
+        nth,
+      }),
       weight: 2,
     });
   if (alone) {

@@ -20,6 +20,12 @@ export type FeatureName =
   | "slow-writes"
   /** A provider request that takes longer than the lease (request deadlines, maximum critical section). */
   | "hung-writes"
+  /**
+   * A crash (or a lost scope lease) right after the parent lease is granted, before the run read
+   * any ownership: on an object never rebuilt, the next holder's rebuild meets the run's create
+   * intents, among them a foreign entry's the run never wrote.
+   */
+  | "crash-before-first-look"
   /** GCS: an outside writer takes away a foreign origin a run joins, before its write (412: decide again). */
   | "gcs-412-take";
 
@@ -32,6 +38,7 @@ export const ALL_FEATURES: readonly FeatureName[] = [
   "slow-writes",
   "hung-writes",
   "gcs-412-take",
+  "crash-before-first-look",
 ];
 
 /** On by default: what the merged engine survives. */
