@@ -37,8 +37,8 @@ export interface FaultState {
 export interface FaultContext {
   world: FleetWorld;
   scope: number;
-  /** The object each line label of the step is on. */
-  objectOf(label: string): number;
+  /** The object whose identity (parent) is `parent`. */
+  objectOfParent(parent: string): number;
   recover(scope: number): Promise<unknown>;
 }
 
@@ -54,7 +54,8 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
   let seen = 0;
   return async (point, detail) => {
     if (fault.kind === "none" || fault.kind === "slow") return;
-    const object = detail.line ? ctx.objectOf(detail.line) : 0;
+    // The object by the change's parent: a recovered intent's line may name another object today.
+    const object = detail.parent ? ctx.objectOfParent(detail.parent) : 0;
     const tenant = OBJECTS[object]?.tenant ?? 0;
     if (fault.kind === "fail-write") {
       if (point !== "after-intent") return;

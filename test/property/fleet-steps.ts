@@ -16,7 +16,7 @@ import { configureHost } from "../helpers/emulators";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { type FaultState, faultHook, resetTenants } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
-import { ENVIRONMENT, type FleetWorld, parentKey, planOf } from "./fleet-world";
+import { ENVIRONMENT, type FleetWorld, identityOf, parentKey, planOf } from "./fleet-world";
 
 const WAIT_TIMEOUT_MS = 30_000;
 /** The combining waiter's wait: shorter than the holder's stall (COMBINE_STALL_MS), so it gives up while taken. */
@@ -127,12 +127,15 @@ export async function runStep(world: FleetWorld, step: Step): Promise<RunOutcome
         ? bigPlan(step.object, step.count)
         : null;
   const state = freshState();
-  const objects = new Map((plan ?? []).map((l) => [l.label, l.object]));
   const hook = faultHook(
     {
       world,
       scope: step.scope,
-      objectOf: (label) => objects.get(label) ?? 0,
+      objectOfParent: (parent) =>
+        Math.max(
+          0,
+          OBJECTS.findIndex((_, o) => identityOf(world, o) === parent),
+        ),
       recover: (scope) => recoverScope(world, scope),
     },
     step.fault,

@@ -75,6 +75,8 @@ export type FaultHook = (
   detail: {
     line: string;
     key: string;
+    /** The object's identity (its parent lock), when the point is in a group write. */
+    parent?: string | null;
     action: string;
     runId: string;
     /** Every item of the object's group: all of them have intents, and one write carries them. */
