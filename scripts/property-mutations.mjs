@@ -22,13 +22,25 @@ const root = resolve(new URL("..", import.meta.url).pathname);
 
 /** The fixes of issue 20 the property must catch, each found by a pattern on its commit subject. */
 const MUTATIONS = [
-  { fix: "identity keyed by (op, key, parent)", pattern: /^One item identity/ },
+  // Later commits of a fix's branch build on it: those are reverted with it (newest first).
+  {
+    fix: "identity keyed by (op, key, parent)",
+    pattern: /^One item identity|^Recovery: an intent resolved by an earlier one/,
+  },
   { fix: "every line of a run gets a result", pattern: /^Every answer true/ },
   {
     fix: "never drop intents on doubt (a taken waiter is not timed out)",
     pattern: /^Combining: a waiter whose changes a live holder took/,
   },
-  { fix: "scope lease checked before ownership changes", pattern: /^Scope lease checked by a round trip/ },
+  {
+    fix: "scope lease checked before ownership changes",
+    pattern: /^Scope lease checked by a round trip|^A failed read of one waiter's scope lock/,
+  },
+  {
+    fix: "both doubt fixes (taken waiter kept; scope leases re-checked before the write)",
+    pattern:
+      /^Combining: a waiter whose changes a live holder took|^Scope lease checked by a round trip|^A failed read of one waiter's scope lock/,
+  },
   { fix: "chunked big groups (any plan size)", pattern: /^Any plan size/ },
   { fix: "post-write fencing check", pattern: /^Fencing around the write/ },
   { fix: "lock-delay after an expiry", pattern: /^Lock-delay/ },
@@ -126,6 +138,7 @@ for (const row of rows) {
   try {
     if (error) {
       table.push([row.fix, row.commits.map((c) => c.slice(0, 7)).join(","), error, ""]);
+      console.log(table.at(-1).join(" | "));
       continue;
     }
     const r = runProperty(dir);
