@@ -155,14 +155,24 @@ const lineArb: fc.Arbitrary<Omit<LineSpec, "label">> = fc
     };
   });
 
-/** A plan: distinct items, labelled by a random draw of line ids (so a later plan renames). */
-export const planArb: fc.Arbitrary<LineSpec[]> = fc
-  .uniqueArray(lineArb, { maxLength: 5, selector: (l) => `${l.op} ${l.url} ${l.object}` })
-  .chain((lines) =>
+/**
+ * A plan: distinct items. With `plan-edits`, labelled by a random draw of line ids, so a later plan
+ * renames a line or gives its id another op, URL or object; without, each item has its own id (a
+ * line only comes and goes, or changes its connection).
+ */
+export function planArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<LineSpec[]> {
+  const items = fc.uniqueArray(lineArb, { maxLength: 5, selector: (l) => `${l.op} ${l.url} ${l.object}` });
+  if (!features.has("plan-edits"))
+    return items.map((lines) =>
+      lines.map((l) => ({ ...l, label: `${l.op.slice(6)}-${URLS_ALL.indexOf(l.url)}-${l.object}` })),
+    );
+  return items.chain((lines) =>
     fc
       .shuffledSubarray([...LABELS], { minLength: lines.length, maxLength: lines.length })
       .map((labels) => lines.map((l, i) => ({ ...l, label: labels[i] as string }))),
   );
+}
+const URLS_ALL: readonly string[] = [...URLS.path, ...URLS.origin];
 
 function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitrary<Fault> {
   const point = fc.constantFrom(
@@ -187,7 +197,7 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
       }),
       weight: 2,
     });
-  if (alone) {
+  if (alone && features.has("provider-failures")) {
     options.push({
       arbitrary: fc.record({
         kind: fc.constant("fail-write" as const),
@@ -196,6 +206,8 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
       }),
       weight: 1,
     });
+  }
+  if (alone) {
     if (features.has("slow-writes"))
       options.push({
         arbitrary: fc.record({
@@ -220,7 +232,7 @@ function stepArb(scope: number, features: ReadonlySet<FeatureName>, alone: boole
   const fault = faultArb(features, alone);
   const options: Array<fc.WeightedArbitrary<Step>> = [
     {
-      arbitrary: fc.record({ lines: planArb, fault }).map(({ lines, fault }) => ({
+      arbitrary: fc.record({ lines: planArb(features), fault }).map(({ lines, fault }) => ({
         action: "apply" as const,
         scope,
         lines,
@@ -256,8 +268,8 @@ function groupArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<Group> {
         .record({
           scopes: fc.uniqueArray(fc.nat({ max: MAX_SCOPES - 1 }), { minLength: 2, maxLength: 2 }),
           object: fc.nat({ max: OBJECTS.length - 1 }),
-          lines: planArb,
-          waiterLines: planArb,
+          lines: planArb(features),
+          waiterLines: planArb(features),
         })
         .map(({ scopes, object, lines, waiterLines }) => {
           // Both on one object, each with at least one line there: the holder's write carries the waiter's.
@@ -294,7 +306,11 @@ function groupArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<Group> {
 export function historyArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<History> {
   const old = features.has("old-receipts")
     ? fc.option(
-        fc.record({ scope: fc.nat({ max: MAX_SCOPES - 1 }), lines: planArb, created: fc.nat({ max: 5 }) }),
+        fc.record({
+          scope: fc.nat({ max: MAX_SCOPES - 1 }),
+          lines: planArb(features),
+          created: fc.nat({ max: 5 }),
+        }),
         { nil: null, freq: 2 },
       )
     : fc.constant(null);

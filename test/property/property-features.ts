@@ -6,6 +6,10 @@
 import { viteEnv } from "./replay";
 
 export type FeatureName =
+  /** A line id of one run names another op, URL or object in the next (one item identity). */
+  | "plan-edits"
+  /** A provider write fails past the retry budget (every line of a failed run gets a result). */
+  | "provider-failures"
   /** More changes on one object than one combined request carries (issue 20: any plan size). */
   | "big-plans"
   /** An admin force-release of the scope lock at a fault point, a recovery served first (scope lease checked before ownership changes). */
@@ -30,6 +34,8 @@ export type FeatureName =
   | "gcs-412-take";
 
 export const ALL_FEATURES: readonly FeatureName[] = [
+  "plan-edits",
+  "provider-failures",
   "big-plans",
   "lease-lost-scope",
   "lease-lost-parent",
