@@ -22,14 +22,25 @@ import { OpRegistry } from "../engine/op-registry";
 import { lockStub, lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
 import { assertWrite } from "../policy/check-write";
+import type { PolicyConfig } from "../policy/policy-schema";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { scopeStateClient } from "../scope-state/scope-state-client";
 
-/** Provider HTTP for a request's bindings; the entry that wires the engine passes it in. */
-export type ProviderTransport = (env: Env) => typeof fetch;
+/**
+ * Provider HTTP for a request's bindings; the entry that wires the engine passes it in. `emulated`
+ * marks the dev entry's transport (workers/dev/dev-env.ts): only with it may `EMULATORS=on` open the
+ * write policy, so the production entry, which always talks to the real providers, ignores the var.
+ */
+export type ProviderTransport = ((env: Env) => typeof fetch) & { readonly emulated?: true };
 
 /** Production: the network. A closure, so the runtime's fetch is never called with another `this`. */
 export const networkTransport: ProviderTransport = () => (input, init) => fetch(input, init);
+
+/** A policy as the entry may use it: the open local policy only where every write is emulated. */
+export function policyForTransport(policy: PolicyConfig, transport: ProviderTransport): PolicyConfig {
+  if (policy.mode !== "open-dev" || transport.emulated === true) return policy;
+  return { mode: "enforced", document: { version: 1, environments: {} } };
+}
 
 export interface EngineOverrides {
   /** The control case of the concurrency journeys: runs without parent locks. Tests only. */
@@ -78,8 +89,8 @@ function scopeStateGate(env: Env): ScopeGate {
 }
 
 /** The service's own write policy (workers/policy), checked before any lock and under the lease. */
-function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
-  const policy = configFromEnv(env).policy;
+function configuredPolicy(env: Env, secrets: SecretRegistry, transport: ProviderTransport): WritePolicy {
+  const policy = policyForTransport(configFromEnv(env).policy, transport);
   return {
     check: ({ environment, op, identity, item }) =>
       assertWrite(policy, environment, { op, identity, item }, secrets),
@@ -136,7 +147,7 @@ export function createEngine(
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),
-    policy: overrides.policy ?? configuredPolicy(env, secrets),
+    policy: overrides.policy ?? configuredPolicy(env, secrets, transport),
     ...(overrides.faults ? { faults: overrides.faults } : {}),
     warn: (m) => console.warn(secrets.redact(m)),
   };
