@@ -33,6 +33,9 @@ const PREVIEW_PARENTS = [
   "kinde:sponson-demo.kinde.com:app:sponsondemoapp",
   "r2:*:sponson-demo-assets:cors",
   "s3:sponson-demo-assets:cors",
+  "google:sponson-demo:oauthClient:global/sponson-demo-client",
+  "entra:sponson-demo.onmicrosoft.com:application:5ed0a991-0000-4000-8000-00000000de70",
+  "cognito:us-east-1:us-east-1_sponsonDemo:client:sponsondemoclient0000000000",
 ];
 
 function productionLike(items: string[]) {

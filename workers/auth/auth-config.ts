@@ -33,7 +33,11 @@ export function authConfigFromEnv(env: object): AuthConfig {
     githubIssuer: config.githubIssuer,
     audience: config.audience,
     repositories: config.repositories,
-    destroyEnvironments: config.environments,
+    // Read when a GitHub token needs it: a service token (e.g. an admin reading
+    // /v1/config/status of a broken configuration) never depends on it.
+    get destroyEnvironments() {
+      return config.environments;
+    },
     serviceSigningKey: config.serviceSigningKey,
     servicePublicKeys: config.servicePublicKeys,
     serviceTokenMaxLifetime: config.serviceTokenMaxLifetime,
