@@ -9,6 +9,8 @@ const testServiceKey = (await crypto.subtle.generateKey({ name: "Ed25519" }, tru
 const testServiceJwk = await crypto.subtle.exportKey("jwk", testServiceKey.privateKey);
 
 export default defineConfig({
+  // Property-suite knobs (runs, seeds, features) reach the test isolate as import.meta.env.
+  envPrefix: ["VITE_", "SPONSON_PROPERTY_"],
   plugins: [
     cloudflareTest({
       // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.

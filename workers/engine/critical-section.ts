@@ -28,6 +28,7 @@ export async function criticalSection(
   takeQueue: boolean,
   section: Section,
 ): Promise<Decided[]> {
+  if (lease && own[0]) await fault(w, "after-acquire", own[0], own);
   const waiters = takeQueue && lease ? await lease.takeQueued() : [];
   const alive = await Promise.all(waiters.map((q) => stillRunning(w, q.changes[0])));
   const admitted = waiters.map((q, i) =>
@@ -75,6 +76,7 @@ export async function criticalSection(
   } else if (after.length > 0) {
     await lease?.changeOwners(after);
   }
+  if (lease && own[0]) await fault(w, "after-report", own[0], own);
   return decisions.slice(0, own.length);
 }
 
@@ -133,6 +135,7 @@ async function decideAndWrite(
   const writes = decisions.filter((d) => d.write);
   const before = decisions.flatMap((d) => d.ownersBefore);
   if (before.length > 0) await lease?.changeOwners(before);
+  if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
   if (writes.length > 0) {
     // Fencing: both leases must still be ours immediately before the provider write.
     w.scopeLease.assertHeld();

@@ -54,13 +54,29 @@ export interface WritePolicy {
   check(write: WriteCheck): void;
 }
 
-/** Points where tests crash a run on purpose (the reliability and property suites). */
-export type FaultPoint = "after-intent" | "after-write" | "after-answer";
+/**
+ * Points where tests crash a run or take its lease away on purpose (the reliability and property
+ * suites): every await of a group write where a real run may die or lose its lease.
+ */
+export type FaultPoint =
+  /** The parent lease is granted; the combine queue is not taken yet. */
+  | "after-acquire"
+  | "after-intent"
+  /** The ownership changes made before the write are recorded; the write is not sent yet. */
+  | "after-owners"
+  | "after-write"
+  /** The ownership changes after the write (and the combined report) are recorded. */
+  | "after-report"
+  | "after-answer"
+  /** The run's last receipt save is next (detail names no line). */
+  | "before-save";
 export type FaultHook = (
   point: FaultPoint,
   detail: {
     line: string;
     key: string;
+    /** The object's identity (its parent lock), when the point is in a group write. */
+    parent?: string | null;
     action: string;
     runId: string;
     /** Every item of the object's group: all of them have intents, and one write carries them. */

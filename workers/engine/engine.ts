@@ -394,6 +394,7 @@ export class Engine {
       }
       if (outcome !== "delete-receipt") finish?.(run, session);
       try {
+        await deps.faults?.("before-save", { line: "", key: "", action, runId, group: [] });
         if (outcome === "delete-receipt") {
           await session.delete();
         } else {

@@ -52,6 +52,7 @@ export async function fault(
   await w.deps.faults(point, {
     line: item.line,
     key: item.key,
+    parent: item.parent,
     action,
     runId: w.run.id,
     group: group.map((c) => ({ line: c.item.line, key: c.item.key, action: c.action })),

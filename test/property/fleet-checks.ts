@@ -1,0 +1,177 @@
+/**
+ * The fleet property's invariants, each read from its own authority and judged against the model
+ * (./fleet-wants.ts), never against the system's own account of what should be there:
+ *   - lists: every object holds its foreign entries and every entry a live scope surely wants
+ *     (`lost` otherwise), and nothing no scope may want (`leaked`), once each;
+ *   - owners: every owner a lock object records for an item is named by that scope's ledger or
+ *     intents (same op, key and parent);
+ *   - lines: every line of a run has a result, and a result that says the item is there
+ *     (`created`, `unchanged`, `shared`, `foreign`) is true of the provider after the run.
+ */
+import { env } from "cloudflare:workers";
+import type { LineResult } from "../../shared/schemas/run";
+import { ownerOf } from "../../workers/engine/ownership";
+import { lockStub, readLock } from "../../workers/locks/lock-target";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { scopeAddress } from "../helpers/repositories";
+import { itemId, OBJECTS } from "./fleet-model";
+import type { RunOutcome } from "./fleet-steps";
+import type { WantModel } from "./fleet-wants";
+import {
+  ENVIRONMENT,
+  entriesOf,
+  type FleetWorld,
+  foreignItems,
+  identityOf,
+  parentKey,
+  scopeKey,
+} from "./fleet-world";
+
+const PRESENT = new Set(["created", "unchanged", "shared", "foreign"]);
+const objects = () => OBJECTS.map((_, i) => i);
+
+export async function allEntries(world: FleetWorld): Promise<string[]> {
+  return (await Promise.all(objects().map((o) => entriesOf(world, o)))).flat();
+}
+
+/** Lost and leaked entries, against the model; `exact` (no doubt left) also requires nothing else. */
+export async function checkLists(world: FleetWorld, model: WantModel, when: string): Promise<string[]> {
+  const have = await allEntries(world);
+  const foreign = new Set(objects().flatMap(foreignItems));
+  const wanted = model.allWanted();
+  const doubt = model.allDoubtful();
+  const problems: string[] = [];
+  for (const id of foreign) if (!have.includes(id)) problems.push(`${when}: lost foreign ${id}`);
+  for (const [id, scopes] of wanted)
+    if (!have.includes(id))
+      problems.push(`${when}: lost ${id} (wanted by ${scopes.map(world.scopeName).join(",")})`);
+  for (const [n, id] of have.entries()) {
+    if (have.indexOf(id) !== n) problems.push(`${when}: doubled ${id}`);
+    else if (!foreign.has(id) && !wanted.has(id) && !doubt.has(id)) problems.push(`${when}: leaked ${id}`);
+  }
+  return problems;
+}
+
+/** Item id of a line result (its parent is the object's identity). */
+function lineItem(world: FleetWorld, line: LineResult): string {
+  const object = objects().find((o) => identityOf(world, o) === line.parent) ?? -1;
+  return itemId({ op: line.op as never, url: line.key, object }, "");
+}
+
+/** Every line of a run has a result; one that says the item is there is true of the provider. */
+export function checkLines(
+  world: FleetWorld,
+  outcome: RunOutcome,
+  have: readonly string[],
+  where: string,
+): string[] {
+  const result = outcome.result;
+  if (!result) return [];
+  const problems: string[] = [];
+  for (const line of outcome.plan ?? []) {
+    const got = result.lines.filter((l) => l.id === line.label);
+    if (got.length === 0)
+      problems.push(
+        `${where}: line ${line.label} has no result (run ${result.run.status} ${result.run.error?.code ?? ""})`,
+      );
+  }
+  // A run that failed or crashed on no fault of its own is an untrue answer in itself.
+  if (result.run.status !== "succeeded" && !outcome.faultFired && !outcome.shortWait)
+    problems.push(
+      `${where}: the run failed with no fault aimed at it: ${result.run.error?.code} ${result.run.error?.message ?? ""}`,
+    );
+  // Once a recovery of the scope ran behind the stale run's back, what its lines said may since
+  // have been undone by that recovery: the lines were true when given.
+  if (outcome.recoveredMeanwhile) return problems;
+  for (const line of result.lines) {
+    if (PRESENT.has(line.result) && !have.includes(lineItem(world, line)))
+      problems.push(`${where}: line ${line.id} says ${line.result} but ${line.op} ${line.key} is not there`);
+  }
+  if (result.run.status === "succeeded")
+    for (const line of result.lines)
+      if (!["created", "unchanged", "shared", "foreign", "removed", "released"].includes(line.result))
+        problems.push(`${where}: a succeeded run's line ${line.id} says ${line.result}`);
+  return problems;
+}
+
+/** Every owner a lock object records is named by that scope's ledger or intents. */
+export async function checkOwners(
+  world: FleetWorld,
+  scopes: readonly number[],
+  when: string,
+): Promise<string[]> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const byOwner = new Map(scopes.map((i) => [ownerOf(scopeAddress(ENVIRONMENT, world.scopeName(i))), i]));
+  const receipts = new Map(
+    await Promise.all(
+      scopes.map(
+        async (i) => [i, (await store.read(scopeAddress(ENVIRONMENT, world.scopeName(i)))).receipt] as const,
+      ),
+    ),
+  );
+  const problems: string[] = [];
+  for (const object of objects()) {
+    const key = await parentKey(world, object);
+    const parent = identityOf(world, object);
+    const record = await lockStub(env, key).ownership({ key });
+    for (const row of record.items) {
+      for (const owner of row.owners) {
+        const scope = byOwner.get(owner);
+        const receipt = scope === undefined ? undefined : receipts.get(scope);
+        const named = [...(receipt?.ledger ?? []), ...(receipt?.intents ?? [])].some(
+          (e) => e.op === row.op && e.key === row.key && e.parent === parent,
+        );
+        if (!named)
+          problems.push(
+            `${when}: ${owner} owns ${row.op} ${row.key} @${object} but neither its ledger nor its intents name it`,
+          );
+      }
+    }
+  }
+  return problems;
+}
+
+export async function checkQuiet(
+  world: FleetWorld,
+  scopes: readonly number[],
+  when: string,
+): Promise<string[]> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const problems: string[] = [];
+  for (const i of scopes) {
+    const { receipt } = await store.read(scopeAddress(ENVIRONMENT, world.scopeName(i)));
+    for (const intent of receipt.intents)
+      problems.push(
+        `${when}: intent left in ${world.scopeName(i)}: ${intent.action} ${intent.op} ${intent.key}`,
+      );
+  }
+  const keys = [
+    ...scopes.map((i) => scopeKey(world, i)),
+    ...(await Promise.all(objects().map((o) => parentKey(world, o)))),
+  ];
+  for (const lock of await Promise.all(keys.map((k) => readLock(env, k))))
+    if (lock.held || lock.waiters.length > 0)
+      problems.push(`${when}: lock ${lock.key} still held by ${lock.holder}`);
+  return problems;
+}
+
+/** After every scope is destroyed: the lists hold the foreign entries alone, and no lock object names an owner. */
+export async function checkEmpty(world: FleetWorld): Promise<string[]> {
+  const problems: string[] = [];
+  const have = await allEntries(world);
+  const foreign = objects().flatMap(foreignItems);
+  for (const id of have)
+    if (!foreign.includes(id)) problems.push(`after destroying every scope: leaked ${id}`);
+  for (const id of foreign)
+    if (!have.includes(id)) problems.push(`after destroying every scope: lost foreign ${id}`);
+  for (const object of objects()) {
+    const key = await parentKey(world, object);
+    const record = await lockStub(env, key).ownership({ key });
+    for (const row of record.items)
+      if (row.owners.length > 0)
+        problems.push(
+          `after destroying every scope: ${row.op} ${row.key} @${object} still owned by ${row.owners.join(",")}`,
+        );
+  }
+  return problems;
+}

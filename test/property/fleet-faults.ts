@@ -1,0 +1,105 @@
+/**
+ * A fleet step's fault (./fleet-model.ts) as the engine's fault hook: a crash, a lease taken away
+ * (an admin force-release), provider failures, slow or hung provider requests. The hook is awaited
+ * by the engine, so what it does happens exactly at its point of the run: a force-release of the
+ * scope lock is followed, before the stale run goes on, by a recovery of the scope that holds the
+ * scope lease (and, where the stale run holds no parent lease, runs to its end).
+ */
+
+import { env } from "cloudflare:workers";
+import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
+import { type FaultHook, type FaultPoint, SimulatedCrash } from "../../workers/engine/deps";
+import { readLock } from "../../workers/locks/lock-target";
+import { configureHost } from "../helpers/emulators";
+import { type Fault, OBJECTS } from "./fleet-model";
+import { type FleetWorld, forceRelease, parentKey, scopeKey } from "./fleet-world";
+
+/** Points inside a parent lease: a recovery started there waits for the stale run's parent lease. */
+const UNDER_PARENT = new Set<FaultPoint>([
+  "after-acquire",
+  "after-intent",
+  "after-owners",
+  "after-write",
+  "after-report",
+]);
+
+/** A provider request that takes longer than any lease (the emulator's maximum latency). */
+export const HUNG_MS = 60_000;
+
+export interface FaultState {
+  fired: boolean;
+  /** A recovery the fault started: awaited before the step ends. */
+  recovery: Promise<unknown> | null;
+  /** Knobs set on a tenant that the step must reset. */
+  tenants: Set<number>;
+}
+
+export interface FaultContext {
+  world: FleetWorld;
+  scope: number;
+  /** The object whose identity (parent) is `parent`. */
+  objectOfParent(parent: string): number;
+  recover(scope: number): Promise<unknown>;
+}
+
+async function until(what: () => Promise<boolean>, boundMs: number): Promise<void> {
+  const end = Date.now() + boundMs;
+  while (Date.now() < end) {
+    if (await what()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): FaultHook {
+  let seen = 0;
+  return async (point, detail) => {
+    if (fault.kind === "none" || fault.kind === "slow") return;
+    // The object by the change's parent: a recovered intent's line may name another object today.
+    const object = detail.parent ? ctx.objectOfParent(detail.parent) : 0;
+    const tenant = OBJECTS[object]?.tenant ?? 0;
+    if (fault.kind === "fail-write") {
+      if (point !== "after-intent") return;
+      if (++seen !== fault.nth) return;
+      state.fired = true;
+      state.tenants.add(tenant);
+      await configureHost(ctx.world.domains[tenant] as string, {
+        failures: [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts, on: "write" }],
+      });
+      return;
+    }
+    if (fault.kind === "hung") {
+      if (point !== fault.point || state.fired) return;
+      state.fired = true;
+      state.tenants.add(tenant);
+      await configureHost(ctx.world.domains[tenant] as string, { latencyMs: HUNG_MS });
+      return;
+    }
+    if (point !== fault.point || ++seen !== fault.nth) return;
+    state.fired = true;
+    if (fault.kind === "crash") throw new SimulatedCrash(point);
+    if (fault.kind === "parent-lost") {
+      await forceRelease(await parentKey(ctx.world, object), "property: parent lease lost");
+      return;
+    }
+    // scope-lost: an admin takes the scope lock away and a recovery of the scope is served first.
+    const key = scopeKey(ctx.world, ctx.scope);
+    const stale = detail.runId;
+    await forceRelease(key, "property: scope lease lost");
+    const recovery = ctx.recover(ctx.scope);
+    state.recovery = recovery.catch(() => {});
+    if (UNDER_PARENT.has(point)) {
+      // The recovery needs the parent lease the stale run holds: it goes on once it holds the scope lease.
+      await until(async () => {
+        const lock = await readLock(env, key);
+        return lock.held && lock.holder !== stale;
+      }, 5_000);
+    } else {
+      await recovery.catch(() => {});
+    }
+  };
+}
+
+export async function resetTenants(world: FleetWorld, state: FaultState): Promise<void> {
+  await Promise.all([...state.tenants].map((t) => configureHost(world.domains[t] as string, {})));
+  state.tenants.clear();
+}

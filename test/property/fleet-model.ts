@@ -1,0 +1,356 @@
+/**
+ * What a fleet history is made of (./fleet-histories.test.ts): several scopes applying plans that
+ * change from run to run over several Auth0 applications (objects) on two tenants, reached through
+ * three connections (two of them to the same tenant), with the four list ops of each application.
+ * A plan is drawn afresh for every apply, so between two runs of one scope a line may be renamed,
+ * change its op, its URL, its object or its connection, or come and go. Scopes, objects and
+ * connections are indices here; the runner maps them to fresh names per execution, so a replayed
+ * or shrunk history never meets the state of an earlier one.
+ *
+ * Faults are drawn per step (./fleet-faults.ts runs them): crashes at every fault point, a lease
+ * lost at every fault point (an admin force-release of the scope lock, with a recovery of the
+ * scope served before the stale run goes on, or of the object's parent lock), provider failures
+ * and slow writes. Features the merged engine does not survive yet are drawn only when switched on
+ * (./property-features.ts).
+ */
+import fc from "fast-check";
+import type { FaultPoint } from "../../workers/engine/deps";
+import type { FeatureName } from "./property-features";
+
+export const OPS = [
+  "auth0.callbackUrl",
+  "auth0.logoutUrl",
+  "auth0.webOrigin",
+  "auth0.allowedOrigin",
+] as const;
+export type OpName = (typeof OPS)[number];
+/** Callback and logout URLs take a path; origins do not. */
+const ORIGIN_OPS = new Set<string>(["auth0.webOrigin", "auth0.allowedOrigin"]);
+
+/** `{scope}` is filled in by the engine; `shared` URLs may be wanted by every scope; `foreign` were there first. */
+export const URLS = {
+  path: [
+    "https://{scope}.preview.example.com/callback",
+    "https://{scope}.preview.example.com/",
+    "https://shared.example.com/callback",
+    "https://app.example.com/callback",
+  ],
+  origin: [
+    "https://{scope}.preview.example.com",
+    "https://{scope}-api.preview.example.com",
+    "https://shared.example.com",
+    "https://app.example.com",
+  ],
+} as const;
+
+/** On every application before any scope: the last two URLs of each kind are in plans, the rest in none. */
+export const FOREIGN = {
+  callbacks: ["https://app.example.com/callback", "http://localhost:3000/callback"],
+  allowed_logout_urls: ["https://app.example.com/callback"],
+  web_origins: ["https://app.example.com"],
+  allowed_origins: ["https://app.example.com"],
+} as const;
+
+/** Objects: (tenant, application). Connections: which tenant each reaches (0 and 1 reach the same). */
+export const OBJECTS = [
+  { tenant: 0, client: "app-a" },
+  { tenant: 0, client: "app-b" },
+  { tenant: 1, client: "app-a" },
+] as const;
+export const CONNECTIONS_OF_TENANT: Record<number, readonly number[]> = { 0: [0, 1], 1: [2] };
+export const TENANTS = 2;
+export const MAX_SCOPES = 3;
+export const LABELS = ["a", "b", "c", "d", "e", "f"] as const;
+/** The lock object's limit on one combined request is 200 changes: a big plan has more on one object. */
+export const BIG_PLAN_MIN = 201;
+
+export interface LineSpec {
+  label: string;
+  op: OpName;
+  url: string;
+  object: number;
+  connection: number;
+}
+
+export type { FeatureName };
+
+/** Fault points the property aims at: every await of a group write where a run may die or lose its lease. */
+export const POINTS: readonly FaultPoint[] = [
+  "after-acquire",
+  "after-intent",
+  "after-owners",
+  "after-write",
+  "after-report",
+  "after-answer",
+  "before-save",
+];
+
+export type Fault =
+  | { kind: "none" }
+  /** The nth time the run reaches `point` it dies (a dead isolate: no rollback, no receipt update). */
+  | { kind: "crash"; point: FaultPoint; nth: number }
+  /** At `point` an admin force-releases the scope lock and a recovery of the scope runs to its end. */
+  | { kind: "scope-lost"; point: FaultPoint; nth: number }
+  /** At `point` an admin force-releases the parent lock of the object being written. */
+  | { kind: "parent-lost"; point: FaultPoint; nth: number }
+  /** The run's nth write meets more provider failures than the retry budget allows. */
+  | { kind: "fail-write"; nth: number; status: number }
+  /** Every provider request of the run's tenant answers this much later (slow writes). */
+  | { kind: "slow"; latencyMs: number }
+  /** From `point` on, the tenant's requests take longer than the lease (a hung provider write). */
+  | { kind: "hung"; point: FaultPoint };
+
+export type Step =
+  | { action: "apply"; scope: number; lines: LineSpec[]; fault: Fault }
+  /** `count` lines on object `object`, each a URL of the scope's own (more than one combined request carries). */
+  | { action: "apply-big"; scope: number; object: number; count: number; fault: Fault }
+  | { action: "destroy"; scope: number; fault: Fault }
+  /**
+   * Scope `holder` takes the object's parent lease; while it holds it, `waiter` queues its lines
+   * with a short wait timeout; the holder takes them and stalls until the waiter gave up.
+   */
+  | { action: "combine-timeout"; scope: number; waiter: number; lines: LineSpec[]; waiterLines: LineSpec[] };
+
+export interface Group {
+  steps: Step[];
+}
+
+export interface History {
+  /** A receipt of the previous format with intents, planted before the first step (scope, lines). */
+  old: { scope: number; lines: LineSpec[]; created: number } | null;
+  groups: Group[];
+}
+
+const NONE: Fault = { kind: "none" };
+
+/** The URL a spec names for `scope`, as the provider holds it. */
+export function urlOf(spec: Pick<LineSpec, "url">, scope: string): string {
+  return spec.url.replace("{scope}", scope);
+}
+
+/** The item a line names: `(op, key, parent)` (docs/design.md, "Ownership of shared entries"). */
+export function itemId(spec: Pick<LineSpec, "op" | "url" | "object">, scope: string): string {
+  return `${spec.op} ${urlOf(spec, scope)} @${spec.object}`;
+}
+
+export function isShared(url: string): boolean {
+  return !url.includes("{scope}");
+}
+
+const lineArb: fc.Arbitrary<Omit<LineSpec, "label">> = fc
+  .record({
+    op: fc.constantFrom(...OPS),
+    url: fc.nat({ max: 3 }),
+    object: fc.nat({ max: OBJECTS.length - 1 }),
+    connection: fc.nat({ max: 1 }),
+  })
+  .map(({ op, url, object, connection }) => {
+    const urls = ORIGIN_OPS.has(op) ? URLS.origin : URLS.path;
+    const conns = CONNECTIONS_OF_TENANT[OBJECTS[object]?.tenant ?? 0] ?? [0];
+    return {
+      op,
+      url: urls[url] as string,
+      object,
+      connection: conns[connection % conns.length] as number,
+    };
+  });
+
+/**
+ * A plan: distinct items. With `plan-edits`, labelled by a random draw of line ids, so a later plan
+ * renames a line or gives its id another op, URL or object; without, each item has its own id (a
+ * line only comes and goes, or changes its connection).
+ */
+export function planArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<LineSpec[]> {
+  const items = fc.uniqueArray(lineArb, { maxLength: 5, selector: (l) => `${l.op} ${l.url} ${l.object}` });
+  if (!features.has("plan-edits"))
+    return items.map((lines) =>
+      lines.map((l) => ({ ...l, label: `${l.op.slice(6)}-${URLS_ALL.indexOf(l.url)}-${l.object}` })),
+    );
+  return items.chain((lines) =>
+    fc
+      .shuffledSubarray([...LABELS], { minLength: lines.length, maxLength: lines.length })
+      .map((labels) => lines.map((l, i) => ({ ...l, label: labels[i] as string }))),
+  );
+}
+const URLS_ALL: readonly string[] = [...URLS.path, ...URLS.origin];
+
+function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitrary<Fault> {
+  const point = fc.constantFrom(
+    ...POINTS.filter((p) => p !== "after-acquire" || features.has("crash-before-first-look")),
+  );
+  const nth = fc.integer({ min: 1, max: 2 });
+  const options: Array<fc.WeightedArbitrary<Fault>> = [
+    { arbitrary: fc.constant(NONE), weight: 5 },
+    { arbitrary: fc.record({ kind: fc.constant("crash" as const), point, nth }), weight: 3 },
+  ];
+  if (features.has("lease-lost-scope"))
+    options.push({
+      arbitrary: fc.record({ kind: fc.constant("scope-lost" as const), point, nth }),
+      weight: 2,
+    });
+  if (features.has("lease-lost-parent"))
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("parent-lost" as const),
+        point: fc.constantFrom(...POINTS),
+        nth,
+      }),
+      weight: 2,
+    });
+  if (alone && features.has("provider-failures")) {
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("fail-write" as const),
+        nth: fc.integer({ min: 1, max: 2 }),
+        status: fc.constantFrom(500, 503),
+      }),
+      weight: 1,
+    });
+  }
+  if (alone) {
+    if (features.has("slow-writes"))
+      options.push({
+        arbitrary: fc.record({
+          kind: fc.constant("slow" as const),
+          latencyMs: fc.integer({ min: 20, max: 200 }),
+        }),
+        weight: 1,
+      });
+    if (features.has("hung-writes"))
+      options.push({
+        arbitrary: fc.record({
+          kind: fc.constant("hung" as const),
+          point: fc.constantFrom<FaultPoint>("after-intent", "after-owners"),
+        }),
+        weight: 1,
+      });
+  }
+  return fc.oneof(...options);
+}
+
+function stepArb(scope: number, features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitrary<Step> {
+  const fault = faultArb(features, alone);
+  const options: Array<fc.WeightedArbitrary<Step>> = [
+    {
+      arbitrary: fc.record({ lines: planArb(features), fault }).map(({ lines, fault }) => ({
+        action: "apply" as const,
+        scope,
+        lines,
+        fault,
+      })),
+      weight: 6,
+    },
+    { arbitrary: fault.map((f) => ({ action: "destroy" as const, scope, fault: f })), weight: 2 },
+  ];
+  if (features.has("big-plans") && alone)
+    options.push({
+      arbitrary: fc
+        .record({
+          object: fc.nat({ max: OBJECTS.length - 1 }),
+          count: fc.integer({ min: BIG_PLAN_MIN, max: BIG_PLAN_MIN + 20 }),
+          fault: fc.oneof({ arbitrary: fc.constant(NONE), weight: 3 }, { arbitrary: fault, weight: 1 }),
+        })
+        .map(({ object, count, fault }) => ({ action: "apply-big" as const, scope, object, count, fault })),
+      weight: 1,
+    });
+  return fc.oneof(...options);
+}
+
+function groupArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<Group> {
+  const concurrent = fc
+    .uniqueArray(fc.nat({ max: MAX_SCOPES - 1 }), { minLength: 1, maxLength: 3 })
+    .chain((scopes) => fc.tuple(...scopes.map((s) => stepArb(s, features, scopes.length === 1))))
+    .map((steps) => ({ steps }));
+  const options: Array<fc.WeightedArbitrary<Group>> = [{ arbitrary: concurrent, weight: 8 }];
+  if (features.has("waiter-timeout"))
+    options.push({
+      arbitrary: fc
+        .record({
+          scopes: fc.uniqueArray(fc.nat({ max: MAX_SCOPES - 1 }), { minLength: 2, maxLength: 2 }),
+          object: fc.nat({ max: OBJECTS.length - 1 }),
+          lines: planArb(features),
+          waiterLines: planArb(features),
+        })
+        .map(({ scopes, object, lines, waiterLines }) => {
+          // Both on one object, each with at least one line there: the holder's write carries the waiter's.
+          const on = (plan: LineSpec[], label: string, url: string): LineSpec[] => [
+            {
+              label,
+              op: "auth0.callbackUrl",
+              url,
+              object,
+              connection: CONNECTIONS_OF_TENANT[OBJECTS[object]?.tenant ?? 0]?.[0] ?? 0,
+            },
+            ...plan.filter(
+              (l) =>
+                !(l.op === "auth0.callbackUrl" && l.url === url && l.object === object) && l.label !== label,
+            ),
+          ];
+          return {
+            steps: [
+              {
+                action: "combine-timeout" as const,
+                scope: scopes[0] as number,
+                waiter: scopes[1] as number,
+                lines: on(lines, "z", "https://{scope}.preview.example.com/holder"),
+                waiterLines: on(waiterLines, "z", "https://{scope}.preview.example.com/waiter"),
+              },
+            ],
+          };
+        }),
+      weight: 1,
+    });
+  return fc.oneof(...options);
+}
+
+export function historyArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<History> {
+  const old = features.has("old-receipts")
+    ? fc.option(
+        fc.record({
+          scope: fc.nat({ max: MAX_SCOPES - 1 }),
+          lines: planArb(features),
+          created: fc.nat({ max: 5 }),
+        }),
+        { nil: null, freq: 2 },
+      )
+    : fc.constant(null);
+  return fc.record({ old, groups: fc.array(groupArb(features), { minLength: 1, maxLength: 5 }) });
+}
+
+function describeLine(l: LineSpec): string {
+  return `${l.label}=${l.op.slice(6)}:${l.url.replace("https://", "")}@${l.object}/c${l.connection}`;
+}
+
+function describeFault(f: Fault | undefined): string {
+  if (!f || f.kind === "none") return "";
+  if (f.kind === "crash" || f.kind === "scope-lost" || f.kind === "parent-lost")
+    return ` ${f.kind} ${f.point} #${f.nth}`;
+  if (f.kind === "fail-write") return ` provider ${f.status} on write #${f.nth}`;
+  if (f.kind === "slow") return ` slow ${f.latencyMs} ms`;
+  return ` hung from ${f.point}`;
+}
+
+/** One line per step, for failure reports. */
+export function describeStep(step: Step, name: (i: number) => string): string {
+  switch (step.action) {
+    case "apply":
+      return `apply ${name(step.scope)} [${step.lines.map(describeLine).join(" ")}]${describeFault(step.fault)}`;
+    case "apply-big":
+      return `apply ${name(step.scope)} ${step.count} lines on object ${step.object}${describeFault(step.fault)}`;
+    case "destroy":
+      return `destroy ${name(step.scope)}${describeFault(step.fault)}`;
+    case "combine-timeout":
+      return `holder ${name(step.scope)} [${step.lines.map(describeLine).join(" ")}] takes waiter ${name(step.waiter)} [${step.waiterLines.map(describeLine).join(" ")}], which times out`;
+  }
+}
+
+export function describeHistory(history: History, name: (i: number) => string): string {
+  const old = history.old
+    ? [
+        `old receipt ${name(history.old.scope)} [${history.old.lines.map(describeLine).join(" ")}], ${history.old.created} created`,
+      ]
+    : [];
+  return [...old, ...history.groups.map((g) => g.steps.map((s) => describeStep(s, name)).join(" || "))].join(
+    "\n  ",
+  );
+}

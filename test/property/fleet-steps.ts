@@ -1,0 +1,192 @@
+/**
+ * Runs one fleet step (./fleet-model.ts) against the real engine (createEngine: real lease objects,
+ * R2 receipts, the Auth0 emulator; no HTTP layer), one engine per step with its own fault hook.
+ * Retry backoff sleeps return at once; everything else is real time.
+ */
+import { env } from "cloudflare:workers";
+import { type Clock, systemClock } from "../../shared/clock";
+import { SponsonError } from "../../shared/errors";
+import type { LineResult, RunResult } from "../../shared/schemas/run";
+import { emulatorTransport } from "../../workers/dev/dev-env";
+import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
+import { readLock } from "../../workers/locks/lock-target";
+import { createEngine } from "../../workers/wiring/wire";
+import { testEnv } from "../helpers/connections";
+import { configureHost } from "../helpers/emulators";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { type FaultState, faultHook, resetTenants } from "./fleet-faults";
+import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
+import { ENVIRONMENT, type FleetWorld, identityOf, parentKey, planOf } from "./fleet-world";
+
+const WAIT_TIMEOUT_MS = 30_000;
+/** The combining waiter's wait: shorter than the holder's stall (COMBINE_STALL_MS), so it gives up while taken. */
+export const WAITER_TIMEOUT_MS = 700;
+const COMBINE_STALL_MS = 1_500;
+const instantBackoffClock: Clock = { ...systemClock, sleep: async () => {} };
+
+export interface RunOutcome {
+  scope: number;
+  /** The plan the run applied (null: a destroy). */
+  plan: LineSpec[] | null;
+  result?: RunResult;
+  crashed: boolean;
+  /** A problem answer instead of a run (the engine threw). */
+  thrown?: { code: string; message: string };
+  /** Whether the step's fault was met. */
+  faultFired: boolean;
+  /** A recovery of the scope ran after the run's lines were given (its lease was taken away). */
+  recoveredMeanwhile?: boolean;
+  /** The run was the waiter of a combining step: it may fail, as its wait is short on purpose. */
+  shortWait?: boolean;
+  /** Every line the run reported as it went (a crashed run reports no result). */
+  lines: LineResult[];
+}
+
+export function engineFor(faults?: FaultHook) {
+  return createEngine(testEnv(env), emulatorTransport, {
+    clock: instantBackoffClock,
+    ...(faults ? { faults } : {}),
+  });
+}
+
+export function request(world: FleetWorld, scope: number, waitTimeoutMs = WAIT_TIMEOUT_MS) {
+  return {
+    repository: DEFAULT_REPOSITORY,
+    environment: ENVIRONMENT,
+    scope: world.scopeName(scope),
+    wait: true,
+    waitTimeoutMs,
+  };
+}
+
+export function recoverScope(world: FleetWorld, scope: number): Promise<RunResult> {
+  return engineFor().recover(request(world, scope));
+}
+
+/** A big plan: `count` URLs of the scope's own on one object, one list. */
+export function bigPlan(object: number, count: number): LineSpec[] {
+  const connection = CONNECTIONS_OF_TENANT[OBJECTS[object]?.tenant ?? 0]?.[0] ?? 0;
+  return Array.from({ length: count }, (_, i) => ({
+    label: `big-${i}`,
+    op: "auth0.callbackUrl" as const,
+    url: `https://{scope}.preview.example.com/big/${i}`,
+    object,
+    connection,
+  }));
+}
+
+interface Runnable {
+  scope: number;
+  plan: LineSpec[] | null;
+  hook?: FaultHook;
+  state: FaultState;
+  waitTimeoutMs?: number;
+}
+
+async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
+  const lines: LineResult[] = [];
+  const emit = (event: { type: string; line?: LineResult }) => {
+    if (event.type === "line" && event.line) lines.push(event.line);
+  };
+  const engine = engineFor(r.hook);
+  const req = request(world, r.scope, r.waitTimeoutMs);
+  const base = { scope: r.scope, plan: r.plan, lines };
+  try {
+    const result = r.plan
+      ? await engine.apply({ ...req, plan: planOf(world, r.plan) }, emit)
+      : await engine.destroy(req, emit);
+    return {
+      ...base,
+      result,
+      crashed: false,
+      faultFired: r.state.fired,
+      recoveredMeanwhile: r.state.recovery !== null,
+    };
+  } catch (err) {
+    if (err instanceof SimulatedCrash) return { ...base, crashed: true, faultFired: true };
+    const code = err instanceof SponsonError ? err.code : "UNEXPECTED";
+    const message = err instanceof Error ? `${err.message}\n${err.stack ?? ""}` : String(err);
+    return { ...base, crashed: false, thrown: { code, message }, faultFired: r.state.fired };
+  } finally {
+    await r.state.recovery;
+    await resetTenants(world, r.state);
+  }
+}
+
+function freshState(): FaultState {
+  return { fired: false, recovery: null, tenants: new Set() };
+}
+
+/** Runs one step; a combining step answers for both of its runs. */
+export async function runStep(world: FleetWorld, step: Step): Promise<RunOutcome[]> {
+  if (step.action === "combine-timeout") return runCombineTimeout(world, step);
+  const plan =
+    step.action === "apply"
+      ? step.lines
+      : step.action === "apply-big"
+        ? bigPlan(step.object, step.count)
+        : null;
+  const state = freshState();
+  const hook = faultHook(
+    {
+      world,
+      scope: step.scope,
+      objectOfParent: (parent) =>
+        Math.max(
+          0,
+          OBJECTS.findIndex((_, o) => identityOf(world, o) === parent),
+        ),
+      recover: (scope) => recoverScope(world, scope),
+    },
+    step.fault,
+    state,
+  );
+  if (step.fault.kind === "slow") {
+    state.fired = true;
+    for (let t = 0; t < TENANTS; t++) state.tenants.add(t);
+    const latencyMs = step.fault.latencyMs;
+    await Promise.all(world.domains.map((d) => configureHost(d, { latencyMs })));
+  }
+  return [await runOne(world, { scope: step.scope, plan, hook, state })];
+}
+
+/**
+ * The holder takes the object's parent lease; at that point the waiter starts and queues its lines
+ * (write combining); once it is queued the tenant answers slowly, so the holder, which takes the
+ * queue next, is still reading and writing when the waiter's short wait ends.
+ */
+async function runCombineTimeout(world: FleetWorld, step: Extract<Step, { action: "combine-timeout" }>) {
+  const object = step.lines[0]?.object ?? 0;
+  const tenant = OBJECTS[object]?.tenant ?? 0;
+  const domain = world.domains[tenant] as string;
+  const holderState = freshState();
+  const waiterState = freshState();
+  let waiter: Promise<RunOutcome> | null = null;
+  const startWaiter = () => {
+    waiter ??= runOne(world, {
+      scope: step.waiter,
+      plan: step.waiterLines,
+      state: waiterState,
+      waitTimeoutMs: WAITER_TIMEOUT_MS,
+    });
+    return waiter;
+  };
+  const key = await parentKey(world, object);
+  const hook: FaultHook = async (point, detail) => {
+    if (point !== "after-acquire" || waiter || !detail.group.some((c) => c.line === "z")) return;
+    holderState.fired = true;
+    const started = startWaiter();
+    const end = Date.now() + 5_000;
+    while (Date.now() < end) {
+      const lock = await readLock(env, key);
+      if (lock.waiters.some((w) => (w.changes ?? 0) > 0)) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await configureHost(domain, { latencyMs: COMBINE_STALL_MS });
+    void started.finally(() => configureHost(domain, {}));
+  };
+  const holder = await runOne(world, { scope: step.scope, plan: step.lines, hook, state: holderState });
+  await configureHost(domain, {});
+  const other = await startWaiter();
+  return [holder, { ...other, faultFired: holderState.fired, shortWait: true }];
+}

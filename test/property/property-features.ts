@@ -1,0 +1,69 @@
+/**
+ * Which generators the fleet and GCS properties draw from (./fleet-model.ts, ./gcs-races.ts).
+ * Features the merged engine does not survive yet are off by default, each named for the finding
+ * it waits for; SPONSON_PROPERTY_FEATURES=all (or a comma-separated list) switches them on.
+ */
+import { viteEnv } from "./replay";
+
+export type FeatureName =
+  /** A line id of one run names another op, URL or object in the next (one item identity). */
+  | "plan-edits"
+  /** A provider write fails past the retry budget (every line of a failed run gets a result). */
+  | "provider-failures"
+  /** More changes on one object than one combined request carries (issue 20: any plan size). */
+  | "big-plans"
+  /** An admin force-release of the scope lock at a fault point, a recovery served first (scope lease checked before ownership changes). */
+  | "lease-lost-scope"
+  /** An admin force-release of the parent lock at a fault point (fencing around the write). */
+  | "lease-lost-parent"
+  /** A combining waiter that gives up while a holder has its changes (never drop an intent on doubt). */
+  | "waiter-timeout"
+  /** A receipt of the previous version with create intents (the upgrade rebuild counts intents). */
+  | "old-receipts"
+  /** Every provider request of a step answers later. */
+  | "slow-writes"
+  /** A provider request that takes longer than the lease (request deadlines, maximum critical section). */
+  | "hung-writes"
+  /**
+   * A crash (or a lost scope lease) right after the parent lease is granted, before the run read
+   * any ownership: on an object never rebuilt, the next holder's rebuild meets the run's create
+   * intents, among them a foreign entry's the run never wrote.
+   */
+  | "crash-before-first-look"
+  /** GCS: an outside writer takes away a foreign origin a run joins, before its write (412: decide again). */
+  | "gcs-412-take";
+
+export const ALL_FEATURES: readonly FeatureName[] = [
+  "plan-edits",
+  "provider-failures",
+  "big-plans",
+  "lease-lost-scope",
+  "lease-lost-parent",
+  "waiter-timeout",
+  "old-receipts",
+  "slow-writes",
+  "hung-writes",
+  "gcs-412-take",
+  "crash-before-first-look",
+];
+
+/**
+ * On by default: what the merged engine survives. Measured on each fix's branch merged with this
+ * one: `plan-edits`, `provider-failures` and `old-receipts` pass once identity is merged;
+ * `waiter-timeout` and `lease-lost-scope` once doubt is too; `big-plans`, `lease-lost-parent` and
+ * `gcs-412-take` once fencing is. `crash-before-first-look` fails on identity's branch (its rebuild
+ * counts a crashed run's create intent as an owner, so a foreign entry the run never wrote is
+ * removed by the recovery); `hung-writes` costs a lease's length per history and stays off.
+ */
+export const DEFAULT_FEATURES: readonly FeatureName[] = ["slow-writes"];
+
+/** `all` is every feature but hung writes (each costs a lease's length of waiting). */
+export function propertyFeatures(): Set<FeatureName> {
+  const asked = viteEnv.SPONSON_PROPERTY_FEATURES;
+  if (asked === undefined || asked === "") return new Set(DEFAULT_FEATURES);
+  if (asked === "all") return new Set(ALL_FEATURES.filter((f) => f !== "hung-writes"));
+  const names = asked.split(",").map((f) => f.trim());
+  for (const n of names)
+    if (!ALL_FEATURES.includes(n as FeatureName)) throw new Error(`unknown property feature ${n}`);
+  return new Set(names as FeatureName[]);
+}
