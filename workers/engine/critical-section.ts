@@ -7,17 +7,18 @@
  */
 import { SponsonError } from "../../shared/errors";
 import type { CombineReport, QueuedChange } from "../../shared/schemas/combine";
-import { scopeOfOwner } from "../../shared/schemas/ownership";
+import { type ItemOwnership, scopeOfOwner } from "../../shared/schemas/ownership";
 import type { Lease } from "../locks/lease";
 import { admitQueued, type Queued } from "./combining";
 import { SimulatedCrash } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
-import { type Change, type Decided, decideInOrder, editAll, keysOf } from "./group-decisions";
+import { type Change, type Decided, decideInOrder, editAll, keysOf, undoChanges } from "./group-decisions";
 import type { Item } from "./item";
 import type { Inspection } from "./op-spec";
 import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { errorInfo } from "./run";
+import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "./stale-state";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
 export async function criticalSection(
@@ -81,6 +82,10 @@ async function stillRunning(w: WriterParts, change: QueuedChange | undefined): P
   return w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
 }
 
+/**
+ * Read, decide, write; a write its precondition refused (StaleState: nothing written) withdraws
+ * the claims made for it and is read and decided again, a bounded number of times.
+ */
 async function decideAndWrite(
   w: WriterParts,
   first: Item,
@@ -89,6 +94,29 @@ async function decideAndWrite(
   queued: readonly Queued[],
   section: Section,
 ): Promise<Decided[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    const tried = await attemptWrite(w, first, lease, own, queued, section, attempt);
+    if (!(tried instanceof StaleState)) return tried.decisions;
+    if (attempt >= MAX_DECIDE_ATTEMPTS) throw keptChanging(first.parent, attempt, tried.detail);
+    const undo = tried.owns
+      ? undoChanges(
+          tried.owns,
+          tried.decisions.flatMap((d) => d.ownersBefore),
+        )
+      : [];
+    if (undo.length > 0) await lease?.changeOwners(undo);
+  }
+}
+
+async function attemptWrite(
+  w: WriterParts,
+  first: Item,
+  lease: Lease | null,
+  own: readonly Change[],
+  queued: readonly Queued[],
+  section: Section,
+  attempt: number,
+): Promise<{ decisions: Decided[] } | (StaleState & { decisions: Decided[]; owns: ItemOwnership[] | null })> {
   const base = contextOf(w, first);
   const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease]) };
   const me = ownerOf(w.run);
@@ -114,7 +142,7 @@ async function decideAndWrite(
   );
   const writes = decisions.filter((d) => d.write);
   const ownWrites = writes.filter((d) => d.owner === me && !("waiter" in d));
-  for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
+  if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
   section.touched = true;
   const before = decisions.flatMap((d) => d.ownersBefore);
   if (before.length > 0) await lease?.changeOwners(before);
@@ -123,7 +151,12 @@ async function decideAndWrite(
     w.scopeLease.assertHeld();
     await lease?.check();
     if (batch) {
-      await batch.write(ctx, first.params, state, editAll(writes));
+      try {
+        await batch.write(ctx, first.params, state, editAll(writes));
+      } catch (err) {
+        if (err instanceof StaleState) return Object.assign(err, { decisions, owns });
+        throw err;
+      }
     } else {
       // One call per item, each told whether its item is there after the changes before it (a
       // queued run's claim may follow this run's removal of the same item).
@@ -138,7 +171,7 @@ async function decideAndWrite(
     }
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
   }
-  return decisions;
+  return { decisions };
 }
 
 function gone(change: QueuedChange) {
