@@ -253,6 +253,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const lease = this.#store.lease();
     // A repeated or early alarm finds nothing due and only re-arms for the live lease.
     if (lease) this.#armAlarm(lease.expiresAt);
+    // Within a lock-delay the waiters are handed the lock when it ends.
+    const quiet = this.#store.quietUntil(now);
+    if (quiet > now) this.#armAlarm(quiet);
     this.#combining.ageAnswers(now, lease);
     await this.#index.sync(true);
     // A free lock whose index delete failed keeps an alarm, so the delete is retried without
