@@ -19,6 +19,7 @@ import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { errorInfo } from "./run";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "./stale-state";
+import { fencedWrite } from "./write-fence";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
 export async function criticalSection(
@@ -118,7 +119,7 @@ async function attemptWrite(
   attempt: number,
 ): Promise<{ decisions: Decided[] } | (StaleState & { decisions: Decided[]; owns: ItemOwnership[] | null })> {
   const base = contextOf(w, first);
-  const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease]) };
+  const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease], w.deps.clock) };
   const me = ownerOf(w.run);
   const parts = [...own.map((change) => ({ change, owner: me })), ...queued];
   const items = parts.map((p) => p.change.item);
@@ -147,17 +148,13 @@ async function attemptWrite(
   const before = decisions.flatMap((d) => d.ownersBefore);
   if (before.length > 0) await lease?.changeOwners(before);
   if (writes.length > 0) {
-    // Fencing: both leases must still be ours immediately before the provider write.
-    w.scopeLease.assertHeld();
-    await lease?.check();
-    if (batch) {
-      try {
+    // Fencing: both leases are checked right before the write and again right after it.
+    const leases = { scope: w.scopeLease, parent: lease, checkAfter: !w.deps.unfenced };
+    const stale = await fencedWrite(leases, first.parent ?? first.key, async () => {
+      if (batch) {
         await batch.write(ctx, first.params, state, editAll(writes));
-      } catch (err) {
-        if (err instanceof StaleState) return Object.assign(err, { decisions, owns });
-        throw err;
+        return;
       }
-    } else {
       // One call per item, each told whether its item is there after the changes before it (a
       // queued run's claim may follow this run's removal of the same item).
       for (const { change, presentBefore } of writes) {
@@ -168,7 +165,14 @@ async function attemptWrite(
           present: presentBefore ?? false,
         });
       }
-    }
+    }).then(
+      () => null,
+      (err: unknown) => {
+        if (err instanceof StaleState) return Object.assign(err, { decisions, owns });
+        throw err;
+      },
+    );
+    if (stale) return stale;
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
   }
   return { decisions };

@@ -96,6 +96,11 @@ export interface EngineDeps {
   parentLocks: boolean;
   /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
   ownership: boolean;
+  /**
+   * Test-only control switch: no lock-delay after a parent lease's expiry, no lease check after a
+   * provider write. Production wiring always passes false.
+   */
+  unfenced?: boolean;
   /** Whether runs in an environment combine writes (SPONSON_WRITE_COMBINING); off when absent. */
   combining?: (environment: string) => boolean;
   gate?: ScopeGate;

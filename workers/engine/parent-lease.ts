@@ -23,6 +23,13 @@ export async function withParent<T>(
   }
 }
 
+/**
+ * A critical section's maximum length (docs/design.md, "Lease protocol"): past it the parent
+ * lease is not renewed, its deadline passes and the group fails (its intents stay), so a provider
+ * call that hangs cannot hold an object's lock for ever.
+ */
+export const MAX_CRITICAL_SECTION_MS = 120_000;
+
 /** Takes `first`'s parent lease through `take`; a held lock is reported naming the parent. */
 export async function acquireParent<T>(
   w: WriterParts,
@@ -43,6 +50,8 @@ export async function acquireParent<T>(
       waitTimeoutMs: waiting.waitTimeoutMs,
       clock: w.deps.clock,
       onWarning: (m) => w.run.warn(m),
+      maxHoldMs: MAX_CRITICAL_SECTION_MS,
+      ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
     });
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") {
