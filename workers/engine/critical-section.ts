@@ -149,7 +149,12 @@ async function attemptWrite(
   if (before.length > 0) await lease?.changeOwners(before);
   if (writes.length > 0) {
     // Fencing: both leases are checked right before the write and again right after it.
-    const leases = { scope: w.scopeLease, parent: lease, checkAfter: !w.deps.unfenced };
+    const leases = {
+      scope: w.scopeLease,
+      parent: lease,
+      checkAfter: !w.deps.unfenced,
+      abandoned: w.abandoned,
+    };
     const stale = await fencedWrite(leases, first.parent ?? first.key, async () => {
       if (batch) {
         await batch.write(ctx, first.params, state, editAll(writes));

@@ -67,8 +67,11 @@ export async function bounded(
     );
   });
   const signal = init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal;
+  const sent = fetcher(input, { ...init, signal });
+  // Settled by `late` first, its own rejection (the abort) has no one left to hear it.
+  sent.catch(() => {});
   try {
-    return await Promise.race([fetcher(input, { ...init, signal }), late]);
+    return await Promise.race([sent, late]);
   } finally {
     clock.clearTimeout(timer);
   }

@@ -30,6 +30,20 @@ export async function withParent<T>(
  */
 export const MAX_CRITICAL_SECTION_MS = 120_000;
 
+/**
+ * A parent whose lease this run abandoned (write-fence.ts) is not written again by this run: its
+ * rollback would re-acquire the lease it left to expire. Checked before any intent is touched, so
+ * the intents of the unknown write stay as they are, for recovery.
+ */
+export function assertNotAbandoned(w: WriterParts, first: Item): void {
+  if (first.parent === null || !w.abandoned.has(first.parent)) return;
+  throw new SponsonError(
+    "LOCK_LOST",
+    `${first.parent}: this run left its lease there to expire after a write with an unknown outcome; recovery resolves what it wanted`,
+    { parent: first.parent, outcome: "unknown" },
+  );
+}
+
 /** Takes `first`'s parent lease through `take`; a held lock is reported naming the parent. */
 export async function acquireParent<T>(
   w: WriterParts,
@@ -42,6 +56,7 @@ export async function acquireParent<T>(
 ): Promise<T> {
   // Never wait for a parent lock without the scope lease still ours.
   w.scopeLease.assertHeld();
+  assertNotAbandoned(w, first);
   const target = await w.deps.locks.parent(first.parent as string);
   try {
     return await take(target, {

@@ -10,7 +10,7 @@ import type { Lease } from "../locks/lease";
 import { StaleState } from "./stale-state";
 
 export async function fencedWrite(
-  leases: { scope: Lease; parent: Lease | null; checkAfter: boolean },
+  leases: { scope: Lease; parent: Lease | null; checkAfter: boolean; abandoned: Set<string> },
   what: string,
   send: () => Promise<void>,
 ): Promise<void> {
@@ -19,20 +19,44 @@ export async function fencedWrite(
   try {
     await send();
   } catch (err) {
-    // A precondition refusal wrote nothing; a provider's own answer says what happened.
-    if (err instanceof StaleState || !isSponsonError(err) || err.code !== "LOCK_LOST") throw err;
-    throw unknownOutcome(what, err);
+    // A precondition refusal wrote nothing; a provider's own answer says what happened. No
+    // answer at all (the lease ran out, the request timed out, the connection broke) says nothing.
+    if (err instanceof StaleState || !unanswered(err)) throw err;
+    throw unknownOutcome(leases, what, err);
   }
   if (!leases.checkAfter) return;
   try {
     await leases.parent?.check();
     await leases.scope.check();
   } catch (err) {
-    throw unknownOutcome(what, err);
+    throw unknownOutcome(leases, what, err);
   }
 }
 
-function unknownOutcome(what: string, cause: unknown): SponsonError {
+function unanswered(err: unknown): boolean {
+  if (!isSponsonError(err)) return false;
+  if (err.code === "LOCK_LOST") return true;
+  const status = (err.detail as { status?: unknown } | undefined)?.status;
+  return err.code === "PROVIDER_ERROR" && status === null;
+}
+
+/**
+ * The parent lease is abandoned, not released: a write that may still land must be followed by
+ * the lock-delay of an expiry before anyone else reads the object.
+ */
+function unknownOutcome(
+  leases: { parent: Lease | null; abandoned: Set<string> },
+  what: string,
+  cause: unknown,
+): SponsonError {
+  if (leases.parent) {
+    leases.parent.abandon("a provider write under it has an unknown outcome");
+    leases.abandoned.add(what);
+  }
+  return unknown(what, cause);
+}
+
+function unknown(what: string, cause: unknown): SponsonError {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new SponsonError(
     "LOCK_LOST",

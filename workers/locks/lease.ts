@@ -305,6 +305,18 @@ export class Lease {
     }
   }
 
+  /**
+   * Gives the lease up without releasing it: no more renewals, no release call. After a write
+   * whose outcome is unknown (it may still land), the lease must end by expiry, not by a release,
+   * so the lock-delay after its expiry keeps the next holder from reading before it lands.
+   */
+  abandon(reason: string): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#lost ??= this.#lostError(reason);
+    this.#stop();
+  }
+
   /** Idempotent; retried with backoff; a final failure warns with the key and until when. */
   async release(): Promise<void> {
     if (this.#released) return;
