@@ -31,6 +31,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
+import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
@@ -39,6 +40,7 @@ import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
 import { LeaseTransitions, settled } from "./lease-transitions";
 import { LockOwnership } from "./lock-ownership";
+import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
 
 export { HISTORY_LIMIT } from "./lease-store";
@@ -236,6 +238,24 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const refused = this.#fence(req, now);
     if (refused) return refused;
     this.#combining.report(req, body.data, now);
+    return ok(undefined);
+  }
+
+  /** Writes still remembered, for the holder (docs/design.md, "Providers that forget a write"). */
+  async recentWrites(req: FencedRequest): Promise<Result<RecentWrite[]>> {
+    const now = Date.now();
+    const refused = this.#fence(req, now);
+    if (refused) return refused;
+    return ok(liveRecentWrites(this.#sql, now));
+  }
+
+  /** Remembers what the holder's write made true, fenced by its token (recent-writes-store.ts). */
+  async rememberWrites(req: FencedRequest & { writes: RecentWrite[] }): Promise<Result<void>> {
+    const writes = rememberedWritesSchema.safeParse(req.writes);
+    if (!writes.success) return fail("VALIDATION", `recent writes refused: ${writes.error.message}`);
+    const refused = this.#fence(req, Date.now());
+    if (refused) return refused;
+    rememberWrites(this.#sql, writes.data);
     return ok(undefined);
   }
 

@@ -53,6 +53,17 @@ const MIGRATIONS: readonly string[] = [
      complete INTEGER NOT NULL,
      at INTEGER NOT NULL
    );`,
+  // Providers that forget a write (docs/design.md): the latest write of each item, remembered
+  // until `until` so the next holder can merge it over a read that does not show it yet.
+  `CREATE TABLE recent_writes (
+     op TEXT NOT NULL,
+     item TEXT NOT NULL,
+     params TEXT NOT NULL,
+     action TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     until INTEGER NOT NULL,
+     PRIMARY KEY (op, item)
+   );`,
 ];
 
 export function migrate(sql: SqlStorage): void {

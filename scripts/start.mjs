@@ -82,6 +82,10 @@ const args = [
   "R2_API_TOKEN:local-demo-r2-api-token",
   "--var",
   "S3_SECRET_ACCESS_KEY:local-demo-s3-secret",
+  "--var",
+  "ENTRA_CLIENT_SECRET:local-demo-entra-secret",
+  "--var",
+  "COGNITO_SECRET_ACCESS_KEY:local-demo-cognito-secret",
   ...webhooks.vars,
   ...process.argv.slice(2),
 ];

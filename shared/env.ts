@@ -12,6 +12,7 @@ export interface Env {
   LOCK_FEED?: DurableObjectNamespace<Branded<LockFeedApi>>;
   LEASE_TTL_SECONDS?: string;
   WAIT_TIMEOUT_SECONDS?: string;
+  SPONSON_RECENT_WRITES_SECONDS?: string;
   /** Read only by the write policy's local fallback (workers/policy/); routes nothing anywhere. */
   EMULATORS?: string;
   /**

@@ -7,6 +7,7 @@ import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipRecord, OwnershipView } from "../schemas/ownership";
+import type { RecentWrite } from "../schemas/recent-writes";
 
 export interface AcquireRequest {
   key: string;
@@ -70,4 +71,8 @@ export interface LeaseLockApi {
   takeQueued(req: FencedRequest): Promise<Result<TakenQueue>>;
   /** Records the ownership of a combined write and answers the waiters it wrote for. */
   reportCombined(req: ReportCombinedRequest): Promise<Result<void>>;
+  /** The writes to the object still remembered (docs/design.md, "Providers that forget a write"). */
+  recentWrites(req: FencedRequest): Promise<Result<RecentWrite[]>>;
+  /** Remembers the items a write just made present or absent, each until its `until`. */
+  rememberWrites(req: FencedRequest & { writes: RecentWrite[] }): Promise<Result<void>>;
 }

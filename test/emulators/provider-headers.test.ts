@@ -20,6 +20,10 @@ const HOSTS = {
   gcs: "storage.googleapis.com/storage/v1/b/x",
   r2: "api.cloudflare.com/client/v4/accounts/x/r2/buckets/x/cors",
   s3: `date-${crypto.randomUUID().slice(0, 8)}.s3.eu-west-1.amazonaws.com/?cors`,
+  iam: "iam.googleapis.com/v1/projects/x/locations/global/oauthClients/x",
+  entraLogin: "login.microsoftonline.com/x/oauth2/v2.0/token",
+  graph: `graph.microsoft.com/v1.0/applications/${crypto.randomUUID()}`,
+  cognito: "cognito-idp.ap-south-1.amazonaws.com/",
 };
 
 describe("every emulator", () => {

@@ -1,8 +1,9 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json) applies
+ * One plan mixing every provider (examples/all-providers.plan.json, all eleven) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
- * holds both scopes' entries; after one scope's destroy only the other's remain, and the entries
+ * holds both scopes' entries; applying one scope's plan again changes nothing (every line
+ * `unchanged`); after one scope's destroy only the other's remain, and the entries
  * the demo objects started with are untouched throughout.
  */
 import { env } from "cloudflare:workers";
@@ -12,7 +13,10 @@ import example from "../../examples/all-providers.plan.json";
 import demoConnections from "../../examples/connections.local.json";
 import { planSchema } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
+import { DEMO_COGNITO } from "../../workers/emulators/cognito";
+import { DEMO_ENTRA } from "../../workers/emulators/entra";
 import { DEMO_GOOGLE_ACCOUNT } from "../../workers/emulators/firebase/demo";
+import { DEMO_IAM } from "../../workers/emulators/google-iam";
 import { DEMO_KINDE } from "../../workers/emulators/kinde/demo";
 import { DEMO_OKTA } from "../../workers/emulators/okta/demo";
 import { DEMO_R2 } from "../../workers/emulators/r2cors/demo";
@@ -20,8 +24,11 @@ import { DEMO_ACCESS_KEY } from "../../workers/emulators/s3";
 import { DEMO_SUPABASE } from "../../workers/emulators/supabase/demo";
 import { call, testApp } from "../helpers/app";
 import { auth0Client } from "../helpers/emulators";
+import { cognitoClient } from "../helpers/emulators-cognito";
+import { graphApp } from "../helpers/emulators-entra";
 import { identityProject } from "../helpers/emulators-firebase";
 import { gcsBucket } from "../helpers/emulators-gcs";
+import { iamClient } from "../helpers/emulators-google-iam";
 import { kindeApp } from "../helpers/emulators-kinde";
 import { oktaApp } from "../helpers/emulators-okta";
 import { r2Bucket } from "../helpers/emulators-r2cors";
@@ -81,6 +88,23 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
     const rules = ((await s3Bucket(BUCKET, "us-east-1"))?.rules ?? []) as Origins[];
     return rules.flatMap((r) => (r.AllowedOrigin ?? []).map((o) => `${r.ID}: ${o}`));
   },
+  async google() {
+    return (await iamClient(DEMO_IAM.project, DEMO_IAM.client))?.allowedRedirectUris ?? [];
+  },
+  async entra() {
+    const app = await graphApp(DEMO_ENTRA.tenantId, DEMO_ENTRA.objectId);
+    return [
+      ...(app?.web.redirectUris ?? []).map((u) => `web: ${u}`),
+      ...(app?.spa.redirectUris ?? []).map((u) => `spa: ${u}`),
+    ];
+  },
+  async cognito() {
+    const c = await cognitoClient(`us-east-1${DEMO_COGNITO.poolSuffix}`, DEMO_COGNITO.client, "us-east-1");
+    return [
+      ...(c?.CallbackURLs ?? []).map((u) => `callback: ${u}`),
+      ...(c?.LogoutURLs ?? []).map((u) => `logout: ${u}`),
+    ];
+  },
 };
 
 /** What the demo objects hold before any scope touched them. */
@@ -93,6 +117,9 @@ const DEMO_ENTRIES: Record<string, string[]> = {
   kinde: ["callback: http://localhost:3000/callback", "logout: http://localhost:3000/"],
   r2: ["app: https://app.example.com"],
   s3: ["app: https://app.example.com"],
+  google: ["http://localhost:3000/callback"],
+  entra: ["web: http://localhost:3000/callback", "spa: http://localhost:5173/"],
+  cognito: ["callback: http://localhost:3000/callback", "logout: http://localhost:3000/"],
 };
 
 /** The entries scope pr-<n> owns in each provider object. */
@@ -107,6 +134,9 @@ function owned(n: string): Record<string, string[]> {
     kinde: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     r2: [`previews: https://${host}`],
     s3: [`previews: https://${host}`],
+    google: [`https://${host}/callback`],
+    entra: [`web: https://${host}/callback`, `spa: https://${host}/`],
+    cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
   };
 }
 
@@ -141,6 +171,8 @@ async function demoSecrets(): Promise<Record<string, string>> {
     KINDE_CLIENT_SECRET: DEMO_KINDE.clientSecret,
     R2_API_TOKEN: DEMO_R2.token,
     S3_SECRET_ACCESS_KEY: DEMO_ACCESS_KEY.secret,
+    ENTRA_CLIENT_SECRET: DEMO_ENTRA.clientSecret,
+    COGNITO_SECRET_ACCESS_KEY: DEMO_COGNITO.secret,
   };
 }
 
@@ -167,6 +199,12 @@ describe("a plan mixing every provider", () => {
       expect(result.run.error ?? result.run.status).toBe("succeeded");
       expect(result.lines.map((l) => [l.id, l.diff])).toEqual(plan.lines.map((l) => [l.id, "create"]));
     }
+    expect(await holdings()).toEqual(expected(a, b));
+
+    // Applied again unchanged: every line is already there and nothing moves.
+    const again = await run(a, "apply");
+    expect(again.run.error ?? again.run.status).toBe("succeeded");
+    expect(again.lines.map((l) => l.diff)).toEqual(plan.lines.map(() => "unchanged"));
     expect(await holdings()).toEqual(expected(a, b));
 
     const destroyed = await run(a, "destroy");

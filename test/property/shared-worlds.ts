@@ -6,8 +6,11 @@
  * way its list holds entries (a callback URL, an allow-list glob, an origin, a bare domain).
  */
 import type { Plan } from "../../shared/schemas/plan";
+import { userPoolWithClient } from "../adapters/cognito/user-pool";
+import { entraTenant } from "../adapters/entra/entra-tenant";
 import { firebaseProject } from "../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
+import { iamProjectWithClient } from "../adapters/google/iam-oauth-client";
 import { APP as KINDE_APP, M2M as KINDE_M2M, kindeBusiness } from "../adapters/kinde/kinde-business";
 import { APP_ID as OKTA_APP, oktaOrg } from "../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../adapters/r2cors/r2-bucket";
@@ -15,10 +18,23 @@ import { s3BucketWithCors } from "../adapters/s3/s3-bucket";
 import { supabaseProject } from "../adapters/supabase/supabase-project";
 import { connectionOf } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
+import { COGNITO_REGION } from "../helpers/emulators-cognito";
 import { S3_REGION } from "../helpers/emulators-s3";
 import { APP_CLIENT, auth0Connection, TEST_M2M } from "../helpers/plans";
 
-export const PROVIDER_NAMES = ["auth0", "supabase", "firebase", "gcs", "okta", "kinde", "r2", "s3"] as const;
+export const PROVIDER_NAMES = [
+  "auth0",
+  "supabase",
+  "firebase",
+  "gcs",
+  "okta",
+  "kinde",
+  "r2",
+  "s3",
+  "google",
+  "entra",
+  "cognito",
+] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export interface SharedObject {
@@ -182,6 +198,49 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       })),
       entry: origin,
       entries: async () => (await b.stored())?.rules?.[0]?.AllowedOrigin ?? [],
+    };
+  },
+  async google(foreign) {
+    const p = await iamProjectWithClient(foreign.map(url));
+    const conn = connection({ type: "google", serviceAccountKey: { secret: "PROPERTY_GOOGLE_KEY" } });
+    return {
+      provider: "google",
+      secrets: { PROPERTY_GOOGLE_KEY: p.account.keyJson },
+      plan: planOf("google.oauthClientRedirectUri", conn, (host) => p.params(url(host))),
+      entry: url,
+      entries: async () => (await p.client())?.allowedRedirectUris ?? [],
+    };
+  },
+  async entra(foreign) {
+    const t = await entraTenant({ web: foreign.map(url) });
+    const conn = connection({
+      type: "entra",
+      tenant: t.domain,
+      clientId: t.clientId,
+      clientSecret: { secret: "PROPERTY_ENTRA_SECRET" },
+    });
+    return {
+      provider: "entra",
+      secrets: { PROPERTY_ENTRA_SECRET: t.secret },
+      plan: planOf("entra.redirectUri", conn, (host) => t.params("web", url(host))),
+      entry: url,
+      entries: async () => (await t.app())?.web.redirectUris ?? [],
+    };
+  },
+  async cognito(foreign) {
+    const p = await userPoolWithClient({ CallbackURLs: foreign.map(url) });
+    const conn = connection({
+      type: "cognito",
+      region: COGNITO_REGION,
+      accessKeyId: p.accessKeyId,
+      secretAccessKey: { secret: "PROPERTY_COGNITO_SECRET" },
+    });
+    return {
+      provider: "cognito",
+      secrets: { PROPERTY_COGNITO_SECRET: p.secret },
+      plan: planOf("cognito.callbackUrl", conn, (host) => p.params(url(host))),
+      entry: url,
+      entries: async () => (await p.stored())?.CallbackURLs ?? [],
     };
   },
 };

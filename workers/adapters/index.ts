@@ -1,8 +1,11 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
 import type { ProviderAdapter } from "../engine/op-spec";
 import { auth0Adapter } from "./auth0";
+import { cognitoAdapter } from "./cognito";
+import { entraAdapter } from "./entra";
 import { firebaseAdapter } from "./firebase";
 import { gcsAdapter } from "./gcs";
+import { googleAdapter } from "./google";
 import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
 import { r2CorsAdapter } from "./r2cors";
@@ -18,4 +21,7 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   kindeAdapter,
   r2CorsAdapter,
   s3Adapter,
+  googleAdapter,
+  entraAdapter,
+  cognitoAdapter,
 ];

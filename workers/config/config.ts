@@ -32,6 +32,11 @@ const READERS = {
   /** WAIT_TIMEOUT_SECONDS: how long a run waits for a held lock unless the request names a timeout. */
   waitTimeoutSeconds: (v: Vars): number =>
     positiveSeconds(v, "WAIT_TIMEOUT_SECONDS", DEFAULT_WAIT_TIMEOUT_SECONDS),
+  /**
+   * SPONSON_RECENT_WRITES_SECONDS: how long a parent lock remembers writes to a provider that may
+   * not show them to the next read; 0 (unset) keeps each op's own window.
+   */
+  recentWritesSeconds: (v: Vars): number => positiveSeconds(v, "SPONSON_RECENT_WRITES_SECONDS", 0),
   /** GITHUB_OIDC_ISSUER, without a trailing slash. */
   githubIssuer: (v: Vars): string => githubIssuer(v),
   /** SPONSON_AUDIENCE: required for GitHub tokens; null refuses every GitHub token (fail closed). */
@@ -69,6 +74,7 @@ export const CONFIG_VARS = [
   "EMULATORS",
   "SPONSON_CONNECTIONS",
   "SPONSON_WRITE_COMBINING",
+  "SPONSON_RECENT_WRITES_SECONDS",
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",

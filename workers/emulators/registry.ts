@@ -1,9 +1,12 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
+import { cognitoEmulator } from "./cognito";
 import type { ProviderEmulatorModule } from "./emulator";
+import { entraLoginEmulator, graphEmulator } from "./entra";
 import { identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
 import { googleOAuthEmulator } from "./google";
+import { iamEmulator } from "./google-iam";
 import { kindeEmulator } from "./kinde";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
@@ -20,6 +23,10 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   kindeEmulator,
   r2CorsEmulator,
   s3Emulator,
+  iamEmulator,
+  entraLoginEmulator,
+  graphEmulator,
+  cognitoEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

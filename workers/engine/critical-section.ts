@@ -17,6 +17,7 @@ import type { Item } from "./item";
 import type { Inspection } from "./op-spec";
 import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
+import { readUnderLease, rememberWritten } from "./recent-writes-section";
 import { errorInfo } from "./run";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "./stale-state";
 import { fencedWrite } from "./write-fence";
@@ -125,7 +126,8 @@ async function attemptWrite(
   const items = parts.map((p) => p.change.item);
   // The read made before the lease may be stale: decide from what is there now.
   const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
-  const state = batch ? await batch.read(ctx, first.params) : null;
+  // A provider that may not show a recent write yet gets the lock's memory of it merged in.
+  const state = batch ? await readUnderLease(w.deps, batch, ctx, first.params, lease) : null;
   const seen: Inspection[] = [];
   for (const item of items) {
     // Each op sees its own list in the object read once.
@@ -158,6 +160,7 @@ async function attemptWrite(
     const stale = await fencedWrite(leases, first.parent ?? first.key, async () => {
       if (batch) {
         await batch.write(ctx, first.params, state, editAll(writes));
+        await rememberWritten(w.deps, batch, lease, writes);
         return;
       }
       // One call per item, each told whether its item is there after the changes before it (a

@@ -101,6 +101,13 @@ export interface EngineDeps {
    * provider write. Production wiring always passes false.
    */
   unfenced?: boolean;
+  /**
+   * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
+   * read under the lease. Test-only control switch; production wiring always passes true.
+   */
+  recentWrites: boolean;
+  /** SPONSON_RECENT_WRITES_SECONDS: how long writes are remembered, instead of each op's own window. */
+  recentWritesWindowMs?: number;
   /** Whether runs in an environment combine writes (SPONSON_WRITE_COMBINING); off when absent. */
   combining?: (environment: string) => boolean;
   gate?: ScopeGate;

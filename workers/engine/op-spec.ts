@@ -81,6 +81,12 @@ export interface BatchForm<Config = Record<string, unknown>> {
     state: unknown,
     edit: (state: unknown) => unknown,
   ): Promise<void>;
+  /**
+   * Set for providers with documented read-after-write lag (Entra's Graph): how long a successful
+   * write may stay invisible to reads. The parent lock remembers writes this long and the writer
+   * merges them over its read (docs/design.md, "Providers that forget a write").
+   */
+  readonly forgetsWritesForMs?: number;
 }
 
 /** One provider: how to validate a connection's config (secrets filled in) and its ops. */

@@ -9,6 +9,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { type LockTarget, overriding } from "./lock-target";
 
 export interface LeaseOptions {
@@ -265,6 +266,19 @@ export class Lease {
           : { holder, token, reports, ownerChanges },
       ),
     );
+  }
+
+  /** The object's recent writes, read as the holder (docs/design.md, "Providers that forget a write"). */
+  async recentWrites(): Promise<RecentWrite[]> {
+    this.assertHeld();
+    return this.#fenced(await this.target.recentWrites({ holder: this.holder, token: this.token }));
+  }
+
+  /** Remembers what a write just made true, accepted only with this lease's current token. */
+  async rememberWrites(writes: RecentWrite[]): Promise<void> {
+    this.assertHeld();
+    if (writes.length === 0) return;
+    this.#fenced(await this.target.rememberWrites({ holder: this.holder, token: this.token, writes }));
   }
 
   #fenced<T>(result: Result<T>): T {

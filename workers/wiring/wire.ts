@@ -32,6 +32,8 @@ export interface EngineOverrides {
   parentLocks?: boolean;
   /** The control case of the shared-entry journeys: runs without ownership. Tests only. */
   ownership?: boolean;
+  /** The control case of the read-after-write journey: no merge of the lock's recent writes. Tests only. */
+  recentWrites?: boolean;
   clock?: Clock;
   faults?: FaultHook;
   gate?: ScopeGate;
@@ -113,6 +115,8 @@ export function createEngine(
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
     unfenced: overrides.unfenced ?? false,
+    recentWrites: overrides.recentWrites ?? true,
+    ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),

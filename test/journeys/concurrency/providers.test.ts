@@ -11,16 +11,22 @@ import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
 import { emulatorTransport } from "../../../workers/dev/dev-env";
 import { createEngine } from "../../../workers/wiring/wire";
+import { userPoolWithClient } from "../../adapters/cognito/user-pool";
+import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
+import { iamProjectWithClient } from "../../adapters/google/iam-oauth-client";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
 import { connectionOf, testEnv } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
+import { COGNITO_REGION, cognitoHost } from "../../helpers/emulators-cognito";
+import { GRAPH_HOST } from "../../helpers/emulators-entra";
 import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
 import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
+import { IAM_HOST } from "../../helpers/emulators-google-iam";
 import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
 import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
@@ -159,6 +165,61 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       entry: (scope) => `https://${scope}.preview.example.com`,
       entries: async () => (await b.stored())?.rules?.[0]?.AllowedOrigin ?? [],
       unrelated: ["https://app.example.com"],
+    };
+  },
+  async google() {
+    const p = await iamProjectWithClient(["https://app.example.com/callback"]);
+    return {
+      host: IAM_HOST,
+      secrets: { JOURNEY_GOOGLE_KEY: p.account.keyJson },
+      plan: planOf(
+        { type: "google", serviceAccountKey: { secret: "JOURNEY_GOOGLE_KEY" } },
+        "google.oauthClientRedirectUri",
+        { ...p.params("https://{scope}.preview.example.com/callback") },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/callback`,
+      entries: async () => (await p.client())?.allowedRedirectUris ?? [],
+      unrelated: ["https://app.example.com/callback"],
+    };
+  },
+  async entra() {
+    const t = await entraTenant({ spa: ["https://app.example.com/"] });
+    return {
+      host: GRAPH_HOST,
+      secrets: { JOURNEY_ENTRA_SECRET: t.secret },
+      plan: planOf(
+        {
+          type: "entra",
+          tenant: t.domain,
+          clientId: t.clientId,
+          clientSecret: { secret: "JOURNEY_ENTRA_SECRET" },
+        },
+        "entra.redirectUri",
+        t.params("spa", "https://{scope}.preview.example.com/"),
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/`,
+      entries: async () => (await t.app())?.spa.redirectUris ?? [],
+      unrelated: ["https://app.example.com/"],
+    };
+  },
+  async cognito() {
+    const p = await userPoolWithClient({ CallbackURLs: ["https://app.example.com/callback"] });
+    return {
+      host: cognitoHost(COGNITO_REGION),
+      secrets: { JOURNEY_COGNITO_SECRET: p.secret },
+      plan: planOf(
+        {
+          type: "cognito",
+          region: COGNITO_REGION,
+          accessKeyId: p.accessKeyId,
+          secretAccessKey: { secret: "JOURNEY_COGNITO_SECRET" },
+        },
+        "cognito.callbackUrl",
+        p.params("https://{scope}.preview.example.com/callback"),
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/callback`,
+      entries: async () => (await p.stored())?.CallbackURLs ?? [],
+      unrelated: ["https://app.example.com/callback"],
     };
   },
 };

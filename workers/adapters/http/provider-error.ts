@@ -16,6 +16,8 @@ export interface ProviderFailure {
   message: string;
   providerCode?: string | undefined;
   attempts: number;
+  /** Set when the provider said "slow down" with a status that does not say so (Cognito's 400). */
+  retriable?: boolean;
 }
 
 export function providerError(secrets: SecretRegistry, failure: ProviderFailure): SponsonError {
@@ -28,7 +30,7 @@ export function providerError(secrets: SecretRegistry, failure: ProviderFailure)
   };
   if (failure.providerCode !== undefined) detail.providerCode = secrets.redact(failure.providerCode);
   return new SponsonError("PROVIDER_ERROR", `${failure.provider}: ${status} ${message}`.trimEnd(), detail, {
-    retriable: retriableStatus(failure.status),
+    retriable: failure.retriable ?? retriableStatus(failure.status),
   });
 }
 

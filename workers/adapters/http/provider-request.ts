@@ -26,6 +26,8 @@ export interface ProviderHttpSpec {
   retryAfterMs(response: Response, nowMs: number): number | undefined;
   /** The provider's message and error code from an error body (parsed JSON, else the raw text). */
   describeError(body: unknown): { message?: string | undefined; code?: string | undefined };
+  /** A throttling answer sent with another status than 429 (Cognito: 400 TooManyRequestsException). */
+  isThrottled?(status: number, body: unknown): boolean;
 }
 
 export interface RetryPolicy {
@@ -111,11 +113,12 @@ export async function providerRequest(
     if ("response" in outcome) {
       const { response } = outcome;
       if (response.ok || req.accept?.includes(response.status)) return response;
-      const hint = response.status === 429 ? spec.retryAfterMs(response, ctx.clock.now()) : undefined;
       const body = await readBody(response);
+      const throttled = response.status === 429 || spec.isThrottled?.(response.status, body) === true;
+      const hint = throttled ? spec.retryAfterMs(response, ctx.clock.now()) : undefined;
       waitMs = hint !== undefined && hint > 0 ? Math.ceil(hint) : backoffMs(policy, attempt);
       const final =
-        !isRetriable(response.status) ||
+        !(throttled || isRetriable(response.status)) ||
         attempt >= policy.maxAttempts ||
         waitedMs + waitMs > policy.maxTotalWaitMs;
       if (final) {
@@ -126,6 +129,7 @@ export async function providerRequest(
           message: described.message ?? (response.statusText || "no message"),
           providerCode: described.code,
           attempts: attempt,
+          ...(throttled ? { retriable: true } : {}),
         });
       }
     } else {

@@ -21,6 +21,8 @@ export interface ListMemberOpSpec<Config, Obj> {
   itemParam: string;
   /** The param naming the object that holds the list (e.g. "client"). */
   objectParam: string;
+  /** The object's name when one param does not say it (Google: project, location and client). */
+  objectOf?(params: Params): string;
   /** Ops of one kind read and write the same object (e.g. "auth0.client"); defaults to `name`. */
   kind?: string;
   lockOn(params: Params, provider: ConnectionSettings): string;
@@ -28,10 +30,12 @@ export interface ListMemberOpSpec<Config, Obj> {
   read(ctx: OpContext<Config>, object: string): Promise<Obj>;
   /** Checks a state handed back untyped is one `read` returned (or an edit of it). */
   objectSchema: z.ZodType<Obj>;
-  /** This op's entries as the provider's clients read them. */
-  entries(obj: Obj): string[];
+  /** This op's entries as the provider's clients read them (`params` names the list, e.g. Entra's `kind`). */
+  entries(obj: Obj, params: Params): string[];
   /** The object with `item` added to (present) or dropped from this op's list. */
-  withEntry(obj: Obj, item: string, present: boolean): Obj;
+  withEntry(obj: Obj, item: string, present: boolean, params: Params): Obj;
+  /** Documented read-after-write lag: how long a write may be missing from reads (op-spec.ts). */
+  forgetsWritesForMs?: number;
   /** Sends `after`; `before` is what was read (for providers that send only what changed). */
   write(ctx: OpContext<Config>, object: string, before: Obj, after: Obj): Promise<unknown>;
 }
@@ -47,7 +51,8 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
   const kind = spec.kind ?? spec.name;
   const parse = (params: Params) => {
     const p = spec.params.parse(params);
-    return { object: p[spec.objectParam] ?? "", item: p[spec.itemParam] ?? "" };
+    const object = spec.objectOf ? spec.objectOf(p) : (p[spec.objectParam] ?? "");
+    return { object, item: p[spec.itemParam] ?? "" };
   };
 
   /** A state is the object read for this kind: anything else is an engine bug, never sent. */
@@ -64,18 +69,19 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
   const edit = (state: unknown, params: Params, action: ItemAction) => {
     const { object, item } = parse(params);
     const obj = objOf(state, object);
-    const has = spec.entries(obj).includes(item);
+    const has = spec.entries(obj, params).includes(item);
     if (has === (action === "create")) return state;
-    return stateOf(object, spec.withEntry(obj, item, action === "create"));
+    return stateOf(object, spec.withEntry(obj, item, action === "create", params));
   };
 
   const batch: BatchForm<Config> = {
     kind,
+    ...(spec.forgetsWritesForMs ? { forgetsWritesForMs: spec.forgetsWritesForMs } : {}),
     read: async (ctx, params) => {
       const { object } = parse(params);
       return stateOf(object, await spec.read(ctx, object));
     },
-    keys: (state, params) => spec.entries(objOf(state, parse(params).object)),
+    keys: (state, params) => spec.entries(objOf(state, parse(params).object), params),
     edit,
     async write(ctx, params, state, editAll) {
       const { object } = parse(params);
@@ -95,7 +101,7 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
     params: spec.params,
     key: (params) => parse(params).item,
     itemParam: spec.itemParam,
-    list: async (ctx, params) => spec.entries(await spec.read(ctx, parse(params).object)),
+    list: async (ctx, params) => spec.entries(await spec.read(ctx, parse(params).object), params),
     lockOn: (params, provider) => spec.lockOn(params, provider),
     batch,
 

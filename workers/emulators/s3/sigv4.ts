@@ -85,11 +85,15 @@ export interface SignedRequest {
   headers: Headers;
 }
 
-/** The signature S3 would compute for `request` with `secretAccessKey` (S3: no path normalization). */
+/**
+ * The signature S3 would compute for `request` with `secretAccessKey` (S3: no path normalization).
+ * Other services sign the body's hash without sending it: they pass it as `payloadHash`.
+ */
 export async function expectedSignature(
   request: SignedRequest,
   auth: SigV4Authorization,
   secretAccessKey: string,
+  payloadHash?: string,
 ): Promise<string> {
   const url = new URL(request.url);
   const amzDate = request.headers.get("x-amz-date") ?? "";
@@ -106,7 +110,7 @@ export async function expectedSignature(
     canonicalQuery(url.search),
     canonicalHeaders,
     auth.signedHeaders.join(";"),
-    request.headers.get("x-amz-content-sha256") ?? "UNSIGNED-PAYLOAD",
+    request.headers.get("x-amz-content-sha256") ?? payloadHash ?? "UNSIGNED-PAYLOAD",
   ].join("\n");
   const scope = `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
   const stringToSign = ["AWS4-HMAC-SHA256", amzDate, scope, await sha256Hex(canonicalRequest)].join("\n");

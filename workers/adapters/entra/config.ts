@@ -1,0 +1,43 @@
+/** The Microsoft Entra ID provider block and line params (Microsoft Graph v1.0, application). */
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import type { ConnectionSettings } from "../../connections/connection-schema";
+
+const guid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "a GUID");
+
+export const entraConfigSchema = z.strictObject({
+  type: z.literal("entra"),
+  /** The directory: its id (GUID) or a verified domain such as contoso.onmicrosoft.com. */
+  tenant: z.union([guid, z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "a tenant id or domain")]),
+  /** The app registration that signs in (client credentials) with Application.ReadWrite.OwnedBy or .All. */
+  clientId: guid,
+  clientSecret: z.string().min(1),
+});
+export type EntraConfig = z.infer<typeof entraConfigSchema>;
+
+export const ENTRA_KINDS = ["web", "spa", "publicClient"] as const;
+export type EntraKind = (typeof ENTRA_KINDS)[number];
+
+/** How long a Graph write may be missing from reads, as far as the writer is concerned. */
+export const ENTRA_WRITE_VISIBILITY_MS = 15 * 60_000;
+
+/** Graph's limit on one redirect URI (docs/adapters.md, "Microsoft Entra ID"). */
+export const MAX_REDIRECT_URI_CHARS = 256;
+
+export const entraLineParamsSchema = z.strictObject({
+  /** The application's object id (not its client id); it ends up in a URL path. */
+  application: guid,
+  kind: z.enum(ENTRA_KINDS),
+  url: z
+    .string()
+    .max(MAX_REDIRECT_URI_CHARS, `at most ${MAX_REDIRECT_URI_CHARS} characters (Entra's limit)`)
+    .regex(/^[a-z][a-z0-9+.-]*:\/\/?[^\s,]+$/i, "a URI without spaces or commas"),
+});
+
+/** `entra:<tenant>:application:<object id>` (docs/design.md, "Vocabulary"). */
+export function entraApplicationIdentity(provider: ConnectionSettings, application: string): string {
+  if (typeof provider.tenant !== "string") {
+    throw new SponsonError("VALIDATION", "entra connection: `tenant` must be set in its config");
+  }
+  return `entra:${provider.tenant.toLowerCase()}:application:${application.toLowerCase()}`;
+}

@@ -1,0 +1,44 @@
+/**
+ * The critical section's two steps for providers that forget a write (docs/design.md): the read
+ * under the lease with the parent lock's recent writes merged over it, and, after the provider
+ * accepted the write, what it made true handed to the lock to remember. Both do nothing for ops
+ * without `forgetsWritesForMs`, without a parent lease, or with the control switch off.
+ */
+import type { Lease } from "../locks/lease";
+import type { EngineDeps } from "./deps";
+import type { Decided } from "./group-decisions";
+import type { BatchForm, OpContext, Params } from "./op-spec";
+import { mergeRecentWrites, recentWritesOf } from "./recent-writes";
+
+const applies = (deps: EngineDeps, batch: BatchForm, lease: Lease | null): lease is Lease =>
+  lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
+
+export async function readUnderLease(
+  deps: EngineDeps,
+  batch: BatchForm,
+  ctx: OpContext,
+  params: Params,
+  lease: Lease | null,
+): Promise<unknown> {
+  const state = await batch.read(ctx, params);
+  if (!applies(deps, batch, lease)) return state;
+  const remembered = await lease.recentWrites();
+  return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
+}
+
+export async function rememberWritten(
+  deps: EngineDeps,
+  batch: BatchForm,
+  lease: Lease | null,
+  writes: readonly Decided[],
+): Promise<void> {
+  if (!applies(deps, batch, lease)) return;
+  const windowMs = deps.recentWritesWindowMs ?? (batch.forgetsWritesForMs as number);
+  const changes = writes.map(({ change }) => ({
+    opName: change.item.opName,
+    key: change.item.key,
+    params: change.item.params,
+    action: change.action,
+  }));
+  await lease.rememberWrites(recentWritesOf(changes, deps.clock.now(), windowMs));
+}
