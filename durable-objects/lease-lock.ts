@@ -19,6 +19,7 @@ import type {
 } from "../shared/rpc/lease-lock";
 import {
   type GrantOrCombined,
+  MAX_QUEUED_CHANGES,
   queuedChangesSchema,
   reportCombinedBodySchema,
   type TakenQueue,
@@ -218,7 +219,10 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    * them, and the answer is then `{ grant: null, combined }`.
    */
   async acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>> {
-    const changes = queuedChangesSchema.safeParse(req.changes ?? []);
+    // More changes than one waiter may queue are not refused before the acquire decision (a free
+    // lock is granted; a busy one queues the caller as a plain waiter that writes its own).
+    const tooMany = (req.changes?.length ?? 0) > MAX_QUEUED_CHANGES;
+    const changes = queuedChangesSchema.safeParse(tooMany ? [] : (req.changes ?? []));
     if (!changes.success) return fail("VALIDATION", `queued changes refused: ${changes.error.message}`);
     return this.#combining.acquireOrCombine(req, changes.data, (r) => settled(this.#lease.acquireStep(r)));
   }
