@@ -21,7 +21,8 @@ export function loadConnections() {
   );
 }
 
-function plan(object) {
+/** The three-line plan (callback, logout URL, web origin) on shared application `object`. */
+export function plan(object) {
   const line = (id, op, url) => ({
     id,
     op,
@@ -38,7 +39,16 @@ function plan(object) {
   };
 }
 
-export async function loadRun(base, headers) {
+/** Mean of each count over the runs that reported counts (every run does, README "HTTP API (v1)"). */
+function meanCounts(all) {
+  const keys = ["providerCalls", "lockOps", "storageReads", "storageWrites"];
+  const out = Object.fromEntries(keys.map((k) => [k, 0]));
+  for (const c of all) for (const k of keys) out[k] += (c[k] ?? 0) / all.length;
+  return { ...out, runs: all.length };
+}
+
+/** `cpuMs()` reads the service's CPU time; the load's share is its difference over the runs. */
+export async function loadRun(base, headers, cpuMs = () => Number.NaN) {
   const first = 100_000 + Math.floor(Math.random() * 800_000);
   const scopes = Array.from({ length: SCOPES }, (_, i) => ({
     scope: `pr-${first + i}`,
@@ -47,6 +57,9 @@ export async function loadRun(base, headers) {
   const statuses = {};
   const runStatus = {};
   const latencies = [];
+  const counts = [];
+  const lockWaitMs = [];
+  const cpuBefore = cpuMs();
   const start = performance.now();
   await Promise.all(
     Array.from({ length: RUNS }, async (_, i) => {
@@ -60,11 +73,14 @@ export async function loadRun(base, headers) {
       const body = await res.json().catch(() => ({}));
       latencies.push(performance.now() - t);
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      if (body.counts) counts.push(body.counts);
+      if (body.timings) lockWaitMs.push(body.timings.scopeLockWait + body.timings.parentLockWait);
       const s = body.run?.status ?? body.code ?? "unknown";
       runStatus[s] = (runStatus[s] ?? 0) + 1;
     }),
   );
   const wallMs = performance.now() - start;
+  const cpuAfter = cpuMs();
   let lost = 0;
   for (const { scope, plan: p } of scopes) {
     const res = await fetch(`${base}/v1/scopes/preview/${scope}/preview`, {
@@ -87,5 +103,9 @@ export async function loadRun(base, headers) {
       .filter(([s]) => Number(s) >= 500)
       .reduce((a, [, n]) => a + n, 0),
     entriesLost: lost,
+    countsPerRun: meanCounts(counts),
+    lockWaitMsPerRun: lockWaitMs.reduce((a, b) => a + b, 0) / Math.max(1, lockWaitMs.length),
+    // All of workerd under wrangler dev: the Worker, its objects, R2 and the emulators (an upper bound).
+    cpuMsPerRun: (cpuAfter - cpuBefore) / RUNS,
   };
 }

@@ -1,4 +1,5 @@
 // Statistics and the Markdown tables of `npm run bench`.
+import { costPerMillion, PRICES, QUEUED_DESTROY_USD_PER_MILLION } from "./cost.mjs";
 import { targetTable } from "./targets.mjs";
 
 export function summary(samples) {
@@ -135,6 +136,22 @@ export function tables(r) {
       `| ${l.runs} | ${l.scopes} | ${l.sharedObjects} | ${fmt(l.wallMs)} | ${mp(l.perRunMs)} | ${JSON.stringify(l.httpStatuses)} | ${l.fiveXx} | ${l.entriesLost} |`,
     );
   L.push("");
+  const tk = r.runtime?.tokens;
+  L.push(
+    `### Token exchanges: ${tk?.runs ?? 200} runs, ${tk?.scopes ?? 50} scopes, ${tk?.connections ?? 10} connections, every run on an isolate of its own`,
+    "",
+  );
+  L.push("| token objects | token exchanges | failed runs | wall ms |", "| --- | --- | --- | --- |");
+  if (tk) {
+    L.push(
+      `| on (the fleet shares one token per connection) | ${tk.withObject.exchanges} | ${tk.withObject.failed} | ${fmt(tk.withObject.wallMs)} |`,
+    );
+    L.push(
+      `| off (each isolate buys its own) | ${tk.withoutObject.exchanges} | ${tk.withoutObject.failed} | ${fmt(tk.withoutObject.wallMs)} |`,
+    );
+  }
+  L.push("");
+  L.push(...cpuTables(r), ...costTables(r));
   L.push("### Memory and storage", "");
   L.push("| what | value |", "| --- | --- |");
   L.push(
@@ -154,4 +171,84 @@ export function tables(r) {
     `_${r.machine.cpus} CPUs, shared with other work; run ${r.startedAt}. Absolute numbers are noisy; ratios come from the same run._`,
   );
   return L.join("\n");
+}
+
+/** CPU per run (workerd's /proc CPU) and where a profiled apply's samples fall. */
+function cpuTables(r) {
+  const L = ["### CPU per run", ""];
+  L.push("| what | CPU ms |", "| --- | --- |");
+  L.push(
+    `| 200-run load over HTTP: workerd CPU ÷ runs (Worker, objects, R2 simulator, emulators) | ${fmt(r.load?.cpuMsPerRun)} |`,
+  );
+  const p = r.profile;
+  L.push(
+    `| one three-line apply on a warm application (mean of ${p?.applies ?? "?"} profiled, same measure) | ${fmt(p?.cpuMsPerApply)} |`,
+  );
+  L.push("");
+  if (!p) return L;
+  L.push(
+    `Sampled profile of those applies (${p.busySamples} busy samples of ${p.samples}; share of busy samples):`,
+    "",
+  );
+  L.push(
+    "| source file (self) | share | | function of ours, with the library and runtime time it called | share |",
+    "| --- | --- | --- | --- | --- |",
+  );
+  for (let i = 0; i < 15; i++) {
+    const f = p.files[i];
+    const c = p.ourCallers[i];
+    L.push(
+      `| ${f ? f.what : ""} | ${f ? `${(f.share * 100).toFixed(1)}%` : ""} | | ${c ? c.what : ""} | ${c ? `${(c.share * 100).toFixed(1)}%` : ""} |`,
+    );
+  }
+  L.push("");
+  return L;
+}
+
+const usd = (x) => (x >= 1 ? `$${x.toFixed(2)}` : `$${x.toFixed(3)}`);
+
+/** The bill of a million runs, from the runs' own counts (bench/cost.mjs). */
+function costTables(r) {
+  const perCallMs = (r.runtime?.leaseRoundTrip?.median ?? 2) / 2;
+  const cases = [];
+  const l = r.load;
+  if (l?.countsPerRun)
+    cases.push({
+      name: "the 200-run load's mix (mean counts)",
+      ...costPerMillion({
+        counts: l.countsPerRun,
+        cpuMs: l.cpuMsPerRun,
+        lockWaitMs: l.lockWaitMsPerRun,
+        perCallMs,
+      }),
+    });
+  const w = r.runtime?.warm?.counts;
+  if (w)
+    cases.push({
+      name: "a three-line apply that writes (warm connection)",
+      ...costPerMillion({ counts: w, cpuMs: r.profile?.cpuMsPerApply ?? l?.cpuMsPerRun ?? 0, perCallMs }),
+    });
+  if (cases.length === 0) return [];
+  const L = [
+    `### Cost per million runs (USD, Cloudflare prices read ${PRICES.read}, beyond the plan's allowances)`,
+    "",
+  ];
+  L.push(
+    `| item | ${cases.map((c) => `${c.name}: per run`).join(" | ")} | ${cases.map((c) => `${c.name}: per million runs`).join(" | ")} |`,
+  );
+  L.push(`| --- | ${cases.map(() => "---").join(" | ")} | ${cases.map(() => "---").join(" | ")} |`);
+  cases[0].lines.forEach((line, i) => {
+    const per = cases.map((c) => `${Number(c.lines[i].perRun.toPrecision(3))} ${c.lines[i].unit}`);
+    const cost = cases.map((c) => usd(c.lines[i].usdPerMillionRuns));
+    L.push(`| ${line.what} | ${per.join(" | ")} | ${cost.join(" | ")} |`);
+  });
+  L.push(
+    `| **total** | ${cases.map(() => "").join(" | ")} | ${cases.map((c) => `**${usd(c.totalUsdPerMillionRuns)}**`).join(" | ")} |`,
+  );
+  L.push(
+    "",
+    `A queued destroy (closed pull request) adds ${usd(QUEUED_DESTROY_USD_PER_MILLION)} per million in queue operations (write, read, delete).`,
+    "",
+  );
+  return L;
 }

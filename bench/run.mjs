@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CAS_DELETE, freePort, gitRepo, have, Resp, startEtcd, startRedis, waitFor } from "./baselines.mjs";
-import { loadConnections, loadRun } from "./load.mjs";
+import { loadConnections, loadRun, plan } from "./load.mjs";
+import { profile } from "./profile.mjs";
 import { pollingHandoff, summary, tables } from "./report.mjs";
 
 const USAGE = `Usage: npm run bench
@@ -20,6 +21,7 @@ Environment:
   BENCH_N             repetitions of each timed loop (default 300)
   BENCH_NAME          result file name (default latest)
   BENCH_SKIP_RUNTIME  1: skip the in-runtime half (bench/vitest.config.ts)
+  BENCH_PARTS         comma-separated parts to run: http, baselines, runtime (default all)
   BENCH_REPS, BENCH_LATENCY_MS, BENCH_SAMPLES  knobs of the in-runtime half (3, 20, 40)
 `;
 
@@ -91,6 +93,7 @@ async function startService() {
     .toString()
     .trim();
   const port = await freePort();
+  const inspectorPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), "sponson-bench-state-"));
   const child = spawn(
     "npx",
@@ -103,6 +106,9 @@ async function startService() {
       "127.0.0.1",
       "--port",
       String(port),
+      // The CPU profile of one apply is taken through workerd's inspector (bench/profile.mjs).
+      "--inspector-port",
+      String(inspectorPort),
       "--persist-to",
       state,
       "--var",
@@ -125,11 +131,11 @@ async function startService() {
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(`${base}/healthz`)).ok, "wrangler dev", 180_000);
-  return { base, token, child };
+  return { base, token, child, inspectorPort };
 }
 
-/** Peak RSS (VmHWM) of the workerd processes below `pid`, in MiB. */
-function workerdPeakMiB(rootPid) {
+/** The workerd processes below `rootPid` (wrangler's and vitest's runtimes). */
+function workerdPids(rootPid) {
   const parent = new Map();
   const names = new Map();
   for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x))) {
@@ -139,16 +145,75 @@ function workerdPeakMiB(rootPid) {
       names.set(Number(d), readFileSync(`/proc/${d}/cmdline`, "utf8"));
     } catch {}
   }
-  let peak = 0;
+  const pids = [];
   for (const [pid, cmd] of names) {
     if (!cmd.includes("workerd")) continue;
     let p = pid;
     while (p > 1 && p !== rootPid) p = parent.get(p) ?? 1;
-    if (p !== rootPid) continue;
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    if (p === rootPid) pids.push(pid);
+  }
+  return pids;
+}
+
+/** Peak RSS (VmHWM) of the workerd processes below `pid`, in MiB. */
+function workerdPeakMiB(rootPid) {
+  let peak = 0;
+  for (const pid of workerdPids(rootPid)) {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+    } catch {}
   }
   return peak;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (getconf CLK_TCK). */
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU of the workerd processes below `rootPid` so far, in ms (/proc/<pid>/stat). */
+function workerdCpuMs(rootPid) {
+  let ticks = 0;
+  for (const pid of workerdPids(rootPid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {}
+  }
+  return (ticks * 1000) / CLK_TCK;
+}
+
+/** PROFILE_APPLIES sequential three-line applies on a warm application, profiled together. */
+const PROFILE_APPLIES = 20;
+async function profileApplies(svc, auth) {
+  const apply = (scope) =>
+    fetch(`${svc.base}/v1/scopes/preview/${scope}/apply`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ plan: plan(0) }),
+    }).then(async (r) => {
+      if (r.status !== 200) throw new Error(`apply ${r.status} ${await r.text()}`);
+      await r.arrayBuffer();
+    });
+  const first = 900_000 + Math.floor(Math.random() * 90_000);
+  await apply(`pr-${first}`); // warm: the token, the application's lock object
+  try {
+    const cpuBefore = workerdCpuMs(svc.child.pid);
+    const p = await profile(svc.inspectorPort, async () => {
+      for (let i = 1; i <= PROFILE_APPLIES; i++) await apply(`pr-${first + i}`);
+    });
+    const cpuMs = workerdCpuMs(svc.child.pid) - cpuBefore;
+    return { applies: PROFILE_APPLIES, cpuMsPerApply: cpuMs / PROFILE_APPLIES, ...p };
+  } catch (err) {
+    results.skipped.push(`CPU profile: ${err.message}`);
+    return undefined;
+  }
 }
 
 async function httpPart() {
@@ -171,8 +236,9 @@ async function httpPart() {
     fetch(`${svc.base}/v1/locks/${key}`, { headers: auth }).then((r) => r.arrayBuffer()),
   );
   results.http.healthz = await timeLoop(N, () => fetch(`${svc.base}/healthz`).then((r) => r.arrayBuffer()));
-  results.load = await loadRun(svc.base, auth);
+  results.load = await loadRun(svc.base, auth, () => workerdCpuMs(svc.child.pid));
   results.memory = { workerdPeakRssMiBAfterLoad: workerdPeakMiB(svc.child.pid) };
+  results.profile = await profileApplies(svc, auth);
   stop(svc.child);
 }
 
@@ -247,9 +313,11 @@ async function runtimePart() {
   results.memory = { ...results.memory, workerdPeakRssMiBInRuntimeBench: peak };
 }
 
-await httpPart();
-await baselinesPart();
-if (process.env.BENCH_SKIP_RUNTIME !== "1") await runtimePart();
+const parts = new Set((process.env.BENCH_PARTS ?? "http,baselines,runtime").split(","));
+if (parts.has("http")) await httpPart();
+if (parts.has("baselines")) await baselinesPart();
+else results.baselines = {};
+if (parts.has("runtime") && process.env.BENCH_SKIP_RUNTIME !== "1") await runtimePart();
 const rtt = results.baselines.redisTryAcquire?.median ?? 0.1;
 results.handoffPolling = pollingHandoff(rtt);
 results.finishedAt = new Date().toISOString();

@@ -50,13 +50,32 @@ export class ApiError extends Error {
   readonly status: number;
   /** The problem as the service sent it, when it sent one. */
   readonly problem: ProblemBody | undefined;
+  /**
+   * Whether the same request, sent again, can succeed: the service's word (the problem's or the
+   * stream's error event's `retriable`), else its code's default; a request that never reached
+   * the service can be sent again, an answer the CLI cannot read cannot.
+   */
+  readonly retriable: boolean;
+  /** The service's `Retry-After`, in milliseconds (0 when it sent none). */
+  readonly retryAfterMs: number;
 
-  constructor(code: ApiErrorCode, message: string, status: number, problem?: ProblemBody) {
+  constructor(
+    code: ApiErrorCode,
+    message: string,
+    status: number,
+    problem?: ProblemBody,
+    extra: { retriable?: boolean; retryAfterMs?: number } = {},
+  ) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.status = status;
     this.problem = problem;
+    this.retriable =
+      extra.retriable ??
+      problem?.retriable ??
+      (code === "NETWORK" ? true : code === "BAD_RESPONSE" ? false : ERROR_TABLE[code].retriable);
+    this.retryAfterMs = extra.retryAfterMs ?? 0;
   }
 }
 
@@ -207,6 +226,14 @@ function codeOfStatus(status: number): ErrorCode {
   return ERROR_CODES.find((code) => ERROR_TABLE[code].status === status) ?? "INTERNAL";
 }
 
+/** RFC 9110 §10.2.3: delay-seconds or an HTTP date; anything else is no advice. */
+function retryAfter(header: string | null): number {
+  if (header === null) return 0;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? 0 : Math.max(0, at - Date.now());
+}
+
 async function problemError(res: Response): Promise<ApiError> {
   const text = await res.text();
   let json: unknown;
@@ -216,13 +243,16 @@ async function problemError(res: Response): Promise<ApiError> {
     json = undefined;
   }
   const parsed = problemSchema.safeParse(json);
+  const retryAfterMs = retryAfter(res.headers.get("retry-after"));
   if (parsed.success) {
-    return new ApiError(parsed.data.code, parsed.data.detail, res.status, parsed.data);
+    return new ApiError(parsed.data.code, parsed.data.detail, res.status, parsed.data, { retryAfterMs });
   }
   return new ApiError(
     codeOfStatus(res.status),
     `the service answered ${res.status} ${res.statusText}`.trim(),
     res.status,
+    undefined,
+    { retryAfterMs },
   );
 }
 
@@ -251,7 +281,10 @@ async function readRunStream(
       const code = (ERROR_CODES as readonly string[]).includes(event.error.code)
         ? (event.error.code as ErrorCode)
         : "INTERNAL";
-      throw new ApiError(code, event.error.message, res.status);
+      const { retriable } = event.error;
+      throw new ApiError(code, event.error.message, res.status, undefined, {
+        ...(retriable === undefined ? {} : { retriable }),
+      });
     }
   };
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {

@@ -10,7 +10,9 @@ export type CommandName =
   | "ledger"
   | "locks"
   | "unlock"
-  | "token";
+  | "token"
+  | "config"
+  | "plan";
 
 export interface CommandSpec {
   summary: string;
@@ -75,8 +77,17 @@ const wait: Record<string, OptionSpec> = {
   },
 };
 
+/** shared/lock-keys.ts: the two kinds of lock key, as `sponson locks` lists them. */
+const LOCK_KEYS_HELP = [
+  "Lock keys:",
+  "  scope:<repository id>/<environment>/<scope>   a scope's lock, e.g. scope:186853002/preview/pr-12",
+  "  _locks/<32 hex>                               a provider object's lock (hash of its identity)",
+].join("\n");
+
 const RUN_DETAILS =
-  "Streams one line per plan line as it happens. Writes a Markdown table to $GITHUB_STEP_SUMMARY when set.";
+  "Streams one line per plan line as it happens. Writes a Markdown table to $GITHUB_STEP_SUMMARY when set.\n" +
+  "Retries what the service marks retriable (not LOCK_HELD: --wait waits for the lock), with growing, jittered\n" +
+  "pauses, for up to --wait-timeout seconds, else $SPONSON_RETRY_SECONDS, else 60 (0: no retries).";
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
@@ -138,15 +149,16 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     usage: "sponson locks [<key>] [--json]",
     options: { ...json, ...connection },
     positionals: 1,
-    examples: ["sponson locks", "sponson locks scope:preview/pr-12"],
+    details: LOCK_KEYS_HELP,
+    examples: ["sponson locks", "sponson locks scope:186853002/preview/pr-12"],
   },
   unlock: {
     summary: "force-release a lock (admin token), with a reason kept in the lock's history",
     usage: 'sponson unlock <key> --reason "<text>" [--json]',
     options: {
+      // No short flag: `-r` is --repository everywhere else.
       reason: {
         type: "string",
-        short: "r",
         value: "text",
         help: "why; required, kept in the lock's history",
       },
@@ -154,8 +166,11 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
       ...connection,
     },
     positionals: 1,
-    details: "The run that held the lock loses its lease; its next write is refused (LOCK_LOST).",
-    examples: ['sponson unlock scope:preview/pr-12 --reason "runner died mid-apply"'],
+    details: `The run that held the lock loses its lease; its next write is refused (LOCK_LOST).\n${LOCK_KEYS_HELP}`,
+    examples: [
+      'sponson unlock scope:186853002/preview/pr-12 --reason "runner died mid-apply"',
+      'sponson unlock _locks/0123456789abcdef0123456789abcdef --reason "stuck parent lock"',
+    ],
   },
   token: {
     summary: "print the token the CLI would send (SPONSON_TOKEN, or the job's GitHub OIDC token)",
@@ -169,6 +184,43 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     details:
       "Prints to stdout only, for piping (e.g. into curl). In GitHub Actions the token is masked in the log first.",
     examples: ['curl -H "Authorization: Bearer $(sponson token)" "$SPONSON_URL/v1/locks"'],
+  },
+  config: {
+    summary: "check the service's configuration offline: every problem at once, each with its path",
+    usage: "sponson config check [--config <wrangler.toml>] [--env-file <file>] [--json]",
+    options: {
+      config: {
+        type: "string",
+        value: "file",
+        help: "the wrangler config whose [vars] to read (default: wrangler.toml)",
+      },
+      "env-file": {
+        type: "string",
+        value: "file",
+        help: "KEY=value lines: the Worker secrets and any var kept out of wrangler.toml (wins over [vars])",
+      },
+      ...json,
+      help: connection.help as OptionSpec,
+    },
+    positionals: 1,
+    details:
+      "Checks every var (JSON vars against their schemas, schemas/*.schema.json), every connection's provider\n" +
+      "fields, and with --env-file that each Worker secret a connection names is set. Prints names, never values.\n" +
+      "Exit 0 when there is nothing to fix, 1 otherwise. The deployed service answers the same as GET /v1/config/status.",
+    examples: [
+      "sponson config check --config examples/production/wrangler.toml",
+      "sponson config check --env-file .env.production --json",
+    ],
+  },
+  plan: {
+    summary: "check a plan offline: shape, ops, placeholders and each op's params, every problem at once",
+    usage: "sponson plan check <plan.json> [--json]",
+    options: { ...json, help: connection.help as OptionSpec },
+    positionals: 2,
+    details:
+      "Connections and the write policy are the service's configuration: `sponson preview` checks those.\n" +
+      "Exit 0 when there is nothing to fix, 1 otherwise.",
+    examples: ["sponson plan check sponson.plan.json"],
   },
 };
 

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { SHA_PATTERN } from "../shared/placeholders";
 import { repositoryNamePattern } from "../shared/schemas/repository";
 import { MAX_WAIT_TIMEOUT_SECONDS, scopePathSchema } from "../shared/schemas/requests";
 import { CliError } from "./cli-error";
@@ -134,24 +135,47 @@ export function scopeOf(inv: Invocation, required = true): string | undefined {
   return scope;
 }
 
+/** The fields of the job's event payload ($GITHUB_EVENT_PATH) the CLI reads; {} when there is none. */
+function githubEvent(env: Env): {
+  pull_request?: { number?: unknown; head?: { sha?: unknown } };
+  repository?: { default_branch?: unknown };
+} {
+  if (!env.GITHUB_EVENT_PATH) return {};
+  try {
+    const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8")) as unknown;
+    return typeof event === "object" && event !== null ? (event as ReturnType<typeof githubEvent>) : {};
+  } catch {
+    return {};
+  }
+}
+
 export function scopeFromGithub(env: Env): string | undefined {
+  const event = githubEvent(env);
   // pull_request_target runs on the base branch's ref: the number is only in the event payload.
-  if (env.GITHUB_EVENT_NAME?.startsWith("pull_request") && env.GITHUB_EVENT_PATH) {
-    try {
-      const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8")) as {
-        pull_request?: { number?: unknown };
-      };
-      if (typeof event.pull_request?.number === "number") return `pr-${event.pull_request.number}`;
-    } catch {
-      // Fall back to the ref.
-    }
+  if (env.GITHUB_EVENT_NAME?.startsWith("pull_request") && typeof event.pull_request?.number === "number") {
+    return `pr-${event.pull_request.number}`;
   }
   const ref = env.GITHUB_REF ?? "";
   const pr = /^refs\/pull\/(\d+)\//.exec(ref);
   if (pr) return `pr-${pr[1]}`;
   const branch = /^refs\/heads\/(.+)$/.exec(ref)?.[1] ?? (env.GITHUB_HEAD_REF || undefined);
   if (branch === undefined) return undefined;
-  return branch === "main" ? "main" : `branch-${branch}`;
+  // The repository's default branch is scope `main`, whatever it is called (master, trunk…).
+  const defaultBranch =
+    typeof event.repository?.default_branch === "string" ? event.repository.default_branch : "main";
+  return branch === defaultBranch ? "main" : `branch-${branch}`;
+}
+
+/**
+ * The commit the run is for (`{sha}` in plans): $SPONSON_SHA, else in GitHub Actions the pull
+ * request's head commit (GITHUB_SHA is the test-merge commit there), else $GITHUB_SHA.
+ */
+export function shaOf(env: Env): string | undefined {
+  const head = githubEvent(env).pull_request?.head?.sha;
+  const sha = env.SPONSON_SHA || (typeof head === "string" ? head : undefined) || env.GITHUB_SHA || undefined;
+  if (sha === undefined) return undefined;
+  if (!SHA_PATTERN.test(sha)) throw new CliError(2, `the commit "${sha}" is not a full lowercase commit id`);
+  return sha;
 }
 
 export function waitOptions(inv: Invocation): { wait?: boolean; waitTimeoutSeconds?: number } {

@@ -5,6 +5,7 @@
 import type { ErrorCode } from "../shared/errors";
 import { CliError, type ExitCode } from "./cli-error";
 import { ApiError, type ApiErrorCode } from "./client";
+import { configCommand, planCommand } from "./commands/check";
 import { ledgerCommand, locksCommand } from "./commands/read";
 import { runCommand } from "./commands/run";
 import { tokenCommand } from "./commands/token";
@@ -36,6 +37,8 @@ const HANDLERS: Record<CommandName, (inv: Invocation) => Promise<ExitCode>> = {
   locks: locksCommand,
   unlock: unlockCommand,
   token: tokenCommand,
+  config: configCommand,
+  plan: planCommand,
 };
 
 export async function main(argv: string[], io: Omit<Io, "version">): Promise<ExitCode> {
@@ -71,7 +74,7 @@ export async function main(argv: string[], io: Omit<Io, "version">): Promise<Exi
       return err.exitCode;
     }
     if (err instanceof ApiError) {
-      const retry = err.problem?.retriable ? " (retriable)" : "";
+      const retry = err.retriable ? " (retriable)" : "";
       io.stderr.write(`sponson: ${err.code}: ${err.message}${retry}\n`);
       return exitCodeOf(err);
     }

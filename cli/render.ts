@@ -48,6 +48,8 @@ export function eventText(event: RunEvent): string | null {
       return resultText(event.result);
     case "error":
       return `error: ${event.error.code}: ${event.error.message}`;
+    case "keepalive":
+      return null;
   }
 }
 

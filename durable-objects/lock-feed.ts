@@ -7,10 +7,12 @@
  *
  * Messages carry only the lock key and the kind of change; the page re-fetches what it shows
  * through the authenticated dashboard route, so nothing here needs its own access checks beyond
- * the route that upgrades the socket (workers/routes/dashboard.ts).
+ * the route that upgrades the socket (workers/routes/dashboard.ts) — except that a socket opened
+ * for a repository-bound viewer hears no other repository's scope keys.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
+import { parseLockKey } from "../shared/lock-keys";
 import { LOCK_FEED_NAME, type LockChange, type LockFeedApi } from "../shared/rpc/lock-feed";
 import { rpcStub } from "../shared/rpc/stub";
 
@@ -29,6 +31,9 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
+    // Set by the dashboard route for a repository-bound viewer; kept across hibernation.
+    const repository = Number(new URL(request.url).searchParams.get("repository"));
+    if (Number.isSafeInteger(repository) && repository > 0) pair[1].serializeAttachment({ repository });
     pair[1].send(JSON.stringify({ type: "hello", at: Date.now() }));
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
@@ -37,7 +42,12 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
   async changed(key: string, change: LockChange): Promise<number> {
     const message = JSON.stringify({ type: "lock", key, change, at: Date.now() });
     let sent = 0;
+    const scopeOf = parseLockKey(key);
     for (const ws of this.ctx.getWebSockets()) {
+      const bound = (ws.deserializeAttachment() as { repository?: number } | null)?.repository;
+      // A bound socket never hears another repository's scope key (it names the scope).
+      if (bound !== undefined && scopeOf?.kind === "scope" && scopeOf.repositoryId !== bound) continue;
+      if (bound !== undefined && scopeOf === null) continue;
       try {
         ws.send(message);
         sent += 1;

@@ -1,6 +1,7 @@
 /**
  * SQLite schema of the scope-state object: append-only numbered migrations, run in the
- * constructor inside blockConcurrencyWhile. docs/webhooks.md lists the tables.
+ * constructor inside blockConcurrencyWhile for an object that has a schema, and by the first write
+ * of one that has none yet (./scope-state.ts says why). docs/webhooks.md lists the tables.
  */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE state (
@@ -21,6 +22,13 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX deliveries_received_at ON deliveries (received_at);`,
 ];
+
+/** Whether the object ever got its schema (a scope no event touched has none). */
+export function hasSchema(sql: SqlStorage): boolean {
+  return (
+    sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'").toArray().length > 0
+  );
+}
 
 export function migrate(sql: SqlStorage): void {
   sql.exec("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY)");

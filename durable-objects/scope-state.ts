@@ -11,7 +11,7 @@ import { type ErrorInfo, fail, ok, type Result } from "../shared/errors";
 import { isValidScope } from "../shared/lock-keys";
 import type { ApplyOutcome, ScopeEvent, ScopeStateApi, ScopeStateView } from "../shared/rpc/scope-state";
 import { decideApply, INITIAL_STATUS, isValidRevision, type ScopeStatus } from "./scope-state-rules";
-import { migrate } from "./scope-state-schema";
+import { hasSchema, migrate } from "./scope-state-schema";
 
 /** GitHub lets a delivery be redelivered for a few days; a month of ids is ample. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -29,11 +29,26 @@ type DeliveryRow = { outcome: string; enqueue_pending: number };
 
 export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
   readonly #sql: SqlStorage;
+  /**
+   * Every new pull request's runs read their scope's state twice before any webhook event exists
+   * for it; creating the schema then would be a SQLite commit (and stored bytes) per scope for
+   * nothing. A schemaless object reads as the initial state; the first write creates the schema,
+   * synchronously, before anything else it does (no await between: still atomic).
+   */
+  #migrated = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = ctx.storage.sql;
-    ctx.blockConcurrencyWhile(async () => migrate(this.#sql));
+    ctx.blockConcurrencyWhile(async () => {
+      if (hasSchema(this.#sql)) this.#schema();
+    });
+  }
+
+  #schema(): void {
+    if (this.#migrated) return;
+    migrate(this.#sql);
+    this.#migrated = true;
   }
 
   async read(req: { scope: string }): Promise<ScopeStateView> {
@@ -44,6 +59,7 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
   async applyEvent(req: { scope: string } & ScopeEvent): Promise<Result<ApplyOutcome>> {
     const invalid = checkEvent(req);
     if (invalid) return { ok: false, error: invalid };
+    this.#schema();
     return ok(this.#apply(req));
   }
 
@@ -87,10 +103,12 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
 
   /** The receiver confirms the close's destroys are on the queue; a replay then re-sends nothing. */
   async markEnqueued(req: { deliveryId: string }): Promise<void> {
+    if (!this.#migrated) return; // no delivery was ever stored here
     this.#sql.exec("UPDATE deliveries SET enqueue_pending = 0 WHERE delivery_id = ?", req.deliveryId);
   }
 
   #view(scope: string): ScopeStateView {
+    if (!this.#migrated) return { scope, ...INITIAL_STATUS, deliveryId: null, changedAt: null };
     const row = this.#sql
       .exec<StateRow>("SELECT scope, status, revision, delivery_id, changed_at FROM state WHERE id = 1")
       .toArray()[0];

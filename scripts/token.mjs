@@ -57,8 +57,8 @@ for (const scope of values.scope) {
 if (values.repository !== undefined) {
   if (!/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(values.repository))
     fail(`--repository "${values.repository}" must be owner/name, e.g. acme/web`);
-  // Only a ci token is bound by the claim; admin and viewer tokens name the repository per request.
-  if (values.role !== "ci") fail("--repository binds ci tokens only; admin and viewer use ?repository=");
+  // ci and viewer tokens are bound by the claim; an admin token names the repository per request.
+  if (values.role === "admin") fail("--repository binds ci and viewer tokens; admin uses ?repository=");
 }
 if (values.role === "admin" && values.scope.length > 0)
   process.stderr.write("token: admin acts on any scope; --scope is ignored\n");
@@ -72,6 +72,7 @@ if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string") {
 const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
 const now = Math.floor(Date.now() / 1000);
 const claims = { role: values.role };
+const jti = crypto.randomUUID();
 if (values.role !== "admin" && values.scope.length > 0) claims.scopes = values.scope;
 if (values.repository !== undefined) claims.repository = values.repository;
 const token = await new SignJWT(claims)
@@ -81,5 +82,8 @@ const token = await new SignJWT(claims)
   .setSubject(values.sub ?? `local-${values.role}`)
   .setIssuedAt(now)
   .setExpirationTime(now + ttl)
+  .setJti(jti)
   .sign(await importJWK(jwk, "EdDSA"));
+// The id goes to stderr: `$(npm run -s token …)` captures the token alone.
+process.stderr.write(`token: jti ${jti} (revoke with POST /v1/tokens/revoked)\n`);
 process.stdout.write(`${token}\n`);

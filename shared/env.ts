@@ -2,6 +2,7 @@ import type { LeaseLockApi } from "./rpc/lease-lock";
 import type { LockFeedApi } from "./rpc/lock-feed";
 import type { ScopeStateApi } from "./rpc/scope-state";
 import type { Branded } from "./rpc/stub";
+import type { TokenBrokerApi } from "./rpc/token-broker";
 import type { QueuedDestroy } from "./schemas/queued-destroy";
 
 /** Bindings of the Worker and its objects (wrangler.toml; the dev entry's: workers/dev/dev-env.ts). */
@@ -20,6 +21,11 @@ export interface Env {
    * sweep").
    */
   SCOPE_STATE: DurableObjectNamespace<Branded<ScopeStateApi>>;
+  /**
+   * Provider access tokens shared by the fleet, one object per connection credential (docs/design.md,
+   * "Provider tokens"). Unbound: every isolate buys its own tokens, as before the object existed.
+   */
+  TOKEN_BROKER?: DurableObjectNamespace<Branded<TokenBrokerApi>>;
   /** Destroys queued by closed pull requests (workers/queue/). */
   DESTROY_QUEUE: Queue<QueuedDestroy>;
   /** Secret shared with GitHub for X-Hub-Signature-256; unset refuses every webhook. */

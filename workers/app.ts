@@ -1,27 +1,33 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { bodyLimit } from "hono/body-limit";
-import { SponsonError } from "../shared/errors";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
 import { checkConfig } from "./config/middleware";
-import { notFound, onError } from "./http/problem";
+import { bodyLimits } from "./http/body-limits";
+import { canonicalPath } from "./http/canonical-path";
+import { notFound, onError, problemResponse } from "./http/problem";
+import { rateLimit } from "./http/rate-limit";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
+import { auditRoutes } from "./routes/audit";
+import { configStatusRoutes } from "./routes/config-status";
 import { dashboardRoutes } from "./routes/dashboard";
+import { dashboardPageRoutes } from "./routes/dashboard-pages";
 import { healthRoutes } from "./routes/health";
 import { lockRoutes } from "./routes/locks";
 import { mountOpenApi } from "./routes/openapi";
 import { orphanRoutes } from "./routes/orphans";
+import { revokedTokenRoutes } from "./routes/revoked-tokens";
 import { scopeRoutes } from "./routes/scopes";
+import { tokenRoutes } from "./routes/tokens";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
 /**
  * Request bodies above this are refused before they are parsed (413 PAYLOAD_TOO_LARGE, docs/design.md,
- * "Errors").
+ * "Errors"); the dashboard's forms have a smaller limit (workers/http/body-limits.ts).
  */
-export const MAX_BODY_BYTES = 1024 * 1024;
+export { MAX_BODY_BYTES } from "./http/body-limits";
 
 export interface AppOptions {
   /** Where the engine's provider HTTP goes: chosen by the entry (workers/index.ts, workers/dev/). */
@@ -43,16 +49,11 @@ export function createApp(options: AppOptions) {
   // receiver.
   // Arrival first: a run's timings count authentication as part of its authorization time.
   app.use("*", markArrival(), authenticate(options.auth), checkConfig(), routeAccess());
+  // Runs and previews per caller, once authorized (workers/http/rate-limit.ts).
+  app.use("*", rateLimit(options.transport));
   app.route("/", healthRoutes);
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new SponsonError("PAYLOAD_TOO_LARGE", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  // Every route that reads a body, the dashboard's forms included (workers/http/body-limits.ts).
+  app.use("*", bodyLimits());
   app.route("/", lockRoutes);
   app.route(
     "/",
@@ -62,8 +63,34 @@ export function createApp(options: AppOptions) {
     "/",
     orphanRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
+  app.route("/", configStatusRoutes);
+  app.route("/", tokenRoutes);
+  app.route("/", revokedTokenRoutes);
+  app.route("/", auditRoutes);
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
+  app.route(
+    "/",
+    dashboardPageRoutes((env) => createEngine(env, options.transport, options.engine)),
+  );
   mountOpenApi(app);
+  routeCanonicalPaths(app);
   return app;
+}
+
+/**
+ * The router, authentication and the route table all read the canonical path
+ * (workers/http/canonical-path.ts): the request is rewritten to it before Hono sees it, and a path
+ * whose encoding is ambiguous is refused here, before any middleware runs.
+ */
+function routeCanonicalPaths(app: OpenAPIHono<AppEnv>): void {
+  const dispatch = app.fetch;
+  app.fetch = (request, env, ctx) => {
+    const url = new URL(request.url);
+    const canonical = canonicalPath(url.pathname);
+    if (!canonical.ok) return problemResponse(canonical.error, url.pathname);
+    if (canonical.path === url.pathname) return dispatch(request, env, ctx);
+    url.pathname = canonical.path;
+    return dispatch(new Request(url, request), env, ctx);
+  };
 }

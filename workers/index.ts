@@ -10,5 +10,6 @@ import { workerHandlers } from "./worker";
 export { LeaseLock } from "../durable-objects/lease-lock";
 export { LockFeed } from "../durable-objects/lock-feed";
 export { ScopeState } from "../durable-objects/scope-state";
+export { TokenBroker } from "../durable-objects/token-broker";
 
 export default workerHandlers(createApp({ transport: networkTransport }), networkTransport);

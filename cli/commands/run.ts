@@ -3,9 +3,18 @@ import { readFileSync } from "node:fs";
 import { applyBodySchema } from "../../shared/schemas/requests";
 import { CliError, type ExitCode } from "../cli-error";
 import { ApiError, type RunAction, type RunBody, type RunResult } from "../client";
-import { clientFor, environmentOf, type Invocation, scopeOf, stringFlag, waitOptions } from "../context";
+import {
+  clientFor,
+  environmentOf,
+  type Invocation,
+  scopeOf,
+  shaOf,
+  stringFlag,
+  waitOptions,
+} from "../context";
 import { progress } from "../progress";
 import { eventText, runText, timingsText } from "../render";
+import { DEFAULT_RETRY_SECONDS, withRetries } from "../retry";
 import { appendSummary, refusedSummary, runSummary } from "../step-summary";
 
 function readPlan(inv: Invocation): unknown {
@@ -36,9 +45,9 @@ function readPlan(inv: Invocation): unknown {
 function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
   switch (action) {
     case "apply":
-      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...waitOptions(inv) };
+      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...commit(inv), ...waitOptions(inv) };
     case "preview":
-      return { plan: readPlan(inv) as RunBody<"preview">["plan"] };
+      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv) };
     case "destroy":
       return waitOptions(inv);
     case "rollback": {
@@ -46,6 +55,27 @@ function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
       return { ...(runId ? { runId } : {}), ...waitOptions(inv) };
     }
   }
+}
+
+function commit(inv: Invocation): { sha?: string } {
+  const sha = shaOf(inv.io.env);
+  return sha === undefined ? {} : { sha };
+}
+
+/**
+ * How long retriable refusals are retried: the wait timeout the command names, else
+ * $SPONSON_RETRY_SECONDS, else 60 s. 0 turns retries off.
+ */
+function retryBudgetSeconds(inv: Invocation): number {
+  const named = waitOptions(inv).waitTimeoutSeconds;
+  if (named !== undefined) return named;
+  const fromEnv = inv.io.env.SPONSON_RETRY_SECONDS;
+  if (fromEnv !== undefined && fromEnv !== "") {
+    if (!/^\d+$/.test(fromEnv))
+      throw new CliError(2, `SPONSON_RETRY_SECONDS must be whole seconds, not "${fromEnv}"`);
+    return Number(fromEnv);
+  }
+  return DEFAULT_RETRY_SECONDS;
 }
 
 function planLines(body: RunBody<RunAction>): number | null {
@@ -67,12 +97,21 @@ export async function runCommand(inv: Invocation, action: RunAction): Promise<Ex
   let result: RunResult;
   let streamed = false;
   try {
-    result = await client.run(action, environment, scope, body, (event) => {
-      streamed = true;
-      if (event.type === "line") shown.tick();
-      const text = eventText(event);
-      if (text !== null && event.type !== "error") shown.print(text);
-    });
+    result = await withRetries(
+      () =>
+        client.run(action, environment, scope, body, (event) => {
+          streamed = true;
+          if (event.type === "line") shown.tick();
+          const text = eventText(event);
+          if (text !== null && event.type !== "error") shown.print(text);
+        }),
+      {
+        budgetMs: retryBudgetSeconds(inv) * 1000,
+        isApiError: (err): err is ApiError => err instanceof ApiError,
+        onRetry: (err, delayMs, attempt) =>
+          shown.print(`  ${err.code}: ${err.message}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+      },
+    );
   } catch (err) {
     shown.stop();
     if (err instanceof ApiError) {

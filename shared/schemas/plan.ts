@@ -38,6 +38,8 @@ export const MAX_PLAN_LINES = 500;
 export const planSchema = z
   .strictObject(
     {
+      /** The plan's JSON Schema, for editors (schemas/plan.schema.json); ignored by the service. */
+      $schema: z.string().max(2_000).optional(),
       version: z.literal(PLAN_VERSION, { error: PLAN_MIGRATION }),
       lines: z.array(lineSchema).max(MAX_PLAN_LINES),
     },

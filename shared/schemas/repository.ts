@@ -25,8 +25,37 @@ export const repositoryConfigSchema = z.object({
   id: repositoryIdSchema,
   /** The branch whose tokens may act on scope `main`. */
   defaultBranch: z.string().min(1).max(200).default("main"),
-  /** Environments this repository's tokens may act in; absent means any. */
+  /** Environments this repository's tokens may act in, whatever their ref; absent means any. */
   environments: z.array(z.string().min(1)).optional(),
+  /**
+   * Environments per kind of signed ref (workers/auth/ref-environments.ts). `pullRequest` defaults
+   * to SPONSON_ENVIRONMENTS (where closed pull requests are destroyed); `branch` and
+   * `defaultBranch` default to `environments`.
+   */
+  refEnvironments: z
+    .strictObject({
+      pullRequest: z.array(z.string().min(1)).max(50).optional(),
+      branch: z.array(z.string().min(1)).max(50).optional(),
+      defaultBranch: z.array(z.string().min(1)).max(50).optional(),
+    })
+    .optional(),
+  /**
+   * `{ "<sponson environment>": "<GitHub deployment environment>" }`: a GitHub job acts in that
+   * environment only when its token carries that `environment` claim, i.e. the job ran in the GitHub
+   * deployment environment, behind its protection rules (required reviewers, branch rules).
+   */
+  deploymentEnvironments: z.record(z.string().min(1), z.string().min(1).max(255)).optional(),
+  /**
+   * The name of the Worker secret this repository's webhook deliveries are signed with; absent:
+   * GITHUB_WEBHOOK_SECRET (workers/webhooks/delivery-secret.ts). Never one of the service's own keys.
+   */
+  webhookSecret: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a Worker secret name, e.g. WEBHOOK_SECRET_ACME_WEB")
+    .refine((name) => !name.startsWith("SERVICE_"), "the service's own keys cannot sign webhooks")
+    // Names with SECRET are registered secrets (workers/wiring/wire.ts): never logged or stored.
+    .refine((name) => name.includes("SECRET"), "the secret's name must contain SECRET")
+    .optional(),
 });
 export type RepositoryConfig = z.infer<typeof repositoryConfigSchema>;
 

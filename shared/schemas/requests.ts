@@ -1,5 +1,6 @@
 /** Request bodies of the scope endpoints (README, "HTTP API (v1)"). */
 import { z } from "zod";
+import { SHA_PATTERN } from "../placeholders";
 import { planSchema } from "./plan";
 
 export const MAX_WAIT_TIMEOUT_SECONDS = 900;
@@ -9,10 +10,15 @@ const waitFields = {
   waitTimeoutSeconds: z.number().int().min(0).max(MAX_WAIT_TIMEOUT_SECONDS).optional(),
 };
 
-export const applyBodySchema = z.strictObject({ plan: planSchema, ...waitFields });
+/** The commit the run is for, filling `{sha}` and `{shortSha}` (the CLI sends GITHUB_SHA). */
+const shaField = {
+  sha: z.string().regex(SHA_PATTERN, "a full lowercase commit id (40 or 64 hex)").optional(),
+};
+
+export const applyBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...waitFields });
 export type ApplyBody = z.infer<typeof applyBodySchema>;
 
-export const previewBodySchema = z.strictObject({ plan: planSchema });
+export const previewBodySchema = z.strictObject({ plan: planSchema, ...shaField });
 
 export const destroyBodySchema = z.strictObject({ ...waitFields });
 

@@ -24,6 +24,7 @@ export const runEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("warning"), message: z.string() }),
   z.object({ type: z.literal("result"), result: runResultSchema }),
   z.object({ type: z.literal("error"), error: errorInfoSchema }),
+  z.object({ type: z.literal("keepalive") }),
 ]);
 export type RunEventWire = z.infer<typeof runEventSchema>;
 

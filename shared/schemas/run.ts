@@ -89,4 +89,6 @@ export type RunEvent =
   | { type: "drift"; drift: Drift }
   | { type: "warning"; message: string }
   | { type: "result"; result: RunResult }
-  | { type: "error"; error: { code: string; message: string; detail?: Record<string, unknown> } };
+  | { type: "error"; error: { code: string; message: string; detail?: Record<string, unknown> } }
+  /** Sent by the HTTP layer while a streamed run is still going: carries nothing, keeps the line alive. */
+  | { type: "keepalive" };

@@ -49,6 +49,10 @@ const job: GithubCaller = {
   eventName: "pull_request",
   scopes: ["pr-12"],
   environments: null,
+  refKind: "pull-request",
+  refEnvironments: { allowed: ["preview"], setting: "SPONSON_ENVIRONMENTS" },
+  deploymentEnvironment: null,
+  deploymentEnvironments: {},
 };
 const viewer: ServiceCaller = { kind: "service", subject: "dash", role: "viewer", scopes: [] };
 

@@ -95,3 +95,37 @@ describe("pattern problems", () => {
     expect(patternProblem("https://*.example.com/*")).toBeNull();
   });
 });
+
+describe("escaped stars: `\\*` is a literal `*`", () => {
+  // Supabase's redirect allow list takes its own globs: previews add `https://<host>/**`.
+  const supabase = "https://*.preview.example.com/\\*\\*";
+
+  it("admits Supabase's `/**` entries exactly, and a pattern with `\\*\\*` loads", () => {
+    expect(patternProblem(supabase)).toBeNull();
+    expect(matchItem(supabase, "https://pr-1.preview.example.com/**")).toBe(true);
+    expect(matchItem(supabase, "https://pr-1.preview.example.com/*")).toBe(false);
+    expect(matchItem(supabase, "https://pr-1.preview.example.com/ab")).toBe(false);
+    expect(matchItem(supabase, "https://*.preview.example.com/**")).toBe(false);
+  });
+
+  it("an unescaped `*` still never matches a `*` of the item", () => {
+    expect(matchItem("https://*.preview.example.com/*", "https://pr-1.preview.example.com/**")).toBe(false);
+  });
+
+  it("a wildcard next to an escaped star: `/*\\*` admits paths ending in `*`", () => {
+    expect(patternProblem("https://*.preview.example.com/*\\*")).toBeNull();
+    expect(matchItem("https://*.preview.example.com/*\\*", "https://pr-1.preview.example.com/a/*")).toBe(
+      true,
+    );
+    expect(matchItem("https://*.preview.example.com/*\\*", "https://pr-1.preview.example.com/a/b")).toBe(
+      false,
+    );
+  });
+
+  it("escapes work in identity patterns too, and a `\\` escapes nothing but `*`", () => {
+    expect(matchIdentity("gcs:\\*:cors", "gcs:*:cors")).toBe(true);
+    expect(matchIdentity("gcs:\\*:cors", "gcs:a:cors")).toBe(false);
+    expect(patternProblem("https://a.example.com/\\x")).not.toBeNull();
+    expect(patternProblem("https://a.example.com/x\\")).not.toBeNull();
+  });
+});

@@ -20,6 +20,10 @@ function github(repository: RepositoryConfig): GithubCaller {
     eventName: "pull_request",
     scopes: ["pr-5"],
     environments: null,
+    refKind: "pull-request",
+    refEnvironments: { allowed: ["preview"], setting: "SPONSON_ENVIRONMENTS" },
+    deploymentEnvironment: null,
+    deploymentEnvironments: {},
   };
 }
 

@@ -1,50 +1,178 @@
 /**
- * action.yml's run step, executed the way the runner would (bash, inputs as INPUT_* variables,
- * GITHUB_OUTPUT and RUNNER_TEMP files) against the local service: arguments, outputs, exit code.
+ * The committed dist/action.js, run the way a GitHub runner runs a node24 action, against the
+ * suite's local service (the same Worker and emulators `npm start` serves): inputs as INPUT_*
+ * variables, the event payload in GITHUB_EVENT_PATH, an OIDC token endpoint at
+ * ACTIONS_ID_TOKEN_REQUEST_URL served here, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and a
+ * local GitHub API answering the comment calls. The local service cannot trust a fake GitHub
+ * issuer, so the OIDC endpoint answers with a ci service token for the pull request's scope.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, it } from "vitest";
+import { afterAll, beforeAll, describe, inject, it } from "vitest";
+import { DEMO_REPOSITORY } from "../../scripts/dev-webhook.mjs";
 import { runResultSchema } from "../../shared/schemas/run";
-import { type CliResult, cliEnv, EXAMPLE_PLAN, freshPr, mintToken, ROOT } from "./helpers";
+import { type CliResult, EXAMPLE_PLAN, freshPr, mintToken, ROOT } from "./helpers";
 
-/** The `run: |` block of the step with `id: run`: our own file, so indentation is enough to find it. */
-function runStepScript(): string {
-  const lines = readFileSync(join(ROOT, "action.yml"), "utf8").split("\n");
-  const step = lines.findIndex((l) => l.trim() === "id: run");
-  const start = lines.findIndex((l, i) => i > step && l.trim() === "run: |");
-  const indent = (lines[start + 1]?.match(/^ */)?.[0] ?? "").length;
-  const body: string[] = [];
-  for (const line of lines.slice(start + 1)) {
-    if (line.trim() !== "" && (line.match(/^ */)?.[0] ?? "").length < indent) break;
-    body.push(line.slice(indent));
-  }
-  return body.join("\n");
+const REQUEST_TOKEN = "runner-request-token-5678";
+const GITHUB_TOKEN = "ghs_job-token-for-comments";
+
+interface Comment {
+  id: number;
+  body: string;
+}
+interface ApiCall {
+  method: string;
+  path: string;
+  authorization: string | undefined;
 }
 
-function runStep(inputs: Record<string, string>, env: Record<string, string>) {
-  const temp = mkdtempSync(join(tmpdir(), "sponson-action-"));
-  const output = join(temp, "github-output");
-  writeFileSync(output, "");
-  const child = spawn("bash", ["-e", "-c", runStepScript()], {
-    cwd: ROOT,
-    env: cliEnv({
-      GITHUB_ACTION_PATH: ROOT,
-      RUNNER_TEMP: temp,
-      GITHUB_OUTPUT: output,
-      SPONSON_AUDIENCE: "",
-      INPUT_COMMAND: "apply",
-      INPUT_PLAN: EXAMPLE_PLAN,
-      INPUT_ENVIRONMENT: "preview",
-      INPUT_SCOPE: "",
-      INPUT_WAIT: "false",
-      INPUT_WAIT_TIMEOUT: "",
-      ...inputs,
-      ...env,
-    }),
+let server: Server;
+let base: string;
+/** The token the OIDC endpoint hands out, per pull request number. */
+const oidcTokens = new Map<number, string>();
+const oidcAudiences: string[] = [];
+const comments = new Map<number, Comment[]>();
+const apiCalls: ApiCall[] = [];
+let nextCommentId = 1000;
+
+function body(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = "";
+    req.on("data", (d: Buffer) => {
+      text += d.toString();
+    });
+    req.on("end", () => resolve(text));
   });
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const json = (status: number, value: unknown) =>
+      res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+    if (url.pathname.startsWith("/idtoken/")) {
+      if (req.headers.authorization !== `Bearer ${REQUEST_TOKEN}`)
+        return json(401, { message: "bad request token" });
+      oidcAudiences.push(url.searchParams.get("audience") ?? "");
+      return json(200, { value: oidcTokens.get(Number(url.pathname.split("/")[2])) });
+    }
+    // The GitHub REST API's issue comments (docs.github.com, "REST API endpoints for issue comments").
+    apiCalls.push({ method: req.method ?? "", path: url.pathname, authorization: req.headers.authorization });
+    if (req.headers.authorization !== `token ${GITHUB_TOKEN}`)
+      return json(401, { message: "Bad credentials" });
+    const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
+    const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
+    if (list && `${list[1]}/${list[2]}` === DEMO_REPOSITORY.name) {
+      const issue = Number(list[3]);
+      const existing = comments.get(issue) ?? [];
+      if (req.method === "GET") return json(200, existing);
+      if (req.method === "POST") {
+        const comment = { id: nextCommentId++, body: (JSON.parse(await body(req)) as { body: string }).body };
+        comments.set(issue, [...existing, comment]);
+        return json(201, comment);
+      }
+    }
+    if (one && req.method === "PATCH") {
+      const id = Number(one[3]);
+      const text = (JSON.parse(await body(req)) as { body: string }).body;
+      for (const list of comments.values()) for (const c of list) if (c.id === id) c.body = text;
+      return json(200, { id, body: text });
+    }
+    return json(404, { message: "Not Found" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (typeof address !== "object" || address === null) throw new Error("no address");
+  base = `http://127.0.0.1:${address.port}`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+interface Step extends CliResult {
+  outputs: Record<string, string>;
+  summary: string;
+}
+
+/** GITHUB_OUTPUT's `name<<delimiter` blocks, as @actions/core writes them. */
+function parseOutputs(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^([^<=]+)<<(.+)$/.exec(lines[i] as string);
+    if (!m) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i] as string);
+    outputs[m[1] as string] = value.join("\n");
+  }
+  return outputs;
+}
+
+function runAction(options: {
+  number: number;
+  fromFork?: boolean;
+  oidc?: boolean;
+  inputs?: Record<string, string>;
+}): Promise<Step> {
+  const temp = mkdtempSync(join(tmpdir(), "sponson-runner-"));
+  const output = join(temp, "github-output");
+  const summary = join(temp, "step-summary.md");
+  const event = join(temp, "event.json");
+  writeFileSync(output, "");
+  writeFileSync(summary, "");
+  const head = options.fromFork ? "someone/Hello-World" : DEMO_REPOSITORY.name;
+  writeFileSync(
+    event,
+    JSON.stringify({
+      action: "synchronize",
+      number: options.number,
+      pull_request: {
+        number: options.number,
+        head: {
+          ref: "feature",
+          sha: "1".repeat(40),
+          repo: { full_name: head, fork: options.fromFork === true },
+        },
+        base: { ref: "master", repo: { full_name: DEMO_REPOSITORY.name } },
+      },
+      repository: { full_name: DEMO_REPOSITORY.name, default_branch: "master" },
+    }),
+  );
+  const oidc = options.oidc ?? !options.fromFork;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/tmp",
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_ACTION: "sponson",
+    GITHUB_EVENT_NAME: "pull_request",
+    GITHUB_EVENT_PATH: event,
+    GITHUB_REF: `refs/pull/${options.number}/merge`,
+    GITHUB_SHA: "2".repeat(40),
+    GITHUB_REPOSITORY: DEMO_REPOSITORY.name,
+    GITHUB_API_URL: base,
+    GITHUB_OUTPUT: output,
+    GITHUB_STEP_SUMMARY: summary,
+    RUNNER_TEMP: temp,
+    INPUT_URL: inject("sponsonUrl"),
+    INPUT_PLAN: EXAMPLE_PLAN,
+    INPUT_ENVIRONMENT: "preview",
+    INPUT_AUDIENCE: inject("audience"),
+    INPUT_COMMENT: "true",
+    "INPUT_GITHUB-TOKEN": GITHUB_TOKEN,
+    ...(oidc
+      ? {
+          ACTIONS_ID_TOKEN_REQUEST_URL: `${base}/idtoken/${options.number}?api-version=2.0`,
+          ACTIONS_ID_TOKEN_REQUEST_TOKEN: REQUEST_TOKEN,
+        }
+      : {}),
+    ...options.inputs,
+  };
+  const child = spawn(process.execPath, [join(ROOT, "dist", "action.js")], { cwd: ROOT, env });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => {
@@ -53,51 +181,101 @@ function runStep(inputs: Record<string, string>, env: Record<string, string>) {
   child.stderr.on("data", (d: Buffer) => {
     stderr += d.toString();
   });
-  return new Promise<CliResult & { outputs: Record<string, string> }>((resolve) => {
-    child.once("close", (code) => {
-      const outputs = Object.fromEntries(
-        readFileSync(output, "utf8")
-          .split("\n")
-          .filter(Boolean)
-          .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
-      );
-      resolve({ code, stdout, stderr, outputs });
-    });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code) =>
+      resolve({
+        code,
+        stdout,
+        stderr,
+        outputs: parseOutputs(readFileSync(output, "utf8")),
+        summary: readFileSync(summary, "utf8"),
+      }),
+    );
   });
 }
 
-let admin: string;
-beforeAll(async () => {
-  admin = await mintToken("admin");
-});
+async function pullRequest(): Promise<number> {
+  const number = Number(freshPr().slice(3));
+  oidcTokens.set(number, await mintToken("ci", [`preview/pr-${number}`]));
+  return number;
+}
 
-describe("action.yml", () => {
-  it("applies the plan, streams its lines to the log and sets run-id, status and result", async ({
+describe("the Action on a simulated runner", () => {
+  it("applies the pull request's plan: outputs, step summary, and one comment for the environment", async ({
     expect,
   }) => {
-    const scope = freshPr();
-    const { code, stderr, outputs } = await runStep(
-      { INPUT_SCOPE: scope, INPUT_WAIT: "true" },
-      { SPONSON_TOKEN: admin },
+    const number = await pullRequest();
+    const step = await runAction({ number });
+    expect(step.code, step.stdout + step.stderr).toBe(0);
+    expect(oidcAudiences.at(-1)).toBe(inject("audience"));
+    // Outputs in GitHub's conventions, each step its own files.
+    expect(step.outputs.status).toBe("succeeded");
+    const result = runResultSchema.parse(JSON.parse(readFileSync(step.outputs.result as string, "utf8")));
+    expect(result.run.scope).toBe(`pr-${number}`);
+    expect(step.outputs["run-id"]).toBe(result.run.id);
+    expect(readFileSync(step.outputs["summary-path"] as string, "utf8")).toContain(result.run.id);
+    expect(step.summary).toContain(`sponson apply \`preview/pr-${number}\`: succeeded`);
+    // The job's OIDC token never shows in the log: @actions/core masks it first.
+    expect(step.stdout).toContain(`::add-mask::${oidcTokens.get(number)}`);
+    // The comment: the run's table and a link to the run's dashboard page.
+    const posted = comments.get(number) ?? [];
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.body).toContain("<!-- sponson-edge: environment=preview -->");
+    expect(posted[0]?.body).toContain("| callback | `auth0.callbackUrl` | create | created |");
+    expect(posted[0]?.body).toContain(
+      `/dashboard/runs/${result.run.id}?environment=preview&scope=pr-${number}`,
     );
-    expect(code).toBe(0);
-    expect(stderr).toContain(`apply preview/${scope}`);
-    expect(stderr).toMatch(/^succeeded in .*: 3 created$/m);
-    expect(outputs.status).toBe("succeeded");
-    const result = runResultSchema.parse(JSON.parse(readFileSync(outputs.result as string, "utf8")));
-    expect(outputs["run-id"]).toBe(result.run.id);
-    expect(result.run.scope).toBe(scope);
+    expect(apiCalls.every((c) => c.authorization === `token ${GITHUB_TOKEN}`)).toBe(true);
   });
 
-  it("a refused run sets status=refused and keeps the CLI's exit code", async ({ expect }) => {
-    const { code, outputs } = await runStep({ INPUT_SCOPE: freshPr() }, { SPONSON_TOKEN: "not-a-token" });
-    expect(code).toBe(2);
-    expect(outputs).toMatchObject({ status: "refused", "run-id": "" });
+  it("a second run updates the same comment instead of adding one", async ({ expect }) => {
+    const number = await pullRequest();
+    await runAction({ number });
+    const second = await runAction({ number });
+    expect(second.code).toBe(0);
+    const posted = comments.get(number) ?? [];
+    expect(posted).toHaveLength(1);
+    expect(posted[0]?.body).toContain(second.outputs["run-id"] as string);
+    expect(posted[0]?.body).toContain("| unchanged |");
+    expect(apiCalls.some((c) => c.method === "PATCH")).toBe(true);
   });
 
-  it("an unknown command is refused by the step itself", async ({ expect }) => {
-    const { code, stdout } = await runStep({ INPUT_COMMAND: "unlock" }, { SPONSON_TOKEN: admin });
-    expect(code).toBe(2);
-    expect(stdout).toContain("::error::command must be apply, preview, destroy or rollback");
+  it("a fork's pull request (no id-token) is skipped with a notice and exits 0; nothing is applied or commented", async ({
+    expect,
+  }) => {
+    const number = await pullRequest();
+    const before = apiCalls.length;
+    const step = await runAction({ number, fromFork: true });
+    expect(step.code).toBe(0);
+    expect(step.stdout).toMatch(/^::notice::Sponson skipped: pull request #\d+ comes from a fork/m);
+    expect(step.outputs.status).toBe("skipped");
+    expect(step.outputs["run-id"]).toBeUndefined();
+    expect(apiCalls.length).toBe(before);
+    expect(comments.get(number)).toBeUndefined();
+  });
+
+  it("a job of this repository without id-token fails, naming the permission", async ({ expect }) => {
+    const step = await runAction({ number: await pullRequest(), oidc: false });
+    expect(step.code).not.toBe(0);
+    expect(step.stdout).toContain("::error::no credentials: the job needs `permissions: id-token: write`");
+  });
+
+  it("a refused run sets status refused, fails the step, and writes no comment", async ({ expect }) => {
+    const number = await pullRequest();
+    const step = await runAction({ number, inputs: { INPUT_TOKEN: "not-a-token" } });
+    expect(step.code).not.toBe(0);
+    expect(step.outputs).toMatchObject({ status: "refused", "run-id": "" });
+    expect(step.summary).toContain("refused");
+    expect(comments.get(number)).toBeUndefined();
+  });
+
+  it("two Sponson steps in one job keep separate result files", async ({ expect }) => {
+    const number = await pullRequest();
+    const first = await runAction({ number });
+    const second = await runAction({ number, inputs: { INPUT_COMMAND: "preview" } });
+    expect(first.outputs.result).not.toBe(second.outputs.result);
+    expect(JSON.parse(readFileSync(first.outputs.result as string, "utf8")).run.action).toBe("apply");
+    expect(JSON.parse(readFileSync(second.outputs.result as string, "utf8")).run.action).toBe("preview");
   });
 });

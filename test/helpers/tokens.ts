@@ -37,6 +37,8 @@ export interface ServiceTokenOptions {
   audience?: string;
   /** `owner/name`: binds a ci token to one repository. */
   repository?: string;
+  /** The token id an admin can revoke it by. */
+  jti?: string;
 }
 
 /** A fresh Ed25519 key pair as the JSON the SERVICE_SIGNING_KEY secret holds. */
@@ -58,6 +60,7 @@ export async function mintServiceToken(options: ServiceTokenOptions): Promise<st
   const claims: JWTPayload = { role: options.role };
   if (options.scopes) claims.scopes = options.scopes;
   if (options.repository) claims.repository = options.repository;
+  if (options.jti) claims.jti = options.jti;
   if (options.notBeforeSeconds !== undefined) claims.nbf = now + options.notBeforeSeconds;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })

@@ -37,7 +37,10 @@ describe("npm scripts answer --help", () => {
       expect(OUR_FILE.test(step) || TOOL.test(step), `${name}: ${step}`).toBe(true);
     expect(ours.map((o) => o.name).sort()).toEqual([
       "bench",
+      "build:action",
       "build:cli",
+      "build:schemas",
+      "keygen",
       "prepare",
       "start",
       "token",

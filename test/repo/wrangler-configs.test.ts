@@ -1,7 +1,7 @@
 /**
  * wrangler.toml (production) and wrangler.dev.toml (the dev entry: npm start, tests, bench) are
  * one Worker: they differ only in the entry and the emulator parts, so what the tests run is what
- * deploys. Production binds no emulator and its last migration deletes the emulator class.
+ * deploys. Production binds no emulator, and its migration v4 deletes the emulator class for good.
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -28,7 +28,13 @@ describe("the production and dev wrangler configs", () => {
     expect(prod.main).toBe(join(ROOT, "workers", "index.ts"));
     expect(prod.durable_objects.bindings.map((b) => b.class_name)).not.toContain("ProviderEmulator");
     expect(prod.vars).not.toHaveProperty("EMULATORS");
-    expect(prod.migrations.at(-1)).toEqual({ tag: "v4", deleted_classes: ["ProviderEmulator"] });
+    expect(prod.migrations.find((m) => m.tag === "v4")).toEqual({
+      tag: "v4",
+      deleted_classes: ["ProviderEmulator"],
+    });
+    // No migration after the deletion brings the emulator class back.
+    const after = prod.migrations.slice(prod.migrations.findIndex((m) => m.tag === "v4") + 1);
+    expect(JSON.stringify(after)).not.toContain("ProviderEmulator");
   });
 
   it("dev: the dev entry with the emulator binding, and production's migrations but the deletion", () => {

@@ -5,6 +5,7 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
+import type { Role } from "./caller";
 
 /** Service tokens name this service as issuer and audience. */
 export const SERVICE_ISSUER = "sponson-edge";
@@ -16,9 +17,13 @@ export interface AuthConfig {
   audience: string | null;
   /** SPONSON_REPOSITORIES, parsed by the one schema the webhook receiver uses too. */
   repositories: RepositoryConfig[];
+  /** SPONSON_ENVIRONMENTS: where closed pull requests are destroyed, and so where their jobs may act. */
+  destroyEnvironments: string[];
   /** The private signing key (JWK JSON) and extra public keys (JWK or JWKS JSON), raw. */
   serviceSigningKey: string | null;
   servicePublicKeys: string | null;
+  /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS with its defaults. */
+  serviceTokenMaxLifetime: Record<Role, number>;
 }
 
 /** The authentication settings of the Worker's config (workers/config/): throws naming an invalid var. */
@@ -28,7 +33,9 @@ export function authConfigFromEnv(env: object): AuthConfig {
     githubIssuer: config.githubIssuer,
     audience: config.audience,
     repositories: config.repositories,
+    destroyEnvironments: config.environments,
     serviceSigningKey: config.serviceSigningKey,
     servicePublicKeys: config.servicePublicKeys,
+    serviceTokenMaxLifetime: config.serviceTokenMaxLifetime,
   };
 }

@@ -8,6 +8,7 @@ import type { AppEnv } from "../app-env";
 import { dashboardSessionToken, signInRedirect } from "../dashboard/session";
 import { authConfigFromEnv } from "./auth-config";
 import { type GithubKeySource, remoteGithubKeys } from "./github-keys";
+import { assertNotRevoked } from "./revoked-tokens";
 import { isPublicRoute } from "./route-access";
 import { serviceKeySet } from "./service-keys";
 import { unauthenticated, verifyBearer } from "./verify-token";
@@ -28,7 +29,7 @@ export function authenticate(options: AuthOptions = {}) {
   const githubKeys = options.githubKeys ?? remoteGithubKeys(options.fetch);
   const now = options.now ?? Date.now;
   return createMiddleware<AppEnv>(async function authenticate(c, next) {
-    if (isPublicRoute(c.req.method, new URL(c.req.url).pathname)) {
+    if (isPublicRoute(c.req.method, c.req.path)) {
       c.set("actor", "anonymous");
       return next();
     }
@@ -49,6 +50,7 @@ export function authenticate(options: AuthOptions = {}) {
     let caller: Awaited<ReturnType<typeof verifyBearer>>;
     try {
       caller = await verifyBearer(token, config, { github: githubKeys, service }, new Date(now()));
+      await assertNotRevoked(c.env.RECEIPTS, caller, now());
     } catch (err) {
       // An expired or revoked session cookie: clear it and ask the browser to sign in again.
       const redirect = session === undefined ? null : signInRedirect(c, true);

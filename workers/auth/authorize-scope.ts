@@ -7,6 +7,9 @@ import { SponsonError } from "../../shared/errors";
 import { isValidEnvironment, isValidScope } from "../../shared/lock-keys";
 import { matchScopePattern } from "../policy/glob";
 import type { Caller } from "./caller";
+import { BRANCH_EVENTS } from "./github-claims";
+
+const BRANCH_EVENT_NAMES = [...BRANCH_EVENTS].join(" / ");
 
 export const SCOPE_ACTIONS = ["apply", "preview", "destroy", "rollback", "read"] as const;
 export type ScopeAction = (typeof SCOPE_ACTIONS)[number];
@@ -55,14 +58,37 @@ export function authorizeScope(
       action,
     );
   }
-  if (caller.scopes.includes(scope)) return;
-  throw forbidden(
-    "github.ref",
-    githubRefusal(caller.ref, caller.eventName, scope),
-    environment,
-    scope,
-    action,
-  );
+  if (!caller.scopes.includes(scope)) {
+    throw forbidden(
+      "github.ref",
+      githubRefusal(caller.ref, caller.eventName, scope),
+      environment,
+      scope,
+      action,
+    );
+  }
+  // docs/security.md, "Environments bound to the ref": what the ref kind may reach, then what the
+  // environment itself demands of the job.
+  const { allowed, setting } = caller.refEnvironments;
+  if (allowed !== null && !allowed.includes(environment)) {
+    throw forbidden(
+      "github.ref-environments",
+      `a ${caller.refKind} job of ${caller.repository} acts only in ${allowed.length > 0 ? allowed.join(", ") : "no environment"}; "${environment}" is not among them (set by ${setting})`,
+      environment,
+      scope,
+      action,
+    );
+  }
+  const required = caller.deploymentEnvironments[environment];
+  if (required !== undefined && caller.deploymentEnvironment !== required) {
+    throw forbidden(
+      "github.deployment-environment",
+      `environment "${environment}" needs a job running in GitHub deployment environment "${required}" (\`environment: ${required}\` in the workflow job; SPONSON_REPOSITORIES[${caller.repository}].deploymentEnvironments); this token's is ${caller.deploymentEnvironment ?? "none"}`,
+      environment,
+      scope,
+      action,
+    );
+  }
 }
 
 /** Explains which claim-to-scope rule refused, in terms of what GitHub signed. */
@@ -71,7 +97,7 @@ function githubRefusal(ref: string, eventName: string, scope: string): string {
     return `a GitHub token acts on ${scope} only from refs/pull/${scope.slice(3)}/merge or /head of a pull-request event; this token's ref is ${ref} (${eventName})`;
   }
   if (scope === "main") {
-    return `a GitHub token acts on main only from the repository's default branch outside pull-request events; this token's ref is ${ref} (${eventName})`;
+    return `a GitHub token acts on main only from the repository's default branch, in a ${BRANCH_EVENT_NAMES} job; this token's ref is ${ref} (${eventName})`;
   }
-  return `a GitHub token acts on ${scope} only from refs/heads/${scope.slice("branch-".length)} outside pull-request events; this token's ref is ${ref} (${eventName})`;
+  return `a GitHub token acts on ${scope} only from refs/heads/${scope.slice("branch-".length)}, in a ${BRANCH_EVENT_NAMES} job; this token's ref is ${ref} (${eventName})`;
 }

@@ -3,6 +3,7 @@
  * is decided by `authorizeScope` and the route table, never by the token alone.
  */
 import { z } from "zod";
+import type { RefEnvironments, RefKind } from "./ref-environments";
 
 export const ROLES = ["viewer", "ci", "admin"] as const;
 export const roleSchema = z.enum(ROLES);
@@ -38,6 +39,14 @@ export interface GithubCaller {
   scopes: string[];
   /** Environments the repository is configured for; null means any. */
   environments: string[] | null;
+  /** What kind of ref GitHub signed (workers/auth/ref-environments.ts). */
+  refKind: RefKind;
+  /** Environments this ref kind may act in (null: any), and the setting that grants them. */
+  refEnvironments: RefEnvironments;
+  /** The token's `environment` claim: the GitHub deployment environment the job ran in, if any. */
+  deploymentEnvironment: string | null;
+  /** Environments that require a GitHub deployment environment (SPONSON_REPOSITORIES[].deploymentEnvironments). */
+  deploymentEnvironments: Record<string, string>;
 }
 
 /** A holder of a token signed by this service's own key (`npm run token`). */
@@ -50,6 +59,8 @@ export interface ServiceCaller {
   /** `owner/name`: a ci token with this claim acts for that repository only
    * (workers/auth/resolve-repository.ts). */
   repository?: string;
+  /** The token's `jti`, when it has one: checked against the deny list at every request. */
+  tokenId?: string;
 }
 
 export type Caller = GithubCaller | ServiceCaller;

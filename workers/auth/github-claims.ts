@@ -8,6 +8,7 @@ import { z } from "zod";
 import { SponsonError } from "../../shared/errors";
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import type { GithubCaller } from "./caller";
+import { environmentsForRef, refKindOf } from "./ref-environments";
 
 /** The claims this service reads; GitHub sends more, which are ignored. */
 export const githubClaimsSchema = z.object({
@@ -21,10 +22,28 @@ export const githubClaimsSchema = z.object({
   head_ref: z.string().optional(),
   base_ref: z.string().optional(),
   job_workflow_ref: z.string().optional(),
+  /** The GitHub deployment environment the job runs in (present only then). */
+  environment: z.string().optional(),
 });
 export type GithubClaims = z.infer<typeof githubClaimsSchema>;
 
 const PULL_REQUEST_EVENTS = new Set(["pull_request", "pull_request_target"]);
+/**
+ * The events whose branch ref the job's own author chose: a push, a manual dispatch (write access),
+ * the repository's own schedule, a merge queue's branch, a release, a created ref and a deployment.
+ * Every other event is refused branch scopes and `main`: GitHub runs `pull_request_target`,
+ * `workflow_run`, `issue_comment`, `issues`, `discussion`, `check_run`, `status`, `watch`, … on the
+ * default branch for whoever triggered them, so their ref proves nothing about who speaks for it.
+ */
+export const BRANCH_EVENTS: ReadonlySet<string> = new Set([
+  "push",
+  "workflow_dispatch",
+  "schedule",
+  "merge_group",
+  "release",
+  "create",
+  "deployment",
+]);
 const PULL_REF = /^refs\/pull\/([1-9][0-9]{0,9})\/(merge|head)$/;
 const BRANCH_PREFIX = "refs/heads/";
 
@@ -32,9 +51,9 @@ const BRANCH_PREFIX = "refs/heads/";
  * The scopes a job may act on, from its signed ref:
  * - `pr-<n>` when the ref is `refs/pull/<n>/merge` or `refs/pull/<n>/head` from a pull-request event;
  * - `branch-<name>` when the ref is `refs/heads/<name>`, and `main` too when that is the
- *   repository's default branch — but never from a pull-request event: a `pull_request_target`
- *   job runs with the base branch's ref while serving someone else's pull request, so its ref
- *   proves nothing about which branch it speaks for;
+ *   repository's default branch — but only from an event in BRANCH_EVENTS: a `pull_request_target`,
+ *   `workflow_run` or `issue_comment` job runs with the default branch's ref while serving someone
+ *   else's pull request or comment, so its ref proves nothing about which branch it speaks for;
  * - nothing otherwise (tags, merge queues, unknown shapes).
  */
 export function scopesForRef(
@@ -44,7 +63,7 @@ export function scopesForRef(
   const isPullRequestEvent = PULL_REQUEST_EVENTS.has(claims.event_name);
   const pull = PULL_REF.exec(claims.ref);
   if (pull) return isPullRequestEvent ? [`pr-${pull[1]}`] : [];
-  if (claims.ref.startsWith(BRANCH_PREFIX) && !isPullRequestEvent) {
+  if (claims.ref.startsWith(BRANCH_PREFIX) && BRANCH_EVENTS.has(claims.event_name)) {
     const branch = claims.ref.slice(BRANCH_PREFIX.length);
     if (branch.length === 0) return [];
     return branch === defaultBranch ? [`branch-${branch}`, "main"] : [`branch-${branch}`];
@@ -92,8 +111,14 @@ export function configuredRepository(
   });
 }
 
-export function githubCaller(claims: GithubClaims, repositories: RepositoryConfig[]): GithubCaller {
+export function githubCaller(
+  claims: GithubClaims,
+  repositories: RepositoryConfig[],
+  destroyEnvironments: readonly string[],
+): GithubCaller {
   const repo = configuredRepository(claims, repositories);
+  const scopes = scopesForRef(claims, repo.defaultBranch);
+  const refKind = refKindOf(scopes);
   return {
     kind: "github",
     subject: claims.sub,
@@ -103,7 +128,11 @@ export function githubCaller(claims: GithubClaims, repositories: RepositoryConfi
     ref: claims.ref,
     eventName: claims.event_name,
     ...(claims.job_workflow_ref ? { workflowRef: claims.job_workflow_ref } : {}),
-    scopes: scopesForRef(claims, repo.defaultBranch),
+    scopes,
     environments: repo.environments ?? null,
+    refKind,
+    refEnvironments: environmentsForRef(refKind, repo, destroyEnvironments),
+    deploymentEnvironment: claims.environment ?? null,
+    deploymentEnvironments: repo.deploymentEnvironments ?? {},
   };
 }

@@ -5,9 +5,9 @@
  *
  * 1. A GitHub Actions job acts for its own repository (verified by id and name at authentication);
  *    a query naming another is refused 403 `github.repository`.
- * 2. A `ci` service token with a `repository` claim acts for that repository only; a query naming
- *    another is refused 403 `service.repository`. Admin and viewer tokens, and ci tokens without
- *    the claim, take the query.
+ * 2. A `ci` or `viewer` service token with a `repository` claim acts for (and reads) that repository
+ *    only; a query naming another is refused 403 `service.repository`. Admin tokens, and tokens
+ *    without the claim, take the query.
  * 3. Without a query, the one configured repository when there is exactly one (single-repository
  *    deployments name nothing).
  * 4. Otherwise 400 VALIDATION saying how to name it. A query naming a repository that is not
@@ -36,8 +36,11 @@ function configuredNames(repositories: readonly RepositoryConfig[]): string {
   return names.join(", ");
 }
 
-/** The repository the caller's credential is bound to, or null when it may name any. */
-function boundRepository(
+/**
+ * The repository the caller's credential is bound to, or null when it may name any: a GitHub job's
+ * own, or a ci or viewer service token's `repository` claim (admin tokens are never bound).
+ */
+export function boundRepository(
   caller: Caller,
   repositories: readonly RepositoryConfig[],
 ): { repository: RepositoryConfig; rule: string } | null {
@@ -50,7 +53,7 @@ function boundRepository(
     }
     return { repository, rule: "github.repository" };
   }
-  if (caller.role !== "ci" || caller.repository === undefined) return null;
+  if (caller.role === "admin" || caller.repository === undefined) return null;
   const claimed = caller.repository;
   const repository = repositories.find((r) => sameRepositoryName(r.name, claimed));
   if (repository === undefined) {

@@ -31,12 +31,15 @@ export function isPublicRoute(method: string, path: string): boolean {
   return PUBLIC_ROUTES.some(([m, p]) => m === method && p === path);
 }
 
-/** POST /v1/scopes/{environment}/{scope}/{action} and GET …/ledger, with the path decoded like Hono does. */
+/**
+ * POST /v1/scopes/{environment}/{scope}/{action} and GET …/ledger, on the path the router matched
+ * (canonical, workers/http/canonical-path.ts), with each segment decoded as the router's params are.
+ */
 function scopeRoute(
   method: string,
   path: string,
 ): { environment: string; scope: string; action: ScopeAction } | null {
-  const m = /^\/v1\/scopes\/([^/]+)\/(.+)\/([a-z]+)$/.exec(path);
+  const m = /^\/v1\/scopes\/([^/]+)\/([^/]+)\/([a-z]+)$/.exec(path);
   if (!m?.[1] || !m[2] || !m[3]) return null;
   let environment: string;
   let scope: string;
@@ -46,7 +49,10 @@ function scopeRoute(
   } catch {
     throw new SponsonError("VALIDATION", "the scope path is not valid percent-encoding");
   }
-  if (method === "GET" && m[3] === "ledger") return { environment, scope, action: "read" };
+  // HEAD is served by the GET handler (Hono), so it is authorized as the read it is.
+  if ((method === "GET" || method === "HEAD") && m[3] === "ledger") {
+    return { environment, scope, action: "read" };
+  }
   if (method === "POST" && ["apply", "preview", "destroy", "rollback"].includes(m[3])) {
     return { environment, scope, action: m[3] as ScopeAction };
   }
@@ -58,6 +64,9 @@ function minimumRole(method: string, path: string): Role {
   if (method === "DELETE" && path.startsWith("/v1/locks/")) return "admin";
   // Listing orphans reads every owned object's lists with the service's credentials.
   if (path === "/v1/orphans" || path.startsWith("/v1/orphans/")) return "admin";
+  // The deny list and the audit trail name actors, reasons and token ids.
+  if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return "admin";
+  if (path === "/v1/audit" || path.startsWith("/v1/audit/")) return "admin";
   if (method === "GET" || method === "HEAD") return "viewer";
   return "admin";
 }
@@ -73,7 +82,8 @@ export function callerOf(c: Context<AppEnv>) {
 export function routeAccess() {
   return createMiddleware<AppEnv>(async function routeAccess(c, next) {
     const method = c.req.method;
-    const path = new URL(c.req.url).pathname;
+    // The path the router matches: never the raw URL, which may spell the same route differently.
+    const path = c.req.path;
     if (isPublicRoute(method, path)) return next();
     const caller = callerOf(c);
     const scoped = scopeRoute(method, path);
@@ -103,7 +113,7 @@ function assertRole(role: Role, minimum: Role, what: string): void {
 /** Per-route guard for handlers that want it explicit: `requireRole("admin")` = admin only. */
 export function requireRole(minimum: Role) {
   return createMiddleware<AppEnv>(async function requireRole(c, next) {
-    assertRole(callerOf(c).role, minimum, `${c.req.method} ${new URL(c.req.url).pathname}`);
+    assertRole(callerOf(c).role, minimum, `${c.req.method} ${c.req.path}`);
     await next();
   });
 }

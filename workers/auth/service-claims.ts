@@ -21,6 +21,8 @@ export const serviceClaimsSchema = z.object({
   scopes: z.array(scopePatternSchema).max(100).optional(),
   /** `owner/name`: binds a ci token to one repository's scopes. */
   repository: repositoryNameSchema.optional(),
+  /** The token's id: what an admin names to revoke it (workers/auth/revoked-tokens.ts). */
+  jti: z.string().min(1).max(200).optional(),
 });
 export type ServiceClaims = z.infer<typeof serviceClaimsSchema>;
 
@@ -31,5 +33,6 @@ export function serviceCaller(claims: ServiceClaims): ServiceCaller {
     role: claims.role,
     scopes: claims.scopes ?? [],
     ...(claims.repository === undefined ? {} : { repository: claims.repository }),
+    ...(claims.jti === undefined ? {} : { tokenId: claims.jti }),
   };
 }

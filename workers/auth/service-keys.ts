@@ -15,7 +15,7 @@ const publicJwkSchema = z.object({
   x: z.string().min(40),
   kid: z.string().min(1).optional(),
 });
-const privateJwkSchema = publicJwkSchema.extend({ d: z.string().min(40) });
+export const privateJwkSchema = publicJwkSchema.extend({ d: z.string().min(40) });
 const publicKeysSchema = z.union([publicJwkSchema, z.object({ keys: z.array(publicJwkSchema).min(1) })]);
 
 export interface ServiceKeySet {

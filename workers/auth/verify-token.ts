@@ -14,6 +14,7 @@ import { githubCaller, githubClaimsSchema } from "./github-claims";
 import { type GithubKeySource, KeySetUnavailable } from "./github-keys";
 import { serviceCaller, serviceClaimsSchema } from "./service-claims";
 import type { ServiceKeySet } from "./service-keys";
+import { assertLifetime } from "./token-lifetime";
 
 /** Allowed clock skew between GitHub, this Worker and the token minter. */
 export const CLOCK_TOLERANCE_SECONDS = 30;
@@ -34,7 +35,9 @@ export type RefusalReason =
   | "signature"
   | "unknown-key"
   | "claims"
-  | "not-configured";
+  | "not-configured"
+  | "lifetime"
+  | "revoked";
 
 export function unauthenticated(reason: RefusalReason, message: string): SponsonError {
   // The reason is a closed vocabulary: nothing from the token is echoed back.
@@ -101,13 +104,23 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
       issuer: SERVICE_ISSUER,
       audience: SERVICE_AUDIENCE,
       algorithms: ["EdDSA"],
-      requiredClaims: ["exp", "sub"],
+      requiredClaims: ["exp", "iat", "sub"],
       currentDate: now,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
     });
     const claims = serviceClaimsSchema.safeParse(payload);
     if (!claims.success) throw unauthenticated("claims", "the service token's claims are invalid");
-    return serviceCaller(claims.data);
+    assertLifetime(claims.data.role, payload.iat ?? 0, payload.exp ?? 0, config.serviceTokenMaxLifetime);
+    const caller = serviceCaller(claims.data);
+    // With several repositories, an unbound ci token would act for whichever one a request names.
+    if (caller.role === "ci" && caller.repository === undefined && config.repositories.length > 1) {
+      throw new SponsonError(
+        "FORBIDDEN",
+        "several repositories are configured: a ci token must carry its `repository` claim (npm run token -- --repository owner/name)",
+        { rule: "service.repository-required" },
+      );
+    }
+    return caller;
   }
   if (issuer === config.githubIssuer) {
     if (config.audience === null) {
@@ -124,7 +137,7 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
     const claims = githubClaimsSchema.safeParse(payload);
     if (!claims.success)
       throw unauthenticated("claims", "the GitHub token lacks the repository or ref claims");
-    return githubCaller(claims.data, config.repositories);
+    return githubCaller(claims.data, config.repositories, config.destroyEnvironments);
   }
   throw unauthenticated("issuer", "the token's issuer is not accepted");
 }

@@ -52,6 +52,14 @@ export function optionalText(vars: Vars, name: string, { secret = false } = {}):
   return raw;
 }
 
+/** `on` or `off`; null when unset. */
+export function onOff(vars: Vars, name: string): "on" | "off" | null {
+  const raw = optionalText(vars, name);
+  if (raw === null) return null;
+  if (raw !== "on" && raw !== "off") throw misconfigured(`${name} must be "on" or "off", got ${shown(raw)}`);
+  return raw;
+}
+
 /** JSON text (or an already-parsed JSON binding) checked against `schema`; `undefined` when unset. */
 export function jsonVar<T>(vars: Vars, name: string, schema: z.ZodType<T>): T | undefined {
   const raw = vars[name];
@@ -73,7 +81,7 @@ export function jsonVar<T>(vars: Vars, name: string, schema: z.ZodType<T>): T | 
   return parsed.data;
 }
 
-const issuerSchema = z
+export const issuerSchema = z
   .url()
   .refine((u) => u.startsWith("https://"), "the issuer must be https")
   .transform((u) => u.replace(/\/+$/, ""));
@@ -89,7 +97,7 @@ export function repositories(vars: Vars): RepositoryConfig[] {
   return jsonVar(vars, "SPONSON_REPOSITORIES", repositoriesConfigSchema) ?? [];
 }
 
-const environmentsSchema = z
+export const environmentsSchema = z
   .array(z.string().refine(isValidEnvironment, "not a valid environment name"))
   .min(1)
   .max(50);
@@ -101,7 +109,8 @@ export function environments(vars: Vars): string[] {
 /**
  * `enforced` by the document when SPONSON_POLICY is set. Unset: every write is denied (fail closed),
  * except with EMULATORS=on (tests, `npm start`), where the emulated providers are all there is to
- * write to and every write is allowed.
+ * write to and every write is allowed — honoured only by the dev entry's emulator transport
+ * (workers/wiring/wire.ts, `policyForTransport`); the production entry refuses every write instead.
  */
 export function writePolicy(vars: Vars): PolicyConfig {
   const document = jsonVar(vars, "SPONSON_POLICY", policySchema);
@@ -110,7 +119,7 @@ export function writePolicy(vars: Vars): PolicyConfig {
   return { mode: "enforced", document: { version: 1, environments: {} } };
 }
 
-const combiningSchema = z.record(
+export const combiningSchema = z.record(
   z.string().refine(isValidEnvironment, "not a valid environment name"),
   z.boolean(),
 );

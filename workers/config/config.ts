@@ -7,6 +7,8 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { ADAPTERS } from "../adapters";
+import type { Role } from "../auth/caller";
+import { DEFAULT_MAX_LIFETIME_SECONDS, maxLifetimeSchema } from "../auth/token-lifetime";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import type { PolicyConfig } from "../policy/policy-schema";
 import {
@@ -15,6 +17,8 @@ import {
   DEFAULT_WAIT_TIMEOUT_SECONDS,
   environments,
   githubIssuer,
+  jsonVar,
+  onOff,
   optionalText,
   positiveSeconds,
   repositories,
@@ -22,6 +26,9 @@ import {
   writeCombining,
   writePolicy,
 } from "./config-vars";
+
+/** Well under every idle timeout on the way (Node's fetch: 300 s; proxies: often 60–100 s). */
+const DEFAULT_STREAM_KEEPALIVE_SECONDS = 15;
 
 const PROVIDER_TYPES: ReadonlySet<string> = new Set(ADAPTERS.map((a) => a.type));
 
@@ -37,6 +44,9 @@ const READERS = {
    * not show them to the next read; 0 (unset) keeps each op's own window.
    */
   recentWritesSeconds: (v: Vars): number => positiveSeconds(v, "SPONSON_RECENT_WRITES_SECONDS", 0),
+  /** STREAM_KEEPALIVE_SECONDS: how often a streamed run sends a `keepalive` line while it runs. */
+  streamKeepAliveSeconds: (v: Vars): number =>
+    positiveSeconds(v, "STREAM_KEEPALIVE_SECONDS", DEFAULT_STREAM_KEEPALIVE_SECONDS),
   /** GITHUB_OIDC_ISSUER, without a trailing slash. */
   githubIssuer: (v: Vars): string => githubIssuer(v),
   /** SPONSON_AUDIENCE: required for GitHub tokens; null refuses every GitHub token (fail closed). */
@@ -55,6 +65,13 @@ const READERS = {
   serviceSigningKey: (v: Vars): string | null => optionalText(v, "SERVICE_SIGNING_KEY", { secret: true }),
   /** SERVICE_PUBLIC_KEY (JWK or JWKS JSON), raw. */
   servicePublicKeys: (v: Vars): string | null => optionalText(v, "SERVICE_PUBLIC_KEY", { secret: true }),
+  /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS: the longest `exp - iat` per role (workers/auth/token-lifetime.ts). */
+  serviceTokenMaxLifetime: (v: Vars): Record<Role, number> => ({
+    ...DEFAULT_MAX_LIFETIME_SECONDS,
+    ...jsonVar(v, "SERVICE_TOKEN_MAX_LIFETIME_SECONDS", maxLifetimeSchema),
+  }),
+  /** SPONSON_RATE_LIMIT: `on` / `off`; null (unset) leaves it to the entry (workers/http/rate-limit.ts). */
+  rateLimit: (v: Vars): "on" | "off" | null => onOff(v, "SPONSON_RATE_LIMIT"),
   /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
   webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
 };
@@ -66,6 +83,7 @@ export type Config = { readonly [K in keyof Readers]: ReturnType<Readers[K]> };
 export const CONFIG_VARS = [
   "LEASE_TTL_SECONDS",
   "WAIT_TIMEOUT_SECONDS",
+  "STREAM_KEEPALIVE_SECONDS",
   "GITHUB_OIDC_ISSUER",
   "SPONSON_AUDIENCE",
   "SPONSON_REPOSITORIES",
@@ -78,6 +96,8 @@ export const CONFIG_VARS = [
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
   "GITHUB_WEBHOOK_SECRET",
+  "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
+  "SPONSON_RATE_LIMIT",
 ] as const;
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -105,25 +125,35 @@ function parseConfig(vars: Vars): Config {
 /** A few texts at most: production has one; tests alternate between a handful. */
 const MAX_CACHED = 16;
 const byText = new Map<string, Config>();
-const byEnv = new WeakMap<object, { text: string; config: Config }>();
+const byEnv = new WeakMap<object, { values: unknown[]; config: Config }>();
 
-function keyOf(vars: Vars): string {
-  return JSON.stringify(CONFIG_VARS.map((name) => vars[name] ?? null));
+function valuesOf(vars: Vars): unknown[] {
+  return CONFIG_VARS.map((name) => vars[name] ?? null);
 }
 
-/** The configuration for these bindings, parsed once per distinct configuration text. */
+/** Same values, compared by identity: the same env hands back the same strings, so no text is built. */
+function sameValues(a: unknown[], b: unknown[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+/**
+ * The configuration for these bindings, parsed once per distinct configuration text. A request
+ * reads it several times (auth, routes, engine): for an env seen before, the values are compared
+ * one by one instead of serialising them all again (a profile showed that serialisation per call).
+ */
 export function configFromEnv(env: object): Config {
   const vars = env as Vars;
-  const text = keyOf(vars);
+  const values = valuesOf(vars);
   const hit = byEnv.get(env);
-  if (hit?.text === text) return hit.config;
+  if (hit && sameValues(hit.values, values)) return hit.config;
+  const text = JSON.stringify(values);
   let config = byText.get(text);
   if (!config) {
     config = parseConfig(vars);
     if (byText.size >= MAX_CACHED) byText.delete(byText.keys().next().value as string);
     byText.set(text, config);
   }
-  byEnv.set(env, { text, config });
+  byEnv.set(env, { values, config });
   return config;
 }
 

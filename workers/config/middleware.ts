@@ -6,11 +6,15 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import { isPublicRoute } from "../auth/route-access";
+import { CONFIG_STATUS_PATH } from "../routes/config-status";
 import { assertConfigValid, configFromEnv } from "./config";
 
 export function checkConfig() {
   return createMiddleware<AppEnv>(async function checkConfig(c, next) {
-    if (!isPublicRoute(c.req.method, new URL(c.req.url).pathname)) assertConfigValid(configFromEnv(c.env));
+    const path = c.req.path;
+    // The configuration report answers what is wrong; it reads no setting itself.
+    const reportsConfig = c.req.method === "GET" && path === CONFIG_STATUS_PATH;
+    if (!isPublicRoute(c.req.method, path) && !reportsConfig) assertConfigValid(configFromEnv(c.env));
     await next();
   });
 }

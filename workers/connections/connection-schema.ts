@@ -30,6 +30,7 @@ const RESERVED_SECRET_NAMES = new Set([
   "SCOPE_STATE",
   "RECEIPTS",
   "DESTROY_QUEUE",
+  "RUN_RATE_LIMITER",
 ]);
 
 export function isReservedSecretName(name: string): boolean {

@@ -82,7 +82,7 @@ export const CLIENT_SCRIPT = `(() => {
     if (inflight) { again = true; return; }
     inflight = true;
     try {
-      const res = await fetch("/dashboard/live", { credentials: "same-origin", cache: "no-store" });
+      const res = await fetch("/dashboard/live" + location.search, { credentials: "same-origin", cache: "no-store" });
       if (res.redirected || res.status === 401) { location.assign("/dashboard/sign-in"); return; }
       if (!res.ok) { setStatus("error", "refresh failed (" + res.status + ")"); return; }
       const html = await res.text();

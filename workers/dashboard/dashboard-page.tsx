@@ -1,5 +1,10 @@
 /** GET /dashboard: the header (who is signed in, feed status, sign-out) around the live sections. */
+import type { AuditEntry } from "../audit/audit-trail";
 import type { Role } from "../auth/caller";
+import type { ConfigReport } from "../config/config-report";
+import { AuditTrail } from "./audit-trail";
+import { ConfigPanel } from "./config-panel";
+import { FilterBar, type FilterBarProps } from "./filter-bar";
 import { Layout } from "./layout";
 import { type LiveProps, LiveSections } from "./live-sections";
 
@@ -11,6 +16,12 @@ export interface DashboardProps extends LiveProps {
   csrf: string;
   /** A fixed-format notice after an action, e.g. a force-release. */
   notice?: { kind: "ok" | "bad"; text: string };
+  /** The filter form's choices. */
+  choices: Omit<FilterBarProps, "filter">;
+  /** Admins only: the configuration report. */
+  config?: ConfigReport;
+  /** The newest audit records; only an admin's page has them. */
+  audit?: AuditEntry[];
 }
 
 export function DashboardPage(props: DashboardProps) {
@@ -35,9 +46,12 @@ export function DashboardPage(props: DashboardProps) {
             {props.notice.text}
           </p>
         ) : null}
+        {props.config ? <ConfigPanel report={props.config} /> : null}
+        <FilterBar filter={props.snapshot.filter} {...props.choices} />
         <div id="live">
           <LiveSections snapshot={props.snapshot} releaseCsrf={props.releaseCsrf} />
         </div>
+        {props.audit ? <AuditTrail entries={props.audit} /> : null}
       </main>
     </Layout>
   );

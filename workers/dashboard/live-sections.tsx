@@ -14,7 +14,12 @@ export function LiveSections({ snapshot, releaseCsrf }: LiveProps) {
     <div data-now={snapshot.now}>
       <LockCards locks={snapshot.locks} now={snapshot.now} releaseCsrf={releaseCsrf} />
       <RecentRuns runs={snapshot.runs} />
-      <ScopeLedgers scopes={snapshot.scopes} total={snapshot.totalScopes} />
+      <ScopeLedgers
+        scopes={snapshot.scopes}
+        total={snapshot.totalScopes}
+        filter={snapshot.filter}
+        pages={snapshot.pages}
+      />
     </div>
   );
 }

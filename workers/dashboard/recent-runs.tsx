@@ -3,6 +3,7 @@
  * their changes (write combining) and the error that failed them.
  */
 import { formatDuration, formatMs, formatUtc } from "./format";
+import { runHref } from "./scope-ledgers";
 import type { RunView } from "./snapshot";
 
 /** The run's total, its main parts underneath, and every part and count in the cell's tooltip. */
@@ -64,7 +65,9 @@ export function RecentRuns({ runs }: { runs: RunView[] }) {
                   </td>
                   <Took run={r} />
                   <td class="mono">
-                    {r.id}
+                    <a class="run" href={runHref(r.id, r)}>
+                      {r.id}
+                    </a>
                     {r.combinedBy ? (
                       <span class="combined muted" data-combined-by={r.combinedBy.join(" ")}>
                         {" "}

@@ -3,19 +3,37 @@
  * which URL lives in which provider object, added by which run.
  */
 import { formatUtc } from "./format";
+import { Pager } from "./pager";
 import { ScopeStateBadge } from "./scope-state-badge";
 import type { ScopeView } from "./snapshot";
+import type { ViewFilter } from "./view-filter";
 
-export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: number }) {
+export interface ScopeLedgersProps {
+  scopes: ScopeView[];
+  total: number;
+  filter: ViewFilter;
+  pages: number;
+}
+
+/** The run's page: the run id, and where its receipt lives. */
+export function runHref(
+  id: string,
+  at: { repository?: { name: string } | undefined; environment: string; scope: string },
+): string {
+  const q = new URLSearchParams({ environment: at.environment, scope: at.scope });
+  if (at.repository) q.set("repository", at.repository.name);
+  return `/dashboard/runs/${encodeURIComponent(id)}?${q}`;
+}
+
+export function ScopeLedgers({ scopes, total, filter, pages }: ScopeLedgersProps) {
   return (
     <section id="scopes" aria-labelledby="scopes-title">
       <h2 id="scopes-title">
         Scopes and ledgers{" "}
-        <span class="count">
-          {total > scopes.length ? `${scopes.length} newest of ${total}` : scopes.length}
-        </span>
+        <span class="count">{total > scopes.length ? `${scopes.length} of ${total}` : scopes.length}</span>
       </h2>
       {scopes.length === 0 ? <p class="empty">No scope has a receipt yet.</p> : null}
+      <Pager filter={filter} pages={pages} />
       {scopes.map((s) => (
         <details
           class="scope"
@@ -52,12 +70,24 @@ export function ScopeLedgers({ scopes, total }: { scopes: ScopeView[]; total: nu
                   {s.ledger.map((e) => (
                     <tr>
                       <td class="mono">{e.key}</td>
-                      <td class="mono">{e.parent ?? <span class="muted">own object</span>}</td>
+                      <td class="mono">
+                        {e.parent === null ? (
+                          <span class="muted">own object</span>
+                        ) : e.parentHash ? (
+                          <a class="object" href={`/dashboard/objects/${e.parentHash}`}>
+                            {e.parent}
+                          </a>
+                        ) : (
+                          e.parent
+                        )}
+                      </td>
                       <td>{e.holding}</td>
                       <td>
                         {e.line} · <span class="mono">{e.op}</span>
                       </td>
-                      <td class="mono">{e.runId}</td>
+                      <td class="mono">
+                        <a href={runHref(e.runId, s)}>{e.runId}</a>
+                      </td>
                       <td>{formatUtc(e.createdAt)}</td>
                     </tr>
                   ))}

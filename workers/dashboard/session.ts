@@ -21,7 +21,7 @@ export function isDashboardPath(path: string): boolean {
 
 /** The session token from the cookie, on dashboard paths only; undefined elsewhere or when absent. */
 export function dashboardSessionToken(c: Context): string | undefined {
-  if (!isDashboardPath(new URL(c.req.url).pathname)) return undefined;
+  if (!isDashboardPath(c.req.path)) return undefined;
   const value = getCookie(c, SESSION_COOKIE);
   return value && value.length > 0 ? value : undefined;
 }
@@ -31,8 +31,7 @@ export function dashboardSessionToken(c: Context): string | undefined {
  * instead of getting a problem document; API-style requests keep the 401.
  */
 export function signInRedirect(c: Context, clearSession: boolean): Response | null {
-  const path = new URL(c.req.url).pathname;
-  if (c.req.method !== "GET" || !isDashboardPath(path)) return null;
+  if (c.req.method !== "GET" || !isDashboardPath(c.req.path)) return null;
   if (c.req.header("upgrade")?.toLowerCase() === "websocket") return null;
   if (clearSession) clearSessionCookie(c);
   return c.redirect(clearSession ? `${SIGN_IN_PATH}?error=expired` : SIGN_IN_PATH, 303);

@@ -13,11 +13,32 @@ import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
 import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView, type OwnershipReads } from "../locks/ledger-view";
+import { locksForRepository } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
+import { objectHash } from "./object-hash";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
+import { inView, SCOPES_PER_PAGE, type ViewFilter } from "./view-filter";
 
-/** Receipts read per render: the most recently written scopes. */
-export const SCOPES_SHOWN = 30;
+/** Each row's parent object page, one hash per parent per render. */
+async function withParentHashes(
+  rows: LedgerRow[],
+  hashes: Map<string, Promise<string>>,
+): Promise<LedgerRow[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      if (row.parent === null) return row;
+      let hash = hashes.get(row.parent);
+      if (!hash) {
+        hash = objectHash(row.parent);
+        hashes.set(row.parent, hash);
+      }
+      return { ...row, parentHash: await hash };
+    }),
+  );
+}
+
+/** Receipts read per render: one page of the most recently written scopes. */
+export const SCOPES_SHOWN = SCOPES_PER_PAGE;
 export const RUNS_SHOWN = 25;
 
 export interface LedgerRow {
@@ -29,6 +50,8 @@ export interface LedgerRow {
   createdAt: number;
   /** created / shared with N others / foreign (read live from the parent's lock). */
   holding: string;
+  /** The parent's lock key hash, for its object page (/dashboard/objects/<hash>). */
+  parentHash?: string;
 }
 
 export interface ScopeView {
@@ -78,8 +101,21 @@ export interface Snapshot {
   locks: LockView[];
   scopes: ScopeView[];
   runs: RunView[];
+  /** Scopes on this view, every page. */
   totalScopes: number;
+  /** The view: its filter and page (workers/dashboard/view-filter.ts). */
+  filter: ViewFilter;
+  pages: number;
 }
+
+/** Everything, page 1: what a caller bound to no repository sees without a query. */
+export const UNFILTERED: ViewFilter = {
+  repository: null,
+  environment: null,
+  scope: null,
+  page: 1,
+  bound: false,
+};
 
 export function lockView(state: LockState, repositories: readonly RepositoryRef[] = []): LockView | null {
   if (!state.held || state.holder === null || state.since === null || state.expiresAt === null) return null;
@@ -132,14 +168,35 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
   return runs.sort((a, b) => b.finishedAt - a.finishedAt || a.id.localeCompare(b.id)).slice(0, limit);
 }
 
-export async function loadSnapshot(env: Env, now: () => number = Date.now): Promise<Snapshot> {
+/**
+ * A lock on this view: scope locks of its repository. A bound caller's parent locks were already
+ * narrowed to the ones its repository's runs hold or wait on (`locksForRepository`).
+ */
+function lockInView(lock: LockView, filter: ViewFilter): boolean {
+  if (lock.repository === null) return true;
+  return filter.repository === null || lock.repository.id === filter.repository.id;
+}
+
+export async function loadSnapshot(
+  env: Env,
+  now: () => number = Date.now,
+  filter: ViewFilter = UNFILTERED,
+): Promise<Snapshot> {
   const store = configuredReceiptStore(env);
   const repositories = configFromEnv(env).repositories;
-  const [held, summaries] = await Promise.all([listHeldLocks(env), store.listScopes()]);
-  const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(0, SCOPES_SHOWN);
+  const [allHeld, all] = await Promise.all([listHeldLocks(env), store.listScopes()]);
+  // A repository-bound caller (docs/security.md, "Repository isolation"): only its repository's
+  // scope locks, and of shared parent locks only its own runs.
+  const held =
+    filter.bound && filter.repository ? locksForRepository(allHeld, filter.repository.id) : allHeld;
+  const summaries = all.filter((s) => inView(filter, s));
+  const pages = Math.max(1, Math.ceil(summaries.length / SCOPES_SHOWN));
+  const first = (Math.min(filter.page, pages) - 1) * SCOPES_SHOWN;
+  const newest = summaries.sort((a, b) => b.uploadedAt - a.uploadedAt).slice(first, first + SCOPES_SHOWN);
   const receipts: Receipt[] = [];
   // Scopes on one page mostly share their parents: each parent's lock is read once.
   const ownershipReads: OwnershipReads = new Map();
+  const hashes = new Map<string, Promise<string>>();
   const scopes = await Promise.all(
     newest.map(async (s): Promise<ScopeView> => {
       const repository = repositoryRefById(s.repositoryId, repositories);
@@ -147,7 +204,8 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
       try {
         const { receipt } = await store.read(base);
         receipts.push(receipt);
-        return { ...base, ledger: ledgerRows(await ledgerView(env, repository, receipt, ownershipReads)) };
+        const rows = ledgerRows(await ledgerView(env, repository, receipt, ownershipReads));
+        return { ...base, ledger: await withParentHashes(rows, hashes) };
       } catch (err) {
         // One unreadable receipt must not hide every other scope; the message names no secret.
         console.warn(
@@ -163,9 +221,13 @@ export async function loadSnapshot(env: Env, now: () => number = Date.now): Prom
   );
   return {
     now: now(),
-    locks: held.map((l) => lockView(l, repositories)).filter((l): l is LockView => l !== null),
+    locks: held
+      .map((l) => lockView(l, repositories))
+      .filter((l): l is LockView => l !== null && lockInView(l, filter)),
     scopes: scopes.map((s) => ({ ...s, state: states.get(scopeStateKey(s.repository.id, s.scope)) ?? null })),
     runs: recentRuns(receipts),
     totalScopes: summaries.length,
+    filter,
+    pages,
   };
 }

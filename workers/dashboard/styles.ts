@@ -92,6 +92,11 @@ button.danger { background: var(--bad); border-color: var(--bad); color: #fff; }
 .signin { max-width: 420px; margin: 12vh auto 0; }
 .signin form { display: grid; gap: .75rem; }
 .error-text { color: var(--bad); }
+form.filter { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin: 0 0 1rem; }
+form.filter input, form.filter select { max-width: 100%; }
+.pager { display: flex; gap: 1rem; align-items: center; margin: .5rem 0; }
+ul.problems { padding-left: 1.2rem; }
+dl.facts dd { overflow-wrap: anywhere; }
 @media (max-width: 600px) {
   main { padding: .75rem .75rem 2rem; }
   header.top { padding: .6rem .75rem; }

@@ -22,5 +22,11 @@ export function devEnv(env: Env): DevEnv {
   return env as DevEnv;
 }
 
-/** Dev and tests: every provider request is answered by its host's emulator, never the network. */
-export const emulatorTransport: ProviderTransport = (env) => providerFetch(devEnv(env));
+/**
+ * Dev and tests: every provider request is answered by its host's emulator, never the network; so
+ * here, and only here, `EMULATORS=on` without SPONSON_POLICY opens the write policy.
+ */
+export const emulatorTransport: ProviderTransport = Object.assign(
+  (env: Parameters<ProviderTransport>[0]) => providerFetch(devEnv(env)),
+  { emulated: true as const },
+);

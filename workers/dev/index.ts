@@ -12,6 +12,7 @@ export { LeaseLock } from "../../durable-objects/lease-lock";
 export { LockFeed } from "../../durable-objects/lock-feed";
 export { ProviderEmulator } from "../../durable-objects/provider-emulator";
 export { ScopeState } from "../../durable-objects/scope-state";
+export { TokenBroker } from "../../durable-objects/token-broker";
 
 // The browser tests' lock hooks exist only on a local instance that asks for them (test/e2e/).
 const app = createDevApp({ testHooks: devEnv(env).SPONSON_TEST_HOOKS === "on" });

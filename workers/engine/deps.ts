@@ -4,6 +4,8 @@ import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
@@ -90,6 +92,10 @@ export interface EngineDeps {
   secrets: SecretRegistry;
   fetch: typeof fetch;
   clock: Clock;
+  /** The fleet's token objects per connection (durable-objects/token-broker.ts); absent: isolate cache only. */
+  tokens?: (connection: string) => SharedTokens;
+  /** Test-only: false (no isolate token cache) or a cache of the runs' own; production passes true. */
+  isolateTokenCache?: boolean | IsolateTokenCache;
   ttlMs: number;
   waitTimeoutMs: number;
   /** Test-only control switch; production wiring always passes true (see wire.ts). */

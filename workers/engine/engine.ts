@@ -39,6 +39,15 @@ export interface ScopeRequest {
   metrics?: RunMetrics;
 }
 
+/** Apply and preview: a plan, and what its placeholders need besides the scope. */
+export interface PlanRequest extends ScopeRequest {
+  plan: Plan;
+  /** The repository's configured default branch: `{branch}` on scope `main`. */
+  defaultBranch?: string;
+  /** The commit the run is for: `{sha}`, `{shortSha}`. */
+  sha?: string;
+}
+
 /**
  * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
  * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
@@ -80,11 +89,9 @@ export class Engine {
     this.#deps = deps;
   }
 
-  async apply(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
+  async apply(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
     const metrics = metricsFor(req);
-    const { resolved, refused } = metrics.timeSync("authorization", () =>
-      this.#admit(req.plan, req.environment, req.scope),
-    );
+    const { resolved, refused } = metrics.timeSync("authorization", () => this.#admit(req.plan, req));
     if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit, metrics);
     return this.#underScope(
       "apply",
@@ -98,11 +105,9 @@ export class Engine {
   }
 
   /** Reads providers with the service's credentials, so it passes the same checks as apply. */
-  async preview(req: ScopeRequest & { plan: Plan }, emit: Emit = noEmit): Promise<RunResult> {
+  async preview(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
     const metrics = metricsFor(req);
-    const { resolved, refused } = metrics.timeSync("authorization", () =>
-      this.#admit(req.plan, req.environment, req.scope),
-    );
+    const { resolved, refused } = metrics.timeSync("authorization", () => this.#admit(req.plan, req));
     if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit, metrics);
     const deps = meteredDeps(this.#deps, metrics);
     const now = deps.clock.now();
@@ -159,8 +164,8 @@ export class Engine {
   }
 
   /** Entries on owned objects that no scope owns and that are not foreign (the sweep's report). */
-  async orphans(): Promise<OrphanList> {
-    return findOrphans(this.#deps, this.#contexts());
+  async orphans(identity?: string): Promise<OrphanList> {
+    return findOrphans(this.#deps, this.#contexts(), identity);
   }
 
   /** An admin's removal of one orphan, checked again under the object's lease and recorded. */
@@ -179,11 +184,12 @@ export class Engine {
    * write policy on its identity and item. A bad line refuses the request (400/403); a line whose
    * params or identity hold a registered secret is refused on its own (INTERNAL).
    */
-  #admit(plan: Plan, environment: string, scope: string): Admitted {
+  #admit(plan: Plan, req: PlanRequest): Admitted {
+    const { environment, scope, defaultBranch, sha } = req;
     const admitted: Admitted = { resolved: [], refused: [] };
     for (const line of plan.lines) {
       try {
-        admitted.resolved.push(resolveLine(line, this.#deps, environment, scope));
+        admitted.resolved.push(resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha }));
       } catch (err) {
         if (err instanceof SponsonError && err.code === "INTERNAL")
           admitted.refused.push({ error: err, line: line.id, op: line.op });

@@ -5,6 +5,8 @@
 import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { ConnectionSettings } from "../connections/connection-schema";
 
 export type Params = Record<string, string>;
@@ -16,6 +18,10 @@ export interface OpContext<Config = Record<string, unknown>> {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
+  /** The fleet's token objects for this connection's credential (docs/design.md, "Provider tokens"). */
+  tokens?: SharedTokens;
+  /** false: no isolate token cache; an instance: that one, as on an isolate of its own (tests, bench). */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 export interface Inspection {

@@ -71,12 +71,18 @@ async function orphaned(deps: EngineDeps, own: ItemOwnership | undefined, cache:
   return { orphan: ghosts.length === own.owners.length, ghosts };
 }
 
-export async function findOrphans(deps: EngineDeps, contexts: ProviderContexts): Promise<OrphanList> {
+/** Every owned object's orphans, or only those of the object `only` names (its dashboard page). */
+export async function findOrphans(
+  deps: EngineDeps,
+  contexts: ProviderContexts,
+  only?: string,
+): Promise<OrphanList> {
   const owned = ownedObjects(deps);
   const orphans: Orphan[] = [];
   const problems: string[] = [];
   const receipts = new Map<string, Receipt>();
-  for (const { identity } of await owned.list()) {
+  const objects = only === undefined ? await owned.list() : [{ identity: only }];
+  for (const { identity } of objects) {
     const record = await owned.read(identity);
     for (const locator of record.locators) {
       const op = deps.ops.get(locator.op);

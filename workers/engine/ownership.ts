@@ -2,7 +2,8 @@
  * Ownership decisions (docs/design.md, "Ownership of shared entries"). Pure: the item writer reads
  * the item's ownership and presence under the parent lease and asks what to do. An item is taken
  * off the provider only when its last owner leaves and it is not foreign; otherwise a scope only
- * joins or leaves its owners.
+ * joins or leaves its owners. A present item nobody owns is foreign once a scope joins it, whether
+ * it was there at the first look or added by hand after it.
  */
 import type { Holding, ItemOwnership, OwnerChange } from "../../shared/schemas/ownership";
 
@@ -21,11 +22,13 @@ export function decideClaim(own: ItemOwnership, present: boolean, me: string): C
   if (present) {
     if (others.length > 0) return { kind: "join", holding: "shared", changes: [add] };
     if (own.foreign) return { kind: "join", holding: "foreign", changes: [add] };
-    // Present, and owned by nobody but perhaps this scope: this scope's own earlier write (its
-    // ownership survived a crash), or an orphan (entries there before the list was first looked at
-    // are already marked foreign): the scope adopts it, and the last owner to leave removes it.
+    // Owned by this scope alone: its own earlier write (its ownership survived a crash).
     if (own.owners.includes(me)) return { kind: "join", holding: "created", changes: [add] };
-    return { kind: "join", holding: "shared", changes: [add] };
+    // Present and owned by nobody, though the list was looked at before (what was there then is
+    // already foreign): a person added it by hand since. Every write of ours takes its ownership
+    // before it creates the item, so nothing of ours ends up here. It stays theirs: the scope
+    // shares it as foreign and never removes it; only an admin does (the orphan path).
+    return { kind: "join", holding: "foreign", changes: [{ ...item, action: "foreign" }, add] };
   }
   // A foreign entry that was taken away is no longer there to protect: whoever creates it owns it.
   const unmark: OwnerChange[] = own.foreign ? [{ ...item, action: "not-foreign" }] : [];

@@ -3,11 +3,33 @@ import { rethrowCrash } from "./deps";
  * Preview (docs/design.md, "Run algorithm"): inspect and report the diff; no lock, no write, no receipt
  * change.
  */
-import { sameItem } from "./item";
+import { groupKeyOf } from "./group-decisions";
+import { itemOfLine, sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { ResolvedLine } from "./resolve-plan";
 import { errorInfo, type Run } from "./run";
+
+/**
+ * Whether a line's item is there. Lines on one object (same parent, op kind and connection) read
+ * it once, through the many-items form apply writes with, so a preview of 500 lines on one object
+ * is one provider read, not 500 (docs/security.md, "Fair use"); other lines inspect their item.
+ */
+function presenceReader(contexts: ProviderContexts) {
+  const states = new Map<string, Promise<unknown>>();
+  return async (line: ResolvedLine): Promise<boolean> => {
+    const ctx = contexts.get(line.connection);
+    const batch = line.op.batch;
+    if (batch === undefined || line.parent === null) return (await line.op.inspect(ctx, line.params)).present;
+    const key = groupKeyOf(itemOfLine(line));
+    let state = states.get(key);
+    if (state === undefined) {
+      state = batch.read(ctx, line.params);
+      states.set(key, state);
+    }
+    return batch.keys(await state, line.params).includes(line.key);
+  };
+}
 
 export async function previewLines(
   contexts: ProviderContexts,
@@ -15,10 +37,11 @@ export async function previewLines(
   session: ReceiptSession,
   lines: readonly ResolvedLine[],
 ): Promise<void> {
+  const present = presenceReader(contexts);
   for (const line of lines) {
     const base = { id: line.id, op: line.opName, key: line.key, parent: line.parent };
     try {
-      const seen = await line.op.inspect(contexts.get(line.connection), line.params);
+      const seen = { present: await present(line) };
       const owned = session.receipt.ledger.some((e) => sameItem(e, { ...line, op: line.opName }));
       if (!seen.present && owned)
         run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });

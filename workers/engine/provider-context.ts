@@ -6,6 +6,8 @@
 import type { Clock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
 import type { OpContext } from "./op-spec";
@@ -18,6 +20,10 @@ export interface ProviderContextDeps {
   vars: Record<string, unknown>;
   fetch: typeof fetch;
   clock: Clock;
+  /** The fleet's token objects, per connection name; absent: each isolate buys its own. */
+  tokens?: (connection: string) => SharedTokens;
+  /** false: no isolate token cache; an instance: that one instead (tests and the bench only). */
+  isolateTokenCache?: boolean | IsolateTokenCache;
 }
 
 export class ProviderContexts {
@@ -55,6 +61,8 @@ export class ProviderContexts {
       fetch: this.#deps.fetch,
       clock: this.#deps.clock,
       secrets: this.#deps.secrets,
+      ...(this.#deps.tokens ? { tokens: this.#deps.tokens(name) } : {}),
+      ...(this.#deps.isolateTokenCache !== undefined ? { isolateCache: this.#deps.isolateTokenCache } : {}),
     };
     this.#cache.set(name, ctx);
     return ctx;

@@ -5,6 +5,7 @@
  * the connection's settings. Nothing here calls a provider or takes a lock.
  */
 import { SponsonError } from "../../shared/errors";
+import { PLACEHOLDER, type PlaceholderContext, placeholderValues } from "../../shared/placeholders";
 import type { Line } from "../../shared/schemas/plan";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { Connections } from "../connections/connections";
@@ -22,20 +23,10 @@ export interface ResolvedLine {
   parent: string | null;
 }
 
-const PLACEHOLDER = /\{([a-z]+)\}/g;
-
-export function placeholderValues(environment: string, scope: string): Record<string, string | undefined> {
-  return {
-    environment,
-    scope,
-    pr: scope.startsWith("pr-") ? scope.slice(3) : undefined,
-    branch: scope.startsWith("branch-") ? scope.slice(7) : scope === "main" ? "main" : undefined,
-  };
-}
-
 function substitute(text: string, values: Record<string, string | undefined>, where: string): string {
   return text.replace(PLACEHOLDER, (whole, name: string) => {
-    if (!(name in values)) throw new SponsonError("VALIDATION", `${where}: unknown placeholder ${whole}`);
+    if (!Object.hasOwn(values, name))
+      throw new SponsonError("VALIDATION", `${where}: unknown placeholder ${whole}`);
     const value = values[name];
     if (value === undefined)
       throw new SponsonError("VALIDATION", `${where}: ${whole} has no value in this scope`);
@@ -52,9 +43,9 @@ export interface ResolveContext {
 export function resolveLine(
   line: Line,
   { ops, connections, secrets }: ResolveContext,
-  environment: string,
-  scope: string,
+  placeholders: PlaceholderContext,
 ): ResolvedLine {
+  const { environment } = placeholders;
   const where = `line "${line.id}"`;
   const op = ops.get(line.op);
   if (!op) throw new SponsonError("VALIDATION", `${where}: unknown op "${line.op}"`, { known: ops.names() });
@@ -65,7 +56,7 @@ export function resolveLine(
       `${where}: op ${line.op} needs a connection of type "${op.providerType}"; "${line.connection}" is ${connection.type}`,
     );
   }
-  const values = placeholderValues(environment, scope);
+  const values = placeholderValues(placeholders);
   const raw: Params = {};
   for (const [k, v] of Object.entries(line.params)) raw[k] = substitute(v, values, `${where} params.${k}`);
   const parsed = op.params.safeParse(raw);

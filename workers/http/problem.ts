@@ -36,10 +36,11 @@ export function problemOf(err: SponsonError, instance?: string): Problem {
 
 export function problemResponse(err: SponsonError, instance?: string): Response {
   const problem = problemOf(err, instance);
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { "content-type": PROBLEM_CONTENT_TYPE },
-  });
+  const headers: Record<string, string> = { "content-type": PROBLEM_CONTENT_TYPE };
+  // RFC 9110 §10.2.3: how long to wait, for a 429 that knows it.
+  const retryAfter = err.detail?.retryAfterSeconds;
+  if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+  return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }
 
 /** Hono's own HTTP errors (malformed JSON, …) keep their status under our codes. */

@@ -9,6 +9,7 @@
  */
 import type { Context } from "hono";
 import type { RunEvent, RunResult } from "../../shared/schemas/run";
+import { configFromEnv } from "../config/config";
 import type { Emit } from "../engine/deps";
 import { errorInfo } from "../engine/run";
 import type { RunMetrics } from "../engine/run-metrics";
@@ -22,13 +23,18 @@ export function wantsStream(c: Context): boolean {
   return (c.req.header("accept") ?? "").includes(NDJSON);
 }
 
+/** How often a streamed run says it is still there; 15 s unless STREAM_KEEPALIVE_SECONDS says. */
+function keepAliveMs(c: Context): number {
+  return configFromEnv(c.env as object).streamKeepAliveSeconds * 1000;
+}
+
 export async function answerRun(
   c: Context,
   metrics: RunMetrics,
   start: (emit: Emit) => Promise<RunResult>,
 ): Promise<Response> {
   try {
-    return await (wantsStream(c) ? streamRun(c, metrics, start) : jsonRun(c, metrics, start));
+    return await (wantsStream(c) ? streamRun(c, metrics, start, keepAliveMs(c)) : jsonRun(c, metrics, start));
   } catch (err) {
     // The problem response onError would write, with how long the refused run took to refuse.
     if (!(err instanceof Error)) throw err;
@@ -43,7 +49,12 @@ async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => P
   return c.json(result, 200, { [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()) });
 }
 
-async function streamRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => Promise<RunResult>) {
+async function streamRun(
+  c: Context,
+  metrics: RunMetrics,
+  start: (emit: Emit) => Promise<RunResult>,
+  intervalMs: number,
+) {
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();
@@ -58,11 +69,23 @@ async function streamRun(c: Context, metrics: RunMetrics, start: (emit: Emit) =>
     opened();
     send(event);
   });
-  // Throws (→ problem response) if the run was refused before emitting anything.
-  await Promise.race([firstEvent, run]);
+  // Throws (→ problem response) if the run was refused before emitting anything or the first interval.
+  let firstWait: ReturnType<typeof setTimeout> | undefined;
+  const stillWaiting = new Promise<"waiting">((resolve) => {
+    firstWait = setTimeout(() => resolve("waiting"), intervalMs);
+  });
+  try {
+    if ((await Promise.race([firstEvent, run, stillWaiting])) === "waiting") send({ type: "keepalive" });
+  } finally {
+    clearTimeout(firstWait);
+  }
+  const beat = setInterval(() => send({ type: "keepalive" }), intervalMs);
   const finished = run
     .catch((err) => send({ type: "error", error: errorInfo(err) }))
-    .finally(() => writer.close().catch(() => {}));
+    .finally(() => {
+      clearInterval(beat);
+      return writer.close().catch(() => {});
+    });
   c.executionCtx.waitUntil(finished);
   return new Response(readable, {
     status: 200,

@@ -7,7 +7,9 @@
  * The only special character is `*`. What one `*` may match depends on the kind of pattern
  * (each kind below says it); `**` is refused when a pattern is loaded. A `*` never matches a `*`
  * in the text, so a wildcard item ("https://*.example.com") is never allowed by a wildcard
- * pattern: patterns admit concrete values only.
+ * pattern. `\*` is a literal `*`, so a list's own globs can be admitted exactly: Supabase's
+ * redirect list takes entries like `https://pr-1.preview.example.com/**`, which the pattern
+ * `https://*.preview.example.com/\*\*` admits, and nothing else. A `\` escapes nothing else.
  */
 
 type CharClass = (ch: string) => boolean;
@@ -28,8 +30,16 @@ const segment =
   (ch) =>
     ch !== sep && ch !== "*" && !isControlOrSpace(ch);
 
+/** Pattern characters, `\*` read as one literal `*` (a `\` before anything else is refused at load). */
 function tokenize(pattern: string, star: CharClass, min: 0 | 1): Token[] {
-  return [...pattern].map((ch) => (ch === "*" ? { kind: "star", allowed: star, min } : { kind: "lit", ch }));
+  const chars = [...pattern];
+  const tokens: Token[] = [];
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i] as string;
+    if (ch === "\\" && chars[i + 1] === "*") tokens.push({ kind: "lit", ch: chars[++i] as string });
+    else tokens.push(ch === "*" ? { kind: "star", allowed: star, min } : { kind: "lit", ch });
+  }
+  return tokens;
 }
 
 /** Whether `tokens` match all of `text`. dp[j] = tokens[i..] match text[j..]. */
@@ -59,7 +69,12 @@ function matchTokens(tokens: Token[], text: string): boolean {
 /** Problems that make a pattern unusable; empty when it is fine. */
 export function patternProblem(pattern: string): string | null {
   if (pattern.length === 0) return "a pattern may not be empty";
-  if (pattern.includes("**")) return "`**` is not supported: one `*` matches within one segment";
+  if (pattern.replaceAll("\\*", "").includes("\\"))
+    return "a `\\` may only escape a `*` (`\\*` is a literal `*`)";
+  const tokens = tokenize(pattern, () => false, 1);
+  if (tokens.some((t, i) => t.kind === "star" && tokens[i + 1]?.kind === "star")) {
+    return "`**` is not supported: one `*` matches within one segment (write `\\*\\*` for a literal `**`)";
+  }
   if ([...pattern].some(isControlOrSpace)) return "a pattern may not contain spaces or control characters";
   return null;
 }

@@ -7,7 +7,8 @@
 import type { Env } from "../../shared/env";
 import { storeDeadLetters } from "./dead-letters";
 import { consumeDestroys, type DestroyReport } from "./destroy-consumer";
-import { DEAD_LETTER_QUEUE_NAME, DESTROY_QUEUE_NAME, type DestroyRunner } from "./queued-destroy";
+import { queueNames } from "./queue-names";
+import type { DestroyRunner } from "./queued-destroy";
 
 export interface QueueHandlerDeps {
   /** The engine's destroy (workers/wiring/background.ts); there is no stand-in in production. */
@@ -25,18 +26,15 @@ export async function handleQueueBatch(
   env: Env,
   deps: QueueHandlerDeps,
 ): Promise<QueueHandlerResult> {
-  switch (batch.queue) {
-    case DESTROY_QUEUE_NAME:
-      return {
-        queue: "destroys",
-        reports: await consumeDestroys(batch, env, deps.runDestroy),
-      };
-    case DEAD_LETTER_QUEUE_NAME:
-      return { queue: "dead-letters", stored: await storeDeadLetters(batch, env, (deps.now ?? Date.now)()) };
-    default:
-      // A consumer added in wrangler.toml without a case here: retry rather than lose work.
-      throw new Error(`no consumer for queue ${batch.queue}`);
+  const names = queueNames(env);
+  if (batch.queue === names.destroys) {
+    return { queue: "destroys", reports: await consumeDestroys(batch, env, deps.runDestroy) };
   }
+  if (batch.queue === names.deadLetters) {
+    return { queue: "dead-letters", stored: await storeDeadLetters(batch, env, (deps.now ?? Date.now)()) };
+  }
+  // A consumer added in wrangler.toml without its name here: retry rather than lose work.
+  throw new Error(`no consumer for queue ${batch.queue}`);
 }
 
 export function createQueueHandler(deps: QueueHandlerDeps) {

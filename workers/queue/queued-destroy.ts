@@ -3,9 +3,8 @@ import { type QueuedDestroy, queuedDestroySchema } from "../../shared/schemas/qu
 import { configFromEnv } from "../config/config";
 import { legacyRepository } from "../repositories/configured";
 
-/** Must match wrangler.toml: the consumer dispatches on the batch's queue name. */
-export const DESTROY_QUEUE_NAME = "sponson-destroys";
-export const DEAD_LETTER_QUEUE_NAME = "sponson-destroys-dlq";
+/** The default queue names; a deployment may name its own (workers/queue/queue-names.ts). */
+export { DEAD_LETTER_QUEUE_NAME, DESTROY_QUEUE_NAME } from "./queue-names";
 
 export { type QueuedDestroy, queuedDestroySchema };
 

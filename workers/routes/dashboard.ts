@@ -9,14 +9,21 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { decodeJwt } from "jose";
-import { SponsonError, unwrap } from "../../shared/errors";
+import { SponsonError } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
+import { listAudit } from "../audit/audit-trail";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
+import { readBinding } from "../auth/read-binding";
+import { assertNotRevoked } from "../auth/revoked-tokens";
+import { requireRole } from "../auth/route-access";
 import { serviceKeySet } from "../auth/service-keys";
 import { verifyBearer } from "../auth/verify-token";
+import { configFromEnv } from "../config/config";
+import { checkConfig } from "../config/config-report";
+import { AUDIT_SHOWN } from "../dashboard/audit-trail";
 import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
 import { renderDashboard, renderLive, renderSignIn } from "../dashboard/render";
 import {
@@ -29,15 +36,28 @@ import {
   setSessionCookie,
 } from "../dashboard/session";
 import { loadSnapshot } from "../dashboard/snapshot";
+import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses, publicSecurity } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
-import { lockStub } from "../locks/lock-target";
+import { auditedForceRelease } from "../locks/force-release";
 
 const html = { "text/html": { schema: z.string() } };
 const redirect = (description: string) => ({
   description,
   headers: { Location: { schema: { type: "string" as const } } },
 });
+
+/** The view's filter and page (workers/dashboard/view-filter.ts). */
+const VIEW_QUERY = {
+  repository: z.string().max(201).optional(),
+  environment: z.string().max(63).optional(),
+  scope: z.string().max(210).optional(),
+  page: z.string().max(6).optional(),
+};
+
+function viewOf(c: Context<AppEnv>, query: ViewQuery) {
+  return viewFilter(c.get("caller"), query, configFromEnv(c.env).repositories);
+}
 
 const pageRoute = createRoute({
   method: "get",
@@ -47,7 +67,11 @@ const pageRoute = createRoute({
   summary: "The dashboard page: held locks, recent runs, scopes and their ledgers",
   security: bearerSecurity,
   request: {
-    query: z.object({ released: z.string().max(300).optional(), refused: z.string().max(40).optional() }),
+    query: z.object({
+      released: z.string().max(300).optional(),
+      refused: z.string().max(40).optional(),
+      ...VIEW_QUERY,
+    }),
   },
   responses: {
     200: { description: "The page (a session cookie or a bearer token)", content: html },
@@ -63,6 +87,7 @@ const liveRoute = createRoute({
   tags: ["dashboard"],
   summary: "The live sections of the page, re-fetched by its script",
   security: bearerSecurity,
+  request: { query: z.object(VIEW_QUERY) },
   responses: {
     200: { description: "An HTML fragment", content: html },
     303: redirect("No session: to the sign-in form"),
@@ -152,6 +177,8 @@ const releaseRoute = createRoute({
   path: "/dashboard/locks/release",
   operationId: "dashboardForceRelease",
   tags: ["dashboard"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
   summary: "Admin force-release from the dashboard: a reason and a confirmation (same-origin, CSRF)",
   security: bearerSecurity,
   request: {
@@ -194,8 +221,19 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const nonce = pageHeaders(c);
     const caller = c.get("caller");
     const session = sessionOf(c);
-    const { released, refused } = c.req.valid("query");
-    const snapshot = await loadSnapshot(c.env);
+    const { released, refused, ...query } = c.req.valid("query");
+    const filter = viewOf(c, query);
+    const snapshot = await loadSnapshot(c.env, Date.now, filter);
+    const config = configFromEnv(c.env);
+    const choices = {
+      repositories: config.repositories.map((r) => ({ id: r.id, name: r.name })),
+      environments: [
+        ...new Set([
+          ...config.environments,
+          ...Object.values(config.connections).flatMap((k) => k.environments),
+        ]),
+      ].sort(),
+    };
     const notice =
       released !== undefined
         ? { kind: "ok" as const, text: `Force-released ${released}.` }
@@ -209,15 +247,20 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         role: caller.role,
         csrf: session === undefined ? "" : await csrfToken(session),
         snapshot,
+        choices,
         releaseCsrf: await releaseCsrfFor(c),
         ...(notice ? { notice } : {}),
+        ...(roleAtLeast(caller.role, "admin")
+          ? { config: checkConfig(c.env as object as Record<string, unknown>, { secretsKnown: true }) }
+          : {}),
+        ...(roleAtLeast(caller.role, "admin") ? { audit: await listAudit(c.env, AUDIT_SHOWN) } : {}),
       }),
       200,
     );
   })
   .openapi(liveRoute, async (c) => {
     pageHeaders(c);
-    const snapshot = await loadSnapshot(c.env);
+    const snapshot = await loadSnapshot(c.env, Date.now, viewOf(c, c.req.valid("query")));
     return c.html(renderLive({ snapshot, releaseCsrf: await releaseCsrfFor(c) }), 200);
   })
   .openapi(feedRoute, async (c) => {
@@ -228,8 +271,11 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     assertSameOrigin(c);
     const ns = c.env.LOCK_FEED;
     if (ns === undefined) throw new SponsonError("INTERNAL", "the lock feed is not bound");
-    // A fresh request: the browser's cookie and headers stay here and never reach the object.
-    const upgrade = new Request("https://lock-feed.internal/connect", { headers: { upgrade: "websocket" } });
+    // A fresh request: the browser's cookie and headers stay here and never reach the object. A
+    // repository-bound viewer's socket hears only of its repository's scope locks (and parent locks).
+    const bound = readBinding(c);
+    const connect = `https://lock-feed.internal/connect${bound === null ? "" : `?repository=${bound.id}`}`;
+    const upgrade = new Request(connect, { headers: { upgrade: "websocket" } });
     return ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
   })
   .openapi(signInFormRoute, (c) => {
@@ -257,6 +303,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         new Date(),
       );
       if (caller.kind !== "service") throw new Error("dashboard sessions take service tokens");
+      await assertNotRevoked(c.env.RECEIPTS, caller, Date.now());
       // Verified above, so `exp` is present and in the future.
       setSessionCookie(c, token, (decodeJwt(token).exp ?? 0) - Date.now() / 1000);
       return c.redirect("/dashboard", 303);
@@ -277,13 +324,11 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const form = c.req.valid("form");
     await assertDashboardPost(c, form.csrf);
     if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
-    const outcome = unwrap(
-      await lockStub(c.env, form.key).forceRelease({
-        key: form.key,
-        reason: form.reason,
-        actor: c.get("actor"),
-      }),
-    );
+    const { outcome } = await auditedForceRelease(c.env, {
+      key: form.key,
+      reason: form.reason,
+      actor: c.get("actor"),
+    });
     const param = outcome.released ? "released" : "refused";
     return c.redirect(`/dashboard?${param}=${encodeURIComponent(form.key)}`, 303);
   });

@@ -1,7 +1,7 @@
 /** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { SponsonError, unwrap } from "../../shared/errors";
-import { lockKind } from "../../shared/lock-keys";
+import { SponsonError } from "../../shared/errors";
+import { lockKind, parseLockKey } from "../../shared/lock-keys";
 import { lockStateSchema } from "../../shared/schemas/lock";
 import {
   forceReleaseBodySchema,
@@ -9,6 +9,8 @@ import {
   lockListSchema,
 } from "../../shared/schemas/responses";
 import type { AppEnv } from "../app-env";
+import { readBinding } from "../auth/read-binding";
+import { requireRole } from "../auth/route-access";
 import {
   AUTH_CODES,
   BODY_CODES,
@@ -17,8 +19,10 @@ import {
   withOpenApi,
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { auditedForceRelease } from "../locks/force-release";
 import { listHeldLocks } from "../locks/held-locks";
-import { lockStub, readLock } from "../locks/lock-target";
+import { readLock } from "../locks/lock-target";
+import { lockForRepository, locksForRepository, repositoryRuns } from "../locks/repository-view";
 
 const keyParam = z.object({
   key: z
@@ -70,6 +74,8 @@ const forceReleaseRoute = createRoute({
   path: "/v1/locks/{key}",
   operationId: "forceReleaseLock",
   tags: ["locks"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
   summary: "Force-release a lock (admin), with a reason for the audit history",
   security: bearerSecurity,
   request: {
@@ -98,14 +104,27 @@ function knownKey(key: string): string {
 }
 
 export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listRoute, async (c) => c.json({ locks: await listHeldLocks(c.env) }, 200))
+  .openapi(listRoute, async (c) => {
+    const held = await listHeldLocks(c.env);
+    const bound = readBinding(c);
+    return c.json({ locks: bound === null ? held : locksForRepository(held, bound.id) }, 200);
+  })
   .openapi(readRoute, async (c) => {
     const key = knownKey(c.req.valid("param").key);
-    return c.json(await readLock(c.env, key), 200);
+    const bound = readBinding(c);
+    if (bound === null) return c.json(await readLock(c.env, key), 200);
+    // Another repository's scope lock does not exist for this token: the same 404 as an unknown one.
+    const parsed = parseLockKey(key);
+    if (parsed?.kind === "scope" && parsed.repositoryId !== bound.id) {
+      throw new SponsonError("NOT_FOUND", `no lock ${key} for repository ${bound.name}`);
+    }
+    const [state, held] = await Promise.all([readLock(c.env, key), listHeldLocks(c.env)]);
+    const view = lockForRepository(state, bound.id, repositoryRuns(held, bound.id));
+    return c.json(view ?? state, 200);
   })
   .openapi(forceReleaseRoute, async (c) => {
     const key = knownKey(c.req.valid("param").key);
     const { reason } = c.req.valid("json");
-    const outcome = unwrap(await lockStub(c.env, key).forceRelease({ key, reason, actor: c.get("actor") }));
-    return c.json({ ...outcome, lock: await readLock(c.env, key) }, 200);
+    const { outcome, lock } = await auditedForceRelease(c.env, { key, reason, actor: c.get("actor") });
+    return c.json({ ...outcome, lock }, 200);
   });

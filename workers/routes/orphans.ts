@@ -6,6 +6,7 @@
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { orphanListSchema, orphanRemovalBodySchema, orphanRemovalSchema } from "../../shared/schemas/orphans";
 import type { AppEnv } from "../app-env";
+import { requireRole } from "../auth/route-access";
 import type { Engine } from "../engine/engine";
 import {
   AUTH_CODES,
@@ -21,6 +22,8 @@ const listRoute = createRoute({
   path: "/v1/orphans",
   operationId: "listOrphans",
   tags: ["ownership"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
   summary: "Entries no scope owns and that were not there before the service first looked (admin)",
   security: bearerSecurity,
   responses: {
@@ -37,6 +40,7 @@ const removeRoute = createRoute({
   path: "/v1/orphans/remove",
   operationId: "removeOrphan",
   tags: ["ownership"],
+  middleware: [requireRole("admin")] as const,
   summary: "Remove one orphan (admin), with a reason kept in the audit trail",
   security: bearerSecurity,
   request: {

@@ -170,6 +170,8 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         environment,
         scope,
         plan: body.plan,
+        defaultBranch: c.get("repository").defaultBranch,
+        sha: body.sha,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
@@ -178,8 +180,16 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     })
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
-      const { plan } = c.req.valid("json");
-      const req = { repository: repositoryRef(c.get("repository")), environment, scope, plan };
+      const { plan, sha } = c.req.valid("json");
+      const repository = c.get("repository");
+      const req = {
+        repository: repositoryRef(repository),
+        environment,
+        scope,
+        plan,
+        defaultBranch: repository.defaultBranch,
+        sha,
+      };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;
     })

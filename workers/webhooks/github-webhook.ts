@@ -12,6 +12,8 @@ import { configFromEnv } from "../config/config";
 import { problemResponses, publicSecurity } from "../http/openapi-problems";
 import { configuredRepositoryOf } from "../repositories/configured";
 import { applyScopeEvent } from "./apply-scope-event";
+import { deliverySecret } from "./delivery-secret";
+import { refuseFutureRevision } from "./future-revision";
 import { pullRequestEventSchema, scopeEventOf } from "./pull-request-event";
 import { readRawBody } from "./raw-body";
 import { verifyGithubSignature } from "./signature";
@@ -58,9 +60,10 @@ const webhookRoute = createRoute({
 
 export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRoute, async (c) => {
   const body = await readRawBody(c.req.raw, WEBHOOK_MAX_BYTES);
-  const secret = configFromEnv(c.env).webhookSecret ?? "";
-  if (secret === "") console.error("GITHUB_WEBHOOK_SECRET is not set: every webhook is refused");
-  if (!(await verifyGithubSignature(secret, body, c.req.header("x-hub-signature-256")))) {
+  const config = configFromEnv(c.env);
+  const secret = deliverySecret(body, config.repositories, config.webhookSecret, c.env);
+  if (secret.value === "") console.error(`${secret.name} is not set: its deliveries are refused`);
+  if (!(await verifyGithubSignature(secret.value, body, c.req.header("x-hub-signature-256")))) {
     // One message for missing, malformed and wrong signatures: nothing to probe.
     throw new SponsonError("UNAUTHENTICATED", "the webhook signature is missing or does not match");
   }
@@ -87,6 +90,7 @@ export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRout
   if (target === null) return ignore(`action ${event.action} does not change a scope`);
 
   const ref = { id: repository.id, name: repository.name };
+  await refuseFutureRevision(c.env, { delivery, repository: ref, scope: target.scope, event: target.event });
   const outcome = await applyScopeEvent(c.env, ref, target.scope, target.event);
   return c.json({ delivery, repository: ref, scope: target.scope, ...outcome }, 200);
 });

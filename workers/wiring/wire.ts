@@ -7,8 +7,12 @@
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import { rpcStub } from "../../shared/rpc/stub";
+import { tokenObjectName } from "../../shared/rpc/token-broker";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
+import type { SharedTokens } from "../adapters/http/shared-tokens";
+import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
@@ -18,14 +22,25 @@ import { OpRegistry } from "../engine/op-registry";
 import { lockStub, lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
 import { assertWrite } from "../policy/check-write";
+import type { PolicyConfig } from "../policy/policy-schema";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { scopeStateClient } from "../scope-state/scope-state-client";
 
-/** Provider HTTP for a request's bindings; the entry that wires the engine passes it in. */
-export type ProviderTransport = (env: Env) => typeof fetch;
+/**
+ * Provider HTTP for a request's bindings; the entry that wires the engine passes it in. `emulated`
+ * marks the dev entry's transport (workers/dev/dev-env.ts): only with it may `EMULATORS=on` open the
+ * write policy, so the production entry, which always talks to the real providers, ignores the var.
+ */
+export type ProviderTransport = ((env: Env) => typeof fetch) & { readonly emulated?: true };
 
 /** Production: the network. A closure, so the runtime's fetch is never called with another `this`. */
 export const networkTransport: ProviderTransport = () => (input, init) => fetch(input, init);
+
+/** A policy as the entry may use it: the open local policy only where every write is emulated. */
+export function policyForTransport(policy: PolicyConfig, transport: ProviderTransport): PolicyConfig {
+  if (policy.mode !== "open-dev" || transport.emulated === true) return policy;
+  return { mode: "enforced", document: { version: 1, environments: {} } };
+}
 
 export interface EngineOverrides {
   /** The control case of the concurrency journeys: runs without parent locks. Tests only. */
@@ -47,6 +62,13 @@ export interface EngineOverrides {
   unfenced?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
+  /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
+  sharedTokens?: boolean;
+  /**
+   * false: no isolate token cache, every lookup as on a fresh isolate; an IsolateTokenCache: the
+   * engine's runs use that one, as if they ran on an isolate of their own (tests, the bench).
+   */
+  isolateTokenCache?: boolean | IsolateTokenCache;
 }
 
 const ops = new OpRegistry(ADAPTERS);
@@ -72,8 +94,8 @@ function scopeStateGate(env: Env): ScopeGate {
 }
 
 /** The service's own write policy (workers/policy), checked before any lock and under the lease. */
-function configuredPolicy(env: Env, secrets: SecretRegistry): WritePolicy {
-  const policy = configFromEnv(env).policy;
+function configuredPolicy(env: Env, secrets: SecretRegistry, transport: ProviderTransport): WritePolicy {
+  const policy = policyForTransport(configFromEnv(env).policy, transport);
   return {
     check: ({ environment, op, identity, item }) =>
       assertWrite(policy, environment, { op, identity, item }, secrets),
@@ -93,6 +115,15 @@ function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   };
 }
 
+/** The fleet's token objects (durable-objects/token-broker.ts), one per connection credential. */
+function fleetTokens(env: Env): ((connection: string) => SharedTokens) | undefined {
+  const namespace = env.TOKEN_BROKER;
+  if (!namespace) return undefined;
+  return (connection) => ({
+    object: (fingerprint) => rpcStub(namespace, tokenObjectName(connection, fingerprint)),
+  });
+}
+
 export function createEngine(
   env: Env,
   transport: ProviderTransport,
@@ -110,6 +141,8 @@ export function createEngine(
     secrets,
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,
     clock: overrides.clock ?? systemClock,
+    tokens: overrides.sharedTokens === false ? undefined : fleetTokens(env),
+    isolateTokenCache: overrides.isolateTokenCache ?? true,
     ttlMs: config.leaseTtlSeconds * 1000,
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
@@ -120,7 +153,7 @@ export function createEngine(
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),
-    policy: overrides.policy ?? configuredPolicy(env, secrets),
+    policy: overrides.policy ?? configuredPolicy(env, secrets, transport),
     ...(overrides.faults ? { faults: overrides.faults } : {}),
     warn: (m) => console.warn(secrets.redact(m)),
   };

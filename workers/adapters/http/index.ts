@@ -11,9 +11,11 @@
  *    Resolves with a 2xx (or a status listed in `req.accept`); providerJson validates the body with
  *    zod. Otherwise throws `SponsonError("PROVIDER_ERROR", "<provider>: <status> <message>",
  *    { provider, status, providerCode, attempts })` with every registered secret redacted.
- * 3. `withAccessToken(ctx, source, call)`: a per-isolate client-credentials token cache keyed by
- *    (endpoint, client id, secret fingerprint); reuses a token until shortly before `expires_in`,
- *    and after a 401 from `call` refetches once and calls again. Tokens are registered as secrets.
+ * 3. `withAccessToken(ctx, source, call)`: client-credentials tokens keyed by a fingerprint of
+ *    (endpoint, client id, secret), cached per isolate and, when `ctx.tokens` is set, shared by the
+ *    fleet through the connection's token object (./shared-tokens.ts: one exchange per lifetime for
+ *    every isolate); reuses a token until shortly before `expires_in`, and after a 401 from `call`
+ *    drops it from both levels, gets a fresh one once and calls again. Tokens are registered as secrets.
  */
 export { providerError, providerStatus } from "./provider-error";
 export {
@@ -26,4 +28,11 @@ export {
   type RetryPolicy,
 } from "./provider-request";
 export { epochSecondsResetHeader, secondsResetHeader } from "./reset-headers";
-export { type AccessToken, clearTokenCache, type TokenSource, withAccessToken } from "./token-cache";
+export type { SharedTokens } from "./shared-tokens";
+export {
+  type AccessToken,
+  clearTokenCache,
+  IsolateTokenCache,
+  type TokenSource,
+  withAccessToken,
+} from "./token-cache";

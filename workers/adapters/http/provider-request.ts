@@ -10,12 +10,18 @@ import { isSponsonError } from "../../../shared/errors";
 import { PROVIDER_REQUEST_TIMEOUT_MS } from "../../../shared/lease-defaults";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerError } from "./provider-error";
+import type { SharedTokens } from "./shared-tokens";
+import type { IsolateTokenCache } from "./token-cache";
 
 /** What the helper needs from an OpContext. */
 export interface HttpContext {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
+  /** The fleet's token objects for this connection (./token-cache.ts); absent: isolate cache only. */
+  tokens?: SharedTokens;
+  /** false: no isolate token cache; an instance: that one instead (tests, the bench). */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */

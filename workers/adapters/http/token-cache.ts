@@ -1,15 +1,23 @@
 /**
- * Per-isolate cache of OAuth client-credentials tokens, keyed by (token endpoint, client id) and
- * a fingerprint of the secret, so a rotated secret never reuses a token bought with the old one.
- * A token is reused until shortly before `expires_in`; a 401 from the API drops it and the call is
- * made once more with a fresh token (the provider may revoke or expire it earlier than it said).
+ * OAuth client-credentials tokens in two levels (docs/design.md, "Provider tokens"). The first is
+ * this isolate's cache; the second, when the context carries `tokens`, is the fleet's token object
+ * for the connection credential (./shared-tokens.ts), so a burst of runs landing on many isolates
+ * buys one token per lifetime, not one per isolate. Both levels are keyed by a SHA-256 fingerprint
+ * of (token endpoint, client id, secret), so a rotated secret never reuses a token bought with the
+ * old one.
  *
- * Only settled values are cached, never in-flight promises: workerd cancels continuations of a
- * promise that belongs to another request's context.
+ * A token is reused until shortly before `expires_in`; a 401 from the API drops it from both levels
+ * and the call is made once more with a fresh token (the provider may revoke or expire it earlier
+ * than it said). Every token is registered as a secret before it is used.
+ *
+ * Only settled values are cached here, never in-flight promises: workerd cancels continuations of a
+ * promise that belongs to another request's context. Single flight is the token object's job.
  */
 import type { Clock } from "../../../shared/clock";
+import { type StoredToken, sha256Hex } from "../../../shared/rpc/token-broker";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerStatus } from "./provider-error";
+import { fleetToken, type HeldToken, reportRejected, type SharedTokens } from "./shared-tokens";
 
 export interface AccessToken {
   accessToken: string;
@@ -25,34 +33,86 @@ export interface TokenSource {
   fetchToken(): Promise<AccessToken>;
 }
 
-interface Cached {
-  token: string;
-  refreshAtMs: number;
+export interface TokenContext {
+  clock: Clock;
+  secrets: SecretRegistry;
+  /** The fleet's token objects for this connection; absent: this isolate's cache only. */
+  tokens?: SharedTokens;
+  /**
+   * false: no first level, as if every call ran on a new isolate; an IsolateTokenCache: that one
+   * instead of this isolate's, as if the runs using it ran on an isolate of their own (tests, the bench).
+   */
+  isolateCache?: boolean | IsolateTokenCache;
 }
 
 /** Refresh this long before expiry, at most a tenth of the lifetime. */
 const REFRESH_MARGIN_MS = 60_000;
 
-const cache = new Map<string, Cached>();
+/** The first level: settled tokens by credential fingerprint. */
+export class IsolateTokenCache {
+  readonly #tokens = new Map<string, HeldToken>();
 
-async function cacheKey(source: TokenSource): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(source.clientSecret));
-  const fingerprint = [...new Uint8Array(digest).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0"));
-  return `${source.endpoint}\n${source.clientId}\n${fingerprint.join("")}`;
+  get(key: string): HeldToken | undefined {
+    return this.#tokens.get(key);
+  }
+
+  set(key: string, held: HeldToken): void {
+    this.#tokens.set(key, held);
+  }
+
+  delete(key: string): void {
+    this.#tokens.delete(key);
+  }
+
+  clear(): void {
+    this.#tokens.clear();
+  }
 }
 
-async function freshToken(ctx: TokenContext, source: TokenSource, key: string): Promise<string> {
+/** This isolate's. */
+const isolate = new IsolateTokenCache();
+
+function firstLevel(ctx: TokenContext): IsolateTokenCache | undefined {
+  if (ctx.isolateCache === false) return undefined;
+  return ctx.isolateCache instanceof IsolateTokenCache ? ctx.isolateCache : isolate;
+}
+
+/** Fingerprints already computed, by credential (an apply asks three times: prepare, read, write). */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 256;
+
+/** Full SHA-256 of the credential: it names the fleet's object, so no prefix of it is enough. */
+async function fingerprint(source: TokenSource): Promise<string> {
+  const credential = `${source.endpoint}\n${source.clientId}\n${source.clientSecret}`;
+  const known = fingerprints.get(credential);
+  if (known) return known;
+  const computed = await sha256Hex(credential);
+  if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.delete(fingerprints.keys().next().value as string);
+  fingerprints.set(credential, computed);
+  return computed;
+}
+
+async function exchange(ctx: TokenContext, source: TokenSource): Promise<StoredToken> {
   const { accessToken, expiresInSeconds } = await source.fetchToken();
   ctx.secrets.register(accessToken);
   const lifetimeMs = expiresInSeconds * 1000;
   const margin = Math.min(REFRESH_MARGIN_MS, lifetimeMs / 10);
-  cache.set(key, { token: accessToken, refreshAtMs: ctx.clock.now() + lifetimeMs - margin });
-  return accessToken;
+  const now = ctx.clock.now();
+  return { token: accessToken, refreshAtMs: now + lifetimeMs - margin, expiresAtMs: now + lifetimeMs };
 }
 
-export interface TokenContext {
-  clock: Clock;
-  secrets: SecretRegistry;
+async function currentToken(ctx: TokenContext, source: TokenSource, key: string): Promise<string> {
+  const cache = firstLevel(ctx);
+  const cached = cache?.get(key);
+  if (cached && ctx.clock.now() < cached.refreshAtMs) {
+    ctx.secrets.register(cached.token);
+    return cached.token;
+  }
+  const held = ctx.tokens
+    ? await fleetToken(ctx.tokens.object(key), ctx.clock.now(), ctx.secrets, () => exchange(ctx, source))
+    : await exchange(ctx, source);
+  cache?.set(key, { token: held.token, refreshAtMs: held.refreshAtMs });
+  return held.token;
 }
 
 /** Runs `call` with a bearer token for `source`; on a 401 PROVIDER_ERROR, once more with a new one. */
@@ -61,25 +121,20 @@ export async function withAccessToken<T>(
   source: TokenSource,
   call: (token: string) => Promise<T>,
 ): Promise<T> {
-  const key = await cacheKey(source);
-  const cached = cache.get(key);
-  let token: string;
-  if (cached && ctx.clock.now() < cached.refreshAtMs) {
-    token = cached.token;
-    ctx.secrets.register(token);
-  } else {
-    token = await freshToken(ctx, source, key);
-  }
+  const key = await fingerprint(source);
+  const token = await currentToken(ctx, source, key);
   try {
     return await call(token);
   } catch (err) {
     if (providerStatus(err) !== 401) throw err;
-    if (cache.get(key)?.token === token) cache.delete(key);
-    return call(await freshToken(ctx, source, key));
+    const cache = firstLevel(ctx);
+    if (cache?.get(key)?.token === token) cache.delete(key);
+    if (ctx.tokens) await reportRejected(ctx.tokens.object(key), token);
+    return call(await currentToken(ctx, source, key));
   }
 }
 
-/** Forgets every cached token (tests; a worker never needs it). */
+/** Forgets every token this isolate cached (tests; a worker never needs it). The fleet's stay. */
 export function clearTokenCache(): void {
-  cache.clear();
+  isolate.clear();
 }

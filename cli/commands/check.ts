@@ -1,0 +1,181 @@
+/**
+ * `config check` and `plan check`: offline checks that print every problem at once, each with its
+ * path, and exit 0 (nothing to fix) or 1. Nothing is sent anywhere.
+ *
+ * `config check` reads the vars a deployment would have: `[vars]` of a wrangler.toml (tables are
+ * JSON vars, as wrangler binds them) and an env file (KEY=value lines: the Worker secrets, and any
+ * var kept out of wrangler.toml), the env file winning. Without an env file the secrets cannot be
+ * seen, so their presence is not checked (the deployed service's GET /v1/config/status does).
+ */
+import { readFileSync } from "node:fs";
+import { parseEnv } from "node:util";
+import { parse as parseToml } from "smol-toml";
+import { PLACEHOLDER, PLACEHOLDER_NAMES } from "../../shared/placeholders";
+import { planSchema } from "../../shared/schemas/plan";
+import { ADAPTERS } from "../../workers/adapters";
+import { type ConfigProblem, checkConfig } from "../../workers/config/config-report";
+import { queueNames } from "../../workers/queue/queue-names";
+import { CliError, type ExitCode } from "../cli-error";
+import { type Invocation, stringFlag } from "../context";
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    throw new CliError(2, `cannot read the ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+  }
+}
+
+interface WranglerConfig {
+  vars: Record<string, unknown>;
+  /** The queues it consumes, when it names any. */
+  consumed: string[] | null;
+}
+
+/** `[vars]` of a wrangler config (tables and arrays become the JSON wrangler would bind), its queues. */
+function readWrangler(path: string): WranglerConfig {
+  let config: Record<string, unknown>;
+  try {
+    config = parseToml(readText(path, "wrangler config")) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(
+      2,
+      `the wrangler config ${path} is not TOML: ${(err as Error).message.split("\n")[0]}`,
+    );
+  }
+  const vars = (config.vars ?? {}) as Record<string, unknown>;
+  const consumers = (config.queues as { consumers?: Array<{ queue?: unknown }> } | undefined)?.consumers;
+  return {
+    vars: Object.fromEntries(
+      Object.entries(vars).map(([k, v]) => [
+        k,
+        typeof v === "object" && v !== null ? JSON.stringify(v) : String(v),
+      ]),
+    ),
+    consumed: consumers ? consumers.map((c) => String(c.queue)) : null,
+  };
+}
+
+/** The queues the Worker tells apart (workers/queue/queue-handler.ts) are the ones wrangler binds. */
+function queueProblems(consumed: string[] | null, vars: Record<string, unknown>): ConfigProblem[] {
+  if (consumed === null) return [];
+  const { destroys, deadLetters } = queueNames(vars);
+  const problems: ConfigProblem[] = [];
+  for (const name of [destroys, deadLetters])
+    if (!consumed.includes(name))
+      problems.push({
+        path: "queues.consumers",
+        message: `no consumer for queue ${name}, which the Worker expects`,
+      });
+  for (const name of consumed)
+    if (name !== destroys && name !== deadLetters)
+      problems.push({
+        path: "queues.consumers",
+        message: `queue ${name} is consumed but is neither SPONSON_DESTROY_QUEUE (${destroys}) nor SPONSON_DEAD_LETTER_QUEUE (${deadLetters})`,
+      });
+  return problems;
+}
+
+function subcommand(inv: Invocation): void {
+  if (inv.positionals[0] !== "check")
+    throw new CliError(2, `usage: sponson ${inv.command} check …  (run \`sponson ${inv.command} --help\`)`);
+}
+
+function printProblems(inv: Invocation, subject: string, problems: ConfigProblem[], extra: object): ExitCode {
+  if (inv.flags.json === true) {
+    inv.io.stdout.write(`${JSON.stringify({ valid: problems.length === 0, problems, ...extra }, null, 2)}\n`);
+  } else if (problems.length === 0) {
+    inv.io.stdout.write(`${subject}: no problems\n`);
+  } else {
+    const lines = problems.map((p) => `  ${p.path}: ${p.message}`);
+    inv.io.stdout.write(
+      `${subject}: ${problems.length} problem${problems.length === 1 ? "" : "s"}\n${lines.join("\n")}\n`,
+    );
+  }
+  return problems.length === 0 ? 0 : 1;
+}
+
+export async function configCommand(inv: Invocation): Promise<ExitCode> {
+  subcommand(inv);
+  const configPath = stringFlag(inv, "config") ?? "wrangler.toml";
+  const envFile = stringFlag(inv, "env-file");
+  const wrangler = readWrangler(configPath);
+  const vars: Record<string, unknown> = { ...wrangler.vars };
+  if (envFile !== undefined) Object.assign(vars, parseEnv(readText(envFile, "env file")));
+  const report = checkConfig(vars, { secretsKnown: envFile !== undefined });
+  report.problems.push(...queueProblems(wrangler.consumed, vars));
+  const subject = envFile === undefined ? configPath : `${configPath} + ${envFile}`;
+  if (envFile === undefined && inv.flags.json !== true)
+    inv.io.stderr.write("note: no --env-file: whether each Worker secret is set is not checked\n");
+  return printProblems(inv, subject, report.problems, { vars: report.vars, connections: report.connections });
+}
+
+/** Stand-in values: any value of the right shape, so the op's params schema judges the rest. */
+const SAMPLE: Record<(typeof PLACEHOLDER_NAMES)[number], string> = {
+  environment: "preview",
+  scope: "pr-1",
+  pr: "1",
+  branch: "example-branch",
+  branchSlug: "example-branch",
+  sha: "0".repeat(40),
+  shortSha: "0".repeat(7),
+};
+
+/** Every problem of a plan that needs no service: shape, ops, placeholders, each op's params. */
+export function planProblems(plan: unknown): ConfigProblem[] {
+  const parsed = planSchema.safeParse(plan);
+  if (!parsed.success)
+    return parsed.error.issues.map((i) => ({
+      path: ["plan", ...i.path.map(String)].join("."),
+      message: i.message,
+    }));
+  const problems: ConfigProblem[] = [];
+  const ops = new Map(ADAPTERS.flatMap((a) => a.ops.map((op) => [op.name, op] as const)));
+  parsed.data.lines.forEach((line, i) => {
+    const at = `lines.${i}(${line.id})`;
+    const op = ops.get(line.op);
+    if (!op)
+      problems.push({
+        path: `${at}.op`,
+        message: `unknown op "${line.op}"; known: ${[...ops.keys()].sort().join(", ")}`,
+      });
+    const params: Record<string, string> = {};
+    for (const [key, value] of Object.entries(line.params)) {
+      params[key] = value.replace(PLACEHOLDER, (whole, name: string) => {
+        if (Object.hasOwn(SAMPLE, name)) return SAMPLE[name as keyof typeof SAMPLE];
+        problems.push({
+          path: `${at}.params.${key}`,
+          message: `unknown placeholder ${whole}; known: ${PLACEHOLDER_NAMES.map((n) => `{${n}}`).join(", ")}`,
+        });
+        return whole;
+      });
+    }
+    if (!op) return;
+    const checked = op.params.safeParse(params);
+    if (!checked.success)
+      for (const issue of checked.error.issues)
+        problems.push({
+          path: [`${at}.params`, ...issue.path.map(String)].join("."),
+          message: issue.message,
+        });
+  });
+  return problems;
+}
+
+export async function planCommand(inv: Invocation): Promise<ExitCode> {
+  subcommand(inv);
+  const path = inv.positionals[1];
+  if (path === undefined) throw new CliError(2, "usage: sponson plan check <plan.json>");
+  let plan: unknown;
+  try {
+    plan = JSON.parse(readText(path, "plan"));
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    return printProblems(inv, path, [{ path: "plan", message: `not JSON: ${(err as Error).message}` }], {});
+  }
+  const lines = Array.isArray((plan as { lines?: unknown }).lines)
+    ? (plan as { lines: unknown[] }).lines.length
+    : 0;
+  return printProblems(inv, `${path} (${lines} line${lines === 1 ? "" : "s"})`, planProblems(plan), {});
+}

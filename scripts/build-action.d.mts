@@ -1,0 +1,3 @@
+export const ACTION_BUNDLE: string;
+export function actionBundle(): Promise<string>;
+export function buildAction(): Promise<string>;

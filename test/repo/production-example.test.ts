@@ -1,0 +1,71 @@
+/**
+ * examples/production/wrangler.toml is a deployment that works the first time: its policy admits
+ * every example line of the README's provider table (read from the README, so a new row is
+ * covered), resolved through its own connections for a pull request's scope — Supabase's `/**`
+ * entry included — and refuses an item outside the preview domain.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "smol-toml";
+import { describe, expect, it } from "vitest";
+import { lineSchema } from "../../shared/schemas/plan";
+import { SecretRegistry } from "../../shared/secrets";
+import { ADAPTERS } from "../../workers/adapters";
+import { connections, writePolicy } from "../../workers/config/config-vars";
+import { Connections } from "../../workers/connections/connections";
+import { OpRegistry } from "../../workers/engine/op-registry";
+import { resolveLine } from "../../workers/engine/resolve-plan";
+import { checkWrite } from "../../workers/policy/check-write";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const toml = parse(readFileSync(join(ROOT, "examples", "production", "wrangler.toml"), "utf8")) as {
+  vars: Record<string, unknown>;
+};
+const vars = Object.fromEntries(
+  Object.entries(toml.vars).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : v]),
+);
+const policy = writePolicy(vars);
+const context = {
+  ops: new OpRegistry(ADAPTERS),
+  connections: new Connections(connections(vars, new Set(ADAPTERS.map((a) => a.type)))),
+  secrets: new SecretRegistry(),
+};
+
+/** Each `{ "id": … }` example in the README's "Supported providers and ops" table. */
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+const table = readme.slice(
+  readme.indexOf("## Supported providers and ops"),
+  readme.indexOf("Connections per provider"),
+);
+const examples = [...table.matchAll(/`(\{ "id": .*? \})`/g)].map((m) =>
+  lineSchema.parse(JSON.parse(m[1] as string)),
+);
+
+describe("the production example", () => {
+  it("is enforced and the README's table has an example per op", () => {
+    expect(policy.mode).toBe("enforced");
+    expect(examples.map((e) => e.op).sort()).toEqual(
+      expect.arrayContaining(["auth0.callbackUrl", "supabase.redirectUrl", "s3.corsOrigin"]),
+    );
+    expect(examples.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.for(examples.map((e) => [e.id, e] as const))("admits the README's %s line", ([, line]) => {
+    const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-12" });
+    const target = { op: resolved.opName, identity: resolved.parent, item: resolved.key };
+    expect(checkWrite(policy, "preview", target)).toEqual({ ok: true, value: undefined });
+  });
+
+  it("refuses the same Supabase line outside the preview domain", () => {
+    const supabase = examples.find((e) => e.op === "supabase.redirectUrl");
+    if (!supabase) throw new Error("the README has a Supabase example");
+    const line = { ...supabase, params: { ...supabase.params, url: "https://evil.example.net/**" } };
+    const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-12" });
+    const result = checkWrite(policy, "preview", {
+      op: resolved.opName,
+      identity: resolved.parent,
+      item: resolved.key,
+    });
+    expect(result.ok).toBe(false);
+  });
+});

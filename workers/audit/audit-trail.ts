@@ -1,0 +1,80 @@
+/**
+ * The admin audit trail in R2 (docs/storage.md, "Audit trail"): every force-release and every orphan
+ * removal, with who, why, and what was affected. The lock's own history keeps only its last 50
+ * transitions (renewals push a force-release out within minutes); these records are never deleted
+ * by the service, so they outlive any retention an operator sets of 90 days or more.
+ */
+import { z } from "zod";
+import type { Env } from "../../shared/env";
+import { orphanRemovalSchema } from "../../shared/schemas/orphans";
+import { ORPHAN_AUDIT_PREFIX } from "../locks/owned-objects";
+
+export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
+export const AUDIT_LISTED_MAX = 1000;
+
+export const forceReleaseAuditSchema = z.object({
+  key: z.string(),
+  actor: z.string(),
+  reason: z.string(),
+  /** The run that held the lock, and its fencing token (null when nothing was held). */
+  holder: z.string().nullable(),
+  token: z.number().int().nullable(),
+  released: z.boolean(),
+  /** The lock object's clock when it decided (ms). */
+  at: z.number().int(),
+});
+export type ForceReleaseAudit = z.infer<typeof forceReleaseAuditSchema>;
+
+export const auditEntrySchema = z.discriminatedUnion("kind", [
+  forceReleaseAuditSchema.extend({ kind: z.literal("force-release") }),
+  orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
+]);
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export async function recordForceRelease(env: Env, record: ForceReleaseAudit): Promise<void> {
+  // The time first, so keys list in time order; a random tail keeps two at one millisecond apart.
+  const key = `${FORCE_RELEASE_AUDIT_PREFIX}${record.at}-${crypto.randomUUID()}.json`;
+  await env.RECEIPTS.put(key, JSON.stringify(record), { httpMetadata: { contentType: "application/json" } });
+}
+
+/**
+ * The newest `limit` records under `prefix`. Keys start with the time in ms (13 digits until 2286),
+ * so listing the keys alone orders them; only the bodies shown are read.
+ */
+async function readNewest<T>(
+  env: Env,
+  prefix: string,
+  limit: number,
+  parse: (json: unknown) => T | null,
+): Promise<T[]> {
+  const keys: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await env.RECEIPTS.list({ prefix, ...(cursor ? { cursor } : {}) });
+    keys.push(...page.objects.map((o) => o.key));
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor !== undefined);
+  const newest = keys.sort().reverse().slice(0, limit);
+  const bodies = await Promise.all(newest.map((key) => env.RECEIPTS.get(key)));
+  const out: T[] = [];
+  for (const body of bodies) {
+    const parsed = parse(body ? await body.json().catch(() => null) : null);
+    if (parsed !== null) out.push(parsed);
+  }
+  return out;
+}
+
+/** Force-releases and orphan removals, newest first; at most `limit`. */
+export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
+  const [releases, removals] = await Promise.all([
+    readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
+      const parsed = forceReleaseAuditSchema.safeParse(json);
+      return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
+    }),
+    readNewest(env, ORPHAN_AUDIT_PREFIX, limit, (json) => {
+      const parsed = orphanRemovalSchema.safeParse(json);
+      return parsed.success ? { kind: "orphan-removal" as const, ...parsed.data } : null;
+    }),
+  ]);
+  return [...releases, ...removals].sort((a, b) => b.at - a.at).slice(0, limit);
+}

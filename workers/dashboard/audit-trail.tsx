@@ -1,0 +1,52 @@
+/** The audit trail on the dashboard (admins only, like GET /v1/audit): the newest force-releases and orphan removals. */
+import type { AuditEntry } from "../audit/audit-trail";
+import { formatUtc } from "./format";
+
+export const AUDIT_SHOWN = 20;
+
+function what(entry: AuditEntry): string {
+  if (entry.kind === "force-release") {
+    return entry.holder === null
+      ? `${entry.key} (was not held)`
+      : `${entry.key}: ${entry.holder}, token ${entry.token}`;
+  }
+  return `${entry.key} on ${entry.parent} (${entry.outcome})`;
+}
+
+export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
+  return (
+    <section id="audit" aria-labelledby="audit-title">
+      <h2 id="audit-title">
+        Audit trail <span class="count">{entries.length}</span>
+      </h2>
+      {entries.length === 0 ? (
+        <p class="empty">No force-release or orphan removal recorded.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Action</th>
+                <th>By</th>
+                <th>What</th>
+                <th>Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr>
+                  <td>{formatUtc(e.at)}</td>
+                  <td>{e.kind}</td>
+                  <td>{e.actor}</td>
+                  <td class="mono">{what(e)}</td>
+                  <td>{e.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * GET /dashboard/objects/{hash}: one provider object (an Auth0 application, a bucket's CORS…):
+ * its lock, every entry the service knows on it with the scopes that own it, the foreign ones
+ * (there before any scope), and for admins the orphans found at the provider (owned by no scope,
+ * not foreign). A caller bound to one repository sees only its own scopes' entries.
+ */
+import type { Role } from "../auth/caller";
+import { formatAgo, formatUtc } from "./format";
+import { Layout } from "./layout";
+
+export interface ObjectEntry {
+  op: string;
+  key: string;
+  /** Owners shown, as `repository environment/scope`. */
+  owners: string[];
+  /** Owners of other repositories, counted only (a bound caller's view). */
+  hiddenOwners: number;
+  foreign: boolean;
+}
+
+export interface ObjectPageProps {
+  nonce: string;
+  subject: string;
+  role: Role;
+  hash: string;
+  identity: string;
+  lock: { held: boolean; holder: string | null; since: number | null; waiters: string[] };
+  entries: ObjectEntry[];
+  /** Admins: entries at the provider no scope owns; null when not looked up (not an admin). */
+  orphans: { op: string; key: string }[] | null;
+  problems: string[];
+  now: number;
+}
+
+export function ObjectPage(props: ObjectPageProps) {
+  const { lock } = props;
+  return (
+    <Layout title={`${props.identity} · Sponson Edge`} nonce={props.nonce}>
+      <header class="top">
+        <h1>
+          <a href="/dashboard">Sponson Edge</a> · object
+        </h1>
+        <span class="who">
+          {props.subject} · {props.role}
+        </span>
+      </header>
+      <main>
+        <section id="object" aria-labelledby="object-title" data-identity={props.identity}>
+          <h2 id="object-title" class="mono">
+            {props.identity}
+          </h2>
+          <dl class="facts">
+            <dt>Lock</dt>
+            <dd class="mono lock-state" data-held={String(lock.held)}>
+              {lock.held
+                ? `held by ${lock.holder} since ${formatUtc(lock.since ?? 0)} (${formatAgo(lock.since ?? props.now, props.now)})`
+                : "free"}
+              {lock.waiters.length > 0 ? ` · ${lock.waiters.length} waiting: ${lock.waiters.join(", ")}` : ""}
+            </dd>
+            <dt>Key</dt>
+            <dd class="mono">_locks/{props.hash}</dd>
+          </dl>
+          <h3>Entries</h3>
+          {props.entries.length === 0 ? (
+            <p class="empty">The service knows no entry on this object.</p>
+          ) : null}
+          {props.entries.length === 0 ? null : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th>Item</th>
+                    <th>Op</th>
+                    <th>Owned by</th>
+                    <th>Foreign</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {props.entries.map((e) => (
+                    <tr data-key={e.key} data-foreign={String(e.foreign)}>
+                      <td class="mono">{e.key}</td>
+                      <td class="mono">{e.op}</td>
+                      <td class="mono owners">
+                        {e.owners.join(", ") ||
+                          (e.hiddenOwners === 0 ? <span class="muted">nobody</span> : "")}
+                        {e.hiddenOwners > 0 ? (
+                          <span class="muted"> {e.hiddenOwners} in other repositories</span>
+                        ) : null}
+                      </td>
+                      <td>{e.foreign ? "foreign (there before any scope)" : "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <h3>Orphans</h3>
+          {props.orphans === null ? (
+            <p class="muted">Admins see the entries at the provider that no scope owns (GET /v1/orphans).</p>
+          ) : props.orphans.length === 0 ? (
+            <p class="empty">No orphan: every entry at the provider is owned or foreign.</p>
+          ) : (
+            <ul class="orphans">
+              {props.orphans.map((o) => (
+                <li data-orphan={o.key}>
+                  <span class="mono">{o.key}</span> <span class="muted">({o.op})</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {props.problems.map((p) => (
+            <p class="notice bad">{p}</p>
+          ))}
+        </section>
+      </main>
+    </Layout>
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * What a repository-bound token may see of the locks (docs/security.md, "Repository isolation"):
+ * its repository's scope locks, and of a parent lock shared by several repositories only its own
+ * runs. Pure: the held locks and the repository id in, the filtered view out.
+ *
+ * Run ids do not name a repository, but every run holding or waiting on a parent lock holds its
+ * scope's lock (the scope lease comes first, docs/design.md, "Lease protocol"), and a scope lock's
+ * key names its repository: the repository's runs are the holders and waiters of its scope locks.
+ */
+import { parseLockKey } from "../../shared/lock-keys";
+import type { LockState } from "../../shared/schemas/lock";
+
+/** Shown instead of another repository's run holding a shared parent lock. */
+export const OTHER_REPOSITORY_HOLDER = "(another repository's run)";
+
+export function repositoryRuns(held: readonly LockState[], repositoryId: number): Set<string> {
+  const runs = new Set<string>();
+  for (const state of held) {
+    const parsed = parseLockKey(state.key);
+    if (parsed?.kind !== "scope" || parsed.repositoryId !== repositoryId) continue;
+    if (state.holder !== null) runs.add(state.holder);
+    for (const w of state.waiters) runs.add(w.holder);
+  }
+  return runs;
+}
+
+/** One lock as the repository sees it, or null when it is another repository's scope lock. */
+export function lockForRepository(state: LockState, repositoryId: number, runs: ReadonlySet<string>) {
+  const parsed = parseLockKey(state.key);
+  if (parsed?.kind === "scope") return parsed.repositoryId === repositoryId ? state : null;
+  const holder = state.holder === null || runs.has(state.holder) ? state.holder : OTHER_REPOSITORY_HOLDER;
+  return {
+    ...state,
+    holder,
+    waiters: state.waiters.filter((w) => runs.has(w.holder)),
+    history: state.history.filter((h) => runs.has(h.holder)),
+  } satisfies LockState;
+}
+
+/** The held locks a repository may see: its scope locks, and the parent locks its runs hold or wait on. */
+export function locksForRepository(held: readonly LockState[], repositoryId: number): LockState[] {
+  const runs = repositoryRuns(held, repositoryId);
+  return held.flatMap((state) => {
+    const parsed = parseLockKey(state.key);
+    if (parsed?.kind !== "scope") {
+      const involved =
+        (state.holder !== null && runs.has(state.holder)) || state.waiters.some((w) => runs.has(w.holder));
+      if (!involved) return [];
+    }
+    const view = lockForRepository(state, repositoryId, runs);
+    return view === null ? [] : [view];
+  });
+}

@@ -1,0 +1,21 @@
+/** Which queue is which, by the names this deployment configures. */
+
+/** The defaults, as wrangler.toml names them. */
+export const DESTROY_QUEUE_NAME = "sponson-destroys";
+export const DEAD_LETTER_QUEUE_NAME = "sponson-destroys-dlq";
+
+/**
+ * The queue names this deployment's wrangler.toml binds (docs/deploy.md, "Several deployments in
+ * one account"): SPONSON_DESTROY_QUEUE and SPONSON_DEAD_LETTER_QUEUE, else the defaults.
+ */
+export function queueNames(env: object): { destroys: string; deadLetters: string } {
+  const vars = env as Record<string, unknown>;
+  const named = (name: string, fallback: string) => {
+    const value = vars[name];
+    return typeof value === "string" && value !== "" ? value : fallback;
+  };
+  return {
+    destroys: named("SPONSON_DESTROY_QUEUE", DESTROY_QUEUE_NAME),
+    deadLetters: named("SPONSON_DEAD_LETTER_QUEUE", DEAD_LETTER_QUEUE_NAME),
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * The dashboard's run and object pages (README, "Dashboard"): `/dashboard/runs/{id}`, which the
+ * Action's pull-request comment links, and `/dashboard/objects/{hash}`, one provider object with
+ * its entries, owners, foreign and orphaned items and its lock. Viewer or above (the route table);
+ * a caller bound to one repository sees only that repository's runs and entries.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { SponsonError } from "../../shared/errors";
+import { scopeOfOwner } from "../../shared/schemas/ownership";
+import { repositoryRefById, sameRepositoryName } from "../../shared/schemas/repository";
+import type { AppEnv } from "../app-env";
+import { roleAtLeast } from "../auth/caller";
+import { configFromEnv } from "../config/config";
+import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
+import { lockKeyOfHash, OBJECT_HASH, objectHash } from "../dashboard/object-hash";
+import type { ObjectEntry } from "../dashboard/object-page";
+import { renderObjectPage, renderRunPage } from "../dashboard/render-pages";
+import { ledgerRows, recentRuns } from "../dashboard/snapshot";
+import { boundRepositoryOf } from "../dashboard/view-filter";
+import type { Engine } from "../engine/engine";
+import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
+import { validationHook } from "../http/validation";
+import { ledgerView } from "../locks/ledger-view";
+import { lockStub } from "../locks/lock-target";
+import { configuredReceiptStore } from "../receipts/configured-store";
+
+const html = { "text/html": { schema: z.string() } };
+
+const runRoute = createRoute({
+  method: "get",
+  path: "/dashboard/runs/{id}",
+  operationId: "dashboardRun",
+  tags: ["dashboard"],
+  summary: "One run: outcome, timings and the entries it added (the pull-request comment's link)",
+  security: bearerSecurity,
+  request: {
+    params: z.object({ id: z.string().min(1).max(100) }),
+    query: z.object({
+      environment: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/),
+      scope: z.string().min(1).max(210),
+      repository: z.string().max(201).optional(),
+    }),
+  },
+  responses: {
+    200: { description: "The run's page", content: html },
+    303: { description: "No session: to the sign-in form" },
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+  },
+});
+
+const objectRoute = createRoute({
+  method: "get",
+  path: "/dashboard/objects/{hash}",
+  operationId: "dashboardObject",
+  tags: ["dashboard"],
+  summary: "One provider object: its entries with their owners, foreign and orphaned ones, and its lock",
+  security: bearerSecurity,
+  request: { params: z.object({ hash: z.string().regex(OBJECT_HASH) }) },
+  responses: {
+    200: { description: "The object's page", content: html },
+    303: { description: "No session: to the sign-in form" },
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+  },
+});
+
+function pageHeaders(c: Context<AppEnv>): string {
+  const nonce = newNonce();
+  c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
+  c.header("Cache-Control", "no-store");
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "no-referrer");
+  return nonce;
+}
+
+export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+    .openapi(runRoute, async (c) => {
+      const nonce = pageHeaders(c);
+      const caller = c.get("caller");
+      const { id } = c.req.valid("param");
+      const { environment, scope, repository: named } = c.req.valid("query");
+      const repositories = configFromEnv(c.env).repositories;
+      const bound = boundRepositoryOf(caller, repositories);
+      const configured =
+        named === undefined ? undefined : repositories.find((r) => sameRepositoryName(r.name, named));
+      // A bound caller reads its own repository only; another one's run is "not found", not "forbidden".
+      const repository =
+        bound ??
+        (configured
+          ? { id: configured.id, name: configured.name }
+          : repositories.length === 1
+            ? repositories[0]
+            : null);
+      if (!repository || (bound && named !== undefined && !sameRepositoryName(bound.name, named))) {
+        throw new SponsonError("NOT_FOUND", `no run ${id} in ${environment}/${scope}`);
+      }
+      const ref = { id: repository.id, name: repository.name };
+      const { receipt } = await configuredReceiptStore(c.env).read({ repository: ref, environment, scope });
+      const run = recentRuns([receipt], Number.MAX_SAFE_INTEGER).find((r) => r.id === id);
+      const record = receipt.runs.find((r) => r.id === id);
+      if (!run || !record) throw new SponsonError("NOT_FOUND", `no run ${id} in ${environment}/${scope}`);
+      const rows = ledgerRows(await ledgerView(c.env, ref, receipt)).filter((e) => e.runId === id);
+      const entries = await Promise.all(
+        rows.map(async (e) => (e.parent === null ? e : { ...e, parentHash: await objectHash(e.parent) })),
+      );
+      return c.html(
+        renderRunPage({
+          nonce,
+          subject: caller.subject,
+          role: caller.role,
+          run: { ...run, repository: receipt.repository ?? ref },
+          entries,
+          created: record.created,
+        }),
+        200,
+      );
+    })
+    .openapi(objectRoute, async (c) => {
+      const nonce = pageHeaders(c);
+      const caller = c.get("caller");
+      const { hash } = c.req.valid("param");
+      const key = lockKeyOfHash(hash);
+      const stub = lockStub(c.env, key);
+      const [state, ownership] = await Promise.all([stub.read({ key }), stub.ownership({ key })]);
+      if (state.identity === null)
+        throw new SponsonError("NOT_FOUND", "the service knows no object with this hash");
+      const repositories = configFromEnv(c.env).repositories;
+      const bound = boundRepositoryOf(caller, repositories);
+      const entries: ObjectEntry[] = [];
+      for (const item of ownership.items) {
+        const owners = item.owners.map((o) => ({ o, scope: scopeOfOwner(o) }));
+        const mine = owners.filter((x) => bound === null || x.scope?.repositoryId === bound.id);
+        if (bound !== null && mine.length === 0) continue;
+        entries.push({
+          op: item.op,
+          key: item.key,
+          owners: mine.map(({ o, scope: s }) =>
+            s ? `${repositoryRefById(s.repositoryId, repositories).name} ${s.environment}/${s.scope}` : o,
+          ),
+          hiddenOwners: owners.length - mine.length,
+          foreign: item.foreign,
+        });
+      }
+      const admin = roleAtLeast(caller.role, "admin");
+      const found = admin ? await engineFor(c.env).orphans(state.identity) : null;
+      return c.html(
+        renderObjectPage({
+          nonce,
+          subject: caller.subject,
+          role: caller.role,
+          hash,
+          identity: state.identity,
+          lock: {
+            held: state.held,
+            holder: state.holder,
+            since: state.since,
+            waiters: bound === null ? state.waiters.map((w) => w.holder) : [],
+          },
+          entries,
+          orphans: found ? found.orphans.map((o) => ({ op: o.op, key: o.key })) : null,
+          problems: found?.problems ?? [],
+          now: Date.now(),
+        }),
+        200,
+      );
+    });
+}

@@ -1,0 +1,93 @@
+/**
+ * Minting service tokens on the service (admin; docs/deploy.md, "Tokens"): the signing key stays a
+ * Worker secret, so no laptop ever holds production's private key. Each token is audited in R2
+ * (`audit/tokens/<ms>-<id>.json`: who minted what for whom, until when) — its claims, never the
+ * token itself. The claims pass the same schema authentication reads them with, so a token minted
+ * here is one the service accepts.
+ */
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
+import { calculateJwkThumbprint, importJWK, type JWK, SignJWT } from "jose";
+import { SponsonError } from "../../shared/errors";
+import { mintedTokenSchema, tokenRequestSchema } from "../../shared/schemas/tokens";
+import type { AppEnv } from "../app-env";
+import { SERVICE_AUDIENCE, SERVICE_ISSUER } from "../auth/auth-config";
+import { requireRole } from "../auth/route-access";
+import { serviceClaimsSchema } from "../auth/service-claims";
+import { privateJwkSchema } from "../auth/service-keys";
+import { configFromEnv } from "../config/config";
+import {
+  AUTH_CODES,
+  BODY_CODES,
+  bearerSecurity,
+  problemResponses,
+  withOpenApi,
+} from "../http/openapi-problems";
+import { validationHook } from "../http/validation";
+
+export const TOKEN_AUDIT_PREFIX = "audit/tokens/";
+
+const mintRoute = createRoute({
+  method: "post",
+  path: "/v1/tokens",
+  operationId: "mintToken",
+  tags: ["tokens"],
+  summary: "Mint a ci or viewer service token (admin), signed by the service and audited",
+  security: bearerSecurity,
+  middleware: [requireRole("admin")] as const,
+  request: {
+    body: {
+      content: { "application/json": { schema: withOpenApi(tokenRequestSchema, "TokenRequest") } },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: "The token (shown once; the audit record keeps its claims, not the token)",
+      content: { "application/json": { schema: withOpenApi(mintedTokenSchema, "MintedToken") } },
+    },
+    ...problemResponses(...BODY_CODES, ...AUTH_CODES),
+  },
+});
+
+export const tokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook }).openapi(
+  mintRoute,
+  async (c) => {
+    const body = c.req.valid("json");
+    if (body.role !== "ci" && (body.scopes !== undefined || body.repository !== undefined)) {
+      throw new SponsonError("VALIDATION", "scopes and repository bind ci tokens only");
+    }
+    const claims = serviceClaimsSchema.safeParse({
+      sub: body.subject,
+      role: body.role,
+      ...(body.scopes ? { scopes: body.scopes } : {}),
+      ...(body.repository ? { repository: body.repository } : {}),
+    });
+    if (!claims.success)
+      throw new SponsonError("VALIDATION", claims.error.issues.map((i) => i.message).join("; "));
+    const raw = configFromEnv(c.env).serviceSigningKey;
+    const key = raw === null ? null : privateJwkSchema.safeParse(JSON.parse(raw));
+    if (!key?.success)
+      throw new SponsonError("INTERNAL", "SERVICE_SIGNING_KEY is not set to an Ed25519 private JWK");
+    const jwk = key.data as JWK;
+    const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x } as JWK);
+    const now = Date.now();
+    const id = crypto.randomUUID();
+    const expiresAt = Math.floor(now / 1000) + body.ttlSeconds;
+    const { sub, ...rest } = claims.data;
+    const token = await new SignJWT(rest)
+      .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
+      .setIssuer(SERVICE_ISSUER)
+      .setAudience(SERVICE_AUDIENCE)
+      .setSubject(sub)
+      .setJti(id)
+      .setIssuedAt(Math.floor(now / 1000))
+      .setExpirationTime(expiresAt)
+      .sign(await importJWK(jwk, "EdDSA"));
+    // Recorded before the token is handed out: a token nobody can account for is never issued.
+    const record = { id, subject: sub, ...rest, expiresAt, issuedAt: now, issuedBy: c.get("actor") };
+    await c.env.RECEIPTS.put(`${TOKEN_AUDIT_PREFIX}${now}-${id}.json`, JSON.stringify(record), {
+      httpMetadata: { contentType: "application/json" },
+    });
+    return c.json({ token, id, subject: sub, role: body.role, expiresAt }, 201);
+  },
+);
