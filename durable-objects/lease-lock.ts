@@ -19,6 +19,7 @@ import type {
 } from "../shared/rpc/lease-lock";
 import {
   type GrantOrCombined,
+  MAX_QUEUED_CHANGES,
   queuedChangesSchema,
   reportCombinedBodySchema,
   type TakenQueue,
@@ -219,7 +220,10 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    * them, and the answer is then `{ grant: null, combined }`.
    */
   async acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>> {
-    const changes = queuedChangesSchema.safeParse(req.changes ?? []);
+    // More changes than one waiter may queue are not refused before the acquire decision (a free
+    // lock is granted; a busy one queues the caller as a plain waiter that writes its own).
+    const tooMany = (req.changes?.length ?? 0) > MAX_QUEUED_CHANGES;
+    const changes = queuedChangesSchema.safeParse(tooMany ? [] : (req.changes ?? []));
     if (!changes.success) return fail("VALIDATION", `queued changes refused: ${changes.error.message}`);
     return this.#combining.acquireOrCombine(req, changes.data, (r) => settled(this.#lease.acquireStep(r)));
   }
@@ -274,6 +278,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const lease = this.#store.lease();
     // A repeated or early alarm finds nothing due and only re-arms for the live lease.
     if (lease) this.#armAlarm(lease.expiresAt);
+    // Within a lock-delay the waiters are handed the lock when it ends.
+    const quiet = this.#store.quietUntil(now);
+    if (quiet > now) this.#armAlarm(quiet);
     this.#combining.ageAnswers(now, lease);
     await this.#index.sync(true);
     // A free lock whose index delete failed keeps an alarm, so the delete is retried without

@@ -3,6 +3,7 @@
  * passed in, so the object, its alarm and the tests all ask the same questions of the same data.
  */
 import { fail, type Result } from "../shared/errors";
+import { LOCK_DELAY_MS } from "../shared/lease-defaults";
 
 export interface LeaseRow {
   holder: string;
@@ -41,6 +42,29 @@ export function isExpired(lease: LeaseRow, now: number): boolean {
   return now >= lease.expiresAt;
 }
 
+/** The lock-delay a lease asks for: callers may only shorten it (tests do), never lengthen it. */
+export function lockDelayOf(requested: number | undefined): number {
+  if (requested === undefined || !Number.isFinite(requested)) return LOCK_DELAY_MS;
+  return Math.min(Math.max(Math.floor(requested), 0), LOCK_DELAY_MS);
+}
+
+/**
+ * Until when nobody else may be granted the lock once `lease` ended at `endedAt` as `how`. A lease
+ * that expired (or was released only after its expiry) may still have a write in flight, sent
+ * just before its holder's deadline: the lock stays quiet for its lock-delay after the expiry. A
+ * release in time, a force-release (an admin's call) and an unclaimed grant (its holder never
+ * claimed it, so never wrote) need none.
+ */
+export function quietUntil(
+  lease: LeaseRow,
+  how: "expired" | "claim-lapsed" | "released" | "released-expired" | "force-released",
+  lockDelayMs: number,
+): number {
+  if (how !== "expired" && how !== "released-expired") return 0;
+  if (lease.claimPending) return 0;
+  return lease.expiresAt + lockDelayMs;
+}
+
 /**
  * Whether `holder` may take the lock now. Queued waiters win: a lock that is free or expired while
  * others wait goes to the first of them, never to a newcomer (FIFO).
@@ -50,10 +74,11 @@ export function decideAcquire(
   holder: string,
   now: number,
   waiting: number,
+  quiet = 0,
 ): AcquireDecision {
   const live = lease !== null && !isExpired(lease, now);
   if (live && lease.holder === holder) return { kind: "reacquire" };
-  if (live || waiting > 0) return { kind: "busy", lease };
+  if (live || waiting > 0 || now < quiet) return { kind: "busy", lease };
   if (lease) return { kind: "takeover", previous: lease };
   return { kind: "grant" };
 }

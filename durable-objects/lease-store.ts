@@ -4,8 +4,10 @@
  * object's own storage: no other call interleaves inside one transition. The lock object decides
  * when a transition happens (lease-rules.ts); this only makes it durable.
  */
+
+import { LOCK_DELAY_MS } from "../shared/lease-defaults";
 import type { HistoryEntry, LeaseGrant, Transition } from "../shared/schemas/lock";
-import type { LeaseRow } from "./lease-rules";
+import { type LeaseRow, quietUntil } from "./lease-rules";
 import type { LockChange } from "./lock-feed";
 
 export const HISTORY_LIMIT = 50;
@@ -95,10 +97,12 @@ export class LeaseStore {
     transition: Transition,
     note: string | null,
     claimWindowMs: number | null = null,
+    lockDelayMs: number = LOCK_DELAY_MS,
   ): LeaseGrant {
     // The fencing token is persisted before it is handed out, so it survives eviction and is never reused.
     const token = this.lastToken() + 1;
     this.setMeta("last_token", String(token));
+    this.setMeta("lock_delay_ms", String(lockDelayMs));
     // An unclaimed grant is only valid until its claim deadline; the claim extends it to the TTL.
     const pending = claimWindowMs !== null;
     const expiresAt = now + (pending ? Math.min(ttlMs, claimWindowMs) : ttlMs);
@@ -135,8 +139,19 @@ export class LeaseStore {
     return { ...lease, expiresAt, ttlMs, claimPending: false };
   }
 
-  free(now: number, transition: Transition, lease: LeaseRow, note: string | null): void {
+  free(
+    now: number,
+    transition: "expired" | "claim-lapsed" | "released" | "released-expired" | "force-released",
+    lease: LeaseRow,
+    note: string | null,
+  ): void {
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
+    // The lock-delay outlives the row: the next grant waits for it, also across restarts.
+    const quiet = quietUntil(lease, transition, this.lockDelayMs());
+    if (quiet > now) {
+      this.setMeta("quiet_until", String(quiet));
+      this.#hooks.armAlarm(quiet);
+    }
     this.record(now, transition, lease.holder, lease.token, note);
     // The alarm stays armed: when it fires on the free lock it deletes the index entry (and ages
     // out stored combining answers), so a lock released and taken again before then pays no R2
@@ -180,6 +195,23 @@ export class LeaseStore {
 
   bump(k: string): void {
     this.setMeta(k, String(Number(this.meta(k) ?? "0") + 1));
+  }
+
+  /** The lock-delay the live (or last) lease asked for. */
+  lockDelayMs(): number {
+    const v = this.meta("lock_delay_ms");
+    return v === null ? LOCK_DELAY_MS : Number(v);
+  }
+
+  /**
+   * Until when no grant may be made: the lock-delay of an ended lease (kept in meta), or of the
+   * live row once it has expired.
+   */
+  quietUntil(now: number): number {
+    const stored = Number(this.meta("quiet_until") ?? "0");
+    const lease = this.lease();
+    const pending = lease && now >= lease.expiresAt ? quietUntil(lease, "expired", this.lockDelayMs()) : 0;
+    return Math.max(stored, pending);
   }
 
   lastToken(): number {

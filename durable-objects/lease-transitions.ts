@@ -8,7 +8,7 @@ import { ok, type Result } from "../shared/errors";
 import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import { isTaken } from "./combine-queue";
-import { decideAcquire, endOfLease, heldRefusal, isExpired, type LeaseRow } from "./lease-rules";
+import { decideAcquire, endOfLease, heldRefusal, isExpired, type LeaseRow, lockDelayOf } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import type { LockChange } from "./lock-feed";
 import { type Waiter, WaiterQueue } from "./waiter-queue";
@@ -48,7 +48,7 @@ export class LeaseTransitions {
     const now = Date.now();
     this.promote(now);
     const lease = store.lease();
-    const decision = decideAcquire(lease, req.holder, now, this.queue.length);
+    const decision = decideAcquire(lease, req.holder, now, this.queue.length, store.quietUntil(now));
     switch (decision.kind) {
       case "reacquire": {
         // The holder asking again is alive: this also claims a grant it has not confirmed yet.
@@ -57,9 +57,9 @@ export class LeaseTransitions {
         return { kind: "answered", result: ok(store.grantOf(renewed)) };
       }
       case "grant":
-        return { kind: "answered", result: ok(this.#grant(req.holder, req.ttlMs, now, "acquired")) };
+        return { kind: "answered", result: ok(this.#grant(req, now, "acquired")) };
       case "takeover": {
-        const grant = this.#grant(req.holder, req.ttlMs, now, "taken-over", decision.previous);
+        const grant = this.#grant(req, now, "taken-over", decision.previous);
         return { kind: "answered", result: ok(grant) };
       }
       case "busy": {
@@ -78,6 +78,8 @@ export class LeaseTransitions {
   promote(now: number): void {
     const { store } = this.#p;
     let lease = store.lease();
+    // Within a lock-delay nobody is granted; the alarm armed for its end hands the lock over.
+    if (this.queue.length > 0 && now < store.quietUntil(now)) return;
     if (lease && isExpired(lease, now) && this.queue.length > 0) {
       this.#end(now, lease);
       lease = null;
@@ -94,6 +96,7 @@ export class LeaseTransitions {
           "acquired",
           "granted to waiter",
           next.claimWindowMs,
+          next.lockDelayMs,
         );
         for (const resolve of next.resolvers) resolve(ok(grant));
         this.#p.syncIndexLater();
@@ -125,19 +128,19 @@ export class LeaseTransitions {
   }
 
   #grant(
-    holder: string,
-    ttlMs: number,
+    req: AcquireRequest,
     now: number,
     transition: "acquired" | "taken-over",
     previous?: LeaseRow,
   ): LeaseGrant {
     const { store } = this.#p;
+    const { holder, ttlMs } = req;
     if (previous) {
       store.record(now, endOfLease(previous), previous.holder, previous.token, `taken over by ${holder}`);
       store.bump("takeovers");
     }
     const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
-    const grant = store.write(holder, ttlMs, now, transition, note);
+    const grant = store.write(holder, ttlMs, now, transition, note, null, lockDelayOf(req.lockDelayMs));
     this.#p.syncIndexLater();
     return grant;
   }

@@ -12,6 +12,7 @@ export class ProviderEmulator extends DurableObject<Env> {
   #knobs: EmulatorKnobs = emulatorKnobsSchema.parse({});
   #arrived = 0;
   #held: Array<() => void> = [];
+  #heldWrites: Array<() => void> = [];
   #requests = 0;
   #writes = 0;
 
@@ -36,6 +37,11 @@ export class ProviderEmulator extends DurableObject<Env> {
       return module.injectedError(failure.status, Date.now());
     }
     if (isRead && this.#knobs.readBarrier > 0) await this.#barrier();
+    if (isWrite && this.#knobs.holdWrites > 0) {
+      this.#knobs.holdWrites -= 1;
+      // Applied against the state as it is when released, as a late request would be.
+      await new Promise<void>((resolve) => this.#heldWrites.push(resolve));
+    }
     if (isWrite) this.#writes += 1;
     return module.handle(request, this.#state());
   }
@@ -45,10 +51,21 @@ export class ProviderEmulator extends DurableObject<Env> {
     this.#knobs = emulatorKnobsSchema.parse(knobs);
     this.#arrived = 0;
     this.#release();
+    for (const resolve of this.#heldWrites.splice(0)) resolve();
   }
 
-  async stats(): Promise<{ requests: number; writes: number; waitingAtBarrier: number }> {
-    return { requests: this.#requests, writes: this.#writes, waitingAtBarrier: this.#held.length };
+  async stats(): Promise<{ requests: number; writes: number; waitingAtBarrier: number; heldWrites: number }> {
+    return {
+      requests: this.#requests,
+      writes: this.#writes,
+      waitingAtBarrier: this.#held.length,
+      heldWrites: this.#heldWrites.length,
+    };
+  }
+
+  /** Lets every held write go on (knob `holdWrites`). */
+  async releaseWrites(): Promise<void> {
+    for (const resolve of this.#heldWrites.splice(0)) resolve();
   }
 
   /** Raw state, for tests that check what the provider holds. */

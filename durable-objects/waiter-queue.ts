@@ -8,12 +8,14 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../shared/lease-defaults";
 import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant, WaiterView } from "../shared/schemas/lock";
 import { type CombineSlot, isTaken } from "./combine-queue";
-import { claimWindowOf } from "./lease-rules";
+import { claimWindowOf, lockDelayOf } from "./lease-rules";
 
 export interface Waiter {
   holder: string;
   ttlMs: number;
   claimWindowMs: number;
+  /** The lock-delay its lease asks for (lease-rules.ts lockDelayOf). */
+  lockDelayMs: number;
   since: number;
   /** Every open call of this holder: the same holder asking again re-attaches to its place. */
   resolvers: Array<(result: Result<LeaseGrant>) => void>;
@@ -73,6 +75,7 @@ export class WaiterQueue {
         holder: req.holder,
         ttlMs: req.ttlMs,
         claimWindowMs: claimWindowOf(req.claimWindowMs),
+        lockDelayMs: lockDelayOf(req.lockDelayMs),
         since: now,
         resolvers: [resolve],
         giveUpAt: now + timeoutMs,
@@ -90,6 +93,7 @@ export class WaiterQueue {
   reattach(waiter: Waiter, req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
     waiter.ttlMs = req.ttlMs;
     waiter.claimWindowMs = claimWindowOf(req.claimWindowMs);
+    waiter.lockDelayMs = lockDelayOf(req.lockDelayMs);
     const giveUpAt = now + Math.max(0, req.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
     if (giveUpAt > waiter.giveUpAt) {
       clearTimeout(waiter.timer);

@@ -19,6 +19,11 @@ export interface AcquireRequest {
   /** Shortens the claim window of a grant to this waiter (lease-rules.ts CLAIM_WINDOW_MS). */
   claimWindowMs?: number;
   /**
+   * Shortens the lock-delay that follows this lease's expiry (lease-rules.ts lockDelayOf; tests
+   * do). The engine never sets it.
+   */
+  lockDelayMs?: number;
+  /**
    * Write combining: the item changes this waiter wants made on the object, if it has to wait
    * (acquireOrCombine only; a plain acquire ignores them).
    */

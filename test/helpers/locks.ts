@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import type { ErrorInfo } from "../../shared/errors";
+import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
 import { type LockTarget, lockStub } from "../../workers/locks/lock-target";
 
 let counter = 0;
@@ -25,8 +26,29 @@ export function rawStub(key: string) {
  * alarm: the way tests let time pass for an object without sleeping.
  */
 export async function expireLeaseNow(key: string): Promise<void> {
+  // Long enough ago that the lock-delay after it has passed too (lease-rules.ts quietUntil).
+  await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+    state.storage.sql.exec("UPDATE lease SET expires_at = ? WHERE id = 1", Date.now() - LOCK_DELAY_MS - 1);
+  });
+}
+
+/** Expires the live lease just now: its lock-delay has only begun. */
+export async function expireLeaseJustNow(key: string): Promise<void> {
   await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
     state.storage.sql.exec("UPDATE lease SET expires_at = ? WHERE id = 1", Date.now() - 1);
+  });
+}
+
+/** Ends a lock-delay now, as if its time had passed (the live row's expiry and the stored one). */
+export async function endLockDelay(key: string): Promise<void> {
+  await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+    const past = Date.now() - LOCK_DELAY_MS - 1;
+    state.storage.sql.exec(
+      "UPDATE lease SET expires_at = ? WHERE id = 1 AND expires_at <= ?",
+      past,
+      Date.now(),
+    );
+    state.storage.sql.exec("UPDATE meta SET v = ? WHERE k = 'quiet_until'", String(past));
   });
 }
 

@@ -65,7 +65,7 @@ function endOf(history: readonly Recorded[], token: number): number {
       expiresAt = Math.max(expiresAt, e.expiresAt);
     if (e.type === "release" && e.released && e.token === token) end = Math.min(end, e.at);
     if (e.type === "force" && e.token === token) end = Math.min(end, e.at);
-    // The injected expiry rewrote expires_at to at - 1.
+    // The injected expiry rewrote expires_at to before at - 1 (past its lock-delay too).
     if (e.type === "expire" && e.token === token) end = Math.min(end, e.at - 1);
   }
   return Math.min(end, expiresAt);

@@ -8,6 +8,7 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
+import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
 import type { QueuedChange } from "../../shared/schemas/combine";
 import { rawStub, stub } from "../helpers/locks";
 import type { LockEvent, Recorded } from "./lock-history-check";
@@ -26,6 +27,11 @@ export function prng(seed: number): () => number {
 
 const LONG_TTL_MS = 60_000;
 const SHORT_TTL_MS = 30;
+/**
+ * Leases this short expire in real time while the history runs: they ask for no lock-delay, so the
+ * lock keeps changing hands (the lock-delay has its own tests, lease-lock-delay.test.ts).
+ */
+const lockDelayFor = (ttlMs: number) => (ttlMs === SHORT_TTL_MS ? { lockDelayMs: 0 } : {});
 const WAIT_TIMEOUTS_MS = [3, 25, 400];
 
 export interface HistoryOptions {
@@ -101,6 +107,7 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
               key,
               holder,
               ttlMs,
+              ...lockDelayFor(ttlMs),
               wait,
               waitTimeoutMs,
               changes: [changeOf(holder)],
@@ -122,7 +129,7 @@ export async function runHistory(opts: HistoryOptions): Promise<Recorded[]> {
           continue;
         }
         const ev = await record(async () => {
-          const res = await lock.acquire({ key, holder, ttlMs, wait, waitTimeoutMs });
+          const res = await lock.acquire({ key, holder, ttlMs, ...lockDelayFor(ttlMs), wait, waitTimeoutMs });
           return res.ok
             ? {
                 type: "grant",
@@ -245,7 +252,8 @@ function expireLive(key: string): Promise<LockEvent> {
     const row = state.storage.sql
       .exec<{ token: number }>("SELECT token FROM lease WHERE id = 1")
       .toArray()[0];
-    if (row) state.storage.sql.exec("UPDATE lease SET expires_at = ? WHERE id = 1", at - 1);
+    // Long enough ago that its lock-delay has passed too.
+    if (row) state.storage.sql.exec("UPDATE lease SET expires_at = ? WHERE id = 1", at - 1 - LOCK_DELAY_MS);
     return { type: "expire", token: row ? row.token : null, at };
   });
 }

@@ -6,6 +6,11 @@ export const emulatorKnobsSchema = z.object({
   latencyMs: z.number().int().min(0).max(60_000).default(0),
   /** Hold each read of a shared object until this many reads have arrived (0: off). */
   readBarrier: z.number().int().min(0).max(1_000).default(0),
+  /**
+   * Hold each of the next N writes before the emulator applies it, until `releaseWrites()`: a
+   * provider call that hangs, or state that changes between a read and a write (0: off).
+   */
+  holdWrites: z.number().int().min(0).max(1_000).default(0),
   /** The next N requests (reads or writes, as `on` says) fail with `status`. */
   failures: z
     .array(

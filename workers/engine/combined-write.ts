@@ -4,6 +4,7 @@
  * lease comes and this run writes what is left, taking what others queued.
  */
 import { SponsonError } from "../../shared/errors";
+import { MAX_QUEUED_CHANGES } from "../../shared/schemas/combine";
 import { Lease } from "../locks/lease";
 import { changeId, decidedFromAnswer, queuedChangeOf, untakenRefusal } from "./combining";
 import { criticalSection } from "./critical-section";
@@ -32,7 +33,9 @@ export async function combinedWrite(
   section: Section,
 ): Promise<Decided[]> {
   const me = ownerOf(w.run);
-  const queued = changes.map((c) => queuedChangeOf(c, w.run, me));
+  // A group larger than one waiter may queue is not offered to a holder: this run takes the lease
+  // and writes all of it itself (still taking what others queued), so any plan size applies.
+  const queued = changes.length > MAX_QUEUED_CHANGES ? [] : changes.map((c) => queuedChangeOf(c, w.run, me));
   let answer: Awaited<ReturnType<typeof Lease.acquireOrCombine>>;
   try {
     answer = await acquireParent(w, first, waiting, (target, opts) =>

@@ -7,17 +7,20 @@
  */
 import { SponsonError } from "../../shared/errors";
 import type { CombineReport } from "../../shared/schemas/combine";
+import type { ItemOwnership } from "../../shared/schemas/ownership";
 import type { Lease } from "../locks/lease";
 import { admitQueued, type Queued } from "./combining";
 import { SimulatedCrash } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
-import { type Change, type Decided, decideInOrder, editAll, keysOf } from "./group-decisions";
+import { type Change, type Decided, decideInOrder, editAll, keysOf, undoChanges } from "./group-decisions";
 import type { Item } from "./item";
 import type { Inspection } from "./op-spec";
 import { ownershipOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { readUnderLease, rememberWritten } from "./recent-writes-section";
+import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "./stale-state";
 import { gone, goneBack, goneWaiters, stillRunning } from "./waiter-scopes";
+import { fencedWrite } from "./write-fence";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
 export async function criticalSection(
@@ -80,6 +83,10 @@ export async function criticalSection(
   return decisions.slice(0, own.length);
 }
 
+/**
+ * Read, decide, write; a write its precondition refused (StaleState: nothing written) withdraws
+ * the claims made for it and is read and decided again, a bounded number of times.
+ */
 async function decideAndWrite(
   w: WriterParts,
   first: Item,
@@ -89,8 +96,32 @@ async function decideAndWrite(
   section: Section,
   goneNow: Set<string>,
 ): Promise<Decided[]> {
+  for (let attempt = 1; ; attempt += 1) {
+    const tried = await attemptWrite(w, first, lease, own, queued, section, goneNow, attempt);
+    if (!(tried instanceof StaleState)) return tried.decisions;
+    if (attempt >= MAX_DECIDE_ATTEMPTS) throw keptChanging(first.parent, attempt, tried.detail);
+    const undo = tried.owns
+      ? undoChanges(
+          tried.owns,
+          tried.decisions.flatMap((d) => d.ownersBefore),
+        )
+      : [];
+    if (undo.length > 0) await lease?.changeOwners(undo);
+  }
+}
+
+async function attemptWrite(
+  w: WriterParts,
+  first: Item,
+  lease: Lease | null,
+  own: readonly Change[],
+  queued: readonly Queued[],
+  section: Section,
+  goneNow: Set<string>,
+  attempt: number,
+): Promise<{ decisions: Decided[] } | (StaleState & { decisions: Decided[]; owns: ItemOwnership[] | null })> {
   const base = contextOf(w, first);
-  const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease]) };
+  const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease], w.deps.clock) };
   const me = ownerOf(w.run);
   const parts = [...own.map((change) => ({ change, owner: me })), ...queued];
   const items = parts.map((p) => p.change.item);
@@ -118,7 +149,7 @@ async function decideAndWrite(
     );
   let decisions = decideFor(parts.map(() => true));
   const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
-  for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
+  if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
   section.touched = true;
   // Claims, joins and the write itself only while this run holds its scope, asked of the scope's
   // lock object (a round trip): a force-released or recovered scope's run has a deadline that has
@@ -137,13 +168,19 @@ async function decideAndWrite(
   if (before.length > 0) await lease?.changeOwners(before);
   if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
   if (writes.length > 0) {
-    // Fencing: both leases must still be ours immediately before the provider write.
-    w.scopeLease.assertHeld();
-    await lease?.check();
-    if (batch) {
-      await batch.write(ctx, first.params, state, editAll(writes));
-      await rememberWritten(w.deps, batch, lease, writes);
-    } else {
+    // Fencing: both leases are checked right before the write and again right after it.
+    const leases = {
+      scope: w.scopeLease,
+      parent: lease,
+      checkAfter: !w.deps.unfenced,
+      abandoned: w.abandoned,
+    };
+    const stale = await fencedWrite(leases, first.parent ?? first.key, async () => {
+      if (batch) {
+        await batch.write(ctx, first.params, state, editAll(writes));
+        await rememberWritten(w.deps, batch, lease, writes);
+        return;
+      }
       // One call per item, each told whether its item is there after the changes before it (a
       // queued run's claim may follow this run's removal of the same item).
       for (const { change, presentBefore } of writes) {
@@ -154,10 +191,17 @@ async function decideAndWrite(
           present: presentBefore ?? false,
         });
       }
-    }
+    }).then(
+      () => null,
+      (err: unknown) => {
+        if (err instanceof StaleState) return Object.assign(err, { decisions, owns });
+        throw err;
+      },
+    );
+    if (stale) return stale;
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
   }
-  return decisions;
+  return { decisions };
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */

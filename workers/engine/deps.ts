@@ -119,6 +119,11 @@ export interface EngineDeps {
   /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
   ownership: boolean;
   /**
+   * Test-only control switch: no lock-delay after a parent lease's expiry, no lease check after a
+   * provider write. Production wiring always passes false.
+   */
+  unfenced?: boolean;
+  /**
    * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
    * read under the lease. Test-only control switch; production wiring always passes true.
    */

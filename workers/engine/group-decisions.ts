@@ -81,6 +81,25 @@ function withChange(own: ItemOwnership, change: OwnerChange): ItemOwnership {
 }
 
 /**
+ * The owner changes that take `baseline` back from where `made` left it: a write refused by its
+ * precondition wrote nothing, so the claims made for it are withdrawn before deciding again.
+ */
+export function undoChanges(baseline: readonly ItemOwnership[], made: readonly OwnerChange[]): OwnerChange[] {
+  const undo: OwnerChange[] = [];
+  for (const before of baseline) {
+    const after = made.reduce(withChange, before);
+    const item = { op: before.op, key: before.key };
+    for (const owner of after.owners.filter((o) => !before.owners.includes(o)))
+      undo.push({ ...item, action: "remove", owner });
+    for (const owner of before.owners.filter((o) => !after.owners.includes(o)))
+      undo.push({ ...item, action: "add", owner });
+    if (after.foreign !== before.foreign)
+      undo.push({ ...item, action: before.foreign ? "foreign" : "not-foreign" });
+  }
+  return undo;
+}
+
+/**
  * One change, from the item's presence and ownership. Without ownership (no parent lease) presence
  * alone decides.
  */

@@ -24,7 +24,7 @@ import { type Item, recordOf, refOf } from "./item";
 import { recordOutcome } from "./ledger-record";
 import { ownershipOf } from "./owner-bookkeeping";
 import { decideClaim, ownerOf } from "./ownership";
-import { withParent } from "./parent-lease";
+import { assertNotAbandoned, withParent } from "./parent-lease";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
@@ -43,7 +43,7 @@ export class ItemWriter {
     scopeLease: Lease,
     contexts: ProviderContexts,
   ) {
-    this.#w = { deps, run, session, scopeLease, contexts };
+    this.#w = { deps, run, session, scopeLease, contexts, abandoned: new Set() };
   }
 
   context(item: Item) {
@@ -87,6 +87,7 @@ export class ItemWriter {
     const w = this.#w;
     const first = changes[0]?.item;
     if (!first) return [];
+    assertNotAbandoned(w, first);
     const intents = changes.map(({ item, action }) => ({
       action,
       ...recordOf(item, w.run.id),

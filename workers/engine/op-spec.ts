@@ -78,7 +78,8 @@ export interface BatchForm<Config = Record<string, unknown>> {
   edit(state: unknown, params: Params, action: ItemAction): unknown;
   /**
    * One provider write of `edit(state)`, nothing when it changes nothing. With a precondition (GCS)
-   * a refused write re-reads and applies `edit` to the fresh state, a bounded number of times.
+   * a refused write throws StaleState (stale-state.ts): the engine reads again and decides every
+   * change of the group again, since the edits were decided from the state that changed.
    */
   write(
     ctx: OpContext<Config>,

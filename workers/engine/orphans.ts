@@ -167,7 +167,7 @@ export async function removeOrphan(
     let outcome: OrphanRemoval["outcome"] = "already-gone";
     if (seen.present) {
       await lease.check();
-      await op.remove({ ...ctx, fetch: fencedFetch(ctx.fetch, [lease]) }, params, seen);
+      await op.remove({ ...ctx, fetch: fencedFetch(ctx.fetch, [lease], ctx.clock) }, params, seen);
       outcome = "removed";
     }
     if (ghosts.length > 0) {

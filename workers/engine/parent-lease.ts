@@ -23,6 +23,27 @@ export async function withParent<T>(
   }
 }
 
+/**
+ * A critical section's maximum length (docs/design.md, "Lease protocol"): past it the parent
+ * lease is not renewed, its deadline passes and the group fails (its intents stay), so a provider
+ * call that hangs cannot hold an object's lock for ever.
+ */
+export const MAX_CRITICAL_SECTION_MS = 120_000;
+
+/**
+ * A parent whose lease this run abandoned (write-fence.ts) is not written again by this run: its
+ * rollback would re-acquire the lease it left to expire. Checked before any intent is touched, so
+ * the intents of the unknown write stay as they are, for recovery.
+ */
+export function assertNotAbandoned(w: WriterParts, first: Item): void {
+  if (first.parent === null || !w.abandoned.has(first.parent)) return;
+  throw new SponsonError(
+    "LOCK_LOST",
+    `${first.parent}: this run left its lease there to expire after a write with an unknown outcome; recovery resolves what it wanted`,
+    { parent: first.parent, outcome: "unknown" },
+  );
+}
+
 /** Takes `first`'s parent lease through `take`; a held lock is reported naming the parent. */
 export async function acquireParent<T>(
   w: WriterParts,
@@ -35,6 +56,7 @@ export async function acquireParent<T>(
 ): Promise<T> {
   // Never wait for a parent lock without the scope lease still ours.
   w.scopeLease.assertHeld();
+  assertNotAbandoned(w, first);
   const target = await w.deps.locks.parent(first.parent as string);
   try {
     return await take(target, {
@@ -43,6 +65,8 @@ export async function acquireParent<T>(
       waitTimeoutMs: waiting.waitTimeoutMs,
       clock: w.deps.clock,
       onWarning: (m) => w.run.warn(m),
+      maxHoldMs: MAX_CRITICAL_SECTION_MS,
+      ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
     });
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") {

@@ -16,6 +16,12 @@ export interface WriterParts {
   readonly session: ReceiptSession;
   readonly scopeLease: Lease;
   readonly contexts: ProviderContexts;
+  /**
+   * Parents whose lease this run abandoned after a write with an unknown outcome (write-fence.ts):
+   * the run takes none of them again (its rollback would re-acquire the lease it left to expire,
+   * defeating the lock-delay); their intents stay for recovery.
+   */
+  readonly abandoned: Set<string>;
 }
 
 export interface WaitPolicy {

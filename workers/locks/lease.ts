@@ -21,6 +21,13 @@ export interface LeaseOptions {
   clock?: Clock;
   releaseAttempts?: number;
   onWarning?: (message: string) => void;
+  /**
+   * The longest this lease may be held (a critical section's maximum length): renewals stop there,
+   * and the deadline never moves past it, so a hung call cannot keep the lock forever.
+   */
+  maxHoldMs?: number;
+  /** Shortens the lock-delay after this lease's expiry (the fencing tests' control case only). */
+  lockDelayMs?: number;
 }
 
 export const RELEASE_ATTEMPTS = 5;
@@ -62,6 +69,8 @@ export class Lease {
   readonly #warn: (message: string) => void;
   #deadline: number;
   #expiresAt: number;
+  /** Past this no renewal is made (LeaseOptions.maxHoldMs). */
+  readonly #holdUntil: number;
   #timer: unknown = null;
   #lost: SponsonError | null = null;
   #released = false;
@@ -81,7 +90,8 @@ export class Lease {
     this.#clock = opts.clock ?? systemClock;
     this.#attempts = opts.releaseAttempts ?? RELEASE_ATTEMPTS;
     this.#warn = opts.onWarning ?? ((m) => console.warn(m));
-    this.#deadline = deadline;
+    this.#holdUntil = opts.maxHoldMs === undefined ? Infinity : deadline - opts.ttlMs + opts.maxHoldMs;
+    this.#deadline = Math.min(deadline, this.#holdUntil);
     this.#expiresAt = grant.expiresAt;
   }
 
@@ -105,6 +115,7 @@ export class Lease {
           ttlMs: opts.ttlMs,
           wait,
           waitTimeoutMs: Math.max(0, giveUpAt - before),
+          ...(opts.lockDelayMs !== undefined ? { lockDelayMs: opts.lockDelayMs } : {}),
         });
         if (!result.ok) throw SponsonError.fromInfo(result.error);
         grant = result.value;
@@ -200,8 +211,13 @@ export class Lease {
   assertHeld(): void {
     if (this.#lost) throw this.#lost;
     if (this.#released) throw this.#lostError("the lease was already released");
-    if (this.#clock.now() >= this.#deadline) {
-      this.#lost = this.#lostError("no renewal succeeded before the holder's deadline");
+    const now = this.#clock.now();
+    if (now >= this.#deadline) {
+      this.#lost = this.#lostError(
+        now >= this.#holdUntil
+          ? "the critical section reached its maximum length"
+          : "no renewal succeeded before the holder's deadline",
+      );
       this.#stop();
       throw this.#lost;
     }
@@ -289,6 +305,12 @@ export class Lease {
   async renew(): Promise<void> {
     if (this.#lost || this.#released) return;
     const before = this.#clock.now();
+    // The critical section's maximum length: no renewal keeps it alive past that.
+    if (before >= this.#holdUntil) {
+      this.#lost = this.#lostError("the critical section reached its maximum length");
+      this.#stop();
+      return;
+    }
     let result: Awaited<ReturnType<LockTarget["renew"]>>;
     try {
       result = await this.target.renew({ holder: this.holder, token: this.token });
@@ -297,12 +319,27 @@ export class Lease {
       return;
     }
     if (result.ok) {
-      this.#deadline = Math.max(this.#deadline, before + this.#ttlMs - this.#marginMs);
+      this.#deadline = Math.min(
+        Math.max(this.#deadline, before + this.#ttlMs - this.#marginMs),
+        this.#holdUntil,
+      );
       this.#expiresAt = result.value.expiresAt;
     } else if (result.error.code === "LOCK_LOST") {
       this.#lost = this.#lostError(result.error.message);
       this.#stop();
     }
+  }
+
+  /**
+   * Gives the lease up without releasing it: no more renewals, no release call. After a write
+   * whose outcome is unknown (it may still land), the lease must end by expiry, not by a release,
+   * so the lock-delay after its expiry keeps the next holder from reading before it lands.
+   */
+  abandon(reason: string): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#lost ??= this.#lostError(reason);
+    this.#stop();
   }
 
   /** Idempotent; retried with backoff; a final failure warns with the key and until when. */

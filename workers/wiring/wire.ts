@@ -55,6 +55,11 @@ export interface EngineOverrides {
   policy?: WritePolicy;
   /** Forces write combining on or off in every environment (tests, the bench's two modes). */
   combining?: boolean;
+  /**
+   * The control case of the fencing tests: leases without a lock-delay after their expiry and no
+   * lease check after a provider write. Tests only.
+   */
+  unfenced?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the lock objects' provider (tests make one lock read fail). */
@@ -144,6 +149,7 @@ export function createEngine(
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
+    unfenced: overrides.unfenced ?? false,
     recentWrites: overrides.recentWrites ?? true,
     ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,

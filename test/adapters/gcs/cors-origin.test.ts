@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GCS_MAX_PRECONDITION_ATTEMPTS } from "../../../workers/adapters/gcs";
 import { secondsResetHeader } from "../../../workers/adapters/http";
+import { StaleState } from "../../../workers/engine/stale-state";
 import { GCS_HOST, gcsBucket, seedBucket } from "../../helpers/emulators-gcs";
 import { describeProviderContract } from "../../helpers/provider-contract";
 import { bucketWithCors, corsOrigin, EXISTING_RULES } from "./gcs-bucket";
@@ -97,7 +98,7 @@ describe("gcs.corsOrigin", () => {
     ]);
   });
 
-  it("a run's origins on one bucket go out in one PATCH; after a 412 every edit is made again on the fresh rules", async () => {
+  it("a run's origins on one bucket go out in one PATCH; a 412 throws StaleState for the engine to decide again, nothing written", async () => {
     const b = await bucketWithCors(EXISTING_RULES);
     const batch = corsOrigin.batch;
     if (!batch) throw new Error("gcs.corsOrigin has a many-items form");
@@ -108,11 +109,14 @@ describe("gcs.corsOrigin", () => {
     const cors = [EXISTING_RULES[0], { ...EXISTING_RULES[1], origin: ["https://pr-2.example.com"] }];
     await seedBucket(b.bucket, { ...(stored as NonNullable<typeof stored>), cors, metageneration: 8 });
 
-    await batch.write(b.ctx, first, stale, (s) =>
-      batch.edit(batch.edit(s, first, "create"), second, "create"),
-    );
-    // read, PATCH refused (412), fresh read, one PATCH with both origins.
-    expect(b.responses.slice(-4).map((r) => r.status)).toEqual([200, 412, 200, 200]);
+    const edits = (s: unknown) => batch.edit(batch.edit(s, first, "create"), second, "create");
+    await expect(batch.write(b.ctx, first, stale, edits)).rejects.toBeInstanceOf(StaleState);
+    // read, PATCH refused (412): no re-read, no second PATCH — the edits were decided from the stale rules.
+    expect(b.responses.slice(-2).map((r) => r.status)).toEqual([200, 412]);
+    expect((await b.stored())?.cors).toEqual(cors);
+
+    const fresh = await batch.read(b.ctx, first);
+    await batch.write(b.ctx, first, fresh, edits);
     const after = (await b.stored())?.cors;
     expect(originsOf(after?.[0])).toEqual(["https://app.example.com", ORIGIN]);
     expect(originsOf(after?.[1])).toEqual(["https://pr-2.example.com", ORIGIN]);

@@ -33,8 +33,18 @@ export interface CorsOriginOpSpec<Config, R, Seen extends { rules: R[] }> {
   read(ctx: OpContext<Config>, bucket: string): Promise<Seen>;
   /** Checks the inspection's state (handed back untyped) is one `read` returned. */
   seenSchema: z.ZodType<Seen>;
-  /** Sends `edit(seen.rules)` unless it is null; with a precondition, may re-read and edit again. */
-  write(ctx: OpContext<Config>, bucket: string, seen: Seen, edit: RulesEdit<R>): Promise<void>;
+  /**
+   * Sends `edit(seen.rules)` unless it is null. With a precondition, a refused write re-reads and
+   * edits again (one item's create or remove), or with `redecide` throws StaleState so the caller
+   * decides again from a fresh read (a group's write: docs/design.md, "Lease protocol").
+   */
+  write(
+    ctx: OpContext<Config>,
+    bucket: string,
+    seen: Seen,
+    edit: RulesEdit<R>,
+    options?: { redecide: boolean },
+  ): Promise<void>;
 }
 
 const bucketSchema = z.object({ bucket: z.string() });
@@ -85,12 +95,30 @@ export function corsOriginOp<Config, R, Seen extends { rules: R[] }>(
     edit,
     async write(ctx, params, state, editAll) {
       const { bucket } = parse(params);
-      // A precondition re-read hands the adapter fresh rules: the same edits are made to them.
-      await spec.write(ctx, bucket, seenState(state, bucket), (rules) => {
-        const next = seenState(editAll({ ...seenState(state, bucket), bucket, rules }), bucket).rules;
-        return JSON.stringify(next) === JSON.stringify(rules) ? null : next;
-      });
+      // A refused precondition is the caller's to decide again (StaleState): the edits were
+      // decided from the rules read, and a fresh read may call for other decisions.
+      await spec.write(
+        ctx,
+        bucket,
+        seenState(state, bucket),
+        (rules) => {
+          const next = seenState(editAll({ ...seenState(state, bucket), bucket, rules }), bucket).rules;
+          return JSON.stringify(next) === JSON.stringify(rules) ? null : next;
+        },
+        { redecide: true },
+      );
     },
+  };
+
+  const writeOne = (ctx: OpContext<Config>, params: Params, state: unknown, action: ItemAction) => {
+    const { bucket } = parse(params);
+    return spec.write(ctx, bucket, seenState(state, bucket), (rules) => {
+      const next = seenState(
+        edit({ ...seenState(state, bucket), bucket, rules }, params, action),
+        bucket,
+      ).rules;
+      return JSON.stringify(next) === JSON.stringify(rules) ? null : next;
+    });
   };
 
   return {
@@ -107,8 +135,9 @@ export function corsOriginOp<Config, R, Seen extends { rules: R[] }>(
       const state = await batch.read(ctx, params);
       return { present: batch.keys(state, params).includes(parse(params).origin), state };
     },
-    create: (ctx, params, seen) => batch.write(ctx, params, seen.state, (s) => edit(s, params, "create")),
-    remove: (ctx, params, seen) => batch.write(ctx, params, seen.state, (s) => edit(s, params, "remove")),
+    // One item alone: its own edit made again to fresh rules is deciding again for it.
+    create: (ctx, params, seen) => writeOne(ctx, params, seen.state, "create"),
+    remove: (ctx, params, seen) => writeOne(ctx, params, seen.state, "remove"),
   };
 }
 

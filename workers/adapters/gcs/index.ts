@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import { defineAdapter, type OpContext, type ProviderAdapter } from "../../engine/op-spec";
+import { MAX_DECIDE_ATTEMPTS, StaleState } from "../../engine/stale-state";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
 import { withGoogleToken } from "../firebase/google-auth";
@@ -19,9 +20,10 @@ import { type GcsConfig, gcsConfigSchema, gcsCorsIdentity, gcsLineParamsSchema }
 /**
  * Writes attempted before the line fails CONCURRENT_MODIFICATION (each after a 412 and a fresh
  * read). Under the parent lease a 412 only comes from writers outside Sponson; the bound still lets
- * several unlocked writers (the control case of the concurrency journey) all land in turn.
+ * several unlocked writers (the control case of the concurrency journey) all land in turn. A
+ * group's write is decided again by the engine (StaleState) under the same bound.
  */
-export const GCS_MAX_PRECONDITION_ATTEMPTS = 8;
+export const GCS_MAX_PRECONDITION_ATTEMPTS = MAX_DECIDE_ATTEMPTS;
 
 /** The rules as read, with the metageneration a write sends back as its precondition. */
 const seenSchema = z.object({ metageneration: z.string(), rules: z.array(z.any()) });
@@ -38,6 +40,7 @@ async function writeWithPrecondition(
   bucket: string,
   seen: SeenCors,
   edit: RulesEdit<GcsCorsRule>,
+  options: { redecide: boolean } = { redecide: false },
 ): Promise<void> {
   let state = seen;
   for (let attempt = 1; ; attempt += 1) {
@@ -45,6 +48,7 @@ async function writeWithPrecondition(
     if (next === null) return;
     const outcome = await writeBucketCors(ctx, bucket, state.metageneration, next);
     if (outcome === "written") return;
+    if (options.redecide) throw new StaleState({ provider: "gcs", status: 412, bucket });
     if (attempt >= GCS_MAX_PRECONDITION_ATTEMPTS) {
       throw new SponsonError(
         "CONCURRENT_MODIFICATION",

@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import type { Clock } from "../../../shared/clock";
 import { isSponsonError } from "../../../shared/errors";
+import { PROVIDER_REQUEST_TIMEOUT_MS } from "../../../shared/lease-defaults";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerError } from "./provider-error";
 import type { SharedTokens } from "./shared-tokens";
@@ -83,7 +84,10 @@ async function send(ctx: HttpContext, req: ProviderRequest): Promise<Outcome> {
     body = JSON.stringify(req.json);
   }
   try {
-    return { response: await ctx.fetch(req.url, { method: req.method, headers, body }) };
+    // Every request is bounded in time (under a lease, the engine's transport bounds it by the
+    // lease deadline too: workers/engine/fenced-fetch.ts); a timeout is a network error, retried.
+    const signal = AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS);
+    return { response: await ctx.fetch(req.url, { method: req.method, headers, body, signal }) };
   } catch (err) {
     // The engine's fenced transport refuses a write once a lease is lost: that is a verdict, not
     // a network hiccup, so it is never retried or turned into PROVIDER_ERROR.

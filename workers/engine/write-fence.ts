@@ -1,0 +1,66 @@
+/**
+ * Fencing around a provider write (docs/design.md, "Lease protocol"): the leases are checked right
+ * before it (assertHeld and a round trip), and again by a round trip right after it. A write whose
+ * lease was lost while it was in flight, or whose answer never came before the lease deadline, may
+ * or may not have landed: the group fails LOCK_LOST saying so, its intents stay (the section was
+ * touched), and the scope's next run or the sweep resolves them from what the provider then says.
+ */
+import { isSponsonError, SponsonError } from "../../shared/errors";
+import type { Lease } from "../locks/lease";
+import { StaleState } from "./stale-state";
+
+export async function fencedWrite(
+  leases: { scope: Lease; parent: Lease | null; checkAfter: boolean; abandoned: Set<string> },
+  what: string,
+  send: () => Promise<void>,
+): Promise<void> {
+  leases.scope.assertHeld();
+  await leases.parent?.check();
+  try {
+    await send();
+  } catch (err) {
+    // A precondition refusal wrote nothing; a provider's own answer says what happened. No
+    // answer at all (the lease ran out, the request timed out, the connection broke) says nothing.
+    if (err instanceof StaleState || !unanswered(err)) throw err;
+    throw unknownOutcome(leases, what, err);
+  }
+  if (!leases.checkAfter) return;
+  try {
+    await leases.parent?.check();
+    await leases.scope.check();
+  } catch (err) {
+    throw unknownOutcome(leases, what, err);
+  }
+}
+
+function unanswered(err: unknown): boolean {
+  if (!isSponsonError(err)) return false;
+  if (err.code === "LOCK_LOST") return true;
+  const status = (err.detail as { status?: unknown } | undefined)?.status;
+  return err.code === "PROVIDER_ERROR" && status === null;
+}
+
+/**
+ * The parent lease is abandoned, not released: a write that may still land must be followed by
+ * the lock-delay of an expiry before anyone else reads the object.
+ */
+function unknownOutcome(
+  leases: { parent: Lease | null; abandoned: Set<string> },
+  what: string,
+  cause: unknown,
+): SponsonError {
+  if (leases.parent) {
+    leases.parent.abandon("a provider write under it has an unknown outcome");
+    leases.abandoned.add(what);
+  }
+  return unknown(what, cause);
+}
+
+function unknown(what: string, cause: unknown): SponsonError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new SponsonError(
+    "LOCK_LOST",
+    `${what}: the lease was lost around the provider write, so the write may have landed (outcome unknown); its intents stay for recovery (${reason})`,
+    { outcome: "unknown" },
+  );
+}
