@@ -55,7 +55,17 @@ export const ALL_FEATURES: readonly FeatureName[] = [
  * counts a crashed run's create intent as an owner, so a foreign entry the run never wrote is
  * removed by the recovery); `hung-writes` costs a lease's length per history and stays off.
  */
-export const DEFAULT_FEATURES: readonly FeatureName[] = ["slow-writes"];
+export const DEFAULT_FEATURES: readonly FeatureName[] = [
+  "plan-edits",
+  "provider-failures",
+  "old-receipts",
+  "waiter-timeout",
+  "lease-lost-scope",
+  "big-plans",
+  "lease-lost-parent",
+  "gcs-412-take",
+  "slow-writes",
+];
 
 /** `all` is every feature but hung writes (each costs a lease's length of waiting). */
 export function propertyFeatures(): Set<FeatureName> {
