@@ -31,9 +31,12 @@ export async function ownershipOf(
   const wanted = items.map((i) => ({ op: i.opName, key: i.key }));
   let view = await lease.owners(wanted);
   if (!view.rebuilt) {
-    await lease.changeOwners(await ledgerOwners(w, (items[0] as Item).parent as string), {
-      rebuilt: true,
-    });
+    const rebuilt = await ledgerOwners(w, (items[0] as Item).parent as string);
+    // The rebuild may make this run's own scope an owner (its receipt's ledger and intents): an
+    // ownership change like any other, so only while the scope is still ours (a round trip).
+    const me = ownerOf(w.run);
+    if (rebuilt.some((c) => c.action === "add" && c.owner === me)) await w.scopeLease.check();
+    await lease.changeOwners(rebuilt, { rebuilt: true });
     view = await lease.owners(wanted);
   }
   const firstLooks = items.filter(
@@ -81,7 +84,17 @@ async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange
       if (runId === w.run.id) return Promise.resolve(true);
       let going = live.get(runId);
       if (!going) {
-        going = w.deps.locks.holdsScope(summary.repositoryId, summary.environment, summary.scope, runId);
+        going = w.deps.locks
+          .holdsScope(summary.repositoryId, summary.environment, summary.scope, runId)
+          .catch((err) => {
+            // Not knowing counts as going: its intents are not made owners. At worst the first
+            // look marks a dead run's orphan foreign (kept, never lost), and a going run (a
+            // combining waiter) never finds a pre-existing entry counted as its own creation.
+            w.run.warn(
+              `could not read the scope lease of run ${runId}: ${String(err)}; its intents are not counted`,
+            );
+            return true;
+          });
         live.set(runId, going);
       }
       return going;
