@@ -6,6 +6,7 @@
  * object and of this group's kind, and the write policy of the waiter's environment. What it cannot
  * admit goes back to the waiter, which writes it itself as it would without combining.
  */
+
 import { SponsonError } from "../../shared/errors";
 import type {
   CombinedOutcome,
@@ -16,6 +17,7 @@ import type {
 import type { EngineDeps } from "./deps";
 import { type Change, type Decided, groupKeyOf, type Participant } from "./group-decisions";
 import type { Item } from "./item";
+import { entryOfKey } from "./op-spec";
 import type { Run } from "./run";
 
 /**
@@ -106,7 +108,12 @@ function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant
   if (key !== queued.key || groupKeyOf(item) !== groupKeyOf(first)) {
     throw new SponsonError("INTERNAL", `${where}: not an item of this object's write`);
   }
-  deps.policy?.check({ environment: queued.environment, op: queued.op, identity: parent, item: key });
+  deps.policy?.check({
+    environment: queued.environment,
+    op: queued.op,
+    identity: parent,
+    item: entryOfKey(op, key),
+  });
   return { change: { item, action: queued.action }, owner: queued.owner };
 }
 

@@ -13,7 +13,7 @@ import { Lease } from "../locks/lease";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
-import type { OpSpec } from "./op-spec";
+import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
 import { newRunId } from "./run";
 
@@ -21,7 +21,7 @@ import { newRunId } from "./run";
 function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
   return deps.connections.environmentsOf(connection).filter((environment) => {
     try {
-      deps.policy?.check({ environment, op, identity: parent, item: key });
+      deps.policy?.check({ environment, op, identity: parent, item: entryOfKey(deps.ops.get(op), key) });
       return true;
     } catch (err) {
       if (err instanceof SponsonError) return false;
@@ -118,8 +118,9 @@ export async function findOrphans(
 
 /** The params that address `key` on the list `locator` names, as the op validates them. */
 function paramsFor(op: OpSpec, locator: Locator, key: string) {
-  const parsed = op.params.safeParse({ ...locator.params, [op.itemParam]: key });
-  if (!parsed.success) throw new SponsonError("VALIDATION", `"${key}" is not an item of ${op.name}`);
+  const named = op.paramsOfKey ? op.paramsOfKey(key) : { [op.itemParam]: key };
+  const parsed = named ? op.params.safeParse({ ...locator.params, ...named }) : null;
+  if (!parsed?.success) throw new SponsonError("VALIDATION", `"${key}" is not an item of ${op.name}`);
   return parsed.data;
 }
 
