@@ -60,10 +60,10 @@ export async function ownershipOf(
 }
 
 /**
- * Every ledger entry and every intent on `parent`, in every receipt, as an owner (the upgrade's
- * rebuild). An intent names an item its run may have written (a create whose ledger entry was
- * never saved) or was taking away (an unfinished removal): until recovery resolves it the scope
- * is its owner, so the first look does not mark it foreign — which would keep it for good. Not so
+ * Every ledger entry and every older version's intent on `parent`, in every receipt, as an owner
+ * (the upgrade's rebuild). An older version's intent (no `claims` mark) names an item its run may
+ * have written (a create whose ledger entry was never saved) or was taking away (an unfinished
+ * removal): until recovery resolves it the scope is its owner, so the first look does not mark it foreign — which would keep it for good. Not so
  * the intents of a run still going (this one, or one holding its scope lease now): that run decides
  * its own items under this lease, and counting it an owner would make it take a foreign entry for
  * its own creation.
@@ -102,7 +102,9 @@ async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange
     const records = [...receipt.ledger, ...receipt.intents.filter((i) => i.parent === parent)];
     for (const entry of records) {
       if (entry.parent !== parent) continue;
-      if ("action" in entry && (await runGoing(entry.runId))) continue;
+      // An intent of this version's runs says nothing of ownership: its run claimed before writing
+      // (a crash before the claim wrote nothing), and the claim is already at the lock.
+      if ("action" in entry && (entry.claims === true || (await runGoing(entry.runId)))) continue;
       changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(address) });
     }
   }
