@@ -21,11 +21,12 @@ import { entryOfKey } from "./op-spec";
 import type { Run } from "./run";
 
 /**
- * A change's id within its run's queued changes on one object: the item's op and key (the object is
- * the lock's own, so with it they are the item's identity; the line is only a label).
+ * A change's id within its run's queued changes on one object: the action and the item's op and key
+ * (the object is the lock's own, so with it they are the item's identity; the line is only a
+ * label). The action is part of it: an answer stored for a create never answers a later removal.
  */
-export function changeId(item: Item): string {
-  return `${item.opName}\n${item.key}`;
+export function changeId({ item, action }: Pick<Change, "item" | "action">): string {
+  return `${action}\n${item.opName}\n${item.key}`;
 }
 
 export function queuedChangeOf(
@@ -34,7 +35,7 @@ export function queuedChangeOf(
   owner: string,
 ): QueuedChange {
   return {
-    id: changeId(item),
+    id: changeId({ item, action }),
     action,
     op: item.opName,
     key: item.key,
