@@ -15,6 +15,7 @@ import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
 import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
+import { readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
@@ -164,12 +165,29 @@ export async function removeOrphan(
         { retriable: false },
       );
     }
-    const seen = await op.inspect(ctx, params);
+    const fenced = { ...ctx, fetch: fencedFetch(ctx.fetch, [lease]) };
     let outcome: OrphanRemoval["outcome"] = "already-gone";
-    if (seen.present) {
-      await lease.check();
-      await op.remove({ ...ctx, fetch: fencedFetch(ctx.fetch, [lease]) }, params, seen);
-      outcome = "removed";
+    const batch = op.batch;
+    if (batch) {
+      // Read as every write under this lease does: with the lock's recent writes merged over a
+      // provider that forgets writes, so another scope's add the read does not show yet stays.
+      const state = await readUnderLease(deps, batch, ctx, params, lease);
+      if (batch.keys(state, params).includes(req.key)) {
+        await lease.check();
+        await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
+        // Remembered, so a later merged read does not put back the entry's older remembered add.
+        await rememberChanges(deps, batch, lease, [
+          { opName: op.name, key: req.key, params, action: "remove" },
+        ]);
+        outcome = "removed";
+      }
+    } else {
+      const seen = await op.inspect(ctx, params);
+      if (seen.present) {
+        await lease.check();
+        await op.remove(fenced, params, seen);
+        outcome = "removed";
+      }
     }
     if (ghosts.length > 0) {
       await lease.changeOwners(
