@@ -63,10 +63,10 @@ export async function ownershipOf(
  * Every ledger entry and every older version's intent on `parent`, in every receipt, as an owner
  * (the upgrade's rebuild). An older version's intent (no `claims` mark) names an item its run may
  * have written (a create whose ledger entry was never saved) or was taking away (an unfinished
- * removal): until recovery resolves it the scope is its owner, so the first look does not mark it foreign — which would keep it for good. Not so
- * the intents of a run still going (this one, or one holding its scope lease now): that run decides
- * its own items under this lease, and counting it an owner would make it take a foreign entry for
- * its own creation.
+ * removal): until recovery resolves it the scope is its owner, so the first look does not mark it
+ * foreign — which would keep it for good. Not so the intents of a run still going (this one, or one
+ * holding its scope lease now): that run decides its own items under this lease, and counting it
+ * an owner would make it take a foreign entry for its own creation.
  */
 async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange[]> {
   const changes: OwnerChange[] = [];
