@@ -42,6 +42,12 @@ export const intentSchema = z.looseObject({
   action: z.enum(["create", "remove"]),
   ...itemRecordFields,
   at: z.number().int(),
+  /**
+   * Written by a version that claims ownership at the parent lock before every write: the claim,
+   * not this intent, says whether the scope owns the item, so the upgrade's rebuild never counts it
+   * (docs/design.md, "Ownership of shared entries"). Absent on an older version's intents.
+   */
+  claims: z.literal(true).optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 

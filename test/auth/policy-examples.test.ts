@@ -13,6 +13,7 @@ import { ADAPTERS } from "../../workers/adapters";
 import { connections as readConnections, writePolicy } from "../../workers/config/config-vars";
 import { Connections } from "../../workers/connections/connections";
 import { OpRegistry } from "../../workers/engine/op-registry";
+import { entryOfKey } from "../../workers/engine/op-spec";
 import { resolveLine } from "../../workers/engine/resolve-plan";
 import { checkWrite } from "../../workers/policy/check-write";
 
@@ -61,7 +62,9 @@ const context = {
 };
 const targets = plan.lines.map((line) => {
   const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-7" });
-  return { id: line.id, target: { op: resolved.opName, identity: resolved.parent, item: resolved.key } };
+  // What the engine asks the policy: the entry (an Entra key also names its platform).
+  const item = entryOfKey(resolved.op, resolved.key);
+  return { id: line.id, target: { op: resolved.opName, identity: resolved.parent, item } };
 });
 
 describe("a production-like policy and the all-providers example", () => {

@@ -26,15 +26,19 @@ const write = (
   until = at + 1_000,
 ): RecentWrite => ({
   op: "entra.redirectUri",
-  key: url,
+  key: `${kind}:${url}`,
   params: { application, kind, url },
   action,
   at,
   until,
 });
 const opNamed = (name: string) => [...entraAdapter.ops, ...oktaAdapter.ops].find((o) => o.name === name);
+// An Entra key names its platform (`<kind>:<url>`): the keys of one kind, as URLs.
 const listOf = (state: unknown, kind: string) =>
-  batch.keys(state, { application, kind, url: "https://x.example.com/" });
+  batch
+    .keys(state, { application, kind, url: "https://x.example.com/" })
+    .filter((key) => key.startsWith(`${kind}:`))
+    .map((key) => key.slice(kind.length + 1));
 
 describe("merging recent writes over a read", () => {
   it("an add the read does not show is put back; a remove the read still shows is taken out", () => {

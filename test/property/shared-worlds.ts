@@ -223,8 +223,9 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       provider: "entra",
       secrets: { PROPERTY_ENTRA_SECRET: t.secret },
       plan: planOf("entra.redirectUri", conn, (host) => t.params("web", url(host))),
-      entry: url,
-      entries: async () => (await t.app())?.web.redirectUris ?? [],
+      // An Entra item key names its platform (`web:<url>`): the web list, as item keys.
+      entry: (host) => `web:${url(host)}`,
+      entries: async () => ((await t.app())?.web.redirectUris ?? []).map((u) => `web:${u}`),
     };
   },
   async cognito(foreign) {

@@ -3,11 +3,14 @@
  * SponsonError: a bug, a runtime error): the other scopes are still recovered, and the report
  * names the one that failed. One bad scope must not leave every later scope's intents unresolved.
  */
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import type { Env } from "../../shared/env";
 import { emptyReceipt, type Intent, type Receipt } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import type { ReceiptStore, ScopeAddress } from "../../workers/receipts/receipt-store";
 import { resolveStaleIntents } from "../../workers/sweep/stale-intents";
+import { redactingErrorLog } from "../../workers/wiring/wire";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 
 const STALE_AT = 1_000;
@@ -59,6 +62,7 @@ describe("the sweep's intent pass and unexpected errors", () => {
       {
         store,
         repository: () => DEFAULT_REPOSITORY,
+        logError: () => {},
         recover: async (address) => {
           if (address.scope === "pr-1") throw new TypeError("Cannot read properties of undefined");
           recovered.push(address.scope);
@@ -85,6 +89,7 @@ describe("the sweep's intent pass and unexpected errors", () => {
       {
         store,
         repository: () => DEFAULT_REPOSITORY,
+        logError: () => {},
         recover: async (address) => {
           const r = receipts.get(address.scope) as Receipt;
           receipts.set(address.scope, { ...r, intents: [] });
@@ -95,5 +100,35 @@ describe("the sweep's intent pass and unexpected errors", () => {
     );
     expect(report.resolved).toBe(1);
     expect(report.detail).toContain(`${DEFAULT_REPOSITORY.name}:preview/pr-4`);
+  });
+
+  it("an unexpected error's message goes through the redacting log, never raw to the console", async () => {
+    const secret = "s3cr3t-value-of-a-connection-0123456789";
+    const { store } = world(["pr-6"]);
+    const logged: string[] = [];
+    const consoleError = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const log = redactingErrorLog({ ...env, SOME_CLIENT_SECRET: secret } as Env);
+      await resolveStaleIntents(
+        {
+          store,
+          repository: () => DEFAULT_REPOSITORY,
+          logError: (m) => {
+            logged.push(m);
+            log(m);
+          },
+          recover: async () => {
+            throw new Error(`the provider answered 401 for ${secret}`);
+          },
+        },
+        { olderThan: STALE_AT + 1 },
+      );
+      expect(logged.join("\n")).toContain("pr-6");
+      const printed = consoleError.mock.calls.flat().map(String).join("\n");
+      expect(printed).toContain("pr-6");
+      expect(printed).not.toContain(secret);
+    } finally {
+      consoleError.mockRestore();
+    }
   });
 });

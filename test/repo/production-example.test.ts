@@ -14,6 +14,7 @@ import { ADAPTERS } from "../../workers/adapters";
 import { connections, writePolicy } from "../../workers/config/config-vars";
 import { Connections } from "../../workers/connections/connections";
 import { OpRegistry } from "../../workers/engine/op-registry";
+import { entryOfKey } from "../../workers/engine/op-spec";
 import { resolveLine } from "../../workers/engine/resolve-plan";
 import { checkWrite } from "../../workers/policy/check-write";
 
@@ -52,7 +53,9 @@ describe("the production example", () => {
 
   it.for(examples.map((e) => [e.id, e] as const))("admits the README's %s line", ([, line]) => {
     const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-12" });
-    const target = { op: resolved.opName, identity: resolved.parent, item: resolved.key };
+    // What the engine asks the policy: the entry (an Entra key also names its platform).
+    const item = entryOfKey(resolved.op, resolved.key);
+    const target = { op: resolved.opName, identity: resolved.parent, item };
     expect(checkWrite(policy, "preview", target)).toEqual({ ok: true, value: undefined });
   });
 

@@ -51,11 +51,11 @@ export async function combinedWrite(
   // Taken by a holder whose lease ended unreported: they may be on the provider whatever we do.
   if (taken) section.touched = true;
   const answered = new Map(combined?.outcomes.map((o) => [o.id, o.outcome]) ?? []);
-  const rest = changes.filter((c) => !answered.has(changeId(c.item)));
+  const rest = changes.filter((c) => !answered.has(changeId(c)));
   if (combined && answered.size > 0) {
     section.touched = true;
     w.run.combinedBy(combined.by);
-    const done = changes.filter((c) => answered.has(changeId(c.item)));
+    const done = changes.filter((c) => answered.has(changeId(c)));
     for (const change of done) await fault(w, "after-answer", change, changes);
   }
   let own: Decided[] = [];
@@ -69,7 +69,7 @@ export async function combinedWrite(
     throw new SponsonError("INTERNAL", `${first.parent}: neither a lease nor every change written`);
   }
   return changes.map((change) => {
-    const outcome = answered.get(changeId(change.item));
+    const outcome = answered.get(changeId(change));
     if (outcome && combined) return decidedFromAnswer({ change, owner: me }, outcome, combined.by);
     return own.find((d) => d.change === change) as Decided;
   });

@@ -6,6 +6,7 @@
  * object and of this group's kind, and the write policy of the waiter's environment. What it cannot
  * admit goes back to the waiter, which writes it itself as it would without combining.
  */
+
 import { SponsonError } from "../../shared/errors";
 import type {
   CombinedOutcome,
@@ -16,14 +17,16 @@ import type {
 import type { EngineDeps } from "./deps";
 import { type Change, type Decided, groupKeyOf, type Participant } from "./group-decisions";
 import type { Item } from "./item";
+import { entryOfKey } from "./op-spec";
 import type { Run } from "./run";
 
 /**
- * A change's id within its run's queued changes on one object: the item's op and key (the object is
- * the lock's own, so with it they are the item's identity; the line is only a label).
+ * A change's id within its run's queued changes on one object: the action and the item's op and key
+ * (the object is the lock's own, so with it they are the item's identity; the line is only a
+ * label). The action is part of it: an answer stored for a create never answers a later removal.
  */
-export function changeId(item: Item): string {
-  return `${item.opName}\n${item.key}`;
+export function changeId({ item, action }: Pick<Change, "item" | "action">): string {
+  return `${action}\n${item.opName}\n${item.key}`;
 }
 
 export function queuedChangeOf(
@@ -32,7 +35,7 @@ export function queuedChangeOf(
   owner: string,
 ): QueuedChange {
   return {
-    id: changeId(item),
+    id: changeId({ item, action }),
     action,
     op: item.opName,
     key: item.key,
@@ -106,7 +109,12 @@ function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant
   if (key !== queued.key || groupKeyOf(item) !== groupKeyOf(first)) {
     throw new SponsonError("INTERNAL", `${where}: not an item of this object's write`);
   }
-  deps.policy?.check({ environment: queued.environment, op: queued.op, identity: parent, item: key });
+  deps.policy?.check({
+    environment: queued.environment,
+    op: queued.op,
+    identity: parent,
+    item: entryOfKey(op, key),
+  });
   return { change: { item, action: queued.action }, owner: queued.owner };
 }
 

@@ -3,6 +3,7 @@
  * is refused before the lease; under it the scope state is read again (docs/design.md, "Staleness recheck")
  * and intents are recovered first; the receipt records the run; the lease is released in `finally`.
  */
+
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
@@ -15,6 +16,7 @@ import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { meteredDeps } from "./metered-deps";
+import { entryOfKey } from "./op-spec";
 import { findOrphans, removeOrphan } from "./orphans";
 import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
@@ -214,7 +216,12 @@ export class Engine {
       }
     }
     for (const line of admitted.resolved) {
-      this.#deps.policy?.check({ environment, op: line.opName, identity: line.parent, item: line.key });
+      this.#deps.policy?.check({
+        environment,
+        op: line.opName,
+        identity: line.parent,
+        item: entryOfKey(line.op, line.key),
+      });
     }
     refuseTwoLinesOfOneItem(admitted.resolved);
     return admitted;

@@ -92,6 +92,8 @@ export class ItemWriter {
       action,
       ...recordOf(item, w.run.id),
       at: w.deps.clock.now(),
+      // This run claims before it writes: the rebuild reads ownership from the claim, not from here.
+      claims: true as const,
     }));
     for (const intent of intents) w.session.addIntent(intent);
     await w.session.save();

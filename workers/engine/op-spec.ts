@@ -42,6 +42,12 @@ export interface OpSpec<Config = Record<string, unknown>> {
   /** The param that holds the item (its value is `key`): another item of the same list is `{ ...params, [itemParam]: key }`. */
   readonly itemParam: string;
   /**
+   * For an op whose key is not the item param's value alone (Entra: `<kind>:<url>`): the params a
+   * key of `list` stands for, or null when it is not one. Another item of the list is then
+   * `{ ...params, ...paramsOfKey(key) }`.
+   */
+  paramsOfKey?(key: string): Params | null;
+  /**
    * Pure: no provider call. The identity of the shared object, from params and the connection's
    * non-secret settings (service configuration, never the plan).
    */
@@ -115,4 +121,10 @@ export interface ProviderAdapter<Config = Record<string, unknown>> {
  */
 export function defineAdapter<Config>(adapter: ProviderAdapter<Config>): ProviderAdapter {
   return adapter as unknown as ProviderAdapter;
+}
+
+/** The entry a key names (what the write policy's item patterns match): the key itself, unless the op's key also names the list. */
+export function entryOfKey(op: OpSpec | undefined, key: string): string {
+  const named = op?.paramsOfKey?.(key);
+  return (op && named?.[op.itemParam]) ?? key;
 }

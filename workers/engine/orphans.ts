@@ -13,15 +13,16 @@ import { Lease } from "../locks/lease";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
-import type { OpSpec } from "./op-spec";
+import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
+import { readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
 function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
   return deps.connections.environmentsOf(connection).filter((environment) => {
     try {
-      deps.policy?.check({ environment, op, identity: parent, item: key });
+      deps.policy?.check({ environment, op, identity: parent, item: entryOfKey(deps.ops.get(op), key) });
       return true;
     } catch (err) {
       if (err instanceof SponsonError) return false;
@@ -118,8 +119,9 @@ export async function findOrphans(
 
 /** The params that address `key` on the list `locator` names, as the op validates them. */
 function paramsFor(op: OpSpec, locator: Locator, key: string) {
-  const parsed = op.params.safeParse({ ...locator.params, [op.itemParam]: key });
-  if (!parsed.success) throw new SponsonError("VALIDATION", `"${key}" is not an item of ${op.name}`);
+  const named = op.paramsOfKey ? op.paramsOfKey(key) : { [op.itemParam]: key };
+  const parsed = named ? op.params.safeParse({ ...locator.params, ...named }) : null;
+  if (!parsed?.success) throw new SponsonError("VALIDATION", `"${key}" is not an item of ${op.name}`);
   return parsed.data;
 }
 
@@ -163,12 +165,29 @@ export async function removeOrphan(
         { retriable: false },
       );
     }
-    const seen = await op.inspect(ctx, params);
+    const fenced = { ...ctx, fetch: fencedFetch(ctx.fetch, [lease], ctx.clock) };
     let outcome: OrphanRemoval["outcome"] = "already-gone";
-    if (seen.present) {
-      await lease.check();
-      await op.remove({ ...ctx, fetch: fencedFetch(ctx.fetch, [lease], ctx.clock) }, params, seen);
-      outcome = "removed";
+    const batch = op.batch;
+    if (batch) {
+      // Read as every write under this lease does: with the lock's recent writes merged over a
+      // provider that forgets writes, so another scope's add the read does not show yet stays.
+      const state = await readUnderLease(deps, batch, ctx, params, lease);
+      if (batch.keys(state, params).includes(req.key)) {
+        await lease.check();
+        await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
+        // Remembered, so a later merged read does not put back the entry's older remembered add.
+        await rememberChanges(deps, batch, lease, [
+          { opName: op.name, key: req.key, params, action: "remove" },
+        ]);
+        outcome = "removed";
+      }
+    } else {
+      const seen = await op.inspect(ctx, params);
+      if (seen.present) {
+        await lease.check();
+        await op.remove(fenced, params, seen);
+        outcome = "removed";
+      }
     }
     if (ghosts.length > 0) {
       await lease.changeOwners(

@@ -31,9 +31,12 @@ export async function ownershipOf(
   const wanted = items.map((i) => ({ op: i.opName, key: i.key }));
   let view = await lease.owners(wanted);
   if (!view.rebuilt) {
-    await lease.changeOwners(await ledgerOwners(w, (items[0] as Item).parent as string), {
-      rebuilt: true,
-    });
+    const rebuilt = await ledgerOwners(w, (items[0] as Item).parent as string);
+    // The rebuild may make this run's own scope an owner (its receipt's ledger and intents): an
+    // ownership change like any other, so only while the scope is still ours (a round trip).
+    const me = ownerOf(w.run);
+    if (rebuilt.some((c) => c.action === "add" && c.owner === me)) await w.scopeLease.check();
+    await lease.changeOwners(rebuilt, { rebuilt: true });
     view = await lease.owners(wanted);
   }
   const firstLooks = items.filter(
@@ -57,13 +60,13 @@ export async function ownershipOf(
 }
 
 /**
- * Every ledger entry and every intent on `parent`, in every receipt, as an owner (the upgrade's
- * rebuild). An intent names an item its run may have written (a create whose ledger entry was
- * never saved) or was taking away (an unfinished removal): until recovery resolves it the scope
- * is its owner, so the first look does not mark it foreign — which would keep it for good. Not so
- * the intents of a run still going (this one, or one holding its scope lease now): that run decides
- * its own items under this lease, and counting it an owner would make it take a foreign entry for
- * its own creation.
+ * Every ledger entry and every older version's intent on `parent`, in every receipt, as an owner
+ * (the upgrade's rebuild). An older version's intent (no `claims` mark) names an item its run may
+ * have written (a create whose ledger entry was never saved) or was taking away (an unfinished
+ * removal): until recovery resolves it the scope is its owner, so the first look does not mark it
+ * foreign — which would keep it for good. Not so the intents of a run still going (this one, or one
+ * holding its scope lease now): that run decides its own items under this lease, and counting it
+ * an owner would make it take a foreign entry for its own creation.
  */
 async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange[]> {
   const changes: OwnerChange[] = [];
@@ -81,7 +84,17 @@ async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange
       if (runId === w.run.id) return Promise.resolve(true);
       let going = live.get(runId);
       if (!going) {
-        going = w.deps.locks.holdsScope(summary.repositoryId, summary.environment, summary.scope, runId);
+        going = w.deps.locks
+          .holdsScope(summary.repositoryId, summary.environment, summary.scope, runId)
+          .catch((err) => {
+            // Not knowing counts as going: its intents are not made owners. At worst the first
+            // look marks a dead run's orphan foreign (kept, never lost), and a going run (a
+            // combining waiter) never finds a pre-existing entry counted as its own creation.
+            w.run.warn(
+              `could not read the scope lease of run ${runId}: ${String(err)}; its intents are not counted`,
+            );
+            return true;
+          });
         live.set(runId, going);
       }
       return going;
@@ -89,7 +102,9 @@ async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange
     const records = [...receipt.ledger, ...receipt.intents.filter((i) => i.parent === parent)];
     for (const entry of records) {
       if (entry.parent !== parent) continue;
-      if ("action" in entry && (await runGoing(entry.runId))) continue;
+      // An intent of this version's runs says nothing of ownership: its run claimed before writing
+      // (a crash before the claim wrote nothing), and the claim is already at the lock.
+      if ("action" in entry && (entry.claims === true || (await runGoing(entry.runId)))) continue;
       changes.push({ op: entry.op, key: entry.key, action: "add", owner: ownerOf(address) });
     }
   }

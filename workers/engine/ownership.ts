@@ -1,7 +1,7 @@
 /**
  * Ownership decisions (docs/design.md, "Ownership of shared entries"). Pure: the item writer reads
  * the item's ownership and presence under the parent lease and asks what to do. An item is taken
- * off the provider only when its last owner leaves and it is not foreign; otherwise a scope only
+ * off the provider only when its last owner — this scope — leaves and it is not foreign; otherwise a scope only
  * joins or leaves its owners. A present item nobody owns is foreign once a scope joins it, whether
  * it was there at the first look or added by hand after it.
  */
@@ -36,13 +36,17 @@ export function decideClaim(own: ItemOwnership, present: boolean, me: string): C
 }
 
 export type ReleaseDecision =
-  /** Others still want it, or it was there before any scope: only this scope's ownership goes. */
+  /** Others still want it, it was there before any scope, or this scope never owned it: only this scope's record goes. */
   | { kind: "leave"; changes: OwnerChange[] }
-  /** The last owner of an item no one else put there: take it off the provider, then leave. */
+  /** This scope is its last owner and no one else put it there: take it off the provider, then leave. */
   | { kind: "remove"; changes: OwnerChange[] };
 
 export function decideRelease(own: ItemOwnership, me: string): ReleaseDecision {
   const changes: OwnerChange[] = [{ op: own.op, key: own.key, action: "remove", owner: me }];
   const others = own.owners.filter((o) => o !== me);
-  return others.length > 0 || own.foreign ? { kind: "leave", changes } : { kind: "remove", changes };
+  // Only an owner takes an item away: every write of ours claims the item before it is sent, so an
+  // item this scope never owned (a create intent left before its claim, a rollback of a write
+  // never made) is someone else's — a hand-added entry stays. Only the record goes.
+  const mine = own.owners.includes(me);
+  return others.length > 0 || own.foreign || !mine ? { kind: "leave", changes } : { kind: "remove", changes };
 }

@@ -32,13 +32,27 @@ export async function rememberWritten(
   lease: Lease | null,
   writes: readonly Decided[],
 ): Promise<void> {
+  await rememberChanges(
+    deps,
+    batch,
+    lease,
+    writes.map(({ change }) => ({
+      opName: change.item.opName,
+      key: change.item.key,
+      params: change.item.params,
+      action: change.action,
+    })),
+  );
+}
+
+/** The same for changes written outside a run's critical section (the admin's orphan removal). */
+export async function rememberChanges(
+  deps: EngineDeps,
+  batch: BatchForm,
+  lease: Lease | null,
+  changes: Parameters<typeof recentWritesOf>[0],
+): Promise<void> {
   if (!applies(deps, batch, lease)) return;
   const windowMs = deps.recentWritesWindowMs ?? (batch.forgetsWritesForMs as number);
-  const changes = writes.map(({ change }) => ({
-    opName: change.item.opName,
-    key: change.item.key,
-    params: change.item.params,
-    action: change.action,
-  }));
   await lease.rememberWrites(recentWritesOf(changes, deps.clock.now(), windowMs));
 }

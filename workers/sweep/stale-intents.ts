@@ -17,6 +17,8 @@ export interface StaleIntentDeps {
   repository: (id: number) => RepositoryRef;
   /** The engine's recover run for one scope; throws LOCK_HELD when a run holds the scope. */
   recover: (address: ScopeAddress) => Promise<RunResult>;
+  /** Where an unexpected failure is logged: redacting every secret (an error's text may hold one). */
+  logError: (message: string) => void;
 }
 
 const sameIntent = (a: Intent, b: Intent) =>
@@ -57,7 +59,10 @@ export async function resolveStaleIntents(
       // Refused before it started (e.g. a token exchange failed), or failed in a way nobody
       // expected (logged with its stack, never put in the report): this scope's intents stay for
       // the next sweep, and the other scopes are still recovered.
-      if (!isSponsonError(err)) console.error(`sweep: recovering ${name} failed`, err);
+      if (!isSponsonError(err)) {
+        const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+        deps.logError(`sweep: recovering ${name} failed: ${detail}`);
+      }
       const what = isSponsonError(err) ? err.code : "internal error";
       failed.push(`${name} (${stale.length > 0 ? `${stale.length} left` : "receipt unreadable"}: ${what})`);
       continue;

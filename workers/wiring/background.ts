@@ -12,7 +12,7 @@ import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queue
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { resolveStaleIntents as resolveIntents } from "../sweep/stale-intents";
 import type { SweepParts } from "../sweep/sweep";
-import { createEngine, type ProviderTransport } from "./wire";
+import { createEngine, type ProviderTransport, redactingErrorLog } from "./wire";
 
 /** The queue's destroy runner, on the provider transport of the entry that wires it. */
 export function engineDestroyRunner(transport: ProviderTransport): DestroyRunner {
@@ -75,6 +75,7 @@ function resolveStaleIntents(
       store: configuredReceiptStore(env),
       repository: (id) => repositoryRefById(id, repositories),
       recover: (address) => engine.recover(address),
+      logError: redactingErrorLog(env),
     },
     { olderThan },
   );

@@ -96,6 +96,12 @@ function scopeStateGate(env: Env): ScopeGate {
 }
 
 /** The service's own write policy (workers/policy), checked before any lock and under the lease. */
+/** console.error with every secret the env holds redacted: for logs outside a run (the sweep). */
+export function redactingErrorLog(env: Env): (message: string) => void {
+  const secrets = secretsFromEnv(env);
+  return (message) => console.error(secrets.redact(message));
+}
+
 function configuredPolicy(env: Env, secrets: SecretRegistry, transport: ProviderTransport): WritePolicy {
   const policy = policyForTransport(configFromEnv(env).policy, transport);
   return {

@@ -108,7 +108,7 @@ describe("upgrade from receipts without ownership", () => {
     const domain = freshAuth0Domain();
     const url = "https://pr-crashed.preview.example.com/callback";
     // The previous version's run wrote the entry and crashed before its ledger entry: only its
-    // create intent names it, and no lock knows an owner yet.
+    // create intent names it (an older version's: no `claims` mark), and no lock knows an owner yet.
     await seedTenant(domain, { callbacks: [url] });
     const [older, newer] = [freshPr(), freshPr()];
     await new R2ReceiptStore(env.RECEIPTS).write(

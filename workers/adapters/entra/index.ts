@@ -5,11 +5,14 @@
  * wrote may be missing from the next holder's read (docs/design.md, "Providers that forget a
  * write"). Connection: `{ "type": "entra", "config": { "tenant": "contoso.onmicrosoft.com",
  * "clientId": "<GUID>" }, "secrets": { "clientSecret": "ENTRA_CLIENT_SECRET" } }`; line params:
- * `{ "application": "<object id>", "kind": "web", "url": "https://…" }`.
+ * `{ "application": "<object id>", "kind": "web", "url": "https://…" }`. An item is a URL in one
+ * platform: its key is `<kind>:<url>` (a kind holds no colon), so the same URL in `web` and `spa` is
+ * two items, each owned, remembered and listed on its own.
  */
 import { defineAdapter, type Params, type ProviderAdapter } from "../../engine/op-spec";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import {
+  ENTRA_KINDS,
   ENTRA_WRITE_VISIBILITY_MS,
   type EntraConfig,
   entraApplicationIdentity,
@@ -28,6 +31,16 @@ import {
 
 const parse = (params: Params) => entraLineParamsSchema.parse(params);
 
+/** `<kind>:<url>`: the platform is part of the item (the key is split at its first colon). */
+const keyOf = (kind: string, url: string) => `${kind}:${url}`;
+
+function paramsOfKey(key: string): Params | null {
+  const colon = key.indexOf(":");
+  const kind = key.slice(0, colon);
+  if (colon < 0 || !(ENTRA_KINDS as readonly string[]).includes(kind)) return null;
+  return { kind, url: key.slice(colon + 1) };
+}
+
 const redirectUri = listMemberOp<EntraConfig, EntraApp>({
   name: "entra.redirectUri",
   providerType: "entra",
@@ -43,6 +56,15 @@ const redirectUri = listMemberOp<EntraConfig, EntraApp>({
   read: (ctx, application) => readApplication(ctx, application),
   objectSchema: entraAppSchema,
   entries: (app, params) => redirectUrisOf(app, parse(params).kind),
+  // A first look and the sweep see every platform's list: the op edits all three.
+  keys: {
+    keyOf: (params) => {
+      const { kind, url } = parse(params);
+      return keyOf(kind, url);
+    },
+    keysOf: (app) => ENTRA_KINDS.flatMap((kind) => redirectUrisOf(app, kind).map((url) => keyOf(kind, url))),
+    paramsOf: paramsOfKey,
+  },
   withEntry: (app, url, present, params) => {
     const kind = parse(params).kind;
     return withRedirectUris(app, kind, listWithEntry(redirectUrisOf(app, kind), url, present));

@@ -34,6 +34,18 @@ export interface ListMemberOpSpec<Config, Obj> {
   entries(obj: Obj, params: Params): string[];
   /** The object with `item` added to (present) or dropped from this op's list. */
   withEntry(obj: Obj, item: string, present: boolean, params: Params): Obj;
+  /**
+   * For an object with several lists one op edits (Entra's platforms, chosen by a param): the
+   * item's key names its list as well as its entry, so one URL in two lists is two items. `keyOf`
+   * is a line's key, `keysOf` every key on the object (the lists a first look and the sweep see),
+   * `paramsOf` the params a key stands for (what the orphan path addresses). Absent: the key is
+   * the entry, and the op's list is `entries`.
+   */
+  keys?: {
+    keyOf(params: Params): string;
+    keysOf(obj: Obj): string[];
+    paramsOf(key: string): Params | null;
+  };
   /** Documented read-after-write lag: how long a write may be missing from reads (op-spec.ts). */
   forgetsWritesForMs?: number;
   /** Sends `after`; `before` is what was read (for providers that send only what changed). */
@@ -65,6 +77,10 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
     return obj.data;
   };
   const stateOf = (object: string, obj: Obj) => ({ kind, object, obj });
+  const keysOn = (obj: Obj, params: Params) =>
+    spec.keys ? spec.keys.keysOf(obj) : spec.entries(obj, params);
+  const keyOf = (params: Params) =>
+    spec.keys ? spec.keys.keyOf(spec.params.parse(params)) : parse(params).item;
 
   const edit = (state: unknown, params: Params, action: ItemAction) => {
     const { object, item } = parse(params);
@@ -81,7 +97,7 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
       const { object } = parse(params);
       return stateOf(object, await spec.read(ctx, object));
     },
-    keys: (state, params) => spec.entries(objOf(state, parse(params).object), params),
+    keys: (state, params) => keysOn(objOf(state, parse(params).object), params),
     edit,
     async write(ctx, params, state, editAll) {
       const { object } = parse(params);
@@ -99,15 +115,16 @@ export function listMemberOp<Config, Obj>(spec: ListMemberOpSpec<Config, Obj>): 
     name: spec.name,
     providerType: spec.providerType,
     params: spec.params,
-    key: (params) => parse(params).item,
+    key: keyOf,
     itemParam: spec.itemParam,
-    list: async (ctx, params) => spec.entries(await spec.read(ctx, parse(params).object), params),
+    ...(spec.keys ? { paramsOfKey: spec.keys.paramsOf } : {}),
+    list: async (ctx, params) => keysOn(await spec.read(ctx, parse(params).object), params),
     lockOn: (params, provider) => spec.lockOn(params, provider),
     batch,
 
     async inspect(ctx, params) {
       const state = await batch.read(ctx, params);
-      return { present: batch.keys(state, params).includes(parse(params).item), state };
+      return { present: batch.keys(state, params).includes(keyOf(params)), state };
     },
     create: (ctx, params, seen) => writeOne(ctx, params, seen, "create"),
     remove: (ctx, params, seen) => writeOne(ctx, params, seen, "remove"),
