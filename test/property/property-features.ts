@@ -64,6 +64,7 @@ export const DEFAULT_FEATURES: readonly FeatureName[] = [
   "big-plans",
   "lease-lost-parent",
   "gcs-412-take",
+  "crash-before-first-look",
   "slow-writes",
 ];
 
