@@ -44,9 +44,15 @@ export async function applyLines(
     claimRenamedEntry(session, item);
     return item;
   });
-  // One read per object before any lease. An item that is there and already in the ledger takes no
-  // lock; one that is there but not yet the scope's goes to the writer, which joins its owners.
-  const present = await writer.peek(items);
+  // Owned means this very item (op, key and object) is in the ledger, whichever line put it there.
+  const owned = items.map((item) => session.ledgerEntry(refOf(item)) !== undefined);
+  // One read per object before any lease, only of items the ledger holds: one that is there takes
+  // no lock (the steady state), one that is gone is drift. An item the ledger does not hold goes to
+  // the writer whatever a read would say (it reads again under the lease, and joins or creates), so
+  // a group of such items goes straight to its parent lease: one read and one write, the floor.
+  const peeked = (await writer.peek(items.filter((_, i) => owned[i]))).values();
+  const unread: PromiseSettledResult<boolean> = { status: "fulfilled", value: false };
+  const present = owned.map((o) => (o ? peeked.next().value : unread));
   const changes: Array<Change & { line: ResolvedLine }> = [];
   for (const [i, line] of lines.entries()) {
     const item = items[i] as Item;
@@ -61,13 +67,11 @@ export async function applyLines(
       });
       break;
     }
-    // Owned means this very item (op, key and object) is in the ledger, whichever line put it there.
-    const owned = session.ledgerEntry(refOf(item)) !== undefined;
-    if (seen.value && owned) {
+    if (seen.value && owned[i]) {
       run.line({ ...baseOf(line), diff: "unchanged", result: "unchanged" });
       continue;
     }
-    if (!seen.value && owned)
+    if (!seen.value && owned[i])
       run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
     changes.push({ item, action: "create", line });
   }
