@@ -2,14 +2,21 @@
  * The held-lock index entry of one lock object in R2 (docs/storage.md, "R2 held-lock index"). The
  * index is a listing aid, not part of the lease: transitions answer from the object's own storage
  * and leave the R2 write running behind them. They only ever add a missing entry (a lock that is
- * already indexed costs no R2 call); the entry of a freed lock is deleted by the alarm or the next
- * read. A failed or lost write is repaired by the next transition, read or alarm (docs/storage.md,
+ * already indexed costs no R2 call), and only for a lease held LIST_AFTER_MS or longer; the entry
+ * of a freed lock is deleted by the alarm or the next read. A failed or lost write is repaired by the next transition, read or alarm (docs/storage.md,
  * "When an index update is lost").
  */
 import type { Env } from "../shared/env";
 import { heldIndexKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
 import type { LeaseStore } from "./lease-store";
+
+/**
+ * How long a lease is held before its own transitions (a renewal, a re-acquire) put it in the
+ * index. A run's scope lease is renewed every third of its TTL, so a lock held past that is listed
+ * by then; a read of the lock, or its alarm, lists any held lock at once.
+ */
+export const LIST_AFTER_MS = 2_000;
 
 export class HeldIndex {
   readonly #env: Env;
@@ -20,10 +27,14 @@ export class HeldIndex {
   /** The queued sync may also delete an entry (a read or the alarm asked for it). */
   #exact = false;
 
-  constructor(env: Env, ctx: DurableObjectState, store: LeaseStore) {
+  /** Tells open dashboards the lock is now listed (the notice at its grant found it unlisted). */
+  readonly #listed: () => void;
+
+  constructor(env: Env, ctx: DurableObjectState, store: LeaseStore, listed: () => void = () => {}) {
     this.#env = env;
     this.#ctx = ctx;
     this.#store = store;
+    this.#listed = listed;
   }
 
   /** Whether the entry was last written as present (meta.indexed). */
@@ -54,9 +65,14 @@ export class HeldIndex {
         this.#exact = false;
         const key = this.#store.key;
         if (!key) return;
-        const held = this.#store.lease() !== null;
+        const lease = this.#store.lease();
+        const held = lease !== null;
         const marked = this.marked;
         if (held === marked || (!held && !deleteFree)) return;
+        // A young lease is not listed by its transitions (a read or the alarm lists it): most
+        // runs hold a lock for well under a second, and an index put per lease would cost each
+        // of them an R2 write for a listing nobody could have seen it in.
+        if (lease !== null && !deleteFree && Date.now() - lease.acquiredAt < LIST_AFTER_MS) return;
         try {
           if (held) {
             const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#store.identity });
@@ -65,6 +81,7 @@ export class HeldIndex {
             await this.#env.RECEIPTS.delete(heldIndexKey(key));
           }
           this.#store.setMeta("indexed", held ? "1" : "0");
+          if (held) this.#listed();
         } catch (err) {
           // A lost index update is repaired by the next transition or alarm; the listing re-reads
           // every indexed lock from its own object, so a stale entry is never shown as held.

@@ -67,7 +67,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const announce = (change: Parameters<FeedNotices["announce"]>[0]) => this.#feed.announce(change);
     const armAlarm = (at: number) => this.#armAlarm(at);
     this.#store = new LeaseStore(this.#sql, { armAlarm, announce });
-    this.#index = new HeldIndex(env, ctx, this.#store);
+    this.#index = new HeldIndex(env, ctx, this.#store, () => announce("held"));
     this.#lease = new LeaseTransitions({
       store: this.#store,
       announce,

@@ -94,5 +94,6 @@ it("a three-line apply on a known application with a warm connection", async () 
     providerCalls: after.requests - before.requests,
     providerWrites: after.writes - before.writes,
     counts: second.counts as RunCounts,
+    totalMs: second.timings?.total,
   });
 });

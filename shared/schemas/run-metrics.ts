@@ -37,6 +37,12 @@ export const runCountsSchema = z.object({
   storageReads: count,
   /** Receipt writes and deletions. */
   storageWrites: count,
+  /**
+   * Distinct locks the run asked for a lease on (its scope's and each parent's). Each lock object
+   * does work of its own per lease that no call above counts (docs/performance.md, "Cost per
+   * million runs"). Absent in run records stored before it was counted.
+   */
+  locks: count.optional(),
 });
 export type RunCounts = z.infer<typeof runCountsSchema>;
 
@@ -48,4 +54,4 @@ export const TIMING_KINDS = [
   "storage",
 ] as const;
 export type TimingKind = (typeof TIMING_KINDS)[number];
-export type CountKind = keyof RunCounts;
+export type CountKind = Exclude<keyof RunCounts, "locks">;

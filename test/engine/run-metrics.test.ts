@@ -65,7 +65,15 @@ describe("run metrics", () => {
     metrics.count("lockOps", 2);
     metrics.count("storageWrites");
     expect(metrics.timings()).toMatchObject({ authorization: 15, total: 15 });
-    expect(metrics.counts()).toEqual({ providerCalls: 0, lockOps: 2, storageReads: 0, storageWrites: 1 });
+    metrics.leaseAsked("scope:1/preview/pr-1");
+    metrics.leaseAsked("scope:1/preview/pr-1"); // a re-join asks the same lock again
+    expect(metrics.counts()).toEqual({
+      providerCalls: 0,
+      lockOps: 2,
+      storageReads: 0,
+      storageWrites: 1,
+      locks: 1,
+    });
   });
 
   it("a call still in flight when the result is taken counts up to that moment", async () => {

@@ -5,6 +5,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { LIST_AFTER_MS } from "../../durable-objects/held-index";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { heldIndexKey } from "../../shared/lock-index";
 import { parentLockKey } from "../../shared/lock-keys";
@@ -86,7 +87,7 @@ describe("GET /v1/locks", () => {
     // As if the index delete at release had failed: the entry and the object's marker remain.
     await env.RECEIPTS.put(heldIndexKey(key), JSON.stringify({ key, kind: "scope", identity: null }));
     await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
-      state.storage.sql.exec("UPDATE meta SET v = '1' WHERE k = 'indexed'");
+      state.storage.sql.exec("INSERT OR REPLACE INTO meta (k, v) VALUES ('indexed', '1')");
     });
 
     expect((await listed()).map((l) => l.key)).not.toContain(key);
@@ -109,6 +110,10 @@ describe("GET /v1/locks", () => {
       state.storage.sql.exec("UPDATE meta SET v = '0' WHERE k = 'indexed'");
     });
     expect((await listed()).map((l) => l.key)).not.toContain(key);
+    // Held longer than the listing delay (a young lease's transitions do not list it).
+    await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+      state.storage.sql.exec("UPDATE lease SET acquired_at = ? WHERE id = 1", Date.now() - LIST_AFTER_MS);
+    });
 
     granted(await stub(key).renew({ key, holder: "run-a", token: a.token }));
 

@@ -78,6 +78,8 @@ describe("run timings and counts over HTTP", () => {
     // Scope state before and under the lease, the receipt before the lease and under it.
     expect(result.counts?.storageReads).toBeGreaterThanOrEqual(4);
     expect(result.counts?.storageWrites).toBeGreaterThanOrEqual(1);
+    // Its scope's lock and the application's.
+    expect(result.counts?.locks).toBe(2);
     expect(parseServerTiming(res.headers.get("server-timing"))).toEqual(result.timings);
   });
 
@@ -132,6 +134,7 @@ describe("run timings and counts over HTTP", () => {
       lockOps: 0,
       storageReads: 1,
       storageWrites: 0,
+      locks: 0,
     });
     expect(parseServerTiming(res.headers.get("server-timing"))).toEqual(result.timings);
   });

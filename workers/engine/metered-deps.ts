@@ -53,6 +53,7 @@ function meteredTarget(target: LockTarget, wait: TimingKind, metrics: RunMetrics
       if (typeof value !== "function") return value;
       return (...args: unknown[]) => {
         metrics.count("lockOps");
+        if (prop === "acquire" || prop === "acquireOrCombine") metrics.leaseAsked(t.key);
         const call = () => Promise.resolve(value.apply(t, args));
         return ACQUIRING.has(prop) ? metrics.time(wait, call) : call();
       };

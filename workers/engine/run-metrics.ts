@@ -28,7 +28,15 @@ export class RunMetrics {
   readonly #busy = new Map<TimingKind, Busy>(
     TIMING_KINDS.map((kind) => [kind, { open: 0, since: 0, ms: 0 }]),
   );
-  readonly #counts: RunCounts = { providerCalls: 0, lockOps: 0, storageReads: 0, storageWrites: 0 };
+  readonly #counts: Required<RunCounts> = {
+    providerCalls: 0,
+    lockOps: 0,
+    storageReads: 0,
+    storageWrites: 0,
+    locks: 0,
+  };
+  /** The locks a lease was asked of (`locks` counts them once each). */
+  readonly #locks = new Set<string>();
 
   /** `startedAt`: when the request arrived, for runs started over HTTP (authorization came first). */
   constructor(startedAt?: number, now: () => number = () => performance.now()) {
@@ -38,6 +46,12 @@ export class RunMetrics {
 
   count(kind: CountKind, n = 1): void {
     this.#counts[kind] += n;
+  }
+
+  /** A lease was asked of the lock `key`. */
+  leaseAsked(key: string): void {
+    this.#locks.add(key);
+    this.#counts.locks = this.#locks.size;
   }
 
   /** Adds time measured elsewhere (the request's authentication, before the run existed). */
@@ -84,7 +98,7 @@ export class RunMetrics {
     };
   }
 
-  counts(): RunCounts {
+  counts(): Required<RunCounts> {
     return { ...this.#counts };
   }
 
