@@ -18,7 +18,12 @@ import { type FaultState, faultHook, resetTenants } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
 import { ENVIRONMENT, type FleetWorld, identityOf, parentKey, planOf } from "./fleet-world";
 
-const WAIT_TIMEOUT_MS = 30_000;
+/**
+ * Longer than a lease's TTL plus the lock-delay after its expiry: a run whose write had an unknown
+ * outcome leaves its parent lease to expire (docs/design.md, "Lease protocol"), and a run waiting
+ * behind it in the same group is granted only after both, with no fault of its own.
+ */
+const WAIT_TIMEOUT_MS = 60_000;
 /** The combining waiter's wait: shorter than the holder's stall (COMBINE_STALL_MS), so it gives up while taken. */
 export const WAITER_TIMEOUT_MS = 700;
 const COMBINE_STALL_MS = 1_500;
