@@ -2,8 +2,9 @@
  * The held-lock index entry of one lock object in R2 (docs/storage.md, "R2 held-lock index"). The
  * index is a listing aid, not part of the lease: transitions answer from the object's own storage
  * and leave the R2 write running behind them. They only ever add a missing entry (a lock that is
- * already indexed costs no R2 call), and only for a lease held LIST_AFTER_MS or longer; the entry
- * of a freed lock is deleted by the alarm or the next read. A failed or lost write is repaired by the next transition, read or alarm (docs/storage.md,
+ * already indexed costs no R2 call), and only for a lease held LIST_AFTER_MS or longer or one
+ * another run asked for (queued or refused); the entry of a freed lock is deleted by the alarm or
+ * the next read. A failed or lost write is repaired by the next transition, read or alarm (docs/storage.md,
  * "When an index update is lost").
  */
 import type { Env } from "../shared/env";
@@ -26,6 +27,8 @@ export class HeldIndex {
   #queued = false;
   /** The queued sync may also delete an entry (a read or the alarm asked for it). */
   #exact = false;
+  /** The queued sync lists a young lease too (another run asked for the lock). */
+  #contended = false;
 
   /** Tells open dashboards the lock is now listed (the notice at its grant found it unlisted). */
   readonly #listed: () => void;
@@ -48,6 +51,15 @@ export class HeldIndex {
   }
 
   /**
+   * Another run asked for the held lock (it queued, or was refused): whoever holds it is worth
+   * listing however young the lease. The returned promise settles once the entry is written.
+   */
+  listContended(): Promise<void> {
+    this.#contended = true;
+    return this.sync(false);
+  }
+
+  /**
    * Bring the R2 index entry in line with the current state (`exact`: also delete the entry of a
    * free lock). Calls are chained and each reads the state when it runs, so the last one to finish
    * always reflects the latest transition.
@@ -62,17 +74,20 @@ export class HeldIndex {
       .then(async () => {
         this.#queued = false;
         const deleteFree = this.#exact;
+        const contended = this.#contended;
         this.#exact = false;
+        this.#contended = false;
         const key = this.#store.key;
         if (!key) return;
         const lease = this.#store.lease();
         const held = lease !== null;
         const marked = this.marked;
         if (held === marked || (!held && !deleteFree)) return;
-        // A young lease is not listed by its transitions (a read or the alarm lists it): most
-        // runs hold a lock for well under a second, and an index put per lease would cost each
-        // of them an R2 write for a listing nobody could have seen it in.
-        if (lease !== null && !deleteFree && Date.now() - lease.acquiredAt < LIST_AFTER_MS) return;
+        // A young lease nobody else asked for is not listed by its transitions (a read or the
+        // alarm lists it): most runs hold a lock for well under a second, and an index put per
+        // lease would cost each of them an R2 write for a listing nobody could have seen it in.
+        const young = lease !== null && Date.now() - lease.acquiredAt < LIST_AFTER_MS;
+        if (young && !deleteFree && !contended) return;
         try {
           if (held) {
             const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#store.identity });

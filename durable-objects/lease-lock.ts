@@ -39,7 +39,7 @@ import { HeldIndex } from "./held-index";
 import { holdsToken, isExpired, type LeaseRow, lostRefusal } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
-import { LeaseTransitions, settled } from "./lease-transitions";
+import { LeaseTransitions } from "./lease-transitions";
 import { LockOwnership } from "./lock-ownership";
 import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
@@ -92,7 +92,23 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
-    return settled(this.#lease.acquireStep(req));
+    return this.#acquireStep(req);
+  }
+
+  /**
+   * acquire's decision, and the held-lock index for a lock someone else now asks for: a caller
+   * that queues or is refused has it listed before it waits or is answered (so a listing right
+   * after names who holds it).
+   */
+  async #acquireStep(req: AcquireRequest): Promise<Result<LeaseGrant>> {
+    const step = this.#lease.acquireStep(req);
+    if (step.kind === "queued") {
+      // Behind the wait: a handoff to this waiter never waits for R2.
+      this.ctx.waitUntil(this.#index.listContended());
+      return step.answer;
+    }
+    if (!step.result.ok && step.result.error.code === "LOCK_HELD") await this.#index.listContended();
+    return step.result;
   }
 
   async renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
@@ -225,7 +241,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const tooMany = (req.changes?.length ?? 0) > MAX_QUEUED_CHANGES;
     const changes = queuedChangesSchema.safeParse(tooMany ? [] : (req.changes ?? []));
     if (!changes.success) return fail("VALIDATION", `queued changes refused: ${changes.error.message}`);
-    return this.#combining.acquireOrCombine(req, changes.data, (r) => settled(this.#lease.acquireStep(r)));
+    return this.#combining.acquireOrCombine(req, changes.data, (r) => this.#acquireStep(r));
   }
 
   /** The queued changes of every waiter no live lease took yet, now taken by this token. */

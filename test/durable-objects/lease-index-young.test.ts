@@ -14,9 +14,16 @@ import { freshScopeKey, granted, rawStub, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 
-/** Lets the object's background index write run (each R2 head is I/O), then says if it exists. */
-async function indexedSoon(key: string): Promise<boolean> {
-  for (let i = 0; i < 20; i++) if ((await env.RECEIPTS.head(heldIndexKey(key))) !== null) return true;
+/**
+ * Whether the object's index write lands within `ms`, polled (a timer turn lets calls still
+ * being sent reach the object); the bound is only how long a test waits for an entry never written.
+ */
+async function indexedSoon(key: string, ms = 2_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  do {
+    if ((await env.RECEIPTS.head(heldIndexKey(key))) !== null) return true;
+    await scheduler.wait(5);
+  } while (Date.now() < deadline);
   return false;
 }
 
@@ -50,6 +57,30 @@ describe("the held-lock index and short leases", () => {
     await ageLease(key, LIST_AFTER_MS);
     granted(await lock.renew({ key, holder: "run-a", token: g.token }));
     expect(await indexedSoon(key)).toBe(true);
+  });
+
+  it("a young lease another run asks for is listed: by the refusal's answer, and behind a waiter", async ({
+    expect,
+  }) => {
+    const refusedKey = freshScopeKey("refused");
+    granted(await stub(refusedKey).acquire({ key: refusedKey, holder: "run-a", ttlMs: TTL_MS }));
+    const refusal = await stub(refusedKey).acquire({ key: refusedKey, holder: "run-b", ttlMs: TTL_MS });
+    expect(refusal.ok).toBe(false);
+    // Written before the refusal was answered: a listing right after it names the holder.
+    expect(await env.RECEIPTS.head(heldIndexKey(refusedKey))).not.toBeNull();
+
+    const queuedKey = freshScopeKey("queued");
+    const a = granted(await stub(queuedKey).acquire({ key: queuedKey, holder: "run-a", ttlMs: TTL_MS }));
+    const waiting = stub(queuedKey).acquire({
+      key: queuedKey,
+      holder: "run-b",
+      ttlMs: TTL_MS,
+      wait: true,
+      waitTimeoutMs: 30_000,
+    });
+    expect(await indexedSoon(queuedKey)).toBe(true);
+    granted(await stub(queuedKey).release({ key: queuedKey, holder: "run-a", token: a.token }));
+    granted(await waiting);
   });
 
   it("a young lease is listed at once by its alarm, and by a read", async ({ expect }) => {
