@@ -231,7 +231,10 @@ async function race(provider: string, parentLocks: boolean) {
   });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
-  await configureHost(shared.host, { readBarrier: SCOPES });
+  // Without parent locks every run's read is held until all have read, so all decide from the
+  // same list (the race, made certain). With them a run reads only under its lease, one at a time:
+  // a barrier waiting for all reads would never open, and nothing needs holding.
+  if (!parentLocks) await configureHost(shared.host, { readBarrier: SCOPES });
   const runs = await Promise.all(
     scopes.map((scope) =>
       engine.apply({

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../../shared/schemas/run";
 import { apply, destroy, type TestApp, testApp } from "../../helpers/app";
-import { auth0Client, configureHost, freshAuth0Domain } from "../../helpers/emulators";
+import { auth0Client, freshAuth0Domain } from "../../helpers/emulators";
 import { receipt } from "../../helpers/engine";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../../helpers/plans";
 
@@ -30,16 +30,17 @@ function planFor(domain: string) {
   ]);
 }
 
-/** Scope 0 applies first (it creates the shared entry); the other seven at once, reads lined up. */
+/**
+ * Scope 0 applies first (it creates the shared entry); the other seven at once. Each reads the
+ * application only under its lease (their lines are not in their ledgers yet), one at a time.
+ */
 async function applyAll(app: TestApp, domain: string, scopes: string[]): Promise<RunResult[]> {
   const first = await apply(app, "preview", scopes[0] as string, planFor(domain));
-  await configureHost(domain, { readBarrier: SCOPES - 1 });
   const rest = await Promise.all(
     scopes
       .slice(1)
       .map((s) => apply(app, "preview", s, planFor(domain), { wait: true, waitTimeoutSeconds: 60 })),
   );
-  await configureHost(domain, {});
   return [first, ...rest];
 }
 
