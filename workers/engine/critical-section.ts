@@ -168,12 +168,14 @@ async function attemptWrite(
   if (before.length > 0) await lease?.changeOwners(before);
   if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
   if (writes.length > 0) {
-    // Fencing: both leases are checked right before the write and again right after it.
+    // Fencing: both leases are checked right before the write and again right after it; the
+    // claims just made renewed the parent lease at the object, which is its check before.
     const leases = {
       scope: w.scopeLease,
       parent: lease,
       checkAfter: !w.deps.unfenced,
       abandoned: w.abandoned,
+      parentRenewed: before.length > 0,
     };
     const stale = await fencedWrite(leases, first.parent ?? first.key, async () => {
       if (batch) {
