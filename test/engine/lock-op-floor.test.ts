@@ -65,4 +65,33 @@ describe("lock operations of a warm group write", () => {
     // were 10 (an ownership read of its own, and a parent renewal right before the write).
     expect(result.counts?.lockOps).toBe(8);
   });
+
+  it("the first group on a new application adds the object's one-time work, and only that", async () => {
+    const domain = freshAuth0Domain("lockops-new");
+    await seedTenant(domain);
+    calls.length = 0;
+    const result = await apply(app, "preview", freshPr(), previewPlan(domain));
+    expect(result.lines.map((l) => l.result)).toEqual(["created", "created", "created"]);
+    const parent = calls.filter((c) => c.startsWith("parent "));
+    expect(parent).toEqual([
+      "parent acquireOrCombine",
+      "parent takeQueued",
+      // The grant's view says ownership was never rebuilt: rebuilt from the receipts, read again.
+      "parent changeOwners",
+      "parent owners",
+      // The first look at each of the three lists: what is there, marked foreign, read again.
+      "parent owners",
+      "parent changeOwners",
+      "parent owners",
+      "parent changeOwners",
+      "parent owners",
+      "parent changeOwners",
+      "parent owners",
+      "parent changeOwners",
+      "parent renew",
+      "parent release",
+    ]);
+    // With the scope lease's acquire and its two round trips; 19 before issue 24 item 3.
+    expect(result.counts?.lockOps).toBe(17);
+  });
 });
