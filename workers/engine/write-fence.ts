@@ -22,6 +22,12 @@ export interface FencedLeases {
    * round-trip check, so only the local one is left to make.
    */
   parentRenewed?: boolean;
+  /**
+   * A call at the parent lock, accepted only with the live token, follows the write anyway (the
+   * leaves, a combining holder's report): made through `checkedAfterWrite`, it is the parent's
+   * check after the write.
+   */
+  parentCheckedAfter?: boolean;
 }
 
 export async function fencedWrite(
@@ -42,10 +48,36 @@ export async function fencedWrite(
   }
   if (!leases.checkAfter) return;
   try {
-    await leases.parent?.check();
+    if (!leases.parentCheckedAfter) await leases.parent?.check();
     await leases.scope.check();
   } catch (err) {
     throw unknownOutcome(leases, what, err);
+  }
+}
+
+/**
+ * The token-checked parent call that follows a write as the parent's check after it
+ * (FencedLeases.parentCheckedAfter). Accepted, the lease was live when it arrived, so it was held
+ * all through the write: tokens never come back once lost. Refused (LOCK_LOST, also the local
+ * deadline), the write's outcome is unknown, as when the check fails. Failed otherwise (the object
+ * not reached, a refusal that says nothing of the lease), the check it stands for is made, and
+ * the failure stands only if the lease is still held — the order a separate check would give.
+ */
+export async function checkedAfterWrite<T>(
+  leases: FencedLeases,
+  what: string,
+  call: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (isSponsonError(err) && err.code === "LOCK_LOST") throw unknownOutcome(leases, what, err);
+    try {
+      await leases.parent?.check();
+    } catch (lost) {
+      throw unknownOutcome(leases, what, lost);
+    }
+    throw err;
   }
 }
 
