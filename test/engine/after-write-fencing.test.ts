@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../shared/schemas/run";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { LockProvider } from "../../workers/engine/deps";
-import { type LockTarget, lockStub } from "../../workers/locks/lock-target";
+import { type LockTarget, lockStub, overriding } from "../../workers/locks/lock-target";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
@@ -147,5 +147,51 @@ describe("the parent's check after a write, merged into the call that follows it
     const callbacks = (await auth0Client(domain, APP_CLIENT))?.callbacks ?? [];
     expect(callbacks).toContain(`https://${b}.preview.example.com/callback`);
     expect(callbacks).toContain(`https://${a}.preview.example.com/callback`);
+  });
+
+  it("the scope lost before the leaves, the parent with it: the write's outcome is still unknown", async () => {
+    const { domain, scope } = await appliedScope();
+    const calls: string[] = [];
+    let patched = false;
+    let scopeChecksAfter = 0;
+    const key = await appLockKey(domain);
+    // An admin takes both locks away right before the scope's check before the leaves (the
+    // second scope renewal after the write): the parent's check after the write is still to come.
+    const loseBoth = (inner: LockProvider): LockProvider => {
+      const recorded = recordingLocks(calls)(inner);
+      return {
+        ...recorded,
+        scope: (...args) => {
+          const target = recorded.scope(...args);
+          return overriding(target, {
+            renew: async (req) => {
+              if (patched && ++scopeChecksAfter === 2) {
+                await lockStub(env, key).forceRelease({ key, reason: "test", actor: "admin" });
+                await lockStub(env, target.key).forceRelease({
+                  key: target.key,
+                  reason: "test",
+                  actor: "admin",
+                });
+              }
+              return target.renew(req);
+            },
+          });
+        },
+      };
+    };
+    const sawPatch =
+      (inner: typeof fetch): typeof fetch =>
+      async (input, init) => {
+        const res = await inner(input, init);
+        if ((init?.method ?? "GET") === "PATCH") patched = true;
+        return res;
+      };
+    const destroyed = await engine({ wrapLocks: loseBoth, wrapFetch: sawPatch }).destroy(request(scope));
+    expect(scopeChecksAfter).toBeGreaterThanOrEqual(2);
+    expect(destroyed.run.status).toBe("failed");
+    expect(destroyed.lines[0]?.error?.code).toBe("LOCK_LOST");
+    expect(destroyed.lines[0]?.error?.message).toContain("may have landed");
+    expect(calls.filter((c) => c.startsWith("parent "))).not.toContain("parent release");
+    expect(await ownersOnApp(domain)).toHaveLength(3);
   });
 });

@@ -64,10 +64,10 @@ export async function criticalSection(
   const after = decisions.flatMap((d) => d.ownersAfter);
   // After a write, the report or the leaves are the parent's check after it (write-fence.ts).
   const wrote = lease !== null && !w.deps.unfenced && decisions.some((d) => d.write);
-  const follow = <T>(call: () => Promise<T>): Promise<T> =>
-    wrote ? checkedAfterWrite(fencing(w, lease), first.parent ?? first.key, call) : call();
+  const follow = <T>(call: () => Promise<T>, parentFenced = true): Promise<T> =>
+    wrote ? checkedAfterWrite(fencing(w, lease), first.parent ?? first.key, call, parentFenced) : call();
   // Leaves are ownership changes too: only while this run still holds its scope (a round trip).
-  if (after.length > 0) await w.scopeLease.check();
+  if (after.length > 0) await follow(() => w.scopeLease.check(), false);
   if (waiters.length > 0 && lease) {
     const reports: CombineReport[] = admitted.map(({ waiter, returned, accepted }) =>
       goneNow.has(waiter)

@@ -56,22 +56,26 @@ export async function fencedWrite(
 }
 
 /**
- * The token-checked parent call that follows a write as the parent's check after it
- * (FencedLeases.parentCheckedAfter). Accepted, the lease was live when it arrived, so it was held
- * all through the write: tokens never come back once lost. Refused (LOCK_LOST, also the local
- * deadline), the write's outcome is unknown, as when the check fails. Failed otherwise (the object
- * not reached, a refusal that says nothing of the lease), the check it stands for is made, and
- * the failure stands only if the lease is still held — the order a separate check would give.
+ * A call made after a write while the parent's check after it is still to come
+ * (FencedLeases.parentCheckedAfter). `parentFenced`: the call is the token-checked parent call
+ * standing for that check. Accepted, the lease was live when it arrived, so it was held all
+ * through the write: tokens never come back once lost. Refused (LOCK_LOST, also the local
+ * deadline), the write's outcome is unknown, as when the check fails. Any other failure (the
+ * object not reached, a refusal that says nothing of the lease, or a call that is not the
+ * parent's, like the scope's check before the leaves) makes the check it stands for, and stands
+ * only if the lease is still held — what a separate check before it would have given.
  */
 export async function checkedAfterWrite<T>(
   leases: FencedLeases,
   what: string,
   call: () => Promise<T>,
+  parentFenced: boolean,
 ): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (isSponsonError(err) && err.code === "LOCK_LOST") throw unknownOutcome(leases, what, err);
+    if (parentFenced && isSponsonError(err) && err.code === "LOCK_LOST")
+      throw unknownOutcome(leases, what, err);
     try {
       await leases.parent?.check();
     } catch (lost) {
