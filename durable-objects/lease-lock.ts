@@ -13,6 +13,7 @@ import { fail, ok, type Result } from "../shared/errors";
 import { lockKind } from "../shared/lock-keys";
 import type {
   AcquireRequest,
+  ClaimRequest,
   FencedRequest,
   LeaseLockApi,
   ReportCombinedRequest,
@@ -29,6 +30,7 @@ import type {
   Locator,
   OwnedItem,
   OwnerChange,
+  OwnerChangeAnswer,
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
@@ -39,7 +41,7 @@ import { HeldIndex } from "./held-index";
 import { holdsToken, isExpired, type LeaseRow, lostRefusal } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
-import { LeaseTransitions } from "./lease-transitions";
+import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockOwnership } from "./lock-ownership";
 import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
@@ -101,7 +103,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    * after names who holds it).
    */
   async #acquireStep(req: AcquireRequest): Promise<Result<LeaseGrant>> {
-    const step = this.#lease.acquireStep(req);
+    const step = this.#acquireNow(req);
     if (step.kind === "queued") {
       // Behind the wait: a handoff to this waiter never waits for R2.
       this.ctx.waitUntil(this.#index.listContended());
@@ -112,6 +114,36 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
+    return this.#renewNow(req);
+  }
+
+  /**
+   * Confirms a lease granted to a waiter, within its claim window; idempotent for a lease already
+   * claimed. A renewal or re-acquire by the holder claims it too (the holder is evidently there).
+   * With `items`, the claim answers their ownership view, read in the same step (under the lease).
+   */
+  async claim(req: ClaimRequest): Promise<Result<LeaseGrant>> {
+    return this.#withOwnership(this.#renewNow(req), req.items);
+  }
+
+  /**
+   * acquire's decision step, with the ownership view of `items` read in the same synchronous step
+   * as a grant made at once: nobody but the new holder can change it before its first call. A
+   * grant to a waiter comes later, provisional: its claim carries the items and the view.
+   */
+  #acquireNow(req: AcquireRequest): AcquireStep {
+    const step = this.#lease.acquireStep(req);
+    if (step.kind === "queued") return step;
+    return { kind: "answered", result: this.#withOwnership(step.result, req.items) };
+  }
+
+  /** A (claimed) grant with the ownership view of `items`, read now; anything else as it is. */
+  #withOwnership(result: Result<LeaseGrant>, items: OwnedItem[] | undefined): Result<LeaseGrant> {
+    if (!result.ok || items === undefined || result.value.claimBy !== undefined) return result;
+    return ok({ ...result.value, ownership: this.#ownership.view(items) });
+  }
+
+  #renewNow(req: { key: string; holder: string; token: number }): Result<LeaseGrant> {
     this.#store.remember(req.key, null);
     const now = Date.now();
     this.#lease.promote(now);
@@ -125,14 +157,6 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
     this.#index.syncLater();
     return ok(renewed);
-  }
-
-  /**
-   * Confirms a lease granted to a waiter, within its claim window; idempotent for a lease already
-   * claimed. A renewal or re-acquire by the holder claims it too (the holder is evidently there).
-   */
-  async claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
-    return this.renew(req);
   }
 
   async release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>> {
@@ -209,7 +233,10 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
 
   /**
    * Changes ownership, fenced by the lease's token: a holder that lost its lease changes nothing.
-   * `rebuilt` marks that ownership was rebuilt from the receipts' ledgers (done once, on upgrade).
+   * The same step renews the lease, as renew does: a successful change is the round-trip check of
+   * the lease at that instant, and its answer carries the new expiry (docs/design.md, "Lease
+   * protocol"). `rebuilt` marks that ownership was rebuilt from the receipts' ledgers (done once,
+   * on upgrade).
    */
   async changeOwners(req: {
     key: string;
@@ -218,11 +245,14 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     changes: OwnerChange[];
     rebuilt?: boolean;
     locator?: Locator;
-  }): Promise<Result<OwnershipView>> {
+  }): Promise<Result<OwnerChangeAnswer>> {
     const now = Date.now();
     const refused = this.#fence(req, now);
     if (refused) return refused;
-    return ok(await this.#ownership.change(req, now));
+    const lease = this.#store.lease() as LeaseRow;
+    const { expiresAt } = this.#store.extend(lease, lease.ttlMs, now, null);
+    this.#index.syncLater();
+    return ok({ ...(await this.#ownership.change(req, now)), expiresAt });
   }
 
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */

@@ -6,7 +6,14 @@
 import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";
-import type { Locator, OwnedItem, OwnerChange, OwnershipRecord, OwnershipView } from "../schemas/ownership";
+import type {
+  Locator,
+  OwnedItem,
+  OwnerChange,
+  OwnerChangeAnswer,
+  OwnershipRecord,
+  OwnershipView,
+} from "../schemas/ownership";
 import type { RecentWrite } from "../schemas/recent-writes";
 
 export interface AcquireRequest {
@@ -28,6 +35,19 @@ export interface AcquireRequest {
    * (acquireOrCombine only; a plain acquire ignores them).
    */
   changes?: QueuedChange[];
+  /**
+   * The items whose ownership the holder will decide from: a grant made at once answers their
+   * ownership view (`LeaseGrant.ownership`), read in the same step; a waiter's claim does.
+   */
+  items?: OwnedItem[];
+}
+
+/** A waiter confirming its grant; `items` as in AcquireRequest, answered with the claim. */
+export interface ClaimRequest {
+  key: string;
+  holder: string;
+  token: number;
+  items?: OwnedItem[];
 }
 
 /** The holder of the lease, by its token: fenced calls answer LOCK_LOST to anyone else. */
@@ -45,7 +65,7 @@ export interface ReportCombinedRequest extends FencedRequest {
 
 export interface LeaseLockApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
-  claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
+  claim(req: ClaimRequest): Promise<Result<LeaseGrant>>;
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
   release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
@@ -56,6 +76,7 @@ export interface LeaseLockApi {
     token: number;
     items: OwnedItem[];
   }): Promise<Result<OwnershipView>>;
+  /** Fenced by the token, and renews the lease in the same step (answered with its expiry). */
   changeOwners(req: {
     key: string;
     holder: string;
@@ -63,7 +84,7 @@ export interface LeaseLockApi {
     changes: OwnerChange[];
     rebuilt?: boolean;
     locator?: Locator;
-  }): Promise<Result<OwnershipView>>;
+  }): Promise<Result<OwnerChangeAnswer>>;
   ownership(req: { key: string }): Promise<OwnershipRecord>;
   /** acquire, but a waiter's changes may be written by the holder instead (grant null then). */
   acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>>;

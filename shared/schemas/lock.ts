@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ownershipViewSchema } from "./ownership";
 
 export const lockKindSchema = z.enum(["scope", "parent"]);
 export type LockKind = z.infer<typeof lockKindSchema>;
@@ -55,6 +56,13 @@ export const leaseGrantSchema = z.object({
    * this instant (object time, equal to expiresAt) unless the holder claims it first.
    */
   claimBy: z.number().int().optional(),
+  /**
+   * The ownership of the items the acquire (or the claim) named, read in the same step as the
+   * grant, under it: nobody but this holder can change it before its first call (docs/design.md,
+   * "Ownership of shared entries"). Absent on a provisional grant (the claim carries it) and
+   * where no items were named.
+   */
+  ownership: ownershipViewSchema.optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 

@@ -25,6 +25,13 @@ export const ownershipViewSchema = z.object({
 });
 export type OwnershipView = z.infer<typeof ownershipViewSchema>;
 
+/**
+ * What an ownership change answers: the changed items' ownership, and the lease's expiry, since
+ * the change renews the lease in the same call (docs/design.md, "Lease protocol").
+ */
+export const ownerChangeAnswerSchema = ownershipViewSchema.extend({ expiresAt: z.number().int() });
+export type OwnerChangeAnswer = z.infer<typeof ownerChangeAnswerSchema>;
+
 export const ownerChangeSchema = z.discriminatedUnion("action", [
   ownedItemSchema.extend({ action: z.enum(["add", "remove"]), owner: z.string() }),
   ownedItemSchema.extend({ action: z.enum(["foreign", "not-foreign"]) }),

@@ -10,6 +10,7 @@ import { changeId, decidedFromAnswer, queuedChangeOf, untakenRefusal } from "./c
 import { criticalSection } from "./critical-section";
 import type { Change, Decided } from "./group-decisions";
 import type { Item } from "./item";
+import { ownedItemsOf } from "./owner-bookkeeping";
 import { ownerOf } from "./ownership";
 import { acquireParent } from "./parent-lease";
 import { fault, type Section, type WaitPolicy, type WriterParts } from "./writer-parts";
@@ -38,8 +39,12 @@ export async function combinedWrite(
   const queued = changes.length > MAX_QUEUED_CHANGES ? [] : changes.map((c) => queuedChangeOf(c, w.run, me));
   let answer: Awaited<ReturnType<typeof Lease.acquireOrCombine>>;
   try {
-    answer = await acquireParent(w, first, waiting, (target, opts) =>
-      Lease.acquireOrCombine(target, w.run.id, opts, queued),
+    answer = await acquireParent(
+      w,
+      first,
+      waiting,
+      (target, opts) => Lease.acquireOrCombine(target, w.run.id, opts, queued),
+      ownedItemsOf(changes.map((c) => c.item)),
     );
   } catch (err) {
     // A holder may have taken these changes and be writing them now (or have written them):

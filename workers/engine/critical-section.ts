@@ -20,7 +20,7 @@ import { ownerOf } from "./ownership";
 import { readUnderLease, rememberWritten } from "./recent-writes-section";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "./stale-state";
 import { gone, goneBack, goneWaiters, stillRunning } from "./waiter-scopes";
-import { fencedWrite } from "./write-fence";
+import { checkedAfterWrite, type FencedLeases, fencedWrite } from "./write-fence";
 import { contextOf, fault, type Section, type WriterParts } from "./writer-parts";
 
 export async function criticalSection(
@@ -44,7 +44,8 @@ export async function criticalSection(
   const goneNow = new Set<string>();
   let decisions: Decided[];
   try {
-    decisions = await decideAndWrite(w, first, lease, own, queued, section, goneNow);
+    // With waiters taken, a report follows the write whatever becomes of their changes.
+    decisions = await decideAndWrite(w, first, lease, own, queued, section, goneNow, waiters.length > 0);
   } catch (err) {
     if (waiters.length === 0 || !lease || err instanceof SimulatedCrash) throw err;
     // Their changes go back: each waiter writes its own as it would without combining.
@@ -61,8 +62,12 @@ export async function criticalSection(
     throw err;
   }
   const after = decisions.flatMap((d) => d.ownersAfter);
+  // After a write, the report or the leaves are the parent's check after it (write-fence.ts).
+  const wrote = lease !== null && !w.deps.unfenced && decisions.some((d) => d.write);
+  const follow = <T>(call: () => Promise<T>, parentFenced = true): Promise<T> =>
+    wrote ? checkedAfterWrite(fencing(w, lease), first.parent ?? first.key, call, parentFenced) : call();
   // Leaves are ownership changes too: only while this run still holds its scope (a round trip).
-  if (after.length > 0) await w.scopeLease.check();
+  if (after.length > 0) await follow(() => w.scopeLease.check(), false);
   if (waiters.length > 0 && lease) {
     const reports: CombineReport[] = admitted.map(({ waiter, returned, accepted }) =>
       goneNow.has(waiter)
@@ -75,9 +80,9 @@ export async function criticalSection(
             returned,
           },
     );
-    await lease.reportCombined(reports, after);
-  } else if (after.length > 0) {
-    await lease?.changeOwners(after);
+    await follow(() => lease.reportCombined(reports, after));
+  } else if (after.length > 0 && lease) {
+    await follow(() => lease.changeOwners(after));
   }
   if (lease && own[0]) await fault(w, "after-report", own[0], own);
   return decisions.slice(0, own.length);
@@ -95,9 +100,10 @@ async function decideAndWrite(
   queued: readonly Queued[],
   section: Section,
   goneNow: Set<string>,
+  reports: boolean,
 ): Promise<Decided[]> {
   for (let attempt = 1; ; attempt += 1) {
-    const tried = await attemptWrite(w, first, lease, own, queued, section, goneNow, attempt);
+    const tried = await attemptWrite(w, first, lease, own, queued, section, goneNow, attempt, reports);
     if (!(tried instanceof StaleState)) return tried.decisions;
     if (attempt >= MAX_DECIDE_ATTEMPTS) throw keptChanging(first.parent, attempt, tried.detail);
     const undo = tried.owns
@@ -119,6 +125,7 @@ async function attemptWrite(
   section: Section,
   goneNow: Set<string>,
   attempt: number,
+  reports: boolean,
 ): Promise<{ decisions: Decided[] } | (StaleState & { decisions: Decided[]; owns: ItemOwnership[] | null })> {
   const base = contextOf(w, first);
   const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease], w.deps.clock) };
@@ -168,12 +175,13 @@ async function attemptWrite(
   if (before.length > 0) await lease?.changeOwners(before);
   if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
   if (writes.length > 0) {
-    // Fencing: both leases are checked right before the write and again right after it.
+    // Fencing: both leases are checked right before the write and again right after it; the
+    // claims just made renewed the parent lease at the object, which is its check before, and
+    // the report or the leaves that follow the write are its check after.
     const leases = {
-      scope: w.scopeLease,
-      parent: lease,
-      checkAfter: !w.deps.unfenced,
-      abandoned: w.abandoned,
+      ...fencing(w, lease),
+      parentRenewed: before.length > 0,
+      parentCheckedAfter: lease !== null && (reports || decisions.some((d) => d.ownersAfter.length > 0)),
     };
     const stale = await fencedWrite(leases, first.parent ?? first.key, async () => {
       if (batch) {
@@ -202,6 +210,11 @@ async function attemptWrite(
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
   }
   return { decisions };
+}
+
+/** The leases a group's write is fenced by (write-fence.ts). */
+function fencing(w: WriterParts, lease: Lease | null): FencedLeases {
+  return { scope: w.scopeLease, parent: lease, checkAfter: !w.deps.unfenced, abandoned: w.abandoned };
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */

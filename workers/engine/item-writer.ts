@@ -104,8 +104,12 @@ export class ItemWriter {
     try {
       decided = combines(w, first)
         ? await combinedWrite(w, first, changes, waiting, section)
-        : await withParent(w, first, waiting, (lease) =>
-            criticalSection(w, first, lease, changes, false, section),
+        : await withParent(
+            w,
+            first,
+            waiting,
+            changes.map((c) => c.item),
+            (lease) => criticalSection(w, first, lease, changes, false, section),
           );
     } catch (err) {
       // Only the intents this group added go: a create intent a removal here was to resolve stays.
@@ -129,7 +133,7 @@ export class ItemWriter {
   async adopt(item: Item, waiting: WaitPolicy): Promise<boolean> {
     const w = this.#w;
     const ctx = this.context(item);
-    return withParent(w, item, waiting, async (lease) => {
+    return withParent(w, item, waiting, [item], async (lease) => {
       const present = (await item.op.inspect(ctx, item.params)).present;
       const [own] = (await ownershipOf(w, [item], lease, ctx, null)) ?? [];
       if (present && own) {

@@ -4,7 +4,7 @@
  * rebuilds it from every receipt's ledger, and the first look at an op's list marks what is on it
  * and owned by no scope as foreign (it was there before any scope claimed it).
  */
-import type { ItemOwnership, Locator, OwnerChange } from "../../shared/schemas/ownership";
+import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../../shared/schemas/ownership";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import type { Lease } from "../locks/lease";
 import { mayName } from "../receipts/parent-tags";
@@ -19,7 +19,24 @@ function locatorOf(item: Item): Locator {
   return { op: item.opName, connection: item.connection, params: item.params };
 }
 
-/** Null where ownership does not apply (no parent lease; the test-only control switch). */
+/** The items a group decides the ownership of, as the lock object names them. */
+export function ownedItemsOf(items: readonly Item[]): OwnedItem[] {
+  return items.map((i) => ({ op: i.opName, key: i.key }));
+}
+
+/**
+ * The items a parent lease's grant should answer the ownership of (LeaseOptions.items): none
+ * where ownership does not apply, so the object reads nothing for it.
+ */
+export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[] | undefined {
+  return w.deps.ownership ? ownedItemsOf(items) : undefined;
+}
+
+/**
+ * Null where ownership does not apply (no parent lease; the test-only control switch). The first
+ * decision under a lease decides from the view its grant carried, where that names every item (a
+ * waiter's items taken under write combining are not in it); any other reads it from the object.
+ */
 export async function ownershipOf(
   w: WriterParts,
   items: readonly Item[],
@@ -28,8 +45,8 @@ export async function ownershipOf(
   state: unknown,
 ): Promise<ItemOwnership[] | null> {
   if (lease === null || !w.deps.ownership) return null;
-  const wanted = items.map((i) => ({ op: i.opName, key: i.key }));
-  let view = await lease.owners(wanted);
+  const wanted = ownedItemsOf(items);
+  let view = lease.grantedOwners(wanted) ?? (await lease.owners(wanted));
   if (!view.rebuilt) {
     const rebuilt = await ledgerOwners(w, (items[0] as Item).parent as string);
     // The rebuild may make this run's own scope an owner (its receipt's ledger and intents): an

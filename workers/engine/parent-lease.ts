@@ -1,20 +1,30 @@
 /** The parent lease an item write is made under: one at a time, only for that write. */
 import { SponsonError } from "../../shared/errors";
-import { Lease } from "../locks/lease";
+import type { OwnedItem } from "../../shared/schemas/ownership";
+import { Lease, type LeaseOptions } from "../locks/lease";
 import type { EngineDeps } from "./deps";
 import type { Item } from "./item";
+import { grantItemsOf } from "./owner-bookkeeping";
 import type { WaitPolicy, WriterParts } from "./writer-parts";
 
-/** Runs `fn` under the item's parent lease (or with null where the item has no parent lock). */
+/**
+ * Runs `fn` under the item's parent lease (or with null where the item has no parent lock); the
+ * grant answers the ownership of `items` (LeaseOptions.items).
+ */
 export async function withParent<T>(
   w: WriterParts,
   item: Item,
   waiting: WaitPolicy,
+  items: readonly Item[],
   fn: (lease: Lease | null) => Promise<T>,
 ): Promise<T> {
   if (item.parent === null || !w.deps.parentLocks) return fn(null);
-  const lease = await acquireParent(w, item, waiting, (target, opts) =>
-    Lease.acquire(target, w.run.id, opts),
+  const lease = await acquireParent(
+    w,
+    item,
+    waiting,
+    (target, opts) => Lease.acquire(target, w.run.id, opts),
+    grantItemsOf(w, items),
   );
   try {
     return await fn(lease);
@@ -44,15 +54,16 @@ export function assertNotAbandoned(w: WriterParts, first: Item): void {
   );
 }
 
-/** Takes `first`'s parent lease through `take`; a held lock is reported naming the parent. */
+/**
+ * Takes `first`'s parent lease through `take`, its grant answering the ownership of `items`; a
+ * held lock is reported naming the parent.
+ */
 export async function acquireParent<T>(
   w: WriterParts,
   first: Item,
   waiting: WaitPolicy,
-  take: (
-    target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>,
-    opts: Parameters<typeof Lease.acquire>[2],
-  ) => Promise<T>,
+  take: (target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>, opts: LeaseOptions) => Promise<T>,
+  items: OwnedItem[] | undefined,
 ): Promise<T> {
   // Never wait for a parent lock without the scope lease still ours.
   w.scopeLease.assertHeld();
@@ -67,6 +78,7 @@ export async function acquireParent<T>(
       onWarning: (m) => w.run.warn(m),
       maxHoldMs: MAX_CRITICAL_SECTION_MS,
       ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
+      ...(items ? { items } : {}),
     });
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") {

@@ -28,6 +28,11 @@ export interface LeaseOptions {
   maxHoldMs?: number;
   /** Shortens the lock-delay after this lease's expiry (the fencing tests' control case only). */
   lockDelayMs?: number;
+  /**
+   * The items whose ownership the holder will decide from: the grant (or the claim after a wait)
+   * answers their view, read under the lease at that instant (`grantedOwners`).
+   */
+  items?: OwnedItem[];
 }
 
 export const RELEASE_ATTEMPTS = 5;
@@ -74,6 +79,8 @@ export class Lease {
   #timer: unknown = null;
   #lost: SponsonError | null = null;
   #released = false;
+  /** The ownership view the grant carried, until the first decision takes it (`grantedOwners`). */
+  #granted: OwnershipView | null;
 
   private constructor(
     target: LockTarget,
@@ -93,6 +100,7 @@ export class Lease {
     this.#holdUntil = opts.maxHoldMs === undefined ? Infinity : deadline - opts.ttlMs + opts.maxHoldMs;
     this.#deadline = Math.min(deadline, this.#holdUntil);
     this.#expiresAt = grant.expiresAt;
+    this.#granted = grant.ownership ?? null;
   }
 
   /**
@@ -105,6 +113,7 @@ export class Lease {
     const margin = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
     const wait = opts.wait ?? false;
     const giveUpAt = clock.now() + (opts.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
+    const items = opts.items ? { items: opts.items } : {};
     for (let attempt = 1; ; attempt++) {
       // Measured before the call: the server's expiry can only be later than this plus the TTL.
       let before = clock.now();
@@ -116,12 +125,13 @@ export class Lease {
           wait,
           waitTimeoutMs: Math.max(0, giveUpAt - before),
           ...(opts.lockDelayMs !== undefined ? { lockDelayMs: opts.lockDelayMs } : {}),
+          ...items,
         });
         if (!result.ok) throw SponsonError.fromInfo(result.error);
         grant = result.value;
         if (grant.claimBy !== undefined) {
           before = clock.now();
-          const claimed = await target.claim({ holder, token: grant.token });
+          const claimed = await target.claim({ holder, token: grant.token, ...items });
           // Too late to claim (the window passed): the lock went on to the next waiter; queue again.
           if (!claimed.ok && claimed.error.code === "LOCK_LOST") throw new Rejoin();
           if (!claimed.ok) throw SponsonError.fromInfo(claimed.error);
@@ -239,15 +249,42 @@ export class Lease {
     return this.#fenced(await this.target.owners({ holder: this.holder, token: this.token, items }));
   }
 
-  /** Changes ownership, accepted by the object only with this lease's current token. */
+  /**
+   * The ownership of `items` as the grant answered it (LeaseOptions.items), if it names every one
+   * of them; null otherwise, and on every later call: it is the view as of the grant, so only the
+   * first decision may use it (this holder's own changes since make it stale, and a decision made
+   * again reads afresh). Same answer `owners` would give, since nobody else can change ownership
+   * while the lease is held.
+   */
+  grantedOwners(items: readonly OwnedItem[]): OwnershipView | null {
+    this.assertHeld();
+    const view = this.#granted;
+    this.#granted = null;
+    if (!view) return null;
+    const found = items.map(({ op, key }) => view.items.find((v) => v.op === op && v.key === key));
+    if (found.some((v) => v === undefined)) return null;
+    return { ...view, items: found as OwnershipView["items"] };
+  }
+
+  /**
+   * Changes ownership, accepted by the object only with this lease's current token. The object
+   * renews the lease in the same call: the deadline moves exactly as after `renew`, so a change
+   * that succeeded is a fencing check of the lease at that instant (docs/design.md, "Lease
+   * protocol").
+   */
   async changeOwners(
     changes: OwnerChange[],
     options: { rebuilt?: boolean; locator?: Locator } = {},
   ): Promise<OwnershipView> {
     this.assertHeld();
-    return this.#fenced(
+    this.#granted = null;
+    const before = this.#clock.now();
+    const answer = this.#fenced(
       await this.target.changeOwners({ holder: this.holder, token: this.token, changes, ...options }),
     );
+    this.#renewed(before, answer.expiresAt);
+    const { expiresAt: _, ...view } = answer;
+    return view;
   }
 
   /**
@@ -319,15 +356,20 @@ export class Lease {
       return;
     }
     if (result.ok) {
-      this.#deadline = Math.min(
-        Math.max(this.#deadline, before + this.#ttlMs - this.#marginMs),
-        this.#holdUntil,
-      );
-      this.#expiresAt = result.value.expiresAt;
+      this.#renewed(before, result.value.expiresAt);
     } else if (result.error.code === "LOCK_LOST") {
       this.#lost = this.#lostError(result.error.message);
       this.#stop();
     }
+  }
+
+  /** A renewal measured from `before` (the clock read just before its call) succeeded. */
+  #renewed(before: number, expiresAt: number): void {
+    this.#deadline = Math.min(
+      Math.max(this.#deadline, before + this.#ttlMs - this.#marginMs),
+      this.#holdUntil,
+    );
+    this.#expiresAt = expiresAt;
   }
 
   /**
