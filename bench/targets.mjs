@@ -38,7 +38,7 @@ export function targetRows(r) {
     warm <= 2,
     {
       by: warm > 2 ? `${warm - 2} call(s)` : undefined,
-      why: "the read before the lease is still made (it decides 'unchanged'); skipping it for a group the ledger does not hold (issue 24 item 2, another change) closes it",
+      why: "a read before the lease of items the ledger does not hold, or a token exchange on a warm connection: both are regressions (apply.ts reads only ledger items before the lease; tokens come from the isolate cache or the token object)",
     },
   );
   const tk = rt.tokens;
@@ -62,7 +62,7 @@ export function targetRows(r) {
   add("K = 1 apply wall ÷ its provider-call floor", k1Floor, "≤ 1.5×", k1Floor <= 1.5, {
     unit: "×",
     by: k1Floor > 1.5 ? times(k1Floor / 1.5) : undefined,
-    why: "per-run lock-object round trips and storage operations (7 / 6 on a known application, more on the fresh one each bench run uses); the cuts of issue 24 item 3 (ownership with the grant, one receipt read, intents in the scope lock object) close most of it",
+    why: "the run's own calls besides the provider's: two scope-state reads, lock-object calls (the fresh application each bench run uses pays the one-time rebuild and first look) and receipt operations, each a local RPC of a few ms on this machine; what would close it is fewer of them per run (docs/performance.md, 'Where a run's time goes')",
   });
   const combinedRatio = k32?.combining?.wallOverK1;
   add("combining on: K = 32 wall ÷ K = 1 wall", combinedRatio, "≤ 3×", combinedRatio <= 3, {
@@ -136,6 +136,7 @@ export function targetRows(r) {
   const handoff = rt.handoff?.median;
   add("handoff (ms, median)", handoff, "≤ 2 ms", handoff <= 2, {
     unit: " ms",
+    by: handoff > 2 ? `${(handoff - 2).toFixed(2)} ms` : undefined,
     why: "the relay's RPC floor on a loaded machine",
   });
   const lost = contended.length ? Math.max(...contended.map((c) => c.lost)) : undefined;
