@@ -46,6 +46,13 @@ import { waiterView } from "./waiter-queue";
 
 export { HISTORY_LIMIT } from "./lease-store";
 
+/** The longest receipt etag a release may hand over (R2's are 32 hex digits; a legacy one is prefixed). */
+const MAX_RECEIPT_ETAG_LENGTH = 200;
+
+function receiptEtagOf(etag: unknown): string | null {
+  return typeof etag === "string" && etag.length > 0 && etag.length <= MAX_RECEIPT_ETAG_LENGTH ? etag : null;
+}
+
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
 
@@ -119,7 +126,12 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return this.renew(req);
   }
 
-  async release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>> {
+  async release(req: {
+    key: string;
+    holder: string;
+    token: number;
+    receiptEtag?: string;
+  }): Promise<Result<ReleaseOutcome>> {
     this.#store.remember(req.key, null);
     const now = Date.now();
     const lease = this.#store.lease();
@@ -133,7 +145,11 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     }
     // Releasing an expired lease is still the holder's own release (nobody else had it yet), but
     // the history says it came late.
-    this.#store.free(now, isExpired(lease, now) ? "released-expired" : "released", lease, null);
+    const expired = isExpired(lease, now);
+    this.#store.free(now, expired ? "released-expired" : "released", lease, null);
+    // The receipt etag its save left, for the next grant: only from a release in time (after an
+    // expiry, nobody can vouch the holder's view was still the latest), and only a short string.
+    if (!expired) this.#store.handOverReceiptEtag(receiptEtagOf(req.receiptEtag));
     this.#lease.promote(now);
     this.#index.syncLater();
     return ok({ released: true, reason: "released", at: now });

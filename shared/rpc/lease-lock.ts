@@ -47,7 +47,16 @@ export interface LeaseLockApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
   claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
-  release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
+  /**
+   * `receiptEtag` (scope locks): the receipt's etag as this holder's last save left it, named only
+   * when that save succeeded; the next grant answers it (LeaseGrant.receiptEtag).
+   */
+  release(req: {
+    key: string;
+    holder: string;
+    token: number;
+    receiptEtag?: string;
+  }): Promise<Result<ReleaseOutcome>>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   read(req: { key: string }): Promise<LockState>;
   owners(req: {

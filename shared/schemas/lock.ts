@@ -55,6 +55,12 @@ export const leaseGrantSchema = z.object({
    * this instant (object time, equal to expiresAt) unless the holder claims it first.
    */
   claimBy: z.number().int().optional(),
+  /**
+   * Scope locks: the etag of the scope's receipt as the previous holder saved it and released with
+   * it, answered only while nothing since can have changed it (no expiry, force-release or
+   * takeover since that release). A run whose own read has this etag need not read again.
+   */
+  receiptEtag: z.string().optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 

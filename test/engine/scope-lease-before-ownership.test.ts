@@ -83,22 +83,23 @@ describe("the scope lease before an ownership change", () => {
     await seedTenant(domain, { callbacks: [SHARED] });
     const plan = auth0Plan(domain, [{ id: "shared", op: "auth0.callbackUrl", url: SHARED }]);
     const scope = freshPr();
-    // The second read of the application is the one under the parent lease (the first is the
-    // read before any lease); the scope lock goes while it is in flight.
+    // The first read of the application is the one under the parent lease (a group of items the
+    // ledger does not hold reads nothing before it: issue 24 item 2); the scope lock goes while it
+    // is in flight.
     let reads = 0;
-    const releaseOnSecondRead = (inner: typeof fetch): typeof fetch => {
+    const releaseOnFirstRead = (inner: typeof fetch): typeof fetch => {
       return async (input, init) => {
         const url = new URL(input instanceof Request ? input.url : String(input));
         if ((init?.method ?? "GET") === "GET" && url.pathname.includes(`/clients/${APP_CLIENT}`)) {
           reads += 1;
-          if (reads === 2) await forceReleaseScope(scope);
+          if (reads === 1) await forceReleaseScope(scope);
         }
         return inner(input, init);
       };
     };
     const writesBefore = await providerWrites(domain);
-    const result = await apply(engine({ wrapFetch: releaseOnSecondRead, combining: false }), scope, plan);
-    expect(reads).toBeGreaterThanOrEqual(2);
+    const result = await apply(engine({ wrapFetch: releaseOnFirstRead, combining: false }), scope, plan);
+    expect(reads).toBeGreaterThanOrEqual(1);
     expect(result.run.status).toBe("failed");
     expect(await ownedItems(domain)).toEqual([]);
     expect(await providerWrites(domain)).toBe(writesBefore);

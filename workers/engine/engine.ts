@@ -300,15 +300,17 @@ export class Engine {
       run.warn(`run ${run.id} was not recorded: ${err.message}`);
       return;
     }
+    let saved: string | null = null;
     try {
       const session = await ReceiptSession.open(deps.store, req);
       session.recordRun(run.record(deps.clock.now()));
       await session.save();
+      saved = session.etag;
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;
       run.warn(`run ${run.id} was not recorded: ${err.message}`);
     } finally {
-      await lease.release();
+      await lease.release(saved);
     }
   }
 
@@ -338,7 +340,8 @@ export class Engine {
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
     // ever made while a lease is held.
     const contexts = this.#contexts(deps);
-    const { receipt: stored } = await deps.store.read(req);
+    const read = await deps.store.read(req);
+    const stored = read.receipt;
     refuse?.(stored);
     await contexts.prepare([
       ...planConnections,
@@ -358,6 +361,8 @@ export class Engine {
       },
     );
     let run: Run | undefined;
+    // The etag of this run's successful last save, handed to the next holder with the release.
+    let saved: string | null = null;
     try {
       // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
       // any change refuses the run before it writes anything.
@@ -378,7 +383,12 @@ export class Engine {
         );
       }
       run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
-      const session = await ReceiptSession.open(deps.store, req);
+      // One receipt read per run: the read before the lease is the receipt still, when the lock
+      // vouches that the last holder saved exactly that version and nobody could have since.
+      const session =
+        lease.receiptEtag !== null && lease.receiptEtag === read.etag
+          ? ReceiptSession.of(deps.store, req, read)
+          : await ReceiptSession.open(deps.store, req);
       // Every save bumps the revision: a higher one at the end means this run has written.
       const openedRevision = session.receipt.revision;
       const skip = guard && after ? guard(after) : null;
@@ -386,6 +396,7 @@ export class Engine {
         run.skip(skip);
         session.recordRun(run.record(deps.clock.now()));
         await session.save();
+        saved = session.etag;
         return run.result(deps.clock.now());
       }
       const writer = new ItemWriter(deps, run, session, lease, contexts);
@@ -407,6 +418,7 @@ export class Engine {
         } else {
           session.recordRun(run.record(deps.clock.now()));
           await session.save();
+          saved = session.etag;
         }
       } catch (err) {
         // A problem answer (409 CONCURRENT_MODIFICATION above all) means "refused, nothing
@@ -421,7 +433,7 @@ export class Engine {
       }
       return run.result(deps.clock.now());
     } finally {
-      await lease.release();
+      await lease.release(saved);
     }
   }
 }

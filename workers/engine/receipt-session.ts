@@ -4,7 +4,7 @@
  */
 import type { Intent, LedgerEntry, Receipt, RunRecord } from "../../shared/schemas/receipt";
 import { RUNS_KEPT } from "../../shared/schemas/receipt";
-import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
+import type { ReceiptStore, ScopeAddress, StoredReceipt } from "../receipts/receipt-store";
 import { type ItemRef, sameItem } from "./item";
 
 export class ReceiptSession {
@@ -24,6 +24,20 @@ export class ReceiptSession {
   static async open(store: ReceiptStore, address: ScopeAddress): Promise<ReceiptSession> {
     const { receipt, etag } = await store.read(address);
     return new ReceiptSession(store, address, receipt, etag);
+  }
+
+  /**
+   * A session over a version read earlier (before the lease), for a run the scope lock vouches
+   * for: its grant named this very etag as the one the last holder saved (docs/design.md, "Run
+   * algorithm"). The saves stay conditional on it, so a stale version is never written over.
+   */
+  static of(store: ReceiptStore, address: ScopeAddress, stored: StoredReceipt): ReceiptSession {
+    return new ReceiptSession(store, address, stored.receipt, stored.etag);
+  }
+
+  /** The version this session last read or wrote; null when no receipt exists. */
+  get etag(): string | null {
+    return this.#etag;
   }
 
   get receipt(): Readonly<Receipt> {

@@ -62,6 +62,11 @@ export class Lease {
   readonly target: LockTarget;
   readonly holder: string;
   readonly token: number;
+  /**
+   * Scope locks: the receipt etag the previous holder saved and released with, when the object
+   * vouches for it (LeaseGrant.receiptEtag); null when it does not.
+   */
+  readonly receiptEtag: string | null;
   readonly #ttlMs: number;
   readonly #marginMs: number;
   readonly #clock: Clock;
@@ -85,6 +90,7 @@ export class Lease {
     this.target = target;
     this.holder = holder;
     this.token = grant.token;
+    this.receiptEtag = grant.receiptEtag ?? null;
     this.#ttlMs = opts.ttlMs;
     this.#marginMs = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
     this.#clock = opts.clock ?? systemClock;
@@ -342,14 +348,19 @@ export class Lease {
     this.#stop();
   }
 
-  /** Idempotent; retried with backoff; a final failure warns with the key and until when. */
-  async release(): Promise<void> {
+  /**
+   * Idempotent; retried with backoff; a final failure warns with the key and until when.
+   * `receiptEtag` hands the etag of this holder's last successful receipt save to the next holder
+   * (scope leases; docs/design.md, "Run algorithm").
+   */
+  async release(receiptEtag: string | null = null): Promise<void> {
     if (this.#released) return;
     this.#released = true;
     this.#stop();
+    const handOver = receiptEtag === null ? {} : { receiptEtag };
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
       try {
-        const result = await this.target.release({ holder: this.holder, token: this.token });
+        const result = await this.target.release({ holder: this.holder, token: this.token, ...handOver });
         if (result.ok) return;
       } catch {
         // fall through to the backoff
