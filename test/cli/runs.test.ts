@@ -76,8 +76,9 @@ describe("sponson apply, preview, rollback, destroy", () => {
         lines[6] ?? "",
       );
     expect(counts, lines[6]).not.toBeNull();
-    // Three created lines: at least a token, a read and a write at the provider, and a receipt write.
-    expect(Number(counts?.[1])).toBeGreaterThanOrEqual(3);
+    // Three created lines: at least a read under the parent lease and a write at the provider (the
+    // token may be cached; a group of new items reads nothing before the lease), and a receipt write.
+    expect(Number(counts?.[1])).toBeGreaterThanOrEqual(2);
     expect(Number(counts?.[2])).toBeGreaterThan(0);
     expect(Number(counts?.[4])).toBeGreaterThan(0);
     expect(lines).toHaveLength(7);
