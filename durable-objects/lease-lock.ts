@@ -32,6 +32,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
+import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
@@ -41,6 +42,8 @@ import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
 import { LeaseTransitions, settled } from "./lease-transitions";
 import { LockOwnership } from "./lock-ownership";
+import { PendingIndex } from "./pending-index";
+import { PendingIntents, putIntentsSchema } from "./pending-intents";
 import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
 
@@ -64,6 +67,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #index: HeldIndex;
   readonly #ownership: LockOwnership;
   readonly #combining: CombineWaiters;
+  readonly #pending: PendingIntents;
+  readonly #pendingIndex: PendingIndex;
   /** The armed alarm as this object last set or found it (null: none armed). */
   #alarmAt: number | null = null;
 
@@ -81,6 +86,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       syncIndexLater: () => this.#index.syncLater(),
     });
     this.#ownership = new LockOwnership(this.#sql, this.#store, env);
+    this.#pending = new PendingIntents(this.#sql);
+    this.#pendingIndex = new PendingIndex(env, ctx, this.#store, this.#pending);
     this.#combining = new CombineWaiters({
       sql: this.#sql,
       storage: ctx.storage,
@@ -99,7 +106,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
-    return settled(this.#lease.acquireStep(req));
+    return this.#withPending(await settled(this.#lease.acquireStep(req)));
   }
 
   async renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
@@ -123,7 +130,20 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    * claimed. A renewal or re-acquire by the holder claims it too (the holder is evidently there).
    */
   async claim(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>> {
-    return this.renew(req);
+    return this.#withPending(await this.renew(req));
+  }
+
+  async putIntents(req: FencedRequest & { intents: Intent[] }): Promise<Result<LeaseGrant>> {
+    const intents = putIntentsSchema.safeParse(req.intents);
+    if (!intents.success) return fail("VALIDATION", `intents refused: ${intents.error.message}`);
+    const renewed = await this.renew(req);
+    // Only the live holder's intents are kept: renew refused anyone else (LOCK_LOST).
+    if (renewed.ok) this.#pending.put(intents.data);
+    return renewed;
+  }
+
+  async pendingIntents(_req: { key: string }): Promise<Intent[]> {
+    return this.#pending.all();
   }
 
   async release(req: {
@@ -131,6 +151,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     holder: string;
     token: number;
     receiptEtag?: string;
+    intentsSettled?: boolean;
   }): Promise<Result<ReleaseOutcome>> {
     this.#store.remember(req.key, null);
     const now = Date.now();
@@ -150,8 +171,12 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // The receipt etag its save left, for the next grant: only from a release in time (after an
     // expiry, nobody can vouch the holder's view was still the latest), and only a short string.
     if (!expired) this.#store.handOverReceiptEtag(receiptEtagOf(req.receiptEtag));
+    // Its last save holds every intent still unresolved (a late release too: nobody held the lock
+    // since, so nobody else put any): the lock need keep none of them.
+    if (req.intentsSettled === true) this.#pending.clear();
     this.#lease.promote(now);
     this.#index.syncLater();
+    this.#pendingIndex.syncLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -163,6 +188,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     this.#store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.#lease.promote(now);
     this.#index.syncLater();
+    this.#pendingIndex.syncLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -299,9 +325,11 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (quiet > now) this.#armAlarm(quiet);
     this.#combining.ageAnswers(now, lease);
     await this.#index.sync(true);
-    // A free lock whose index delete failed keeps an alarm, so the delete is retried without
-    // waiting for anyone to read or list it.
-    if (this.#store.lease() === null && this.#index.marked) {
+    // A holder that died keeping intents: the sweep finds its scope through the index entry.
+    await this.#pendingIndex.sync();
+    // A free lock whose index delete failed (or whose pending-intents entry is out of step) keeps
+    // an alarm, so the write is retried without waiting for anyone to read or list it.
+    if (this.#store.lease() === null && (this.#index.marked || this.#pendingIndex.outOfStep)) {
       this.#armAlarm(Date.now() + INDEX_RETRY_MS);
     }
   }
@@ -315,6 +343,13 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (this.#alarmAt !== null && this.#alarmAt <= at) return;
     this.#alarmAt = at;
     void this.ctx.storage.setAlarm(at);
+  }
+
+  /** A grant, with the intents earlier holders left unsettled (scope locks; none: no field). */
+  #withPending(result: Result<LeaseGrant>): Result<LeaseGrant> {
+    if (!result.ok) return result;
+    const pending = this.#pending.all();
+    return pending.length === 0 ? result : ok({ ...result.value, pendingIntents: pending });
   }
 
   /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */

@@ -7,6 +7,7 @@ import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipRecord, OwnershipView } from "../schemas/ownership";
+import type { Intent } from "../schemas/receipt";
 import type { RecentWrite } from "../schemas/recent-writes";
 
 export interface AcquireRequest {
@@ -56,7 +57,16 @@ export interface LeaseLockApi {
     holder: string;
     token: number;
     receiptEtag?: string;
+    /** The holder's last receipt save (or delete) holds every intent still unresolved. */
+    intentsSettled?: boolean;
   }): Promise<Result<ReleaseOutcome>>;
+  /**
+   * Scope locks: makes a group's intents durable in the lock, fenced by the token, and renews the
+   * lease in the same call (so it is also a round-trip check of the lease at that instant).
+   */
+  putIntents(req: FencedRequest & { intents: Intent[] }): Promise<Result<LeaseGrant>>;
+  /** The intents the lock keeps that no receipt settled yet, read-only (the sweep, orphans, views). */
+  pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   read(req: { key: string }): Promise<LockState>;
   owners(req: {

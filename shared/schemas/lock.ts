@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { intentSchema } from "./receipt";
 
 export const lockKindSchema = z.enum(["scope", "parent"]);
 export type LockKind = z.infer<typeof lockKindSchema>;
@@ -61,6 +62,12 @@ export const leaseGrantSchema = z.object({
    * takeover since that release). A run whose own read has this etag need not read again.
    */
   receiptEtag: z.string().optional(),
+  /**
+   * Scope locks, on a grant and its claim: intents earlier holders made durable in the lock
+   * (`putIntents`) that no receipt save settled since (a holder died, or its final save failed).
+   * The new holder merges them into its receipt and recovers them.
+   */
+  pendingIntents: z.array(intentSchema).optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 
