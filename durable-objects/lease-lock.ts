@@ -34,6 +34,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
+import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
@@ -43,10 +44,19 @@ import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockOwnership } from "./lock-ownership";
+import { PendingIndex } from "./pending-index";
+import { PendingIntents, putIntentsSchema } from "./pending-intents";
 import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
 
 export { HISTORY_LIMIT } from "./lease-store";
+
+/** The longest receipt etag a release may hand over (R2's are 32 hex digits; a legacy one is prefixed). */
+const MAX_RECEIPT_ETAG_LENGTH = 200;
+
+function receiptEtagOf(etag: unknown): string | null {
+  return typeof etag === "string" && etag.length > 0 && etag.length <= MAX_RECEIPT_ETAG_LENGTH ? etag : null;
+}
 
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
@@ -59,6 +69,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #index: HeldIndex;
   readonly #ownership: LockOwnership;
   readonly #combining: CombineWaiters;
+  readonly #pending: PendingIntents;
+  readonly #pendingIndex: PendingIndex;
   /** The armed alarm as this object last set or found it (null: none armed). */
   #alarmAt: number | null = null;
 
@@ -76,6 +88,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       syncIndexLater: () => this.#index.syncLater(),
     });
     this.#ownership = new LockOwnership(this.#sql, this.#store, env);
+    this.#pending = new PendingIntents(this.#sql);
+    this.#pendingIndex = new PendingIndex(env, ctx, this.#store, this.#pending);
     this.#combining = new CombineWaiters({
       sql: this.#sql,
       storage: ctx.storage,
@@ -94,7 +108,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
-    return this.#acquireStep(req);
+    return this.#withPending(await this.#acquireStep(req));
   }
 
   /**
@@ -123,7 +137,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    * With `items`, the claim answers their ownership view, read in the same step (under the lease).
    */
   async claim(req: ClaimRequest): Promise<Result<LeaseGrant>> {
-    return this.#withOwnership(this.#renewNow(req), req.items);
+    return this.#withPending(this.#withOwnership(this.#renewNow(req), req.items));
   }
 
   /**
@@ -159,7 +173,26 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return ok(renewed);
   }
 
-  async release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>> {
+  async putIntents(req: FencedRequest & { intents: Intent[] }): Promise<Result<LeaseGrant>> {
+    const intents = putIntentsSchema.safeParse(req.intents);
+    if (!intents.success) return fail("VALIDATION", `intents refused: ${intents.error.message}`);
+    const renewed = await this.renew(req);
+    // Only the live holder's intents are kept: renew refused anyone else (LOCK_LOST).
+    if (renewed.ok) this.#pending.put(intents.data);
+    return renewed;
+  }
+
+  async pendingIntents(_req: { key: string }): Promise<Intent[]> {
+    return this.#pending.all();
+  }
+
+  async release(req: {
+    key: string;
+    holder: string;
+    token: number;
+    receiptEtag?: string;
+    intentsSettled?: boolean;
+  }): Promise<Result<ReleaseOutcome>> {
     this.#store.remember(req.key, null);
     const now = Date.now();
     const lease = this.#store.lease();
@@ -173,9 +206,17 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     }
     // Releasing an expired lease is still the holder's own release (nobody else had it yet), but
     // the history says it came late.
-    this.#store.free(now, isExpired(lease, now) ? "released-expired" : "released", lease, null);
+    const expired = isExpired(lease, now);
+    this.#store.free(now, expired ? "released-expired" : "released", lease, null);
+    // The receipt etag its save left, for the next grant: only from a release in time (after an
+    // expiry, nobody can vouch the holder's view was still the latest), and only a short string.
+    if (!expired) this.#store.handOverReceiptEtag(receiptEtagOf(req.receiptEtag));
+    // Its last save holds every intent still unresolved (a late release too: nobody held the lock
+    // since, so nobody else put any): the lock need keep none of them.
+    if (req.intentsSettled === true) this.#pending.clear();
     this.#lease.promote(now);
     this.#index.syncLater();
+    this.#pendingIndex.syncLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -187,6 +228,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     this.#store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.#lease.promote(now);
     this.#index.syncLater();
+    this.#pendingIndex.syncLater();
     return ok({ released: true, reason: "released", at: now });
   }
 
@@ -329,9 +371,11 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (quiet > now) this.#armAlarm(quiet);
     this.#combining.ageAnswers(now, lease);
     await this.#index.sync(true);
-    // A free lock whose index delete failed keeps an alarm, so the delete is retried without
-    // waiting for anyone to read or list it.
-    if (this.#store.lease() === null && this.#index.marked) {
+    // A holder that died keeping intents: the sweep finds its scope through the index entry.
+    await this.#pendingIndex.sync();
+    // A free lock whose index delete failed (or whose pending-intents entry is out of step) keeps
+    // an alarm, so the write is retried without waiting for anyone to read or list it.
+    if (this.#store.lease() === null && (this.#index.marked || this.#pendingIndex.outOfStep)) {
       this.#armAlarm(Date.now() + INDEX_RETRY_MS);
     }
   }
@@ -345,6 +389,13 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (this.#alarmAt !== null && this.#alarmAt <= at) return;
     this.#alarmAt = at;
     void this.ctx.storage.setAlarm(at);
+  }
+
+  /** A grant, with the intents earlier holders left unsettled (scope locks; none: no field). */
+  #withPending(result: Result<LeaseGrant>): Result<LeaseGrant> {
+    if (!result.ok) return result;
+    const pending = this.#pending.all();
+    return pending.length === 0 ? result : ok({ ...result.value, pendingIntents: pending });
   }
 
   /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */

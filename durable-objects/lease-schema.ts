@@ -64,6 +64,13 @@ const MIGRATIONS: readonly string[] = [
      until INTEGER NOT NULL,
      PRIMARY KEY (op, item)
    );`,
+  // Scope locks: intents made durable here before their parent lease (pending-intents.ts), until
+  // a holder's final receipt save holds them.
+  `CREATE TABLE pending_intents (
+     id TEXT PRIMARY KEY,
+     body TEXT NOT NULL,
+     at INTEGER NOT NULL
+   );`,
 ];
 
 export function migrate(sql: SqlStorage): void {

@@ -80,13 +80,29 @@ export class LeaseStore {
   }
 
   grantOf(lease: LeaseRow): LeaseGrant {
-    return {
+    return this.#withReceiptEtag({
       key: this.#key ?? "",
       holder: lease.holder,
       token: lease.token,
       acquiredAt: lease.acquiredAt,
       expiresAt: lease.expiresAt,
-    };
+    });
+  }
+
+  /**
+   * The receipt etag the last holder saved with and released with (docs/design.md, "Run algorithm":
+   * one receipt read per run), kept only while it is known true: set by that release alone, and
+   * forgotten by every other end of a lease (an expired or force-released holder may have saved
+   * after it) and by a takeover. Every grant and renewal of the next lease answers it.
+   */
+  handOverReceiptEtag(etag: string | null): void {
+    if (etag === null) this.#sql.exec("DELETE FROM meta WHERE k = 'receipt_etag'");
+    else this.setMeta("receipt_etag", etag);
+  }
+
+  #withReceiptEtag(grant: LeaseGrant): LeaseGrant {
+    const etag = this.meta("receipt_etag");
+    return etag === null ? grant : { ...grant, receiptEtag: etag };
   }
 
   /** A new lease under a fresh token; with `claimWindowMs` it is provisional until claimed. */
@@ -101,6 +117,8 @@ export class LeaseStore {
   ): LeaseGrant {
     // The fencing token is persisted before it is handed out, so it survives eviction and is never reused.
     const token = this.lastToken() + 1;
+    // A takeover ends a lease that never released: its holder may have saved the receipt since.
+    if (transition === "taken-over") this.handOverReceiptEtag(null);
     this.setMeta("last_token", String(token));
     this.setMeta("lock_delay_ms", String(lockDelayMs));
     // An unclaimed grant is only valid until its claim deadline; the claim extends it to the TTL.
@@ -122,7 +140,7 @@ export class LeaseStore {
     this.record(now, transition, holder, token, note);
     this.#hooks.armAlarm(expiresAt);
     this.#hooks.announce("held");
-    const grant: LeaseGrant = { key: this.#key ?? "", holder, token, acquiredAt: now, expiresAt };
+    const grant = this.#withReceiptEtag({ key: this.#key ?? "", holder, token, acquiredAt: now, expiresAt });
     return pending ? { ...grant, claimBy: expiresAt } : grant;
   }
 
@@ -146,6 +164,8 @@ export class LeaseStore {
     note: string | null,
   ): void {
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
+    // Only a holder's own timely release hands a receipt etag on (`release` sets it after this).
+    this.handOverReceiptEtag(null);
     // The lock-delay outlives the row: the next grant waits for it, also across restarts.
     const quiet = quietUntil(lease, transition, this.lockDelayMs());
     if (quiet > now) {

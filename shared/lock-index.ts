@@ -13,6 +13,20 @@ export function lockKeyFromIndex(objectKey: string): string {
 }
 
 /**
+ * The pending-intents index (docs/storage.md): one R2 object per free scope lock that still keeps
+ * intents no receipt holds, written by that lock; the sweep lists it to recover those scopes.
+ */
+export const PENDING_INTENTS_INDEX_PREFIX = "locks/pending-intents/";
+
+export function pendingIntentsIndexKey(lockKey: string): string {
+  return PENDING_INTENTS_INDEX_PREFIX + encodeURIComponent(lockKey);
+}
+
+export function lockKeyFromPendingIndex(objectKey: string): string {
+  return decodeURIComponent(objectKey.slice(PENDING_INTENTS_INDEX_PREFIX.length));
+}
+
+/**
  * The owned-object index (docs/storage.md): one R2 object per parent lock that keeps ownership,
  * written once by that lock when its ownership is first built. The sweep's orphan search reads it.
  */

@@ -14,6 +14,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../schemas/ownership";
+import type { Intent } from "../schemas/receipt";
 import type { RecentWrite } from "../schemas/recent-writes";
 
 export interface AcquireRequest {
@@ -67,7 +68,25 @@ export interface LeaseLockApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
   claim(req: ClaimRequest): Promise<Result<LeaseGrant>>;
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
-  release(req: { key: string; holder: string; token: number }): Promise<Result<ReleaseOutcome>>;
+  /**
+   * `receiptEtag` (scope locks): the receipt's etag as this holder's last save left it, named only
+   * when that save succeeded; the next grant answers it (LeaseGrant.receiptEtag).
+   */
+  release(req: {
+    key: string;
+    holder: string;
+    token: number;
+    receiptEtag?: string;
+    /** The holder's last receipt save (or delete) holds every intent still unresolved. */
+    intentsSettled?: boolean;
+  }): Promise<Result<ReleaseOutcome>>;
+  /**
+   * Scope locks: makes a group's intents durable in the lock, fenced by the token, and renews the
+   * lease in the same call (so it is also a round-trip check of the lease at that instant).
+   */
+  putIntents(req: FencedRequest & { intents: Intent[] }): Promise<Result<LeaseGrant>>;
+  /** The intents the lock keeps that no receipt settled yet, read-only (the sweep, orphans, views). */
+  pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   read(req: { key: string }): Promise<LockState>;
   owners(req: {

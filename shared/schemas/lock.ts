@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ownershipViewSchema } from "./ownership";
+import { intentSchema } from "./receipt";
 
 export const lockKindSchema = z.enum(["scope", "parent"]);
 export type LockKind = z.infer<typeof lockKindSchema>;
@@ -63,6 +64,18 @@ export const leaseGrantSchema = z.object({
    * where no items were named.
    */
   ownership: ownershipViewSchema.optional(),
+  /**
+   * Scope locks: the etag of the scope's receipt as the previous holder saved it and released with
+   * it, answered only while nothing since can have changed it (no expiry, force-release or
+   * takeover since that release). A run whose own read has this etag need not read again.
+   */
+  receiptEtag: z.string().optional(),
+  /**
+   * Scope locks, on a grant and its claim: intents earlier holders made durable in the lock
+   * (`putIntents`) that no receipt save settled since (a holder died, or its final save failed).
+   * The new holder merges them into its receipt and recovers them.
+   */
+  pendingIntents: z.array(intentSchema).optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 

@@ -14,7 +14,7 @@ import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/parent-lease";
 import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
-import { appLockKey, freshPr, receipt } from "../helpers/engine";
+import { appLockKey, durableIntents, freshPr } from "../helpers/engine";
 import { expireLeaseNow, stub as lock, rawStub } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
@@ -73,7 +73,7 @@ describe("a provider write that never answers", () => {
     const history = (await lock(key).read({ key })).history;
     expect(history.map((h) => h.transition)).not.toContain("released");
     // The outcome is unknown: the intent stays for recovery.
-    expect((await receipt("preview", scope)).intents.map((i) => i.key)).toContain(url);
+    expect((await durableIntents("preview", scope)).map((i) => i.key)).toContain(url);
 
     // Here the runtime cancels an aborted request, so nothing lands late (a real provider may still
     // apply it: the lock-delay is for that, test/engine/write-fencing.test.ts). Once the lease
@@ -90,7 +90,7 @@ describe("a provider write that never answers", () => {
       wait: true,
     });
     expect(recovered.run.status).toBe("succeeded");
-    expect((await receipt("preview", scope)).intents).toEqual([]);
+    expect(await durableIntents("preview", scope)).toEqual([]);
     // Nothing orphaned, nothing left owed.
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
   });

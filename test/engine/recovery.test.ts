@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { apply, call, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
-import { freshPr, receipt } from "../helpers/engine";
+import { durableIntents, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 
 const crashingAt = (point: "after-intent" | "after-write") =>
@@ -29,8 +29,7 @@ describe("crash recovery", () => {
     await seedTenant(domain);
     const scope = freshPr();
     await expect(apply(crashingAt("after-intent"), "preview", scope, plan(domain))).rejects.toThrow();
-    const left = await receipt("preview", scope);
-    expect(left.intents.map((i) => [i.action, i.key])).toEqual([
+    expect((await durableIntents("preview", scope)).map((i) => [i.action, i.key])).toEqual([
       ["create", `https://${scope}.preview.example.com/callback`],
     ]);
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
@@ -39,7 +38,7 @@ describe("crash recovery", () => {
     expect(result.run.status).toBe("succeeded");
     expect(result.warnings.join(" ")).toContain("recovered 1 intent");
     const after = await receipt("preview", scope);
-    expect(after.intents).toEqual([]);
+    expect(await durableIntents("preview", scope)).toEqual([]);
     expect(after.ledger.map((e) => e.key)).toEqual([`https://${scope}.preview.example.com/callback`]);
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
       `https://${scope}.preview.example.com/callback`,
@@ -58,7 +57,7 @@ describe("crash recovery", () => {
     const result = await apply(testApp(), "preview", scope, plan(domain));
     expect(result.run.status).toBe("succeeded");
     const after = await receipt("preview", scope);
-    expect(after.intents).toEqual([]);
+    expect(await durableIntents("preview", scope)).toEqual([]);
     expect(after.ledger.map((e) => [e.key, e.runId])).toEqual([[url, result.run.id]]);
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([url]);
   });
@@ -72,7 +71,7 @@ describe("crash recovery", () => {
     expect(res.status).toBe(200);
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
     const after = await receipt("preview", scope);
-    expect(after.intents).toEqual([]);
+    expect(await durableIntents("preview", scope)).toEqual([]);
     expect(after.ledger).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import { apply, destroy, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
-import { freshPr, receipt } from "../helpers/engine";
+import { durableIntents, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 
 /** The create's write lands and then fails; the rollback's removal fails before its write. */
@@ -33,8 +33,9 @@ describe("rollback's remove intent", () => {
     const failed = await apply(failingApp, "preview", scope, plan);
     expect(failed.run.status).toBe("failed");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([url]);
-    const left = await receipt("preview", scope);
-    expect(left.intents.map((i) => [i.action, i.key, i.runId])).toEqual([["create", url, failed.run.id]]);
+    expect((await durableIntents("preview", scope)).map((i) => [i.action, i.key, i.runId])).toEqual([
+      ["create", url, failed.run.id],
+    ]);
 
     const cleaned = await destroy(testApp(), "preview", scope);
     expect(cleaned.run.status).toBe("succeeded");
@@ -65,6 +66,9 @@ describe("rollback's remove intent", () => {
     // create intent stayed, and the run's second resolution found the item gone and dropped both.
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
     const left = await receipt("preview", scope);
-    expect({ intents: left.intents, ledger: left.ledger }).toEqual({ intents: [], ledger: [] });
+    expect({ intents: await durableIntents("preview", scope), ledger: left.ledger }).toEqual({
+      intents: [],
+      ledger: [],
+    });
   });
 });

@@ -15,7 +15,7 @@ import { createEngine } from "../../workers/wiring/wire";
 import { apply, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
-import { freshPr, holdAppLock, receipt } from "../helpers/engine";
+import { durableIntents, freshPr, holdAppLock } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { bearer } from "../helpers/tokens";
@@ -89,7 +89,7 @@ describe("run answers", () => {
     expect(result.warnings.join(" ")).toContain("not recorded");
     expect(JSON.stringify(result)).not.toContain("Network connection lost");
     // The intents saved before the write are still there: the next run resolves them.
-    expect((await receipt("preview", scope)).intents).toHaveLength(3);
+    expect(await durableIntents("preview", scope)).toHaveLength(3);
     const next = await createEngine(testEnv(env), emulatorTransport).apply(req);
     expect(next.run.status).toBe("succeeded");
     expect(next.warnings.join(" ")).toContain("recovered 3 intent");

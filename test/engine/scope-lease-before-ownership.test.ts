@@ -22,10 +22,10 @@ import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import {
   appIdentity,
   appLockKey,
+  durableIntents,
   freshPr,
   holdAppLock,
   providerWrites,
-  receipt,
   untilWaiters,
 } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
@@ -157,7 +157,7 @@ describe("the scope lease before an ownership change", () => {
     await finished;
     const recovered = await recovery;
     expect(recovered.warnings.join(" ")).toContain("recovered 3 intent");
-    expect((await receipt("preview", scope)).intents).toEqual([]);
+    expect(await durableIntents("preview", scope)).toEqual([]);
     // Only now is the stale run granted the application's lease.
     const writesBefore = await providerWrites(domain);
     await held.release();

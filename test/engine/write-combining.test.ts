@@ -18,6 +18,7 @@ import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, freshAuth0Domain } from "../helpers/emulators";
 import {
   appLockKey,
+  durableIntents,
   expectLocksFree,
   freshPr,
   holdAppLock,
@@ -77,7 +78,7 @@ async function queuedPair(
 
 async function settled(domain: string, scopes: string[]) {
   for (const scope of scopes) {
-    expect((await receipt("preview", scope)).intents, `intents left in ${scope}`).toEqual([]);
+    expect(await durableIntents("preview", scope), `intents left in ${scope}`).toEqual([]);
   }
   await expectLocksFree(expect, domain, scopes);
 }

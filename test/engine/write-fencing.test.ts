@@ -14,7 +14,7 @@ import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
-import { appLockKey, freshPr, receipt, untilWaiters } from "../helpers/engine";
+import { appLockKey, durableIntents, freshPr, untilWaiters } from "../helpers/engine";
 import { endLockDelay, expireLeaseJustNow, rawStub } from "../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
@@ -80,7 +80,7 @@ describe("a provider write that lands after its lease expired", () => {
     const line = ra.lines[0];
     expect(line?.error?.code).toBe("LOCK_LOST");
     expect(line?.error?.message).toContain("may have landed");
-    expect((await receipt("preview", w.a)).intents.map((i) => i.key)).toContain(url(w.a));
+    expect((await durableIntents("preview", w.a)).map((i) => i.key)).toContain(url(w.a));
     await endLockDelay(w.key);
     await runDurableObjectAlarm(rawStub(w.key));
     const rb = await runB;

@@ -2,6 +2,7 @@
 import { env } from "cloudflare:workers";
 import type { ExpectStatic } from "vitest";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
+import type { Intent } from "../../shared/schemas/receipt";
 import { SecretRegistry } from "../../shared/secrets";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
@@ -57,6 +58,24 @@ export async function expectLocksFree(expect: ExpectStatic, domain: string, scop
 
 export function receipt(environment: string, scope: string) {
   return new R2ReceiptStore(env.RECEIPTS).read(scopeAddress(environment, scope)).then((r) => r.receipt);
+}
+
+/**
+ * Every durable intent of a scope, wherever it lives (docs/design.md, "Writing one object's items"):
+ * the receipt's, and those its scope lock keeps that no receipt save settled yet (a crashed run's).
+ * One entry per run, item and action.
+ */
+export async function durableIntents(
+  environment: string,
+  scope: string,
+  repositoryId = DEFAULT_REPOSITORY.id,
+): Promise<Intent[]> {
+  const key = scopeLockKey(repositoryId, environment, scope);
+  const kept = await lockStub(env, key).pendingIntents({ key });
+  const stored = (await receipt(environment, scope)).intents;
+  const id = (i: Intent) => JSON.stringify([i.runId, i.action, i.op, i.key, i.parent]);
+  const seen = new Set(stored.map(id));
+  return [...stored, ...kept.filter((i) => !seen.has(id(i)))];
 }
 
 export async function providerWrites(domain: string): Promise<number> {

@@ -21,6 +21,7 @@
 import fc from "fast-check";
 import { describe, type ExpectStatic as Expect, it } from "vitest";
 import { freshAuth0Domain } from "../helpers/emulators";
+import { durableIntents } from "../helpers/engine";
 import { describeStep, type History, historyArb, LINES, MAX_SCOPES } from "./history-model";
 import { recoverAll, runStep, type StepOutcome, type World } from "./history-runner";
 import { replayParameters as replayParametersOf, scopeNumbering, viteEnv } from "./replay";
@@ -120,7 +121,10 @@ async function checkStep(expect: Expect, world: World, outcome: StepOutcome, alo
         )
       : [];
   expect(receipt.ledger.map((e) => `${e.line} ${e.key}`).sort(), `${where}: ledger`).toEqual(want.sort());
-  expect(receipt.intents, `${where}: intents after a finished run`).toEqual([]);
+  // Durable intents wherever they are: the receipt, or the scope lock.
+  expect(await durableIntents("preview", receipt.scope), `${where}: intents after a finished run`).toEqual(
+    [],
+  );
 }
 
 async function runHistory(expect: Expect, history: History): Promise<void> {
@@ -160,7 +164,9 @@ async function runHistory(expect: Expect, history: History): Promise<void> {
   const t = Date.now();
   const receipts = await Promise.all(scopes.map((i) => receiptOf(world, i)));
   expect(
-    receipts.flatMap((r) => r.intents.map((i) => `${r.scope}: ${i.action} ${i.key} (${i.runId})`)),
+    (await Promise.all(receipts.map((r) => durableIntents("preview", r.scope)))).flatMap((intents, n) =>
+      intents.map((i) => `${receipts[n]?.scope}: ${i.action} ${i.key} (${i.runId})`),
+    ),
     "intents left (after recovery where a fault was aimed)",
   ).toEqual([]);
   expect(sortedLists(await providerLists(world)), "provider lists = union of ledgers + unrelated").toEqual(

@@ -13,6 +13,7 @@ import type { LineResult } from "../../shared/schemas/run";
 import { ownerOf } from "../../workers/engine/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { durableIntents } from "../helpers/engine";
 import { scopeAddress } from "../helpers/repositories";
 import { itemId, OBJECTS } from "./fleet-model";
 import type { RunOutcome } from "./fleet-steps";
@@ -102,11 +103,13 @@ export async function checkOwners(
 ): Promise<string[]> {
   const store = new R2ReceiptStore(env.RECEIPTS);
   const byOwner = new Map(scopes.map((i) => [ownerOf(scopeAddress(ENVIRONMENT, world.scopeName(i))), i]));
+  // Intents are durable in the receipt or in the scope lock (a run that died before its final save).
   const receipts = new Map(
     await Promise.all(
-      scopes.map(
-        async (i) => [i, (await store.read(scopeAddress(ENVIRONMENT, world.scopeName(i)))).receipt] as const,
-      ),
+      scopes.map(async (i) => {
+        const { receipt } = await store.read(scopeAddress(ENVIRONMENT, world.scopeName(i)));
+        return [i, { ...receipt, intents: await durableIntents(ENVIRONMENT, world.scopeName(i)) }] as const;
+      }),
     ),
   );
   const problems: string[] = [];
@@ -136,11 +139,9 @@ export async function checkQuiet(
   scopes: readonly number[],
   when: string,
 ): Promise<string[]> {
-  const store = new R2ReceiptStore(env.RECEIPTS);
   const problems: string[] = [];
   for (const i of scopes) {
-    const { receipt } = await store.read(scopeAddress(ENVIRONMENT, world.scopeName(i)));
-    for (const intent of receipt.intents)
+    for (const intent of await durableIntents(ENVIRONMENT, world.scopeName(i)))
       problems.push(
         `${when}: intent left in ${world.scopeName(i)}: ${intent.action} ${intent.op} ${intent.key}`,
       );

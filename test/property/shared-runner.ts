@@ -29,6 +29,7 @@ import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
+import { durableIntents } from "../helpers/engine";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import {
   type CrashReport,
@@ -302,7 +303,11 @@ export async function runSharedHistory(world: SharedWorld, history: History, tal
   const receipts = await Promise.all(
     scopes.map(async (i) => (await store.read(scopeAddress(ENVIRONMENT, name(i)))).receipt),
   );
-  const intents = receipts.flatMap((r) => r.intents.map((i) => `${r.scope}: ${i.action} ${i.key}`));
+  // Wherever they are durable: the receipt, or the scope lock of a run that died before its save.
+  const durable = await Promise.all(receipts.map((r) => durableIntents(ENVIRONMENT, r.scope)));
+  const intents = receipts.flatMap((r, n) =>
+    (durable[n] ?? []).map((i) => `${r.scope}: ${i.action} ${i.key}`),
+  );
   const lockKeys = scopes.map((i) => scopeLockKey(DEFAULT_REPOSITORY.id, ENVIRONMENT, name(i)));
   const parentKeys = await Promise.all([...parents].map((p) => parentLockKey(p, new SecretRegistry())));
   const locks = (await Promise.all([...lockKeys, ...parentKeys].map((key) => readLock(env, key))))

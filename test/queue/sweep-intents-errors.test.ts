@@ -61,6 +61,8 @@ describe("the sweep's intent pass and unexpected errors", () => {
     const report = await resolveStaleIntents(
       {
         store,
+        pendingScopes: async () => [],
+        pendingIntents: async () => [],
         repository: () => DEFAULT_REPOSITORY,
         logError: () => {},
         recover: async (address) => {
@@ -88,6 +90,8 @@ describe("the sweep's intent pass and unexpected errors", () => {
     const report = await resolveStaleIntents(
       {
         store,
+        pendingScopes: async () => [],
+        pendingIntents: async () => [],
         repository: () => DEFAULT_REPOSITORY,
         logError: () => {},
         recover: async (address) => {
@@ -112,6 +116,8 @@ describe("the sweep's intent pass and unexpected errors", () => {
       await resolveStaleIntents(
         {
           store,
+          pendingScopes: async () => [],
+          pendingIntents: async () => [],
           repository: () => DEFAULT_REPOSITORY,
           logError: (m) => {
             logged.push(m);

@@ -12,7 +12,7 @@ import { lockTarget } from "../../workers/locks/lock-target";
 import { engineSweepParts } from "../../workers/wiring/background";
 import { testEnv } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
-import { receipt } from "../helpers/engine";
+import { durableIntents } from "../helpers/engine";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { freshWorld, providerItems, reliabilityEngine, UNOWNED } from "../reliability/harness";
 
@@ -33,7 +33,7 @@ async function crashedAfterWrite() {
     }),
   ).rejects.toThrow(SimulatedCrash);
   // The plan's three lines are one write on the application: an intent each, saved together.
-  expect((await receipt("preview", world.scope)).intents).toHaveLength(3);
+  expect(await durableIntents("preview", world.scope)).toHaveLength(3);
   return world;
 }
 
@@ -65,9 +65,9 @@ describe("the sweep's intent resolver", () => {
     expect(report.detail).toContain(`busy: ${DEFAULT_REPOSITORY.name}:preview/${busy.scope}`);
     expect(report.detail).toContain(`failed: ${DEFAULT_REPOSITORY.name}:preview/${failing.scope} (3 left`);
     // The crashed run never recorded success: its write is undone and its intent gone.
-    expect((await receipt("preview", recovered.scope)).intents).toEqual([]);
+    expect(await durableIntents("preview", recovered.scope)).toEqual([]);
     expect(await providerItems(recovered.domain)).toEqual([`callbacks ${UNOWNED}`]);
-    expect((await receipt("preview", busy.scope)).intents).toHaveLength(3);
-    expect((await receipt("preview", failing.scope)).intents).toHaveLength(3);
+    expect(await durableIntents("preview", busy.scope)).toHaveLength(3);
+    expect(await durableIntents("preview", failing.scope)).toHaveLength(3);
   });
 });

@@ -14,7 +14,7 @@ import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
-import { expectLocksFree, freshPr, receipt } from "../helpers/engine";
+import { durableIntents, expectLocksFree, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { scopeAddress } from "../helpers/repositories";
 
@@ -98,7 +98,7 @@ export async function expectSettled(expect: ExpectStatic, domain: string, scopes
   const owned = [`callbacks ${UNOWNED}`];
   for (const scope of scopes) {
     const r = await receipt("preview", scope);
-    expect(r.intents, `intents left in ${scope}`).toEqual([]);
+    expect(await durableIntents("preview", scope), `intents left in ${scope}`).toEqual([]);
     for (const e of r.ledger) owned.push(`${LIST_OF_OP[e.op]} ${e.key}`);
   }
   expect(await providerItems(domain)).toEqual(owned.sort());

@@ -11,7 +11,7 @@ import { SimulatedCrash } from "../../workers/engine/deps";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
-import { providerWrites, receipt } from "../helpers/engine";
+import { durableIntents, providerWrites, receipt } from "../helpers/engine";
 import { expireLeaseNow, stub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { bearer } from "../helpers/tokens";
@@ -72,7 +72,11 @@ describe("reliability: run faults", () => {
     const stored = await receipt("preview", scope);
     expect((stored as { intruder?: string }).intruder).toBe("other-writer");
     // The three lines were one group on the application: one intent each, saved together.
-    expect(stored.intents.map((i) => i.line)).toEqual(["callback", "logout", "origin"]);
+    expect((await durableIntents("preview", scope)).map((i) => i.line)).toEqual([
+      "callback",
+      "logout",
+      "origin",
+    ]);
 
     const next = await reliabilityEngine().apply({
       repository: DEFAULT_REPOSITORY,
@@ -97,7 +101,7 @@ describe("reliability: run faults", () => {
       crashAt("after-intent").apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan }),
     ).rejects.toThrow(SimulatedCrash);
     expect(await providerWrites(domain)).toBe(0);
-    expect((await receipt("preview", scope)).intents).toHaveLength(3);
+    expect(await durableIntents("preview", scope)).toHaveLength(3);
     const key = await leaveScopeLeaseHeld(scope);
 
     // While the dead run's lease lasts the scope is busy; once it expires it is taken over.

@@ -300,15 +300,19 @@ export class Engine {
       run.warn(`run ${run.id} was not recorded: ${err.message}`);
       return;
     }
+    let saved: string | null = null;
     try {
       const session = await ReceiptSession.open(deps.store, req);
+      // The lock's unsettled intents go into the receipt with this save (nothing resolves them here).
+      session.mergeIntents(lease.pendingIntents);
       session.recordRun(run.record(deps.clock.now()));
       await session.save();
+      saved = session.etag;
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;
       run.warn(`run ${run.id} was not recorded: ${err.message}`);
     } finally {
-      await lease.release();
+      await lease.release(saved);
     }
   }
 
@@ -338,26 +342,21 @@ export class Engine {
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
     // ever made while a lease is held.
     const contexts = this.#contexts(deps);
-    const { receipt: stored } = await deps.store.read(req);
+    const read = await deps.store.read(req);
+    const stored = read.receipt;
     refuse?.(stored);
-    await contexts.prepare([
+    const prepared = new Set([
       ...planConnections,
       ...this.#recordConnections([...stored.ledger, ...stored.intents], req.environment),
     ]);
-    const waiting = this.#waiting(req);
+    await contexts.prepare(prepared);
     const runId = newRunId(deps.clock.now());
-    const lease = await Lease.acquire(
-      deps.locks.scope(req.repository.id, req.environment, req.scope),
-      runId,
-      {
-        ttlMs: deps.ttlMs,
-        wait: waiting.wait,
-        waitTimeoutMs: waiting.waitTimeoutMs,
-        clock: deps.clock,
-        onWarning: deps.warn,
-      },
-    );
+    const lease = await this.#takeScope(deps, req, runId, contexts, prepared);
     let run: Run | undefined;
+    // The etag of this run's successful last save, handed to the next holder with the release;
+    // `settled`: that save (or the receipt's delete, with nothing left) holds every intent.
+    let saved: string | null = null;
+    let settled = false;
     try {
       // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
       // any change refuses the run before it writes anything.
@@ -378,7 +377,16 @@ export class Engine {
         );
       }
       run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
-      const session = await ReceiptSession.open(deps.store, req);
+      // One receipt read per run: the read before the lease is the receipt still, when the lock
+      // vouches that the last holder saved exactly that version and nobody could have since.
+      const session =
+        lease.receiptEtag !== null && lease.receiptEtag === read.etag
+          ? ReceiptSession.of(deps.store, req, read)
+          : await ReceiptSession.open(deps.store, req);
+      // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
+      // died, or its last save failed): this run recovers them like the receipt's own, and its
+      // saves make what is left durable in the receipt before its release lets the lock drop them.
+      session.mergeIntents(lease.pendingIntents);
       // Every save bumps the revision: a higher one at the end means this run has written.
       const openedRevision = session.receipt.revision;
       const skip = guard && after ? guard(after) : null;
@@ -386,6 +394,7 @@ export class Engine {
         run.skip(skip);
         session.recordRun(run.record(deps.clock.now()));
         await session.save();
+        saved = session.etag;
         return run.result(deps.clock.now());
       }
       const writer = new ItemWriter(deps, run, session, lease, contexts);
@@ -404,9 +413,11 @@ export class Engine {
         await deps.faults?.("before-save", { line: "", key: "", action, runId, group: [] });
         if (outcome === "delete-receipt") {
           await session.delete();
+          settled = true;
         } else {
           session.recordRun(run.record(deps.clock.now()));
           await session.save();
+          saved = session.etag;
         }
       } catch (err) {
         // A problem answer (409 CONCURRENT_MODIFICATION above all) means "refused, nothing
@@ -414,14 +425,54 @@ export class Engine {
         // write), the truth is a failed run with its lines — whatever failed the save, a receipt
         // conflict (the record cannot be added without overwriting whoever changed the receipt)
         // or the store's transport — so the run says so instead.
-        if (err instanceof SimulatedCrash || session.receipt.revision === openedRevision) throw err;
+        if (
+          err instanceof SimulatedCrash ||
+          !(session.receipt.revision > openedRevision || session.intentsKeptElsewhere)
+        )
+          throw err;
         run.fail(err);
         const why = err instanceof SponsonError ? err.message : "the receipt store failed (logged)";
         run.warn(`run ${run.id} was not recorded in the receipt: ${why}`);
       }
       return run.result(deps.clock.now());
     } finally {
+      await lease.release(saved, saved !== null || settled);
+    }
+  }
+
+  /**
+   * Takes the scope lease. Intents an earlier holder left in the lock (handed with the grant) may
+   * name connections this run did not prepare; their token exchanges must not happen under a
+   * lease, so the run gives the lease back (the lock keeps the intents), prepares them and asks
+   * again, once per new connection at most.
+   */
+  async #takeScope(
+    deps: EngineDeps,
+    req: ScopeRequest,
+    runId: string,
+    contexts: ProviderContexts,
+    prepared: Set<string>,
+  ): Promise<Lease> {
+    const waiting = this.#waiting(req);
+    for (;;) {
+      const lease = await Lease.acquire(
+        deps.locks.scope(req.repository.id, req.environment, req.scope),
+        runId,
+        {
+          ttlMs: deps.ttlMs,
+          wait: waiting.wait,
+          waitTimeoutMs: waiting.waitTimeoutMs,
+          clock: deps.clock,
+          onWarning: deps.warn,
+        },
+      );
+      const missing = this.#recordConnections(lease.pendingIntents, req.environment).filter(
+        (c) => !prepared.has(c),
+      );
+      if (missing.length === 0) return lease;
       await lease.release();
+      for (const name of missing) prepared.add(name);
+      await contexts.prepare(missing);
     }
   }
 }

@@ -96,7 +96,17 @@ export class ItemWriter {
       claims: true as const,
     }));
     for (const intent of intents) w.session.addIntent(intent);
-    await w.session.save();
+    // Durable in the scope lock, not by a receipt put: one token-checked call that also renews
+    // the scope lease (docs/design.md, "Writing one object's items"). The run's final save writes
+    // whatever is still unresolved into the receipt before its release lets the lock drop them.
+    // When an earlier group's outcome is not durable yet, the receipt put carries it with these
+    // intents, as before: a crash must not undo what the run already reported done.
+    if (w.session.unsaved) {
+      await w.session.save();
+    } else {
+      await w.scopeLease.putIntents(intents);
+      w.session.noteIntentsKeptElsewhere();
+    }
     // Until ownership or the provider is touched, a failure (e.g. the parent lock is held) leaves
     // nothing for the intents to resolve.
     const section: Section = { touched: false };

@@ -57,7 +57,13 @@ async function ghostsOf(
         environment: scope.environment,
         scope: scope.scope,
       };
-      receipt = (await deps.store.read(address)).receipt;
+      const stored = (await deps.store.read(address)).receipt;
+      // A run in flight (or one that died) keeps its intents in its scope lock until its final
+      // save: an item one of them names is that scope's, not a ghost's.
+      const kept = await deps.locks
+        .scope(scope.repositoryId, scope.environment, scope.scope)
+        .pendingIntents({});
+      receipt = { ...stored, intents: [...stored.intents, ...kept] };
       cache.set(owner, receipt);
     }
     const records = [...receipt.ledger, ...receipt.intents];

@@ -4,7 +4,7 @@
  */
 import type { Intent, LedgerEntry, Receipt, RunRecord } from "../../shared/schemas/receipt";
 import { RUNS_KEPT } from "../../shared/schemas/receipt";
-import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
+import type { ReceiptStore, ScopeAddress, StoredReceipt } from "../receipts/receipt-store";
 import { type ItemRef, sameItem } from "./item";
 
 export class ReceiptSession {
@@ -12,6 +12,12 @@ export class ReceiptSession {
   readonly #address: ScopeAddress;
   #receipt: Receipt;
   #etag: string | null;
+  #keptElsewhere = false;
+  /**
+   * The copy holds an outcome no save made durable yet (a ledger change, a resolved intent, a run
+   * record). Intents alone do not count: they are durable in the scope lock or the receipt already.
+   */
+  #unsaved = false;
 
   private constructor(store: ReceiptStore, address: ScopeAddress, receipt: Receipt, etag: string | null) {
     this.#store = store;
@@ -19,11 +25,30 @@ export class ReceiptSession {
     // Every save names the scope's repository, also for a receipt written before they did.
     this.#receipt = { ...receipt, repository: { id: address.repository.id, name: address.repository.name } };
     this.#etag = etag;
+    // Intents left by an earlier holder: this run resolves them, and a stale holder (its lease
+    // force-released or expired while it still runs) may still save over the version it read. The
+    // run's first write is therefore a receipt put, not the scope lock's, so that stale save fails
+    // on its etag instead of recording entries recovery is about to remove.
+    this.#unsaved = receipt.intents.length > 0;
   }
 
   static async open(store: ReceiptStore, address: ScopeAddress): Promise<ReceiptSession> {
     const { receipt, etag } = await store.read(address);
     return new ReceiptSession(store, address, receipt, etag);
+  }
+
+  /**
+   * A session over a version read earlier (before the lease), for a run the scope lock vouches
+   * for: its grant named this very etag as the one the last holder saved (docs/design.md, "Run
+   * algorithm"). The saves stay conditional on it, so a stale version is never written over.
+   */
+  static of(store: ReceiptStore, address: ScopeAddress, stored: StoredReceipt): ReceiptSession {
+    return new ReceiptSession(store, address, stored.receipt, stored.etag);
+  }
+
+  /** The version this session last read or wrote; null when no receipt exists. */
+  get etag(): string | null {
+    return this.#etag;
   }
 
   get receipt(): Readonly<Receipt> {
@@ -52,6 +77,33 @@ export class ReceiptSession {
     this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, intent] };
   }
 
+  /**
+   * Intents the scope lock kept for earlier holders (LeaseGrant.pendingIntents): those this copy
+   * lacks join it, so recovery resolves them and the next save makes the rest durable here.
+   */
+  mergeIntents(intents: readonly Intent[]): void {
+    const missing = intents.filter(
+      (i) =>
+        !this.#receipt.intents.some((o) => o.runId === i.runId && o.action === i.action && sameItem(o, i)),
+    );
+    if (missing.length > 0)
+      this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, ...missing] };
+    // As for the receipt's own intents (constructor): the first write must fence a stale holder.
+    if (intents.length > 0) this.#unsaved = true;
+  }
+
+  /**
+   * This run made intents durable in the scope lock (`Lease.putIntents`) rather than by a save: it
+   * may have written to a provider although the receipt's revision never moved.
+   */
+  noteIntentsKeptElsewhere(): void {
+    this.#keptElsewhere = true;
+  }
+
+  get intentsKeptElsewhere(): boolean {
+    return this.#keptElsewhere;
+  }
+
   /** Takes back one announced write that never touched anything (same run, item and action). */
   dropIntent(intent: Intent): void {
     this.#receipt = {
@@ -64,6 +116,7 @@ export class ReceiptSession {
 
   /** The item's state is known after `runId`'s write: none of that run's intents for it is needed. */
   resolveIntents(runId: string, ref: ItemRef): void {
+    this.#unsaved = true;
     this.#receipt = {
       ...this.#receipt,
       intents: this.#receipt.intents.filter((i) => !(i.runId === runId && sameItem(i, ref))),
@@ -72,11 +125,13 @@ export class ReceiptSession {
 
   /** Records the scope's entry for an item, in place of any it had (under any line). */
   addLedger(entry: LedgerEntry): void {
+    this.#unsaved = true;
     const ledger = this.#receipt.ledger.filter((e) => !sameItem(e, entry));
     this.#receipt = { ...this.#receipt, ledger: [...ledger, entry] };
   }
 
   dropLedger(ref: ItemRef): void {
+    this.#unsaved = true;
     this.#receipt = {
       ...this.#receipt,
       ledger: this.#receipt.ledger.filter((e) => !sameItem(e, ref)),
@@ -102,6 +157,7 @@ export class ReceiptSession {
   }
 
   recordRun(run: RunRecord): void {
+    this.#unsaved = true;
     this.#receipt = { ...this.#receipt, runs: [...this.#receipt.runs, run].slice(-RUNS_KEPT) };
   }
 
@@ -111,6 +167,17 @@ export class ReceiptSession {
       this.#etag,
     );
     this.#receipt = { ...this.#receipt, revision: this.#receipt.revision + 1 };
+    this.#unsaved = false;
+  }
+
+  /**
+   * Whether an outcome recorded here is not durable yet: a group's intents may then not be kept in
+   * the scope lock alone, since a crash would lose that outcome while the lock still named its
+   * intents, and recovery would undo what the run reported done (docs/design.md, "Writing one
+   * object's items").
+   */
+  get unsaved(): boolean {
+    return this.#unsaved;
   }
 
   /** Removes the receipt once the scope owns nothing (destroy). */

@@ -9,6 +9,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { Intent } from "../../shared/schemas/receipt";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { type LockTarget, overriding } from "./lock-target";
 
@@ -67,6 +68,13 @@ export class Lease {
   readonly target: LockTarget;
   readonly holder: string;
   readonly token: number;
+  /**
+   * Scope locks: the receipt etag the previous holder saved and released with, when the object
+   * vouches for it (LeaseGrant.receiptEtag); null when it does not.
+   */
+  readonly receiptEtag: string | null;
+  /** Scope locks: intents earlier holders left in the lock unsettled (LeaseGrant.pendingIntents). */
+  readonly pendingIntents: readonly Intent[];
   readonly #ttlMs: number;
   readonly #marginMs: number;
   readonly #clock: Clock;
@@ -92,6 +100,8 @@ export class Lease {
     this.target = target;
     this.holder = holder;
     this.token = grant.token;
+    this.receiptEtag = grant.receiptEtag ?? null;
+    this.pendingIntents = grant.pendingIntents ?? [];
     this.#ttlMs = opts.ttlMs;
     this.#marginMs = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
     this.#clock = opts.clock ?? systemClock;
@@ -339,6 +349,25 @@ export class Lease {
     throw SponsonError.fromInfo(result.error);
   }
 
+  /**
+   * Makes intents durable in the scope lock, accepted only with this lease's current token; the
+   * same call renews the lease, so it is also the round-trip check of the lease at this instant
+   * (docs/design.md, "Lease protocol"). Throws LOCK_LOST when the lease is gone.
+   */
+  async putIntents(intents: Intent[]): Promise<void> {
+    this.assertHeld();
+    const before = this.#clock.now();
+    const grant = this.#fenced(
+      await this.target.putIntents({ holder: this.holder, token: this.token, intents }),
+    );
+    this.#deadline = Math.min(
+      Math.max(this.#deadline, before + this.#ttlMs - this.#marginMs),
+      this.#holdUntil,
+    );
+    this.#expiresAt = grant.expiresAt;
+    this.assertHeld();
+  }
+
   async renew(): Promise<void> {
     if (this.#lost || this.#released) return;
     const before = this.#clock.now();
@@ -384,14 +413,22 @@ export class Lease {
     this.#stop();
   }
 
-  /** Idempotent; retried with backoff; a final failure warns with the key and until when. */
-  async release(): Promise<void> {
+  /**
+   * Idempotent; retried with backoff; a final failure warns with the key and until when.
+   * `receiptEtag` hands the etag of this holder's last successful receipt save to the next holder
+   * (scope leases; docs/design.md, "Run algorithm").
+   */
+  async release(receiptEtag: string | null = null, intentsSettled = receiptEtag !== null): Promise<void> {
     if (this.#released) return;
     this.#released = true;
     this.#stop();
+    const handOver = {
+      ...(receiptEtag === null ? {} : { receiptEtag }),
+      ...(intentsSettled ? { intentsSettled: true } : {}),
+    };
     for (let attempt = 1; attempt <= this.#attempts; attempt++) {
       try {
-        const result = await this.target.release({ holder: this.holder, token: this.token });
+        const result = await this.target.release({ holder: this.holder, token: this.token, ...handOver });
         if (result.ok) return;
       } catch {
         // fall through to the backoff

@@ -4,6 +4,8 @@
  * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { scopeLockKey } from "../../shared/lock-keys";
+import type { Intent } from "../../shared/schemas/receipt";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
 import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import {
@@ -32,6 +34,7 @@ import { answerRun, NDJSON } from "../http/run-response";
 import { requestMetrics } from "../http/server-timing";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
+import { pendingIntentsOf } from "../locks/pending-scopes";
 import { configuredReceiptStore } from "../receipts/configured-store";
 
 const scopePath = scopePathSchema.extend({
@@ -224,7 +227,15 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
       const { environment, scope } = c.req.valid("param");
       const repository = repositoryRef(c.get("repository"));
       const { receipt } = await configuredReceiptStore(c.env).read({ repository, environment, scope });
-      return c.json(await ledgerView(c.env, repository, receipt), 200);
+      // Intents a run that died before its final save left durable in the scope lock are the
+      // scope's too (docs/design.md, "Writing one object's items").
+      const key = scopeLockKey(repository.id, environment, scope);
+      const kept = await pendingIntentsOf(c.env, key);
+      const intents = [
+        ...receipt.intents,
+        ...kept.filter((k) => !receipt.intents.some((i) => sameIntent(i, k))),
+      ];
+      return c.json(await ledgerView(c.env, repository, { ...receipt, intents }), 200);
     })
     .openapi(listRoute, async (c) => {
       const { environment, repository: requested } = c.req.valid("query");
@@ -242,4 +253,11 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
       }));
       return c.json({ scopes }, 200);
     });
+}
+
+/** One run's intent of one item and action (docs/design.md, "Item identity"). */
+function sameIntent(a: Intent, b: Intent): boolean {
+  return (
+    a.runId === b.runId && a.action === b.action && a.op === b.op && a.key === b.key && a.parent === b.parent
+  );
 }

@@ -1,6 +1,7 @@
 /**
- * The sweep's intent recovery (docs/design.md, "Webhooks and the sweep"): every scope whose receipt
- * holds an intent older than the lease TTL is recovered through the engine's own path (under the
+ * The sweep's intent recovery (docs/design.md, "Webhooks and the sweep"): every scope whose durable
+ * intents — its receipt's, and those its scope lock keeps for a run that died before its final save
+ * (found through the pending-intents index) — hold one older than the lease TTL is recovered through the engine's own path (under the
  * scope lease, each intent resolved under its parent lease). The count is of intents that are gone
  * from the receipt afterwards: a scope that was busy, or whose recovery failed, adds nothing to it
  * and is named in the detail instead.
@@ -13,6 +14,10 @@ import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
 
 export interface StaleIntentDeps {
   store: ReceiptStore;
+  /** Scopes whose scope lock keeps intents no receipt holds (the pending-intents index). */
+  pendingScopes: () => Promise<Array<{ repositoryId: number; environment: string; scope: string }>>;
+  /** The intents one scope's lock keeps. */
+  pendingIntents: (address: ScopeAddress) => Promise<Intent[]>;
   /** The repository a receipt's id names (the configured one, or a placeholder). */
   repository: (id: number) => RepositoryRef;
   /** The engine's recover run for one scope; throws LOCK_HELD when a run holds the scope. */
@@ -36,7 +41,30 @@ export async function resolveStaleIntents(
   let resolved = 0;
   const busy: string[] = [];
   const failed: string[] = [];
-  for (const summary of await deps.store.listScopes()) {
+  const idOf = (s: { repositoryId: number; environment: string; scope: string }) =>
+    JSON.stringify([s.repositoryId, s.environment, s.scope]);
+  const scopes = new Map<string, { repositoryId: number; environment: string; scope: string }>();
+  const pending = await deps.pendingScopes();
+  // Only a scope the index names can keep intents in a free lock (a held one is its holder's to
+  // resolve), so only those locks are asked: one object call per such scope, not per receipt.
+  const indexed = new Set(pending.map(idOf));
+  for (const s of [...(await deps.store.listScopes()), ...pending]) {
+    const ref = { repositoryId: s.repositoryId, environment: s.environment, scope: s.scope };
+    scopes.set(idOf(ref), ref);
+  }
+  const durable = async (address: ScopeAddress) => {
+    const ref = {
+      repositoryId: address.repository.id,
+      environment: address.environment,
+      scope: address.scope,
+    };
+    const [{ receipt }, kept] = await Promise.all([
+      deps.store.read(address),
+      indexed.has(idOf(ref)) ? deps.pendingIntents(address) : Promise.resolve([]),
+    ]);
+    return [...receipt.intents, ...kept.filter((k) => !receipt.intents.some((i) => sameIntent(i, k)))];
+  };
+  for (const summary of scopes.values()) {
     const address = {
       repository: deps.repository(summary.repositoryId),
       environment: summary.environment,
@@ -46,8 +74,7 @@ export async function resolveStaleIntents(
     let stale: Intent[] = [];
     let result: RunResult;
     try {
-      const { receipt } = await deps.store.read(address);
-      stale = receipt.intents.filter((i) => i.at < olderThan);
+      stale = (await durable(address)).filter((i) => i.at < olderThan);
       if (stale.length === 0) continue;
       result = await deps.recover(address);
     } catch (err) {
@@ -68,8 +95,8 @@ export async function resolveStaleIntents(
       continue;
     }
     // Only what recovery actually took out of the receipt counts as resolved.
-    const after = await deps.store.read(address).then(
-      (r) => r.receipt,
+    const after = await durable(address).then(
+      (intents) => ({ intents }),
       () => null,
     );
     if (after === null) {

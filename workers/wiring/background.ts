@@ -4,9 +4,11 @@
  * listing.
  */
 import type { Env } from "../../shared/env";
+import { scopeLockKey } from "../../shared/lock-keys";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
 import type { ScopeSnapshot } from "../engine/deps";
+import { listPendingScopes, pendingIntentsOf } from "../locks/pending-scopes";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
@@ -73,6 +75,8 @@ function resolveStaleIntents(
   return resolveIntents(
     {
       store: configuredReceiptStore(env),
+      pendingScopes: () => listPendingScopes(env),
+      pendingIntents: (a) => pendingIntentsOf(env, scopeLockKey(a.repository.id, a.environment, a.scope)),
       repository: (id) => repositoryRefById(id, repositories),
       recover: (address) => engine.recover(address),
       logError: redactingErrorLog(env),

@@ -1,0 +1,148 @@
+/**
+ * Intents a scope lock keeps (docs/design.md, "Writing one object's items"; docs/storage.md): put
+ * by the holder with a token-checked call that renews the lease, handed to every next grant until a
+ * holder's release says its final receipt save holds them, and indexed in R2 while the lock is free
+ * with intents no receipt holds, so the sweep finds the scope.
+ */
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, it } from "vitest";
+import { pendingIntentsIndexKey } from "../../shared/lock-index";
+import type { Intent } from "../../shared/schemas/receipt";
+import { listPendingScopes } from "../../workers/locks/pending-scopes";
+import {
+  expireLeaseNow,
+  freshScopeKey,
+  granted,
+  rawStub,
+  refused,
+  setLeaseExpiry,
+  stub,
+} from "../helpers/locks";
+
+const TTL_MS = 30_000;
+
+function intent(runId: string, key: string, action: "create" | "remove" = "create"): Intent {
+  return {
+    action,
+    line: "callback",
+    op: "auth0.callbackUrl",
+    connection: "auth0",
+    params: {},
+    key,
+    parent: "auth0:tenant:client:app",
+    runId,
+    at: 1_000,
+    claims: true,
+  };
+}
+
+async function indexed(key: string): Promise<boolean> {
+  await stub(key).read({ key }); // settles the object's background index writes
+  return (await env.RECEIPTS.head(pendingIntentsIndexKey(key))) !== null;
+}
+
+describe("intents kept by the scope lock", () => {
+  it("the holder's intents are kept, renew its lease, and go to the next grant until a settled release", async ({
+    expect,
+  }) => {
+    const key = freshScopeKey();
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    expect(a.pendingIntents).toBeUndefined();
+    const soon = Date.now() + 1_000;
+    await setLeaseExpiry(key, soon);
+    const renewed = granted(
+      await stub(key).putIntents({ key, holder: "run-a", token: a.token, intents: [intent("run-a", "u1")] }),
+    );
+    expect(renewed.expiresAt).toBeGreaterThan(soon);
+    expect(await stub(key).pendingIntents({ key })).toEqual([intent("run-a", "u1")]);
+    // A release whose save did not hold them (a failed save): the next holder gets them.
+    granted(await stub(key).release({ key, holder: "run-a", token: a.token }));
+    const b = granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
+    expect(b.pendingIntents).toEqual([intent("run-a", "u1")]);
+    granted(
+      await stub(key).release({
+        key,
+        holder: "run-b",
+        token: b.token,
+        receiptEtag: "e",
+        intentsSettled: true,
+      }),
+    );
+    expect(await stub(key).pendingIntents({ key })).toEqual([]);
+    expect(
+      granted(await stub(key).acquire({ key, holder: "run-c", ttlMs: TTL_MS })).pendingIntents,
+    ).toBeUndefined();
+  });
+
+  it("a lost lease keeps nothing: putIntents with a stale token is LOCK_LOST", async ({ expect }) => {
+    const key = freshScopeKey();
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    await expireLeaseNow(key);
+    granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
+    const answer = await stub(key).putIntents({
+      key,
+      holder: "run-a",
+      token: a.token,
+      intents: [intent("run-a", "u1")],
+    });
+    expect(refused(answer).code).toBe("LOCK_LOST");
+    expect(await stub(key).pendingIntents({ key })).toEqual([]);
+  });
+
+  it("malformed intents are refused (VALIDATION) and nothing is kept", async ({ expect }) => {
+    const key = freshScopeKey();
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const bad = [{ action: "create", key: "u1" }] as unknown as Intent[];
+    expect(
+      refused(await stub(key).putIntents({ key, holder: "run-a", token: a.token, intents: bad })).code,
+    ).toBe("VALIDATION");
+    expect(await stub(key).pendingIntents({ key })).toEqual([]);
+  });
+
+  it("a holder that dies keeping intents: the alarm's expiry indexes the scope; the next settled release removes the entry", async ({
+    expect,
+  }) => {
+    const key = freshScopeKey();
+    const a = granted(await stub(key).acquire({ key, holder: "run-dead", ttlMs: TTL_MS }));
+    granted(
+      await stub(key).putIntents({
+        key,
+        holder: "run-dead",
+        token: a.token,
+        intents: [intent("run-dead", "u1")],
+      }),
+    );
+    expect(await indexed(key)).toBe(false); // held: its own holder settles them
+    await expireLeaseNow(key);
+    expect(await runDurableObjectAlarm(rawStub(key))).toBe(true);
+    expect(await indexed(key)).toBe(true);
+    const scope = key.split("/").slice(2).join("/");
+    expect((await listPendingScopes(env)).map((s) => s.scope)).toContain(scope);
+
+    const b = granted(await stub(key).acquire({ key, holder: "run-recover", ttlMs: TTL_MS }));
+    expect(b.pendingIntents).toEqual([intent("run-dead", "u1")]);
+    granted(await stub(key).release({ key, holder: "run-recover", token: b.token, intentsSettled: true }));
+    expect(await indexed(key)).toBe(false);
+  });
+
+  it("a force-release keeps the intents (its holder may have written) and indexes them", async ({
+    expect,
+  }) => {
+    const key = freshScopeKey();
+    const a = granted(await stub(key).acquire({ key, holder: "run-stuck", ttlMs: TTL_MS }));
+    granted(
+      await stub(key).putIntents({
+        key,
+        holder: "run-stuck",
+        token: a.token,
+        intents: [intent("run-stuck", "u1")],
+      }),
+    );
+    granted(await stub(key).forceRelease({ key, reason: "stuck", actor: "admin" }));
+    expect(await indexed(key)).toBe(true);
+    expect(granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS })).pendingIntents).toEqual([
+      intent("run-stuck", "u1"),
+    ]);
+  });
+});
