@@ -118,6 +118,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    */
   async #acquireStep(req: AcquireRequest): Promise<Result<LeaseGrant>> {
     const step = this.#acquireNow(req);
+    this.#pendingIndexIfDue();
     if (step.kind === "queued") {
       // Behind the wait: a handoff to this waiter never waits for R2.
       this.ctx.waitUntil(this.#index.listContended());
@@ -165,6 +166,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (!holdsToken(lease, req.holder, req.token, now)) {
       this.#lease.expireIfDue(now);
       this.#index.syncLater();
+      this.#pendingIndexIfDue();
       return lostRefusal(req, lease, now);
     }
     const renewed = this.#store.grantOf(this.#store.extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
@@ -178,8 +180,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (!intents.success) return fail("VALIDATION", `intents refused: ${intents.error.message}`);
     const renewed = await this.renew(req);
     // Only the live holder's intents are kept: renew refused anyone else (LOCK_LOST).
-    if (renewed.ok) this.#pending.put(intents.data);
-    return renewed;
+    if (!renewed.ok) return renewed;
+    return ok({ ...renewed.value, intentSeq: this.#pending.put(intents.data) });
   }
 
   async pendingIntents(_req: { key: string }): Promise<Intent[]> {
@@ -241,6 +243,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // A read settles the index both ways (the listing reads every entry it finds, so a stale
     // entry disappears the first time anyone lists it); transitions only ever add.
     await this.#index.sync(true);
+    if (this.#pendingIndex.outOfStep) await this.#pendingIndex.sync();
     const lease = this.#store.lease();
     const key = this.#store.key ?? req.key;
     return {
@@ -391,11 +394,25 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     void this.ctx.storage.setAlarm(at);
   }
 
+  /**
+   * Any call that finds a lease ended (an expiry its alarm has not seen yet) writes the
+   * pending-intents entry too, so the sweep finds a dead holder's intents without relying on the
+   * alarm alone.
+   */
+  #pendingIndexIfDue(): void {
+    if (this.#pendingIndex.outOfStep) this.#pendingIndex.syncLater();
+  }
+
   /** A grant, with the intents earlier holders left unsettled (scope locks; none: no field). */
   #withPending(result: Result<LeaseGrant>): Result<LeaseGrant> {
     if (!result.ok) return result;
     const pending = this.#pending.all();
-    return pending.length === 0 ? result : ok({ ...result.value, pendingIntents: pending });
+    const intentSeq = this.#pending.lastSeq();
+    return ok({
+      ...result.value,
+      ...(pending.length === 0 ? {} : { pendingIntents: pending }),
+      ...(intentSeq === 0 ? {} : { intentSeq }),
+    });
   }
 
   /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */

@@ -25,16 +25,29 @@ export class PendingIntents {
     this.#sql = sql;
   }
 
-  put(intents: readonly Intent[]): void {
+  /** Keeps `intents` under the next sequence number, which it returns (persisted, never reused). */
+  put(intents: readonly Intent[]): number {
+    const seq = this.lastSeq() + 1;
+    this.#sql.exec(
+      "INSERT INTO meta (k, v) VALUES ('intent_seq', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
+      String(seq),
+    );
     for (const intent of intents) {
       this.#sql.exec(
         `INSERT INTO pending_intents (id, body, at) VALUES (?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET body = excluded.body, at = excluded.at`,
         idOf(intent),
-        JSON.stringify(intent),
+        JSON.stringify({ ...intent, lockSeq: seq }),
         intent.at,
       );
     }
+    return seq;
+  }
+
+  /** The last sequence number a put was given (0: none yet). */
+  lastSeq(): number {
+    const row = this.#sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = 'intent_seq'").toArray()[0];
+    return row ? Number(row.v) : 0;
   }
 
   all(): Intent[] {

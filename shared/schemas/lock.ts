@@ -76,6 +76,11 @@ export const leaseGrantSchema = z.object({
    * The new holder merges them into its receipt and recovers them.
    */
   pendingIntents: z.array(intentSchema).optional(),
+  /**
+   * Scope locks: the last number the lock gave a put of intents (on a grant), or the number it
+   * gave this put (`putIntents`). Receipt saves record how far they account (`intentsThrough`).
+   */
+  intentSeq: z.number().int().positive().optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 

@@ -48,6 +48,12 @@ export const intentSchema = z.looseObject({
    * (docs/design.md, "Ownership of shared entries"). Absent on an older version's intents.
    */
   claims: z.literal(true).optional(),
+  /**
+   * The scope lock's number for the put that made this intent durable there (`putIntents`),
+   * absent on intents only ever saved in a receipt. A receipt whose `intentsThrough` is at least
+   * this number already accounts for the intent (docs/design.md, "Intent recovery").
+   */
+  lockSeq: z.number().int().positive().optional(),
 });
 export type Intent = z.infer<typeof intentSchema>;
 
@@ -93,6 +99,13 @@ export const receiptSchema = z.looseObject({
   ledger: z.array(ledgerEntrySchema),
   intents: z.array(intentSchema),
   runs: z.array(runRecordSchema),
+  /**
+   * Every intent the scope lock numbered up to this (`Intent.lockSeq`) is accounted for by this
+   * version: resolved, or in `intents`. The lock keeps its copies until a release says so, and a
+   * holder may die between its save and that release: the next holder skips what this covers
+   * instead of resolving it a second time against a newer ledger.
+   */
+  intentsThrough: z.number().int().nonnegative().optional(),
 });
 export type Receipt = z.infer<typeof receiptSchema>;
 

@@ -4,9 +4,10 @@
  * holder's release says its final receipt save holds them, and indexed in R2 while the lock is free
  * with intents no receipt holds, so the sweep finds the scope.
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import type { Intent } from "../../shared/schemas/receipt";
 import { listPendingScopes } from "../../workers/locks/pending-scopes";
@@ -55,11 +56,14 @@ describe("intents kept by the scope lock", () => {
       await stub(key).putIntents({ key, holder: "run-a", token: a.token, intents: [intent("run-a", "u1")] }),
     );
     expect(renewed.expiresAt).toBeGreaterThan(soon);
-    expect(await stub(key).pendingIntents({ key })).toEqual([intent("run-a", "u1")]);
+    // Numbered by the put (the receipt says how far its saves account for: intentsThrough).
+    expect(renewed.intentSeq).toBe(1);
+    expect(await stub(key).pendingIntents({ key })).toEqual([{ ...intent("run-a", "u1"), lockSeq: 1 }]);
     // A release whose save did not hold them (a failed save): the next holder gets them.
     granted(await stub(key).release({ key, holder: "run-a", token: a.token }));
     const b = granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
-    expect(b.pendingIntents).toEqual([intent("run-a", "u1")]);
+    expect(b.pendingIntents).toEqual([{ ...intent("run-a", "u1"), lockSeq: 1 }]);
+    expect(b.intentSeq).toBe(1);
     granted(
       await stub(key).release({
         key,
@@ -100,6 +104,25 @@ describe("intents kept by the scope lock", () => {
     expect(await stub(key).pendingIntents({ key })).toEqual([]);
   });
 
+  it("without its alarm, the next read that finds the lease ended indexes the dead holder's intents", async ({
+    expect,
+  }) => {
+    const key = freshScopeKey();
+    const a = granted(await stub(key).acquire({ key, holder: "run-dead", ttlMs: TTL_MS }));
+    granted(
+      await stub(key).putIntents({
+        key,
+        holder: "run-dead",
+        token: a.token,
+        intents: [intent("run-dead", "u1")],
+      }),
+    );
+    await expireLeaseNow(key);
+    // As if the expiry alarm never fired.
+    await runInDurableObject(rawStub(key), (_instance: LeaseLock, state) => state.storage.deleteAlarm());
+    expect(await indexed(key)).toBe(true);
+  });
+
   it("a holder that dies keeping intents: the alarm's expiry indexes the scope; the next settled release removes the entry", async ({
     expect,
   }) => {
@@ -121,7 +144,7 @@ describe("intents kept by the scope lock", () => {
     expect((await listPendingScopes(env)).map((s) => s.scope)).toContain(scope);
 
     const b = granted(await stub(key).acquire({ key, holder: "run-recover", ttlMs: TTL_MS }));
-    expect(b.pendingIntents).toEqual([intent("run-dead", "u1")]);
+    expect(b.pendingIntents).toEqual([{ ...intent("run-dead", "u1"), lockSeq: 1 }]);
     granted(await stub(key).release({ key, holder: "run-recover", token: b.token, intentsSettled: true }));
     expect(await indexed(key)).toBe(false);
   });
@@ -142,7 +165,7 @@ describe("intents kept by the scope lock", () => {
     granted(await stub(key).forceRelease({ key, reason: "stuck", actor: "admin" }));
     expect(await indexed(key)).toBe(true);
     expect(granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS })).pendingIntents).toEqual([
-      intent("run-stuck", "u1"),
+      { ...intent("run-stuck", "u1"), lockSeq: 1 },
     ]);
   });
 });

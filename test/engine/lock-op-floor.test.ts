@@ -48,6 +48,8 @@ describe("lock operations of a warm group write", () => {
     expect(result.lines.map((l) => l.result)).toEqual(["created", "created", "created"]);
     expect(calls).toEqual([
       "scope acquire",
+      // The group's intents made durable in the scope lock (renewing it), not by a receipt put.
+      "scope putIntents",
       // Grant with the ownership view; takes what others queued (write combining).
       "parent acquireOrCombine",
       "parent takeQueued",
@@ -62,8 +64,10 @@ describe("lock operations of a warm group write", () => {
       "scope release",
     ]);
     // The run's counts stop at its result, before the scope release. Before issue 24 item 3 they
-    // were 10 (an ownership read of its own, and a parent renewal right before the write).
-    expect(result.counts?.lockOps).toBe(8);
+    // were 10 (an ownership read of its own, and a parent renewal right before the write, but no
+    // putIntents: the intents were a receipt put of their own).
+    expect(result.counts?.lockOps).toBe(9);
+    expect(result.counts?.storageWrites).toBe(1);
   });
 
   it("the first group on a new application adds the object's one-time work, and only that", async () => {
@@ -91,7 +95,8 @@ describe("lock operations of a warm group write", () => {
       "parent renew",
       "parent release",
     ]);
-    // With the scope lease's acquire and its two round trips; 19 before issue 24 item 3.
-    expect(result.counts?.lockOps).toBe(17);
+    // With the scope lease's acquire, its putIntents and its two round trips; 19 before issue 24
+    // item 3 (no putIntents then: a receipt put instead).
+    expect(result.counts?.lockOps).toBe(18);
   });
 });

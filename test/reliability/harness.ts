@@ -57,7 +57,7 @@ export class StepClock implements Clock {
   }
 }
 
-export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch">;
+export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch" | "wrapLocks">;
 
 /** The engine exactly as production wires it (createEngine), with the test's clock, faults and transport. */
 export function reliabilityEngine(knobs: EngineKnobs = {}): Engine {

@@ -304,7 +304,7 @@ export class Engine {
     try {
       const session = await ReceiptSession.open(deps.store, req);
       // The lock's unsettled intents go into the receipt with this save (nothing resolves them here).
-      session.mergeIntents(lease.pendingIntents);
+      session.mergeIntents(lease.pendingIntents, lease.intentSeq);
       session.recordRun(run.record(deps.clock.now()));
       await session.save();
       saved = session.etag;
@@ -386,7 +386,7 @@ export class Engine {
       // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
       // died, or its last save failed): this run recovers them like the receipt's own, and its
       // saves make what is left durable in the receipt before its release lets the lock drop them.
-      session.mergeIntents(lease.pendingIntents);
+      session.mergeIntents(lease.pendingIntents, lease.intentSeq);
       // Every save bumps the revision: a higher one at the end means this run has written.
       const openedRevision = session.receipt.revision;
       const skip = guard && after ? guard(after) : null;

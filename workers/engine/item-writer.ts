@@ -104,7 +104,7 @@ export class ItemWriter {
     if (w.session.unsaved) {
       await w.session.save();
     } else {
-      await w.scopeLease.putIntents(intents);
+      w.session.noteLockSeq(await w.scopeLease.putIntents(intents));
       w.session.noteIntentsKeptElsewhere();
     }
     // Until ownership or the provider is touched, a failure (e.g. the parent lock is held) leaves

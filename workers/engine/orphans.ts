@@ -10,6 +10,7 @@ import { type ItemOwnership, type Locator, scopeOfOwner } from "../../shared/sch
 import type { Receipt } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
+import { durableIntents } from "../receipts/durable-intents";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
@@ -63,7 +64,7 @@ async function ghostsOf(
       const kept = await deps.locks
         .scope(scope.repositoryId, scope.environment, scope.scope)
         .pendingIntents({});
-      receipt = { ...stored, intents: [...stored.intents, ...kept] };
+      receipt = { ...stored, intents: durableIntents(stored, kept) };
       cache.set(owner, receipt);
     }
     const records = [...receipt.ledger, ...receipt.intents];

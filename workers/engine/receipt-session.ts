@@ -13,6 +13,8 @@ export class ReceiptSession {
   #receipt: Receipt;
   #etag: string | null;
   #keptElsewhere = false;
+  /** The highest number the scope lock gave a put this copy accounts for (Receipt.intentsThrough). */
+  #lockSeq = 0;
   /**
    * The copy holds an outcome no save made durable yet (a ledger change, a resolved intent, a run
    * record). Intents alone do not count: they are durable in the scope lock or the receipt already.
@@ -78,18 +80,30 @@ export class ReceiptSession {
   }
 
   /**
-   * Intents the scope lock kept for earlier holders (LeaseGrant.pendingIntents): those this copy
-   * lacks join it, so recovery resolves them and the next save makes the rest durable here.
+   * Intents the scope lock kept for earlier holders (LeaseGrant.pendingIntents), and `lockSeq`,
+   * the last number the lock gave a put of them. Those this receipt already accounts for
+   * (`intentsThrough`: a holder saved, then died before the release that lets the lock drop them)
+   * are skipped: resolving them again would undo, against a newer ledger, what that save recorded.
+   * The others join this copy's own, once each.
    */
-  mergeIntents(intents: readonly Intent[]): void {
-    const missing = intents.filter(
+  mergeIntents(intents: readonly Intent[], lockSeq = 0): void {
+    const through = this.#receipt.intentsThrough ?? 0;
+    const open = intents.filter((i) => i.lockSeq === undefined || i.lockSeq > through);
+    const missing = open.filter(
       (i) =>
         !this.#receipt.intents.some((o) => o.runId === i.runId && o.action === i.action && sameItem(o, i)),
     );
     if (missing.length > 0)
       this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, ...missing] };
+    // Every numbered intent up to the grant's is now in this copy or accounted for by it.
+    this.noteLockSeq(lockSeq);
     // As for the receipt's own intents (constructor): the first write must fence a stale holder.
-    if (intents.length > 0) this.#unsaved = true;
+    if (open.length > 0) this.#unsaved = true;
+  }
+
+  /** The scope lock numbered a put of this copy's intents `seq`: the next save accounts for it. */
+  noteLockSeq(seq: number): void {
+    this.#lockSeq = Math.max(this.#lockSeq, seq);
   }
 
   /**
@@ -162,11 +176,14 @@ export class ReceiptSession {
   }
 
   async save(): Promise<void> {
-    this.#etag = await this.#store.write(
-      { ...this.#receipt, revision: this.#receipt.revision + 1 },
-      this.#etag,
-    );
-    this.#receipt = { ...this.#receipt, revision: this.#receipt.revision + 1 };
+    const through = Math.max(this.#receipt.intentsThrough ?? 0, this.#lockSeq);
+    const next = {
+      ...this.#receipt,
+      revision: this.#receipt.revision + 1,
+      ...(through > 0 ? { intentsThrough: through } : {}),
+    };
+    this.#etag = await this.#store.write(next, this.#etag);
+    this.#receipt = next;
     this.#unsaved = false;
   }
 

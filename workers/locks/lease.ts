@@ -75,6 +75,8 @@ export class Lease {
   readonly receiptEtag: string | null;
   /** Scope locks: intents earlier holders left in the lock unsettled (LeaseGrant.pendingIntents). */
   readonly pendingIntents: readonly Intent[];
+  /** Scope locks: the last number the lock gave a put of intents when it granted this lease. */
+  readonly intentSeq: number;
   readonly #ttlMs: number;
   readonly #marginMs: number;
   readonly #clock: Clock;
@@ -102,6 +104,7 @@ export class Lease {
     this.token = grant.token;
     this.receiptEtag = grant.receiptEtag ?? null;
     this.pendingIntents = grant.pendingIntents ?? [];
+    this.intentSeq = grant.intentSeq ?? 0;
     this.#ttlMs = opts.ttlMs;
     this.#marginMs = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
     this.#clock = opts.clock ?? systemClock;
@@ -354,7 +357,7 @@ export class Lease {
    * same call renews the lease, so it is also the round-trip check of the lease at this instant
    * (docs/design.md, "Lease protocol"). Throws LOCK_LOST when the lease is gone.
    */
-  async putIntents(intents: Intent[]): Promise<void> {
+  async putIntents(intents: Intent[]): Promise<number> {
     this.assertHeld();
     const before = this.#clock.now();
     const grant = this.#fenced(
@@ -366,6 +369,7 @@ export class Lease {
     );
     this.#expiresAt = grant.expiresAt;
     this.assertHeld();
+    return grant.intentSeq ?? 0;
   }
 
   async renew(): Promise<void> {

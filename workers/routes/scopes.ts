@@ -5,7 +5,6 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { scopeLockKey } from "../../shared/lock-keys";
-import type { Intent } from "../../shared/schemas/receipt";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
 import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import {
@@ -36,6 +35,7 @@ import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
 import { pendingIntentsOf } from "../locks/pending-scopes";
 import { configuredReceiptStore } from "../receipts/configured-store";
+import { durableIntents } from "../receipts/durable-intents";
 
 const scopePath = scopePathSchema.extend({
   environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
@@ -231,10 +231,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
       // scope's too (docs/design.md, "Writing one object's items").
       const key = scopeLockKey(repository.id, environment, scope);
       const kept = await pendingIntentsOf(c.env, key);
-      const intents = [
-        ...receipt.intents,
-        ...kept.filter((k) => !receipt.intents.some((i) => sameIntent(i, k))),
-      ];
+      const intents = durableIntents(receipt, kept);
       return c.json(await ledgerView(c.env, repository, { ...receipt, intents }), 200);
     })
     .openapi(listRoute, async (c) => {
@@ -253,11 +250,4 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
       }));
       return c.json({ scopes }, 200);
     });
-}
-
-/** One run's intent of one item and action (docs/design.md, "Item identity"). */
-function sameIntent(a: Intent, b: Intent): boolean {
-  return (
-    a.runId === b.runId && a.action === b.action && a.op === b.op && a.key === b.key && a.parent === b.parent
-  );
 }

@@ -10,6 +10,7 @@ import { isSponsonError } from "../../shared/errors";
 import type { Intent } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
+import { durableIntents, sameIntent } from "../receipts/durable-intents";
 import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
 
 export interface StaleIntentDeps {
@@ -25,14 +26,6 @@ export interface StaleIntentDeps {
   /** Where an unexpected failure is logged: redacting every secret (an error's text may hold one). */
   logError: (message: string) => void;
 }
-
-const sameIntent = (a: Intent, b: Intent) =>
-  a.runId === b.runId &&
-  a.action === b.action &&
-  // An item is its op, key and object (docs/design.md); the line is only a label.
-  a.op === b.op &&
-  a.key === b.key &&
-  a.parent === b.parent;
 
 export async function resolveStaleIntents(
   deps: StaleIntentDeps,
@@ -62,7 +55,7 @@ export async function resolveStaleIntents(
       deps.store.read(address),
       indexed.has(idOf(ref)) ? deps.pendingIntents(address) : Promise.resolve([]),
     ]);
-    return [...receipt.intents, ...kept.filter((k) => !receipt.intents.some((i) => sameIntent(i, k)))];
+    return durableIntents(receipt, kept);
   };
   for (const summary of scopes.values()) {
     const address = {

@@ -1,0 +1,63 @@
+/**
+ * Intents a scope lock keeps are resolved once (docs/design.md, "Intent recovery"): a holder whose
+ * final save holds them may die before the release that lets the lock drop them, and the next
+ * holder must not resolve them a second time against the newer ledger that save recorded (found by
+ * the review of issue 24: the retry's own remove intents, still in the lock, removed the entries
+ * its save had recorded as the scope's).
+ */
+import { describe, it } from "vitest";
+import { ok } from "../../shared/errors";
+import { scopeLockKey } from "../../shared/lock-keys";
+import { SimulatedCrash } from "../../workers/engine/deps";
+import { overriding } from "../../workers/locks/lock-target";
+import { durableIntents, receipt } from "../helpers/engine";
+import { expireLeaseNow } from "../helpers/locks";
+import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { entriesOf, expectSettled, freshWorld, providerItems, reliabilityEngine } from "./harness";
+
+describe("reliability: intents the scope lock kept after the save that settled them", () => {
+  it("a retry saves, then dies before its release: the next recovery keeps every entry it recorded", async ({
+    expect,
+  }) => {
+    const { domain, scope, plan } = await freshWorld();
+    const address = { repository: DEFAULT_REPOSITORY, environment: "preview", scope };
+    const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
+    // Run 1 dies right after its write: its intents are durable in the scope lock only.
+    const crashed = reliabilityEngine({
+      faults: (point) => {
+        if (point === "after-write") throw new SimulatedCrash(point);
+      },
+    });
+    await crashed.apply({ ...address, plan }).catch((err) => {
+      if (!(err instanceof SimulatedCrash)) throw err;
+    });
+    await expireLeaseNow(key);
+
+    // Run 2 recovers them, applies the plan again and saves; its release never reaches the lock
+    // (the isolate died), so the lock still keeps every intent, settled by that save.
+    const retry = reliabilityEngine({
+      wrapLocks: (inner) => ({
+        ...inner,
+        scope: (...args) =>
+          overriding(inner.scope(...args), {
+            release: async () => ok({ released: true, reason: "released", at: Date.now() }),
+          }),
+      }),
+    });
+    const second = await retry.apply({ ...address, plan });
+    expect(second.run.status).toBe("succeeded");
+    await expireLeaseNow(key);
+
+    const recovered = await reliabilityEngine().recover(address);
+    expect(recovered.run.status).toBe("succeeded");
+    const mine = (await providerItems(domain)).filter((i) => i.includes(scope)).sort();
+    expect(mine).toEqual(entriesOf(scope));
+    expect((await receipt("preview", scope)).ledger.map((e) => e.key).sort()).toEqual(
+      entriesOf(scope)
+        .map((e) => e.split(" ")[1])
+        .sort(),
+    );
+    expect(await durableIntents("preview", scope)).toEqual([]);
+    await expectSettled(expect, domain, [scope]);
+  });
+});
