@@ -333,8 +333,12 @@ export class Engine {
     { guard = null, planConnections = [], refuse, metrics = metricsFor(req), finish }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = meteredDeps(this.#deps, metrics);
-    // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck").
-    const before = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
+    // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck"),
+    // and the receipt, read at the same time: neither waits for the other.
+    const [before, read] = await Promise.all([
+      deps.gate ? deps.gate.read(req.repository.id, req.scope) : null,
+      deps.store.read(req),
+    ]);
     if (before && action === "apply" && before.status === "closed") {
       throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
     }
@@ -342,7 +346,6 @@ export class Engine {
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
     // ever made while a lease is held.
     const contexts = this.#contexts(deps);
-    const read = await deps.store.read(req);
     const stored = read.receipt;
     refuse?.(stored);
     const prepared = new Set([
@@ -360,7 +363,15 @@ export class Engine {
     try {
       // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
       // any change refuses the run before it writes anything.
-      const after = deps.gate ? await deps.gate.read(req.repository.id, req.scope) : null;
+      // The receipt (when the read before the lease may be stale) is read at the same time.
+      const [after, session] = await Promise.all([
+        deps.gate ? deps.gate.read(req.repository.id, req.scope) : null,
+        // One receipt read per run: the read before the lease is the receipt still, when the lock
+        // vouches that the last holder saved exactly that version and nobody could have since.
+        lease.receiptEtag !== null && lease.receiptEtag === read.etag
+          ? ReceiptSession.of(deps.store, req, read)
+          : ReceiptSession.open(deps.store, req),
+      ]);
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
         if (action === "apply" && after.status === "closed") {
@@ -377,12 +388,6 @@ export class Engine {
         );
       }
       run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
-      // One receipt read per run: the read before the lease is the receipt still, when the lock
-      // vouches that the last holder saved exactly that version and nobody could have since.
-      const session =
-        lease.receiptEtag !== null && lease.receiptEtag === read.etag
-          ? ReceiptSession.of(deps.store, req, read)
-          : await ReceiptSession.open(deps.store, req);
       // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
       // died, or its last save failed): this run recovers them like the receipt's own, and its
       // saves make what is left durable in the receipt before its release lets the lock drop them.
