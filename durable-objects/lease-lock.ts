@@ -118,7 +118,6 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    */
   async #acquireStep(req: AcquireRequest): Promise<Result<LeaseGrant>> {
     const step = this.#acquireNow(req);
-    this.#pendingIndexIfDue();
     if (step.kind === "queued") {
       // Behind the wait: a handoff to this waiter never waits for R2.
       this.ctx.waitUntil(this.#index.listContended());
@@ -395,9 +394,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   /**
-   * Any call that finds a lease ended (an expiry its alarm has not seen yet) writes the
-   * pending-intents entry too, so the sweep finds a dead holder's intents without relying on the
-   * alarm alone.
+   * A read or a refused renewal that finds a lease ended (an expiry its alarm has not seen yet)
+   * writes the pending-intents entry too, so the sweep finds a dead holder's intents without
+   * relying on the alarm alone. An acquire does not: its new holder settles them itself.
    */
   #pendingIndexIfDue(): void {
     if (this.#pendingIndex.outOfStep) this.#pendingIndex.syncLater();
