@@ -43,7 +43,7 @@ export function plan(object) {
 
 /** Mean of each count over the runs that reported counts (every run does, README "HTTP API (v1)"). */
 function meanCounts(all) {
-  const keys = ["providerCalls", "lockOps", "storageReads", "storageWrites"];
+  const keys = ["providerCalls", "lockOps", "storageReads", "storageWrites", "locks"];
   const out = Object.fromEntries(keys.map((k) => [k, 0]));
   for (const c of all) for (const k of keys) out[k] += (c[k] ?? 0) / all.length;
   return { ...out, runs: all.length };
