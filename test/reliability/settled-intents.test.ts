@@ -5,13 +5,18 @@
  * the review of issue 24: the retry's own remove intents, still in the lock, removed the entries
  * its save had recorded as the scope's).
  */
+import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { ok } from "../../shared/errors";
+import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import { scopeLockKey } from "../../shared/lock-keys";
+import { emulatorTransport } from "../../workers/dev/dev-env";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { overriding } from "../../workers/locks/lock-target";
+import { engineSweepParts } from "../../workers/wiring/background";
+import { testEnv } from "../helpers/connections";
 import { durableIntents, receipt } from "../helpers/engine";
-import { expireLeaseNow } from "../helpers/locks";
+import { expireLeaseNow, stub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { entriesOf, expectSettled, freshWorld, providerItems, reliabilityEngine } from "./harness";
 
@@ -58,6 +63,44 @@ describe("reliability: intents the scope lock kept after the save that settled t
         .sort(),
     );
     expect(await durableIntents("preview", scope)).toEqual([]);
+    await expectSettled(expect, domain, [scope]);
+  });
+});
+
+describe("reliability: the sweep and a lock keeping only intents its receipt settled", () => {
+  it("a run saves, then dies before its release: the sweep's recovery clears the lock and its index entry", async ({
+    expect,
+  }) => {
+    const { domain, scope, plan } = await freshWorld();
+    const address = { repository: DEFAULT_REPOSITORY, environment: "preview", scope };
+    const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
+    const noRelease = reliabilityEngine({
+      wrapLocks: (inner) => ({
+        ...inner,
+        scope: (...args) =>
+          overriding(inner.scope(...args), {
+            release: async () => ok({ released: true, reason: "released", at: Date.now() }),
+          }),
+      }),
+    });
+    expect((await noRelease.apply({ ...address, plan })).run.status).toBe("succeeded");
+    await expireLeaseNow(key);
+    // The lock keeps the run's intents (settled by its save) and, once free, names the scope.
+    expect(await stub(key).pendingIntents({ key })).not.toEqual([]);
+    await stub(key).read({ key });
+    expect(await env.RECEIPTS.head(pendingIntentsIndexKey(key))).not.toBeNull();
+    // Nothing is left to resolve, yet the sweep recovers the scope: its settled release clears them.
+    const now = Date.now() + 60_000;
+    const report = await engineSweepParts(emulatorTransport).resolveStaleIntents(testEnv(env), {
+      olderThan: now,
+      now,
+    });
+    expect(report.resolved).toBe(0);
+    expect(await stub(key).pendingIntents({ key })).toEqual([]);
+    await stub(key).read({ key });
+    expect(await env.RECEIPTS.head(pendingIntentsIndexKey(key))).toBeNull();
+    // And nothing the run recorded was undone.
+    expect((await providerItems(domain)).filter((i) => i.includes(scope)).sort()).toEqual(entriesOf(scope));
     await expectSettled(expect, domain, [scope]);
   });
 });

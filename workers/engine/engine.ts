@@ -335,13 +335,16 @@ export class Engine {
     const deps = meteredDeps(this.#deps, metrics);
     // Authorization-relevant state, read before the lease (docs/design.md, "Staleness recheck"),
     // and the receipt, read at the same time: neither waits for the other.
-    const [before, read] = await Promise.all([
+    const [gate, receipt] = await Promise.allSettled([
       deps.gate ? deps.gate.read(req.repository.id, req.scope) : null,
       deps.store.read(req),
     ]);
+    // The gate's answer first: a closed scope is refused as such even when the receipt read failed.
+    const before = settledValue(gate);
     if (before && action === "apply" && before.status === "closed") {
       throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
     }
+    const read = settledValue(receipt);
     // Token exchanges for every connection the run may use (the admitted lines', and the ledger's
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
     // ever made while a lease is held.
@@ -364,7 +367,7 @@ export class Engine {
       // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
       // any change refuses the run before it writes anything.
       // The receipt (when the read before the lease may be stale) is read at the same time.
-      const [after, session] = await Promise.all([
+      const [gateNow, opened] = await Promise.allSettled([
         deps.gate ? deps.gate.read(req.repository.id, req.scope) : null,
         // One receipt read per run: the read before the lease is the receipt still, when the lock
         // vouches that the last holder saved exactly that version and nobody could have since.
@@ -372,6 +375,7 @@ export class Engine {
           ? ReceiptSession.of(deps.store, req, read)
           : ReceiptSession.open(deps.store, req),
       ]);
+      const after = settledValue(gateNow);
       if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
         // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
         if (action === "apply" && after.status === "closed") {
@@ -388,6 +392,7 @@ export class Engine {
         );
       }
       run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
+      const session = settledValue(opened);
       // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
       // died, or its last save failed): this run recovers them like the receipt's own, and its
       // saves make what is left durable in the receipt before its release lets the lock drop them.
@@ -480,4 +485,10 @@ export class Engine {
       await contexts.prepare(missing);
     }
   }
+}
+
+/** A settled promise's value, or its rejection thrown. */
+function settledValue<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
 }

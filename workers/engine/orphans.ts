@@ -58,12 +58,14 @@ async function ghostsOf(
         environment: scope.environment,
         scope: scope.scope,
       };
-      const stored = (await deps.store.read(address)).receipt;
       // A run in flight (or one that died) keeps its intents in its scope lock until its final
-      // save: an item one of them names is that scope's, not a ghost's.
+      // save: an item one of them names is that scope's, not a ghost's. The lock is read first:
+      // a save landing in between (with its release clearing the lock) is then in the receipt read
+      // after it, so the item is named by one or the other.
       const kept = await deps.locks
         .scope(scope.repositoryId, scope.environment, scope.scope)
         .pendingIntents({});
+      const stored = (await deps.store.read(address)).receipt;
       receipt = { ...stored, intents: durableIntents(stored, kept) };
       cache.set(owner, receipt);
     }

@@ -226,11 +226,12 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     .openapi(ledgerRoute, async (c) => {
       const { environment, scope } = c.req.valid("param");
       const repository = repositoryRef(c.get("repository"));
-      const { receipt } = await configuredReceiptStore(c.env).read({ repository, environment, scope });
       // Intents a run that died before its final save left durable in the scope lock are the
-      // scope's too (docs/design.md, "Writing one object's items").
+      // scope's too (docs/design.md, "Writing one object's items"). The lock first: a save in
+      // between is in the receipt read after it.
       const key = scopeLockKey(repository.id, environment, scope);
       const kept = await pendingIntentsOf(c.env, key);
+      const { receipt } = await configuredReceiptStore(c.env).read({ repository, environment, scope });
       const intents = durableIntents(receipt, kept);
       return c.json(await ledgerView(c.env, repository, { ...receipt, intents }), 200);
     })

@@ -10,7 +10,7 @@ import { isSponsonError } from "../../shared/errors";
 import type { Intent } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
-import { durableIntents, sameIntent } from "../receipts/durable-intents";
+import { durableIntents, openLockIntents, sameIntent } from "../receipts/durable-intents";
 import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
 
 export interface StaleIntentDeps {
@@ -51,11 +51,13 @@ export async function resolveStaleIntents(
       environment: address.environment,
       scope: address.scope,
     };
-    const [{ receipt }, kept] = await Promise.all([
-      deps.store.read(address),
-      indexed.has(idOf(ref)) ? deps.pendingIntents(address) : Promise.resolve([]),
-    ]);
-    return durableIntents(receipt, kept);
+    // The lock first, then the receipt: a save between the two is in the receipt read after it.
+    const kept = indexed.has(idOf(ref)) ? await deps.pendingIntents(address) : [];
+    const { receipt } = await deps.store.read(address);
+    const intents = durableIntents(receipt, kept);
+    // Rows the receipt already accounts for (a holder saved, then died before its release): no
+    // intent is left, but the lock keeps them, and its index entry, until a settled release.
+    return { intents, settledOnly: kept.length > 0 && openLockIntents(receipt, kept).length === 0 };
   };
   for (const summary of scopes.values()) {
     const address = {
@@ -67,8 +69,10 @@ export async function resolveStaleIntents(
     let stale: Intent[] = [];
     let result: RunResult;
     try {
-      stale = (await durable(address)).filter((i) => i.at < olderThan);
-      if (stale.length === 0) continue;
+      const found = await durable(address);
+      stale = found.intents.filter((i) => i.at < olderThan);
+      // A recovery that finds nothing to resolve still ends in a settled release.
+      if (stale.length === 0 && !found.settledOnly) continue;
       result = await deps.recover(address);
     } catch (err) {
       // A run holds the scope now; it resolves the intents itself before it writes.
@@ -89,7 +93,7 @@ export async function resolveStaleIntents(
     }
     // Only what recovery actually took out of the receipt counts as resolved.
     const after = await durable(address).then(
-      (intents) => ({ intents }),
+      ({ intents }) => ({ intents }),
       () => null,
     );
     if (after === null) {
