@@ -20,6 +20,19 @@ import { expireLeaseNow, stub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { entriesOf, expectSettled, freshWorld, providerItems, reliabilityEngine } from "./harness";
 
+/** An engine whose scope-lock releases never reach the lock (as if its isolate died right after its save). */
+function engineWhoseReleasesAreLost() {
+  return reliabilityEngine({
+    wrapLocks: (inner) => ({
+      ...inner,
+      scope: (...args) =>
+        overriding(inner.scope(...args), {
+          release: async () => ok({ released: true, reason: "released", at: Date.now() }),
+        }),
+    }),
+  });
+}
+
 describe("reliability: intents the scope lock kept after the save that settled them", () => {
   it("a retry saves, then dies before its release: the next recovery keeps every entry it recorded", async ({
     expect,
@@ -40,15 +53,7 @@ describe("reliability: intents the scope lock kept after the save that settled t
 
     // Run 2 recovers them, applies the plan again and saves; its release never reaches the lock
     // (the isolate died), so the lock still keeps every intent, settled by that save.
-    const retry = reliabilityEngine({
-      wrapLocks: (inner) => ({
-        ...inner,
-        scope: (...args) =>
-          overriding(inner.scope(...args), {
-            release: async () => ok({ released: true, reason: "released", at: Date.now() }),
-          }),
-      }),
-    });
+    const retry = engineWhoseReleasesAreLost();
     const second = await retry.apply({ ...address, plan });
     expect(second.run.status).toBe("succeeded");
     await expireLeaseNow(key);
@@ -74,15 +79,7 @@ describe("reliability: the sweep and a lock keeping only intents its receipt set
     const { domain, scope, plan } = await freshWorld();
     const address = { repository: DEFAULT_REPOSITORY, environment: "preview", scope };
     const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
-    const noRelease = reliabilityEngine({
-      wrapLocks: (inner) => ({
-        ...inner,
-        scope: (...args) =>
-          overriding(inner.scope(...args), {
-            release: async () => ok({ released: true, reason: "released", at: Date.now() }),
-          }),
-      }),
-    });
+    const noRelease = engineWhoseReleasesAreLost();
     expect((await noRelease.apply({ ...address, plan })).run.status).toBe("succeeded");
     await expireLeaseNow(key);
     // The lock keeps the run's intents (settled by its save) and, once free, names the scope.
