@@ -8,7 +8,7 @@
  */
 import { Octokit } from "@octokit/rest";
 import type { RunResult } from "../cli/client";
-import { mdValue } from "../cli/markdown";
+import { mdCode } from "../cli/markdown";
 import { runSummary } from "../cli/step-summary";
 import { type CommentAuthor, type Identity, isAuthoredBy, resolveIdentity } from "./identity";
 
@@ -22,7 +22,7 @@ export function commentBody(result: RunResult, runUrl: string): string {
     runSummary(result).trimEnd(),
     "",
     // The destination in <…>: a `)` in it cannot end the link early.
-    `[Run ${mdValue(result.run.id)} on the dashboard](<${runUrl.replace(/[<>\s]/g, encodeURIComponent)}>)`,
+    `[Run ${mdCode(result.run.id)} on the dashboard](<${runUrl.replace(/[<>\s]/g, encodeURIComponent)}>)`,
     "",
   ].join("\n");
 }

@@ -3,8 +3,9 @@
  * summary, the pull-request comment). GitHub makes links, images, mentions (`@user`), issue
  * references (`#123`), bare URLs and HTML out of text, some of it after Markdown parsing (its
  * mention, reference and autolink filters skip only code), so backslash escapes or entities are not
- * enough: every such value is written as a code span, where nothing is interpreted. A plain word
- * (letters, digits, `-`, `_`) stays as it is: nothing can make markup of it.
+ * enough: every such value is written as a code span, where nothing is interpreted. In running text
+ * a plain word (letters, digits, `-`, `_`: a line id, an error code) stays as it is, since nothing
+ * can make markup of it.
  */
 
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -25,17 +26,23 @@ function codeSpan(text: string): string {
   return `${fence}${pad}${text}${pad}${fence}`;
 }
 
-/** A value in running text (a heading, a paragraph, a list item). */
-export function mdValue(value: string): string {
+/** A value shown as code whatever it is: an id, an item, a scope. */
+export function mdCode(value: string): string {
+  return codeSpan(value.replace(LINE_BREAK, " "));
+}
+
+/** A value in prose (a message, a warning): a plain word as it is, anything else as code. */
+export function mdText(value: string): string {
   const text = value.replace(LINE_BREAK, " ");
   return PLAIN_WORD.test(text) ? text : codeSpan(text);
 }
 
 /**
- * A value in a GFM table cell. The row is split at every `|` a backslash does not take, code spans
- * included, before anything else is parsed; so each `|` gets a backslash, and backslashes right
- * before it are doubled so that none of them takes the one added (GFM then shows them doubled).
+ * `mdCode`/`mdText` output placed in a GFM table cell. The row is split at every `|` a backslash
+ * does not take, code spans included, before anything else is parsed; so each `|` gets a backslash,
+ * and backslashes right before it are doubled so that none of them takes the one added (GFM then
+ * shows those doubled).
  */
-export function mdCell(value: string): string {
-  return mdValue(value).replace(/(\\*)\|/g, (_, backslashes: string) => `${backslashes}${backslashes}\\|`);
+export function mdCell(markdown: string): string {
+  return markdown.replace(/(\\*)\|/g, (_, backslashes: string) => `${backslashes}${backslashes}\\|`);
 }
