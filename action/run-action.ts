@@ -15,43 +15,12 @@ import type { RunResult } from "../cli/client";
 import { audienceFor } from "../cli/credentials";
 import { main } from "../cli/main";
 import { refusedSummary } from "../cli/step-summary";
+import { runResultSchema } from "../shared/schemas/run";
 import { commentBody, upsertComment } from "./comment";
 import { pullRequestOf, readPayload } from "./event";
-
-const COMMANDS = ["apply", "preview", "destroy", "rollback"] as const;
-type Command = (typeof COMMANDS)[number];
+import { actionInputs, cliArgs } from "./inputs";
 
 type Env = Record<string, string | undefined>;
-
-function inputs() {
-  const command = core.getInput("command") || "apply";
-  if (!(COMMANDS as readonly string[]).includes(command))
-    throw new Error(`command must be ${COMMANDS.join(", ")}; got "${command}"`);
-  return {
-    url: core.getInput("url", { required: true }),
-    plan: core.getInput("plan") || "sponson.plan.json",
-    environment: core.getInput("environment") || "preview",
-    scope: core.getInput("scope"),
-    wait: core.getInput("wait") === "true",
-    waitTimeout: core.getInput("wait-timeout"),
-    audience: core.getInput("audience"),
-    command: command as Command,
-    token: core.getInput("token"),
-    comment: (core.getInput("comment") || "true") === "true",
-    githubToken: core.getInput("github-token"),
-  };
-}
-
-function cliArgs(i: ReturnType<typeof inputs>): string[] {
-  const args: string[] = [i.command, "--env", i.environment, "--url", i.url, "--json"];
-  if (i.command === "apply" || i.command === "preview") args.push("--plan", i.plan);
-  if (i.scope) args.push("--scope", i.scope);
-  if (i.command !== "preview") {
-    if (i.waitTimeout) args.push("--wait-timeout", i.waitTimeout);
-    else if (i.wait) args.push("--wait");
-  }
-  return args;
-}
 
 /** A stream that keeps what the CLI writes (its --json document). */
 function collector(): { stream: NodeJS.WriteStream; text: () => string } {
@@ -66,7 +35,9 @@ function collector(): { stream: NodeJS.WriteStream; text: () => string } {
 }
 
 export async function runAction(env: Env = process.env): Promise<void> {
-  const i = inputs();
+  const i = actionInputs();
+  if (Object.keys(i.vars).length > 0 && i.command !== "apply" && i.command !== "preview")
+    core.warning(`sponson: vars are for apply and preview; ${i.command} runs without them`);
   const payload = readPayload(env.GITHUB_EVENT_PATH);
   const pullRequest = pullRequestOf(payload);
   if (i.token) core.setSecret(i.token);
@@ -90,9 +61,9 @@ export async function runAction(env: Env = process.env): Promise<void> {
   delete cliEnv.GITHUB_STEP_SUMMARY;
   const code = await main(cliArgs(i), { env: cliEnv, stdout: out.stream, stderr: process.stderr });
 
-  let doc: { run?: RunResult["run"]; error?: { code?: string; detail?: string } } & Partial<RunResult> = {};
+  let doc: { error?: { code?: string; detail?: string } } = {};
   try {
-    doc = JSON.parse(out.text());
+    doc = JSON.parse(out.text()) ?? {};
   } catch {
     // Usage errors print no document; stderr said why.
   }
@@ -101,7 +72,9 @@ export async function runAction(env: Env = process.env): Promise<void> {
   const resultPath = join(dir, `sponson-${stepId}.json`);
   const summaryPath = join(dir, `sponson-${stepId}.md`);
   writeFileSync(resultPath, out.text() || "{}\n");
-  const result = doc.run ? (doc as RunResult) : null;
+  // What reaches the comment and the outputs is a run result in the service's own shape.
+  const parsed = runResultSchema.safeParse(doc);
+  const result: RunResult | null = parsed.success ? parsed.data : null;
   const target = `${i.environment}/${i.scope || (pullRequest ? `pr-${pullRequest.number}` : "")}`;
   const markdown = result
     ? commentBody(result, runLink(i.url, result)).split("\n").slice(1).join("\n")
@@ -129,7 +102,9 @@ export async function runAction(env: Env = process.env): Promise<void> {
         result.run.environment,
         commentBody(result, runLink(i.url, result)),
       );
-      core.info(`sponson: pull request comment ${done.action} (${done.id})`);
+      core.setOutput("comment-id", String(done.id));
+      core.setOutput("comment-url", done.url);
+      core.info(`sponson: pull request comment ${done.action}: ${done.url}`);
     } catch (err) {
       core.warning(
         `sponson: could not write the pull request comment (pull-requests: write?): ${(err as Error).message}`,

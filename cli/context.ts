@@ -12,6 +12,7 @@ import { CliError } from "./cli-error";
 import { SponsonClient } from "./client";
 import { COMMANDS, type CommandName } from "./commands-spec";
 import { audienceFor, type Credentials, type Env, inGithubActions, resolveCredentials } from "./credentials";
+import { serviceUrlProblem } from "./service-url";
 
 export const LOCAL_URL = "http://127.0.0.1:8787";
 
@@ -68,12 +69,9 @@ export function serviceUrl(inv: Invocation): string {
       throw new CliError(2, "SPONSON_URL is not set");
     return LOCAL_URL;
   }
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") throw new Error("not http(s)");
-  } catch {
-    throw new CliError(2, `the service URL "${url}" is not an http(s) URL`);
-  }
+  // https://, or http:// on loopback only: a token never crosses a network in clear.
+  const problem = serviceUrlProblem(url);
+  if (problem) throw new CliError(2, problem);
   return url;
 }
 

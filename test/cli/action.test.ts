@@ -19,9 +19,35 @@ import { type CliResult, EXAMPLE_PLAN, freshPr, mintToken, ROOT } from "./helper
 const REQUEST_TOKEN = "runner-request-token-5678";
 const GITHUB_TOKEN = "ghs_job-token-for-comments";
 
+interface User {
+  login: string;
+  id: number;
+  type: "User" | "Bot";
+}
+const ACTIONS_BOT: User = { login: "github-actions[bot]", id: 41898282, type: "Bot" };
+const MALLORY: User = { login: "mallory", id: 666, type: "User" };
+
+/**
+ * The comment tokens the local GitHub API knows, as GitHub answers them: the job's GITHUB_TOKEN
+ * (an installation token: GraphQL `viewer` answers, `GET /user` does not), an installation token
+ * whose `viewer` is unavailable too (older GitHub Enterprise Server), and a bot user's PAT whose
+ * GraphQL is refused here, so that `GET /user` has to answer.
+ */
+const TOKENS: Record<string, { user: User; viewer: boolean; restUser: boolean }> = {
+  [GITHUB_TOKEN]: { user: ACTIONS_BOT, viewer: true, restUser: false },
+  "ghs_installation-token-without-viewer": { user: ACTIONS_BOT, viewer: false, restUser: false },
+  "ghp_deploy-bot-pat": {
+    user: { login: "deploy-bot", id: 5150, type: "User" },
+    viewer: false,
+    restUser: true,
+  },
+};
+
 interface Comment {
   id: number;
   body: string;
+  user: User;
+  html_url: string;
 }
 interface ApiCall {
   method: string;
@@ -61,8 +87,20 @@ beforeAll(async () => {
     }
     // The GitHub REST API's issue comments (docs.github.com, "REST API endpoints for issue comments").
     apiCalls.push({ method: req.method ?? "", path: url.pathname, authorization: req.headers.authorization });
-    if (req.headers.authorization !== `token ${GITHUB_TOKEN}`)
-      return json(401, { message: "Bad credentials" });
+    const caller = TOKENS[(req.headers.authorization ?? "").replace(/^token /, "")];
+    if (!caller) return json(401, { message: "Bad credentials" });
+    if (url.pathname === "/graphql" && req.method === "POST") {
+      if (!caller.viewer)
+        return json(200, { data: null, errors: [{ type: "FORBIDDEN", message: "no viewer" }] });
+      // GraphQL names a bot without the `[bot]` suffix REST shows; its databaseId is REST's id.
+      return json(200, {
+        data: { viewer: { login: caller.user.login.replace(/\[bot\]$/, ""), databaseId: caller.user.id } },
+      });
+    }
+    if (url.pathname === "/user" && req.method === "GET") {
+      if (!caller.restUser) return json(403, { message: "Resource not accessible by integration" });
+      return json(200, caller.user);
+    }
     const list = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(url.pathname);
     const one = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(url.pathname);
     if (list && `${list[1]}/${list[2]}` === DEMO_REPOSITORY.name) {
@@ -70,16 +108,19 @@ beforeAll(async () => {
       const existing = comments.get(issue) ?? [];
       if (req.method === "GET") return json(200, existing);
       if (req.method === "POST") {
-        const comment = { id: nextCommentId++, body: (JSON.parse(await body(req)) as { body: string }).body };
-        comments.set(issue, [...existing, comment]);
+        const text = (JSON.parse(await body(req)) as { body: string }).body;
+        const comment = addComment(issue, caller.user, text);
         return json(201, comment);
       }
     }
+    // Like GitHub, a token with pull-requests: write may edit anyone's comment: ownership is the Action's check.
     if (one && req.method === "PATCH") {
       const id = Number(one[3]);
       const text = (JSON.parse(await body(req)) as { body: string }).body;
-      for (const list of comments.values()) for (const c of list) if (c.id === id) c.body = text;
-      return json(200, { id, body: text });
+      const comment = [...comments.values()].flat().find((c) => c.id === id);
+      if (!comment) return json(404, { message: "Not Found" });
+      comment.body = text;
+      return json(200, comment);
     }
     return json(404, { message: "Not Found" });
   });
@@ -88,6 +129,18 @@ beforeAll(async () => {
   if (typeof address !== "object" || address === null) throw new Error("no address");
   base = `http://127.0.0.1:${address.port}`;
 });
+
+function addComment(issue: number, user: User, text: string): Comment {
+  const id = nextCommentId++;
+  const comment = {
+    id,
+    body: text,
+    user,
+    html_url: `https://github.com/${DEMO_REPOSITORY.name}/pull/${issue}#issuecomment-${id}`,
+  };
+  comments.set(issue, [...(comments.get(issue) ?? []), comment]);
+  return comment;
+}
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -206,6 +259,7 @@ describe("the Action on a simulated runner", () => {
     expect,
   }) => {
     const number = await pullRequest();
+    const callsBefore = apiCalls.length;
     const step = await runAction({ number });
     expect(step.code, step.stdout + step.stderr).toBe(0);
     expect(oidcAudiences.at(-1)).toBe(inject("audience"));
@@ -226,7 +280,11 @@ describe("the Action on a simulated runner", () => {
     expect(posted[0]?.body).toContain(
       `/dashboard/runs/${result.run.id}?environment=preview&scope=pr-${number}`,
     );
-    expect(apiCalls.every((c) => c.authorization === `token ${GITHUB_TOKEN}`)).toBe(true);
+    expect(apiCalls.slice(callsBefore).every((c) => c.authorization === `token ${GITHUB_TOKEN}`)).toBe(true);
+    // The comment's id and address, as outputs beside run-id and status.
+    expect(step.outputs["comment-id"]).toBe(String(posted[0]?.id));
+    expect(step.outputs["comment-url"]).toBe(posted[0]?.html_url);
+    expect(posted[0]?.html_url).toMatch(/#issuecomment-\d+$/);
   });
 
   it("a second run updates the same comment instead of adding one", async ({ expect }) => {
@@ -268,6 +326,85 @@ describe("the Action on a simulated runner", () => {
     expect(step.outputs).toMatchObject({ status: "refused", "run-id": "" });
     expect(step.summary).toContain("refused");
     expect(comments.get(number)).toBeUndefined();
+  });
+
+  it.for([
+    ["the job's GITHUB_TOKEN (GraphQL viewer)", GITHUB_TOKEN],
+    [
+      "an installation token whose identity cannot be read (github-actions[bot])",
+      "ghs_installation-token-without-viewer",
+    ],
+    ["a bot user's PAT (GET /user)", "ghp_deploy-bot-pat"],
+  ])(
+    "with %s, a comment starting with the marker written by someone else is never edited",
+    async ([, token], { expect }) => {
+      const number = await pullRequest();
+      const identity = TOKENS[token as string]?.user as User;
+      const marker = "<!-- sponson-edge: environment=preview -->";
+      // A commenter quotes the marker; for the PAT, the job's bot has a comment of its own there too.
+      const mallory = addComment(number, MALLORY, `${marker}\nlooks like the bot, belongs to mallory`);
+      const others = [mallory];
+      if (identity !== ACTIONS_BOT)
+        others.push(addComment(number, ACTIONS_BOT, `${marker}\nwritten by another workflow`));
+      const untouched = others.map((c) => ({ ...c }));
+      const inputs = { "INPUT_GITHUB-TOKEN": token as string };
+
+      const first = await runAction({ number, inputs });
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const own = (comments.get(number) ?? []).filter((c) => c.user === identity && !others.includes(c));
+      expect(own).toHaveLength(1);
+      expect(first.outputs["comment-id"]).toBe(String(own[0]?.id));
+      expect(first.outputs["comment-url"]).toBe(own[0]?.html_url);
+      expect(others).toEqual(untouched);
+
+      // The next run finds its own comment again and updates it.
+      const second = await runAction({ number, inputs });
+      expect(second.code, second.stdout + second.stderr).toBe(0);
+      expect(second.outputs["comment-id"]).toBe(first.outputs["comment-id"]);
+      expect(comments.get(number)).toHaveLength(others.length + 1);
+      expect(own[0]?.body).toContain(second.outputs["run-id"] as string);
+      expect(others).toEqual(untouched);
+    },
+  );
+
+  it("an http:// service URL off loopback is refused before the job's token is asked for", async ({
+    expect,
+  }) => {
+    const number = await pullRequest();
+    const asked = oidcAudiences.length;
+    const step = await runAction({ number, inputs: { INPUT_URL: "http://sponson.example.com" } });
+    expect(step.code).not.toBe(0);
+    expect(step.stdout).toContain(
+      '::error::url: the service URL "http://sponson.example.com" must be https://',
+    );
+    expect(oidcAudiences.length).toBe(asked);
+    expect(comments.get(number)).toBeUndefined();
+  });
+
+  it("`comment: True` is a boolean; `comment: yes` fails the step naming the input", async ({ expect }) => {
+    const number = await pullRequest();
+    const yes = await runAction({ number, inputs: { INPUT_COMMENT: "True", INPUT_WAIT: "TRUE" } });
+    expect(yes.code, yes.stdout + yes.stderr).toBe(0);
+    expect(comments.get(number)).toHaveLength(1);
+    const asked = oidcAudiences.length;
+    const bad = await runAction({ number, inputs: { INPUT_COMMENT: "yes" } });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stdout).toMatch(/::error::Input does not meet YAML 1\.2 "Core Schema" specification: comment/);
+    expect(oidcAudiences.length).toBe(asked);
+  });
+
+  it("a var whose name the service would refuse fails the step, naming the line, before any token", async ({
+    expect,
+  }) => {
+    const number = await pullRequest();
+    const asked = oidcAudiences.length;
+    const step = await runAction({
+      number,
+      inputs: { INPUT_VARS: "url=https://pr.example.com\nPreview-Url=x" },
+    });
+    expect(step.code).not.toBe(0);
+    expect(step.stdout).toContain('::error::vars line 2: "Preview-Url" is not a var name');
+    expect(oidcAudiences.length).toBe(asked);
   });
 
   it("two Sponson steps in one job keep separate result files", async ({ expect }) => {

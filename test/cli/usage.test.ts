@@ -61,6 +61,11 @@ describe("sponson --help and usage errors", () => {
       ["ledger", "--scope", "pr-1", "--repository", "acme"],
       /owner\/name/,
     ],
+    [
+      "an http:// service URL off loopback (the token would travel in clear)",
+      ["destroy", "--scope", "pr-1", "--url", "http://sponson.example.com"],
+      /must be https:\/\/ \(http:\/\/ only on loopback/,
+    ],
     ["unlock without --reason", ["unlock", "scope:186853002/preview/pr-1"], /--reason is required/],
     [
       "a stray argument",
