@@ -2,11 +2,12 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import { lockKind, parseLockKey } from "../../shared/lock-keys";
-import { holdBodySchema, holdOutcomeSchema } from "../../shared/schemas/hold";
+import { holdBodySchema } from "../../shared/schemas/hold";
 import { lockStateSchema } from "../../shared/schemas/lock";
 import {
   forceReleaseBodySchema,
   forceReleaseResultSchema,
+  holdResultSchema,
   lockListSchema,
 } from "../../shared/schemas/responses";
 import type { AppEnv } from "../app-env";
@@ -95,7 +96,7 @@ const forceReleaseRoute = createRoute({
   },
 });
 
-const holdResult = withOpenApi(holdOutcomeSchema.extend({ lock: lockStateSchema }), "HoldResult");
+const holdResult = withOpenApi(holdResultSchema, "HoldResult");
 
 // Holds (docs/design.md, "Lease protocol: holds"). The route table already requires admin
 // (workers/auth/route-access.ts); `requireRole` on each is the second lock.
