@@ -18,7 +18,7 @@ import { appLockKey, freshPr, holdAppLock, untilWaiters } from "../helpers/engin
 import { freshScopeKey, granted, refused, stub } from "../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
-import { bearer } from "../helpers/tokens";
+import { bearer, mintServiceToken } from "../helpers/tokens";
 
 const app = testApp();
 const HOUR_S = 3600;
@@ -171,6 +171,25 @@ describe("POST /v1/locks/{key}/hold", () => {
     const lift = await call(app, "DELETE", holdPath(key), undefined, headers);
     expect(lift.status).toBe(403);
     expect((await lockStub(env, key).read({ key })).hold).toMatchObject({ by: "test-admin" });
+  });
+});
+
+describe("a held lock in the listing", () => {
+  it("a viewer bound to one repository sees a held shared object nobody holds, with its hold", async () => {
+    const domain = freshAuth0Domain();
+    const parent = await appLockKey(domain);
+    expect((await hold(parent)).status).toBe(200);
+    const token = await mintServiceToken({
+      role: "viewer",
+      repository: DEFAULT_REPOSITORY.name,
+      sub: "team",
+    });
+    const res = await call(app, "GET", "/v1/locks", undefined, { authorization: `Bearer ${token}` });
+    const { locks } = (await res.json()) as { locks: LockState[] };
+    expect(locks.find((l) => l.key === parent)).toMatchObject({
+      held: false,
+      hold: { reason: "IdP migration", by: "test-admin" },
+    });
   });
 });
 
