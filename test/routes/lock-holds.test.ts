@@ -4,8 +4,10 @@
  * naming the hold with `Retry-After`, a run already holding the lease finishes, the hold is
  * listed and audited, lifted by DELETE; nobody but an admin can set or lift one.
  */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { HoldOutcome } from "../../shared/schemas/hold";
 import type { LockState } from "../../shared/schemas/lock";
@@ -15,7 +17,7 @@ import { lockStub } from "../../workers/locks/lock-target";
 import { call, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, holdAppLock, untilWaiters } from "../helpers/engine";
-import { freshScopeKey, granted, refused, stub } from "../helpers/locks";
+import { freshScopeKey, granted, rawStub, refused, stub } from "../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { bearer, mintServiceToken } from "../helpers/tokens";
@@ -171,6 +173,46 @@ describe("POST /v1/locks/{key}/hold", () => {
     const lift = await call(app, "DELETE", holdPath(key), undefined, headers);
     expect(lift.status).toBe(403);
     expect((await lockStub(env, key).read({ key })).hold).toMatchObject({ by: "test-admin" });
+  });
+});
+
+describe("a run that waits for a held lock", () => {
+  async function waitingApply() {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
+    expect((await hold(key)).status).toBe(200);
+    const running = call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: callbackPlan(domain),
+      wait: true,
+      waitTimeoutSeconds: 60,
+    });
+    await untilWaiters(key, 1);
+    return { domain, scope, key, running };
+  }
+
+  it("is granted once the hold ends by itself (the alarm at its end), and writes", async () => {
+    const { domain, scope, key, running } = await waitingApply();
+    await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
+      state.storage.sql.exec("UPDATE holds SET until = ? WHERE until > ?", Date.now() - 1, Date.now());
+    });
+    await runDurableObjectAlarm(rawStub(key));
+    const result = (await (await running).json()) as RunResult;
+    expect(result.run.status).toBe("succeeded");
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([
+      `https://${scope}.preview.example.com/callback`,
+    ]);
+    expect(await auditEntries()).toContainEqual(
+      expect.objectContaining({ kind: "hold", action: "expire", key }),
+    );
+  });
+
+  it("is granted when an admin lifts the hold", async () => {
+    const { key, running } = await waitingApply();
+    expect((await call(app, "DELETE", holdPath(key))).status).toBe(200);
+    const result = (await (await running).json()) as RunResult;
+    expect(result.run.status).toBe("succeeded");
   });
 });
 
