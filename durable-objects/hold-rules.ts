@@ -28,7 +28,8 @@ export function holdRefusal(key: string, hold: HoldRow, now: number): Result<nev
   const until = new Date(hold.until).toISOString();
   return fail(
     "LOCK_HELD",
-    `${key} is on hold until ${until}, set by ${hold.by}: ${hold.reason}. ` +
+    // The reason is the admin's sentence; its own final full stop is not doubled.
+    `${key} is on hold until ${until}, set by ${hold.by}: ${hold.reason.replace(/[.\s]+$/, "")}. ` +
       `Runs that need it are refused until then: retry after ${until}, or an admin can lift it ` +
       `with \`sponson unhold ${key}\`.`,
     {
