@@ -18,7 +18,9 @@ import type {
 import {
   type ForceReleaseResult,
   forceReleaseResultSchema,
+  type HoldResult,
   healthSchema,
+  holdResultSchema,
   lockListSchema,
   type ScopeSummary,
   scopeListSchema,
@@ -39,7 +41,15 @@ export type RunBody<A extends RunAction> = {
   destroy: DestroyBody;
   rollback: RollbackBody;
 }[A];
-export type { ForceReleaseResult, LockState, Receipt, RunEventWire as RunEvent, RunResult, ScopeSummary };
+export type {
+  ForceReleaseResult,
+  HoldResult,
+  LockState,
+  Receipt,
+  RunEventWire as RunEvent,
+  RunResult,
+  ScopeSummary,
+};
 
 /** The service's codes, plus two for failures that never reached (or came back from) it. */
 export type ApiErrorCode = ErrorCode | "NETWORK" | "BAD_RESPONSE";
@@ -159,6 +169,17 @@ export class SponsonClient {
 
   forceRelease(key: string, reason: string): Promise<ForceReleaseResult> {
     return this.#json("DELETE", `/v1/locks/${encodeURIComponent(key)}`, forceReleaseResultSchema, { reason });
+  }
+
+  hold(key: string, reason: string, ttlSeconds: number): Promise<HoldResult> {
+    return this.#json("POST", `/v1/locks/${encodeURIComponent(key)}/hold`, holdResultSchema, {
+      reason,
+      ttlSeconds,
+    });
+  }
+
+  unhold(key: string): Promise<HoldResult> {
+    return this.#json("DELETE", `/v1/locks/${encodeURIComponent(key)}/hold`, holdResultSchema);
   }
 
   async #json<S extends z.ZodType>(

@@ -10,6 +10,8 @@ export type CommandName =
   | "ledger"
   | "locks"
   | "unlock"
+  | "hold"
+  | "unhold"
   | "token"
   | "config"
   | "plan";
@@ -171,6 +173,34 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
       'sponson unlock scope:186853002/preview/pr-12 --reason "runner died mid-apply"',
       'sponson unlock _locks/0123456789abcdef0123456789abcdef --reason "stuck parent lock"',
     ],
+  },
+  hold: {
+    summary: "hold a lock (admin token): runs that need it are refused until the hold ends or is lifted",
+    usage: 'sponson hold <key> --reason "<text>" --ttl <duration> [--json]',
+    options: {
+      reason: { type: "string", value: "text", help: "why; required, shown to every run the hold refuses" },
+      ttl: {
+        type: "string",
+        value: "duration",
+        help: "how long: 3600, 90s, 30m, 2h or 1d (1 minute to 30 days)",
+      },
+      ...json,
+      ...connection,
+    },
+    positionals: 1,
+    details: `The run holding the lock now keeps its lease; the hold applies from the next grant.\n${LOCK_KEYS_HELP}`,
+    examples: [
+      'sponson hold _locks/0123456789abcdef0123456789abcdef --reason "IdP migration" --ttl 2h',
+      'sponson hold scope:186853002/preview/main --reason "release freeze" --ttl 1d',
+    ],
+  },
+  unhold: {
+    summary: "lift a lock's hold (admin token); the first waiting run is granted the lock",
+    usage: "sponson unhold <key> [--json]",
+    options: { ...json, ...connection },
+    positionals: 1,
+    details: LOCK_KEYS_HELP,
+    examples: ["sponson unhold scope:186853002/preview/main"],
   },
   token: {
     summary: "print the token the CLI would send (SPONSON_TOKEN, or the job's GitHub OIDC token)",

@@ -6,6 +6,7 @@ import type { ErrorCode } from "../shared/errors";
 import { CliError, type ExitCode } from "./cli-error";
 import { ApiError, type ApiErrorCode } from "./client";
 import { configCommand, planCommand } from "./commands/check";
+import { holdCommand, unholdCommand } from "./commands/hold";
 import { ledgerCommand, locksCommand } from "./commands/read";
 import { runCommand } from "./commands/run";
 import { tokenCommand } from "./commands/token";
@@ -36,6 +37,8 @@ const HANDLERS: Record<CommandName, (inv: Invocation) => Promise<ExitCode>> = {
   ledger: ledgerCommand,
   locks: locksCommand,
   unlock: unlockCommand,
+  hold: holdCommand,
+  unhold: unholdCommand,
   token: tokenCommand,
   config: configCommand,
   plan: planCommand,

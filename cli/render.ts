@@ -167,7 +167,7 @@ export function locksText(locks: LockState[], now: number): string[] {
       l.key,
       l.kind,
       l.identity ?? "-",
-      l.holder ?? "-",
+      l.holder ?? (l.hold ? "(on hold)" : "-"),
       iso(l.since),
       expiresIn(l, now),
       String(l.waiters.length),
@@ -182,6 +182,9 @@ export function lockText(lock: LockState, now: number): string[] {
       ? `held by ${lock.holder} since ${iso(lock.since)}, expires in ${expiresIn(lock, now)}, token ${lock.token}`
       : "not held",
   ];
+  if (lock.hold) {
+    out.push(`on hold until ${iso(lock.hold.until)}, set by ${lock.hold.by}: ${lock.hold.reason}`);
+  }
   if (lock.waiters.length > 0) out.push(`waiters: ${lock.waiters.map((w) => w.holder).join(", ")}`);
   if (lock.history.length > 0) {
     out.push(

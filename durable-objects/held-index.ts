@@ -32,12 +32,20 @@ export class HeldIndex {
 
   /** Tells open dashboards the lock is now listed (the notice at its grant found it unlisted). */
   readonly #listed: () => void;
+  /** An admin's hold is in force: a held lock is listed even while nobody holds its lease. */
+  readonly #onHold: () => boolean;
 
-  constructor(env: Env, ctx: DurableObjectState, store: LeaseStore, listed: () => void = () => {}) {
+  constructor(
+    env: Env,
+    ctx: DurableObjectState,
+    store: LeaseStore,
+    hooks: { listed?: () => void; onHold?: () => boolean } = {},
+  ) {
     this.#env = env;
     this.#ctx = ctx;
     this.#store = store;
-    this.#listed = listed;
+    this.#listed = hooks.listed ?? (() => {});
+    this.#onHold = hooks.onHold ?? (() => false);
   }
 
   /** Whether the entry was last written as present (meta.indexed). */
@@ -80,7 +88,7 @@ export class HeldIndex {
         const key = this.#store.key;
         if (!key) return;
         const lease = this.#store.lease();
-        const held = lease !== null;
+        const held = lease !== null || this.#onHold();
         const marked = this.marked;
         if (held === marked || (!held && !deleteFree)) return;
         // A young lease nobody else asked for is not listed by its transitions (a read or the

@@ -25,6 +25,7 @@ import {
   reportCombinedBodySchema,
   type TakenQueue,
 } from "../shared/schemas/combine";
+import type { HoldOutcome } from "../shared/schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../shared/schemas/lock";
 import type {
   Locator,
@@ -39,10 +40,12 @@ import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
+import { HoldStore } from "./hold-store";
 import { holdsToken, isExpired, type LeaseRow, lostRefusal } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
+import { LockHolds } from "./lock-holds";
 import { LockOwnership } from "./lock-ownership";
 import { PendingIndex } from "./pending-index";
 import { PendingIntents, putIntentsSchema } from "./pending-intents";
@@ -71,6 +74,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #combining: CombineWaiters;
   readonly #pending: PendingIntents;
   readonly #pendingIndex: PendingIndex;
+  readonly #holds: LockHolds;
   /** The armed alarm as this object last set or found it (null: none armed). */
   #alarmAt: number | null = null;
 
@@ -81,12 +85,19 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const announce = (change: Parameters<FeedNotices["announce"]>[0]) => this.#feed.announce(change);
     const armAlarm = (at: number) => this.#armAlarm(at);
     this.#store = new LeaseStore(this.#sql, { armAlarm, announce });
-    this.#index = new HeldIndex(env, ctx, this.#store, () => announce("held"));
+    const holds = new HoldStore(this.#sql);
+    this.#index = new HeldIndex(env, ctx, this.#store, {
+      listed: () => announce("held"),
+      onHold: () => holds.inForce(Date.now()) !== null,
+    });
     this.#lease = new LeaseTransitions({
       store: this.#store,
+      holds,
       announce,
       syncIndexLater: () => this.#index.syncLater(),
     });
+    const [store, lease, index] = [this.#store, this.#lease, this.#index];
+    this.#holds = new LockHolds({ env, holds, store, lease, index, armAlarm, announce });
     this.#ownership = new LockOwnership(this.#sql, this.#store, env);
     this.#pending = new PendingIntents(this.#sql);
     this.#pendingIndex = new PendingIndex(env, ctx, this.#store, this.#pending);
@@ -245,6 +256,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (this.#pendingIndex.outOfStep) await this.#pendingIndex.sync();
     const lease = this.#store.lease();
     const key = this.#store.key ?? req.key;
+    const hold = this.#holds.view(now);
     return {
       key,
       kind: lockKind(key) ?? "scope",
@@ -255,9 +267,19 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       since: lease?.acquiredAt ?? null,
       expiresAt: lease?.expiresAt ?? null,
       waiters: this.#lease.queue.all().map((w) => waiterView(w, lease?.token ?? null)),
+      ...(hold ? { hold } : {}),
       lastToken: this.#store.lastToken(),
       history: this.#store.history(),
     };
+  }
+
+  /** An admin's hold (lock-holds.ts): blocks every next grant until it ends or is lifted. */
+  async hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>> {
+    return this.#holds.set(req);
+  }
+
+  async unhold(req: { key: string; actor: string }): Promise<Result<HoldOutcome>> {
+    return this.#holds.lift(req);
   }
 
   /**
@@ -320,8 +342,11 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
 
   /** The queued changes of every waiter no live lease took yet, now taken by this token. */
   async takeQueued(req: FencedRequest): Promise<Result<TakenQueue>> {
-    const refused = this.#fence(req, Date.now());
+    const now = Date.now();
+    const refused = this.#fence(req, now);
     if (refused) return refused;
+    // A hold admits no new changes: the holder writes its own, waiters write theirs after it.
+    if (this.#holds.view(now)) return ok({ waiters: [] });
     return ok(this.#combining.take(req.token));
   }
 
@@ -372,12 +397,15 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const quiet = this.#store.quietUntil(now);
     if (quiet > now) this.#armAlarm(quiet);
     this.#combining.ageAnswers(now, lease);
+    // A hold in force re-arms for its end; one that ended is recorded in the audit trail.
+    const holdRetry = await this.#holds.settle(now);
     await this.#index.sync(true);
     // A holder that died keeping intents: the sweep finds its scope through the index entry.
     await this.#pendingIndex.sync();
     // A free lock whose index delete failed (or whose pending-intents entry is out of step) keeps
     // an alarm, so the write is retried without waiting for anyone to read or list it.
-    if (this.#store.lease() === null && (this.#index.marked || this.#pendingIndex.outOfStep)) {
+    const free = this.#store.lease() === null && this.#holds.view(Date.now()) === undefined;
+    if (holdRetry || (free && (this.#index.marked || this.#pendingIndex.outOfStep))) {
       this.#armAlarm(Date.now() + INDEX_RETRY_MS);
     }
   }

@@ -71,6 +71,14 @@ const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL,
      at INTEGER NOT NULL
    );`,
+  // Holds (docs/design.md, "Lease protocol: holds"; hold-store.ts): an admin's hold on grants.
+  `CREATE TABLE holds (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     reason TEXT NOT NULL,
+     by_actor TEXT NOT NULL,
+     since INTEGER NOT NULL,
+     until INTEGER NOT NULL
+   );`,
 ];
 
 export function migrate(sql: SqlStorage): void {

@@ -8,6 +8,8 @@ import { ok, type Result } from "../shared/errors";
 import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import { isTaken } from "./combine-queue";
+import { holdRefusal } from "./hold-rules";
+import type { HoldStore } from "./hold-store";
 import { decideAcquire, endOfLease, heldRefusal, isExpired, type LeaseRow, lockDelayOf } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import type { LockChange } from "./lock-feed";
@@ -24,6 +26,8 @@ export function settled(step: AcquireStep): Promise<Result<LeaseGrant>> {
 
 export interface TransitionParts {
   store: LeaseStore;
+  /** An admin's hold blocks every next grant while in force (docs/design.md, "Lease protocol: holds"). */
+  holds: HoldStore;
   announce(change: LockChange): void;
   /** After a transition: bring the held-lock index in line, in the background. */
   syncIndexLater(): void;
@@ -48,7 +52,7 @@ export class LeaseTransitions {
     const now = Date.now();
     this.promote(now);
     const lease = store.lease();
-    const decision = decideAcquire(lease, req.holder, now, this.queue.length, store.quietUntil(now));
+    const decision = decideAcquire(lease, req.holder, now, this.queue.length, this.#noGrantBefore(now));
     switch (decision.kind) {
       case "reacquire": {
         // The holder asking again is alive: this also claims a grant it has not confirmed yet.
@@ -78,8 +82,8 @@ export class LeaseTransitions {
   promote(now: number): void {
     const { store } = this.#p;
     let lease = store.lease();
-    // Within a lock-delay nobody is granted; the alarm armed for its end hands the lock over.
-    if (this.queue.length > 0 && now < store.quietUntil(now)) return;
+    // Within a lock-delay or a hold nobody is granted; the alarm armed for its end hands the lock over.
+    if (this.queue.length > 0 && now < this.#noGrantBefore(now)) return;
     if (lease && isExpired(lease, now) && this.queue.length > 0) {
       this.#end(now, lease);
       lease = null;
@@ -111,9 +115,17 @@ export class LeaseTransitions {
     if (lease && isExpired(lease, now)) this.#end(now, lease);
   }
 
-  /** LOCK_HELD naming the live lease, for a caller that did not wait or whose wait ended. */
+  /** LOCK_HELD naming the hold in force, else the live lease, for a caller that did not wait or whose wait ended. */
   held(lease: LeaseRow | null): Result<never> {
+    const now = Date.now();
+    const hold = this.#p.holds.inForce(now);
+    if (hold) return holdRefusal(this.#p.store.key ?? "", hold, now);
     return heldRefusal(this.#p.store.key ?? "", lease);
+  }
+
+  /** No grant before this: a lock-delay's end, or a hold's (a hold is a quiet time an admin sets). */
+  #noGrantBefore(now: number): number {
+    return Math.max(this.#p.store.quietUntil(now), this.#p.holds.until(now));
   }
 
   /** Frees an expired lease, recording whether it was an unclaimed grant that lapsed. */

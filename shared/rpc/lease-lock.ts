@@ -5,6 +5,7 @@
  */
 import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
+import type { HoldOutcome } from "../schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";
 import type {
   Locator,
@@ -89,6 +90,9 @@ export interface LeaseLockApi {
   pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   read(req: { key: string }): Promise<LockState>;
+  /** Holds (docs/design.md, "Lease protocol: holds"); the route checks the admin role and audits. */
+  hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>>;
+  unhold(req: { key: string; actor: string }): Promise<Result<HoldOutcome>>;
   owners(req: {
     key: string;
     holder: string;

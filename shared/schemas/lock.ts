@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { holdViewSchema } from "./hold";
 import { ownershipViewSchema } from "./ownership";
 import { intentSchema } from "./receipt";
 
@@ -23,6 +24,10 @@ export const transitionSchema = z.enum([
    * waiter, `token` the holder's lease, the note the holder. Not a grant: the lease is unchanged.
    */
   "combined",
+  /** Holds (docs/design.md, "Lease protocol: holds"): `holder` is the admin (none for an expiry's). */
+  "hold-set",
+  "hold-lifted",
+  "hold-expired",
 ]);
 export type Transition = z.infer<typeof transitionSchema>;
 
@@ -95,6 +100,8 @@ export const lockStateSchema = z.object({
   since: z.number().int().nullable(),
   expiresAt: z.number().int().nullable(),
   waiters: z.array(waiterViewSchema),
+  /** An admin's hold in force (docs/design.md, "Lease protocol: holds"); absent when none is. */
+  hold: holdViewSchema.optional(),
   lastToken: z.number().int(),
   history: z.array(historyEntrySchema),
 });

@@ -3,6 +3,7 @@
  * answer with them and the CLI's client parses with them, so neither side restates the shape.
  */
 import { z } from "zod";
+import { holdOutcomeSchema } from "./hold";
 import { lockStateSchema, releaseOutcomeSchema } from "./lock";
 import { repositoryRefSchema } from "./repository";
 
@@ -29,3 +30,7 @@ export type ForceReleaseBody = z.infer<typeof forceReleaseBodySchema>;
 
 export const forceReleaseResultSchema = releaseOutcomeSchema.extend({ lock: lockStateSchema });
 export type ForceReleaseResult = z.infer<typeof forceReleaseResultSchema>;
+
+/** POST and DELETE /v1/locks/{key}/hold: what was set or lifted, and the lock as it is now. */
+export const holdResultSchema = holdOutcomeSchema.extend({ lock: lockStateSchema });
+export type HoldResult = z.infer<typeof holdResultSchema>;

@@ -13,7 +13,7 @@ describe("the flag table", () => {
   });
 
   it("help shows lock keys as scope:<repository id>/<environment>/<scope> and _locks/<hash>", () => {
-    for (const name of ["locks", "unlock"] as const) {
+    for (const name of ["locks", "unlock", "hold", "unhold"] as const) {
       const help = commandHelp(name);
       expect(help).toContain("scope:<repository id>/<environment>/<scope>");
       expect(help).toContain("_locks/<32 hex>");

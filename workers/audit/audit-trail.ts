@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";
+import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
 import { orphanRemovalSchema } from "../../shared/schemas/orphans";
 import { ORPHAN_AUDIT_PREFIX } from "../locks/owned-objects";
 
@@ -28,6 +29,8 @@ export type ForceReleaseAudit = z.infer<typeof forceReleaseAuditSchema>;
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   forceReleaseAuditSchema.extend({ kind: z.literal("force-release") }),
   orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
+  // Holds set and lifted by an admin (the route records them) and expired (the lock records them).
+  holdAuditSchema.extend({ kind: z.literal("hold") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -35,6 +38,12 @@ export async function recordForceRelease(env: Env, record: ForceReleaseAudit): P
   // The time first, so keys list in time order; a random tail keeps two at one millisecond apart.
   const key = `${FORCE_RELEASE_AUDIT_PREFIX}${record.at}-${crypto.randomUUID()}.json`;
   await env.RECEIPTS.put(key, JSON.stringify(record), { httpMetadata: { contentType: "application/json" } });
+}
+
+export async function recordHold(env: Env, record: HoldAudit): Promise<void> {
+  await env.RECEIPTS.put(holdAuditKey(record.at), JSON.stringify(record), {
+    httpMetadata: { contentType: "application/json" },
+  });
 }
 
 /**
@@ -64,9 +73,9 @@ async function readNewest<T>(
   return out;
 }
 
-/** Force-releases and orphan removals, newest first; at most `limit`. */
+/** Force-releases, orphan removals and holds, newest first; at most `limit`. */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals] = await Promise.all([
+  const [releases, removals, holds] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
@@ -75,6 +84,10 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       const parsed = orphanRemovalSchema.safeParse(json);
       return parsed.success ? { kind: "orphan-removal" as const, ...parsed.data } : null;
     }),
+    readNewest(env, HOLD_AUDIT_PREFIX, limit, (json) => {
+      const parsed = holdAuditSchema.safeParse(json);
+      return parsed.success ? { kind: "hold" as const, ...parsed.data } : null;
+    }),
   ]);
-  return [...releases, ...removals].sort((a, b) => b.at - a.at).slice(0, limit);
+  return [...releases, ...removals, ...holds].sort((a, b) => b.at - a.at).slice(0, limit);
 }

@@ -62,6 +62,8 @@ function scopeRoute(
 /** The minimum role for a route that is neither public nor a scope action. */
 function minimumRole(method: string, path: string): Role {
   if (method === "DELETE" && path.startsWith("/v1/locks/")) return "admin";
+  // Holds (POST and DELETE /v1/locks/{key}/hold) stop every run that needs the lock.
+  if (path.startsWith("/v1/locks/") && path.endsWith("/hold")) return "admin";
   // Listing orphans reads every owned object's lists with the service's credentials.
   if (path === "/v1/orphans" || path.startsWith("/v1/orphans/")) return "admin";
   // The deny list and the audit trail name actors, reasons and token ids.

@@ -1,4 +1,4 @@
-/** The audit trail on the dashboard (admins only, like GET /v1/audit): the newest force-releases and orphan removals. */
+/** The audit trail on the dashboard (admins only, like GET /v1/audit): the newest force-releases, orphan removals and holds. */
 import type { AuditEntry } from "../audit/audit-trail";
 import { formatUtc } from "./format";
 
@@ -10,6 +10,10 @@ function what(entry: AuditEntry): string {
       ? `${entry.key} (was not held)`
       : `${entry.key}: ${entry.holder}, token ${entry.token}`;
   }
+  if (entry.kind === "hold") {
+    const until = entry.hold ? ` until ${formatUtc(entry.hold.until)}` : " (none was in force)";
+    return `${entry.key}: hold ${entry.action === "set" ? "set" : entry.action === "lift" ? "lifted" : "expired"}${until}`;
+  }
   return `${entry.key} on ${entry.parent} (${entry.outcome})`;
 }
 
@@ -20,7 +24,7 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
         Audit trail <span class="count">{entries.length}</span>
       </h2>
       {entries.length === 0 ? (
-        <p class="empty">No force-release or orphan removal recorded.</p>
+        <p class="empty">No force-release, orphan removal or hold recorded.</p>
       ) : (
         <div class="table-wrap">
           <table>
@@ -38,7 +42,7 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
                 <tr>
                   <td>{formatUtc(e.at)}</td>
                   <td>{e.kind}</td>
-                  <td>{e.actor}</td>
+                  <td>{e.actor ?? "(expiry)"}</td>
                   <td class="mono">{what(e)}</td>
                   <td>{e.reason}</td>
                 </tr>

@@ -1,5 +1,6 @@
-/** Held locks as cards: who holds what, since when, the countdown, the queue, and (admins) release. */
+/** Held locks as cards: who holds what, since when, the countdown, the queue, holds, and (admins) release and hold. */
 import { formatAgo, formatDuration, formatUtc } from "./format";
+import { HoldFacts, HoldForm, LiftForm } from "./hold-forms";
 import type { LockView } from "./snapshot";
 
 export interface LockCardsProps {
@@ -15,6 +16,7 @@ export function LockCards({ locks, now, releaseCsrf }: LockCardsProps) {
       <h2 id="locks-title">
         Held locks <span class="count">{locks.length}</span>
       </h2>
+      {releaseCsrf === null ? null : <HoldForm csrf={releaseCsrf} />}
       {locks.length === 0 ? (
         <p class="empty">No locks are held.</p>
       ) : (
@@ -35,6 +37,7 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
         <span class={`badge ${lock.kind}`}>{lock.kind}</span>
         <span class="mono">{lock.key}</span>
       </h3>
+      {lock.hold ? <HoldFacts hold={lock.hold} now={now} /> : null}
       <dl class="facts">
         {lock.repository ? (
           <>
@@ -49,17 +52,21 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
           </>
         ) : null}
         <dt>holder run</dt>
-        <dd class="mono holder">{lock.holder}</dd>
-        <dt>since</dt>
-        <dd title={formatUtc(lock.since)}>
-          <span data-since={lock.since}>{formatAgo(lock.since, now)}</span>
-        </dd>
-        <dt>expires in</dt>
-        <dd title={formatUtc(lock.expiresAt)}>
-          <span class="countdown" data-expires-at={lock.expiresAt}>
-            {formatDuration(lock.expiresAt - now)}
-          </span>
-        </dd>
+        <dd class="mono holder">{lock.holder ?? "none"}</dd>
+        {lock.since === null || lock.expiresAt === null ? null : (
+          <>
+            <dt>since</dt>
+            <dd title={formatUtc(lock.since)}>
+              <span data-since={lock.since}>{formatAgo(lock.since, now)}</span>
+            </dd>
+            <dt>expires in</dt>
+            <dd title={formatUtc(lock.expiresAt)}>
+              <span class="countdown" data-expires-at={lock.expiresAt}>
+                {formatDuration(lock.expiresAt - now)}
+              </span>
+            </dd>
+          </>
+        )}
         <dt>waiters</dt>
         <dd class="waiters">
           {lock.waiters.length === 0 ? (
@@ -78,7 +85,14 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
           )}
         </dd>
       </dl>
-      {releaseCsrf === null ? null : <ReleaseForm lockKey={lock.key} csrf={releaseCsrf} />}
+      {releaseCsrf === null || lock.holder === null ? null : (
+        <ReleaseForm lockKey={lock.key} csrf={releaseCsrf} />
+      )}
+      {releaseCsrf === null ? null : lock.hold ? (
+        <LiftForm lockKey={lock.key} csrf={releaseCsrf} />
+      ) : (
+        <HoldForm lockKey={lock.key} csrf={releaseCsrf} />
+      )}
     </article>
   );
 }

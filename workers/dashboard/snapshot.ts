@@ -6,6 +6,7 @@
 import type { Env } from "../../shared/env";
 import { holdingText } from "../../shared/holding-text";
 import { parseLockKey } from "../../shared/lock-keys";
+import type { HoldView } from "../../shared/schemas/hold";
 import type { LockState } from "../../shared/schemas/lock";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
@@ -90,9 +91,12 @@ export interface LockView {
   /** A scope lock's repository, from its key. */
   repository: RepositoryRef | null;
   identity: string | null;
-  holder: string;
-  since: number;
-  expiresAt: number;
+  /** The lease's holder, since and expiry; null for a lock on hold that nobody holds. */
+  holder: string | null;
+  since: number | null;
+  expiresAt: number | null;
+  /** An admin's hold in force (docs/design.md, "Lease protocol: holds"). */
+  hold: HoldView | null;
   waiters: { holder: string; since: number }[];
 }
 
@@ -118,16 +122,18 @@ export const UNFILTERED: ViewFilter = {
 };
 
 export function lockView(state: LockState, repositories: readonly RepositoryRef[] = []): LockView | null {
-  if (!state.held || state.holder === null || state.since === null || state.expiresAt === null) return null;
+  const leased = state.held && state.holder !== null && state.since !== null && state.expiresAt !== null;
+  if (!leased && state.hold === undefined) return null;
   const parsed = parseLockKey(state.key);
   return {
     key: state.key,
     kind: state.kind,
     repository: parsed?.kind === "scope" ? repositoryRefById(parsed.repositoryId, repositories) : null,
     identity: state.identity,
-    holder: state.holder,
-    since: state.since,
-    expiresAt: state.expiresAt,
+    holder: leased ? state.holder : null,
+    since: leased ? state.since : null,
+    expiresAt: leased ? state.expiresAt : null,
+    hold: state.hold ?? null,
     waiters: state.waiters.map((w) => ({ holder: w.holder, since: w.since })),
   };
 }

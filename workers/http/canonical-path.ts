@@ -35,8 +35,10 @@ function refused(rule: string, message: string): CanonicalPath {
 
 /** Segments (1-based after the leading empty one) whose decoded text may hold `/`. */
 function slashAllowed(decoded: readonly string[], index: number): boolean {
-  // /v1/locks/{key}
-  if (decoded[1] === "v1" && decoded[2] === "locks" && index === 3 && decoded.length === 4) return true;
+  // /v1/locks/{key} and /v1/locks/{key}/hold
+  if (decoded[1] === "v1" && decoded[2] === "locks" && index === 3) {
+    if (decoded.length === 4 || (decoded.length === 5 && decoded[4] === "hold")) return true;
+  }
   // /v1/scopes/{environment}/{scope}/{action}
   return decoded[1] === "v1" && decoded[2] === "scopes" && index === 4 && decoded.length === 6;
 }

@@ -19,5 +19,8 @@ export async function listHeldLocks(env: Env): Promise<LockState[]> {
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor);
   const states = await Promise.all(keys.map((key) => readLock(env, key)));
-  return states.filter((s) => s.held).sort((a, b) => (a.since ?? 0) - (b.since ?? 0));
+  // A lock on hold is listed even while nobody holds its lease (docs/design.md, "Lease protocol: holds").
+  return states
+    .filter((s) => s.held || s.hold !== undefined)
+    .sort((a, b) => (a.since ?? a.hold?.since ?? 0) - (b.since ?? b.hold?.since ?? 0));
 }

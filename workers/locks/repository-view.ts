@@ -43,8 +43,11 @@ export function locksForRepository(held: readonly LockState[], repositoryId: num
   return held.flatMap((state) => {
     const parsed = parseLockKey(state.key);
     if (parsed?.kind !== "scope") {
+      // A hold is an admin's word to every repository that uses the object: it is shown to all.
       const involved =
-        (state.holder !== null && runs.has(state.holder)) || state.waiters.some((w) => runs.has(w.holder));
+        state.hold !== undefined ||
+        (state.holder !== null && runs.has(state.holder)) ||
+        state.waiters.some((w) => runs.has(w.holder));
       if (!involved) return [];
     }
     const view = lockForRepository(state, repositoryId, runs);

@@ -1,8 +1,8 @@
 /**
  * The dashboard (README, "Dashboard"): server-rendered pages, the live fragment the page re-fetches, the
- * lock feed socket, sign-in/out and admin force-release. Roles come from the route table
+ * lock feed socket, sign-in/out, admin force-release and holds. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
- * POST needs admin. Every POST here also passes the same-origin and CSRF checks of
+ * and hold POSTs need admin. Every POST here also passes the same-origin and CSRF checks of
  * workers/dashboard/session.ts. Outcomes are redirects (post/redirect/get), so a reload never
  * repeats an action and the notice texts are chosen here, never echoed from the request.
  */
@@ -12,6 +12,7 @@ import { decodeJwt } from "jose";
 import { SponsonError } from "../../shared/errors";
 import { lockKind } from "../../shared/lock-keys";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
+import { holdReasonSchema } from "../../shared/schemas/hold";
 import type { AppEnv } from "../app-env";
 import { listAudit } from "../audit/audit-trail";
 import { authConfigFromEnv } from "../auth/auth-config";
@@ -24,6 +25,7 @@ import { verifyBearer } from "../auth/verify-token";
 import { configFromEnv } from "../config/config";
 import { checkConfig } from "../config/config-report";
 import { AUDIT_SHOWN } from "../dashboard/audit-trail";
+import { MAX_HOLD_MINUTES } from "../dashboard/hold-forms";
 import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
 import { renderDashboard, renderLive, renderSignIn } from "../dashboard/render";
 import {
@@ -40,6 +42,7 @@ import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses, publicSecurity } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { auditedForceRelease } from "../locks/force-release";
+import { auditedHold, auditedUnhold } from "../locks/hold";
 
 const html = { "text/html": { schema: z.string() } };
 const redirect = (description: string) => ({
@@ -70,6 +73,8 @@ const pageRoute = createRoute({
     query: z.object({
       released: z.string().max(300).optional(),
       refused: z.string().max(40).optional(),
+      held: z.string().max(300).optional(),
+      lifted: z.string().max(300).optional(),
       ...VIEW_QUERY,
     }),
   },
@@ -190,6 +195,55 @@ const releaseRoute = createRoute({
   },
 });
 
+const holdForm = z.object({
+  csrf: z.string().max(200).optional(),
+  key: z.string().min(1).max(300),
+  reason: holdReasonSchema,
+  ttlMinutes: z.coerce.number().int().min(1).max(MAX_HOLD_MINUTES),
+});
+
+const holdRoute = createRoute({
+  method: "post",
+  path: "/dashboard/locks/hold",
+  operationId: "dashboardHold",
+  tags: ["dashboard"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
+  summary: "Admin hold from the dashboard: a key, a reason and minutes (same-origin, CSRF)",
+  security: bearerSecurity,
+  request: {
+    body: { content: { "application/x-www-form-urlencoded": { schema: holdForm } }, required: true },
+  },
+  responses: {
+    303: redirect("Back to the dashboard, naming the held lock"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND"),
+  },
+});
+
+const unholdRoute = createRoute({
+  method: "post",
+  path: "/dashboard/locks/unhold",
+  operationId: "dashboardUnhold",
+  tags: ["dashboard"],
+  middleware: [requireRole("admin")] as const,
+  summary: "Admin lifts a hold from the dashboard (same-origin, CSRF)",
+  security: bearerSecurity,
+  request: {
+    body: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          schema: z.object({ csrf: z.string().max(200).optional(), key: z.string().min(1).max(300) }),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    303: redirect("Back to the dashboard, naming the lock"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND"),
+  },
+});
+
 /** Security headers for every dashboard HTML response; returns the nonce for inline style/script. */
 function pageHeaders(c: Context<AppEnv>): string {
   const nonce = newNonce();
@@ -221,7 +275,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const nonce = pageHeaders(c);
     const caller = c.get("caller");
     const session = sessionOf(c);
-    const { released, refused, ...query } = c.req.valid("query");
+    const { released, refused, held, lifted, ...query } = c.req.valid("query");
     const filter = viewOf(c, query);
     const snapshot = await loadSnapshot(c.env, Date.now, filter);
     const config = configFromEnv(c.env);
@@ -239,7 +293,11 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         ? { kind: "ok" as const, text: `Force-released ${released}.` }
         : refused !== undefined
           ? { kind: "bad" as const, text: `${refused} was not held; nothing was released.` }
-          : undefined;
+          : held !== undefined
+            ? { kind: "ok" as const, text: `Held ${held}.` }
+            : lifted !== undefined
+              ? { kind: "ok" as const, text: `Lifted the hold on ${lifted}.` }
+              : undefined;
     return c.html(
       renderDashboard({
         nonce,
@@ -331,4 +389,19 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     });
     const param = outcome.released ? "released" : "refused";
     return c.redirect(`/dashboard?${param}=${encodeURIComponent(form.key)}`, 303);
+  })
+  .openapi(holdRoute, async (c) => {
+    const form = c.req.valid("form");
+    await assertDashboardPost(c, form.csrf);
+    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
+    const ttlSeconds = form.ttlMinutes * 60;
+    await auditedHold(c.env, { key: form.key, reason: form.reason, ttlSeconds, actor: c.get("actor") });
+    return c.redirect(`/dashboard?held=${encodeURIComponent(form.key)}`, 303);
+  })
+  .openapi(unholdRoute, async (c) => {
+    const form = c.req.valid("form");
+    await assertDashboardPost(c, form.csrf);
+    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
+    await auditedUnhold(c.env, { key: form.key, actor: c.get("actor") });
+    return c.redirect(`/dashboard?lifted=${encodeURIComponent(form.key)}`, 303);
   });

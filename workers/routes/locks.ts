@@ -1,11 +1,13 @@
-/** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release. */
+/** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release and holds. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import { lockKind, parseLockKey } from "../../shared/lock-keys";
+import { holdBodySchema } from "../../shared/schemas/hold";
 import { lockStateSchema } from "../../shared/schemas/lock";
 import {
   forceReleaseBodySchema,
   forceReleaseResultSchema,
+  holdResultSchema,
   lockListSchema,
 } from "../../shared/schemas/responses";
 import type { AppEnv } from "../app-env";
@@ -21,6 +23,7 @@ import {
 import { validationHook } from "../http/validation";
 import { auditedForceRelease } from "../locks/force-release";
 import { listHeldLocks } from "../locks/held-locks";
+import { auditedHold, auditedUnhold } from "../locks/hold";
 import { readLock } from "../locks/lock-target";
 import { lockForRepository, locksForRepository, repositoryRuns } from "../locks/repository-view";
 
@@ -93,6 +96,53 @@ const forceReleaseRoute = createRoute({
   },
 });
 
+const holdResult = withOpenApi(holdResultSchema, "HoldResult");
+
+// Holds (docs/design.md, "Lease protocol: holds"). The route table already requires admin
+// (workers/auth/route-access.ts); `requireRole` on each is the second lock.
+const holdSetRoute = createRoute({
+  method: "post",
+  path: "/v1/locks/{key}/hold",
+  operationId: "holdLock",
+  tags: ["locks"],
+  middleware: [requireRole("admin")] as const,
+  summary:
+    "Hold a lock (admin): runs that need it are refused LOCK_HELD until it ends; the lease held now goes on",
+  security: bearerSecurity,
+  request: {
+    params: keyParam,
+    body: {
+      content: { "application/json": { schema: withOpenApi(holdBodySchema, "HoldBody") } },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: "The hold now in force, and the one it replaced (null: none)",
+      content: { "application/json": { schema: holdResult } },
+    },
+    ...problemResponses(...BODY_CODES, "NOT_FOUND", ...AUTH_CODES),
+  },
+});
+
+const holdLiftRoute = createRoute({
+  method: "delete",
+  path: "/v1/locks/{key}/hold",
+  operationId: "unholdLock",
+  tags: ["locks"],
+  middleware: [requireRole("admin")] as const,
+  summary: "Lift a lock's hold (admin); its first waiter is granted",
+  security: bearerSecurity,
+  request: { params: keyParam },
+  responses: {
+    200: {
+      description: "The hold lifted (`previous`; null: none was in force)",
+      content: { "application/json": { schema: holdResult } },
+    },
+    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+  },
+});
+
 function knownKey(key: string): string {
   if (lockKind(key) === null) {
     throw new SponsonError(
@@ -127,4 +177,13 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     const { reason } = c.req.valid("json");
     const { outcome, lock } = await auditedForceRelease(c.env, { key, reason, actor: c.get("actor") });
     return c.json({ ...outcome, lock }, 200);
+  })
+  .openapi(holdSetRoute, async (c) => {
+    const key = knownKey(c.req.valid("param").key);
+    const { reason, ttlSeconds } = c.req.valid("json");
+    return c.json(await auditedHold(c.env, { key, reason, ttlSeconds, actor: c.get("actor") }), 200);
+  })
+  .openapi(holdLiftRoute, async (c) => {
+    const key = knownKey(c.req.valid("param").key);
+    return c.json(await auditedUnhold(c.env, { key, actor: c.get("actor") }), 200);
   });
