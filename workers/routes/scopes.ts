@@ -175,6 +175,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         plan: body.plan,
         defaultBranch: c.get("repository").defaultBranch,
         sha: body.sha,
+        vars: body.vars,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
@@ -183,7 +184,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     })
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
-      const { plan, sha } = c.req.valid("json");
+      const { plan, sha, vars } = c.req.valid("json");
       const repository = c.get("repository");
       const req = {
         repository: repositoryRef(repository),
@@ -192,6 +193,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         plan,
         defaultBranch: repository.defaultBranch,
         sha,
+        vars,
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;
