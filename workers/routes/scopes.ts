@@ -5,6 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { scopeLockKey } from "../../shared/lock-keys";
+import { MAX_VARS, VAR_NAME } from "../../shared/placeholders";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
 import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import {
@@ -13,6 +14,7 @@ import {
   previewBodySchema,
   rollbackBodySchema,
   scopePathSchema,
+  varsSchema,
 } from "../../shared/schemas/requests";
 import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
@@ -104,10 +106,21 @@ function runRoute<B extends z.ZodType>(action: string, body: B, summary: string)
   });
 }
 
-const applyRoute = runRoute("apply", withOpenApi(applyBodySchema, "ApplyBody"), "Apply a plan to a scope");
+/** The document's generator drops a record's key schema: the var names and count, spelled out. */
+const documentedVars = withOpenApi(varsSchema.optional(), {
+  propertyNames: { type: "string", pattern: VAR_NAME.source },
+  maxProperties: MAX_VARS,
+  example: { url: "https://my-app-git-feat-x.vercel.app" },
+});
+
+const applyRoute = runRoute(
+  "apply",
+  withOpenApi(applyBodySchema.extend({ vars: documentedVars }), "ApplyBody"),
+  "Apply a plan to a scope",
+);
 const previewRoute = runRoute(
   "preview",
-  withOpenApi(previewBodySchema, "PreviewBody"),
+  withOpenApi(previewBodySchema.extend({ vars: documentedVars }), "PreviewBody"),
   "Diff a plan against the providers, without writing",
 );
 const destroyRoute = runRoute(
