@@ -176,7 +176,7 @@ export function planProblems(plan: unknown, vars: Readonly<Record<string, string
         message: `unknown op "${line.op}"; known: ${[...ops.keys()].sort().join(", ")}`,
       });
     const params: Record<string, string> = {};
-    /** Params left with a var in them: the var's problem is theirs, not the params schema's. */
+    /** Params left with a placeholder in them: its problem is theirs, not the params schema's. */
     const unfilled = new Set<string>();
     for (const [key, value] of Object.entries(line.params)) {
       params[key] = value.replace(PLACEHOLDER, (whole, name: string) => {
@@ -192,6 +192,7 @@ export function planProblems(plan: unknown, vars: Readonly<Record<string, string
           return whole;
         }
         if (Object.hasOwn(SAMPLE, name)) return SAMPLE[name as keyof typeof SAMPLE];
+        unfilled.add(key);
         problems.push({
           path: `${at}.params.${key}`,
           message: `unknown placeholder ${whole}; known: ${PLACEHOLDER_NAMES.map((n) => `{${n}}`).join(", ")}`,
@@ -210,7 +211,7 @@ export function planProblems(plan: unknown, vars: Readonly<Record<string, string
       return;
     }
     const item = checked.data[op.itemParam];
-    if (item === undefined || (item.match(PLACEHOLDER) ?? []).length > 0) return;
+    if (item === undefined || unfilled.has(op.itemParam)) return;
     for (const problem of itemShapeProblems(item))
       problems.push({ path: `${at}.params.${op.itemParam}`, message: `${problem.rule}: ${problem.message}` });
   });
