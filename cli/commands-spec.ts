@@ -1,7 +1,14 @@
 /** Every command's flags and help text, in one table: parsing and `--help` both read it. */
 import { MAX_WAIT_TIMEOUT_SECONDS } from "../shared/schemas/requests";
 
-export type OptionSpec = { type: "string" | "boolean"; short?: string; value?: string; help: string };
+export type OptionSpec = {
+  type: "string" | "boolean";
+  short?: string;
+  value?: string;
+  help: string;
+  /** Repeatable: every occurrence is kept, in order. */
+  multiple?: boolean;
+};
 export type CommandName =
   | "apply"
   | "preview"
@@ -70,6 +77,14 @@ const verbose: Record<string, OptionSpec> = {
 const plan: Record<string, OptionSpec> = {
   plan: { type: "string", short: "p", value: "file", help: "the plan (JSON); required" },
 };
+const vars: Record<string, OptionSpec> = {
+  var: {
+    type: "string",
+    value: "name=value",
+    multiple: true,
+    help: "a value for {vars.<name>} in the plan's item params, e.g. the URL the deploy step printed (repeatable)",
+  },
+};
 const wait: Record<string, OptionSpec> = {
   wait: { type: "boolean", help: "if the scope is locked by another run, wait for it instead of failing" },
   "wait-timeout": {
@@ -95,21 +110,22 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
     summary: "apply a plan to a scope",
     usage:
-      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
-    options: { ...plan, ...target, ...wait, ...json, ...verbose, ...connection },
+      "sponson apply --plan <file> [--var <name=value>]… [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
+    options: { ...plan, ...vars, ...target, ...wait, ...json, ...verbose, ...connection },
     positionals: 0,
     details: RUN_DETAILS,
     examples: [
       "sponson apply --plan plan.json --env preview --scope pr-12",
       "sponson apply --plan plan.json --scope pr-12 --wait-timeout 120 --json",
       "sponson apply --plan plan.json --scope pr-12 --verbose   # then where the run's time went",
+      'sponson apply --plan plan.json --scope pr-12 --var url="$DEPLOY_URL"   # {vars.url} in the plan',
     ],
   },
   preview: {
     summary: "show what apply would change, without writing",
     usage:
-      "sponson preview --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--json] [--verbose]",
-    options: { ...plan, ...target, ...json, ...verbose, ...connection },
+      "sponson preview --plan <file> [--var <name=value>]… [--env <name>] [--scope <scope>] [--repository <owner/name>] [--json] [--verbose]",
+    options: { ...plan, ...vars, ...target, ...json, ...verbose, ...connection },
     positionals: 0,
     details: RUN_DETAILS,
     examples: ["sponson preview --plan plan.json --scope pr-12"],
@@ -243,14 +259,21 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     ],
   },
   plan: {
-    summary: "check a plan offline: shape, ops, placeholders and each op's params, every problem at once",
-    usage: "sponson plan check <plan.json> [--json]",
-    options: { ...json, help: connection.help as OptionSpec },
+    summary:
+      "check a plan offline: shape, ops, placeholders, each op's params and the URL shape check, every problem at once",
+    usage: "sponson plan check <plan.json> [--var <name=value>]… [--json]",
+    options: { ...vars, ...json, help: connection.help as OptionSpec },
     positionals: 2,
     details:
+      "The URL shape check refuses items whose wildcard covers a public suffix (https://*.vercel.app/…) and\n" +
+      "http:// items other than loopback, with every rule on (an environment's opt-out is the service's).\n" +
+      "A plan using {vars.<name>} needs --var <name>=<a value of the right shape>.\n" +
       "Connections and the write policy are the service's configuration: `sponson preview` checks those.\n" +
       "Exit 0 when there is nothing to fix, 1 otherwise.",
-    examples: ["sponson plan check sponson.plan.json"],
+    examples: [
+      "sponson plan check sponson.plan.json",
+      "sponson plan check sponson.plan.json --var url=https://my-app-git-feat-x.vercel.app",
+    ],
   },
 };
 

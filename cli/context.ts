@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { SHA_PATTERN } from "../shared/placeholders";
+import { MAX_VARS, SHA_PATTERN, VAR_NAME } from "../shared/placeholders";
 import { repositoryNamePattern } from "../shared/schemas/repository";
 import { MAX_WAIT_TIMEOUT_SECONDS, scopePathSchema } from "../shared/schemas/requests";
 import { CliError } from "./cli-error";
@@ -23,7 +23,7 @@ export interface Io {
   version: string;
 }
 
-export type Flags = Record<string, string | boolean | undefined>;
+export type Flags = Record<string, string | string[] | boolean | undefined>;
 
 export interface Invocation {
   command: CommandName;
@@ -37,7 +37,11 @@ export function parseCommand(command: CommandName, argv: string[], io: Io): Invo
   const options = Object.fromEntries(
     Object.entries(spec.options).map(([name, o]) => [
       name,
-      o.short ? { type: o.type, short: o.short } : { type: o.type },
+      {
+        type: o.type,
+        ...(o.short ? { short: o.short } : {}),
+        ...(o.multiple ? { multiple: true } : {}),
+      },
     ]),
   );
   let parsed: { values: Flags; positionals: string[] };
@@ -58,6 +62,30 @@ export function parseCommand(command: CommandName, argv: string[], io: Io): Invo
 export function stringFlag(inv: Invocation, name: string): string | undefined {
   const v = inv.flags[name];
   return typeof v === "string" ? v : undefined;
+}
+
+/**
+ * `--var name=value`, repeatable: the request's `vars` for `{vars.<name>}` in item params. The
+ * value is everything after the first `=`; a name given twice is a mistake, not a last-wins.
+ */
+export function varsOf(inv: Invocation): Record<string, string> {
+  const given = inv.flags.var;
+  const raws = Array.isArray(given) ? given : typeof given === "string" ? [given] : [];
+  const vars: Record<string, string> = {};
+  for (const raw of raws) {
+    const eq = raw.indexOf("=");
+    const name = eq === -1 ? raw : raw.slice(0, eq);
+    const value = eq === -1 ? "" : raw.slice(eq + 1);
+    if (eq === -1 || !VAR_NAME.test(name) || value === "")
+      throw new CliError(
+        2,
+        `--var "${raw}": expected name=value, the name a lowercase letter then up to 31 of a-z 0-9 _, the value not empty`,
+      );
+    if (Object.hasOwn(vars, name)) throw new CliError(2, `--var ${name} is given twice`);
+    vars[name] = value;
+  }
+  if (Object.keys(vars).length > MAX_VARS) throw new CliError(2, `at most ${MAX_VARS} --var flags`);
+  return vars;
 }
 
 export function serviceUrl(inv: Invocation): string {

@@ -21,8 +21,38 @@ export const PLACEHOLDER_NAMES = [
 ] as const;
 export type PlaceholderName = (typeof PLACEHOLDER_NAMES)[number];
 
-/** `{name}`: letters only, so JSON-ish braces in a value (`{"a":1}`) are not taken for one. */
-export const PLACEHOLDER = /\{([A-Za-z]+)\}/g;
+/**
+ * `{name}` (letters only) or `{vars.<name>}`, so JSON-ish braces in a value (`{"a":1}`) are not
+ * taken for one. A `{vars.…}` whose name breaks VAR_NAME (`{vars.URL}`) is still matched, so it is
+ * refused by name rather than written as text.
+ */
+export const PLACEHOLDER = /\{([A-Za-z]+|vars\.[A-Za-z0-9_]*)\}/g;
+
+/**
+ * Values from CI (docs/design.md, "Plans and connections"): a request's `vars` fill
+ * `{vars.<name>}` in a line's item param only (the URL, origin or domain written), never a param
+ * that names the provider object, a connection or an op.
+ */
+export const VAR_PREFIX = "vars.";
+export const VAR_NAME = /^[a-z][a-z0-9_]{0,31}$/;
+export const MAX_VARS = 32;
+/** As long as a line's param may be: a var is at most all of one. */
+export const MAX_VAR_VALUE_LENGTH = 2_000;
+
+/** The var a placeholder's name stands for (`vars.url` → `url`), or null for a plain placeholder. */
+export function varOf(name: string): string | null {
+  return name.startsWith(VAR_PREFIX) ? name.slice(VAR_PREFIX.length) : null;
+}
+
+/** The well-formed var names `text` uses, in order of first use. */
+export function varsUsedIn(text: string): string[] {
+  const names: string[] = [];
+  for (const [, name] of text.matchAll(PLACEHOLDER)) {
+    const v = varOf(name as string);
+    if (v !== null && VAR_NAME.test(v) && !names.includes(v)) names.push(v);
+  }
+  return names;
+}
 
 const DNS_LABEL_MAX = 63;
 const SHORT_SHA_LENGTH = 7;
@@ -43,6 +73,13 @@ export interface PlaceholderContext {
   defaultBranch?: string;
   /** The commit the run is for (40 hex, as GitHub's GITHUB_SHA). */
   sha?: string;
+  /**
+   * The pull request's head branch, for `{branch}` / `{branchSlug}` on a `pr-<n>` scope: from the
+   * verified `head_ref` claim, or a service token's declared provenance. Ignored on other scopes.
+   */
+  headBranch?: string;
+  /** The request's `vars`, for `{vars.<name>}` in item params. */
+  vars?: Readonly<Record<string, string>>;
 }
 
 /** Each placeholder's value in this context; undefined where it has none (e.g. `{pr}` on main). */
@@ -52,7 +89,9 @@ export function placeholderValues(ctx: PlaceholderContext): Record<PlaceholderNa
     ? scope.slice("branch-".length)
     : scope === "main"
       ? (ctx.defaultBranch ?? "main")
-      : undefined;
+      : scope.startsWith("pr-")
+        ? ctx.headBranch
+        : undefined;
   const slug = branchName === undefined ? undefined : branchSlug(branchName) || undefined;
   return {
     environment,

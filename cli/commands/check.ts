@@ -10,13 +10,14 @@
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { parse as parseToml } from "smol-toml";
-import { PLACEHOLDER, PLACEHOLDER_NAMES } from "../../shared/placeholders";
+import { PLACEHOLDER, PLACEHOLDER_NAMES, VAR_NAME, varOf } from "../../shared/placeholders";
 import { planSchema } from "../../shared/schemas/plan";
+import { itemShapeProblems } from "../../shared/url-shape";
 import { ADAPTERS } from "../../workers/adapters";
 import { type ConfigProblem, checkConfig } from "../../workers/config/config-report";
 import { queueNames } from "../../workers/queue/queue-names";
 import { CliError, type ExitCode } from "../cli-error";
-import { type Invocation, stringFlag } from "../context";
+import { type Invocation, stringFlag, varsOf } from "../context";
 
 function readText(path: string, what: string): string {
   try {
@@ -108,7 +109,16 @@ export async function configCommand(inv: Invocation): Promise<ExitCode> {
   const subject = envFile === undefined ? configPath : `${configPath} + ${envFile}`;
   if (envFile === undefined && inv.flags.json !== true)
     inv.io.stderr.write("note: no --env-file: whether each Worker secret is set is not checked\n");
-  return printProblems(inv, subject, report.problems, { vars: report.vars, connections: report.connections });
+  if (inv.flags.json !== true)
+    for (const { environment, rules } of report.urlCheckOptOuts)
+      inv.io.stderr.write(
+        `note: environment ${environment} opts out of the URL shape check: ${rules.join(", ")} (SPONSON_POLICY.environments.${environment}.urlChecks)\n`,
+      );
+  return printProblems(inv, subject, report.problems, {
+    vars: report.vars,
+    connections: report.connections,
+    urlCheckOptOuts: report.urlCheckOptOuts,
+  });
 }
 
 /** Stand-in values: any value of the right shape, so the op's params schema judges the rest. */
@@ -122,8 +132,33 @@ const SAMPLE: Record<(typeof PLACEHOLDER_NAMES)[number], string> = {
   shortSha: "0".repeat(7),
 };
 
-/** Every problem of a plan that needs no service: shape, ops, placeholders, each op's params. */
-export function planProblems(plan: unknown): ConfigProblem[] {
+/**
+ * `{vars.<name>}` in a param: the `--var` value in the item param, a problem anywhere else or when
+ * no `--var` gives it (as the service refuses both).
+ */
+function fillVar(
+  whole: string,
+  name: string,
+  vars: Readonly<Record<string, string>>,
+  where: { isItem: boolean; itemParam: string | undefined },
+): { value: string } | { problem: string } {
+  if (!VAR_NAME.test(name))
+    return { problem: `${whole} is not a var name (a lowercase letter, then up to 31 of a-z 0-9 _)` };
+  if (!where.isItem)
+    return {
+      problem: `${whole}: vars fill only the line's item param (${where.itemParam ?? "the op's"}), never a param naming the provider object`,
+    };
+  const value = Object.hasOwn(vars, name) ? vars[name] : undefined;
+  return value === undefined
+    ? { problem: `${whole} is not defined: pass --var ${name}=<a value of the right shape>` }
+    : { value };
+}
+
+/**
+ * Every problem of a plan that needs no service: shape, ops, placeholders (with `vars`), each op's
+ * params, and the URL shape check on each item with every rule on.
+ */
+export function planProblems(plan: unknown, vars: Readonly<Record<string, string>> = {}): ConfigProblem[] {
   const parsed = planSchema.safeParse(plan);
   if (!parsed.success)
     return parsed.error.issues.map((i) => ({
@@ -141,9 +176,23 @@ export function planProblems(plan: unknown): ConfigProblem[] {
         message: `unknown op "${line.op}"; known: ${[...ops.keys()].sort().join(", ")}`,
       });
     const params: Record<string, string> = {};
+    /** Params left with a placeholder in them: its problem is theirs, not the params schema's. */
+    const unfilled = new Set<string>();
     for (const [key, value] of Object.entries(line.params)) {
       params[key] = value.replace(PLACEHOLDER, (whole, name: string) => {
+        const varName = varOf(name);
+        if (varName !== null) {
+          const filled = fillVar(whole, varName, vars, {
+            isItem: op !== undefined && key === op.itemParam,
+            itemParam: op?.itemParam,
+          });
+          if ("value" in filled) return filled.value;
+          problems.push({ path: `${at}.params.${key}`, message: filled.problem });
+          unfilled.add(key);
+          return whole;
+        }
         if (Object.hasOwn(SAMPLE, name)) return SAMPLE[name as keyof typeof SAMPLE];
+        unfilled.add(key);
         problems.push({
           path: `${at}.params.${key}`,
           message: `unknown placeholder ${whole}; known: ${PLACEHOLDER_NAMES.map((n) => `{${n}}`).join(", ")}`,
@@ -153,18 +202,25 @@ export function planProblems(plan: unknown): ConfigProblem[] {
     }
     if (!op) return;
     const checked = op.params.safeParse(params);
-    if (!checked.success)
-      for (const issue of checked.error.issues)
+    if (!checked.success) {
+      for (const issue of checked.error.issues.filter((i) => !unfilled.has(String(i.path[0]))))
         problems.push({
           path: [`${at}.params`, ...issue.path.map(String)].join("."),
           message: issue.message,
         });
+      return;
+    }
+    const item = checked.data[op.itemParam];
+    if (item === undefined || unfilled.has(op.itemParam)) return;
+    for (const problem of itemShapeProblems(item))
+      problems.push({ path: `${at}.params.${op.itemParam}`, message: `${problem.rule}: ${problem.message}` });
   });
   return problems;
 }
 
 export async function planCommand(inv: Invocation): Promise<ExitCode> {
   subcommand(inv);
+  varsOf(inv);
   const path = inv.positionals[1];
   if (path === undefined) throw new CliError(2, "usage: sponson plan check <plan.json>");
   let plan: unknown;
@@ -177,5 +233,10 @@ export async function planCommand(inv: Invocation): Promise<ExitCode> {
   const lines = Array.isArray((plan as { lines?: unknown }).lines)
     ? (plan as { lines: unknown[] }).lines.length
     : 0;
-  return printProblems(inv, `${path} (${lines} line${lines === 1 ? "" : "s"})`, planProblems(plan), {});
+  return printProblems(
+    inv,
+    `${path} (${lines} line${lines === 1 ? "" : "s"})`,
+    planProblems(plan, varsOf(inv)),
+    {},
+  );
 }

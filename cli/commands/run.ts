@@ -10,6 +10,7 @@ import {
   scopeOf,
   shaOf,
   stringFlag,
+  varsOf,
   waitOptions,
 } from "../context";
 import { progress } from "../progress";
@@ -45,9 +46,14 @@ function readPlan(inv: Invocation): unknown {
 function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
   switch (action) {
     case "apply":
-      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...commit(inv), ...waitOptions(inv) };
+      return {
+        plan: readPlan(inv) as RunBody<"apply">["plan"],
+        ...commit(inv),
+        ...varsBody(inv),
+        ...waitOptions(inv),
+      };
     case "preview":
-      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv) };
+      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv), ...varsBody(inv) };
     case "destroy":
       return waitOptions(inv);
     case "rollback": {
@@ -55,6 +61,12 @@ function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
       return { ...(runId ? { runId } : {}), ...waitOptions(inv) };
     }
   }
+}
+
+/** `--var`s as the body's `vars`; none sends no field (an older service refuses unknown fields). */
+function varsBody(inv: Invocation): { vars?: Record<string, string> } {
+  const vars = varsOf(inv);
+  return Object.keys(vars).length === 0 ? {} : { vars };
 }
 
 function commit(inv: Invocation): { sha?: string } {

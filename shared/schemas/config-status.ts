@@ -1,8 +1,10 @@
 /**
  * `GET /v1/config/status` (admin): which configuration vars are set and valid, which connections
- * lack a Worker secret, and every problem with its path. Names only, never a value.
+ * lack a Worker secret, which environments opt out of a URL shape rule, and every problem with its
+ * path. Names only, never a value.
  */
 import { z } from "zod";
+import { URL_CHECK_RULES } from "../url-shape";
 
 export const configProblemSchema = z.object({ path: z.string(), message: z.string() });
 
@@ -18,6 +20,8 @@ export const configStatusSchema = z.object({
       valid: z.boolean(),
     }),
   ),
+  /** Environments that turn off rules of the URL shape check (SPONSON_POLICY's `urlChecks`). */
+  urlCheckOptOuts: z.array(z.object({ environment: z.string(), rules: z.array(z.enum(URL_CHECK_RULES)) })),
   problems: z.array(configProblemSchema),
 });
 export type ConfigStatus = z.infer<typeof configStatusSchema>;

@@ -1,6 +1,6 @@
 /** Request bodies of the scope endpoints (README, "HTTP API (v1)"). */
 import { z } from "zod";
-import { SHA_PATTERN } from "../placeholders";
+import { MAX_VAR_VALUE_LENGTH, MAX_VARS, SHA_PATTERN, VAR_NAME } from "../placeholders";
 import { planSchema } from "./plan";
 
 export const MAX_WAIT_TIMEOUT_SECONDS = 900;
@@ -15,10 +15,28 @@ const shaField = {
   sha: z.string().regex(SHA_PATTERN, "a full lowercase commit id (40 or 64 hex)").optional(),
 };
 
-export const applyBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...waitFields });
+/**
+ * Values from CI for `{vars.<name>}` in item params, e.g. `{ "url": "https://my-app-git-feat-x.vercel.app" }`
+ * (CLI `--var url=…`, the Action's `vars:` input). Each filled item is checked like any other.
+ */
+export const varsSchema = z
+  .record(
+    z.string().regex(VAR_NAME, "a var name: a lowercase letter, then up to 31 of a-z 0-9 _"),
+    z
+      .string()
+      .min(1)
+      .max(MAX_VAR_VALUE_LENGTH)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+      .regex(/^[^\u0000-\u001f\u007f]*$/, "no control characters"),
+  )
+  .refine((vars) => Object.keys(vars).length <= MAX_VARS, `at most ${MAX_VARS} vars`);
+
+const varsField = { vars: varsSchema.optional() };
+
+export const applyBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...varsField, ...waitFields });
 export type ApplyBody = z.infer<typeof applyBodySchema>;
 
-export const previewBodySchema = z.strictObject({ plan: planSchema, ...shaField });
+export const previewBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...varsField });
 
 export const destroyBodySchema = z.strictObject({ ...waitFields });
 

@@ -150,3 +150,102 @@ describe("sponson plan check", () => {
     ]);
   });
 });
+
+describe("sponson plan check: vars and the URL shape check", () => {
+  const planWith = (urls: string[]) =>
+    file(
+      `shape-${urls.length}-${Math.random().toString(36).slice(2)}.plan.json`,
+      JSON.stringify({
+        version: 2,
+        lines: urls.map((url, i) => ({
+          id: `l${i}`,
+          op: "auth0.callbackUrl",
+          connection: "auth0-preview",
+          params: { client: "preview-app", url },
+        })),
+      }),
+    );
+  const problems = (run: { stdout: string }) =>
+    (JSON.parse(run.stdout) as { problems: { path: string; message: string }[] }).problems;
+
+  it("refuses wildcards over a public suffix and plain http, every line at once, saying why", () => {
+    const run = sponson([
+      "plan",
+      "check",
+      planWith([
+        "https://*.vercel.app/callback",
+        "https://*-site.netlify.app/callback",
+        "http://pr-{pr}.preview.example.com/callback",
+        "https://*.preview.example.com/callback",
+        "http://localhost:3000/callback",
+      ]),
+      "--json",
+    ]);
+    expect(run.code).toBe(1);
+    expect(problems(run).map((p) => [p.path, p.message.split(":")[0]])).toEqual([
+      ["lines.0(l0).params.url", "urlChecks.publicSuffixWildcard"],
+      ["lines.1(l1).params.url", "urlChecks.publicSuffixWildcard"],
+      ["lines.2(l2).params.url", "urlChecks.plainHttp"],
+    ]);
+    expect(problems(run)[0]?.message).toContain("vercel.app, a public suffix");
+  });
+
+  it("{vars.url} needs --var url=…; with it the filled item is checked like any other", () => {
+    const plan = planWith(["{vars.url}/callback"]);
+    const missing = sponson(["plan", "check", plan, "--json"]);
+    expect(missing.code).toBe(1);
+    expect(problems(missing)).toEqual([
+      { path: "lines.0(l0).params.url", message: expect.stringContaining("--var url=") },
+    ]);
+    const given = sponson(["plan", "check", plan, "--var", "url=https://my-app-git-feat-x.vercel.app"]);
+    expect([given.code, given.stdout]).toEqual([0, expect.stringContaining("no problems")]);
+    const wildcard = sponson(["plan", "check", plan, "--var", "url=https://*.vercel.app", "--json"]);
+    expect(problems(wildcard).map((p) => p.message.split(":")[0])).toEqual([
+      "urlChecks.publicSuffixWildcard",
+    ]);
+    const malformed = sponson(["plan", "check", plan, "--var", "url"]);
+    expect([malformed.code, malformed.stderr]).toEqual([2, expect.stringContaining("--var")]);
+  });
+
+  it("a var in a param naming the provider object is a problem", () => {
+    const path = file(
+      "var-client.plan.json",
+      JSON.stringify({
+        version: 2,
+        lines: [
+          {
+            id: "a",
+            op: "auth0.callbackUrl",
+            connection: "auth0-preview",
+            params: { client: "{vars.client}", url: "https://a.preview.example.com" },
+          },
+        ],
+      }),
+    );
+    const run = sponson(["plan", "check", path, "--var", "client=preview-app", "--json"]);
+    expect(run.code).toBe(1);
+    expect(problems(run)).toEqual([
+      { path: "lines.0(a).params.client", message: expect.stringContaining("item param (url)") },
+    ]);
+  });
+});
+
+describe("sponson config check: URL shape opt-outs", () => {
+  it("lists each environment's opt-out, in text and in JSON", () => {
+    const wrangler = file(
+      "optout.wrangler.toml",
+      `[vars]
+EMULATORS = "on"
+SPONSON_POLICY = '{"version":1,"environments":{"preview":{"parents":["*"],"items":["*"],"urlChecks":{"plainHttp":false}}}}'
+`,
+    );
+    const text = sponson(["config", "check", "--config", wrangler]);
+    expect(text.stdout + text.stderr).toContain(
+      "environment preview opts out of the URL shape check: plainHttp (SPONSON_POLICY.environments.preview.urlChecks)",
+    );
+    const json = sponson(["config", "check", "--config", wrangler, "--json"]);
+    expect(JSON.parse(json.stdout).urlCheckOptOuts).toEqual([
+      { environment: "preview", rules: ["plainHttp"] },
+    ]);
+  });
+});

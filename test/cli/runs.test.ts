@@ -287,3 +287,57 @@ describe("sponson ledger", () => {
     );
   });
 });
+
+describe("--var: values from CI", () => {
+  const varPlan = () =>
+    planFile(`vars-${freshPr()}.json`, (plan) => {
+      plan.lines = plan.lines.slice(0, 1);
+      (plan.lines[0]?.params as Record<string, string>).url = "{vars.url}/callback";
+    });
+
+  it("apply --var url=… fills {vars.url} with the URL the deploy step printed; repeatable", async ({
+    expect,
+  }) => {
+    const scope = freshPr();
+    const deployed = `https://my-app-git-${scope}.vercel.app`;
+    const { code, stdout, stderr } = await sponson(
+      [
+        "apply",
+        "--plan",
+        varPlan(),
+        "--scope",
+        scope,
+        "--var",
+        `url=${deployed}`,
+        "--var",
+        "note=a=b",
+        "--json",
+      ],
+      admin,
+    );
+    expect([code, stderr.includes("created")]).toEqual([0, true]);
+    expect(runResultSchema.parse(JSON.parse(stdout)).lines[0]?.key).toBe(`${deployed}/callback`);
+  });
+
+  it("preview without the var the plan uses exits 2 naming it; a malformed --var exits 2 before sending", async ({
+    expect,
+  }) => {
+    const missing = await sponson(["preview", "--plan", varPlan(), "--scope", freshPr()], admin);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("{vars.url}");
+    expect(missing.stderr).toContain("--var url=");
+    for (const bad of ["url", "URL=x", "=x", "url="]) {
+      const run = await sponson(["preview", "--plan", varPlan(), "--scope", freshPr(), "--var", bad], admin);
+      expect([bad, run.code, run.stderr]).toEqual([bad, 2, expect.stringContaining("--var")]);
+    }
+  });
+
+  it("a var that is a wildcard over a public suffix is refused (exit 2) with why", async ({ expect }) => {
+    const run = await sponson(
+      ["apply", "--plan", varPlan(), "--scope", freshPr(), "--var", "url=https://*.vercel.app"],
+      admin,
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("public suffix");
+  });
+});

@@ -4,6 +4,7 @@
  * list, and the configuration panel for admins. A caller bound to one repository never sees
  * another repository's runs, scopes or owners.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { objectHash } from "../../workers/dashboard/object-hash";
 import { apply, call, testApp } from "../helpers/app";
@@ -117,6 +118,20 @@ describe("filters and pages", () => {
       "No scope has a receipt yet.",
     );
     expect((await page("/dashboard?page=9999")).status).toBe(200);
+  });
+
+  it("the configuration panel names each environment's URL shape opt-out", async () => {
+    const policy = JSON.stringify({
+      version: 1,
+      environments: { preview: { parents: ["*"], items: ["*"], urlChecks: { plainHttp: false } } },
+    });
+    const res = await call(app, "GET", "/dashboard", undefined, await bearer("admin"), {
+      ...env,
+      SPONSON_POLICY: policy,
+    });
+    const html = await res.text();
+    expect(html).toContain('data-url-check-opt-out="preview"');
+    expect(html).toMatch(/preview<\/code> opts out of the URL shape check: plainHttp/);
   });
 
   it("admins see the configuration panel; viewers do not", async () => {

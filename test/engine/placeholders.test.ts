@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { placeholderValues } from "../../shared/placeholders";
 import type { RunResult } from "../../shared/schemas/run";
 import { call, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
@@ -70,5 +71,28 @@ describe("commit placeholders", () => {
     const res = await call(app, "POST", "/v1/scopes/preview/pr-1/preview", { plan });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "VALIDATION" });
+  });
+});
+
+describe("the pull request's head branch", () => {
+  it("on a pr-<n> scope, {branch} and {branchSlug} are the head branch given as headBranch", () => {
+    const values = placeholderValues({
+      environment: "preview",
+      scope: "pr-9",
+      headBranch: "Feature/Login_Page",
+    });
+    expect([values.branch, values.branchSlug, values.pr]).toEqual([
+      "feature-login-page",
+      "feature-login-page",
+      "9",
+    ]);
+  });
+
+  it("without it, a pr-<n> scope has no branch; on other scopes it is ignored", () => {
+    expect(placeholderValues({ environment: "preview", scope: "pr-9" }).branch).toBeUndefined();
+    expect(placeholderValues({ environment: "preview", scope: "branch-x", headBranch: "y" }).branch).toBe(
+      "x",
+    );
+    expect(placeholderValues({ environment: "preview", scope: "main", headBranch: "y" }).branch).toBe("main");
   });
 });

@@ -162,6 +162,21 @@ describe("the OpenAPI document", () => {
 });
 
 describe("what the service answers matches what the document says", () => {
+  it("apply and preview bodies carry vars: a body with them validates, a bad var name does not", async ({
+    expect,
+  }) => {
+    const doc = await fetchDocument();
+    for (const action of ["apply", "preview"]) {
+      const op = doc.paths[`/v1/scopes/{environment}/{scope}/${action}`]?.post as unknown as {
+        requestBody: { content: { "application/json": { schema: Schema } } };
+      };
+      const schema = op.requestBody.content["application/json"].schema;
+      const plan = { version: 2, lines: [] };
+      expect(check(doc, schema, { plan, vars: { url: "https://my-app-git-feat-x.vercel.app" } })).toEqual([]);
+      expect(check(doc, schema, { plan, vars: { URL: "x" } })).not.toEqual([]);
+    }
+  });
+
   it("a run as JSON and as NDJSON events, the ledger, locks and a problem", async ({ expect }) => {
     const doc = await fetchDocument();
     const domain = freshAuth0Domain();

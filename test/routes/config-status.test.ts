@@ -83,6 +83,32 @@ describe("the configuration report", () => {
     expect(text).not.toContain(env.GITHUB_WEBHOOK_SECRET as string);
   });
 
+  it("an environment's opt-out of a URL shape rule is recorded; every rule holds elsewhere", async () => {
+    const policy = {
+      version: 1,
+      environments: {
+        preview: {
+          parents: ["*"],
+          items: ["*"],
+          urlChecks: { plainHttp: false, publicSuffixWildcard: true },
+        },
+        staging: {
+          parents: ["*"],
+          items: ["*"],
+          urlChecks: { publicSuffixWildcard: false, plainHttp: false },
+        },
+        production: { parents: ["*"], items: ["*"] },
+      },
+    };
+    const { body: optedOut } = await status({ ...env, SPONSON_POLICY: JSON.stringify(policy) });
+    expect(optedOut.urlCheckOptOuts).toEqual([
+      { environment: "preview", rules: ["plainHttp"] },
+      { environment: "staging", rules: ["publicSuffixWildcard", "plainHttp"] },
+    ]);
+    const { body: none } = await status();
+    expect(none.urlCheckOptOuts).toEqual([]);
+  });
+
   it("is for admins: a viewer is refused", async () => {
     const { res, body } = await status(env, "viewer");
     expect(res.status).toBe(403);

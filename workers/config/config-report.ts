@@ -7,9 +7,11 @@
  * "set" or "not set" (or not a key of the right shape), and messages come from the schemas, which
  * never echo input. The Worker itself reads the same vars through workers/config/config.ts.
  */
+import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
 import { ADAPTERS } from "../adapters";
 import { privateJwkSchema } from "../auth/service-keys";
 import type { ConnectionsDocument } from "../connections/connection-schema";
+import type { PolicyDocument } from "../policy/policy-schema";
 import { issuerSchema } from "./config-vars";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 
@@ -34,10 +36,18 @@ export interface ConnectionStatus {
   valid: boolean;
 }
 
+/** An environment that turns off rules of the URL shape check (SPONSON_POLICY's `urlChecks`). */
+export interface UrlCheckOptOut {
+  environment: string;
+  rules: UrlCheckRule[];
+}
+
 export interface ConfigReport {
   valid: boolean;
   vars: VarStatus[];
   connections: ConnectionStatus[];
+  /** Every environment that opts out of a URL shape rule; every rule holds everywhere else. */
+  urlCheckOptOuts: UrlCheckOptOut[];
   problems: ConfigProblem[];
 }
 
@@ -116,6 +126,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   }
 
   let connections: ConnectionsDocument = {};
+  let policy: PolicyDocument | null = null;
   for (const name of JSON_VAR_NAMES) {
     const before = problems.length;
     const raw = vars[name];
@@ -132,6 +143,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
           for (const issue of parsed.error.issues)
             problems.push({ path: joinPath(name, issue.path), message: issue.message });
         else if (name === "SPONSON_CONNECTIONS") connections = parsed.data as ConnectionsDocument;
+        else if (name === "SPONSON_POLICY") policy = parsed.data as PolicyDocument;
       }
     }
     note(name, before);
@@ -155,7 +167,20 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   const connectionStatuses = Object.entries(connections).map(([name, connection]) =>
     checkConnection(name, connection, vars, options, problems),
   );
-  return { valid: problems.length === 0, vars: statuses, connections: connectionStatuses, problems };
+  return {
+    valid: problems.length === 0,
+    vars: statuses,
+    connections: connectionStatuses,
+    urlCheckOptOuts: policy === null ? [] : urlCheckOptOuts(policy),
+    problems,
+  };
+}
+
+function urlCheckOptOuts(policy: PolicyDocument): UrlCheckOptOut[] {
+  return Object.entries(policy.environments).flatMap(([environment, rules]) => {
+    const off = URL_CHECK_RULES.filter((rule) => rules.urlChecks?.[rule] === false);
+    return off.length === 0 ? [] : [{ environment, rules: off }];
+  });
 }
 
 /** Its adapter exists, its config and secret fields are what the adapter needs, its secrets are set. */

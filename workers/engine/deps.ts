@@ -4,6 +4,7 @@ import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { UrlChecks } from "../../shared/url-shape";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { Connections } from "../connections/connections";
@@ -48,6 +49,9 @@ export interface WriteCheck {
   identity: string | null;
   item: string;
 }
+
+/** The preview-URL shape check's rules in force in an environment (shared/url-shape.ts). */
+export type UrlChecksOf = (environment: string) => UrlChecks;
 
 /** Server-side policy: throws FORBIDDEN naming the rule when a write is not allowed. */
 export interface WritePolicy {
@@ -135,6 +139,8 @@ export interface EngineDeps {
   gate?: ScopeGate;
   owned?: OwnedObjects;
   policy?: WritePolicy;
+  /** Absent: every rule of the shape check holds in every environment. */
+  urlChecks?: UrlChecksOf;
   faults?: FaultHook;
   warn?: (message: string) => void;
   /** Where an unexpected error inside a run is logged (redacted); console.error when absent. */

@@ -10,7 +10,9 @@ import type { Plan } from "../../shared/schemas/plan";
 import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
+import { ALL_URL_CHECKS } from "../../shared/url-shape";
 import { Lease } from "../locks/lease";
+import { assertItemShapes } from "../policy/check-item-shapes";
 import { applyLines, rollbackRun } from "./apply";
 import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
 import { itemOfRecord } from "./item";
@@ -23,7 +25,7 @@ import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
-import { type ResolvedLine, refuseTwoLinesOfOneItem, resolveLine } from "./resolve-plan";
+import { type ResolvedLine, refuseTwoLinesOfOneItem, refuseUndefinedVars, resolveLine } from "./resolve-plan";
 import { newRunId, Run } from "./run";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
@@ -48,6 +50,8 @@ export interface PlanRequest extends ScopeRequest {
   defaultBranch?: string;
   /** The commit the run is for: `{sha}`, `{shortSha}`. */
   sha?: string;
+  /** Values from CI for `{vars.<name>}` in item params. */
+  vars?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -199,22 +203,28 @@ export class Engine {
 
   /**
    * Everything decided without a provider, before any lease and any outbound request: each line's
-   * op, connection (configured, of the op's type, allowed in this environment) and params, then the
-   * write policy on its identity and item. A bad line refuses the request (400/403); a line whose
+   * op, connection (configured, of the op's type, allowed in this environment) and params (with
+   * the request's vars), then the URL shape check on every item and the write policy on its
+   * identity and item. A bad line refuses the request (400/403); a line whose
    * params or identity hold a registered secret is refused on its own (INTERNAL).
    */
   #admit(plan: Plan, req: PlanRequest): Admitted {
-    const { environment, scope, defaultBranch, sha } = req;
+    const { environment, scope, defaultBranch, sha, vars } = req;
+    refuseUndefinedVars(plan, vars);
     const admitted: Admitted = { resolved: [], refused: [] };
     for (const line of plan.lines) {
       try {
-        admitted.resolved.push(resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha }));
+        admitted.resolved.push(
+          resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha, vars }),
+        );
       } catch (err) {
         if (err instanceof SponsonError && err.code === "INTERNAL")
           admitted.refused.push({ error: err, line: line.id, op: line.op });
         else throw err;
       }
     }
+    const items = admitted.resolved.map((l) => ({ line: l.id, op: l.opName, item: entryOfKey(l.op, l.key) }));
+    assertItemShapes(environment, items, this.#deps.urlChecks?.(environment) ?? ALL_URL_CHECKS);
     for (const line of admitted.resolved) {
       this.#deps.policy?.check({
         environment,

@@ -5,8 +5,15 @@
  * the connection's settings. Nothing here calls a provider or takes a lock.
  */
 import { SponsonError } from "../../shared/errors";
-import { PLACEHOLDER, type PlaceholderContext, placeholderValues } from "../../shared/placeholders";
-import type { Line } from "../../shared/schemas/plan";
+import {
+  PLACEHOLDER,
+  type PlaceholderContext,
+  placeholderValues,
+  VAR_NAME,
+  varOf,
+  varsUsedIn,
+} from "../../shared/placeholders";
+import type { Line, Plan } from "../../shared/schemas/plan";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
@@ -23,8 +30,37 @@ export interface ResolvedLine {
   parent: string | null;
 }
 
-function substitute(text: string, values: Record<string, string | undefined>, where: string): string {
+interface Fill {
+  values: Record<string, string | undefined>;
+  /** The request's vars; undefined for a param that names no item (vars fill item params only). */
+  vars: Readonly<Record<string, string>> | undefined;
+  /** The op's item param, named in the refusal of a var anywhere else. */
+  itemParam: string;
+}
+
+function substitute(text: string, { values, vars, itemParam }: Fill, where: string): string {
   return text.replace(PLACEHOLDER, (whole, name: string) => {
+    const varName = varOf(name);
+    if (varName !== null) {
+      if (!VAR_NAME.test(varName))
+        throw new SponsonError(
+          "VALIDATION",
+          `${where}: ${whole} is not a var name (a lowercase letter, then up to 31 of a-z 0-9 _)`,
+        );
+      // A var is the caller's value: in a param naming the object (a client id, a bucket, which
+      // becomes a host) it could choose what is written to, so only the written item takes one.
+      if (vars === undefined)
+        throw new SponsonError(
+          "VALIDATION",
+          `${where}: ${whole}: vars fill only the line's item param (${itemParam}), never a param naming the provider object`,
+        );
+      const value = Object.hasOwn(vars, varName) ? vars[varName] : undefined;
+      if (value === undefined)
+        throw new SponsonError("VALIDATION", `${where}: ${whole} is not defined in the request's vars`, {
+          vars: [varName],
+        });
+      return value;
+    }
     if (!Object.hasOwn(values, name))
       throw new SponsonError("VALIDATION", `${where}: unknown placeholder ${whole}`);
     const value = values[name];
@@ -58,7 +94,10 @@ export function resolveLine(
   }
   const values = placeholderValues(placeholders);
   const raw: Params = {};
-  for (const [k, v] of Object.entries(line.params)) raw[k] = substitute(v, values, `${where} params.${k}`);
+  for (const [k, v] of Object.entries(line.params)) {
+    const vars = k === op.itemParam ? (placeholders.vars ?? {}) : undefined;
+    raw[k] = substitute(v, { values, vars, itemParam: op.itemParam }, `${where} params.${k}`);
+  }
   const parsed = op.params.safeParse(raw);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -88,6 +127,26 @@ export function resolveLine(
     key: op.key(params),
     parent,
   };
+}
+
+/**
+ * Every `{vars.<name>}` the plan uses that the request's vars do not define, refused in one answer
+ * (400) before any line is resolved: the caller fixes its `--var`s once, not one per retry.
+ */
+export function refuseUndefinedVars(plan: Plan, vars: Readonly<Record<string, string>> = {}): void {
+  const missing = new Map<string, string>();
+  for (const line of plan.lines)
+    for (const value of Object.values(line.params))
+      for (const name of varsUsedIn(value))
+        if (!Object.hasOwn(vars, name) && !missing.has(name)) missing.set(name, line.id);
+  if (missing.size === 0) return;
+  const named = [...missing].map(([name, line]) => `{vars.${name}} (line "${line}")`).join(", ");
+  const flags = [...missing.keys()].map((name) => `--var ${name}=…`).join(" ");
+  throw new SponsonError(
+    "VALIDATION",
+    `the plan uses ${named}, which the request's vars do not define; send them in the body's \`vars\` (CLI: ${flags})`,
+    { vars: [...missing.keys()] },
+  );
 }
 
 /**

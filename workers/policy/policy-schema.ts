@@ -21,6 +21,18 @@ export const environmentPolicySchema = z.strictObject({
   items: z.array(patternSchema).max(200),
   /** Op patterns (e.g. `auth0.*`); absent means any op. */
   ops: z.array(patternSchema).max(200).optional(),
+  /**
+   * The preview-URL shape check's rules (shared/url-shape.ts), each on unless set to `false` here:
+   * an opt-out for this environment only, listed by `config check`.
+   */
+  urlChecks: z
+    .strictObject({
+      /** `false`: items whose wildcard covers a public suffix (`https://*.vercel.app/*`) are allowed. */
+      publicSuffixWildcard: z.boolean().optional(),
+      /** `false`: `http://` items other than loopback are allowed. */
+      plainHttp: z.boolean().optional(),
+    })
+    .optional(),
 });
 export type EnvironmentPolicy = z.infer<typeof environmentPolicySchema>;
 

@@ -5,6 +5,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { scopeLockKey } from "../../shared/lock-keys";
+import { MAX_VARS, VAR_NAME } from "../../shared/placeholders";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
 import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import {
@@ -13,6 +14,7 @@ import {
   previewBodySchema,
   rollbackBodySchema,
   scopePathSchema,
+  varsSchema,
 } from "../../shared/schemas/requests";
 import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
@@ -104,10 +106,21 @@ function runRoute<B extends z.ZodType>(action: string, body: B, summary: string)
   });
 }
 
-const applyRoute = runRoute("apply", withOpenApi(applyBodySchema, "ApplyBody"), "Apply a plan to a scope");
+/** The document's generator drops a record's key schema: the var names and count, spelled out. */
+const documentedVars = withOpenApi(varsSchema.optional(), {
+  propertyNames: { type: "string", pattern: VAR_NAME.source },
+  maxProperties: MAX_VARS,
+  example: { url: "https://my-app-git-feat-x.vercel.app" },
+});
+
+const applyRoute = runRoute(
+  "apply",
+  withOpenApi(applyBodySchema.extend({ vars: documentedVars }), "ApplyBody"),
+  "Apply a plan to a scope",
+);
 const previewRoute = runRoute(
   "preview",
-  withOpenApi(previewBodySchema, "PreviewBody"),
+  withOpenApi(previewBodySchema.extend({ vars: documentedVars }), "PreviewBody"),
   "Diff a plan against the providers, without writing",
 );
 const destroyRoute = runRoute(
@@ -175,6 +188,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         plan: body.plan,
         defaultBranch: c.get("repository").defaultBranch,
         sha: body.sha,
+        vars: body.vars,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
@@ -183,7 +197,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     })
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
-      const { plan, sha } = c.req.valid("json");
+      const { plan, sha, vars } = c.req.valid("json");
       const repository = c.get("repository");
       const req = {
         repository: repositoryRef(repository),
@@ -192,6 +206,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         plan,
         defaultBranch: repository.defaultBranch,
         sha,
+        vars,
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;

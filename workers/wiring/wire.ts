@@ -21,6 +21,7 @@ import { Engine } from "../engine/engine";
 import { OpRegistry } from "../engine/op-registry";
 import { lockStub, lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
+import { urlChecksOf } from "../policy/check-item-shapes";
 import { assertWrite } from "../policy/check-write";
 import type { PolicyConfig } from "../policy/policy-schema";
 import { configuredReceiptStore } from "../receipts/configured-store";
@@ -162,6 +163,7 @@ export function createEngine(
     gate: overrides.gate ?? scopeStateGate(env),
     owned: ownedObjectIndex(env, secrets),
     policy: overrides.policy ?? configuredPolicy(env, secrets, transport),
+    urlChecks: (environment) => urlChecksOf(policyForTransport(config.policy, transport), environment),
     ...(overrides.faults ? { faults: overrides.faults } : {}),
     warn: (m) => console.warn(secrets.redact(m)),
     logError: (m) => console.error(secrets.redact(m)),
