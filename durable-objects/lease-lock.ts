@@ -39,7 +39,7 @@ import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
-import { holdsToken, isExpired, type LeaseRow, lostRefusal } from "./lease-rules";
+import { holdsToken, isExpired, type LeaseRow, leaseHolderOf, lostRefusal } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
@@ -97,7 +97,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       queue: this.#lease.queue,
       announce,
       armAlarm,
-      heldRefusal: () => this.#lease.held(this.#store.lease()),
+      heldRefusal: (waiter) => this.#lease.held(this.#store.lease(), this.#lease.askerOf(waiter)),
       giveUpOverdue: () => this.#lease.giveUpOverdue(),
     });
     ctx.blockConcurrencyWhile(async () => {
@@ -254,7 +254,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       token: lease?.token ?? null,
       since: lease?.acquiredAt ?? null,
       expiresAt: lease?.expiresAt ?? null,
-      waiters: this.#lease.queue.all().map((w) => waiterView(w, lease?.token ?? null)),
+      heldBy: lease === null ? null : leaseHolderOf(lease, null),
+      waiters: this.#lease.queue.all().map((w, at) => waiterView(w, at + 1, lease?.token ?? null)),
       lastToken: this.#store.lastToken(),
       history: this.#store.history(),
     };

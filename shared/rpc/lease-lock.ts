@@ -14,6 +14,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../schemas/ownership";
+import type { RunOrigin } from "../schemas/provenance";
 import type { Intent } from "../schemas/receipt";
 import type { RecentWrite } from "../schemas/recent-writes";
 
@@ -41,6 +42,11 @@ export interface AcquireRequest {
    * ownership view (`LeaseGrant.ownership`), read in the same step; a waiter's claim does.
    */
   items?: OwnedItem[];
+  /**
+   * The run asking: kept with its lease (and its place in the queue) and named in lock answers;
+   * for a parent lock also whose eyes a refusal is for (repository isolation).
+   */
+  origin?: RunOrigin;
 }
 
 /** A waiter confirming its grant; `items` as in AcquireRequest, answered with the claim. */

@@ -3,6 +3,7 @@
  * events.
  */
 import { z } from "zod";
+import { provenanceSchema } from "./provenance";
 import { errorInfoSchema, runActionSchema } from "./receipt";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";
 import { runCountsSchema, runTimingsSchema } from "./run-metrics";
@@ -63,6 +64,8 @@ export const runInfoSchema = z.object({
   status: z.enum(["succeeded", "failed"]),
   startedAt: z.number().int(),
   finishedAt: z.number().int(),
+  /** Where the run comes from (docs/design.md, "Provenance"; always sent; optional for older servers). */
+  provenance: provenanceSchema.optional(),
   error: errorInfoSchema.optional(),
   /** Why the run decided not to act, e.g. a queued destroy whose scope was reopened. */
   skipped: z.string().optional(),

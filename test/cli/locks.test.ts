@@ -46,7 +46,7 @@ describe("sponson locks and unlock", () => {
       expect(result.run.status).toBe("failed");
       expect(result.run.error).toMatchObject({
         code: "LOCK_HELD",
-        detail: { lock: key, holder: "stuck-run-a" },
+        detail: { lock: key, holder: { run: "stuck-run-a" } },
       });
 
       const listed = await sponson(["locks"], viewer);

@@ -7,6 +7,7 @@
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
+import type { Provenance } from "../../shared/schemas/provenance";
 import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
@@ -24,7 +25,7 @@ import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import { type ResolvedLine, refuseTwoLinesOfOneItem, resolveLine } from "./resolve-plan";
-import { newRunId, Run } from "./run";
+import { newRunId, originOf, Run } from "./run";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
 
@@ -39,6 +40,8 @@ export interface ScopeRequest {
   waitTimeoutMs?: number;
   /** Started when the request arrived, with its authorization measured (HTTP); else the engine starts them. */
   metrics?: RunMetrics;
+  /** Where the run comes from (docs/design.md, "Provenance"): recorded with it and kept on its leases. */
+  provenance?: Provenance;
 }
 
 /** Apply and preview: a plan, and what its placeholders need besides the scope. */
@@ -294,6 +297,7 @@ export class Engine {
         waitTimeoutMs: waiting.waitTimeoutMs,
         clock: deps.clock,
         onWarning: deps.warn,
+        origin: run.origin,
       });
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;
@@ -474,6 +478,7 @@ export class Engine {
           waitTimeoutMs: waiting.waitTimeoutMs,
           clock: deps.clock,
           onWarning: deps.warn,
+          origin: originOf(req),
         },
       );
       const missing = this.#recordConnections(lease.pendingIntents, req.environment).filter(

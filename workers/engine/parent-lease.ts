@@ -77,6 +77,7 @@ export async function acquireParent<T>(
       clock: w.deps.clock,
       onWarning: (m) => w.run.warn(m),
       maxHoldMs: MAX_CRITICAL_SECTION_MS,
+      origin: w.run.origin,
       ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
       ...(items ? { items } : {}),
     });

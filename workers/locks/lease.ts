@@ -9,6 +9,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { Intent } from "../../shared/schemas/receipt";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { type LockTarget, overriding } from "./lock-target";
@@ -34,6 +35,8 @@ export interface LeaseOptions {
    * answers their view, read under the lease at that instant (`grantedOwners`).
    */
   items?: OwnedItem[];
+  /** The run asking, kept with its lease and its place in the queue (docs/design.md, "Lock answers"). */
+  origin?: RunOrigin;
 }
 
 export const RELEASE_ATTEMPTS = 5;
@@ -127,6 +130,7 @@ export class Lease {
     const wait = opts.wait ?? false;
     const giveUpAt = clock.now() + (opts.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
     const items = opts.items ? { items: opts.items } : {};
+    const origin = opts.origin ? { origin: opts.origin } : {};
     for (let attempt = 1; ; attempt++) {
       // Measured before the call: the server's expiry can only be later than this plus the TTL.
       let before = clock.now();
@@ -139,6 +143,7 @@ export class Lease {
           waitTimeoutMs: Math.max(0, giveUpAt - before),
           ...(opts.lockDelayMs !== undefined ? { lockDelayMs: opts.lockDelayMs } : {}),
           ...items,
+          ...origin,
         });
         if (!result.ok) throw SponsonError.fromInfo(result.error);
         grant = result.value;

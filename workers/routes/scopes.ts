@@ -18,6 +18,7 @@ import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
 import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
+import { provenanceFor } from "../auth/provenance";
 import { resolveRepositoryFilter } from "../auth/resolve-repository";
 import { callerOf } from "../auth/route-access";
 import { configFromEnv } from "../config/config";
@@ -177,13 +178,14 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         sha: body.sha,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).apply({ ...req, metrics }, emit)) as never;
     })
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
-      const { plan, sha } = c.req.valid("json");
+      const { plan, sha, provenance } = c.req.valid("json");
       const repository = c.get("repository");
       const req = {
         repository: repositoryRef(repository),
@@ -192,6 +194,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         plan,
         defaultBranch: repository.defaultBranch,
         sha,
+        provenance: provenanceFor(callerOf(c), provenance, repository.name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;
@@ -205,6 +208,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         scope,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).destroy({ ...req, metrics }, emit)) as never;
@@ -219,6 +223,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         runId: body.runId,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).rollback({ ...req, metrics }, emit)) as never;
