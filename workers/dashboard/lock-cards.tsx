@@ -1,5 +1,6 @@
 /** Held locks as cards: who holds what, since when, the countdown, the queue, and (admins) release. */
 import { formatAgo, formatDuration, formatUtc } from "./format";
+import { HolderText } from "./holder-text";
 import type { LockView } from "./snapshot";
 
 export interface LockCardsProps {
@@ -49,7 +50,9 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
           </>
         ) : null}
         <dt>holder run</dt>
-        <dd class="mono holder">{lock.holder}</dd>
+        <dd>
+          <HolderText run={lock.holder} by={lock.heldBy} />
+        </dd>
         <dt>since</dt>
         <dd title={formatUtc(lock.since)}>
           <span data-since={lock.since}>{formatAgo(lock.since, now)}</span>
@@ -68,7 +71,9 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
             <ul class="waiters">
               {lock.waiters.map((w) => (
                 <li>
-                  <span class="mono waiter">{w.holder}</span>{" "}
+                  <span class="waiter">
+                    <HolderText run={w.holder} by={w.by} />
+                  </span>{" "}
                   <span class="muted">
                     waiting <span data-since={w.since}>{formatAgo(w.since, now)}</span>
                   </span>

@@ -7,6 +7,7 @@ import type { Env } from "../../shared/env";
 import { holdingText } from "../../shared/holding-text";
 import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
+import type { RunHolder } from "../../shared/schemas/provenance";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
@@ -91,9 +92,11 @@ export interface LockView {
   repository: RepositoryRef | null;
   identity: string | null;
   holder: string;
+  /** Who the holding run is (null: a lease taken before provenance was kept). */
+  heldBy: RunHolder | null;
   since: number;
   expiresAt: number;
-  waiters: { holder: string; since: number }[];
+  waiters: { holder: string; since: number; by: RunHolder | null }[];
 }
 
 export interface Snapshot {
@@ -126,9 +129,10 @@ export function lockView(state: LockState, repositories: readonly RepositoryRef[
     repository: parsed?.kind === "scope" ? repositoryRefById(parsed.repositoryId, repositories) : null,
     identity: state.identity,
     holder: state.holder,
+    heldBy: state.heldBy ?? null,
     since: state.since,
     expiresAt: state.expiresAt,
-    waiters: state.waiters.map((w) => ({ holder: w.holder, since: w.since })),
+    waiters: state.waiters.map((w) => ({ holder: w.holder, since: w.since, by: w.by ?? null })),
   };
 }
 
