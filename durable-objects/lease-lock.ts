@@ -34,6 +34,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
+import type { LeaseHolder, RunOrigin } from "../shared/schemas/provenance";
 import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
@@ -231,6 +232,21 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     this.#index.syncLater();
     this.#pendingIndex.syncLater();
     return ok({ released: true, reason: "released", at: now });
+  }
+
+  async waiting(req: {
+    key: string;
+    holder: string;
+    origin?: RunOrigin;
+  }): Promise<{ position: number | null; holder: LeaseHolder | null }> {
+    // Read-only: no promote, no index work; a report may only ever say what is.
+    const at = this.#lease.queue.all().findIndex((w) => w.holder === req.holder);
+    const lease = this.#store.lease();
+    const { viewer } = this.#lease.askerOf(req);
+    return {
+      position: at < 0 ? null : at + 1,
+      holder: lease === null ? null : leaseHolderOf(lease, viewer),
+    };
   }
 
   async read(req: { key: string }): Promise<LockState> {

@@ -14,7 +14,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../schemas/ownership";
-import type { RunOrigin } from "../schemas/provenance";
+import type { LeaseHolder, RunOrigin } from "../schemas/provenance";
 import type { Intent } from "../schemas/receipt";
 import type { RecentWrite } from "../schemas/recent-writes";
 
@@ -94,6 +94,15 @@ export interface LeaseLockApi {
   /** The intents the lock keeps that no receipt settled yet, read-only (the sweep, orphans, views). */
   pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
+  /**
+   * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it,
+   * read-only: what the `waiting` events of a queued run say (docs/design.md, "Lock answers").
+   */
+  waiting(req: {
+    key: string;
+    holder: string;
+    origin?: RunOrigin;
+  }): Promise<{ position: number | null; holder: LeaseHolder | null }>;
   read(req: { key: string }): Promise<LockState>;
   owners(req: {
     key: string;

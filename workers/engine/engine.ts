@@ -298,6 +298,7 @@ export class Engine {
         clock: deps.clock,
         onWarning: deps.warn,
         origin: run.origin,
+        onWaiting: (report) => run.waiting(report),
       });
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;
@@ -361,7 +362,7 @@ export class Engine {
     ]);
     await contexts.prepare(prepared);
     const runId = newRunId(deps.clock.now());
-    const lease = await this.#takeScope(deps, req, runId, contexts, prepared);
+    const lease = await this.#takeScope(deps, req, { id: runId, emit }, contexts, prepared);
     let run: Run | undefined;
     // The etag of this run's successful last save, handed to the next holder with the release;
     // `settled`: that save (or the receipt's delete, with nothing left) holds every intent.
@@ -463,7 +464,7 @@ export class Engine {
   async #takeScope(
     deps: EngineDeps,
     req: ScopeRequest,
-    runId: string,
+    run: { id: string; emit: Emit },
     contexts: ProviderContexts,
     prepared: Set<string>,
   ): Promise<Lease> {
@@ -471,8 +472,9 @@ export class Engine {
     for (;;) {
       const lease = await Lease.acquire(
         deps.locks.scope(req.repository.id, req.environment, req.scope),
-        runId,
+        run.id,
         {
+          onWaiting: (report) => run.emit({ type: "waiting", waiting: report }),
           ttlMs: deps.ttlMs,
           wait: waiting.wait,
           waitTimeoutMs: waiting.waitTimeoutMs,

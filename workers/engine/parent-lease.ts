@@ -78,6 +78,7 @@ export async function acquireParent<T>(
       onWarning: (m) => w.run.warn(m),
       maxHoldMs: MAX_CRITICAL_SECTION_MS,
       origin: w.run.origin,
+      onWaiting: (report) => w.run.waiting(report),
       ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
       ...(items ? { items } : {}),
     });

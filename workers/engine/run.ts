@@ -6,7 +6,7 @@ import { type ErrorInfo, isSponsonError } from "../../shared/errors";
 import { type Provenance, type RunOrigin, unknownProvenance } from "../../shared/schemas/provenance";
 import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
-import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
+import type { Drift, LineResult, RunResult, Waiting } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
 import { type ItemRef, sameItem } from "./item";
 import { RunMetrics } from "./run-metrics";
@@ -131,6 +131,11 @@ export class Run {
   warn(message: string): void {
     this.warnings.push(message);
     this.#emit({ type: "warning", message });
+  }
+
+  /** The run is queued for a lock (reported, never recorded: the result says what came of it). */
+  waiting(report: Waiting): void {
+    this.#emit({ type: "waiting", waiting: report });
   }
 
   /** The run decided not to act (e.g. a queued destroy whose scope was reopened). */

@@ -12,7 +12,9 @@ import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../share
 import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { Intent } from "../../shared/schemas/receipt";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
+import type { Waiting } from "../../shared/schemas/run";
 import { type LockTarget, overriding } from "./lock-target";
+import { reportWhileWaiting } from "./waiting-reports";
 
 export interface LeaseOptions {
   ttlMs: number;
@@ -37,6 +39,8 @@ export interface LeaseOptions {
   items?: OwnedItem[];
   /** The run asking, kept with its lease and its place in the queue (docs/design.md, "Lock answers"). */
   origin?: RunOrigin;
+  /** While queued (`wait`): told the lock, its holder, this run's place and the time waited so far. */
+  onWaiting?: (waiting: Waiting) => void;
 }
 
 export const RELEASE_ATTEMPTS = 5;
@@ -135,6 +139,10 @@ export class Lease {
       // Measured before the call: the server's expiry can only be later than this plus the TTL.
       let before = clock.now();
       let grant: LeaseGrant;
+      const stopReports =
+        wait && opts.onWaiting
+          ? reportWhileWaiting({ target, holder, clock, onWaiting: opts.onWaiting }, origin)
+          : null;
       try {
         const result = await target.acquire({
           holder,
@@ -145,6 +153,7 @@ export class Lease {
           ...items,
           ...origin,
         });
+        stopReports?.();
         if (!result.ok) throw SponsonError.fromInfo(result.error);
         grant = result.value;
         if (grant.claimBy !== undefined) {
@@ -156,6 +165,7 @@ export class Lease {
           grant = claimed.value;
         }
       } catch (err) {
+        stopReports?.();
         // An object restart (every deploy) drops its in-memory waiters and fails their open calls.
         // Asking again with the same holder is idempotent: it re-attaches to its place, or finds
         // the grant it was already given, so the caller sees a grant or LOCK_HELD, never the reset.
