@@ -13,7 +13,8 @@ import {
   waitOptions,
 } from "../context";
 import { progress } from "../progress";
-import { eventText, runText, timingsText } from "../render";
+import { provenanceFromEnv } from "../provenance";
+import { runPrinter, runText, timingsText } from "../render";
 import { DEFAULT_RETRY_SECONDS, withRetries } from "../retry";
 import { appendSummary, refusedSummary, runSummary } from "../step-summary";
 
@@ -43,18 +44,30 @@ function readPlan(inv: Invocation): unknown {
 }
 
 function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
+  const from = declared(inv);
   switch (action) {
     case "apply":
-      return { plan: readPlan(inv) as RunBody<"apply">["plan"], ...commit(inv), ...waitOptions(inv) };
+      return {
+        plan: readPlan(inv) as RunBody<"apply">["plan"],
+        ...commit(inv),
+        ...waitOptions(inv),
+        ...from,
+      };
     case "preview":
-      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv) };
+      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv), ...from };
     case "destroy":
-      return waitOptions(inv);
+      return { ...waitOptions(inv), ...from };
     case "rollback": {
       const runId = stringFlag(inv, "run");
-      return { ...(runId ? { runId } : {}), ...waitOptions(inv) };
+      return { ...(runId ? { runId } : {}), ...waitOptions(inv), ...from };
     }
   }
+}
+
+/** Where the run comes from, from GITHUB_* (docs/cli.md; the service ignores it for GitHub tokens). */
+function declared(inv: Invocation): { provenance?: NonNullable<ReturnType<typeof provenanceFromEnv>> } {
+  const provenance = provenanceFromEnv(inv.io.env);
+  return provenance === undefined ? {} : { provenance };
 }
 
 function commit(inv: Invocation): { sha?: string } {
@@ -96,6 +109,7 @@ export async function runCommand(inv: Invocation, action: RunAction): Promise<Ex
 
   let result: RunResult;
   let streamed = false;
+  const eventText = runPrinter();
   try {
     result = await withRetries(
       () =>

@@ -51,9 +51,9 @@ describe("sponson locks and unlock", () => {
 
       const listed = await sponson(["locks"], viewer);
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^KEY +KIND +IDENTITY +HOLDER +SINCE +EXPIRES IN +WAITERS$/m);
+      expect(listed.stdout).toMatch(/^KEY +KIND +IDENTITY +HOLDER +RUN +SINCE +EXPIRES IN +WAITERS +CI RUN$/m);
       expect(listed.stdout).toMatch(
-        new RegExp(`^${key} +parent +${DEMO_PARENT} +stuck-run-a +\\S+ +\\d+s +0$`, "m"),
+        new RegExp(`^${key} +parent +${DEMO_PARENT} +stuck-run-a +stuck-run-a +\\S+ +\\d+s +0 +-$`, "m"),
       );
       const json = lockListSchema.parse(JSON.parse((await sponson(["locks", "--json"], viewer)).stdout));
       expect(json.locks).toContainEqual(
