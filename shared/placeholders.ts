@@ -43,6 +43,11 @@ export interface PlaceholderContext {
   defaultBranch?: string;
   /** The commit the run is for (40 hex, as GitHub's GITHUB_SHA). */
   sha?: string;
+  /**
+   * A pull request's head branch: what `{branch}` stands for on scope `pr-<n>` (the verified
+   * `head_ref` claim, or a service token's declared provenance; docs/design.md, "Provenance").
+   */
+  headBranch?: string;
 }
 
 /** Each placeholder's value in this context; undefined where it has none (e.g. `{pr}` on main). */
@@ -52,7 +57,9 @@ export function placeholderValues(ctx: PlaceholderContext): Record<PlaceholderNa
     ? scope.slice("branch-".length)
     : scope === "main"
       ? (ctx.defaultBranch ?? "main")
-      : undefined;
+      : scope.startsWith("pr-")
+        ? ctx.headBranch
+        : undefined;
   const slug = branchName === undefined ? undefined : branchSlug(branchName) || undefined;
   return {
     environment,

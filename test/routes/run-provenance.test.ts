@@ -11,7 +11,7 @@ import { securityEnv } from "../auth/harness";
 import { call, type TestApp, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
-import { previewPlan, seedTenant } from "../helpers/plans";
+import { auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
 import { githubIssuer, pullRequestClaims, TEST_REPOSITORY, type TestGithubIssuer } from "../helpers/tokens";
 
 const app = testApp();
@@ -112,6 +112,28 @@ describe("a GitHub job's provenance comes from its verified claims only", () => 
     github = testApp({ auth: { fetch: issuer.fetch } });
   });
 
+  it("{branchSlug} comes from the verified head_ref claim, never from the body", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const token = await issuer.mint(pullRequestClaims(13));
+    const res = await call(
+      github,
+      "POST",
+      "/v1/scopes/preview/pr-13/preview",
+      {
+        plan: auth0Plan(domain, [
+          { id: "callback", op: "auth0.callbackUrl", url: "https://{branchSlug}.preview.example.com/cb" },
+        ]),
+        provenance: { headBranch: "evil" },
+      },
+      { authorization: `Bearer ${token}` },
+      securityEnv(),
+    );
+    expect(res.status).toBe(200);
+    const result = (await res.json()) as RunResult;
+    expect(result.lines.map((l) => l.key)).toEqual(["https://feature-13.preview.example.com/cb"]);
+  });
+
   it("the body's provenance is ignored; the claims give actor, sha, head branch, pull request and run URL", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
@@ -126,6 +148,7 @@ describe("a GitHub job's provenance comes from its verified claims only", () => 
     );
     expect(res.status).toBe(200);
     const result = (await res.json()) as RunResult;
+    expect(result.lines.map((l) => l.key)).toContain("https://pr-12.preview.example.com/callback");
     expect(result.run.provenance).toEqual({
       repository: TEST_REPOSITORY.name,
       event: "pull_request",
@@ -138,5 +161,38 @@ describe("a GitHub job's provenance comes from its verified claims only", () => 
       runUrl: `https://github.com/${TEST_REPOSITORY.name}/actions/runs/9001/attempts/3`,
       declared: false,
     });
+  });
+});
+
+describe("{branch} and {branchSlug} on a pull request's scope", () => {
+  const branchPlan = (domain: string) =>
+    auth0Plan(domain, [
+      { id: "callback", op: "auth0.callbackUrl", url: "https://app-git-{branchSlug}.preview.example.com/cb" },
+      { id: "logout", op: "auth0.logoutUrl", url: "https://{branch}.preview.example.com/" },
+    ]);
+
+  it("come from a service token's declared head branch", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, {
+      plan: branchPlan(domain),
+      provenance: { headBranch: "Feature/Login_Page" },
+    });
+    expect(res.status).toBe(200);
+    const result = (await res.json()) as RunResult;
+    expect(result.lines.map((l) => l.key)).toEqual([
+      "https://app-git-feature-login-page.preview.example.com/cb",
+      "https://feature-login-page.preview.example.com/",
+    ]);
+  });
+
+  it("control: without a head branch they have no value on a pr-<n> scope (400, nothing written)", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, {
+      plan: branchPlan(domain),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("{branchSlug} has no value in this scope");
   });
 });

@@ -208,10 +208,13 @@ export class Engine {
    */
   #admit(plan: Plan, req: PlanRequest): Admitted {
     const { environment, scope, defaultBranch, sha } = req;
+    const headBranch = req.provenance?.headBranch ?? undefined;
     const admitted: Admitted = { resolved: [], refused: [] };
     for (const line of plan.lines) {
       try {
-        admitted.resolved.push(resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha }));
+        admitted.resolved.push(
+          resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha, headBranch }),
+        );
       } catch (err) {
         if (err instanceof SponsonError && err.code === "INTERNAL")
           admitted.refused.push({ error: err, line: line.id, op: line.op });
