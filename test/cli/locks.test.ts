@@ -51,7 +51,9 @@ describe("sponson locks and unlock", () => {
 
       const listed = await sponson(["locks"], viewer);
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^KEY +KIND +IDENTITY +HOLDER +RUN +SINCE +EXPIRES IN +WAITERS +CI RUN$/m);
+      expect(listed.stdout).toMatch(
+        /^KEY +KIND +IDENTITY +HOLDER +RUN +SINCE +EXPIRES IN +WAITERS +CI RUN$/m,
+      );
       expect(listed.stdout).toMatch(
         new RegExp(`^${key} +parent +${DEMO_PARENT} +stuck-run-a +stuck-run-a +\\S+ +\\d+s +0 +-$`, "m"),
       );
@@ -80,7 +82,10 @@ describe("sponson locks and unlock", () => {
     const lock = await lockUntil(key, (l) => l.waiters.length === 1);
     // The run's first line is out while it still waits: the CLI prints as the run happens.
     expect(early).toMatch(
-      new RegExp(`^apply preview/${scope} in Codertocat/Hello-World \\(run (run-[a-z0-9-]+)\\)\\n$`),
+      // …and, once it has waited a second, its waiting lines.
+      new RegExp(
+        `^apply preview/${scope} in Codertocat/Hello-World \\(run (run-[a-z0-9-]+)\\)\\n(  waiting for .* — held by stuck-run-b, position 1, \\d+ s\\n)*$`,
+      ),
     );
     expect(lock.waiters[0]?.holder).toBe(/\(run (run-[a-z0-9-]+)\)/.exec(early)?.[1]);
 
