@@ -69,7 +69,10 @@ const plan: Record<string, OptionSpec> = {
   plan: { type: "string", short: "p", value: "file", help: "the plan (JSON); required" },
 };
 const wait: Record<string, OptionSpec> = {
-  wait: { type: "boolean", help: "if the scope is locked by another run, wait for it instead of failing" },
+  wait: {
+    type: "boolean",
+    help: "if the scope is locked by another run, wait for it instead of failing (a `waiting for …` line every 15 s)",
+  },
   "wait-timeout": {
     type: "string",
     value: "s",
