@@ -84,7 +84,9 @@ export async function acquireParent<T>(
     });
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") {
-      throw new SponsonError("LOCK_HELD", `${err.message} (parent ${first.parent})`, {
+      // The lock object names its object already (docs/design.md, "Lock answers"); older answers did not.
+      const named = err.message.includes(first.parent as string);
+      throw new SponsonError("LOCK_HELD", named ? err.message : `${err.message} (parent ${first.parent})`, {
         ...err.detail,
         parent: first.parent,
       });
