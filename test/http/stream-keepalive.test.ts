@@ -172,7 +172,7 @@ describe("keep-alive on a streamed run", () => {
         position: 1,
       },
     });
-    expect((waiting?.waiting as { waitedMs: number }).waitedMs).toBeGreaterThanOrEqual(1000);
+    expect((waiting?.waiting as { waitedMs?: number } | undefined)?.waitedMs).toBeGreaterThanOrEqual(1000);
     await held.release();
     let status: string | undefined;
     for (let event = await next(); event !== null; event = await next()) {

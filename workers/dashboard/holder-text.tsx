@@ -7,7 +7,7 @@ import type { RunHolder } from "../../shared/schemas/provenance";
 
 /** Only https links are ever rendered (a declared runUrl is checked https at the request, too). */
 function safeHref(url: string | null): string | null {
-  return url !== null && url.startsWith("https://") ? url : null;
+  return url?.startsWith("https://") ? url : null;
 }
 
 export function HolderText({ run, by }: { run: string; by: RunHolder | null }) {
