@@ -7,7 +7,7 @@ import type { Env } from "../../shared/env";
 import { holdingText } from "../../shared/holding-text";
 import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
-import type { RunHolder } from "../../shared/schemas/provenance";
+import type { Provenance, RunHolder } from "../../shared/schemas/provenance";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
@@ -83,6 +83,8 @@ export interface RunView {
   counts?: RunCounts;
   /** Runs whose writes carried some of this run's changes (write combining). */
   combinedBy?: string[];
+  /** Where the run came from (docs/design.md, "Provenance"); runs recorded before it have none. */
+  provenance?: Provenance;
 }
 
 export interface LockView {
@@ -166,6 +168,7 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
         ...(run.timings ? { timings: run.timings } : {}),
         ...(run.counts ? { counts: run.counts } : {}),
         ...(run.combinedBy?.length ? { combinedBy: run.combinedBy } : {}),
+        ...(run.provenance ? { provenance: run.provenance } : {}),
       });
     }
   }
