@@ -11,7 +11,7 @@ import { securityEnv } from "../auth/harness";
 import { call, type TestApp, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
-import { auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
+import { auth0Plan, previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
 import { githubIssuer, pullRequestClaims, TEST_REPOSITORY, type TestGithubIssuer } from "../helpers/tokens";
 
 const app = testApp();
@@ -57,6 +57,22 @@ describe("a service token's run records the provenance it declares", () => {
       provenance,
     });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("a declared provenance never carries a secret", () => {
+  it("one that contains a configured secret is refused 400 before anything is written or recorded", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: previewPlan(domain),
+      provenance: { actor: `x-${TEST_M2M.clientSecret}` },
+    });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    expect(text).not.toContain(TEST_M2M.clientSecret);
+    expect((await receipt("preview", scope)).runs).toEqual([]);
   });
 });
 

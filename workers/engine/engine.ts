@@ -97,6 +97,7 @@ export class Engine {
   }
 
   async apply(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => this.#admit(req.plan, req));
     if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit, metrics);
@@ -121,6 +122,7 @@ export class Engine {
 
   /** Reads providers with the service's credentials, so it passes the same checks as apply. */
   async preview(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => this.#admit(req.plan, req));
     if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit, metrics);
@@ -133,6 +135,7 @@ export class Engine {
   }
 
   async destroy(req: ScopeRequest, emit: Emit = noEmit, guard: ScopeGuard | null = null): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     return this.#underScope(
       "destroy",
       req,
@@ -156,6 +159,7 @@ export class Engine {
   }
 
   async rollback(req: ScopeRequest & { runId?: string }, emit: Emit = noEmit): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     let target: RunRecord | undefined;
     return this.#underScope(
       "rollback",
@@ -198,6 +202,27 @@ export class Engine {
   /** Resolves intents older than the lease TTL for one scope (the sweep's recovery pass). */
   async recover(req: ScopeRequest, emit: Emit = noEmit): Promise<RunResult> {
     return this.#underScope("recover", req, emit, async () => {});
+  }
+
+  /**
+   * A declared provenance is stored in receipts and shown in lock answers: a value holding a
+   * configured secret is refused before anything else (docs/design.md, "Provenance"), naming the
+   * field, never the value.
+   */
+  #refuseSecretProvenance(req: ScopeRequest): void {
+    const p = req.provenance;
+    if (!p) return;
+    for (const [field, value] of Object.entries(p)) {
+      if (typeof value === "string" && this.#deps.secrets.containsSecret(value)) {
+        throw new SponsonError(
+          "VALIDATION",
+          `provenance.${field} contains a configured secret; nothing was done`,
+          {
+            rule: "provenance.secret",
+          },
+        );
+      }
+    }
   }
 
   /**
