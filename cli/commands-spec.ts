@@ -86,7 +86,10 @@ const vars: Record<string, OptionSpec> = {
   },
 };
 const wait: Record<string, OptionSpec> = {
-  wait: { type: "boolean", help: "if the scope is locked by another run, wait for it instead of failing" },
+  wait: {
+    type: "boolean",
+    help: "if the scope is locked by another run, wait for it instead of failing (a `waiting for …` line every 15 s)",
+  },
   "wait-timeout": {
     type: "string",
     value: "s",

@@ -1,5 +1,7 @@
 /** How runs, ledgers and locks read on a terminal and in CI logs: plain lines, no colours needed. */
 import { holdingText } from "../shared/holding-text";
+import { holderWords, type LockHolder, type RunHolder } from "../shared/schemas/provenance";
+import type { Waiting } from "../shared/schemas/run";
 import type { LockState, Receipt, RunEvent, RunResult, ScopeSummary } from "./client";
 
 type LineResult = RunResult["lines"][number];
@@ -28,29 +30,67 @@ export function scopeName(scope: {
   return scope.repository ? `${where} in ${scope.repository.name}` : where;
 }
 
-export function lineText(line: LineResult): string {
+type ErrorInfo = NonNullable<LineResult["error"]>;
+
+/**
+ * Says each lock conflict once per run: every line the conflict failed (and the run's own error)
+ * carries the same long message, so after the first only the lock is named (issue 28).
+ */
+export class Conflicts {
+  readonly #said = new Set<string>();
+
+  text(error: ErrorInfo): string {
+    const lock = error.code === "LOCK_HELD" ? error.detail?.lock : undefined;
+    if (typeof lock !== "string") return `${error.code}: ${error.message}`;
+    if (this.#said.has(lock)) {
+      const parent = error.detail?.parent;
+      return `${error.code} on ${typeof parent === "string" ? parent : lock}, see above`;
+    }
+    this.#said.add(lock);
+    return `${error.code}: ${error.message}`;
+  }
+}
+
+export function lineText(line: LineResult, conflicts = new Conflicts()): string {
   // A line the run never reached says why instead of an error.
-  const error = line.error
-    ? ` (${line.error.code}: ${line.error.message})`
-    : line.reason
-      ? ` (${line.reason})`
-      : "";
+  const error = line.error ? ` (${conflicts.text(line.error)})` : line.reason ? ` (${line.reason})` : "";
   return `  ${MARKS[line.result].padEnd(2)} ${line.id}  ${line.op}  ${line.result}  ${line.key}${error}`;
 }
 
+function holderText(holder: LockHolder | null): string {
+  if (holder === null) return "being handed over";
+  if ("hold" in holder)
+    return `a hold by ${holder.hold.by} (${holder.hold.reason}) until ${iso(holder.hold.until)}`;
+  return holderWords(holder);
+}
+
+/** `waiting for <lock> — held by pull #9 (octocat), position 2, 30 s`. */
+export function waitingText(w: Waiting): string {
+  const seconds = Math.round(w.waitedMs / 1000);
+  return `  waiting for ${w.identity ?? w.lock} — held by ${holderText(w.holder)}, position ${w.position}, ${seconds} s`;
+}
+
+/** One run's printer: `eventText` that says each lock conflict once (`Conflicts`). */
+export function runPrinter(): (event: RunEvent) => string | null {
+  const conflicts = new Conflicts();
+  return (event) => eventText(event, conflicts);
+}
+
 /** One printed line per event; `null` for events that print nothing of their own. */
-export function eventText(event: RunEvent): string | null {
+export function eventText(event: RunEvent, conflicts = new Conflicts()): string | null {
   switch (event.type) {
     case "run":
       return `${event.run.action} ${scopeName(event.run)} (run ${event.run.id})`;
     case "line":
-      return lineText(event.line);
+      return lineText(event.line, conflicts);
+    case "waiting":
+      return waitingText(event.waiting);
     case "drift":
       return `  ! drift: ${event.drift.line} ${event.drift.key} is ${event.drift.kind} at the provider`;
     case "warning":
       return `  warning: ${event.message}`;
     case "result":
-      return resultText(event.result);
+      return resultText(event.result, conflicts);
     case "error":
       return `error: ${event.error.code}: ${event.error.message}`;
     case "keepalive":
@@ -64,9 +104,9 @@ export function counts(result: RunResult): string {
   return [...tally].map(([outcome, n]) => `${n} ${outcome}`).join(", ") || "no lines";
 }
 
-export function resultText(result: RunResult): string {
+export function resultText(result: RunResult, conflicts = new Conflicts()): string {
   const seconds = ((result.run.finishedAt - result.run.startedAt) / 1000).toFixed(1);
-  const error = result.run.error ? ` (${result.run.error.code}: ${result.run.error.message})` : "";
+  const error = result.run.error ? ` (${conflicts.text(result.run.error)})` : "";
   return `${result.run.status} in ${seconds}s: ${counts(result)}${error}`;
 }
 
@@ -88,12 +128,13 @@ export function timingsText(result: RunResult): string[] {
 /** The whole run after the fact (the server answered JSON, not a stream). */
 export function runText(result: RunResult): string[] {
   const { run } = result;
+  const conflicts = new Conflicts();
   return [
     `${run.action} ${scopeName(run)} (run ${run.id})`,
-    ...result.lines.map(lineText),
+    ...result.lines.map((l) => lineText(l, conflicts)),
     ...result.drift.map((d) => `  ! drift: ${d.line} ${d.key} is ${d.kind} at the provider`),
     ...result.warnings.map((w) => `  warning: ${w}`),
-    resultText(result),
+    resultText(result, conflicts),
   ];
 }
 
@@ -159,33 +200,54 @@ function expiresIn(lock: LockState, now: number): string {
   return `${Math.max(0, Math.round((lock.expiresAt - now) / 1000))}s`;
 }
 
+/** The run as a person reads it, or its id where the service says nothing more (older services). */
+function whoText(run: string | null, by: RunHolder | null | undefined): string {
+  if (!by) return run ?? "-";
+  return holderWords(by);
+}
+
 export function locksText(locks: LockState[], now: number): string[] {
   if (locks.length === 0) return ["no lock is held"];
   return table(
-    ["KEY", "KIND", "IDENTITY", "HOLDER", "SINCE", "EXPIRES IN", "WAITERS"],
+    ["KEY", "KIND", "IDENTITY", "HOLDER", "RUN", "SINCE", "EXPIRES IN", "WAITERS", "CI RUN"],
     locks.map((l) => [
       l.key,
       l.kind,
       l.identity ?? "-",
-      l.holder ?? (l.hold ? "(on hold)" : "-"),
+      l.hold && l.holder === null ? "(on hold)" : whoText(l.holder, l.heldBy),
+      l.heldBy?.run ?? l.holder ?? "-",
       iso(l.since),
       expiresIn(l, now),
       String(l.waiters.length),
+      l.heldBy?.runUrl ?? "-",
     ]),
   );
+}
+
+function runDetails(by: RunHolder | null | undefined, run: string | null): string {
+  const where = by?.scope ? ` (${by.scope}${by.repository ? ` in ${by.repository}` : ""})` : "";
+  const words = whoText(run, by);
+  const id = by?.run ?? run ?? "-";
+  return words === id ? `${id}${where}` : `${words}, run ${id}${where}`;
 }
 
 export function lockText(lock: LockState, now: number): string[] {
   const out = [
     `${lock.key} (${lock.kind}${lock.identity ? `: ${lock.identity}` : ""})`,
     lock.held
-      ? `held by ${lock.holder} since ${iso(lock.since)}, expires in ${expiresIn(lock, now)}, token ${lock.token}`
+      ? `held by ${runDetails(lock.heldBy, lock.holder)} since ${iso(lock.since)}, expires in ${expiresIn(lock, now)}, token ${lock.token}`
       : "not held",
   ];
   if (lock.hold) {
     out.push(`on hold until ${iso(lock.hold.until)}, set by ${lock.hold.by}: ${lock.hold.reason}`);
   }
-  if (lock.waiters.length > 0) out.push(`waiters: ${lock.waiters.map((w) => w.holder).join(", ")}`);
+  if (lock.heldBy?.runUrl) out.push(`CI run: ${lock.heldBy.runUrl}`);
+  if (lock.waiters.length > 0) {
+    out.push(
+      `waiters: ${lock.waiters.map((w) => w.holder).join(", ")}`,
+      ...lock.waiters.map((w, at) => `  ${w.position ?? at + 1}. ${runDetails(w.by, w.holder)}`),
+    );
+  }
   if (lock.history.length > 0) {
     out.push(
       "",

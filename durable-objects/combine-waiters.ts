@@ -32,7 +32,7 @@ export interface CombiningParts {
   announce(change: LockChange): void;
   armAlarm(at: number): void;
   /** What a waiter's plain acquire is told once it leaves the queue without a grant. */
-  heldRefusal(): Result<never>;
+  heldRefusal(waiter: Waiter): Result<never>;
   /** Refuses the waiters kept past their timeout while taken, once they no longer are. */
   giveUpOverdue(): void;
 }
@@ -161,7 +161,7 @@ export class CombineWaiters {
     for (const done of waiter.combine?.done ?? []) done(answer);
     // A plain acquire of the same holder (already answered above when it shares the call) cannot
     // say "written for you": it is told the lock is held, as after a wait timeout.
-    const refusal = this.#p.heldRefusal();
+    const refusal = this.#p.heldRefusal(waiter);
     for (const resolve of waiter.resolvers) resolve(refusal);
   }
 

@@ -24,7 +24,7 @@ export function holdView({ reason, by, since, until }: HoldRow): HoldView {
  * LOCK_HELD for a run that needs a held lock: names the hold (why, who, until when), says what to
  * do, and how long to wait (`retryAfterSeconds`, sent as `Retry-After`).
  */
-export function holdRefusal(key: string, hold: HoldRow, now: number): Result<never> {
+export function holdRefusal(key: string, hold: HoldRow, now: number, position?: number): Result<never> {
   const until = new Date(hold.until).toISOString();
   return fail(
     "LOCK_HELD",
@@ -37,6 +37,7 @@ export function holdRefusal(key: string, hold: HoldRow, now: number): Result<nev
       holder: { hold: { reason: hold.reason, by: hold.by, until: hold.until } },
       expiresAt: hold.until,
       retryAfterSeconds: Math.max(1, Math.ceil((hold.until - now) / 1000)),
+      ...(position === undefined ? {} : { position }),
     },
   );
 }

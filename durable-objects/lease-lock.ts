@@ -35,13 +35,14 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
+import type { LeaseHolder, RunOrigin } from "../shared/schemas/provenance";
 import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
 import { HoldStore } from "./hold-store";
-import { holdsToken, isExpired, type LeaseRow, lostRefusal } from "./lease-rules";
+import { holdsToken, isExpired, type LeaseRow, leaseHolderOf, lostRefusal } from "./lease-rules";
 import { migrate } from "./lease-schema";
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
@@ -108,7 +109,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       queue: this.#lease.queue,
       announce,
       armAlarm,
-      heldRefusal: () => this.#lease.held(this.#store.lease()),
+      heldRefusal: (waiter) => this.#lease.held(this.#store.lease(), this.#lease.askerOf(waiter)),
       giveUpOverdue: () => this.#lease.giveUpOverdue(),
     });
     ctx.blockConcurrencyWhile(async () => {
@@ -244,6 +245,21 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return ok({ released: true, reason: "released", at: now });
   }
 
+  async waiting(req: {
+    key: string;
+    holder: string;
+    origin?: RunOrigin;
+  }): Promise<{ position: number | null; holder: LeaseHolder | null }> {
+    // Read-only: no promote, no index work; a report may only ever say what is.
+    const at = this.#lease.queue.all().findIndex((w) => w.holder === req.holder);
+    const lease = this.#store.lease();
+    const { viewer } = this.#lease.askerOf(req);
+    return {
+      position: at < 0 ? null : at + 1,
+      holder: lease === null ? null : leaseHolderOf(lease, viewer),
+    };
+  }
+
   async read(req: { key: string }): Promise<LockState> {
     // No remember here: reading a key nobody ever locked (GET /v1/locks/{key}) must not create
     // storage for it.
@@ -266,7 +282,8 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
       token: lease?.token ?? null,
       since: lease?.acquiredAt ?? null,
       expiresAt: lease?.expiresAt ?? null,
-      waiters: this.#lease.queue.all().map((w) => waiterView(w, lease?.token ?? null)),
+      heldBy: lease === null ? null : leaseHolderOf(lease, null),
+      waiters: this.#lease.queue.all().map((w, at) => waiterView(w, at + 1, lease?.token ?? null)),
       ...(hold ? { hold } : {}),
       lastToken: this.#store.lastToken(),
       history: this.#store.history(),

@@ -4,6 +4,7 @@
  */
 import { fail, type Result } from "../shared/errors";
 import { LOCK_DELAY_MS } from "../shared/lease-defaults";
+import { holderWords, type LeaseHolder, type RunOrigin, runHolderFor } from "../shared/schemas/provenance";
 
 export interface LeaseRow {
   holder: string;
@@ -13,6 +14,8 @@ export interface LeaseRow {
   ttlMs: number;
   /** Granted to a waiter and not yet claimed: expiresAt is the claim deadline. */
   claimPending: boolean;
+  /** The run holding it, as it described itself (null: a caller that did not, or an older lease). */
+  origin?: RunOrigin | null;
 }
 
 /**
@@ -88,17 +91,44 @@ export function holdsToken(lease: LeaseRow | null, holder: string, token: number
   return lease !== null && lease.holder === holder && lease.token === token && !isExpired(lease, now);
 }
 
-/** LOCK_HELD for a caller that may not have the lock now (it did not wait, or its wait ended). */
-export function heldRefusal(key: string, lease: LeaseRow | null): Result<never> {
-  if (!lease) return fail("LOCK_HELD", `${key} is being handed to a waiting run`, { lock: key });
+/** Who asks, for a refusal: its repository (null: may see any holder) and its place if it queued. */
+export interface Asker {
+  viewer: number | null;
+  /** 1-based place in the queue when its wait ended; absent for a caller that did not wait. */
+  position?: number;
+}
+
+/** The lease's holder as `viewer` may see it (shared/schemas/provenance.ts runHolderFor). */
+export function leaseHolderOf(lease: LeaseRow, viewer: number | null): LeaseHolder {
+  return {
+    ...runHolderFor(lease.holder, lease.origin ?? null, viewer),
+    since: lease.acquiredAt,
+    expiresAt: lease.expiresAt,
+  };
+}
+
+/**
+ * LOCK_HELD for a caller that may not have the lock now (it did not wait, or its wait ended): who
+ * holds it, since and until when, and what to do (docs/design.md, "Lock answers").
+ */
+export function heldRefusal(
+  lock: { key: string; identity: string | null },
+  lease: LeaseRow | null,
+  asker: Asker,
+): Result<never> {
+  const { key } = lock;
+  const name = lock.identity ?? key;
+  const position = asker.position === undefined ? {} : { position: asker.position };
+  if (!lease)
+    return fail("LOCK_HELD", `${name} is being handed to a waiting run`, { lock: key, ...position });
+  const holder = leaseHolderOf(lease, asker.viewer);
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const queued = asker.position === undefined ? "" : ` (this run was number ${asker.position} in the queue)`;
   return fail(
     "LOCK_HELD",
-    `${key} is held by ${lease.holder} until ${new Date(lease.expiresAt).toISOString()}`,
-    {
-      lock: key,
-      holder: lease.holder,
-      expiresAt: lease.expiresAt,
-    },
+    `${name} is held by ${holderWords(holder)} since ${iso(lease.acquiredAt)}, until ${iso(lease.expiresAt)}${queued}. ` +
+      `Wait for it with \`--wait\`, or an admin can release it: \`sponson unlock ${key} --reason …\``,
+    { lock: key, holder, ...position },
   );
 }
 

@@ -79,6 +79,9 @@ const MIGRATIONS: readonly string[] = [
      since INTEGER NOT NULL,
      until INTEGER NOT NULL
    );`,
+  // Provenance (docs/design.md, "Provenance"): the holding run's origin as JSON (RunOrigin), named
+  // in every lock answer; null for a holder that did not describe itself.
+  "ALTER TABLE lease ADD COLUMN origin TEXT;",
 ];
 
 export function migrate(sql: SqlStorage): void {

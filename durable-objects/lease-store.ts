@@ -7,6 +7,7 @@
 
 import { LOCK_DELAY_MS } from "../shared/lease-defaults";
 import type { HistoryEntry, LeaseGrant, Transition } from "../shared/schemas/lock";
+import { type RunOrigin, runOriginSchema } from "../shared/schemas/provenance";
 import { type LeaseRow, quietUntil } from "./lease-rules";
 import type { LockChange } from "./lock-feed";
 
@@ -65,7 +66,10 @@ export class LeaseStore {
         expires_at: number;
         ttl_ms: number;
         claim_pending: number;
-      }>("SELECT holder, token, acquired_at, expires_at, ttl_ms, claim_pending FROM lease WHERE id = 1")
+        origin: string | null;
+      }>(
+        "SELECT holder, token, acquired_at, expires_at, ttl_ms, claim_pending, origin FROM lease WHERE id = 1",
+      )
       .toArray();
     const row = rows[0];
     if (!row) return null;
@@ -76,6 +80,7 @@ export class LeaseStore {
       expiresAt: row.expires_at,
       ttlMs: row.ttl_ms,
       claimPending: row.claim_pending === 1,
+      origin: originOf(row.origin),
     };
   }
 
@@ -107,14 +112,15 @@ export class LeaseStore {
 
   /** A new lease under a fresh token; with `claimWindowMs` it is provisional until claimed. */
   write(
-    holder: string,
-    ttlMs: number,
+    who: { holder: string; ttlMs: number; origin: RunOrigin | null },
     now: number,
     transition: Transition,
     note: string | null,
-    claimWindowMs: number | null = null,
-    lockDelayMs: number = LOCK_DELAY_MS,
+    timing: { claimWindowMs?: number; lockDelayMs?: number } = {},
   ): LeaseGrant {
+    const { holder, ttlMs, origin } = who;
+    const claimWindowMs = timing.claimWindowMs ?? null;
+    const lockDelayMs = timing.lockDelayMs ?? LOCK_DELAY_MS;
     // The fencing token is persisted before it is handed out, so it survives eviction and is never reused.
     const token = this.lastToken() + 1;
     // A takeover ends a lease that never released: its holder may have saved the receipt since.
@@ -125,17 +131,18 @@ export class LeaseStore {
     const pending = claimWindowMs !== null;
     const expiresAt = now + (pending ? Math.min(ttlMs, claimWindowMs) : ttlMs);
     this.#sql.exec(
-      `INSERT INTO lease (id, holder, token, acquired_at, expires_at, ttl_ms, claim_pending)
-       VALUES (1, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO lease (id, holder, token, acquired_at, expires_at, ttl_ms, claim_pending, origin)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, token = excluded.token,
          acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms,
-         claim_pending = excluded.claim_pending`,
+         claim_pending = excluded.claim_pending, origin = excluded.origin`,
       holder,
       token,
       now,
       expiresAt,
       ttlMs,
       pending ? 1 : 0,
+      origin === null ? null : JSON.stringify(origin),
     );
     this.record(now, transition, holder, token, note);
     this.#hooks.armAlarm(expiresAt);
@@ -236,5 +243,16 @@ export class LeaseStore {
 
   lastToken(): number {
     return Number(this.meta("last_token") ?? "0");
+  }
+}
+
+/** A stored origin read back (validated: a row is a trust boundary too); null if absent or unreadable. */
+function originOf(stored: string | null): RunOrigin | null {
+  if (stored === null) return null;
+  try {
+    const parsed = runOriginSchema.safeParse(JSON.parse(stored));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
   }
 }

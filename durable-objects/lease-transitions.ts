@@ -5,12 +5,22 @@
  * are lease-rules.ts's, the storage lease-store.ts's.
  */
 import { ok, type Result } from "../shared/errors";
+import { lockKind } from "../shared/lock-keys";
 import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
+import type { RunOrigin } from "../shared/schemas/provenance";
 import { isTaken } from "./combine-queue";
 import { holdRefusal } from "./hold-rules";
 import type { HoldStore } from "./hold-store";
-import { decideAcquire, endOfLease, heldRefusal, isExpired, type LeaseRow, lockDelayOf } from "./lease-rules";
+import {
+  type Asker,
+  decideAcquire,
+  endOfLease,
+  heldRefusal,
+  isExpired,
+  type LeaseRow,
+  lockDelayOf,
+} from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import type { LockChange } from "./lock-feed";
 import { type Waiter, WaiterQueue } from "./waiter-queue";
@@ -67,7 +77,7 @@ export class LeaseTransitions {
         return { kind: "answered", result: ok(grant) };
       }
       case "busy": {
-        if (!req.wait) return { kind: "answered", result: this.held(decision.lease) };
+        if (!req.wait) return { kind: "answered", result: this.held(decision.lease, this.askerOf(req)) };
         const queued = this.queue.find(req.holder);
         // A client retrying after a lost answer re-attaches to its place instead of queueing twice.
         if (queued) return { kind: "queued", answer: this.queue.reattach(queued, req, now) };
@@ -93,15 +103,10 @@ export class LeaseTransitions {
       if (next) {
         // Provisional until claimed: a waiter whose caller has gone never claims, and the lock
         // lapses to the next waiter after the claim window instead of after a whole TTL.
-        const grant = store.write(
-          next.holder,
-          next.ttlMs,
-          now,
-          "acquired",
-          "granted to waiter",
-          next.claimWindowMs,
-          next.lockDelayMs,
-        );
+        const grant = store.write(next, now, "acquired", "granted to waiter", {
+          claimWindowMs: next.claimWindowMs,
+          lockDelayMs: next.lockDelayMs,
+        });
         for (const resolve of next.resolvers) resolve(ok(grant));
         this.#p.syncIndexLater();
       }
@@ -116,11 +121,22 @@ export class LeaseTransitions {
   }
 
   /** LOCK_HELD naming the hold in force, else the live lease, for a caller that did not wait or whose wait ended. */
-  held(lease: LeaseRow | null): Result<never> {
+  held(lease: LeaseRow | null, asker: Asker): Result<never> {
+    const { store } = this.#p;
     const now = Date.now();
     const hold = this.#p.holds.inForce(now);
-    if (hold) return holdRefusal(this.#p.store.key ?? "", hold, now);
-    return heldRefusal(this.#p.store.key ?? "", lease);
+    if (hold) return holdRefusal(store.key ?? "", hold, now, asker.position);
+    return heldRefusal({ key: store.key ?? "", identity: store.identity }, lease, asker);
+  }
+
+  /**
+   * Whose eyes a refusal is for: a scope lock's askers are all of its repository (the key names it);
+   * a parent lock's see another repository's run hidden (docs/security.md, "Repository isolation").
+   */
+  askerOf(req: { origin?: RunOrigin | null }, position?: number): Asker {
+    const scopeLock = lockKind(this.#p.store.key ?? "") === "scope";
+    const viewer = scopeLock ? null : (req.origin?.repositoryId ?? null);
+    return position === undefined ? { viewer } : { viewer, position };
   }
 
   /** No grant before this: a lock-delay's end, or a hold's (a hold is a quiet time an admin sets). */
@@ -147,12 +163,15 @@ export class LeaseTransitions {
   ): LeaseGrant {
     const { store } = this.#p;
     const { holder, ttlMs } = req;
+    const origin = req.origin ?? null;
     if (previous) {
       store.record(now, endOfLease(previous), previous.holder, previous.token, `taken over by ${holder}`);
       store.bump("takeovers");
     }
     const note = previous ? `previous holder ${previous.holder} (token ${previous.token})` : null;
-    const grant = store.write(holder, ttlMs, now, transition, note, null, lockDelayOf(req.lockDelayMs));
+    const grant = store.write({ holder, ttlMs, origin }, now, transition, note, {
+      lockDelayMs: lockDelayOf(req.lockDelayMs),
+    });
     this.#p.syncIndexLater();
     return grant;
   }
@@ -186,9 +205,10 @@ export class LeaseTransitions {
   }
 
   #refuse(waiter: Waiter): void {
+    const position = this.queue.all().indexOf(waiter) + 1;
     if (!this.queue.remove(waiter)) return;
     this.#p.announce("waiters");
-    const refusal = this.held(this.#p.store.lease());
+    const refusal = this.held(this.#p.store.lease(), this.askerOf(waiter, position));
     for (const resolve of waiter.resolvers) resolve(refusal);
   }
 }

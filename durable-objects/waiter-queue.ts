@@ -7,6 +7,7 @@ import type { Result } from "../shared/errors";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../shared/lease-defaults";
 import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant, WaiterView } from "../shared/schemas/lock";
+import { type RunOrigin, runHolderFor } from "../shared/schemas/provenance";
 import { type CombineSlot, isTaken } from "./combine-queue";
 import { claimWindowOf, lockDelayOf } from "./lease-rules";
 
@@ -17,6 +18,8 @@ export interface Waiter {
   /** The lock-delay its lease asks for (lease-rules.ts lockDelayOf). */
   lockDelayMs: number;
   since: number;
+  /** The waiting run, as it described itself (shown in lock answers; null: it did not). */
+  origin: RunOrigin | null;
   /** Every open call of this holder: the same holder asking again re-attaches to its place. */
   resolvers: Array<(result: Result<LeaseGrant>) => void>;
   giveUpAt: number;
@@ -77,6 +80,7 @@ export class WaiterQueue {
         claimWindowMs: claimWindowOf(req.claimWindowMs),
         lockDelayMs: lockDelayOf(req.lockDelayMs),
         since: now,
+        origin: req.origin ?? null,
         resolvers: [resolve],
         giveUpAt: now + timeoutMs,
         timer: setTimeout(() => this.#onTimeout(waiter), timeoutMs),
@@ -92,6 +96,7 @@ export class WaiterQueue {
    */
   reattach(waiter: Waiter, req: AcquireRequest, now: number): Promise<Result<LeaseGrant>> {
     waiter.ttlMs = req.ttlMs;
+    if (req.origin) waiter.origin = req.origin;
     waiter.claimWindowMs = claimWindowOf(req.claimWindowMs);
     waiter.lockDelayMs = lockDelayOf(req.lockDelayMs);
     const giveUpAt = now + Math.max(0, req.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
@@ -104,9 +109,17 @@ export class WaiterQueue {
   }
 }
 
-/** A waiter as the lock's state shows it: with combining, how many changes it brought and whether they are taken. */
-export function waiterView(w: Waiter, liveToken: number | null): WaiterView {
-  const view: WaiterView = { holder: w.holder, since: w.since };
+/**
+ * A waiter as the lock's state shows it: its place (1-based), who it is, and with combining how many
+ * changes it brought and whether they are taken. Isolation is the Worker's (repository-view.ts).
+ */
+export function waiterView(w: Waiter, position: number, liveToken: number | null): WaiterView {
+  const view: WaiterView = {
+    holder: w.holder,
+    since: w.since,
+    position,
+    by: runHolderFor(w.holder, w.origin, null),
+  };
   if (!w.combine) return view;
   return { ...view, changes: w.combine.changes.length, taken: isTaken(w.combine, liveToken) };
 }

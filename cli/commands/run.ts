@@ -14,7 +14,8 @@ import {
   waitOptions,
 } from "../context";
 import { progress } from "../progress";
-import { eventText, runText, timingsText } from "../render";
+import { provenanceFromEnv } from "../provenance";
+import { runPrinter, runText, timingsText } from "../render";
 import { DEFAULT_RETRY_SECONDS, withRetries } from "../retry";
 import { appendSummary, refusedSummary, runSummary } from "../step-summary";
 
@@ -44,6 +45,7 @@ function readPlan(inv: Invocation): unknown {
 }
 
 function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
+  const from = declared(inv);
   switch (action) {
     case "apply":
       return {
@@ -51,14 +53,15 @@ function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
         ...commit(inv),
         ...varsBody(inv),
         ...waitOptions(inv),
+        ...from,
       };
     case "preview":
-      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv), ...varsBody(inv) };
+      return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv), ...varsBody(inv), ...from };
     case "destroy":
-      return waitOptions(inv);
+      return { ...waitOptions(inv), ...from };
     case "rollback": {
       const runId = stringFlag(inv, "run");
-      return { ...(runId ? { runId } : {}), ...waitOptions(inv) };
+      return { ...(runId ? { runId } : {}), ...waitOptions(inv), ...from };
     }
   }
 }
@@ -67,6 +70,12 @@ function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
 function varsBody(inv: Invocation): { vars?: Record<string, string> } {
   const vars = varsOf(inv);
   return Object.keys(vars).length === 0 ? {} : { vars };
+}
+
+/** Where the run comes from, from GITHUB_* (docs/cli.md; the service ignores it for GitHub tokens). */
+function declared(inv: Invocation): { provenance?: NonNullable<ReturnType<typeof provenanceFromEnv>> } {
+  const provenance = provenanceFromEnv(inv.io.env);
+  return provenance === undefined ? {} : { provenance };
 }
 
 function commit(inv: Invocation): { sha?: string } {
@@ -108,6 +117,7 @@ export async function runCommand(inv: Invocation, action: RunAction): Promise<Ex
 
   let result: RunResult;
   let streamed = false;
+  const eventText = runPrinter();
   try {
     result = await withRetries(
       () =>

@@ -15,6 +15,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../schemas/ownership";
+import type { LeaseHolder, RunOrigin } from "../schemas/provenance";
 import type { Intent } from "../schemas/receipt";
 import type { RecentWrite } from "../schemas/recent-writes";
 
@@ -42,6 +43,11 @@ export interface AcquireRequest {
    * ownership view (`LeaseGrant.ownership`), read in the same step; a waiter's claim does.
    */
   items?: OwnedItem[];
+  /**
+   * The run asking: kept with its lease (and its place in the queue) and named in lock answers;
+   * for a parent lock also whose eyes a refusal is for (repository isolation).
+   */
+  origin?: RunOrigin;
 }
 
 /** A waiter confirming its grant; `items` as in AcquireRequest, answered with the claim. */
@@ -89,6 +95,15 @@ export interface LeaseLockApi {
   /** The intents the lock keeps that no receipt settled yet, read-only (the sweep, orphans, views). */
   pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
+  /**
+   * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it,
+   * read-only: what the `waiting` events of a queued run say (docs/design.md, "Lock answers").
+   */
+  waiting(req: {
+    key: string;
+    holder: string;
+    origin?: RunOrigin;
+  }): Promise<{ position: number | null; holder: LeaseHolder | null }>;
   read(req: { key: string }): Promise<LockState>;
   /** Holds (docs/design.md, "Lease protocol: holds"); the route checks the admin role and audits. */
   hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { holdViewSchema } from "./hold";
 import { ownershipViewSchema } from "./ownership";
+import { leaseHolderSchema, runHolderSchema } from "./provenance";
 import { intentSchema } from "./receipt";
 
 export const lockKindSchema = z.enum(["scope", "parent"]);
@@ -43,6 +44,10 @@ export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export const waiterViewSchema = z.object({
   holder: z.string(),
   since: z.number().int(),
+  /** Its place in the queue, 1 first (always sent; optional for clients of older servers). */
+  position: z.number().int().positive().optional(),
+  /** Who the waiting run is (docs/design.md, "Lock answers"). */
+  by: runHolderSchema.optional(),
   /** Write combining: how many item changes the waiter brought, if any. */
   changes: z.number().int().optional(),
   /** Whether the current holder took them to write with its own. */
@@ -99,6 +104,8 @@ export const lockStateSchema = z.object({
   token: z.number().int().nullable(),
   since: z.number().int().nullable(),
   expiresAt: z.number().int().nullable(),
+  /** The holder as a person reads it (docs/design.md, "Lock answers"); optional for older servers. */
+  heldBy: leaseHolderSchema.nullable().optional(),
   waiters: z.array(waiterViewSchema),
   /** An admin's hold in force (docs/design.md, "Lease protocol: holds"); absent when none is. */
   hold: holdViewSchema.optional(),

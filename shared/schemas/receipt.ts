@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { holdingSchema } from "./ownership";
+import { provenanceSchema } from "./provenance";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";
 import { runCountsSchema, runTimingsSchema } from "./run-metrics";
 
@@ -76,6 +77,8 @@ export const runRecordSchema = z.looseObject({
   finishedAt: z.number().int(),
   /** Keys this run created, in order: what rollback removes. */
   created: z.array(z.string()),
+  /** Where the run came from (docs/design.md, "Provenance"); absent on runs recorded before it was kept. */
+  provenance: provenanceSchema.optional(),
   error: errorInfoSchema.optional(),
   skipped: z.string().optional(),
   /** Runs whose provider writes carried some of this run's changes (write combining). */

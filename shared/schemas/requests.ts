@@ -2,12 +2,15 @@
 import { z } from "zod";
 import { MAX_VAR_VALUE_LENGTH, MAX_VARS, SHA_PATTERN, VAR_NAME } from "../placeholders";
 import { planSchema } from "./plan";
+import { declaredProvenanceSchema } from "./provenance";
 
 export const MAX_WAIT_TIMEOUT_SECONDS = 900;
 
 const waitFields = {
   wait: z.boolean().optional(),
   waitTimeoutSeconds: z.number().int().min(0).max(MAX_WAIT_TIMEOUT_SECONDS).optional(),
+  /** Service tokens: where the run comes from, stored as declared (ignored for GitHub tokens). */
+  provenance: declaredProvenanceSchema.optional(),
 };
 
 /** The commit the run is for, filling `{sha}` and `{shortSha}` (the CLI sends GITHUB_SHA). */
@@ -36,7 +39,12 @@ const varsField = { vars: varsSchema.optional() };
 export const applyBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...varsField, ...waitFields });
 export type ApplyBody = z.infer<typeof applyBodySchema>;
 
-export const previewBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...varsField });
+export const previewBodySchema = z.strictObject({
+  plan: planSchema,
+  ...shaField,
+  ...varsField,
+  provenance: declaredProvenanceSchema.optional(),
+});
 
 export const destroyBodySchema = z.strictObject({ ...waitFields });
 

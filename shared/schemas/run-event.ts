@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { errorInfoSchema } from "./receipt";
 import { repositoryRefSchema } from "./repository";
-import { driftSchema, lineResultSchema, type RunEvent, runResultSchema } from "./run";
+import { driftSchema, lineResultSchema, type RunEvent, runResultSchema, waitingSchema } from "./run";
 
 export const runEventSchema = z.discriminatedUnion("type", [
   z.object({
@@ -22,6 +22,7 @@ export const runEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("line"), line: lineResultSchema }),
   z.object({ type: z.literal("drift"), drift: driftSchema }),
   z.object({ type: z.literal("warning"), message: z.string() }),
+  z.object({ type: z.literal("waiting"), waiting: waitingSchema }),
   z.object({ type: z.literal("result"), result: runResultSchema }),
   z.object({ type: z.literal("error"), error: errorInfoSchema }),
   z.object({ type: z.literal("keepalive") }),

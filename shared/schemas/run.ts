@@ -3,6 +3,7 @@
  * events.
  */
 import { z } from "zod";
+import { lockHolderSchema, provenanceSchema } from "./provenance";
 import { errorInfoSchema, runActionSchema } from "./receipt";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";
 import { runCountsSchema, runTimingsSchema } from "./run-metrics";
@@ -63,6 +64,8 @@ export const runInfoSchema = z.object({
   status: z.enum(["succeeded", "failed"]),
   startedAt: z.number().int(),
   finishedAt: z.number().int(),
+  /** Where the run comes from (docs/design.md, "Provenance"; always sent; optional for older servers). */
+  provenance: provenanceSchema.optional(),
   error: errorInfoSchema.optional(),
   /** Why the run decided not to act, e.g. a queued destroy whose scope was reopened. */
   skipped: z.string().optional(),
@@ -81,6 +84,20 @@ export const runResultSchema = z.object({
 });
 export type RunResult = z.infer<typeof runResultSchema>;
 
+/**
+ * A queued run's report (docs/design.md, "Lock answers"): which lock, who holds it (as this run may
+ * see it), its place in the queue (1 next) and how long it has waited so far.
+ */
+export const waitingSchema = z.object({
+  lock: z.string(),
+  /** The provider object a parent lock guards; null for a scope lock. */
+  identity: z.string().nullable(),
+  holder: lockHolderSchema.nullable(),
+  position: z.number().int().positive(),
+  waitedMs: z.number().int().nonnegative(),
+});
+export type Waiting = z.infer<typeof waitingSchema>;
+
 /** NDJSON stream events, one per line as the run happens, the result last. */
 export type RunEvent =
   | {
@@ -90,6 +107,8 @@ export type RunEvent =
   | { type: "line"; line: LineResult }
   | { type: "drift"; drift: Drift }
   | { type: "warning"; message: string }
+  /** The run is queued for a lock: when it starts waiting and then every 15 s (WAITING_REPORT_MS). */
+  | { type: "waiting"; waiting: Waiting }
   | { type: "result"; result: RunResult }
   | { type: "error"; error: { code: string; message: string; detail?: Record<string, unknown> } }
   /** Sent by the HTTP layer while a streamed run is still going: carries nothing, keeps the line alive. */

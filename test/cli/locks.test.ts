@@ -37,23 +37,28 @@ describe("sponson locks and unlock", () => {
   it("an apply while another run holds the parent lock fails with LOCK_HELD: exit 1", async ({ expect }) => {
     const { key } = await holdParentLock("stuck-run-a", 600);
     try {
-      const { code, stdout } = await sponson(
+      const { code, stdout, stderr } = await sponson(
         ["apply", "--plan", EXAMPLE_PLAN, "--scope", freshPr(), "--json"],
         admin,
       );
       expect(code).toBe(1);
+      // One conflict, said once (it was said once per plan line and again in the outcome: four times).
+      expect(stderr.split("is held by stuck-run-a").length - 1).toBe(1);
+      expect(stderr).toContain(`sponson unlock ${key} --reason`);
       const result = runResultSchema.parse(JSON.parse(stdout));
       expect(result.run.status).toBe("failed");
       expect(result.run.error).toMatchObject({
         code: "LOCK_HELD",
-        detail: { lock: key, holder: "stuck-run-a" },
+        detail: { lock: key, holder: { run: "stuck-run-a" } },
       });
 
       const listed = await sponson(["locks"], viewer);
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(/^KEY +KIND +IDENTITY +HOLDER +SINCE +EXPIRES IN +WAITERS$/m);
       expect(listed.stdout).toMatch(
-        new RegExp(`^${key} +parent +${DEMO_PARENT} +stuck-run-a +\\S+ +\\d+s +0$`, "m"),
+        /^KEY +KIND +IDENTITY +HOLDER +RUN +SINCE +EXPIRES IN +WAITERS +CI RUN$/m,
+      );
+      expect(listed.stdout).toMatch(
+        new RegExp(`^${key} +parent +${DEMO_PARENT} +stuck-run-a +stuck-run-a +\\S+ +\\d+s +0 +-$`, "m"),
       );
       const json = lockListSchema.parse(JSON.parse((await sponson(["locks", "--json"], viewer)).stdout));
       expect(json.locks).toContainEqual(
@@ -80,9 +85,21 @@ describe("sponson locks and unlock", () => {
     const lock = await lockUntil(key, (l) => l.waiters.length === 1);
     // The run's first line is out while it still waits: the CLI prints as the run happens.
     expect(early).toMatch(
-      new RegExp(`^apply preview/${scope} in Codertocat/Hello-World \\(run (run-[a-z0-9-]+)\\)\\n$`),
+      // …and, once it has waited a second, its waiting lines.
+      new RegExp(
+        `^apply preview/${scope} in Codertocat/Hello-World \\(run (run-[a-z0-9-]+)\\)\\n(  waiting for .* — held by stuck-run-b, position 1, \\d+ s\\n)*$`,
+      ),
     );
     expect(lock.waiters[0]?.holder).toBe(/\(run (run-[a-z0-9-]+)\)/.exec(early)?.[1]);
+    // A second into its wait it says so, naming the lock, its holder and its place.
+    const said = await new Promise<string>((resolve) => {
+      const check = () => (/^ {2}waiting for .*$/m.test(early) ? resolve(early) : undefined);
+      waiting.stdout?.on("data", check);
+      check();
+    });
+    expect(said).toMatch(
+      new RegExp(`^  waiting for ${DEMO_PARENT} — held by stuck-run-b, position 1, \\d+ s$`, "m"),
+    );
 
     const shown = await sponson(["locks", key], viewer);
     expect(shown.stdout).toContain(`held by stuck-run-b since`);

@@ -44,6 +44,23 @@ describe("the run page", () => {
     expect(html).toContain(`/dashboard/objects/${await objectHash(appIdentity(domain))}`);
   });
 
+  it("says where the run came from: its pull request and CI run as links, its actor, declared", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const runUrl = "https://github.com/Codertocat/Hello-World/actions/runs/77/attempts/2";
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: previewPlan(domain),
+      provenance: { actor: "octocat", pullRequest: 9, runUrl },
+    });
+    const { run } = (await res.json()) as { run: { id: string } };
+    const { html } = await page(`/dashboard/runs/${run.id}?environment=preview&scope=${scope}`);
+    expect(html).toContain(`href="https://github.com/${DEFAULT_REPOSITORY.name}/pull/9"`);
+    expect(html).toContain(`href="${runUrl}"`);
+    expect(html).toContain("octocat");
+    expect(html).toContain("declared");
+  });
+
   it("an unknown run is 404; a token bound to another repository gets 404, not the run", async () => {
     const { scope, run } = await appliedScope();
     expect((await page(`/dashboard/runs/run-nope?environment=preview&scope=${scope}`)).status).toBe(404);

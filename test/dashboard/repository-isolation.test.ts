@@ -31,6 +31,13 @@ const ownKey = `scope:${DEFAULT_REPOSITORY.id}/preview/${own.scope}`;
 const otherKey = `scope:${OTHER.id}/preview/${other.scope}`;
 const hex = () => crypto.randomUUID().replaceAll("-", "");
 const sharedParent = `_locks/${hex()}`;
+/** A provider object (it has an identity, so it has an object page) held by the other repository's run. */
+const objectHash = hex();
+const otherObject = {
+  key: `_locks/${objectHash}`,
+  identity: `auth0:iso-${objectHash}.example.com:client:app`,
+};
+const otherActor = `actor-${hex().slice(0, 8)}`;
 const ownParent = `_locks/${hex()}`;
 let bound: string;
 let unbound: string;
@@ -87,6 +94,29 @@ beforeAll(async () => {
     // A read settles the held-lock index, which the acquire writes in the background.
     await lockStub(env, key).read({ key });
   }
+  const held = await lockTarget(env, otherObject.key, otherObject.identity).acquire({
+    holder: other.run,
+    ttlMs: 600_000,
+    origin: {
+      repositoryId: OTHER.id,
+      repository: OTHER.name,
+      scope: `preview/${other.scope}`,
+      provenance: {
+        repository: OTHER.name,
+        event: "pull_request",
+        ref: "refs/pull/7/merge",
+        pullRequest: 7,
+        headBranch: "feat",
+        sha: null,
+        actor: otherActor,
+        workflow: "preview",
+        runUrl: "https://github.com/acme/other-api/actions/runs/5/attempts/1",
+        declared: false,
+      },
+    },
+  });
+  if (!held.ok) throw new Error(held.error.message);
+  await lockStub(env, otherObject.key).read({ key: otherObject.key });
   bound = await mintServiceToken({ role: "viewer", repository: DEFAULT_REPOSITORY.name, sub: "team-viewer" });
   unbound = await mintServiceToken({ role: "viewer" });
 });
@@ -115,6 +145,25 @@ describe("a viewer bound to one repository", () => {
     expect(state.held).toBe(true);
     expect(state.holder).toBe(OTHER_REPOSITORY_HOLDER);
     expect(JSON.stringify(state)).not.toContain(other.run);
+  });
+
+  it("GET /v1/locks/{key} of a parent held by the other repository's run says nothing of its provenance", async () => {
+    const res = await get(`/v1/locks/${encodeURIComponent(otherObject.key)}`, bound);
+    const state = (await res.json()) as LockState;
+    expect(state.heldBy).toMatchObject({ run: OTHER_REPOSITORY_HOLDER, actor: null, pullRequest: null });
+    const text = JSON.stringify(state);
+    for (const secret of [other.run, otherActor, OTHER.name, "actions/runs/5"])
+      expect(text).not.toContain(secret);
+  });
+
+  it("the object page of a parent held by the other repository's run hides its run id, as the API does", async () => {
+    const res = await get(`/dashboard/objects/${objectHash}`, bound, true);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("held by");
+    expect(html).toContain("(another repository&#39;s run)");
+    for (const secret of [other.run, otherActor, OTHER.name, "actions/runs/5"])
+      expect(html).not.toContain(secret);
   });
 
   it.each(["/dashboard", "/dashboard/live"])("%s shows no other repository", async (path) => {
@@ -188,5 +237,10 @@ describe("control: an unbound viewer", () => {
     const html = await (await get("/dashboard", unbound, true)).text();
     expect(html).toContain(other.scope);
     expect(html).toContain(other.run);
+    // Its holder with a link to the pull request and the CI run.
+    const page = await (await get(`/dashboard/objects/${objectHash}`, unbound, true)).text();
+    expect(page).toContain(`href="https://github.com/${OTHER.name}/pull/7"`);
+    expect(page).toContain(`href="https://github.com/acme/other-api/actions/runs/5/attempts/1"`);
+    expect(page).toContain(otherActor);
   });
 });

@@ -27,7 +27,20 @@ describe("acquiring a lease", () => {
     expect(error.code).toBe("LOCK_HELD");
     expect(error.message).toContain("run-a");
     expect(error.message).toContain(new Date(first.expiresAt).toISOString());
-    expect(error.detail).toEqual({ lock: key, holder: "run-a", expiresAt: first.expiresAt });
+    expect(error.detail).toEqual({
+      lock: key,
+      holder: {
+        run: "run-a",
+        repository: null,
+        scope: null,
+        pullRequest: null,
+        actor: null,
+        runUrl: null,
+        declared: false,
+        since: first.acquiredAt,
+        expiresAt: first.expiresAt,
+      },
+    });
     // The refusal changed nothing.
     const state = await stub(key).read({ key });
     expect(state).toMatchObject({ holder: "run-a", token: 1, waiters: [] });

@@ -47,7 +47,7 @@ describe("waiting for a lease", () => {
     const b = lock.acquire({ key, holder: "run-b", ttlMs: TTL_MS, wait: true, waitTimeoutMs: LONG_WAIT_MS });
     await lock.release({ key, holder: "run-a", token: a.token });
     const newcomer = refused(await lock.acquire({ key, holder: "run-z", ttlMs: TTL_MS }));
-    expect(newcomer.detail).toMatchObject({ holder: "run-b" });
+    expect(newcomer.detail).toMatchObject({ holder: { run: "run-b" } });
     expect(granted(await b).holder).toBe("run-b");
   });
 
@@ -61,7 +61,7 @@ describe("waiting for a lease", () => {
     );
     expect(error.code).toBe("LOCK_HELD");
     expect(error.message).toContain("run-a");
-    expect(error.detail).toMatchObject({ lock: key, holder: "run-a", expiresAt: a.expiresAt });
+    expect(error.detail).toMatchObject({ lock: key, holder: { run: "run-a", expiresAt: a.expiresAt } });
     // The timed-out waiter left the queue: releasing now frees the lock instead of granting it.
     const state = await lock.read({ key });
     expect(state.waiters).toEqual([]);

@@ -44,7 +44,7 @@ describe("parent leases", () => {
     expect(second?.result).toBe("failed");
     expect(second?.error).toMatchObject({
       code: "LOCK_HELD",
-      detail: { holder: "run-other", parent: appIdentity(domain, OTHER_CLIENT) },
+      detail: { holder: { run: "run-other" }, parent: appIdentity(domain, OTHER_CLIENT) },
     });
     expect(result.lines.find((l) => l.id === "first")?.result).toBe("rolled-back");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);

@@ -8,6 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
+import { type RunOrigin, unknownProvenance } from "../../shared/schemas/provenance";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { call, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
@@ -21,13 +22,14 @@ const app = testApp();
 const NDJSON = "application/x-ndjson";
 const bindings = { ...env, STREAM_KEEPALIVE_SECONDS: "0.02" };
 
-async function holdScope(scope: string) {
+async function holdScope(scope: string, origin?: RunOrigin) {
   const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
   const grant = await lockTarget(env, key).acquire({
     holder: "run-other",
     ttlMs: 60_000,
     wait: false,
     waitTimeoutMs: 0,
+    ...(origin ? { origin } : {}),
   });
   if (!grant.ok) throw new Error(grant.error.message);
   return {
@@ -101,7 +103,14 @@ describe("keep-alive on a streamed run", () => {
       if (event.type === "result") result = event as ResultEvent;
     }
     await settled();
-    expect(rest.filter((t) => t !== "keepalive")).toEqual(["run", "line", "line", "line", "result"]);
+    // A wait longer than a second also streams `waiting` reports (the next test).
+    expect(rest.filter((t) => t !== "keepalive" && t !== "waiting")).toEqual([
+      "run",
+      "line",
+      "line",
+      "line",
+      "result",
+    ]);
     expect(result?.result?.run.status).toBe("succeeded");
   });
 
@@ -127,6 +136,49 @@ describe("keep-alive on a streamed run", () => {
       .map((line) => JSON.parse(line) as { type: string; error?: { code: string } });
     expect(events[0]).toEqual({ type: "keepalive" });
     expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "LOCK_HELD" } });
-    expect(events.filter((e) => e.type !== "keepalive")).toHaveLength(1);
+    expect(events.filter((e) => e.type !== "keepalive" && e.type !== "waiting")).toHaveLength(1);
+  });
+
+  it("a run queued for its scope lease streams a waiting event naming the holder, its place and the time waited", async () => {
+    const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const scope = freshPr();
+    const held = await holdScope(scope, {
+      repositoryId: DEFAULT_REPOSITORY.id,
+      repository: DEFAULT_REPOSITORY.name,
+      scope: "preview/pr-9",
+      provenance: { ...unknownProvenance(false), pullRequest: 9, actor: "octocat" },
+    });
+    const { res, settled } = await streamedApply(scope, {
+      plan: previewPlan(domain),
+      wait: true,
+      waitTimeoutSeconds: 60,
+    });
+    const next = lines(res);
+    // Read until the run's first report (about a second into its wait: the object answers it).
+    let waiting: { type: string; [k: string]: unknown } | null = null;
+    for (let event = await next(); event !== null; event = await next()) {
+      if (event.type === "waiting") {
+        waiting = event;
+        break;
+      }
+    }
+    expect(waiting).toMatchObject({
+      type: "waiting",
+      waiting: {
+        lock: held.key,
+        identity: null,
+        holder: { run: "run-other", pullRequest: 9, actor: "octocat", scope: "preview/pr-9" },
+        position: 1,
+      },
+    });
+    expect((waiting?.waiting as { waitedMs?: number } | undefined)?.waitedMs).toBeGreaterThanOrEqual(1000);
+    await held.release();
+    let status: string | undefined;
+    for (let event = await next(); event !== null; event = await next()) {
+      if (event.type === "result") status = (event.result as { run: { status: string } }).run.status;
+    }
+    await settled();
+    expect(status).toBe("succeeded");
   });
 });

@@ -158,6 +158,10 @@ describe("the OpenAPI document", () => {
     }
     const runResponses = doc.paths["/v1/scopes/{environment}/{scope}/apply"]?.post?.responses ?? {};
     expect(Object.keys(runResponses)).toEqual(expect.arrayContaining(["200", "400", "409", "413"]));
+    // LOCK_HELD says how long to wait (docs/design.md, "Lock answers").
+    expect(
+      (runResponses as Record<string, { headers?: Record<string, unknown> }>)["409"]?.headers,
+    ).toHaveProperty("Retry-After");
   });
 });
 

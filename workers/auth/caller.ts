@@ -3,6 +3,7 @@
  * is decided by `authorizeScope` and the route table, never by the token alone.
  */
 import { z } from "zod";
+import type { Provenance } from "../../shared/schemas/provenance";
 import type { RefEnvironments, RefKind } from "./ref-environments";
 
 export const ROLES = ["viewer", "ci", "admin"] as const;
@@ -47,6 +48,8 @@ export interface GithubCaller {
   deploymentEnvironment: string | null;
   /** Environments that require a GitHub deployment environment (SPONSON_REPOSITORIES[].deploymentEnvironments). */
   deploymentEnvironments: Record<string, string>;
+  /** Where the job comes from, from its verified claims (docs/design.md, "Provenance"). */
+  provenance?: Provenance;
 }
 
 /** A holder of a token signed by this service's own key (`npm run token`). */

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { SponsonError } from "../../shared/errors";
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import type { GithubCaller } from "./caller";
+import { githubProvenance } from "./provenance";
 import { environmentsForRef, refKindOf } from "./ref-environments";
 
 /** The claims this service reads; GitHub sends more, which are ignored. */
@@ -24,6 +25,12 @@ export const githubClaimsSchema = z.object({
   job_workflow_ref: z.string().optional(),
   /** The GitHub deployment environment the job runs in (present only then). */
   environment: z.string().optional(),
+  // Provenance (docs/design.md, "Provenance"): read, never trusted for access.
+  actor: z.string().optional(),
+  sha: z.string().optional(),
+  run_id: z.string().optional(),
+  run_attempt: z.string().optional(),
+  workflow: z.string().optional(),
 });
 export type GithubClaims = z.infer<typeof githubClaimsSchema>;
 
@@ -134,5 +141,6 @@ export function githubCaller(
     refEnvironments: environmentsForRef(refKind, repo, destroyEnvironments),
     deploymentEnvironment: claims.environment ?? null,
     deploymentEnvironments: repo.deploymentEnvironments ?? {},
+    provenance: githubProvenance(claims),
   };
 }

@@ -1,6 +1,7 @@
 /** Held locks as cards: who holds what, since when, the countdown, the queue, holds, and (admins) release and hold. */
 import { formatAgo, formatDuration, formatUtc } from "./format";
 import { HoldFacts, HoldForm, LiftForm } from "./hold-forms";
+import { HolderText } from "./holder-text";
 import type { LockView } from "./snapshot";
 
 export interface LockCardsProps {
@@ -52,7 +53,9 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
           </>
         ) : null}
         <dt>holder run</dt>
-        <dd class="mono holder">{lock.holder ?? "none"}</dd>
+        <dd>
+          <HolderText run={lock.holder} by={lock.heldBy} />
+        </dd>
         {lock.since === null || lock.expiresAt === null ? null : (
           <>
             <dt>since</dt>
@@ -75,7 +78,9 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
             <ul class="waiters">
               {lock.waiters.map((w) => (
                 <li>
-                  <span class="mono waiter">{w.holder}</span>{" "}
+                  <span class="waiter">
+                    <HolderText run={w.holder} by={w.by} />
+                  </span>{" "}
                   <span class="muted">
                     waiting <span data-since={w.since}>{formatAgo(w.since, now)}</span>
                   </span>

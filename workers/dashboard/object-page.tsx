@@ -4,8 +4,10 @@
  * (there before any scope), and for admins the orphans found at the provider (owned by no scope,
  * not foreign). A caller bound to one repository sees only its own scopes' entries.
  */
+import type { LeaseHolder } from "../../shared/schemas/provenance";
 import type { Role } from "../auth/caller";
 import { formatAgo, formatUtc } from "./format";
+import { HolderText } from "./holder-text";
 import { Layout } from "./layout";
 
 export interface ObjectEntry {
@@ -24,7 +26,14 @@ export interface ObjectPageProps {
   role: Role;
   hash: string;
   identity: string;
-  lock: { held: boolean; holder: string | null; since: number | null; waiters: string[] };
+  /** As the caller may see it: another repository's run is `(another repository's run)`, nothing more. */
+  lock: {
+    held: boolean;
+    holder: string | null;
+    heldBy: LeaseHolder | null;
+    since: number | null;
+    waiters: string[];
+  };
   entries: ObjectEntry[];
   /** Admins: entries at the provider no scope owns; null when not looked up (not an admin). */
   orphans: { op: string; key: string }[] | null;
@@ -52,9 +61,14 @@ export function ObjectPage(props: ObjectPageProps) {
           <dl class="facts">
             <dt>Lock</dt>
             <dd class="mono lock-state" data-held={String(lock.held)}>
-              {lock.held
-                ? `held by ${lock.holder} since ${formatUtc(lock.since ?? 0)} (${formatAgo(lock.since ?? props.now, props.now)})`
-                : "free"}
+              {lock.held ? (
+                <>
+                  held by <HolderText run={lock.holder ?? ""} by={lock.heldBy} />
+                  {` since ${formatUtc(lock.since ?? 0)} (${formatAgo(lock.since ?? props.now, props.now)})`}
+                </>
+              ) : (
+                "free"
+              )}
               {lock.waiters.length > 0 ? ` · ${lock.waiters.length} waiting: ${lock.waiters.join(", ")}` : ""}
             </dd>
             <dt>Key</dt>

@@ -4,6 +4,7 @@
  */
 import type { Role } from "../auth/caller";
 import { formatDuration, formatMs, formatUtc } from "./format";
+import { HolderText } from "./holder-text";
 import { Layout } from "./layout";
 import type { LedgerRow, RunView } from "./snapshot";
 
@@ -43,6 +44,26 @@ export function RunPage({ nonce, subject, role, run, entries, created }: RunPage
             </dd>
             <dt>Action</dt>
             <dd>{run.action}</dd>
+            {run.provenance ? (
+              <>
+                <dt>From</dt>
+                <dd class="provenance">
+                  <HolderText
+                    run={run.id}
+                    by={{
+                      run: run.id,
+                      repository: run.repository?.name ?? run.provenance.repository,
+                      scope: `${run.environment}/${run.scope}`,
+                      pullRequest: run.provenance.pullRequest,
+                      actor: run.provenance.actor,
+                      runUrl: run.provenance.runUrl,
+                      declared: run.provenance.declared,
+                    }}
+                  />
+                  {run.provenance.sha ? <span class="mono"> · {run.provenance.sha.slice(0, 7)}</span> : null}
+                </dd>
+              </>
+            ) : null}
             <dt>Started</dt>
             <dd>{formatUtc(run.startedAt)}</dd>
             <dt>Took</dt>

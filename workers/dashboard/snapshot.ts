@@ -8,6 +8,7 @@ import { holdingText } from "../../shared/holding-text";
 import { parseLockKey } from "../../shared/lock-keys";
 import type { HoldView } from "../../shared/schemas/hold";
 import type { LockState } from "../../shared/schemas/lock";
+import type { Provenance, RunHolder } from "../../shared/schemas/provenance";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
@@ -83,6 +84,8 @@ export interface RunView {
   counts?: RunCounts;
   /** Runs whose writes carried some of this run's changes (write combining). */
   combinedBy?: string[];
+  /** Where the run came from (docs/design.md, "Provenance"); runs recorded before it have none. */
+  provenance?: Provenance;
 }
 
 export interface LockView {
@@ -93,11 +96,13 @@ export interface LockView {
   identity: string | null;
   /** The lease's holder, since and expiry; null for a lock on hold that nobody holds. */
   holder: string | null;
+  /** Who the holding run is (null: a lease taken before provenance was kept, or none). */
+  heldBy: RunHolder | null;
   since: number | null;
   expiresAt: number | null;
   /** An admin's hold in force (docs/design.md, "Lease protocol: holds"). */
   hold: HoldView | null;
-  waiters: { holder: string; since: number }[];
+  waiters: { holder: string; since: number; by: RunHolder | null }[];
 }
 
 export interface Snapshot {
@@ -131,10 +136,11 @@ export function lockView(state: LockState, repositories: readonly RepositoryRef[
     repository: parsed?.kind === "scope" ? repositoryRefById(parsed.repositoryId, repositories) : null,
     identity: state.identity,
     holder: leased ? state.holder : null,
+    heldBy: leased ? (state.heldBy ?? null) : null,
     since: leased ? state.since : null,
     expiresAt: leased ? state.expiresAt : null,
     hold: state.hold ?? null,
-    waiters: state.waiters.map((w) => ({ holder: w.holder, since: w.since })),
+    waiters: state.waiters.map((w) => ({ holder: w.holder, since: w.since, by: w.by ?? null })),
   };
 }
 
@@ -168,6 +174,7 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
         ...(run.timings ? { timings: run.timings } : {}),
         ...(run.counts ? { counts: run.counts } : {}),
         ...(run.combinedBy?.length ? { combinedBy: run.combinedBy } : {}),
+        ...(run.provenance ? { provenance: run.provenance } : {}),
       });
     }
   }

@@ -7,6 +7,7 @@
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
+import type { Provenance } from "../../shared/schemas/provenance";
 import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
@@ -26,7 +27,7 @@ import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import { type ResolvedLine, refuseTwoLinesOfOneItem, refuseUndefinedVars, resolveLine } from "./resolve-plan";
-import { newRunId, Run } from "./run";
+import { newRunId, originOf, Run } from "./run";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
 
@@ -41,6 +42,8 @@ export interface ScopeRequest {
   waitTimeoutMs?: number;
   /** Started when the request arrived, with its authorization measured (HTTP); else the engine starts them. */
   metrics?: RunMetrics;
+  /** Where the run comes from (docs/design.md, "Provenance"): recorded with it and kept on its leases. */
+  provenance?: Provenance;
 }
 
 /** Apply and preview: a plan, and what its placeholders need besides the scope. */
@@ -98,6 +101,7 @@ export class Engine {
   }
 
   async apply(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => this.#admit(req.plan, req));
     if (refused.length > 0) return this.#refusedRun("apply", req, refused, emit, metrics);
@@ -122,6 +126,7 @@ export class Engine {
 
   /** Reads providers with the service's credentials, so it passes the same checks as apply. */
   async preview(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => this.#admit(req.plan, req));
     if (refused.length > 0) return this.#refusedRun("preview", req, refused, emit, metrics);
@@ -134,6 +139,7 @@ export class Engine {
   }
 
   async destroy(req: ScopeRequest, emit: Emit = noEmit, guard: ScopeGuard | null = null): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     return this.#underScope(
       "destroy",
       req,
@@ -157,6 +163,7 @@ export class Engine {
   }
 
   async rollback(req: ScopeRequest & { runId?: string }, emit: Emit = noEmit): Promise<RunResult> {
+    this.#refuseSecretProvenance(req);
     let target: RunRecord | undefined;
     return this.#underScope(
       "rollback",
@@ -202,6 +209,27 @@ export class Engine {
   }
 
   /**
+   * A declared provenance is stored in receipts and shown in lock answers: a value holding a
+   * configured secret is refused before anything else (docs/design.md, "Provenance"), naming the
+   * field, never the value.
+   */
+  #refuseSecretProvenance(req: ScopeRequest): void {
+    const p = req.provenance;
+    if (!p) return;
+    for (const [field, value] of Object.entries(p)) {
+      if (typeof value === "string" && this.#deps.secrets.containsSecret(value)) {
+        throw new SponsonError(
+          "VALIDATION",
+          `provenance.${field} contains a configured secret; nothing was done`,
+          {
+            rule: "provenance.secret",
+          },
+        );
+      }
+    }
+  }
+
+  /**
    * Everything decided without a provider, before any lease and any outbound request: each line's
    * op, connection (configured, of the op's type, allowed in this environment) and params (with
    * the request's vars), then the URL shape check on every item and the write policy on its
@@ -211,11 +239,12 @@ export class Engine {
   #admit(plan: Plan, req: PlanRequest): Admitted {
     const { environment, scope, defaultBranch, sha, vars } = req;
     refuseUndefinedVars(plan, vars);
+    const headBranch = req.provenance?.headBranch ?? undefined;
     const admitted: Admitted = { resolved: [], refused: [] };
     for (const line of plan.lines) {
       try {
         admitted.resolved.push(
-          resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha, vars }),
+          resolveLine(line, this.#deps, { environment, scope, defaultBranch, sha, vars, headBranch }),
         );
       } catch (err) {
         if (err instanceof SponsonError && err.code === "INTERNAL")
@@ -304,6 +333,8 @@ export class Engine {
         waitTimeoutMs: waiting.waitTimeoutMs,
         clock: deps.clock,
         onWarning: deps.warn,
+        origin: run.origin,
+        onWaiting: (report) => run.waiting(report),
       });
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;
@@ -367,7 +398,7 @@ export class Engine {
     ]);
     await contexts.prepare(prepared);
     const runId = newRunId(deps.clock.now());
-    const lease = await this.#takeScope(deps, req, runId, contexts, prepared);
+    const lease = await this.#takeScope(deps, req, { id: runId, emit }, contexts, prepared);
     let run: Run | undefined;
     // The etag of this run's successful last save, handed to the next holder with the release;
     // `settled`: that save (or the receipt's delete, with nothing left) holds every intent.
@@ -469,7 +500,7 @@ export class Engine {
   async #takeScope(
     deps: EngineDeps,
     req: ScopeRequest,
-    runId: string,
+    run: { id: string; emit: Emit },
     contexts: ProviderContexts,
     prepared: Set<string>,
   ): Promise<Lease> {
@@ -477,13 +508,15 @@ export class Engine {
     for (;;) {
       const lease = await Lease.acquire(
         deps.locks.scope(req.repository.id, req.environment, req.scope),
-        runId,
+        run.id,
         {
+          onWaiting: (report) => run.emit({ type: "waiting", waiting: report }),
           ttlMs: deps.ttlMs,
           wait: waiting.wait,
           waitTimeoutMs: waiting.waitTimeoutMs,
           clock: deps.clock,
           onWarning: deps.warn,
+          origin: originOf(req),
         },
       );
       const missing = this.#recordConnections(lease.pendingIntents, req.environment).filter(

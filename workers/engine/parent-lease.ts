@@ -77,12 +77,16 @@ export async function acquireParent<T>(
       clock: w.deps.clock,
       onWarning: (m) => w.run.warn(m),
       maxHoldMs: MAX_CRITICAL_SECTION_MS,
+      origin: w.run.origin,
+      onWaiting: (report) => w.run.waiting(report),
       ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
       ...(items ? { items } : {}),
     });
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") {
-      throw new SponsonError("LOCK_HELD", `${err.message} (parent ${first.parent})`, {
+      // The lock object names its object already (docs/design.md, "Lock answers"); older answers did not.
+      const named = err.message.includes(first.parent as string);
+      throw new SponsonError("LOCK_HELD", named ? err.message : `${err.message} (parent ${first.parent})`, {
         ...err.detail,
         parent: first.parent,
       });

@@ -3,9 +3,10 @@
  * (emitted as NDJSON events), drift, warnings, and what it created (what rollback undoes).
  */
 import { type ErrorInfo, isSponsonError } from "../../shared/errors";
+import { type Provenance, type RunOrigin, unknownProvenance } from "../../shared/schemas/provenance";
 import type { RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
-import type { Drift, LineResult, RunResult } from "../../shared/schemas/run";
+import type { Drift, LineResult, RunResult, Waiting } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
 import { type ItemRef, sameItem } from "./item";
 import { RunMetrics } from "./run-metrics";
@@ -56,6 +57,8 @@ export class Run {
   readonly environment: string;
   readonly scope: string;
   readonly startedAt: number;
+  /** Where the run comes from (docs/design.md, "Provenance"). */
+  readonly provenance: Provenance;
   readonly lines: LineResult[] = [];
   readonly drift: Drift[] = [];
   readonly warnings: string[] = [];
@@ -73,7 +76,7 @@ export class Run {
   constructor(
     id: string,
     action: RunAction,
-    address: { repository: RepositoryRef; environment: string; scope: string },
+    address: { repository: RepositoryRef; environment: string; scope: string; provenance?: Provenance },
     now: number,
     emit: Emit,
     metrics: RunMetrics = new RunMetrics(),
@@ -86,10 +89,16 @@ export class Run {
     this.environment = environment;
     this.scope = scope;
     this.startedAt = now;
+    this.provenance = address.provenance ?? unknownProvenance(false);
     this.#emit = emit;
     this.#log = log;
     this.metrics = metrics;
     emit({ type: "run", run: { id: this.id, repository: this.repository, environment, scope, action } });
+  }
+
+  /** The run as the locks it asks for keep it (shared/schemas/provenance.ts RunOrigin). */
+  get origin(): RunOrigin {
+    return originOf(this);
   }
 
   get failed(): boolean {
@@ -122,6 +131,11 @@ export class Run {
   warn(message: string): void {
     this.warnings.push(message);
     this.#emit({ type: "warning", message });
+  }
+
+  /** The run is queued for a lock (reported, never recorded: the result says what came of it). */
+  waiting(report: Waiting): void {
+    this.#emit({ type: "waiting", waiting: report });
   }
 
   /** The run decided not to act (e.g. a queued destroy whose scope was reopened). */
@@ -175,6 +189,7 @@ export class Run {
       startedAt: this.startedAt,
       finishedAt: now,
       created: this.created.map((c) => c.key),
+      provenance: this.provenance,
       ...(error ? { error } : {}),
       ...(this.#skipped ? { skipped: this.#skipped } : {}),
       ...(this.#combinedBy.size > 0 ? { combinedBy: [...this.#combinedBy] } : {}),
@@ -196,6 +211,7 @@ export class Run {
         status: this.failed ? "failed" : "succeeded",
         startedAt: this.startedAt,
         finishedAt: now,
+        provenance: this.provenance,
         ...(error ? { error } : {}),
         ...(this.#skipped ? { skipped: this.#skipped } : {}),
       },
@@ -208,4 +224,19 @@ export class Run {
     this.#emit({ type: "result", result });
     return result;
   }
+}
+
+/** A run's origin for the locks, before or after its Run exists (the scope lease comes first). */
+export function originOf(req: {
+  repository: RepositoryRef;
+  environment: string;
+  scope: string;
+  provenance?: Provenance;
+}): RunOrigin {
+  return {
+    repositoryId: req.repository.id,
+    repository: req.repository.name,
+    scope: `${req.environment}/${req.scope}`,
+    provenance: req.provenance ?? unknownProvenance(false),
+  };
 }

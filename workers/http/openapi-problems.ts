@@ -33,8 +33,23 @@ export const BODY_CODES: ErrorCode[] = ["VALIDATION", "PAYLOAD_TOO_LARGE"];
 
 type ProblemResponses = Record<
   number,
-  { description: string; content: Record<string, { schema: z.ZodType }> }
+  {
+    description: string;
+    headers?: Record<string, { description: string; schema: { type: "integer" } }>;
+    content: Record<string, { schema: z.ZodType }>;
+  }
 >;
+
+/** LOCK_HELD's header (docs/design.md, "Lock answers"); its `holder`/`position` are extension members. */
+const LOCK_HELD_HEADERS = {
+  "Retry-After": {
+    description:
+      "LOCK_HELD: seconds until the holder's lease (or a hold) ends, at least 1; the problem's `holder` " +
+      "names it ({ run, repository, scope, pullRequest, actor, runUrl, declared, since, expiresAt } or " +
+      "{ hold }) and `position` the caller's place if it waited",
+    schema: { type: "integer" as const },
+  },
+};
 
 /** `responses` entries for the given codes, one per HTTP status, naming the codes it carries. */
 export function problemResponses(...codes: ErrorCode[]): ProblemResponses {
@@ -46,7 +61,11 @@ export function problemResponses(...codes: ErrorCode[]): ProblemResponses {
   const out: ProblemResponses = {};
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     const description = list.map((c) => `${c}: ${ERROR_TABLE[c].title}`).join("; ");
-    out[status] = { description, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemComponent } } };
+    out[status] = {
+      description,
+      ...(list.includes("LOCK_HELD") ? { headers: LOCK_HELD_HEADERS } : {}),
+      content: { [PROBLEM_CONTENT_TYPE]: { schema: problemComponent } },
+    };
   }
   return out;
 }

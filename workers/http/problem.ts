@@ -37,10 +37,22 @@ export function problemOf(err: SponsonError, instance?: string): Problem {
 export function problemResponse(err: SponsonError, instance?: string): Response {
   const problem = problemOf(err, instance);
   const headers: Record<string, string> = { "content-type": PROBLEM_CONTENT_TYPE };
-  // RFC 9110 §10.2.3: how long to wait, for a 429 that knows it.
-  const retryAfter = err.detail?.retryAfterSeconds;
+  // RFC 9110 §10.2.3: how long to wait, for a 429 that knows it, or a lock until its holder's expiry.
+  const retryAfter = err.detail?.retryAfterSeconds ?? lockRetryAfter(err, Date.now());
   if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
   return new Response(JSON.stringify(problem), { status: problem.status, headers });
+}
+
+/**
+ * LOCK_HELD: seconds until the holder's lease (or a hold) ends, at least 1 (docs/design.md, "Lock
+ * answers"); none when the answer names no end.
+ */
+export function lockRetryAfter(err: SponsonError, now: number): number | undefined {
+  if (err.code !== "LOCK_HELD") return undefined;
+  const holder = err.detail?.holder as { expiresAt?: unknown; hold?: { until?: unknown } } | undefined;
+  const until = holder?.expiresAt ?? holder?.hold?.until;
+  if (typeof until !== "number") return undefined;
+  return Math.max(1, Math.ceil((until - now) / 1000));
 }
 
 /** Hono's own HTTP errors (malformed JSON, …) keep their status under our codes. */

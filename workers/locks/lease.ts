@@ -9,9 +9,12 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { Intent } from "../../shared/schemas/receipt";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
+import type { Waiting } from "../../shared/schemas/run";
 import { type LockTarget, overriding } from "./lock-target";
+import { reportWhileWaiting } from "./waiting-reports";
 
 export interface LeaseOptions {
   ttlMs: number;
@@ -34,6 +37,10 @@ export interface LeaseOptions {
    * answers their view, read under the lease at that instant (`grantedOwners`).
    */
   items?: OwnedItem[];
+  /** The run asking, kept with its lease and its place in the queue (docs/design.md, "Lock answers"). */
+  origin?: RunOrigin;
+  /** While queued (`wait`): told the lock, its holder, this run's place and the time waited so far. */
+  onWaiting?: (waiting: Waiting) => void;
 }
 
 export const RELEASE_ATTEMPTS = 5;
@@ -127,10 +134,15 @@ export class Lease {
     const wait = opts.wait ?? false;
     const giveUpAt = clock.now() + (opts.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS);
     const items = opts.items ? { items: opts.items } : {};
+    const origin = opts.origin ? { origin: opts.origin } : {};
     for (let attempt = 1; ; attempt++) {
       // Measured before the call: the server's expiry can only be later than this plus the TTL.
       let before = clock.now();
       let grant: LeaseGrant;
+      const stopReports =
+        wait && opts.onWaiting
+          ? reportWhileWaiting({ target, holder, clock, onWaiting: opts.onWaiting }, origin)
+          : null;
       try {
         const result = await target.acquire({
           holder,
@@ -139,7 +151,9 @@ export class Lease {
           waitTimeoutMs: Math.max(0, giveUpAt - before),
           ...(opts.lockDelayMs !== undefined ? { lockDelayMs: opts.lockDelayMs } : {}),
           ...items,
+          ...origin,
         });
+        stopReports?.();
         if (!result.ok) throw SponsonError.fromInfo(result.error);
         grant = result.value;
         if (grant.claimBy !== undefined) {
@@ -151,6 +165,7 @@ export class Lease {
           grant = claimed.value;
         }
       } catch (err) {
+        stopReports?.();
         // An object restart (every deploy) drops its in-memory waiters and fails their open calls.
         // Asking again with the same holder is idempotent: it re-attaches to its place, or finds
         // the grant it was already given, so the caller sees a grant or LOCK_HELD, never the reset.

@@ -9,9 +9,10 @@
  */
 import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
+import { OTHER_REPOSITORY_RUN, runHolderFor } from "../../shared/schemas/provenance";
 
 /** Shown instead of another repository's run holding a shared parent lock. */
-export const OTHER_REPOSITORY_HOLDER = "(another repository's run)";
+export const OTHER_REPOSITORY_HOLDER = OTHER_REPOSITORY_RUN;
 
 export function repositoryRuns(held: readonly LockState[], repositoryId: number): Set<string> {
   const runs = new Set<string>();
@@ -28,10 +29,22 @@ export function repositoryRuns(held: readonly LockState[], repositoryId: number)
 export function lockForRepository(state: LockState, repositoryId: number, runs: ReadonlySet<string>) {
   const parsed = parseLockKey(state.key);
   if (parsed?.kind === "scope") return parsed.repositoryId === repositoryId ? state : null;
-  const holder = state.holder === null || runs.has(state.holder) ? state.holder : OTHER_REPOSITORY_HOLDER;
+  const visible = state.holder === null || runs.has(state.holder);
+  const holder = visible ? state.holder : OTHER_REPOSITORY_HOLDER;
+  // Nothing of another repository's run: not its id, not its provenance (docs/design.md, "Lock answers").
+  const heldBy =
+    visible || !state.heldBy
+      ? state.heldBy
+      : {
+          ...runHolderFor(OTHER_REPOSITORY_HOLDER, null, null),
+          since: state.heldBy.since,
+          expiresAt: state.heldBy.expiresAt,
+        };
   return {
     ...state,
     holder,
+    heldBy,
+    // Positions stay the queue's own: a run behind another repository's waiters is told its true place.
     waiters: state.waiters.filter((w) => runs.has(w.holder)),
     history: state.history.filter((h) => runs.has(h.holder)),
   } satisfies LockState;

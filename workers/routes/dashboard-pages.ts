@@ -21,8 +21,10 @@ import { boundRepositoryOf } from "../dashboard/view-filter";
 import type { Engine } from "../engine/engine";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView } from "../locks/ledger-view";
 import { lockStub } from "../locks/lock-target";
+import { lockForRepository, repositoryRuns } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 
 const html = { "text/html": { schema: z.string() } };
@@ -142,6 +144,12 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
           foreign: item.foreign,
         });
       }
+      // The lock as the API shows this caller (GET /v1/locks/{key}): another repository's run is hidden.
+      const view =
+        bound === null
+          ? state
+          : (lockForRepository(state, bound.id, repositoryRuns(await listHeldLocks(c.env), bound.id)) ??
+            state);
       const admin = roleAtLeast(caller.role, "admin");
       const found = admin ? await engineFor(c.env).orphans(state.identity) : null;
       return c.html(
@@ -152,10 +160,11 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
           hash,
           identity: state.identity,
           lock: {
-            held: state.held,
-            holder: state.holder,
-            since: state.since,
-            waiters: bound === null ? state.waiters.map((w) => w.holder) : [],
+            held: view.held,
+            holder: view.holder,
+            heldBy: view.heldBy ?? null,
+            since: view.since,
+            waiters: view.waiters.map((w) => w.holder),
           },
           entries,
           orphans: found ? found.orphans.map((o) => ({ op: o.op, key: o.key })) : null,

@@ -20,6 +20,7 @@ import { scopeListSchema } from "../../shared/schemas/responses";
 import { runResultSchema } from "../../shared/schemas/run";
 import { runEventSchema } from "../../shared/schemas/run-event";
 import type { AppEnv } from "../app-env";
+import { provenanceFor } from "../auth/provenance";
 import { resolveRepositoryFilter } from "../auth/resolve-repository";
 import { callerOf } from "../auth/route-access";
 import { configFromEnv } from "../config/config";
@@ -191,13 +192,14 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         vars: body.vars,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).apply({ ...req, metrics }, emit)) as never;
     })
     .openapi(previewRoute, (c) => {
       const { environment, scope } = c.req.valid("param");
-      const { plan, sha, vars } = c.req.valid("json");
+      const { plan, sha, vars, provenance } = c.req.valid("json");
       const repository = c.get("repository");
       const req = {
         repository: repositoryRef(repository),
@@ -207,6 +209,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         defaultBranch: repository.defaultBranch,
         sha,
         vars,
+        provenance: provenanceFor(callerOf(c), provenance, repository.name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;
@@ -220,6 +223,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         scope,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).destroy({ ...req, metrics }, emit)) as never;
@@ -234,6 +238,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         runId: body.runId,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
       };
       const metrics = requestMetrics(c);
       return answerRun(c, metrics, (emit) => engineFor(c.env).rollback({ ...req, metrics }, emit)) as never;
