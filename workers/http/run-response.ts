@@ -14,6 +14,7 @@ import type { Emit } from "../engine/deps";
 import { errorInfo } from "../engine/run";
 import type { RunMetrics } from "../engine/run-metrics";
 import { onError } from "./problem";
+import { runStatus } from "./run-status";
 import { serverTiming } from "./server-timing";
 
 export const NDJSON = "application/x-ndjson";
@@ -50,7 +51,10 @@ async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => P
   // its provider write and its receipt save. A refusal still answers below, as a problem.
   c.executionCtx.waitUntil(run.catch(() => {}));
   const result = await run;
-  return c.json(result, 200, { [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()) });
+  // A failed run is never a 2xx (workers/http/run-status.ts); its body is the run all the same.
+  return c.json(result, runStatus(result), {
+    [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()),
+  });
 }
 
 async function streamRun(
