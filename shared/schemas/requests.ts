@@ -15,7 +15,13 @@ const shaField = {
   sha: z.string().regex(SHA_PATTERN, "a full lowercase commit id (40 or 64 hex)").optional(),
 };
 
-export const applyBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...waitFields });
+export const applyBodySchema = z.strictObject({
+  plan: planSchema,
+  ...shaField,
+  ...waitFields,
+  /** A plan with no lines on a scope that owns entries removes them all: only when this says so. */
+  allowEmpty: z.boolean().optional(),
+});
 export type ApplyBody = z.infer<typeof applyBodySchema>;
 
 export const previewBodySchema = z.strictObject({ plan: planSchema, ...shaField });

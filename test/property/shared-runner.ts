@@ -149,7 +149,11 @@ async function runStep(world: SharedWorld, step: Step): Promise<StepOutcome> {
     const result =
       step.action === "apply"
         ? await engine.apply(
-            { ...req, plan: world.object.plan(step.items.map((id) => ({ id, host: itemOf(id).host }))) },
+            {
+              ...req,
+              plan: world.object.plan(step.items.map((id) => ({ id, host: itemOf(id).host }))),
+              allowEmpty: true,
+            },
             emit,
           )
         : step.action === "destroy"

@@ -7,10 +7,12 @@
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
-import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { Intent, LedgerEntry, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { Lease } from "../locks/lease";
+import { isPolicyRefusal, type LineRefusal, refusedLines } from "../policy/refused-lines";
+import type { StoredReceipt } from "../receipts/receipt-store";
 import { applyLines, rollbackRun } from "./apply";
 import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
 import { itemOfRecord } from "./item";
@@ -48,6 +50,8 @@ export interface PlanRequest extends ScopeRequest {
   defaultBranch?: string;
   /** The commit the run is for: `{sha}`, `{shortSha}`. */
   sha?: string;
+  /** An apply with no lines may remove every entry the scope owns (docs/design.md, "Empty plans"). */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -61,8 +65,11 @@ interface UnderScopeOptions {
   guard?: ScopeGuard | null;
   /** Connections the plan's admitted lines use, prepared (token exchanges) before the lease. */
   planConnections?: readonly string[];
-  /** Refuses the request from the receipt read before the lease (throws). */
-  refuse?: (stored: Receipt) => void;
+  /**
+   * Refuses the request from the receipt (throws): the one read before the lease, and again the
+   * one read under it (it may have changed in between).
+   */
+  refuse?: (stored: StoredReceipt) => void;
   metrics?: RunMetrics;
   /** Before the run is recorded, whatever happened: gives every line of the request a result. */
   finish?: (run: Run, session: ReceiptSession) => void;
@@ -107,6 +114,7 @@ export class Engine {
       {
         planConnections: resolved.map((l) => l.connection),
         metrics,
+        ...(req.plan.lines.length === 0 && req.allowEmpty !== true ? { refuse: refuseEmptyPlan } : {}),
         // A line the run never got to (an earlier object failed, or recovery did) says so.
         finish: (run) => {
           run.notReached(resolved.map((l) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent })));
@@ -135,6 +143,7 @@ export class Engine {
       req,
       emit,
       async ({ deps, run, session, writer }) => {
+        if (saidNoReceipt(run, session)) return "no-receipt";
         const removed = await removeEntries(deps, run, writer, session.receipt.ledger, "removed");
         if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
           run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
@@ -159,6 +168,7 @@ export class Engine {
       req,
       emit,
       async ({ deps, run, session, writer }) => {
+        if (saidNoReceipt(run, session)) return "no-receipt";
         const created = target?.created ?? [];
         const entries = session.receipt.ledger.filter(
           (e) => e.runId === target?.id && created.includes(e.key),
@@ -166,12 +176,12 @@ export class Engine {
         await removeEntries(deps, run, writer, entries, "removed");
       },
       {
-        // Refused before the lease (404) when there is nothing to roll back.
-        refuse: (stored) => {
+        // Refused (404) when there is nothing to roll back; a scope with no receipt says so instead.
+        refuse: ({ receipt: stored, etag }) => {
           target = req.runId
             ? stored.runs.find((r) => r.id === req.runId)
             : [...stored.runs].reverse().find((r) => r.action === "apply" && r.created.length > 0);
-          if (!target) {
+          if (!target && etag !== null) {
             throw new SponsonError(
               "NOT_FOUND",
               req.runId ? `no run ${req.runId} in this scope` : "no run to roll back",
@@ -215,14 +225,22 @@ export class Engine {
         else throw err;
       }
     }
+    // Every line is asked, and every refusal answered at once (workers/policy/refused-lines.ts).
+    const refusals: LineRefusal[] = [];
     for (const line of admitted.resolved) {
-      this.#deps.policy?.check({
-        environment,
-        op: line.opName,
-        identity: line.parent,
-        item: entryOfKey(line.op, line.key),
-      });
+      try {
+        this.#deps.policy?.check({
+          environment,
+          op: line.opName,
+          identity: line.parent,
+          item: entryOfKey(line.op, line.key),
+        });
+      } catch (err) {
+        if (!isPolicyRefusal(err)) throw err;
+        refusals.push({ line: line.id, error: err });
+      }
     }
+    if (refusals.length > 0) throw refusedLines(refusals);
     refuseTwoLinesOfOneItem(admitted.resolved);
     return admitted;
   }
@@ -329,7 +347,7 @@ export class Engine {
     req: ScopeRequest,
     emit: Emit,
     // biome-ignore lint/suspicious/noConfusingVoidType: bodies are async functions that usually return nothing.
-    body: (s: Session) => Promise<void | "delete-receipt">,
+    body: (s: Session) => Promise<void | "delete-receipt" | "no-receipt">,
     { guard = null, planConnections = [], refuse, metrics = metricsFor(req), finish }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = meteredDeps(this.#deps, metrics);
@@ -350,7 +368,7 @@ export class Engine {
     // ever made while a lease is held.
     const contexts = this.#contexts(deps);
     const stored = read.receipt;
-    refuse?.(stored);
+    refuse?.(read);
     const prepared = new Set([
       ...planConnections,
       ...this.#recordConnections([...stored.ledger, ...stored.intents], req.environment),
@@ -391,8 +409,10 @@ export class Engine {
           },
         );
       }
-      run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
       const session = settledValue(opened);
+      // What refused the request before the lease, asked again of the receipt as it is now.
+      refuse?.({ receipt: session.receipt, etag: session.etag });
+      run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
       // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
       // died, or its last save failed): this run recovers them like the receipt's own, and its
       // saves make what is left durable in the receipt before its release lets the lock drop them.
@@ -409,7 +429,7 @@ export class Engine {
       }
       const writer = new ItemWriter(deps, run, session, lease, contexts);
       // biome-ignore lint/suspicious/noConfusingVoidType: what `body` resolves to, as declared above.
-      let outcome: void | "delete-receipt" | undefined;
+      let outcome: void | "delete-receipt" | "no-receipt" | undefined;
       try {
         await recoverIntents(deps, run, session, writer);
         outcome = await body({ deps, run, session, writer });
@@ -418,6 +438,8 @@ export class Engine {
         run.fail(err);
         if (action === "apply") await rollbackRun(deps, run, session, writer).catch((e) => run?.fail(e));
       }
+      // Nothing was there and nothing was done: no receipt is written for it.
+      if (outcome === "no-receipt") return run.result(deps.clock.now());
       if (outcome !== "delete-receipt") finish?.(run, session);
       try {
         await deps.faults?.("before-save", { line: "", key: "", action, runId, group: [] });
@@ -485,6 +507,36 @@ export class Engine {
       await contexts.prepare(missing);
     }
   }
+}
+
+/**
+ * A destroy or rollback of a scope nothing was ever applied to (docs/design.md, "A scope with no
+ * receipt"): no receipt, no intent, nothing recovered. The run says so instead of doing nothing
+ * silently, so a mistyped scope is visible; a queued destroy of such a scope still succeeds.
+ */
+function saidNoReceipt(run: Run, session: ReceiptSession): boolean {
+  const { ledger, intents } = session.receipt;
+  if (session.exists || ledger.length > 0 || intents.length > 0 || run.lines.length > 0) return false;
+  run.noReceipt(
+    `scope ${run.environment}/${run.scope} has no receipt: nothing was ever applied to it (is the scope name right?)`,
+  );
+  return true;
+}
+
+/**
+ * An apply with no lines on a scope that owns entries would remove them all (docs/design.md, "Empty
+ * plans"): refused unless the request says `allowEmpty`; destroy is the way to remove everything.
+ */
+function refuseEmptyPlan({ receipt }: StoredReceipt): void {
+  const owned = receipt.ledger.length;
+  if (owned === 0) return;
+  throw new SponsonError(
+    "EMPTY_PLAN",
+    `the plan has no lines and scope ${receipt.environment}/${receipt.scope} owns ${owned} ${owned === 1 ? "entry" : "entries"}: ` +
+      'applying it would remove them all. Send "allowEmpty": true (CLI --allow-empty) if that is meant, ' +
+      "or destroy the scope to remove everything",
+    { environment: receipt.environment, scope: receipt.scope, entries: owned },
+  );
 }
 
 /** A settled promise's value, or its rejection thrown. */

@@ -67,6 +67,7 @@ export class Run {
   readonly #log: (message: string) => void;
   #error: ErrorInfo | undefined;
   #skipped: string | undefined;
+  #noReceipt = false;
   /** Runs whose writes carried some of this run's changes (write combining). */
   readonly #combinedBy = new Set<string>();
 
@@ -128,6 +129,12 @@ export class Run {
   skip(reason: string): void {
     this.#skipped = reason;
     this.warn(`skipped: ${reason}`);
+  }
+
+  /** The scope has no receipt: the run had nothing to act on, and says so (a mistyped scope?). */
+  noReceipt(message: string): void {
+    this.#noReceipt = true;
+    this.warn(message);
   }
 
   /** Another run's write carried some of this run's changes. */
@@ -198,6 +205,7 @@ export class Run {
         finishedAt: now,
         ...(error ? { error } : {}),
         ...(this.#skipped ? { skipped: this.#skipped } : {}),
+        ...(this.#noReceipt ? { noReceipt: true as const } : {}),
       },
       lines: this.lines,
       drift: this.drift,

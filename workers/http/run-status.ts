@@ -27,6 +27,7 @@ export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
   NOT_FOUND: 422,
   PAYLOAD_TOO_LARGE: 422,
   UNAUTHENTICATED: 422,
+  EMPTY_PLAN: 422,
   INTERNAL: 500,
 };
 

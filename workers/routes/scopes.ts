@@ -175,6 +175,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         plan: body.plan,
         defaultBranch: c.get("repository").defaultBranch,
         sha: body.sha,
+        allowEmpty: body.allowEmpty,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
       };
