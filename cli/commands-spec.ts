@@ -93,8 +93,19 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
     summary: "apply a plan to a scope",
     usage:
-      "sponson apply --plan <file> [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
-    options: { ...plan, ...target, ...wait, ...json, ...verbose, ...connection },
+      "sponson apply --plan <file> [--allow-empty] [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
+    options: {
+      ...plan,
+      "allow-empty": {
+        type: "boolean",
+        help: "apply a plan with no lines even if the scope owns entries (removes them all; see destroy)",
+      },
+      ...target,
+      ...wait,
+      ...json,
+      ...verbose,
+      ...connection,
+    },
     positionals: 0,
     details: RUN_DETAILS,
     examples: [
@@ -245,7 +256,8 @@ export function commandHelp(name: CommandName): string {
 }
 
 const EXIT_CODES_HELP =
-  "Exit codes: 0 success; 1 run failed, lock held or service error; 2 usage or authentication error.";
+  "Exit codes: 0 success; 1 run failed, lock held or service error; 2 usage or authentication error;\n" +
+  "3 destroy or rollback of a scope that has no receipt (nothing done: is the scope name right?).";
 
 export function mainHelp(version: string): string {
   const width = Math.max(...COMMAND_NAMES.map((n) => n.length));
