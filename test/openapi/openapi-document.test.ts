@@ -25,7 +25,7 @@ const app = testApp();
 interface Operation {
   operationId?: string;
   security?: Array<Record<string, string[]>>;
-  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: Schema }> }>;
 }
 type Document = {
   openapi: string;
