@@ -1,7 +1,8 @@
 /**
  * A run answered as one JSON document, or (Accept: application/x-ndjson) as one event per line
  * while it happens. A run refused before it starts is still a problem response in both modes: the
- * stream only opens once the run's first event exists.
+ * stream only opens once the run's first event exists. A JSON answer's status tells the outcome
+ * (./run-status.ts: never a 2xx for a failed run); a stream's is 200, its final event tells it.
  *
  * Every answer carries a `Server-Timing` header. A JSON answer's holds the run's full timings; a
  * stream's headers leave before the run ends, so they hold only what is known then (authorization)
