@@ -111,7 +111,12 @@ export async function runAction(env: Env = process.env): Promise<void> {
       );
     }
   }
-  if (code !== 0) core.setFailed(`sponson ${i.command} ${result?.run.status ?? "refused"} (exit ${code})`);
+  // Exit 3: a destroy or rollback of a scope with no receipt (a closed pull request that never
+  // applied): nothing to do, which the job should show but not fail on.
+  if (code === 3)
+    core.warning(`sponson ${i.command}: ${result?.warnings.join("; ") ?? "the scope has no receipt"}`);
+  else if (code !== 0)
+    core.setFailed(`sponson ${i.command} ${result?.run.status ?? "refused"} (exit ${code})`);
 }
 
 /** The run's page on the dashboard: the run id, and where its receipt lives. */

@@ -75,6 +75,7 @@ export async function loadRun(base, headers, cpuMs = () => Number.NaN) {
       });
       const body = await res.json().catch(() => ({}));
       latencies.push(performance.now() - t);
+      // A failed run answers by its cause (README, "Status codes of a run"): a 502 is a provider failure.
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       if (body.counts) counts.push(body.counts);
       if (body.timings) lockWaitMs.push(body.timings.scopeLockWait + body.timings.parentLockWait);

@@ -130,13 +130,13 @@ export class SponsonClient {
     onEvent?: (event: RunEventWire) => void,
   ): Promise<RunResult> {
     const path = `${scopePath(environment, scope)}/${action}${this.#repositoryQuery("?")}`;
-    if (!onEvent) return this.#json("POST", path, runResultSchema, body);
-    const res = await this.#send("POST", path, body, NDJSON);
-    if (!(res.headers.get("content-type") ?? "").includes(NDJSON)) {
-      // A service that ignores Accept still answers the run as one document.
-      return parseWith(runResultSchema, await readJson(res), path);
+    // A failed run answers a non-2xx with the run in the body (README, "Status codes of a run").
+    const res = await this.#send("POST", path, body, onEvent ? NDJSON : "application/json", failedRunOf);
+    if (onEvent && (res.headers.get("content-type") ?? "").includes(NDJSON)) {
+      return readRunStream(res, path, onEvent);
     }
-    return readRunStream(res, path, onEvent);
+    // Asked for JSON, or a service that ignores Accept: the run as one document.
+    return parseWith(runResultSchema, await readJson(res), path);
   }
 
   ledger(environment: string, scope: string): Promise<Receipt> {
@@ -192,8 +192,14 @@ export class SponsonClient {
     return parseWith(schema, await readJson(res), path);
   }
 
-  /** Sends the request; a non-2xx answer is thrown as an ApiError. */
-  async #send(method: string, path: string, body: unknown, accept: string): Promise<Response> {
+  /** Sends the request; a non-2xx answer is thrown as an ApiError, unless `keep` takes it. */
+  async #send(
+    method: string,
+    path: string,
+    body: unknown,
+    accept: string,
+    keep?: (res: Response) => Promise<boolean>,
+  ): Promise<Response> {
     const headers: Record<string, string> = {
       accept: `${accept}, ${PROBLEM_CONTENT_TYPE}`,
       "user-agent": this.#userAgent,
@@ -212,8 +218,20 @@ export class SponsonClient {
         err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : "";
       throw new ApiError("NETWORK", `cannot reach ${this.#base}: ${cause || String(err)}`, 0);
     }
-    if (!res.ok) throw await problemError(res);
+    if (!res.ok && !(await keep?.(res))) throw await problemError(res);
     return res;
+  }
+}
+
+/** A non-2xx JSON answer (not a problem) whose body is a failed run: the run, not a refusal. */
+async function failedRunOf(res: Response): Promise<boolean> {
+  const type = res.headers.get("content-type") ?? "";
+  if (!type.includes("application/json")) return false;
+  try {
+    const parsed = runResultSchema.safeParse(await res.clone().json());
+    return parsed.success && parsed.data.run.status === "failed";
+  } catch {
+    return false;
   }
 }
 

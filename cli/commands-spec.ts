@@ -113,8 +113,20 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
     summary: "apply a plan to a scope",
     usage:
-      "sponson apply --plan <file> [--var <name=value>]… [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
-    options: { ...plan, ...vars, ...target, ...wait, ...json, ...verbose, ...connection },
+      "sponson apply --plan <file> [--var <name=value>]… [--allow-empty] [--env <name>] [--scope <scope>] [--repository <owner/name>] [--wait] [--wait-timeout <s>] [--json] [--verbose]",
+    options: {
+      ...plan,
+      ...vars,
+      "allow-empty": {
+        type: "boolean",
+        help: "apply a plan with no lines even if the scope owns entries (removes them all; see destroy)",
+      },
+      ...target,
+      ...wait,
+      ...json,
+      ...verbose,
+      ...connection,
+    },
     positionals: 0,
     details: RUN_DETAILS,
     examples: [
@@ -301,7 +313,8 @@ export function commandHelp(name: CommandName): string {
 }
 
 const EXIT_CODES_HELP =
-  "Exit codes: 0 success; 1 run failed, lock held or service error; 2 usage or authentication error.";
+  "Exit codes: 0 success; 1 run failed, lock held or service error; 2 usage or authentication error;\n" +
+  "3 destroy or rollback of a scope that has no receipt (nothing done: is the scope name right?).";
 
 export function mainHelp(version: string): string {
   const width = Math.max(...COMMAND_NAMES.map((n) => n.length));

@@ -1,6 +1,7 @@
 /**
  * `sponson`: the command line for CI jobs and people (docs/cli.md). Exit codes: 0 success;
- * 1 run failed, lock held or another service-side failure; 2 usage or authentication error.
+ * 1 run failed, lock held or another service-side failure; 2 usage or authentication error;
+ * 3 a destroy or rollback of a scope that has no receipt.
  */
 import type { ErrorCode } from "../shared/errors";
 import { CliError, type ExitCode } from "./cli-error";
@@ -20,6 +21,7 @@ const VERSION = typeof SPONSON_VERSION === "string" ? SPONSON_VERSION : "dev";
 /** What the caller has to fix (2) versus what failed or is busy on the service's side (1). */
 const USAGE_CODES: ReadonlySet<ApiErrorCode> = new Set<ErrorCode>([
   "VALIDATION",
+  "EMPTY_PLAN",
   "PAYLOAD_TOO_LARGE",
   "UNAUTHENTICATED",
   "FORBIDDEN",

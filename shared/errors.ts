@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "RATE_LIMITED",
   "PROVIDER_ERROR",
   "INTERNAL",
+  "EMPTY_PLAN",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -48,6 +49,8 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   // Usually an outage or throttling the adapter's own retries outlasted; a provider's 4xx overrides.
   PROVIDER_ERROR: { status: 502, title: "The provider refused or failed", retriable: true },
   INTERNAL: { status: 500, title: "Internal error", retriable: false },
+  // An apply with no lines would remove every entry the scope owns: `allowEmpty: true`, or destroy.
+  EMPTY_PLAN: { status: 400, title: "The plan has no lines and the scope owns entries", retriable: false },
 };
 
 /** The serialisable form of an error: what crosses RPC, receipts and responses. */

@@ -54,6 +54,7 @@ function bodyFor(inv: Invocation, action: RunAction): RunBody<RunAction> {
         ...varsBody(inv),
         ...waitOptions(inv),
         ...from,
+        ...(inv.flags["allow-empty"] === true ? { allowEmpty: true } : {}),
       };
     case "preview":
       return { plan: readPlan(inv) as RunBody<"preview">["plan"], ...commit(inv), ...varsBody(inv), ...from };
@@ -151,5 +152,7 @@ export async function runCommand(inv: Invocation, action: RunAction): Promise<Ex
   shown.stop();
   appendSummary(env.GITHUB_STEP_SUMMARY, runSummary(result));
   if (json) stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  return result.run.status === "succeeded" ? 0 : 1;
+  if (result.run.status !== "succeeded") return 1;
+  // A destroy or rollback of a scope with no receipt did nothing: its warning is printed above.
+  return result.run.noReceipt === true ? 3 : 0;
 }

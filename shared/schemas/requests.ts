@@ -36,7 +36,14 @@ export const varsSchema = z
 
 const varsField = { vars: varsSchema.optional() };
 
-export const applyBodySchema = z.strictObject({ plan: planSchema, ...shaField, ...varsField, ...waitFields });
+export const applyBodySchema = z.strictObject({
+  plan: planSchema,
+  ...shaField,
+  ...varsField,
+  ...waitFields,
+  /** A plan with no lines on a scope that owns entries removes them all: only when this says so. */
+  allowEmpty: z.boolean().optional(),
+});
 export type ApplyBody = z.infer<typeof applyBodySchema>;
 
 export const previewBodySchema = z.strictObject({

@@ -69,6 +69,8 @@ export const runInfoSchema = z.object({
   error: errorInfoSchema.optional(),
   /** Why the run decided not to act, e.g. a queued destroy whose scope was reopened. */
   skipped: z.string().optional(),
+  /** A destroy or rollback of a scope that has no receipt: nothing was there to do (a mistyped scope?). */
+  noReceipt: z.literal(true).optional(),
 });
 export type RunInfo = z.infer<typeof runInfoSchema>;
 

@@ -221,9 +221,41 @@ describe("sponson apply, preview, rollback, destroy", () => {
   });
 
   it("rollback of a run the scope never had exits 1 with NOT_FOUND", async ({ expect }) => {
-    const { code, stderr } = await sponson(["rollback", "--scope", freshPr(), "--run", "run-nope"], admin);
+    const scope = freshPr();
+    const empty = planFile("empty.json", (p) => {
+      p.lines = [];
+    });
+    expect((await sponson(["apply", "--plan", empty, "--scope", scope], admin)).code).toBe(0);
+    const { code, stderr } = await sponson(["rollback", "--scope", scope, "--run", "run-nope"], admin);
     expect(code).toBe(1);
     expect(stderr).toContain("sponson: NOT_FOUND: no run run-nope in this scope");
+  });
+
+  it.for(["destroy", "rollback"])(
+    "%s of a scope that has no receipt (a typo) prints why and exits 3",
+    async (command, { expect }) => {
+      const scope = freshPr();
+      const { code, stdout } = await sponson([command, "--scope", scope], admin);
+      expect(code).toBe(3);
+      expect(stdout).toContain(`warning: scope preview/${scope} has no receipt`);
+    },
+  );
+
+  it("an empty plan on a scope that owns entries exits 2 with EMPTY_PLAN; --allow-empty removes them", async ({
+    expect,
+  }) => {
+    const scope = freshPr();
+    const empty = planFile("empty.json", (p) => {
+      p.lines = [];
+    });
+    expect((await sponson(["apply", "--plan", EXAMPLE_PLAN, "--scope", scope], admin)).code).toBe(0);
+    const refused = await sponson(["apply", "--plan", empty, "--scope", scope], admin);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("sponson: EMPTY_PLAN:");
+    expect(refused.stderr).toContain("--allow-empty");
+    const allowed = await sponson(["apply", "--plan", empty, "--scope", scope, "--allow-empty"], admin);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain("3 removed");
   });
 });
 

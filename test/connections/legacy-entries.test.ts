@@ -67,7 +67,8 @@ describe("entries recorded before connections", () => {
     const url = `https://${scope}.preview.example.com/callback`;
     await legacyReceipt(scope, "attacker.example.com", url);
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/destroy`, {});
-    expect(res.status).toBe(200);
+    // A failed run is never a 2xx: 422, a record the service cannot act on (VALIDATION) until configured.
+    expect(res.status).toBe(422);
     const result = (await res.json()) as {
       run: { status: string };
       lines: Array<{ result: string; error?: { message: string } }>;

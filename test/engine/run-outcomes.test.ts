@@ -22,7 +22,7 @@ async function changeReceiptBehindTheRun(scope: string): Promise<void> {
 }
 
 describe("run outcomes", () => {
-  it("a receipt conflict after the run wrote to the provider answers 200 with a failed run and its lines", async () => {
+  it("a receipt conflict after the run wrote to the provider answers 409 with a failed run and its lines", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const scope = freshPr();
@@ -37,7 +37,8 @@ describe("run outcomes", () => {
       },
     });
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
-    expect(res.status).toBe(200);
+    // A failed run is never a 2xx (README, "Status codes of a run"); the run is the body still.
+    expect(res.status).toBe(409);
     const result = (await res.json()) as RunResult;
     expect(changed).toBe(1);
     expect(result.run.status).toBe("failed");
@@ -128,7 +129,8 @@ describe("run outcomes", () => {
     const plan = previewPlan(domain);
     for (const line of plan.lines) line.params.client = TEST_M2M.clientSecret.replace(/[^A-Za-z0-9_-]/g, "");
     const res = await call(testApp(), "POST", `/v1/scopes/preview/${scope}/preview`, { plan });
-    expect(res.status).toBe(200);
+    // The line's refusal is INTERNAL (a registered secret): the failed run answers 500.
+    expect(res.status).toBe(500);
     expect(((await res.json()) as RunResult).run.status).toBe("failed");
     expect((await receipt("preview", scope)).runs).toEqual([]);
     const key = `scope:${DEFAULT_REPOSITORY.id}/preview/${scope}`;

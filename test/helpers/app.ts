@@ -53,8 +53,7 @@ export async function apply(
   extra: { wait?: boolean; waitTimeoutSeconds?: number } = {},
 ): Promise<RunResult> {
   const res = await call(app, "POST", `/v1/scopes/${environment}/${scope}/apply`, { plan, ...extra });
-  if (res.status !== 200) throw new Error(`apply ${scope}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as RunResult;
+  return runOf(res, `apply ${scope}`);
 }
 
 export async function destroy(
@@ -64,8 +63,26 @@ export async function destroy(
   extra: { wait?: boolean; waitTimeoutSeconds?: number } = {},
 ): Promise<RunResult> {
   const res = await call(app, "POST", `/v1/scopes/${environment}/${scope}/destroy`, extra);
-  if (res.status !== 200) throw new Error(`destroy ${scope}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as RunResult;
+  return runOf(res, `destroy ${scope}`);
+}
+
+/**
+ * The run a JSON answer carries: 200 when it succeeded, a non-2xx when it failed (README, "Status
+ * codes of a run"). A problem, or a status that contradicts the run, throws.
+ */
+export async function runOf(res: Response, what: string): Promise<RunResult> {
+  const text = await res.text();
+  const body = (() => {
+    try {
+      return JSON.parse(text) as Partial<RunResult>;
+    } catch {
+      return {};
+    }
+  })();
+  const status = body.run?.status;
+  if (status === undefined || (status === "succeeded") !== (res.status === 200))
+    throw new Error(`${what}: ${res.status} ${text}`);
+  return body as RunResult;
 }
 
 /** An app whose provider transport records the host of every outbound request it sends. */

@@ -10,18 +10,22 @@ import { type Schema, Validator } from "@cfworker/json-schema";
 import { describe, it } from "vitest";
 import { PROBLEM_CONTENT_TYPE } from "../../shared/schemas/problem";
 import { isPublicRoute } from "../../workers/auth/route-access";
+import { FAILED_RUN_STATUS } from "../../workers/http/run-status";
 import { apply, call, testApp } from "../helpers/app";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
 import { bearer } from "../helpers/tokens";
 
+const RUN_PATH = /\/(apply|preview|destroy|rollback)$/;
+const FAILED_RUN_STATUSES = new Set<number>(Object.values(FAILED_RUN_STATUS));
+
 const app = testApp();
 
 interface Operation {
   operationId?: string;
   security?: Array<Record<string, string[]>>;
-  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema: Schema }> }>;
 }
 type Document = {
   openapi: string;
@@ -129,6 +133,21 @@ describe("the OpenAPI document", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it("a failed run is documented under every status of its causes, as a RunResult", async ({ expect }) => {
+    const doc = await fetchDocument();
+    for (const action of ["apply", "preview", "destroy", "rollback"]) {
+      const path = `/v1/scopes/{environment}/{scope}/${action}`;
+      for (const status of FAILED_RUN_STATUSES) {
+        expect(responseSchema(doc, "post", path, status, "application/json"), `${action} ${status}`).toEqual({
+          $ref: "#/components/schemas/RunResult",
+        });
+      }
+    }
+    expect(
+      doc.paths["/v1/scopes/{environment}/{scope}/apply"]?.post?.responses["400"]?.description,
+    ).toContain("EMPTY_PLAN");
+  });
+
   it("errors are documented as problem+json; authenticated operations require the bearer scheme", async ({
     expect,
   }) => {
@@ -140,9 +159,17 @@ describe("the OpenAPI document", () => {
         const statuses = Object.keys(op.responses).map(Number);
         // The API's errors are problems; the dashboard's HTML pages may answer errors as pages.
         for (const status of statuses.filter((s) => s >= 400 && path.startsWith("/v1/"))) {
-          expect(Object.keys(op.responses[String(status)]?.content ?? {}), where).toEqual([
-            PROBLEM_CONTENT_TYPE,
-          ]);
+          const types = Object.keys(op.responses[String(status)]?.content ?? {});
+          // A run's failed-run statuses also carry the run result (README, "Status codes of a run").
+          if (RUN_PATH.test(path) && FAILED_RUN_STATUSES.has(status)) {
+            expect(responseSchema(doc, method, path, status, "application/json"), where).toEqual({
+              $ref: "#/components/schemas/RunResult",
+            });
+            if (!types.includes(PROBLEM_CONTENT_TYPE)) continue;
+            expect(types.sort(), where).toEqual(["application/json", PROBLEM_CONTENT_TYPE].sort());
+          } else {
+            expect(types, where).toEqual([PROBLEM_CONTENT_TYPE]);
+          }
           expect(responseSchema(doc, method, path, status, PROBLEM_CONTENT_TYPE)).toEqual({
             $ref: "#/components/schemas/Problem",
           });

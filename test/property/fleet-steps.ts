@@ -98,7 +98,7 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
   const base = { scope: r.scope, plan: r.plan, lines };
   try {
     const result = r.plan
-      ? await engine.apply({ ...req, plan: planOf(world, r.plan) }, emit)
+      ? await engine.apply({ ...req, plan: planOf(world, r.plan), allowEmpty: true }, emit)
       : await engine.destroy(req, emit);
     return {
       ...base,

@@ -158,7 +158,7 @@ export async function runRaceHistory(history: RaceHistory, name: (i: number) => 
     try {
       result =
         step.action === "apply"
-          ? await engine.apply({ ...req(step.scope), plan: { version: 2, lines } })
+          ? await engine.apply({ ...req(step.scope), plan: { version: 2, lines }, allowEmpty: true })
           : await engine.destroy(req(step.scope));
     } catch (err) {
       if (!(err instanceof SimulatedCrash)) problems.push(`${where}: threw ${String(err)}`);

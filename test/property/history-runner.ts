@@ -96,7 +96,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
   try {
     const result =
       step.action === "apply"
-        ? await engine.apply({ ...req, plan: plan ?? planFor(world, step.lines) })
+        ? await engine.apply({ ...req, plan: plan ?? planFor(world, step.lines), allowEmpty: true })
         : step.action === "destroy"
           ? await engine.destroy(req)
           : await engine.rollback(req);

@@ -133,7 +133,10 @@ describe("scope endpoints", () => {
   });
 
   it("rollback of an unknown run is 404", async () => {
-    const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/rollback`, { runId: "run-nope" });
+    // A scope with a receipt: one with none answers 200 saying so (test/engine/no-receipt.test.ts).
+    const scope = freshPr();
+    await apply(app, "preview", scope, { version: 2, lines: [] });
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/rollback`, { runId: "run-nope" });
     expect(res.status).toBe(404);
     expect((await problem(res)).code).toBe("NOT_FOUND");
   });

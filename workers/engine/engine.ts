@@ -14,8 +14,11 @@ import type { RunResult } from "../../shared/schemas/run";
 import { ALL_URL_CHECKS } from "../../shared/url-shape";
 import { Lease } from "../locks/lease";
 import { assertItemShapes } from "../policy/check-item-shapes";
+import { isPolicyRefusal, type LineRefusal, refusedLines } from "../policy/refused-lines";
+import type { StoredReceipt } from "../receipts/receipt-store";
 import { applyLines, rollbackRun } from "./apply";
 import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
+import { refuseEmptyPlan, saidNoReceipt } from "./empty-scope";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { meteredDeps } from "./metered-deps";
@@ -55,6 +58,8 @@ export interface PlanRequest extends ScopeRequest {
   sha?: string;
   /** Values from CI for `{vars.<name>}` in item params. */
   vars?: Readonly<Record<string, string>>;
+  /** An apply with no lines may remove every entry the scope owns (docs/design.md, "Empty plans"). */
+  allowEmpty?: boolean;
 }
 
 /**
@@ -68,8 +73,11 @@ interface UnderScopeOptions {
   guard?: ScopeGuard | null;
   /** Connections the plan's admitted lines use, prepared (token exchanges) before the lease. */
   planConnections?: readonly string[];
-  /** Refuses the request from the receipt read before the lease (throws). */
-  refuse?: (stored: Receipt) => void;
+  /**
+   * Refuses the request from the receipt (throws): the one read before the lease, and again the
+   * one read under it (it may have changed in between).
+   */
+  refuse?: (stored: StoredReceipt) => void;
   metrics?: RunMetrics;
   /** Before the run is recorded, whatever happened: gives every line of the request a result. */
   finish?: (run: Run, session: ReceiptSession) => void;
@@ -115,6 +123,7 @@ export class Engine {
       {
         planConnections: resolved.map((l) => l.connection),
         metrics,
+        ...(req.plan.lines.length === 0 && req.allowEmpty !== true ? { refuse: refuseEmptyPlan } : {}),
         // A line the run never got to (an earlier object failed, or recovery did) says so.
         finish: (run) => {
           run.notReached(resolved.map((l) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent })));
@@ -145,6 +154,7 @@ export class Engine {
       req,
       emit,
       async ({ deps, run, session, writer }) => {
+        if (saidNoReceipt(run, session)) return "no-receipt";
         const removed = await removeEntries(deps, run, writer, session.receipt.ledger, "removed");
         if (removed && session.receipt.ledger.length === 0 && session.receipt.intents.length === 0) {
           run.warn(`receipt ${req.environment}/${req.scope} deleted: the scope owns nothing`);
@@ -170,6 +180,7 @@ export class Engine {
       req,
       emit,
       async ({ deps, run, session, writer }) => {
+        if (saidNoReceipt(run, session)) return "no-receipt";
         const created = target?.created ?? [];
         const entries = session.receipt.ledger.filter(
           (e) => e.runId === target?.id && created.includes(e.key),
@@ -177,12 +188,12 @@ export class Engine {
         await removeEntries(deps, run, writer, entries, "removed");
       },
       {
-        // Refused before the lease (404) when there is nothing to roll back.
-        refuse: (stored) => {
+        // Refused (404) when there is nothing to roll back; a scope with no receipt says so instead.
+        refuse: ({ receipt: stored, etag }) => {
           target = req.runId
             ? stored.runs.find((r) => r.id === req.runId)
             : [...stored.runs].reverse().find((r) => r.action === "apply" && r.created.length > 0);
-          if (!target) {
+          if (!target && etag !== null) {
             throw new SponsonError(
               "NOT_FOUND",
               req.runId ? `no run ${req.runId} in this scope` : "no run to roll back",
@@ -254,14 +265,22 @@ export class Engine {
     }
     const items = admitted.resolved.map((l) => ({ line: l.id, op: l.opName, item: entryOfKey(l.op, l.key) }));
     assertItemShapes(environment, items, this.#deps.urlChecks?.(environment) ?? ALL_URL_CHECKS);
+    // Every line is asked, and every refusal answered at once (workers/policy/refused-lines.ts).
+    const refusals: LineRefusal[] = [];
     for (const line of admitted.resolved) {
-      this.#deps.policy?.check({
-        environment,
-        op: line.opName,
-        identity: line.parent,
-        item: entryOfKey(line.op, line.key),
-      });
+      try {
+        this.#deps.policy?.check({
+          environment,
+          op: line.opName,
+          identity: line.parent,
+          item: entryOfKey(line.op, line.key),
+        });
+      } catch (err) {
+        if (!isPolicyRefusal(err)) throw err;
+        refusals.push({ line: line.id, error: err });
+      }
     }
+    if (refusals.length > 0) throw refusedLines(refusals);
     refuseTwoLinesOfOneItem(admitted.resolved);
     return admitted;
   }
@@ -370,7 +389,7 @@ export class Engine {
     req: ScopeRequest,
     emit: Emit,
     // biome-ignore lint/suspicious/noConfusingVoidType: bodies are async functions that usually return nothing.
-    body: (s: Session) => Promise<void | "delete-receipt">,
+    body: (s: Session) => Promise<void | "delete-receipt" | "no-receipt">,
     { guard = null, planConnections = [], refuse, metrics = metricsFor(req), finish }: UnderScopeOptions = {},
   ): Promise<RunResult> {
     const deps = meteredDeps(this.#deps, metrics);
@@ -391,7 +410,7 @@ export class Engine {
     // ever made while a lease is held.
     const contexts = this.#contexts(deps);
     const stored = read.receipt;
-    refuse?.(stored);
+    refuse?.(read);
     const prepared = new Set([
       ...planConnections,
       ...this.#recordConnections([...stored.ledger, ...stored.intents], req.environment),
@@ -432,8 +451,10 @@ export class Engine {
           },
         );
       }
-      run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
       const session = settledValue(opened);
+      // What refused the request before the lease, asked again of the receipt as it is now.
+      refuse?.({ receipt: session.receipt, etag: session.etag });
+      run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
       // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
       // died, or its last save failed): this run recovers them like the receipt's own, and its
       // saves make what is left durable in the receipt before its release lets the lock drop them.
@@ -450,7 +471,7 @@ export class Engine {
       }
       const writer = new ItemWriter(deps, run, session, lease, contexts);
       // biome-ignore lint/suspicious/noConfusingVoidType: what `body` resolves to, as declared above.
-      let outcome: void | "delete-receipt" | undefined;
+      let outcome: void | "delete-receipt" | "no-receipt" | undefined;
       try {
         await recoverIntents(deps, run, session, writer);
         outcome = await body({ deps, run, session, writer });
@@ -459,6 +480,8 @@ export class Engine {
         run.fail(err);
         if (action === "apply") await rollbackRun(deps, run, session, writer).catch((e) => run?.fail(e));
       }
+      // Nothing was there and nothing was done: no receipt is written for it.
+      if (outcome === "no-receipt") return run.result(deps.clock.now());
       if (outcome !== "delete-receipt") finish?.(run, session);
       try {
         await deps.faults?.("before-save", { line: "", key: "", action, runId, group: [] });

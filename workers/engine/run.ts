@@ -70,6 +70,7 @@ export class Run {
   readonly #log: (message: string) => void;
   #error: ErrorInfo | undefined;
   #skipped: string | undefined;
+  #noReceipt = false;
   /** Runs whose writes carried some of this run's changes (write combining). */
   readonly #combinedBy = new Set<string>();
 
@@ -144,6 +145,12 @@ export class Run {
     this.warn(`skipped: ${reason}`);
   }
 
+  /** The scope has no receipt: the run had nothing to act on, and says so (a mistyped scope?). */
+  noReceipt(message: string): void {
+    this.#noReceipt = true;
+    this.warn(message);
+  }
+
   /** Another run's write carried some of this run's changes. */
   combinedBy(runId: string): void {
     this.#combinedBy.add(runId);
@@ -214,6 +221,7 @@ export class Run {
         provenance: this.provenance,
         ...(error ? { error } : {}),
         ...(this.#skipped ? { skipped: this.#skipped } : {}),
+        ...(this.#noReceipt ? { noReceipt: true as const } : {}),
       },
       lines: this.lines,
       drift: this.drift,

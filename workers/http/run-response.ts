@@ -1,7 +1,8 @@
 /**
  * A run answered as one JSON document, or (Accept: application/x-ndjson) as one event per line
  * while it happens. A run refused before it starts is still a problem response in both modes: the
- * stream only opens once the run's first event exists.
+ * stream only opens once the run's first event exists. A JSON answer's status tells the outcome
+ * (./run-status.ts: never a 2xx for a failed run); a stream's is 200, its final event tells it.
  *
  * Every answer carries a `Server-Timing` header. A JSON answer's holds the run's full timings; a
  * stream's headers leave before the run ends, so they hold only what is known then (authorization)
@@ -14,6 +15,7 @@ import type { Emit } from "../engine/deps";
 import { errorInfo } from "../engine/run";
 import type { RunMetrics } from "../engine/run-metrics";
 import { onError } from "./problem";
+import { runStatus } from "./run-status";
 import { serverTiming } from "./server-timing";
 
 export const NDJSON = "application/x-ndjson";
@@ -50,7 +52,10 @@ async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => P
   // its provider write and its receipt save. A refusal still answers below, as a problem.
   c.executionCtx.waitUntil(run.catch(() => {}));
   const result = await run;
-  return c.json(result, 200, { [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()) });
+  // A failed run is never a 2xx (workers/http/run-status.ts); its body is the run all the same.
+  return c.json(result, runStatus(result), {
+    [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()),
+  });
 }
 
 async function streamRun(

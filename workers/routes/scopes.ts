@@ -4,6 +4,7 @@
  * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { ErrorCode } from "../../shared/errors";
 import { scopeLockKey } from "../../shared/lock-keys";
 import { MAX_VARS, VAR_NAME } from "../../shared/placeholders";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
@@ -33,6 +34,7 @@ import {
   withOpenApi,
 } from "../http/openapi-problems";
 import { answerRun, NDJSON } from "../http/run-response";
+import { FAILED_RUN_STATUS } from "../http/run-status";
 import { requestMetrics } from "../http/server-timing";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
@@ -68,29 +70,48 @@ const serverTimingHeader = {
   },
 };
 
-const runResponses = {
-  200: {
-    description:
-      "The run executed (status succeeded or failed). With `Accept: application/x-ndjson`, one RunEvent " +
-      "per line as it happens, the result last",
-    headers: serverTimingHeader,
-    content: {
-      "application/json": { schema: withOpenApi(runResultSchema, "RunResult") },
-      [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
-    },
-  },
-  // What refuses a run before it starts (docs/design.md, "Errors").
-  ...problemResponses(
+const runResult = withOpenApi(runResultSchema, "RunResult");
+
+/**
+ * What a run answers: 200 for a succeeded run (or any streamed one); a failed run (JSON mode) under
+ * its cause's status (workers/http/run-status.ts), beside the problems that refuse a run before it
+ * starts (docs/design.md, "Errors").
+ */
+function runResponses(...codes: ErrorCode[]) {
+  const problems = problemResponses(
     ...BODY_CODES,
     "NOT_FOUND",
     "LOCK_HELD",
     "CONCURRENT_MODIFICATION",
     "RATE_LIMITED",
     ...AUTH_CODES,
-  ),
-};
+    ...codes,
+  );
+  for (const status of new Set(Object.values(FAILED_RUN_STATUS))) {
+    const causes = Object.entries(FAILED_RUN_STATUS).filter(([, s]) => s === status);
+    const failed = `The run executed and failed (JSON mode): the RunResult, for a run whose error is ${causes.map(([code]) => code).join(", ")}`;
+    const problem = problems[status];
+    problems[status] = {
+      description: problem ? `${problem.description}. Or: ${failed}` : failed,
+      content: { ...(problem?.content ?? {}), "application/json": { schema: runResult } },
+    };
+  }
+  return {
+    200: {
+      description:
+        "The run executed and succeeded. With `Accept: application/x-ndjson`, one RunEvent per line as it " +
+        "happens, the result last: a streamed run always answers 200, its final `result` event says how it ended",
+      headers: serverTimingHeader,
+      content: {
+        "application/json": { schema: runResult },
+        [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
+      },
+    },
+    ...problems,
+  };
+}
 
-function runRoute<B extends z.ZodType>(action: string, body: B, summary: string) {
+function runRoute<B extends z.ZodType>(action: string, body: B, summary: string, ...codes: ErrorCode[]) {
   return createRoute({
     method: "post",
     path: `/v1/scopes/{environment}/{scope}/${action}`,
@@ -103,7 +124,7 @@ function runRoute<B extends z.ZodType>(action: string, body: B, summary: string)
       query: repositoryQuery,
       body: { content: { "application/json": { schema: body } }, required: true },
     },
-    responses: runResponses,
+    responses: runResponses(...codes),
   });
 }
 
@@ -118,6 +139,7 @@ const applyRoute = runRoute(
   "apply",
   withOpenApi(applyBodySchema.extend({ vars: documentedVars }), "ApplyBody"),
   "Apply a plan to a scope",
+  "EMPTY_PLAN",
 );
 const previewRoute = runRoute(
   "preview",
@@ -190,6 +212,7 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
         defaultBranch: c.get("repository").defaultBranch,
         sha: body.sha,
         vars: body.vars,
+        allowEmpty: body.allowEmpty,
         wait: body.wait,
         waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
         provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),

@@ -1,0 +1,43 @@
+/**
+ * The HTTP status of a run's JSON answer (docs/design.md, "Run outcomes and status codes"): a client
+ * that checks only the status must never take a failed run for success. A succeeded run is 200; a
+ * failed one answers by its cause — the run's error, else its first failed line's — with the run
+ * in the body unchanged. A streamed run's status leaves before the run ends: it stays 200 and its
+ * final `result` event says how it ended.
+ */
+import type { ErrorCode } from "../../shared/errors";
+import type { RunResult } from "../../shared/schemas/run";
+
+export type FailedRunStatus = 409 | 422 | 429 | 500 | 502;
+
+/**
+ * A failed run's status per cause. 409: another writer or lock holder was in the way, a retry
+ * may succeed; 502: the provider refused or failed; 422: the request was accepted but its content
+ * was refused while running (a policy, a line, a record the service cannot act on); 500: the
+ * service itself. Codes that only refuse a request before any run still have a row (exhaustive).
+ */
+export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
+  LOCK_HELD: 409,
+  LOCK_LOST: 409,
+  CONCURRENT_MODIFICATION: 409,
+  PROVIDER_ERROR: 502,
+  RATE_LIMITED: 429,
+  VALIDATION: 422,
+  FORBIDDEN: 422,
+  NOT_FOUND: 422,
+  PAYLOAD_TOO_LARGE: 422,
+  UNAUTHENTICATED: 422,
+  EMPTY_PLAN: 422,
+  INTERNAL: 500,
+};
+
+/** 200 for a succeeded run; a failed run's status by its cause, 500 when it names none. */
+export function runStatus(result: RunResult): 200 | FailedRunStatus {
+  if (result.run.status === "succeeded") return 200;
+  const code =
+    result.run.error?.code ?? result.lines.find((l) => l.result === "failed" && l.error)?.error?.code;
+  // A code this service does not know (a receipt's, from a newer version) is still no 2xx.
+  return code !== undefined && Object.hasOwn(FAILED_RUN_STATUS, code)
+    ? FAILED_RUN_STATUS[code as ErrorCode]
+    : 500;
+}
