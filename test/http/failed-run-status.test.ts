@@ -91,6 +91,33 @@ describe("a failed run over HTTP", () => {
     expect(result.lines.length).toBeGreaterThan(0);
   });
 
+  it("a run failed by a held lock says how long to wait, as a refusal does (Retry-After)", async () => {
+    const domain = freshAuth0Domain("st");
+    await seedTenant(domain);
+    const held = await holdAppLock(domain);
+    const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, {
+      plan: previewPlan(domain),
+    });
+    await held.release();
+    expect(res.status).toBe(409);
+    const result = (await res.json()) as RunResult;
+    const holder = result.run.error?.detail?.holder as { expiresAt?: number } | undefined;
+    expect(typeof holder?.expiresAt).toBe("number");
+    const seconds = Number(res.headers.get("retry-after"));
+    expect(Number.isInteger(seconds) && seconds >= 1).toBe(true);
+  });
+
+  it("control: a run failed by the provider sends no Retry-After", async () => {
+    const domain = freshAuth0Domain("st");
+    await seedTenant(domain);
+    await configureHost(domain, { failures: [{ status: 400, count: 1, on: "write" }] });
+    const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, {
+      plan: previewPlan(domain),
+    });
+    expect(res.status).toBe(502);
+    expect(res.headers.get("retry-after")).toBeNull();
+  });
+
   it("an apply the provider refuses answers 502 with the failed run in the body", async () => {
     const domain = freshAuth0Domain("st");
     await seedTenant(domain);

@@ -9,13 +9,14 @@
  * and the full timings come in the final `result` event. A refusal's holds the timings up to it.
  */
 import type { Context } from "hono";
+import { SponsonError } from "../../shared/errors";
 import type { RunEvent, RunResult } from "../../shared/schemas/run";
 import { configFromEnv } from "../config/config";
 import type { Emit } from "../engine/deps";
 import { errorInfo } from "../engine/run";
 import type { RunMetrics } from "../engine/run-metrics";
-import { onError } from "./problem";
-import { runStatus } from "./run-status";
+import { lockRetryAfter, onError } from "./problem";
+import { runCause, runStatus } from "./run-status";
 import { serverTiming } from "./server-timing";
 
 export const NDJSON = "application/x-ndjson";
@@ -53,9 +54,17 @@ async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => P
   c.executionCtx.waitUntil(run.catch(() => {}));
   const result = await run;
   // A failed run is never a 2xx (workers/http/run-status.ts); its body is the run all the same.
-  return c.json(result, runStatus(result), {
+  const headers: Record<string, string> = {
     [SERVER_TIMING]: serverTiming(result.timings ?? metrics.timings()),
-  });
+  };
+  // A run failed by a held lock says how long to wait, as a LOCK_HELD refusal does (RFC 9110 §10.2.3).
+  const cause = runCause(result);
+  const retryAfter =
+    cause?.code === "LOCK_HELD"
+      ? lockRetryAfter(new SponsonError("LOCK_HELD", cause.message, cause.detail), Date.now())
+      : undefined;
+  if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
+  return c.json(result, runStatus(result), headers);
 }
 
 async function streamRun(

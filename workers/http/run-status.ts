@@ -8,6 +8,8 @@
 import type { ErrorCode } from "../../shared/errors";
 import type { RunResult } from "../../shared/schemas/run";
 
+type RunError = NonNullable<RunResult["run"]["error"]>;
+
 export type FailedRunStatus = 409 | 422 | 429 | 500 | 502;
 
 /**
@@ -31,11 +33,16 @@ export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
   INTERNAL: 500,
 };
 
+/** What failed a run: its own error, else its first failed line's; none for a succeeded run. */
+export function runCause(result: RunResult): RunError | undefined {
+  if (result.run.status === "succeeded") return undefined;
+  return result.run.error ?? result.lines.find((l) => l.result === "failed" && l.error)?.error;
+}
+
 /** 200 for a succeeded run; a failed run's status by its cause, 500 when it names none. */
 export function runStatus(result: RunResult): 200 | FailedRunStatus {
   if (result.run.status === "succeeded") return 200;
-  const code =
-    result.run.error?.code ?? result.lines.find((l) => l.result === "failed" && l.error)?.error?.code;
+  const code = runCause(result)?.code;
   // A code this service does not know (a receipt's, from a newer version) is still no 2xx.
   return code !== undefined && Object.hasOwn(FAILED_RUN_STATUS, code)
     ? FAILED_RUN_STATUS[code as ErrorCode]
