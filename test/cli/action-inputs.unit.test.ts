@@ -7,7 +7,6 @@
  */
 import { afterEach, describe, it } from "vitest";
 import { actionInputs, cliArgs } from "../../action/inputs";
-import { provenanceFromGithub } from "../../action/provenance";
 import { parseVars } from "../../action/vars";
 import { serviceUrlProblem } from "../../cli/service-url";
 
@@ -123,45 +122,5 @@ describe("vars", () => {
   it("a bad var fails the inputs, before any token is asked for", ({ expect }) => {
     withInputs({ vars: "URL=https://x.example" });
     expect(() => actionInputs()).toThrow(/vars line 1: "URL" is not a var name/);
-  });
-});
-
-describe("declared provenance", () => {
-  const runner = {
-    GITHUB_ACTOR: "octocat",
-    GITHUB_SHA: "2".repeat(40),
-    GITHUB_REF: "refs/pull/9/merge",
-    GITHUB_HEAD_REF: "feat-x",
-    GITHUB_SERVER_URL: "https://github.com",
-    GITHUB_REPOSITORY: "acme/web",
-    GITHUB_RUN_ID: "123456",
-    GITHUB_RUN_ATTEMPT: "2",
-  };
-
-  it("a pull request's job: actor, pull request, head branch, head commit, ref and the run's URL", ({
-    expect,
-  }) => {
-    expect(provenanceFromGithub(runner, { number: 9, headSha: "1".repeat(40) })).toEqual({
-      actor: "octocat",
-      pullRequest: 9,
-      headBranch: "feat-x",
-      sha: "1".repeat(40),
-      ref: "refs/pull/9/merge",
-      runUrl: "https://github.com/acme/web/actions/runs/123456/attempts/2",
-    });
-  });
-
-  it("a push: no pull request or head branch; the pushed commit; attempt 1 by default", ({ expect }) => {
-    const { GITHUB_HEAD_REF: _, GITHUB_RUN_ATTEMPT: __, ...push } = runner;
-    expect(provenanceFromGithub({ ...push, GITHUB_REF: "refs/heads/main" }, null)).toEqual({
-      actor: "octocat",
-      sha: "2".repeat(40),
-      ref: "refs/heads/main",
-      runUrl: "https://github.com/acme/web/actions/runs/123456/attempts/1",
-    });
-  });
-
-  it("outside a runner there is nothing to declare", ({ expect }) => {
-    expect(provenanceFromGithub({}, null)).toEqual({});
   });
 });
