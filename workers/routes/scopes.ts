@@ -93,6 +93,8 @@ function runResponses(...codes: ErrorCode[]) {
     const problem = problems[status];
     problems[status] = {
       description: problem ? `${problem.description}. Or: ${failed}` : failed,
+      // A run failed by a held lock sends Retry-After too (workers/http/run-response.ts).
+      ...(problem?.headers ? { headers: problem.headers } : {}),
       content: { ...(problem?.content ?? {}), "application/json": { schema: runResult } },
     };
   }
