@@ -24,19 +24,24 @@ export function holdView({ reason, by, since, until }: HoldRow): HoldView {
  * LOCK_HELD for a run that needs a held lock: names the hold (why, who, until when), says what to
  * do, and how long to wait (`retryAfterSeconds`, sent as `Retry-After`).
  */
-export function holdRefusal(key: string, hold: HoldRow, now: number, position?: number): Result<never> {
+export function holdRefusal(
+  hold: HoldRow,
+  at: { key: string; now: number; leaseEnd: number; position: number | undefined },
+): Result<never> {
+  const { key, now, position } = at;
+  const grantable = Math.max(hold.until, at.leaseEnd);
   const until = new Date(hold.until).toISOString();
   return fail(
     "LOCK_HELD",
     // The reason is the admin's sentence; its own final full stop is not doubled.
     `${key} is on hold until ${until}, set by ${hold.by}: ${hold.reason.replace(/[.\s]+$/, "")}. ` +
-      `Runs that need it are refused until then: retry after ${until}, or an admin can lift it ` +
+      `Runs that need it are refused until then: retry after ${new Date(grantable).toISOString()}, or an admin can lift it ` +
       `with \`sponson unhold ${key}\`.`,
     {
       lock: key,
       holder: { hold: { reason: hold.reason, by: hold.by, until: hold.until } },
       expiresAt: hold.until,
-      retryAfterSeconds: Math.max(1, Math.ceil((hold.until - now) / 1000)),
+      retryAfterSeconds: Math.max(1, Math.ceil((grantable - now) / 1000)),
       ...(position === undefined ? {} : { position }),
     },
   );

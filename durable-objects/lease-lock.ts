@@ -35,7 +35,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
-import type { LeaseHolder, RunOrigin } from "../shared/schemas/provenance";
+import type { LockHolder, RunOrigin } from "../shared/schemas/provenance";
 import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
@@ -249,14 +249,20 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     key: string;
     holder: string;
     origin?: RunOrigin;
-  }): Promise<{ position: number | null; holder: LeaseHolder | null }> {
+  }): Promise<{ position: number | null; holder: LockHolder | null }> {
     // Read-only: no promote, no index work; a report may only ever say what is.
     const at = this.#lease.queue.all().findIndex((w) => w.holder === req.holder);
     const lease = this.#store.lease();
     const { viewer } = this.#lease.askerOf(req);
+    // A hold in force is what a queued run waits for, whoever holds the lease now.
+    const hold = this.#holds.view(Date.now());
     return {
       position: at < 0 ? null : at + 1,
-      holder: lease === null ? null : leaseHolderOf(lease, viewer),
+      holder: hold
+        ? { hold: { reason: hold.reason, by: hold.by, until: hold.until } }
+        : lease === null
+          ? null
+          : leaseHolderOf(lease, viewer),
     };
   }
 

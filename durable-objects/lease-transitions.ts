@@ -92,13 +92,15 @@ export class LeaseTransitions {
   promote(now: number): void {
     const { store } = this.#p;
     let lease = store.lease();
-    // Within a lock-delay or a hold nobody is granted; the alarm armed for its end hands the lock over.
-    if (this.queue.length > 0 && now < this.#noGrantBefore(now)) return;
+    // Within a lock-delay nobody is granted; the alarm armed for its end hands the lock over.
+    if (this.queue.length > 0 && now < store.quietUntil(now)) return;
     if (lease && isExpired(lease, now) && this.queue.length > 0) {
       this.#end(now, lease);
       lease = null;
     }
-    if (lease === null) {
+    // A hold blocks only the next grant: a lease still ends, and waiters kept past their timeout
+    // still go below (docs/design.md, "Lease protocol: holds").
+    if (lease === null && now >= this.#p.holds.until(now)) {
       const next = this.queue.next();
       if (next) {
         // Provisional until claimed: a waiter whose caller has gone never claims, and the lock
@@ -125,7 +127,9 @@ export class LeaseTransitions {
     const { store } = this.#p;
     const now = Date.now();
     const hold = this.#p.holds.inForce(now);
-    if (hold) return holdRefusal(store.key ?? "", hold, now, asker.position);
+    // A lease outliving the hold still holds the lock after it: Retry-After is the later end.
+    const leaseEnd = lease && !isExpired(lease, now) ? lease.expiresAt : 0;
+    if (hold) return holdRefusal(hold, { key: store.key ?? "", now, leaseEnd, position: asker.position });
     return heldRefusal({ key: store.key ?? "", identity: store.identity }, lease, asker);
   }
 

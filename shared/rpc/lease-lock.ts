@@ -15,7 +15,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../schemas/ownership";
-import type { LeaseHolder, RunOrigin } from "../schemas/provenance";
+import type { LockHolder, RunOrigin } from "../schemas/provenance";
 import type { Intent } from "../schemas/receipt";
 import type { RecentWrite } from "../schemas/recent-writes";
 
@@ -96,14 +96,15 @@ export interface LeaseLockApi {
   pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   /**
-   * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it,
+   * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it (or the hold in force,
+   * which is what it waits for),
    * read-only: what the `waiting` events of a queued run say (docs/design.md, "Lock answers").
    */
   waiting(req: {
     key: string;
     holder: string;
     origin?: RunOrigin;
-  }): Promise<{ position: number | null; holder: LeaseHolder | null }>;
+  }): Promise<{ position: number | null; holder: LockHolder | null }>;
   read(req: { key: string }): Promise<LockState>;
   /** Holds (docs/design.md, "Lease protocol: holds"); the route checks the admin role and audits. */
   hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>>;
