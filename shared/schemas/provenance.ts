@@ -10,7 +10,16 @@ import { SHA_PATTERN } from "../placeholders";
 const MAX_TEXT = 200;
 const MAX_URL = 500;
 
-const text = z.string().min(1).max(MAX_TEXT);
+/**
+ * One line of text: a control character (a line break above all) would let a declared value start a
+ * GitHub workflow command (`::add-mask::`) in the CI log of every run told who holds its lock.
+ */
+const text = z
+  .string()
+  .min(1)
+  .max(MAX_TEXT)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "one line, no control characters");
 const httpsUrl = z
   .string()
   .max(MAX_URL)

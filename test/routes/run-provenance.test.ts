@@ -51,6 +51,10 @@ describe("a service token's run records the provenance it declares", () => {
     ["an http:// run URL", { runUrl: "http://ci.example.com/run/1" }],
     ["an unknown field", { token: "ghp_secret" }],
     ["an actor longer than 200 characters", { actor: "a".repeat(201) }],
+    // A line break would let a declared value start a GitHub workflow command (`::add-mask::…`) in
+    // the CI log of every run that is told who holds its lock.
+    ["a line break in the actor", { actor: "octocat\n::stop-commands::x" }],
+    ["a control character in the head branch", { headBranch: "feat\u001b[2Jx" }],
   ])("a provenance with %s is refused 400 VALIDATION", async (_name, provenance) => {
     const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, {
       plan: { version: 2, lines: [] },
