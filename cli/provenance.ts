@@ -20,9 +20,11 @@ function runUrlOf(env: Env): string | undefined {
   return `${server.replace(/\/+$/, "")}/${repository}/actions/runs/${id}/attempts/${attempt}`;
 }
 
-/** The job's provenance, each field only if it fits (a field that does not is left out); undefined if none. */
+/** The job's provenance for a service token's run, each field only if it fits; undefined if none. */
 export function provenanceFromEnv(env: Env): DeclaredProvenance | undefined {
-  if (env.GITHUB_ACTIONS !== "true") return undefined;
+  // Only a service token's run declares: with the job's OIDC token the service reads the verified
+  // claims, and a service older than provenance would refuse the unknown field.
+  if (env.GITHUB_ACTIONS !== "true" || !env.SPONSON_TOKEN) return undefined;
   const ref = env.GITHUB_REF || undefined;
   const pull = ref ? PULL_REF.exec(ref) : null;
   const candidate: Record<string, unknown> = {

@@ -133,9 +133,10 @@ describe("the locks table", () => {
 });
 
 describe("the provenance the CLI declares", () => {
-  it("comes from the GITHUB_* variables of a pull request job", () => {
+  it("comes from the GITHUB_* variables of a pull request job that uses a service token", () => {
     expect(
       provenanceFromEnv({
+        SPONSON_TOKEN: "a-service-token",
         GITHUB_ACTIONS: "true",
         GITHUB_ACTOR: "octocat",
         GITHUB_REF: "refs/pull/9/merge",
@@ -154,10 +155,17 @@ describe("the provenance the CLI declares", () => {
     });
   });
 
+  it("is nothing with the job's own OIDC token: the service reads the verified claims, and a service that predates provenance refuses the field", () => {
+    expect(
+      provenanceFromEnv({ GITHUB_ACTIONS: "true", GITHUB_ACTOR: "octocat", GITHUB_REF: "refs/pull/9/merge" }),
+    ).toBeUndefined();
+  });
+
   it("is nothing outside GitHub Actions, and never an http:// run URL", () => {
-    expect(provenanceFromEnv({})).toBeUndefined();
+    expect(provenanceFromEnv({ SPONSON_TOKEN: "a-service-token" })).toBeUndefined();
     expect(
       provenanceFromEnv({
+        SPONSON_TOKEN: "a-service-token",
         GITHUB_ACTIONS: "true",
         GITHUB_SERVER_URL: "http://ghe.internal",
         GITHUB_REPOSITORY: "acme/web",
