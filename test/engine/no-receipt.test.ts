@@ -36,7 +36,7 @@ describe("a scope with no receipt", () => {
       const result = (await res.json()) as RunResult;
       expect(result.run).toMatchObject({ status: "succeeded", noReceipt: true });
       expect(result.warnings).toEqual([
-        `scope preview/${scope} has no receipt: nothing was ever applied to it (is the scope name right?)`,
+        `scope preview/${scope} has no receipt: nothing was applied to it, or it was destroyed already (is the scope name right?)`,
       ]);
       expect(result.lines).toEqual([]);
       expect((await stored(scope)).etag).toBeNull();

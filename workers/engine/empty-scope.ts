@@ -16,7 +16,7 @@ export function saidNoReceipt(run: Run, session: ReceiptSession): boolean {
   const { ledger, intents } = session.receipt;
   if (session.exists || ledger.length > 0 || intents.length > 0 || run.lines.length > 0) return false;
   run.noReceipt(
-    `scope ${run.environment}/${run.scope} has no receipt: nothing was ever applied to it (is the scope name right?)`,
+    `scope ${run.environment}/${run.scope} has no receipt: nothing was applied to it, or it was destroyed already (is the scope name right?)`,
   );
   return true;
 }
