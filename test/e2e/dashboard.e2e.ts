@@ -121,12 +121,12 @@ describe("the dashboard in a browser", () => {
     await lockCard(viewer, "scope:186853002/preview/pr-1").waitFor();
     await lockCard(viewer, "scope:186853002/preview/pr-2").waitFor();
     await parent.locator(".waiter").nth(1).waitFor();
-    expect(await parent.locator(".holder").textContent()).toBe("run-stuck-e2e");
+    expect(await parent.locator(".holder-run .holder").textContent()).toBe("run-stuck-e2e");
     expect(await parent.locator(".identity").textContent()).toBe(APP_IDENTITY);
     const waiters = await parent.locator(".waiter").allTextContents();
     const scopeHolders = [
-      await lockCard(viewer, "scope:186853002/preview/pr-1").locator(".holder").textContent(),
-      await lockCard(viewer, "scope:186853002/preview/pr-2").locator(".holder").textContent(),
+      await lockCard(viewer, "scope:186853002/preview/pr-1").locator(".holder-run .holder").textContent(),
+      await lockCard(viewer, "scope:186853002/preview/pr-2").locator(".holder-run .holder").textContent(),
     ];
     // The runs waiting for the application are exactly the runs holding the two scopes.
     expect([...waiters].sort()).toEqual([...scopeHolders].sort());
@@ -167,12 +167,14 @@ describe("the dashboard in a browser", () => {
     // The admin force-releases the stuck lock with a reason and the confirmation.
     const admin = await signIn(adminToken);
     const adminParent = lockCard(admin, parentKey);
-    await adminParent.locator("details.release summary").click();
-    await adminParent.locator('textarea[name="reason"]').fill("run-stuck-e2e's runner is gone");
-    await adminParent.locator('input[name="confirm"]').check();
+    // The force-release form, not the hold form beside it.
+    const release = adminParent.locator("details.release");
+    await release.locator("summary").click();
+    await release.locator('textarea[name="reason"]').fill("run-stuck-e2e's runner is gone");
+    await release.locator('input[name="confirm"]').check();
     await Promise.all([
       admin.waitForURL(/\/dashboard\?released=/),
-      adminParent.locator('button[type="submit"]').click(),
+      release.locator('button[type="submit"]').click(),
     ]);
     await admin.getByText(`Force-released ${parentKey}.`).waitFor();
 

@@ -22,7 +22,7 @@ export function HoldFacts({ hold, now }: { hold: HoldView; now: number }) {
 /** Sets a hold: on a card its key is fixed; above the cards the admin types one (a free lock is not listed). */
 export function HoldForm({ csrf, lockKey }: { csrf: string; lockKey?: string }) {
   return (
-    <details class="release hold-form">
+    <details class="hold-form">
       <summary>{lockKey ? "Hold…" : "Hold a lock…"}</summary>
       <form method="post" action="/dashboard/locks/hold">
         <input type="hidden" name="csrf" value={csrf} />

@@ -53,7 +53,7 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
           </>
         ) : null}
         <dt>holder run</dt>
-        <dd>
+        <dd class="holder-run">
           <HolderText run={lock.holder} by={lock.heldBy} />
         </dd>
         {lock.since === null || lock.expiresAt === null ? null : (

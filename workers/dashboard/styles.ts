@@ -66,9 +66,9 @@ details.scope > summary {
 }
 details.scope[open] > summary { border-radius: 10px 10px 0 0; }
 details.scope .table-wrap { border-top: 0; border-radius: 0 0 10px 10px; }
-details.release { margin-top: .6rem; }
-details.release summary { cursor: pointer; color: var(--bad); font-weight: 600; }
-details.release form { display: grid; gap: .5rem; margin-top: .5rem; }
+details.release, details.hold-form { margin-top: .6rem; }
+details.release summary, details.hold-form summary { cursor: pointer; color: var(--bad); font-weight: 600; }
+details.release form, details.hold-form form { display: grid; gap: .5rem; margin-top: .5rem; }
 label { display: grid; gap: .25rem; font-size: .9rem; }
 label.check { display: flex; gap: .5rem; align-items: flex-start; }
 textarea, input[type=password] {
