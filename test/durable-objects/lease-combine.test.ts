@@ -10,7 +10,16 @@ import { ANSWER_KEEP_MS } from "../../durable-objects/combine-store";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import type { CombinedOutcome, CombineReport, QueuedChange } from "../../shared/schemas/combine";
 import type { OwnerChange } from "../../shared/schemas/ownership";
-import { armedAlarm, expireLeaseNow, freshScopeKey, granted, rawStub, refused, stub } from "../helpers/locks";
+import {
+  armedAlarm,
+  expireLeaseNow,
+  freshScopeKey,
+  granted,
+  rawStub,
+  refused,
+  stub,
+  untilQueued,
+} from "../helpers/locks";
 import { checkHistorySequence } from "../locks/history-checker";
 
 const TTL_MS = 30_000;
@@ -64,14 +73,6 @@ async function restartObject(key: string): Promise<void> {
     (err: unknown) => err,
   );
   if (!aborted) throw new Error("the object did not restart");
-}
-
-async function untilQueued(key: string, count: number): Promise<void> {
-  for (let i = 0; i < 10_000; i++) {
-    if ((await stub(key).read({ key })).waiters.length >= count) return;
-    await scheduler.wait(1);
-  }
-  throw new Error(`no ${count} waiter(s) on ${key}`);
 }
 
 function setup() {

@@ -6,20 +6,12 @@
  */
 import { describe, it } from "vitest";
 import type { QueuedChange } from "../../shared/schemas/combine";
-import { freshScopeKey, granted, refused, stub } from "../helpers/locks";
+import { freshScopeKey, granted, refused, stub, untilQueued } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 const HOUR_MS = 3_600_000;
 /** Short enough to pass within the test; the object's own timer refuses (or keeps) the waiter. */
 const SHORT_WAIT_MS = 200;
-
-async function untilQueued(key: string): Promise<void> {
-  for (let i = 0; i < 10_000; i++) {
-    if ((await stub(key).read({ key })).waiters.length > 0) return;
-    await scheduler.wait(1);
-  }
-  throw new Error(`no waiter on ${key}`);
-}
 
 function changeOf(runId: string): QueuedChange {
   return {
@@ -50,7 +42,7 @@ describe("holds at the edges of the lease protocol", () => {
       waitTimeoutMs: SHORT_WAIT_MS,
       changes: [changeOf("run-b")],
     });
-    await untilQueued(key);
+    await untilQueued(key, 1);
     // The holder takes run-b's changes, then an admin holds the lock.
     expect(granted(await lock.takeQueued({ key, holder: "run-a", token: a.token })).waiters).toHaveLength(1);
     granted(await lock.hold({ key, reason: "maintenance", by: "alice-admin", ttlMs: HOUR_MS }));
@@ -74,7 +66,7 @@ describe("holds at the edges of the lease protocol", () => {
     const lock = stub(key);
     const set = granted(await lock.hold({ key, reason: "IdP migration", by: "alice-admin", ttlMs: HOUR_MS }));
     const pending = lock.acquire({ key, holder: "run-b", ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
-    await untilQueued(key);
+    await untilQueued(key, 1);
     const report = await lock.waiting({ key, holder: "run-b" });
     expect(report.position).toBe(1);
     expect(report.holder).toEqual({

@@ -11,7 +11,7 @@ import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { heldIndexKey } from "../../shared/lock-index";
 import type { QueuedChange } from "../../shared/schemas/combine";
 import { holdAuditSchema, holdExpiryAuditKey } from "../../shared/schemas/hold";
-import { armedAlarm, freshScopeKey, granted, rawStub, refused, stub } from "../helpers/locks";
+import { armedAlarm, freshScopeKey, granted, rawStub, refused, stub, untilQueued } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 const HOUR_MS = 3_600_000;
@@ -30,14 +30,6 @@ async function holdRows(key: string): Promise<number> {
     async (_instance: LeaseLock, state) =>
       state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM holds").one().n,
   );
-}
-
-async function untilQueued(key: string, count: number): Promise<void> {
-  for (let i = 0; i < 10_000; i++) {
-    if ((await stub(key).read({ key })).waiters.length >= count) return;
-    await scheduler.wait(1);
-  }
-  throw new Error(`no ${count} waiter(s) on ${key}`);
 }
 
 function setup(prefix = "hold") {

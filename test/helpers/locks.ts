@@ -100,3 +100,12 @@ export function withState<S extends object>(target: LockTarget, state: S): LockT
     set: (_, prop, value) => Reflect.set(state, prop, value),
   }) as LockTarget & S;
 }
+
+/** Resolves once `count` runs wait on the lock (a read each millisecond; bounded, never a race). */
+export async function untilQueued(key: string, count: number): Promise<void> {
+  for (let i = 0; i < 10_000; i++) {
+    if ((await stub(key).read({ key })).waiters.length >= count) return;
+    await scheduler.wait(1);
+  }
+  throw new Error(`no ${count} waiter(s) on ${key}`);
+}
