@@ -5,10 +5,10 @@
 
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { createDevApp, type DevAppOptions } from "../../dev/entry/dev-app";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import type { App } from "../../workers/app";
-import { createDevApp, type DevAppOptions } from "../../workers/dev/dev-app";
 import { testEnv } from "./connections";
 import { bearer } from "./tokens";
 

@@ -14,7 +14,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = await startWranglerDev({
     name: "sdk",
     vars: {},
-    config: "workers/emulators/wrangler.toml",
+    config: "dev/emulators/wrangler.toml",
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
   project.provide("emulatorsUrl", server.url);

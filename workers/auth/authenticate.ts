@@ -5,8 +5,8 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
-import { dashboardSessionToken, signInRedirect } from "../dashboard/session";
 import { authConfigFromEnv } from "./auth-config";
+import { dashboardSessionToken, signInRedirect } from "./dashboard-session";
 import { type GithubKeySource, remoteGithubKeys } from "./github-keys";
 import { assertNotRevoked } from "./revoked-tokens";
 import { isPublicRoute } from "./route-access";

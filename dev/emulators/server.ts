@@ -13,10 +13,10 @@
  * body. The Host header the caller sent is dropped, so a signature over the real host (SigV4) is
  * checked against the host named in the path.
  */
-import type { ProviderEmulator } from "../../durable-objects/provider-emulator";
+import type { ProviderEmulator } from "../provider-emulator";
 import { emulatorObjectName } from "./registry";
 
-export { ProviderEmulator } from "../../durable-objects/provider-emulator";
+export { ProviderEmulator } from "../provider-emulator";
 
 interface EmulatorServerEnv {
   PROVIDER_EMULATOR: DurableObjectNamespace<ProviderEmulator>;

@@ -9,8 +9,8 @@ import { z } from "zod";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
-import type { AppEnv } from "../app-env";
-import { lockTarget } from "../locks/lock-target";
+import type { AppEnv } from "../../workers/app-env";
+import { lockTarget } from "../../workers/locks/lock-target";
 
 const holdSchema = z.object({
   /** A parent identity, e.g. `auth0:<tenant>:client:<id>`; its `_locks/<h>` key is derived. */
