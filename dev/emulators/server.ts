@@ -1,7 +1,7 @@
 /**
  * A Worker that serves only the provider emulators over HTTP, for clients that cannot run inside
  * workerd: the vendor-SDK fidelity suite (test/sdk/) and anyone pointing an SDK at them by hand.
- * Started with `wrangler dev --config workers/emulators/wrangler.toml`; never deployed.
+ * Started with `wrangler dev --config dev/emulators/wrangler.toml`; never deployed.
  *
  *   ANY  /v1/emulators/{host}/{path}?{query}  → answered by {host}'s emulator as `https://{host}/{path}`
  *   POST /v1/emulator-control/{host}/seed      ← JSON `{key: value}` written into that host's state

@@ -1,5 +1,5 @@
 /**
- * Outbound provider HTTP of the dev entry and the tests (workers/dev/dev-env.ts): adapters always
+ * Outbound provider HTTP of the dev entry and the tests (dev/entry/dev-env.ts): adapters always
  * address the provider's real host, and the request is answered by that host's emulator object
  * instead of the network. The production entry (workers/index.ts) never imports this.
  */

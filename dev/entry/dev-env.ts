@@ -9,7 +9,7 @@ import { providerFetch } from "../emulators/transport";
 import type { ProviderEmulator } from "../provider-emulator";
 
 export interface DevEnv extends Env {
-  /** Emulated provider hosts, one object per host (durable-objects/provider-emulator.ts). */
+  /** Emulated provider hosts, one object per host (dev/provider-emulator.ts). */
   PROVIDER_EMULATOR: DurableObjectNamespace<ProviderEmulator>;
   /** "on": mount the lock hooks of ./test-hooks.ts (test/support/wrangler-dev.ts sets it). */
   SPONSON_TEST_HOOKS?: string;

@@ -1,7 +1,7 @@
 /**
  * Local-only lock hooks for the browser tests (test/e2e/): hold a lock as a named holder, the way a
  * stuck run would, so a page can be shown two applies queued behind it. Mounted only by the dev
- * entry, when SPONSON_TEST_HOOKS=on (workers/dev/index.ts); the production entry has no such
+ * entry, when SPONSON_TEST_HOOKS=on (dev/entry/index.ts); the production entry has no such
  * route. Admin-only through the route table like every other POST.
  */
 import { Hono } from "hono";

@@ -1,5 +1,5 @@
 /**
- * Drives the Worker's HTTP API in-process: the dev entry's app (workers/dev/dev-app.ts), i.e.
+ * Drives the Worker's HTTP API in-process: the dev entry's app (dev/entry/dev-app.ts), i.e.
  * production's createApp on the emulator transport, with real Durable Objects, R2 and emulators.
  */
 

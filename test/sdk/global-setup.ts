@@ -1,4 +1,4 @@
-/** Starts the emulators-only Worker (workers/emulators/server.ts) for the vendor-SDK suite. */
+/** Starts the emulators-only Worker (dev/emulators/server.ts) for the vendor-SDK suite. */
 import type { TestProject } from "vitest/node";
 import { startWranglerDev } from "../support/wrangler-dev";
 

@@ -3,7 +3,7 @@
  * lock feed socket, sign-in/out, admin force-release and holds. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
  * and hold POSTs need admin. Every POST here also passes the same-origin and CSRF checks of
- * workers/dashboard/session.ts. Outcomes are redirects (post/redirect/get), so a reload never
+ * workers/auth/dashboard-session.ts. Outcomes are redirects (post/redirect/get), so a reload never
  * repeats an action and the notice texts are chosen here, never echoed from the request.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
