@@ -13,7 +13,7 @@ export default defineConfig({
   envPrefix: ["VITE_", "SPONSON_PROPERTY_"],
   plugins: [
     cloudflareTest({
-      // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.
+      // The dev entry (dev/entry/index.ts): the production Worker plus the provider emulators.
       wrangler: { configPath: "./wrangler.dev.toml" },
       miniflare: {
         bindings: {

@@ -1,6 +1,6 @@
 // The vendor-SDK fidelity suite (test/sdk/): each provider's official SDK, pinned in package.json,
 // drives its emulator over HTTP. Plain Node against the emulators-only Worker under `wrangler dev`
-// (workers/emulators/server.ts), started once by the global setup.
+// (dev/emulators/server.ts), started once by the global setup.
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({

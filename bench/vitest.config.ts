@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   plugins: [
     cloudflareTest({
-      // The dev entry (workers/dev/index.ts): the production Worker plus the provider emulators.
+      // The dev entry (dev/entry/index.ts): the production Worker plus the provider emulators.
       wrangler: { configPath: "./wrangler.dev.toml" },
       miniflare: {
         bindings: {

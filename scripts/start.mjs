@@ -29,7 +29,7 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
 // Tokens from `npm run token` must verify against the key the instance loads at start.
 await ensureSigningKey();
 
-// The demo Google service account's key file (workers/emulators/firebase/demo.ts): a throwaway
+// The demo Google service account's key file (dev/emulators/firebase/demo.ts): a throwaway
 // key made at each start, never written to disk; the emulator accepts this account's assertions.
 const { privateKey } = await generateKeyPair("RS256", { extractable: true });
 const demoGoogleKey = JSON.stringify({
@@ -66,10 +66,10 @@ const args = [
   process.env.PERSIST_TO ?? ".wrangler/state",
   "--var",
   `SPONSON_CONNECTIONS:${connections}`,
-  // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
+  // The emulated demo tenant's M2M secret (dev/emulators/auth0): a local value, not a secret.
   "--var",
   "AUTH0_CLIENT_SECRET:local-demo-secret",
-  // The other demo tenants (workers/emulators/*/demo.ts; examples/all-providers.plan.json).
+  // The other demo tenants (dev/emulators/*/demo.ts; examples/all-providers.plan.json).
   "--var",
   "SUPABASE_ACCESS_TOKEN:sbp_local_demo_0000000000000000000000000000",
   "--var",

@@ -5,7 +5,7 @@ import type { Branded } from "./rpc/stub";
 import type { TokenBrokerApi } from "./rpc/token-broker";
 import type { QueuedDestroy } from "./schemas/queued-destroy";
 
-/** Bindings of the Worker and its objects (wrangler.toml; the dev entry's: workers/dev/dev-env.ts). */
+/** Bindings of the Worker and its objects (wrangler.toml; the dev entry's: dev/entry/dev-env.ts). */
 export interface Env {
   LEASE_LOCK: DurableObjectNamespace<Branded<LeaseLockApi>>;
   RECEIPTS: R2Bucket;

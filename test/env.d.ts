@@ -1,5 +1,5 @@
 // Tests run the dev entry (wrangler.dev.toml): its bindings include the provider emulators.
-import type { DevEnv } from "../workers/dev/dev-env";
+import type { DevEnv } from "../dev/entry/dev-env";
 
 declare global {
   namespace Cloudflare {

@@ -30,7 +30,7 @@ import { createEngine, type EngineOverrides, type ProviderTransport } from "./wi
 export { MAX_BODY_BYTES } from "./http/body-limits";
 
 export interface AppOptions {
-  /** Where the engine's provider HTTP goes: chosen by the entry (workers/index.ts, workers/dev/). */
+  /** Where the engine's provider HTTP goes: chosen by the entry (workers/index.ts, dev/entry/). */
   transport: ProviderTransport;
   /** Test-only engine overrides (e.g. the no-parent-locks control case); never set by config. */
   engine?: EngineOverrides;

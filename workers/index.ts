@@ -1,7 +1,7 @@
 /**
  * The production entry (`main` in wrangler.toml): the HTTP app and the Durable Object classes
  * wrangler binds, with provider HTTP on the network. It imports no emulator and no test code; the
- * dev entry (workers/dev/index.ts, wrangler.dev.toml) adds those for `npm start` and the tests.
+ * dev entry (dev/entry/index.ts, wrangler.dev.toml) adds those for `npm start` and the tests.
  */
 import { createApp } from "./app";
 import { networkTransport } from "./wiring/wire";

@@ -1,6 +1,6 @@
 /**
  * The Worker's handlers around an app: HTTP, the destroy queue and the sweep, all on the provider
- * transport the entry chose. Both entries use it (workers/index.ts, workers/dev/index.ts), so the
+ * transport the entry chose. Both entries use it (workers/index.ts, dev/entry/index.ts), so the
  * tests run the same handlers production does.
  */
 import type { Env } from "../shared/env";

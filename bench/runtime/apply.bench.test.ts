@@ -5,13 +5,13 @@
  */
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
 import { testEnv } from "../../test/helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../../test/helpers/emulators";
 import { appLockKey } from "../../test/helpers/engine";
 import { APP_CLIENT, auth0Plan, previewPlan, seedTenant } from "../../test/helpers/plans";
 import { DEFAULT_REPOSITORY } from "../../test/helpers/repositories";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { lockStub } from "../../workers/locks/lock-target";
 import { createEngine } from "../../workers/wiring/wire";
 import { now, report, summary } from "./stats";

@@ -6,13 +6,13 @@
  */
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { RunCounts } from "../../shared/schemas/run-metrics";
 import { testEnv } from "../../test/helpers/connections";
 import { configureHost, emulatorStub, freshAuth0Domain } from "../../test/helpers/emulators";
 import { previewPlan, seedTenant } from "../../test/helpers/plans";
 import { DEFAULT_REPOSITORY } from "../../test/helpers/repositories";
 import { IsolateTokenCache } from "../../workers/adapters/http";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/wiring/wire";
 import { now, report } from "./stats";
 

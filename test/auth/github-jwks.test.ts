@@ -3,7 +3,7 @@
  * isolate; an unreachable key set is the issuer's fault (502), never a silent pass.
  */
 import { describe, expect, it } from "vitest";
-import { createDevApp } from "../../workers/dev/dev-app";
+import { createDevApp } from "../../dev/entry/dev-app";
 import { githubIssuer, pullRequestClaims } from "../helpers/tokens";
 import { problem, securityEnv, send } from "./harness";
 

@@ -5,11 +5,11 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Hono } from "hono";
+import { createDevApp } from "../../dev/entry/dev-app";
 import type { AppEnv } from "../../workers/app-env";
 import { authenticate } from "../../workers/auth/authenticate";
 import { routeAccess } from "../../workers/auth/route-access";
 import { checkConfig } from "../../workers/config/middleware";
-import { createDevApp } from "../../workers/dev/dev-app";
 import { onError } from "../../workers/http/problem";
 import { githubIssuer, TEST_AUDIENCE, TEST_REPOSITORY, type TestGithubIssuer } from "../helpers/tokens";
 

@@ -10,10 +10,10 @@ import demoConnections from "../../examples/connections.local.json";
 import { planSchema } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../../workers/adapters";
+import { entryOfKey } from "../../workers/adapters/op-spec";
 import { connections as readConnections, writePolicy } from "../../workers/config/config-vars";
 import { Connections } from "../../workers/connections/connections";
 import { OpRegistry } from "../../workers/engine/op-registry";
-import { entryOfKey } from "../../workers/engine/op-spec";
 import { resolveLine } from "../../workers/engine/resolve-plan";
 import { checkWrite } from "../../workers/policy/check-write";
 

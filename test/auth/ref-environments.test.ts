@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { createDevApp } from "../../dev/entry/dev-app";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { createDevApp } from "../../workers/dev/dev-app";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { testEnv } from "../helpers/connections";

@@ -8,7 +8,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LockState } from "../../shared/schemas/lock";
-import { SESSION_COOKIE } from "../../workers/dashboard/session";
+import { SESSION_COOKIE } from "../../workers/auth/dashboard-session";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { OTHER_REPOSITORY_HOLDER } from "../../workers/locks/repository-view";
 import { call, testApp } from "../helpers/app";

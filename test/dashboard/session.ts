@@ -2,7 +2,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Role } from "../../workers/auth/caller";
-import { csrfToken, SESSION_COOKIE } from "../../workers/dashboard/session";
+import { csrfToken, SESSION_COOKIE } from "../../workers/auth/dashboard-session";
 import type { TestApp } from "../helpers/app";
 import { mintServiceToken } from "../helpers/tokens";
 

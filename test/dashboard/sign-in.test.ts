@@ -1,6 +1,6 @@
 /** Signing in to the dashboard: the cookie's flags, refusals, and that no token is echoed back. */
 import { describe, it } from "vitest";
-import { SESSION_COOKIE } from "../../workers/dashboard/session";
+import { SESSION_COOKIE } from "../../workers/auth/dashboard-session";
 import { testApp } from "../helpers/app";
 import { bearer, mintServiceToken } from "../helpers/tokens";
 import { browserRequest, session } from "./session";

@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorObjectName } from "../../workers/emulators/registry";
-import { providerFetch } from "../../workers/emulators/transport";
+import { emulatorObjectName } from "../../dev/emulators/registry";
+import { providerFetch } from "../../dev/emulators/transport";
 import { configureHost } from "../helpers/emulators";
 
 const send = providerFetch(env);

@@ -8,8 +8,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { LockProvider } from "../../workers/engine/deps";
 import { type LockTarget, lockStub, overriding } from "../../workers/locks/lock-target";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";

@@ -6,9 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { LockProvider } from "../../workers/engine/deps";
 import { lockStub } from "../../workers/locks/lock-target";
 import { createEngine } from "../../workers/wiring/wire";

@@ -6,8 +6,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { engineDestroyRunner } from "../../workers/wiring/background";

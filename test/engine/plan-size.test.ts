@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { MAX_QUEUED_CHANGES } from "../../shared/schemas/combine";
 import { MAX_PLAN_LINES } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { DESTROY_QUEUE_NAME } from "../../workers/queue/queued-destroy";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { engineDestroyRunner } from "../../workers/wiring/background";

@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Env } from "../../shared/env";
 import type { Plan } from "../../shared/schemas/plan";
 import { GCS_MAX_PRECONDITION_ATTEMPTS } from "../../workers/adapters/gcs";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/wiring/wire";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { connectionOf, testEnv } from "../helpers/connections";

@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { createApp } from "../../workers/app";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { networkTransport, type ProviderTransport } from "../../workers/wiring/wire";
 import { call, type TestApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";

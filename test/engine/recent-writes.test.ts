@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { entraAdapter } from "../../workers/adapters/entra";
 import { oktaAdapter } from "../../workers/adapters/okta";
-import type { OpSpec } from "../../workers/engine/op-spec";
+import type { OpSpec } from "../../workers/adapters/op-spec";
 import { mergeRecentWrites, recentWritesOf } from "../../workers/engine/recent-writes";
 
 const op = entraAdapter.ops[0] as OpSpec;

@@ -8,9 +8,9 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/wiring/wire";
 import { apply, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";

@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../workers/dev/dev-env";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { engineDestroyRunner } from "../../workers/wiring/background";

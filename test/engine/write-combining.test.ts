@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, type LockProvider, SimulatedCrash } from "../../workers/engine/deps";
 import type { Engine } from "../../workers/engine/engine";
 import { lockStub } from "../../workers/locks/lock-target";

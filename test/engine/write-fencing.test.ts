@@ -9,8 +9,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";

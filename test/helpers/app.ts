@@ -1,14 +1,14 @@
 /**
- * Drives the Worker's HTTP API in-process: the dev entry's app (workers/dev/dev-app.ts), i.e.
+ * Drives the Worker's HTTP API in-process: the dev entry's app (dev/entry/dev-app.ts), i.e.
  * production's createApp on the emulator transport, with real Durable Objects, R2 and emulators.
  */
 
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { createDevApp, type DevAppOptions } from "../../dev/entry/dev-app";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import type { App } from "../../workers/app";
-import { createDevApp, type DevAppOptions } from "../../workers/dev/dev-app";
 import { testEnv } from "./connections";
 import { bearer } from "./tokens";
 

@@ -4,7 +4,7 @@ import {
   cognitoKeys,
   type UserPoolClient,
   userPoolClient,
-} from "../../workers/emulators/cognito";
+} from "../../dev/emulators/cognito";
 import { emulatorStub } from "./emulators";
 
 export const COGNITO_REGION = "eu-west-1";

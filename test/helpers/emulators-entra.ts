@@ -5,7 +5,7 @@ import {
   entraKeys,
   type GraphApplication,
   graphApplication,
-} from "../../workers/emulators/entra";
+} from "../../dev/emulators/entra";
 import { emulatorStub } from "./emulators";
 
 export const ENTRA_LOGIN_HOST = "login.microsoftonline.com";

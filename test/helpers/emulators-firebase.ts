@@ -8,7 +8,7 @@ import {
   googleKeys,
   type IdentityProject,
   identityKeys,
-} from "../../workers/emulators/firebase";
+} from "../../dev/emulators/firebase";
 import { emulatorStub } from "./emulators";
 
 export const GOOGLE_TOKEN_HOST = "oauth2.googleapis.com";

@@ -1,5 +1,5 @@
 /** Buckets of the emulated Cloud Storage JSON API (one object for storage.googleapis.com). */
-import { type GcsBucket, gcsKeys } from "../../workers/emulators/gcs";
+import { type GcsBucket, gcsKeys } from "../../dev/emulators/gcs";
 import { emulatorStub } from "./emulators";
 
 export const GCS_HOST = "storage.googleapis.com";

@@ -4,7 +4,7 @@ import {
   type IamProject,
   iamKeys,
   iamOAuthClient,
-} from "../../workers/emulators/google-iam";
+} from "../../dev/emulators/google-iam";
 import { emulatorStub } from "./emulators";
 
 export const IAM_HOST = "iam.googleapis.com";

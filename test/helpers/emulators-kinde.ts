@@ -1,5 +1,5 @@
 /** Businesses of the emulated Kinde Management API (one object per <business>.kinde.com host). */
-import { KINDE_ALL_SCOPES, type KindeApp, type KindeM2m, kindeKeys } from "../../workers/emulators/kinde";
+import { KINDE_ALL_SCOPES, type KindeApp, type KindeM2m, kindeKeys } from "../../dev/emulators/kinde";
 import { emulatorStub } from "./emulators";
 
 export function freshKindeDomain(): string {

@@ -1,5 +1,5 @@
 /** Orgs of the emulated Okta apps API (one object per org host). */
-import { type OktaToken, oktaKeys, oktaOidcApp } from "../../workers/emulators/okta";
+import { type OktaToken, oktaKeys, oktaOidcApp } from "../../dev/emulators/okta";
 import { emulatorStub } from "./emulators";
 
 export function freshOktaOrg(): string {

@@ -1,5 +1,5 @@
 /** Accounts and buckets of the emulated Cloudflare v4 API (one object for api.cloudflare.com). */
-import { type R2Bucket, type R2Token, r2Keys } from "../../workers/emulators/r2cors";
+import { type R2Bucket, type R2Token, r2Keys } from "../../dev/emulators/r2cors";
 import { emulatorStub } from "./emulators";
 
 export const CLOUDFLARE_API_HOST = "api.cloudflare.com";

@@ -1,5 +1,5 @@
 /** Buckets of the emulated S3 API: one object per bucket host ({bucket}.s3.{region}.amazonaws.com). */
-import { type S3AccessKey, type S3Bucket, s3Keys } from "../../workers/emulators/s3";
+import { type S3AccessKey, type S3Bucket, s3Keys } from "../../dev/emulators/s3";
 import { emulatorStub } from "./emulators";
 
 export const S3_REGION = "eu-west-1";

@@ -4,7 +4,7 @@ import {
   type SupabaseAuthConfig,
   type SupabaseToken,
   supabaseKeys,
-} from "../../workers/emulators/supabase/state";
+} from "../../dev/emulators/supabase/state";
 import { emulatorStub } from "./emulators";
 
 export const SUPABASE_HOST = "api.supabase.com";

@@ -9,8 +9,8 @@ import {
   clientRecord,
   DEFAULT_M2M_SCOPES,
   type M2mClient,
-} from "../../workers/emulators/auth0/state";
-import type { EmulatorKnobsInput } from "../../workers/emulators/knobs";
+} from "../../dev/emulators/auth0/state";
+import type { EmulatorKnobsInput } from "../../dev/emulators/knobs";
 
 export function emulatorStub(host: string) {
   return env.PROVIDER_EMULATOR.get(env.PROVIDER_EMULATOR.idFromName(host));

@@ -6,10 +6,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { providerFetch } from "../../dev/emulators/transport";
 import { SponsonError } from "../../shared/errors";
 import { SecretRegistry } from "../../shared/secrets";
-import { providerFetch } from "../../workers/emulators/transport";
-import type { OpContext, OpSpec, Params, ProviderAdapter } from "../../workers/engine/op-spec";
+import type { OpContext, OpSpec, Params, ProviderAdapter } from "../../workers/adapters/op-spec";
 import { FakeClock } from "../adapters/fake-clock";
 import { configureHost } from "./emulators";
 

@@ -4,10 +4,10 @@
  * Retry backoff sleeps return at once; everything else is real time.
  */
 import { env } from "cloudflare:workers";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { readLock } from "../../workers/locks/lock-target";
 import { createEngine } from "../../workers/wiring/wire";

@@ -4,10 +4,10 @@
  * how to read what the applications hold, the locks and the receipts, each from its own authority.
  */
 import { env } from "cloudflare:workers";
+import type { ListField } from "../../dev/emulators/auth0/state";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
-import type { ListField } from "../../workers/emulators/auth0/state";
 import { lockStub } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";
 import { registerConnection } from "../helpers/connections";

@@ -13,10 +13,10 @@
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import type { RunResult } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { createEngine } from "../../workers/wiring/wire";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";

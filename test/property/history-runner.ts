@@ -4,12 +4,12 @@
  * step has its own fault hook. Retry backoff sleeps return at once; everything else is real time.
  */
 import { env } from "cloudflare:workers";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { createEngine } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";

@@ -15,6 +15,7 @@
  * `strict` also checks every step's answer against the model (see `checkStep`).
  */
 import { env } from "cloudflare:workers";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
@@ -22,7 +23,6 @@ import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { ItemOwnership } from "../../shared/schemas/ownership";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { SecretRegistry } from "../../shared/secrets";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { ownerOf } from "../../workers/engine/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";

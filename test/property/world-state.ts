@@ -3,11 +3,11 @@
  * application, ledgers and intents from the R2 receipts, locks from their own lease objects.
  */
 import { env } from "cloudflare:workers";
+import type { ListField } from "../../dev/emulators/auth0/state";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
 import type { Receipt } from "../../shared/schemas/receipt";
 import { SecretRegistry } from "../../shared/secrets";
-import type { ListField } from "../../workers/emulators/auth0/state";
 import { readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { auth0Client, seedAuth0Tenant } from "../helpers/emulators";

@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { engineSweepParts } from "../../workers/wiring/background";

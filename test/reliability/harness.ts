@@ -6,9 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import type { ExpectStatic } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Clock } from "../../shared/clock";
 import type { Plan } from "../../shared/schemas/plan";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { Engine } from "../../workers/engine/engine";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";

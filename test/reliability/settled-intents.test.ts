@@ -7,10 +7,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { ok } from "../../shared/errors";
 import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { overriding } from "../../workers/locks/lock-target";
 import { engineSweepParts } from "../../workers/wiring/background";

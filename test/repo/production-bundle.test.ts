@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
 const out = mkdtempSync(join(tmpdir(), "sponson-bundle-"));
 
 /** Source files that exist only for the dev entry and the tests. */
-const DEV_ONLY_FILE = /^(workers\/(emulators|dev)\/|durable-objects\/provider-emulator\.ts$|test\/|bench\/)/;
+const DEV_ONLY_FILE = /^(dev\/|test\/|bench\/)/;
 /** Strings only emulator or test-hook code carries (routes, class and binding names, a demo host). */
 const DEV_ONLY_STRINGS = [
   "/v1/emulators/",
@@ -59,8 +59,8 @@ describe("the production bundle (wrangler deploy --dry-run)", () => {
     expect(prod.inputs).toContain("workers/index.ts");
     expect(prod.inputs.filter((f) => DEV_ONLY_FILE.test(f))).toEqual([]);
     // Control: the dev entry's bundle does hold them.
-    expect(dev.inputs).toContain("workers/dev/index.ts");
-    expect(dev.inputs.filter((f) => f.startsWith("workers/emulators/")).length).toBeGreaterThan(10);
+    expect(dev.inputs).toContain("dev/entry/index.ts");
+    expect(dev.inputs.filter((f) => f.startsWith("dev/emulators/")).length).toBeGreaterThan(10);
   });
 
   it.for(DEV_ONLY_STRINGS)("holds no %s", (text) => {

@@ -38,7 +38,7 @@ describe("the production and dev wrangler configs", () => {
   });
 
   it("dev: the dev entry with the emulator binding, and production's migrations but the deletion", () => {
-    expect(dev.main).toBe(join(ROOT, "workers", "dev", "index.ts"));
+    expect(dev.main).toBe(join(ROOT, "dev", "entry", "index.ts"));
     const emulator = { name: "PROVIDER_EMULATOR", class_name: "ProviderEmulator" };
     expect(dev.durable_objects.bindings).toContainEqual(emulator);
     expect(dev.durable_objects.bindings.filter((b) => b.name !== emulator.name)).toEqual(

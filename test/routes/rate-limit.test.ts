@@ -6,8 +6,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { createApp } from "../../workers/app";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import type { RateLimiter } from "../../workers/http/rate-limit";
 import type { ProviderTransport } from "../../workers/wiring/wire";
 import { call, type TestApp } from "../helpers/app";

@@ -4,9 +4,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { RunEvent, RunResult, RunTimings } from "../../shared/schemas/run";
-import { emulatorTransport } from "../../workers/dev/dev-env";
 import { RunMetrics } from "../../workers/engine/run-metrics";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { createEngine } from "../../workers/wiring/wire";

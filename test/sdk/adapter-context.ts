@@ -4,7 +4,7 @@
  * reads what an SDK wrote, against one emulator.
  */
 import { SecretRegistry } from "../../shared/secrets";
-import type { OpContext, ProviderAdapter } from "../../workers/engine/op-spec";
+import type { OpContext, ProviderAdapter } from "../../workers/adapters/op-spec";
 import { FakeClock } from "../adapters/fake-clock";
 import { emulatorFetch } from "./emulators";
 

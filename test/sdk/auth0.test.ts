@@ -1,7 +1,7 @@
 /** `auth0` (Management API client) against the Auth0 emulator: token, read, update, errors. */
 import { ManagementClient, ManagementError } from "auth0";
 import { describe, expect, it } from "vitest";
-import { auth0Keys, clientRecord } from "../../workers/emulators/auth0/state";
+import { auth0Keys, clientRecord } from "../../dev/emulators/auth0/state";
 import { configure, dump, emulatorFetch, seed, sent, unique } from "./emulators";
 
 const M2M = { clientId: "sdk-m2m", clientSecret: "test-only-sdk-secret" };

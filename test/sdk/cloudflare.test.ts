@@ -1,7 +1,7 @@
 /** `cloudflare` (the official v4 client) against the R2 CORS emulator, jurisdictions included. */
 import Cloudflare from "cloudflare";
 import { describe, expect, it } from "vitest";
-import { r2Keys } from "../../workers/emulators/r2cors";
+import { r2Keys } from "../../dev/emulators/r2cors";
 import { configure, dump, emulatorFetch, seed, sent, unique } from "./emulators";
 
 const HOST = "api.cloudflare.com";

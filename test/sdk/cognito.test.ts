@@ -10,8 +10,8 @@ import {
   UpdateUserPoolClientCommand,
 } from "@aws-sdk/client-cognito-identity-provider";
 import { describe, expect, it } from "vitest";
+import { cognitoKeys, userPoolClient } from "../../dev/emulators/cognito";
 import { cognitoAdapter } from "../../workers/adapters/cognito";
-import { cognitoKeys, userPoolClient } from "../../workers/emulators/cognito";
 import { adapterContext, opOf } from "./adapter-context";
 import { emulatorFetch, seed, unique } from "./emulators";
 

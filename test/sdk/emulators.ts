@@ -5,7 +5,7 @@
  * control routes to seed a tenant, turn knobs and read what the provider holds.
  */
 import { inject, vi } from "vitest";
-import type { EmulatorKnobsInput } from "../../workers/emulators/knobs";
+import type { EmulatorKnobsInput } from "../../dev/emulators/knobs";
 
 export const emulatorsUrl = (): string => inject("emulatorsUrl");
 

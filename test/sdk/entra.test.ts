@@ -8,8 +8,8 @@
 import { ClientSecretCredential } from "@azure/identity";
 import { Client } from "@microsoft/microsoft-graph-client";
 import { beforeAll, describe, expect, it } from "vitest";
+import { entraKeys, graphApplication } from "../../dev/emulators/entra";
 import { entraAdapter } from "../../workers/adapters/entra";
-import { entraKeys, graphApplication } from "../../workers/emulators/entra";
 import { adapterContext, opOf } from "./adapter-context";
 import { emulatorFetch, routeGlobalFetchToEmulators, seed, sent } from "./emulators";
 

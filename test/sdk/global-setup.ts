@@ -1,4 +1,4 @@
-/** Starts the emulators-only Worker (workers/emulators/server.ts) for the vendor-SDK suite. */
+/** Starts the emulators-only Worker (dev/emulators/server.ts) for the vendor-SDK suite. */
 import type { TestProject } from "vitest/node";
 import { startWranglerDev } from "../support/wrangler-dev";
 
@@ -14,7 +14,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const server = await startWranglerDev({
     name: "sdk",
     vars: {},
-    config: "workers/emulators/wrangler.toml",
+    config: "dev/emulators/wrangler.toml",
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
   project.provide("emulatorsUrl", server.url);

@@ -6,9 +6,9 @@
 import { auth, iam } from "@googleapis/iam";
 import { exportJWK, exportPKCS8, generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { googleKeys } from "../../dev/emulators/google";
+import { iamKeys, iamOAuthClient } from "../../dev/emulators/google-iam";
 import { googleAdapter } from "../../workers/adapters/google";
-import { googleKeys } from "../../workers/emulators/google";
-import { iamKeys, iamOAuthClient } from "../../workers/emulators/google-iam";
 import { adapterContext, opOf } from "./adapter-context";
 import { emulatorFetch, seed, unique } from "./emulators";
 

@@ -7,9 +7,9 @@ import { Storage } from "@google-cloud/storage";
 import { auth, identitytoolkit } from "@googleapis/identitytoolkit";
 import { exportJWK, exportPKCS8, generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { identityKeys } from "../../workers/emulators/firebase";
-import { gcsKeys } from "../../workers/emulators/gcs";
-import { googleKeys } from "../../workers/emulators/google";
+import { identityKeys } from "../../dev/emulators/firebase";
+import { gcsKeys } from "../../dev/emulators/gcs";
+import { googleKeys } from "../../dev/emulators/google";
 import { configure, dump, emulatorFetch, emulatorsUrl, seed, sent, unique } from "./emulators";
 
 const IDENTITY = "identitytoolkit.googleapis.com";

@@ -4,7 +4,7 @@
  */
 import { ApiError, Callbacks, init } from "@kinde/management-api-js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { KINDE_ALL_SCOPES, kindeKeys } from "../../workers/emulators/kinde";
+import { KINDE_ALL_SCOPES, kindeKeys } from "../../dev/emulators/kinde";
 import { configure, dump, routeGlobalFetchToEmulators, seed, sent, unique } from "./emulators";
 
 const M2M = { clientId: "sdk-m2m", clientSecret: "test-only-sdk-kinde-secret" };

@@ -1,7 +1,7 @@
 /** `@okta/okta-sdk-nodejs` against the Okta emulator: GET then PUT of an OIDC app, errors, 429 wait. */
 import okta from "@okta/okta-sdk-nodejs";
 import { describe, expect, it } from "vitest";
-import { oktaKeys, oktaOidcApp } from "../../workers/emulators/okta";
+import { oktaKeys, oktaOidcApp } from "../../dev/emulators/okta";
 import { configure, dump, seed, toEmulator, unique } from "./emulators";
 
 const TOKEN = "00test-only-sdk-okta-token";

@@ -11,7 +11,7 @@ import {
   S3ServiceException,
 } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
-import { s3Keys } from "../../workers/emulators/s3";
+import { s3Keys } from "../../dev/emulators/s3";
 import { dump, emulatorFetch, seed, sent, unique } from "./emulators";
 
 const REGION = "eu-west-1";

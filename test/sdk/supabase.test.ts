@@ -1,7 +1,7 @@
 /** `supabase-management-js` against the Supabase emulator: auth config read, partial update, errors. */
 import { SupabaseManagementAPI, SupabaseManagementAPIError } from "supabase-management-js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { authConfig, supabaseKeys } from "../../workers/emulators/supabase";
+import { authConfig, supabaseKeys } from "../../dev/emulators/supabase";
 import { configure, dump, routeGlobalFetchToEmulators, seed, unique } from "./emulators";
 
 const HOST = "api.supabase.com";

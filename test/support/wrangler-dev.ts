@@ -2,7 +2,7 @@
  * Node side, for the suites that cannot run inside workerd (test/cli, test/e2e): the whole service
  * as the dev entry (wrangler.dev.toml: the provider emulators) under `wrangler dev` on 127.0.0.1
  * and free ports, fresh embedded state in a temporary --persist-to directory, and the lock test
- * hooks on (workers/dev/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
+ * hooks on (dev/entry/test-hooks.ts). Resolves once /healthz answers; `stop()` ends the process
  * group it started and removes the state directory.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -70,7 +70,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   const persistTo = mkdtempSync(join(tmpdir(), `sponson-${options.name}-`));
   const url = `http://127.0.0.1:${port}`;
   const vars: Record<string, string> = {
-    // The emulated demo tenant's M2M secret (workers/emulators/auth0): a local value, not a secret.
+    // The emulated demo tenant's M2M secret (dev/emulators/auth0): a local value, not a secret.
     AUTH0_CLIENT_SECRET: "local-demo-secret",
     // The demo connections `npm start` configures, so examples/plan.json works as in the README.
     SPONSON_CONNECTIONS: JSON.stringify(
@@ -83,7 +83,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
   };
   const args = [
     "dev",
-    // By default the dev entry (workers/dev/index.ts): the production Worker plus the emulators.
+    // By default the dev entry (dev/entry/index.ts): the production Worker plus the emulators.
     "--config",
     options.config ?? "wrangler.dev.toml",
     "--ip",

@@ -4,8 +4,8 @@
  * real binding wrapped in a recorder, so tests can assert exactly what was enqueued.
  */
 import { env, exports } from "cloudflare:workers";
+import { createDevApp } from "../../dev/entry/dev-app";
 import type { Env } from "../../shared/env";
-import { createDevApp } from "../../workers/dev/dev-app";
 import type { QueuedDestroy } from "../../workers/queue/queued-destroy";
 import closed from "../fixtures/github/pull-request-closed.json";
 import labeled from "../fixtures/github/pull-request-labeled.json";

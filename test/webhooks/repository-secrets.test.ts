@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createDevApp } from "../../workers/dev/dev-app";
+import { createDevApp } from "../../dev/entry/dev-app";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { MAX_REVISION_AHEAD_MS, WEBHOOK_AUDIT_PREFIX } from "../../workers/webhooks/future-revision";
 import { signGithubPayload } from "../helpers/github-signature";

@@ -1,5 +1,5 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
-import type { ProviderAdapter } from "../engine/op-spec";
+
 import { auth0Adapter } from "./auth0";
 import { cognitoAdapter } from "./cognito";
 import { entraAdapter } from "./entra";
@@ -8,6 +8,7 @@ import { gcsAdapter } from "./gcs";
 import { googleAdapter } from "./google";
 import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
+import type { ProviderAdapter } from "./op-spec";
 import { r2CorsAdapter } from "./r2cors";
 import { s3Adapter } from "./s3";
 import { supabaseAdapter } from "./supabase";

@@ -5,8 +5,8 @@
  */
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
-import { dashboardSessionToken, signInRedirect } from "../dashboard/session";
 import { authConfigFromEnv } from "./auth-config";
+import { dashboardSessionToken, signInRedirect } from "./dashboard-session";
 import { type GithubKeySource, remoteGithubKeys } from "./github-keys";
 import { assertNotRevoked } from "./revoked-tokens";
 import { isPublicRoute } from "./route-access";
@@ -36,7 +36,7 @@ export function authenticate(options: AuthOptions = {}) {
     const config = authConfigFromEnv(c.env);
     const header = c.req.header("authorization");
     // Without a header, the dashboard's session cookie is the credential, on /dashboard paths only
-    // (workers/dashboard/session.ts); a browser without one is sent to the sign-in form.
+    // (workers/auth/dashboard-session.ts); a browser without one is sent to the sign-in form.
     const session = header === undefined ? dashboardSessionToken(c) : undefined;
     if (header === undefined && session === undefined) {
       const redirect = signInRedirect(c, false);

@@ -14,10 +14,10 @@ import type {
   QueuedWaiter,
   ReturnedChange,
 } from "../../shared/schemas/combine";
+import { entryOfKey } from "../adapters/op-spec";
 import type { EngineDeps } from "./deps";
 import { type Change, type Decided, groupKeyOf, type Participant } from "./group-decisions";
 import type { Item } from "./item";
-import { entryOfKey } from "./op-spec";
 import type { Run } from "./run";
 
 /**

@@ -12,6 +12,7 @@ import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../s
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { ALL_URL_CHECKS } from "../../shared/url-shape";
+import { entryOfKey } from "../adapters/op-spec";
 import { Lease } from "../locks/lease";
 import { assertItemShapes } from "../policy/check-item-shapes";
 import { isPolicyRefusal, type LineRefusal, refusedLines } from "../policy/refused-lines";
@@ -22,7 +23,6 @@ import { refuseEmptyPlan, saidNoReceipt } from "./empty-scope";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
 import { meteredDeps } from "./metered-deps";
-import { entryOfKey } from "./op-spec";
 import { findOrphans, removeOrphan } from "./orphans";
 import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";

@@ -1,9 +1,9 @@
 /** An item the engine writes: from a resolved plan line, a ledger entry or an intent. */
 import { SponsonError } from "../../shared/errors";
 import type { Intent, LedgerEntry } from "../../shared/schemas/receipt";
+import type { OpSpec, Params } from "../adapters/op-spec";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
-import type { OpSpec, Params } from "./op-spec";
 import type { ResolvedLine } from "./resolve-plan";
 
 export interface Item {

@@ -1,5 +1,5 @@
 /** Every op by name, and the adapter (config schema) that owns it. */
-import type { OpSpec, ProviderAdapter } from "./op-spec";
+import type { OpSpec, ProviderAdapter } from "../adapters/op-spec";
 
 export class OpRegistry {
   readonly #ops = new Map<string, OpSpec>();

@@ -9,12 +9,12 @@ import type { Orphan, OrphanList, OrphanRemoval, OrphanRemovalBody } from "../..
 import { type ItemOwnership, type Locator, scopeOfOwner } from "../../shared/schemas/ownership";
 import type { Receipt } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
+import { entryOfKey, type OpSpec } from "../adapters/op-spec";
 import { Lease } from "../locks/lease";
 import { durableIntents } from "../receipts/durable-intents";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
-import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
 import { readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";

@@ -6,11 +6,11 @@
  */
 import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../../shared/schemas/ownership";
 import { repositoryRefById } from "../../shared/schemas/repository";
+import type { OpContext } from "../adapters/op-spec";
 import type { Lease } from "../locks/lease";
 import { mayName } from "../receipts/parent-tags";
 import { keysOf } from "./group-decisions";
 import type { Item } from "./item";
-import type { OpContext } from "./op-spec";
 import { ownerOf } from "./ownership";
 import type { WriterParts } from "./writer-parts";
 

@@ -8,9 +8,9 @@ import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
+import type { OpContext } from "../adapters/op-spec";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
-import type { OpContext } from "./op-spec";
 
 export interface ProviderContextDeps {
   ops: OpRegistry;

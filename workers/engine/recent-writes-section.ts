@@ -4,10 +4,11 @@
  * accepted the write, what it made true handed to the lock to remember. Both do nothing for ops
  * without `forgetsWritesForMs`, without a parent lease, or with the control switch off.
  */
+
+import type { BatchForm, OpContext, Params } from "../adapters/op-spec";
 import type { Lease } from "../locks/lease";
 import type { EngineDeps } from "./deps";
 import type { Decided } from "./group-decisions";
-import type { BatchForm, OpContext, Params } from "./op-spec";
 import { mergeRecentWrites, recentWritesOf } from "./recent-writes";
 
 const applies = (deps: EngineDeps, batch: BatchForm, lease: Lease | null): lease is Lease =>

@@ -6,7 +6,7 @@
  * neither dropped by the next holder nor resurrected after a removal. Pure: no I/O, `now` passed in.
  */
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
-import type { BatchForm, OpSpec } from "./op-spec";
+import type { BatchForm, OpSpec } from "../adapters/op-spec";
 
 /** The state with every remembered write of the same kind of object re-applied, oldest first. */
 export function mergeRecentWrites(

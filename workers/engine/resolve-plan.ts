@@ -15,9 +15,9 @@ import {
 } from "../../shared/placeholders";
 import type { Line, Plan } from "../../shared/schemas/plan";
 import type { SecretRegistry } from "../../shared/secrets";
+import type { OpSpec, Params } from "../adapters/op-spec";
 import type { Connections } from "../connections/connections";
 import type { OpRegistry } from "./op-registry";
-import type { OpSpec, Params } from "./op-spec";
 
 export interface ResolvedLine {
   id: string;

@@ -8,8 +8,8 @@
  * touched), and the scope's next run or the sweep resolves them from what the provider then says.
  */
 import { isSponsonError, SponsonError } from "../../shared/errors";
+import { StaleState } from "../adapters/stale-state";
 import type { Lease } from "../locks/lease";
-import { StaleState } from "./stale-state";
 
 export interface FencedLeases {
   scope: Lease;

@@ -3,7 +3,7 @@
  * lock feed socket, sign-in/out, admin force-release and holds. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
  * and hold POSTs need admin. Every POST here also passes the same-origin and CSRF checks of
- * workers/dashboard/session.ts. Outcomes are redirects (post/redirect/get), so a reload never
+ * workers/auth/dashboard-session.ts. Outcomes are redirects (post/redirect/get), so a reload never
  * repeats an action and the notice texts are chosen here, never echoed from the request.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
@@ -17,6 +17,15 @@ import type { AppEnv } from "../app-env";
 import { listAudit } from "../audit/audit-trail";
 import { authConfigFromEnv } from "../auth/auth-config";
 import { roleAtLeast } from "../auth/caller";
+import {
+  assertDashboardPost,
+  assertSameOrigin,
+  clearSessionCookie,
+  csrfToken,
+  dashboardSessionToken,
+  SIGN_IN_PATH,
+  setSessionCookie,
+} from "../auth/dashboard-session";
 import { readBinding } from "../auth/read-binding";
 import { assertNotRevoked } from "../auth/revoked-tokens";
 import { requireRole } from "../auth/route-access";
@@ -28,15 +37,6 @@ import { AUDIT_SHOWN } from "../dashboard/audit-trail";
 import { MAX_HOLD_MINUTES } from "../dashboard/hold-forms";
 import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
 import { renderDashboard, renderLive, renderSignIn } from "../dashboard/render";
-import {
-  assertDashboardPost,
-  assertSameOrigin,
-  clearSessionCookie,
-  csrfToken,
-  dashboardSessionToken,
-  SIGN_IN_PATH,
-  setSessionCookie,
-} from "../dashboard/session";
 import { loadSnapshot } from "../dashboard/snapshot";
 import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses, publicSecurity } from "../http/openapi-problems";

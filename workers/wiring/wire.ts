@@ -1,6 +1,6 @@
 /**
  * The one place the engine is wired to the Worker's bindings. Where provider HTTP goes is chosen by
- * the Worker entry (workers/index.ts: the network; workers/dev/: the emulators), never by a var.
+ * the Worker entry (workers/index.ts: the network; dev/entry/: the emulators), never by a var.
  * `EngineOverrides` exists for tests only: it is reachable through createApp's options, which no
  * configuration file can set.
  */
@@ -29,7 +29,7 @@ import { scopeStateClient } from "../scope-state/scope-state-client";
 
 /**
  * Provider HTTP for a request's bindings; the entry that wires the engine passes it in. `emulated`
- * marks the dev entry's transport (workers/dev/dev-env.ts): only with it may `EMULATORS=on` open the
+ * marks the dev entry's transport (dev/entry/dev-env.ts): only with it may `EMULATORS=on` open the
  * write policy, so the production entry, which always talks to the real providers, ignores the var.
  */
 export type ProviderTransport = ((env: Env) => typeof fetch) & { readonly emulated?: true };

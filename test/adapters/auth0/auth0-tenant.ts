@@ -1,6 +1,6 @@
 /** A fresh emulated Auth0 tenant and an OpContext for the adapter pointed at it. */
 import { auth0Adapter } from "../../../workers/adapters/auth0";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { type Auth0TenantSeed, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
 import { harness } from "../../helpers/provider-contract";
 

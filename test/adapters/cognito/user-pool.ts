@@ -1,7 +1,8 @@
 /** A fresh emulated Cognito user pool with one app client, an access key on its host, and an adapter context. */
+
+import type { UserPoolClient } from "../../../dev/emulators/cognito";
 import { cognitoAdapter } from "../../../workers/adapters/cognito";
-import type { UserPoolClient } from "../../../workers/emulators/cognito";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { COGNITO_REGION, cognitoClient, seedCognito, userPoolClient } from "../../helpers/emulators-cognito";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";
 

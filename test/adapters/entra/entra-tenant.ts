@@ -1,6 +1,6 @@
 /** A fresh emulated Entra tenant with one application, an app registration that may edit it, and an adapter context. */
 import { entraAdapter } from "../../../workers/adapters/entra";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import {
   graphApp,
   graphApplication,

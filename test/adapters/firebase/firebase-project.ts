@@ -1,6 +1,6 @@
 /** A fresh emulated Identity Platform project, a service account on it, and an adapter context. */
 import { firebaseAdapter } from "../../../workers/adapters/firebase";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import {
   freshGoogleProject,
   googleServiceAccount,

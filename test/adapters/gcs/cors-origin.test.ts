@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GCS_MAX_PRECONDITION_ATTEMPTS } from "../../../workers/adapters/gcs";
 import { secondsResetHeader } from "../../../workers/adapters/http";
-import { StaleState } from "../../../workers/engine/stale-state";
+import { StaleState } from "../../../workers/adapters/stale-state";
 import { GCS_HOST, gcsBucket, seedBucket } from "../../helpers/emulators-gcs";
 import { describeProviderContract } from "../../helpers/provider-contract";
 import { bucketWithCors, corsOrigin, EXISTING_RULES } from "./gcs-bucket";

@@ -1,6 +1,6 @@
 /** A fresh emulated bucket, a service account on it, and an adapter context. */
 import { gcsAdapter } from "../../../workers/adapters/gcs";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { googleServiceAccount } from "../../helpers/emulators-firebase";
 import { freshBucket, gcsBucket, seedBucket } from "../../helpers/emulators-gcs";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";

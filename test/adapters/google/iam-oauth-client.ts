@@ -1,6 +1,6 @@
 /** A fresh emulated project with one IAM OAuth client, a service account on it, and an adapter context. */
 import { googleAdapter } from "../../../workers/adapters/google";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { freshGoogleProject, googleServiceAccount } from "../../helpers/emulators-firebase";
 import { iamClient, iamOAuthClient, seedIamClient, seedIamProject } from "../../helpers/emulators-google-iam";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";

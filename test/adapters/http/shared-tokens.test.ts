@@ -6,6 +6,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../../dev/entry/dev-env";
 import { systemClock } from "../../../shared/clock";
 import { rpcStub } from "../../../shared/rpc/stub";
 import { sha256Hex, type TokenBrokerApi, tokenObjectName } from "../../../shared/rpc/token-broker";
@@ -17,7 +18,6 @@ import {
 } from "../../../workers/adapters/auth0/management-api";
 import { type TokenSource, withAccessToken } from "../../../workers/adapters/http";
 import type { SharedTokens } from "../../../workers/adapters/http/shared-tokens";
-import { emulatorTransport } from "../../../workers/dev/dev-env";
 import { expireAuth0Tokens, freshAuth0Domain } from "../../helpers/emulators";
 import { APP_CLIENT, seedTenant, TEST_M2M } from "../../helpers/plans";
 

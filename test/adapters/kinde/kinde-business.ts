@@ -1,7 +1,8 @@
 /** A fresh emulated Kinde business with one application, and an adapter context. */
+
+import { KINDE_ALL_SCOPES } from "../../../dev/emulators/kinde";
 import { kindeAdapter } from "../../../workers/adapters/kinde";
-import { KINDE_ALL_SCOPES } from "../../../workers/emulators/kinde";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { freshKindeDomain, kindeApp, seedKinde } from "../../helpers/emulators-kinde";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";
 

@@ -1,6 +1,6 @@
 /** A fresh emulated Okta org with one OIDC app, and an adapter context pointed at it. */
 import { oktaAdapter } from "../../../workers/adapters/okta";
-import type { OpSpec } from "../../../workers/engine/op-spec";
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { freshOktaOrg, oktaApp, oktaOidcApp, seedOktaApp, seedOktaToken } from "../../helpers/emulators-okta";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";
 

@@ -1,6 +1,7 @@
 /** A fresh emulated R2 bucket, an API token for its account, and an adapter context. */
+
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { r2CorsAdapter } from "../../../workers/adapters/r2cors";
-import type { OpSpec } from "../../../workers/engine/op-spec";
 import { freshR2Account, r2Bucket, seedR2 } from "../../helpers/emulators-r2cors";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";
 

@@ -1,7 +1,8 @@
 /** A fresh emulated S3 bucket, an access key on it, and an adapter context. */
+
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { s3Adapter } from "../../../workers/adapters/s3";
 import type { S3CorsRule } from "../../../workers/adapters/s3/cors-xml";
-import type { OpSpec } from "../../../workers/engine/op-spec";
 import { freshS3Bucket, S3_REGION, s3Bucket, seedS3 } from "../../helpers/emulators-s3";
 import { harness, type SetupFailure } from "../../helpers/provider-contract";
 

@@ -1,6 +1,7 @@
 /** A fresh emulated Supabase project and an adapter context pointed at it. */
+
+import type { OpSpec } from "../../../workers/adapters/op-spec";
 import { supabaseAdapter } from "../../../workers/adapters/supabase";
-import type { OpSpec } from "../../../workers/engine/op-spec";
 import {
   freshSupabaseProject,
   seedSupabaseProject,

@@ -1,6 +1,6 @@
 /** Raw HTTP against the emulated tenant, as a provider client would send it. */
 import { env } from "cloudflare:workers";
-import { providerFetch } from "../../../workers/emulators/transport";
+import { providerFetch } from "../../../dev/emulators/transport";
 
 export const call = (url: string, init?: RequestInit) => providerFetch(env)(url, init);
 

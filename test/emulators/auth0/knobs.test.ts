@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { TOO_MANY_REQUESTS } from "../../../dev/emulators/auth0/responses";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { SecretRegistry } from "../../../shared/secrets";
 import { auth0Adapter } from "../../../workers/adapters/auth0";
-import { TOO_MANY_REQUESTS } from "../../../workers/emulators/auth0/responses";
-import { providerFetch } from "../../../workers/emulators/transport";
-import type { OpContext } from "../../../workers/engine/op-spec";
+import type { OpContext } from "../../../workers/adapters/op-spec";
 import { FakeClock } from "../../adapters/fake-clock";
 import {
   auth0Client,

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { AwsV4Signer } from "aws4fetch";
 import { describe, expect, it } from "vitest";
-import { providerFetch } from "../../../workers/emulators/transport";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { userPoolWithClient } from "../../adapters/cognito/user-pool";
 import { configureHost } from "../../helpers/emulators";
 import { COGNITO_REGION, cognitoHost } from "../../helpers/emulators-cognito";

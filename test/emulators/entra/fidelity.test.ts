@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { providerFetch } from "../../../workers/emulators/transport";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { configureHost } from "../../helpers/emulators";
 import { GRAPH_HOST, graphApp, setGraphLag } from "../../helpers/emulators-entra";

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { importPKCS8, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { providerFetch } from "../../../workers/emulators/transport";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { googleServiceAccount } from "../../helpers/emulators-firebase";
 import { freshBucket, seedBucket } from "../../helpers/emulators-gcs";
 

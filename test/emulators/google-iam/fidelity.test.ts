@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { withGoogleToken } from "../../../workers/adapters/firebase/google-auth";
-import { providerFetch } from "../../../workers/emulators/transport";
 import { CLIENT, iamProjectWithClient } from "../../adapters/google/iam-oauth-client";
 
 const send = providerFetch(env);

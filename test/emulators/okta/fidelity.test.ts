@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { providerFetch } from "../../../workers/emulators/transport";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { configureHost } from "../../helpers/emulators";
 import { freshOktaOrg, oktaOidcApp, seedOktaApp, seedOktaToken } from "../../helpers/emulators-okta";
 

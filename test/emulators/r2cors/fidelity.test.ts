@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { providerFetch } from "../../../workers/emulators/transport";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { freshR2Account, seedR2 } from "../../helpers/emulators-r2cors";
 
 const send = providerFetch(env);

@@ -6,9 +6,9 @@
 import { env } from "cloudflare:workers";
 import { AwsClient } from "aws4fetch";
 import { describe, expect, it } from "vitest";
+import { expectedSignature, parseSigV4 } from "../../../dev/emulators/s3/sigv4";
+import { providerFetch } from "../../../dev/emulators/transport";
 import { parseCorsXml, serializeCorsXml } from "../../../workers/adapters/s3/cors-xml";
-import { expectedSignature, parseSigV4 } from "../../../workers/emulators/s3/sigv4";
-import { providerFetch } from "../../../workers/emulators/transport";
 import { freshS3Bucket, S3_REGION, s3Bucket, s3Host, seedS3 } from "../../helpers/emulators-s3";
 
 const send = providerFetch(env);

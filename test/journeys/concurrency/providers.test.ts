@@ -7,9 +7,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../../dev/entry/dev-env";
 import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
-import { emulatorTransport } from "../../../workers/dev/dev-env";
 import { createEngine } from "../../../workers/wiring/wire";
 import { userPoolWithClient } from "../../adapters/cognito/user-pool";
 import { entraTenant } from "../../adapters/entra/entra-tenant";

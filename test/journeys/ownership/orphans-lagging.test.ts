@@ -6,9 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../../dev/entry/dev-env";
 import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
-import { emulatorTransport } from "../../../workers/dev/dev-env";
 import { receiptKey } from "../../../workers/receipts/layout";
 import { createEngine } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";

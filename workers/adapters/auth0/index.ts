@@ -4,7 +4,7 @@
  * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
  * `{ "client": "<application client id>", "url": "https://…" }`.
  */
-import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type ProviderAdapter } from "../op-spec";
 import { type Auth0Config, auth0ConfigSchema } from "./config";
 import { auth0ListOp } from "./list-op";
 import { warmAuth0Token } from "./management-api";

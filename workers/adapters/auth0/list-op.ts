@@ -3,8 +3,9 @@
  * URLs in any of its lists are read with one GET and sent with one PATCH of the lists that changed
  * (workers/adapters/list-member/); every other entry is sent back exactly as read, in order.
  */
-import type { OpSpec, Params } from "../../engine/op-spec";
+
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import type { OpSpec, Params } from "../op-spec";
 import { type Auth0Config, auth0ClientIdentity, auth0LineParamsSchema } from "./config";
 import {
   type Auth0ClientLists,

@@ -7,8 +7,9 @@
  * "secrets": { "secretAccessKey": "COGNITO_SECRET_ACCESS_KEY" } }`; line params:
  * `{ "userPool": "us-east-1_AbC", "client": "<app client id>", "url": "https://…" }`.
  */
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
+
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
   type CognitoConfig,
   cognitoClientIdentity,

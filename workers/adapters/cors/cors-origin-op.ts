@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
-import type { BatchForm, ItemAction, OpContext, OpSpec, Params } from "../../engine/op-spec";
+import type { BatchForm, ItemAction, OpContext, OpSpec, Params } from "../op-spec";
 import {
   type CorsLineParams,
   findRule,

@@ -9,8 +9,9 @@
  * platform: its key is `<kind>:<url>` (a kind holds no colon), so the same URL in `web` and `spa` is
  * two items, each owned, remembered and listed on its own.
  */
-import { defineAdapter, type Params, type ProviderAdapter } from "../../engine/op-spec";
+
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import { defineAdapter, type Params, type ProviderAdapter } from "../op-spec";
 import {
   ENTRA_KINDS,
   ENTRA_WRITE_VISIBILITY_MS,

@@ -4,8 +4,8 @@
  * key file's JSON); line params: `{ "project": "<project id>", "domain": "pr-1.preview.example.com" }`.
  */
 import { z } from "zod";
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
   type FirebaseConfig,
   firebaseConfigIdentity,

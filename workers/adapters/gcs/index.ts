@@ -9,11 +9,11 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
-import { defineAdapter, type OpContext, type ProviderAdapter } from "../../engine/op-spec";
-import { MAX_DECIDE_ATTEMPTS, StaleState } from "../../engine/stale-state";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
 import { withGoogleToken } from "../firebase/google-auth";
+import { defineAdapter, type OpContext, type ProviderAdapter } from "../op-spec";
+import { MAX_DECIDE_ATTEMPTS, StaleState } from "../stale-state";
 import { type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
 import { type GcsConfig, gcsConfigSchema, gcsCorsIdentity, gcsLineParamsSchema } from "./config";
 

@@ -4,9 +4,9 @@
  * `{ "project": "<project id>", "location": "global", "client": "<client id>", "url": "https://…" }`.
  */
 import { z } from "zod";
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
 import { withGoogleToken } from "../firebase/google-auth";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
   type GoogleConfig,
   googleConfigSchema,

@@ -6,7 +6,7 @@
  * "domain": "acme.kinde.com", "clientId": "…" }, "secrets": { "clientSecret": "KINDE_CLIENT_SECRET"
  * } }`; line params: `{ "app": "<application id>", "url": "https://…" }`.
  */
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import { type KindeConfig, kindeAppIdentity, kindeConfigSchema, kindeLineParamsSchema } from "./config";
 import { addUrl, deleteUrl, type KindeList, readUrls, warmKindeToken } from "./management-api";
 

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
-import type { BatchForm, Inspection, ItemAction, OpContext, OpSpec, Params } from "../../engine/op-spec";
+import type { BatchForm, Inspection, ItemAction, OpContext, OpSpec, Params } from "../op-spec";
 
 export interface ListMemberOpSpec<Config, Obj> {
   /** e.g. "auth0.callbackUrl" */

@@ -4,8 +4,9 @@
  * `{ "type": "okta", "domain": "acme.okta.com", "apiToken": { "secret": "OKTA_API_TOKEN" } }`;
  * line params: `{ "app": "<app id>", "url": "https://…" }`.
  */
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
+
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
   listOf,
   type OktaApp,

@@ -4,9 +4,10 @@
  * `{ "type": "r2", "accountId": "<32 hex>", "apiToken": { "secret": "R2_API_TOKEN" } }`; line params:
  * `{ "bucket": "assets", "rule": "previews", "origin": "https://pr-1.preview.example.com" }`.
  */
-import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
+
 import { corsLineParamsSchema, ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
+import { defineAdapter, type ProviderAdapter } from "../op-spec";
 import { type R2CorsRule, readR2Cors, writeR2Cors } from "./bucket-cors-api";
 import { type R2Config, r2ConfigSchema, r2CorsIdentity } from "./config";
 

@@ -5,9 +5,10 @@
  * { "secret": "AWS_SECRET_ACCESS_KEY" } }`; line params: `{ "bucket": "assets", "rule": "previews",
  * "origin": "https://pr-1.preview.example.com" }` (`rule` is the rule's ID, or `#<n>`).
  */
-import { defineAdapter, type ProviderAdapter } from "../../engine/op-spec";
+
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
+import { defineAdapter, type ProviderAdapter } from "../op-spec";
 import { readS3Cors, writeS3Cors } from "./bucket-cors-api";
 import { type S3Config, s3ConfigSchema, s3CorsIdentity, s3LineParamsSchema } from "./config";
 import type { S3CorsRule } from "./cors-xml";

@@ -4,8 +4,8 @@
  * `{ "project": "<project ref>", "url": "https://…" }`.
  */
 import { z } from "zod";
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../../engine/op-spec";
 import { listMemberOp } from "../list-member/list-member-op";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import { allowListEntries, allowListWith, allowListWithout } from "./allow-list";
 import {
   type SupabaseConfig,

@@ -4,15 +4,15 @@
  * entry is workers/index.ts, which imports nothing from this folder.
  */
 import { env } from "cloudflare:workers";
-import { workerHandlers } from "../worker";
+import { workerHandlers } from "../../workers/worker";
 import { createDevApp } from "./dev-app";
 import { devEnv, emulatorTransport } from "./dev-env";
 
 export { LeaseLock } from "../../durable-objects/lease-lock";
 export { LockFeed } from "../../durable-objects/lock-feed";
-export { ProviderEmulator } from "../../durable-objects/provider-emulator";
 export { ScopeState } from "../../durable-objects/scope-state";
 export { TokenBroker } from "../../durable-objects/token-broker";
+export { ProviderEmulator } from "../provider-emulator";
 
 // The browser tests' lock hooks exist only on a local instance that asks for them (test/e2e/).
 const app = createDevApp({ testHooks: devEnv(env).SPONSON_TEST_HOOKS === "on" });

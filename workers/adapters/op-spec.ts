@@ -5,9 +5,9 @@
 import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
-import type { SharedTokens } from "../adapters/http/shared-tokens";
-import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { ConnectionSettings } from "../connections/connection-schema";
+import type { SharedTokens } from "./http/shared-tokens";
+import type { IsolateTokenCache } from "./http/token-cache";
 
 export type Params = Record<string, string>;
 

@@ -2,7 +2,7 @@
  * The dev entry's app: production's createApp on the emulator transport, plus the view of what an
  * emulated host holds and, when asked, the browser tests' lock hooks. The tests drive this app.
  */
-import { type App, type AppOptions, createApp } from "../app";
+import { type App, type AppOptions, createApp } from "../../workers/app";
 import { emulatorTransport } from "./dev-env";
 import { emulatorRoutes } from "./emulator-routes";
 import { testHookRoutes } from "./test-hooks";

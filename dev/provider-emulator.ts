@@ -4,9 +4,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
-import { type EmulatorState, withProviderHeaders } from "../workers/emulators/emulator";
-import { type EmulatorKnobs, type EmulatorKnobsInput, emulatorKnobsSchema } from "../workers/emulators/knobs";
-import { emulatorFor } from "../workers/emulators/registry";
+import { type EmulatorState, withProviderHeaders } from "./emulators/emulator";
+import { type EmulatorKnobs, type EmulatorKnobsInput, emulatorKnobsSchema } from "./emulators/knobs";
+import { emulatorFor } from "./emulators/registry";
 
 export class ProviderEmulator extends DurableObject<Env> {
   #knobs: EmulatorKnobs = emulatorKnobsSchema.parse({});

@@ -1,7 +1,7 @@
 /**
  * A Worker that serves only the provider emulators over HTTP, for clients that cannot run inside
  * workerd: the vendor-SDK fidelity suite (test/sdk/) and anyone pointing an SDK at them by hand.
- * Started with `wrangler dev --config workers/emulators/wrangler.toml`; never deployed.
+ * Started with `wrangler dev --config dev/emulators/wrangler.toml`; never deployed.
  *
  *   ANY  /v1/emulators/{host}/{path}?{query}  → answered by {host}'s emulator as `https://{host}/{path}`
  *   POST /v1/emulator-control/{host}/seed      ← JSON `{key: value}` written into that host's state
@@ -13,10 +13,10 @@
  * body. The Host header the caller sent is dropped, so a signature over the real host (SigV4) is
  * checked against the host named in the path.
  */
-import type { ProviderEmulator } from "../../durable-objects/provider-emulator";
+import type { ProviderEmulator } from "../provider-emulator";
 import { emulatorObjectName } from "./registry";
 
-export { ProviderEmulator } from "../../durable-objects/provider-emulator";
+export { ProviderEmulator } from "../provider-emulator";
 
 interface EmulatorServerEnv {
   PROVIDER_EMULATOR: DurableObjectNamespace<ProviderEmulator>;

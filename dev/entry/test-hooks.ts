@@ -1,7 +1,7 @@
 /**
  * Local-only lock hooks for the browser tests (test/e2e/): hold a lock as a named holder, the way a
  * stuck run would, so a page can be shown two applies queued behind it. Mounted only by the dev
- * entry, when SPONSON_TEST_HOOKS=on (workers/dev/index.ts); the production entry has no such
+ * entry, when SPONSON_TEST_HOOKS=on (dev/entry/index.ts); the production entry has no such
  * route. Admin-only through the route table like every other POST.
  */
 import { Hono } from "hono";
@@ -9,8 +9,8 @@ import { z } from "zod";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
-import type { AppEnv } from "../app-env";
-import { lockTarget } from "../locks/lock-target";
+import type { AppEnv } from "../../workers/app-env";
+import { lockTarget } from "../../workers/locks/lock-target";
 
 const holdSchema = z.object({
   /** A parent identity, e.g. `auth0:<tenant>:client:<id>`; its `_locks/<h>` key is derived. */

@@ -4,9 +4,9 @@
  * secrets, issued tokens) are never shown. The production entry does not mount it: 404 there.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../app-env";
-import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
-import { validationHook } from "../http/validation";
+import type { AppEnv } from "../../workers/app-env";
+import { AUTH_CODES, bearerSecurity, problemResponses } from "../../workers/http/openapi-problems";
+import { validationHook } from "../../workers/http/validation";
 import { devEnv } from "./dev-env";
 
 const CREDENTIAL_KEY = /^(m2m|token|secret|key|credential|sa|serviceaccount)[:/]/i;

@@ -2,13 +2,14 @@
  * The dev entry's bindings (wrangler.dev.toml): production's, plus one provider emulator object
  * per emulated host and the browser tests' switch for the lock hooks. Production's Env has neither.
  */
-import type { ProviderEmulator } from "../../durable-objects/provider-emulator";
+
 import type { Env } from "../../shared/env";
+import type { ProviderTransport } from "../../workers/wiring/wire";
 import { providerFetch } from "../emulators/transport";
-import type { ProviderTransport } from "../wiring/wire";
+import type { ProviderEmulator } from "../provider-emulator";
 
 export interface DevEnv extends Env {
-  /** Emulated provider hosts, one object per host (durable-objects/provider-emulator.ts). */
+  /** Emulated provider hosts, one object per host (dev/provider-emulator.ts). */
   PROVIDER_EMULATOR: DurableObjectNamespace<ProviderEmulator>;
   /** "on": mount the lock hooks of ./test-hooks.ts (test/support/wrangler-dev.ts sets it). */
   SPONSON_TEST_HOOKS?: string;
