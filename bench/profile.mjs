@@ -6,7 +6,7 @@ import { SourceMap } from "node:module";
 import { join } from "node:path";
 
 /** Connects to the inspector's one target and answers `send(method, params)` with its result. */
-async function inspector(port) {
+export async function inspector(port) {
   const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
   const url = targets[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error("no inspector target");
@@ -106,14 +106,20 @@ export async function profile(port, work, map = newestBundleMap(), intervalUs = 
   }
 }
 
-/** The newest bundle wrangler dev wrote (.wrangler/tmp/dev-*), whose source map names our files. */
-export function newestBundleMap(root = ".wrangler/tmp") {
+/** The newest bundle wrangler dev wrote (index.js under .wrangler/tmp/dev-…), whose source map names our files. */
+export function newestBundlePath(root = ".wrangler/tmp") {
   const dirs = readdirSync(root)
     .filter((d) => d.startsWith("dev-") && existsSync(join(root, d, "index.js.map")))
     .map((d) => ({ d, at: statSync(join(root, d, "index.js.map")).mtimeMs }))
     .sort((a, b) => b.at - a.at);
-  if (!dirs[0]) return undefined;
-  return new SourceMap(JSON.parse(readFileSync(join(root, dirs[0].d, "index.js.map"), "utf8")));
+  return dirs[0] ? join(root, dirs[0].d, "index.js") : undefined;
+}
+
+/** The newest bundle's source map. */
+export function newestBundleMap(root = ".wrangler/tmp") {
+  const path = newestBundlePath(root);
+  if (!path) return undefined;
+  return new SourceMap(JSON.parse(readFileSync(`${path}.map`, "utf8")));
 }
 
 /** The source file a bundle position comes from, shortened to the repository or the package. */

@@ -185,6 +185,15 @@ function cpuTables(r) {
     `| one three-line apply on a warm application (mean of ${p?.applies ?? "?"} profiled, same measure) | ${fmt(p?.cpuMsPerApply)} |`,
   );
   L.push("");
+  const w = r.warmPath;
+  if (w) {
+    L.push(
+      `The warm one-line path (one new line, new scope, warm application): ${w.lockOps ?? "?"} lock-object calls; ${w.count} product files on a sampled stack over ${w.applies} applies (every ${w.intervalUs} µs; a lower bound):`,
+      "",
+      w.files.map((f) => `\`${f.file}\``).join(", "),
+      "",
+    );
+  }
   if (!p) return L;
   L.push(
     `Sampled profile of those applies (${p.busySamples} busy samples of ${p.samples}; share of busy samples):`,

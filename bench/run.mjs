@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CAS_DELETE, freePort, gitRepo, have, Resp, startEtcd, startRedis, waitFor } from "./baselines.mjs";
 import { loadConnections, loadRun, plan } from "./load.mjs";
+import { filesOnPath } from "./path-files.mjs";
 import { profile } from "./profile.mjs";
 import { pollingHandoff, summary, tables } from "./report.mjs";
 
@@ -203,6 +204,7 @@ async function profileApplies(svc, auth) {
     });
   const first = 900_000 + Math.floor(Math.random() * 90_000);
   await apply(`pr-${first}`); // warm: the token, the application's lock object
+  results.warmPath = await warmOneLinePath(svc, auth, first + PROFILE_APPLIES + 1);
   try {
     const cpuBefore = workerdCpuMs(svc.child.pid);
     const p = await profile(svc.inspectorPort, async () => {
@@ -212,6 +214,36 @@ async function profileApplies(svc, auth) {
     return { applies: PROFILE_APPLIES, cpuMsPerApply: cpuMs / PROFILE_APPLIES, ...p };
   } catch (err) {
     results.skipped.push(`CPU profile: ${err.message}`);
+    return undefined;
+  }
+}
+
+/** Repetitions of the warm one-line apply the path's files are sampled over. */
+const PATH_APPLIES = 40;
+
+/**
+ * The warm one-line path (docs/performance.md, "The warm one-line path"): one new line applied to a
+ * new scope on a warm application — the product files it runs code in (sampled over PATH_APPLIES
+ * repetitions, bench/path-files.mjs) and the lock-object calls it makes (the run's own counts).
+ */
+async function warmOneLinePath(svc, auth, first) {
+  const oneLine = { ...plan(0), lines: plan(0).lines.slice(0, 1) };
+  const lockOps = [];
+  try {
+    const path = await filesOnPath(svc.inspectorPort, async () => {
+      for (let i = 0; i < PATH_APPLIES; i++) {
+        const r = await fetch(`${svc.base}/v1/scopes/preview/pr-${first + i}/apply`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ plan: oneLine }),
+        });
+        if (r.status !== 200) throw new Error(`apply ${r.status} ${await r.text()}`);
+        lockOps.push((await r.json()).counts?.lockOps);
+      }
+    });
+    return { ...path, applies: PATH_APPLIES, lockOps: Math.max(...lockOps) };
+  } catch (err) {
+    results.skipped.push(`warm one-line path: ${err.message}`);
     return undefined;
   }
 }
