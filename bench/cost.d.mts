@@ -1,4 +1,3 @@
-export const LIST_AFTER_MS: number;
 export const SCOPE_STATE_READS: number;
 export const QUEUED_DESTROY_USD_PER_MILLION: number;
 export const PRICES: Record<string, number | string>;
@@ -13,5 +12,4 @@ export function costPerMillion(run: {
   cpuMs: number;
   lockWaitMs?: number;
   perCallMs: number;
-  listedRunShare?: number;
 }): { lines: CostLine[]; totalUsdPerMillionRuns: number };

@@ -17,8 +17,6 @@ export const PRICES = {
 
 /** Durable Object duration is billed at 128 MB per active object. */
 const DO_GB = 128 / 1024;
-/** durable-objects/held-index.ts: a lease younger than this is not put in the index by its transitions. */
-export const LIST_AFTER_MS = 2_000;
 /** Per lease on a lock that had gone idle (costPerMillion). */
 const ALARMS_PER_LEASE = 1;
 const FEED_NOTICES_PER_LEASE = 2;
@@ -31,14 +29,13 @@ export const SCOPE_STATE_READS = 2;
  * its acquires waited in a lock object (an open request keeps the object billed); `perCallMs`: how
  * long one object call keeps an object active (the in-runtime lease round trip halved).
  */
-export function costPerMillion({ counts, cpuMs, lockWaitMs = 0, perCallMs, listedRunShare = 1 }) {
+export function costPerMillion({ counts, cpuMs, lockWaitMs = 0, perCallMs }) {
   const doCalls = counts.lockOps + SCOPE_STATE_READS;
   // What each lock object does per lease on its own, which no run count sees (durable-objects/
   // lease-lock.ts, held-index.ts, feed-notices.ts): an alarm at the lease's expiry and lock-feed
-  // notices (held, then free: each a call to the feed object); and a held-lock index put for a
-  // lease held LIST_AFTER_MS or longer on a lock that had gone idle — only a run lasting that
-  // long (`listedRunShare` of the runs) can hold one. Upper bounds: a lock taken again before its
-  // alarm costs no extra alarm and no put.
+  // notices (held, then free: each a call to the feed object); and a held-lock index put for every
+  // lease on a lock that had gone idle (a lease is listed from its grant, docs/storage.md). Upper
+  // bounds: a lock taken again while its entry stands costs no put, and before its alarm no alarm.
   const locks = counts.locks ?? 0;
   const activeSeconds = (doCalls * perCallMs + lockWaitMs) / 1000;
   const lines = [
@@ -65,8 +62,8 @@ export function costPerMillion({ counts, cpuMs, lockWaitMs = 0, perCallMs, liste
       PRICES.doRequest,
     ],
     [
-      `R2 class A (held-lock index: a put per lock of a run lasting ≥ ${LIST_AFTER_MS / 1000} s; upper bound)`,
-      locks * INDEX_PUTS_PER_IDLE_LEASE * listedRunShare,
+      "R2 class A (held-lock index: a put per lock taken on an idle lock; upper bound)",
+      locks * INDEX_PUTS_PER_IDLE_LEASE,
       "operation",
       PRICES.r2ClassA,
     ],

@@ -1,7 +1,6 @@
 // Load against the local service: 200 concurrent applies across 50 scopes and 10 shared Auth0
 // applications (emulated demo tenants), then a preview per scope proves no entry was lost.
 
-import { LIST_AFTER_MS } from "./cost.mjs";
 import { summary } from "./report.mjs";
 
 const RUNS = 200;
@@ -61,7 +60,6 @@ export async function loadRun(base, headers, cpuMs = () => Number.NaN) {
   const latencies = [];
   const counts = [];
   const lockWaitMs = [];
-  const totals = [];
   const cpuBefore = cpuMs();
   const start = performance.now();
   await Promise.all(
@@ -79,7 +77,6 @@ export async function loadRun(base, headers, cpuMs = () => Number.NaN) {
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       if (body.counts) counts.push(body.counts);
       if (body.timings) lockWaitMs.push(body.timings.scopeLockWait + body.timings.parentLockWait);
-      if (body.timings) totals.push(body.timings.total);
       const s = body.run?.status ?? body.code ?? "unknown";
       runStatus[s] = (runStatus[s] ?? 0) + 1;
     }),
@@ -110,8 +107,6 @@ export async function loadRun(base, headers, cpuMs = () => Number.NaN) {
     entriesLost: lost,
     countsPerRun: meanCounts(counts),
     lockWaitMsPerRun: lockWaitMs.reduce((a, b) => a + b, 0) / Math.max(1, lockWaitMs.length),
-    // Runs long enough for their leases to be listed in the held-lock index (bench/cost.mjs).
-    listedRunShare: totals.filter((t) => t >= LIST_AFTER_MS).length / Math.max(1, totals.length),
     // All of workerd under wrangler dev: the Worker, its objects, R2 and the emulators (an upper bound).
     cpuMsPerRun: (cpuAfter - cpuBefore) / RUNS,
   };

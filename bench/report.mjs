@@ -1,5 +1,5 @@
 // Statistics and the Markdown tables of `npm run bench`.
-import { costPerMillion, LIST_AFTER_MS, PRICES, QUEUED_DESTROY_USD_PER_MILLION } from "./cost.mjs";
+import { costPerMillion, PRICES, QUEUED_DESTROY_USD_PER_MILLION } from "./cost.mjs";
 import { targetTable } from "./targets.mjs";
 
 export function summary(samples) {
@@ -229,7 +229,6 @@ function costTables(r) {
         cpuMs: l.cpuMsPerRun,
         lockWaitMs: l.lockWaitMsPerRun,
         perCallMs,
-        listedRunShare: l.listedRunShare ?? 1,
       }),
     });
   const w = r.runtime?.warm?.counts;
@@ -240,7 +239,6 @@ function costTables(r) {
         counts: w,
         cpuMs: r.profile?.cpuMsPerApply ?? l?.cpuMsPerRun ?? 0,
         perCallMs,
-        listedRunShare: (r.runtime?.warm?.totalMs ?? Infinity) >= LIST_AFTER_MS ? 1 : 0,
       }),
     });
   if (cases.length === 0) return [];

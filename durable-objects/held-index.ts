@@ -2,22 +2,16 @@
  * The held-lock index entry of one lock object in R2 (docs/storage.md, "R2 held-lock index"). The
  * index is a listing aid, not part of the lease: transitions answer from the object's own storage
  * and leave the R2 write running behind them. They only ever add a missing entry (a lock that is
- * already indexed costs no R2 call), and only for a lease held LIST_AFTER_MS or longer or one
- * another run asked for (queued or refused); the entry of a freed lock is deleted by the alarm or
- * the next read. A failed or lost write is repaired by the next transition, read or alarm (docs/storage.md,
- * "When an index update is lost").
+ * already indexed costs no R2 call), for every held lease from its grant: a view of the locks is
+ * only true if a lease is listed from its first second, and a repository-bound caller finds its
+ * own runs through the listing (docs/security.md, "Repository isolation"). The entry of a freed
+ * lock is deleted by the alarm or the next read. A failed or lost write is repaired by the next
+ * transition, read or alarm (docs/storage.md, "When an index update is lost").
  */
 import type { Env } from "../shared/env";
 import { heldIndexKey } from "../shared/lock-index";
 import { lockKind } from "../shared/lock-keys";
 import type { LeaseStore } from "./lease-store";
-
-/**
- * How long a lease is held before its own transitions (a renewal, a re-acquire) put it in the
- * index. A run's scope lease is renewed every third of its TTL, so a lock held past that is listed
- * by then; a read of the lock, or its alarm, lists any held lock at once.
- */
-export const LIST_AFTER_MS = 2_000;
 
 export class HeldIndex {
   readonly #env: Env;
@@ -27,8 +21,6 @@ export class HeldIndex {
   #queued = false;
   /** The queued sync may also delete an entry (a read or the alarm asked for it). */
   #exact = false;
-  /** The queued sync lists a young lease too (another run asked for the lock). */
-  #contended = false;
 
   /** Tells open dashboards the lock is now listed (the notice at its grant found it unlisted). */
   readonly #listed: () => void;
@@ -59,11 +51,11 @@ export class HeldIndex {
   }
 
   /**
-   * Another run asked for the held lock (it queued, or was refused): whoever holds it is worth
-   * listing however young the lease. The returned promise settles once the entry is written.
+   * Another run asked for the held lock (it queued, or was refused): the returned promise settles
+   * once the entry its grant queued is written, so a refused caller is answered only once a
+   * listing names who holds the lock.
    */
   listContended(): Promise<void> {
-    this.#contended = true;
     return this.sync(false);
   }
 
@@ -82,20 +74,13 @@ export class HeldIndex {
       .then(async () => {
         this.#queued = false;
         const deleteFree = this.#exact;
-        const contended = this.#contended;
         this.#exact = false;
-        this.#contended = false;
         const key = this.#store.key;
         if (!key) return;
         const lease = this.#store.lease();
         const held = lease !== null || this.#onHold();
         const marked = this.marked;
         if (held === marked || (!held && !deleteFree)) return;
-        // A young lease nobody else asked for is not listed by its transitions (a read or the
-        // alarm lists it): most runs hold a lock for well under a second, and an index put per
-        // lease would cost each of them an R2 write for a listing nobody could have seen it in.
-        const young = lease !== null && Date.now() - lease.acquiredAt < LIST_AFTER_MS;
-        if (young && !deleteFree && !contended) return;
         try {
           if (held) {
             const body = JSON.stringify({ key, kind: lockKind(key), identity: this.#store.identity });

@@ -107,28 +107,82 @@ export function leaseHolderOf(lease: LeaseRow, viewer: number | null): LeaseHold
   };
 }
 
+/** What else decides a refusal when no live lease does: the queue and the lock-delay. */
+export interface FreeLockState {
+  now: number;
+  /** Runs still queued for the lock (the refused caller not counted). */
+  waiting: number;
+  /** No grant before this (lease-store.ts quietUntil; 0: none). */
+  quietUntil: number;
+}
+
 /**
  * LOCK_HELD for a caller that may not have the lock now (it did not wait, or its wait ended): who
- * holds it, since and until when, and what to do (docs/design.md, "Lock answers").
+ * holds it, since and until when, and what to do (docs/design.md, "Lock answers"). A lock nobody
+ * holds live is refused for what is true of it: runs queued ahead, or its lock-delay.
  */
 export function heldRefusal(
   lock: { key: string; identity: string | null },
   lease: LeaseRow | null,
   asker: Asker,
+  free: FreeLockState,
 ): Result<never> {
   const { key } = lock;
   const name = lock.identity ?? key;
   const position = asker.position === undefined ? {} : { position: asker.position };
-  if (!lease)
-    return fail("LOCK_HELD", `${name} is being handed to a waiting run`, { lock: key, ...position });
-  const holder = leaseHolderOf(lease, asker.viewer);
   const iso = (ms: number) => new Date(ms).toISOString();
+  const live = lease !== null && !isExpired(lease, free.now) ? lease : null;
+  if (!live) return freeRefusal(lock, lease, asker, free);
+  const holder = leaseHolderOf(live, asker.viewer);
   const queued = asker.position === undefined ? "" : ` (this run was number ${asker.position} in the queue)`;
   return fail(
     "LOCK_HELD",
-    `${name} is held by ${holderWords(holder)} since ${iso(lease.acquiredAt)}, until ${iso(lease.expiresAt)}${queued}. ` +
+    `${name} is held by ${holderWords(holder)} since ${iso(live.acquiredAt)}, until ${iso(live.expiresAt)}${queued}. ` +
       `Wait for it with \`--wait\`, or an admin can release it: \`sponson unlock ${key} --reason …\``,
     { lock: key, holder, ...position },
+  );
+}
+
+/**
+ * LOCK_HELD for a lock with no live lease: the first queued run goes first (FIFO), and a lock whose
+ * last lease expired grants nobody until its lock-delay ends (a write that holder sent may still
+ * land). Says only what is so: no waiting run when none waits, no holder when the lease expired.
+ */
+function freeRefusal(
+  lock: { key: string; identity: string | null },
+  expired: LeaseRow | null,
+  asker: Asker,
+  free: FreeLockState,
+): Result<never> {
+  const { key } = lock;
+  const name = lock.identity ?? key;
+  const position = asker.position === undefined ? {} : { position: asker.position };
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const quiet = free.quietUntil > free.now;
+  const delay = quiet ? ` after its lock-delay, at ${iso(free.quietUntil)}` : "";
+  if (free.waiting > 0) {
+    return fail("LOCK_HELD", `${name} is being handed to a waiting run${delay}`, { lock: key, ...position });
+  }
+  if (!quiet) {
+    // Nothing keeps the lock now (a wait that ended just as its lease did): asking again gets it.
+    return fail("LOCK_HELD", `${name} was free when this run was refused: ask for it again`, {
+      lock: key,
+      retryAfterSeconds: 1,
+      ...position,
+    });
+  }
+  const who = expired
+    ? `the lease of ${holderWords(leaseHolderOf(expired, asker.viewer))} expired at ${iso(expired.expiresAt)}`
+    : "its last lease expired";
+  return fail(
+    "LOCK_HELD",
+    `${name} is free but in its lock-delay until ${iso(free.quietUntil)}: ${who}, and a write sent ` +
+      "under it may still land, so no run is granted the lock before then. Retry then, or wait for it with `--wait`",
+    {
+      lock: key,
+      retryAfterSeconds: Math.max(1, Math.ceil((free.quietUntil - free.now) / 1000)),
+      ...position,
+    },
   );
 }
 

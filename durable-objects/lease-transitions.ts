@@ -130,7 +130,8 @@ export class LeaseTransitions {
     // A lease outliving the hold still holds the lock after it: Retry-After is the later end.
     const leaseEnd = lease && !isExpired(lease, now) ? lease.expiresAt : 0;
     if (hold) return holdRefusal(hold, { key: store.key ?? "", now, leaseEnd, position: asker.position });
-    return heldRefusal({ key: store.key ?? "", identity: store.identity }, lease, asker);
+    const free = { now, waiting: this.queue.length, quietUntil: store.quietUntil(now) };
+    return heldRefusal({ key: store.key ?? "", identity: store.identity }, lease, asker, free);
   }
 
   /**

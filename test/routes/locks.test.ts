@@ -5,7 +5,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { LIST_AFTER_MS } from "../../durable-objects/held-index";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { heldIndexKey } from "../../shared/lock-index";
 import { parentLockKey } from "../../shared/lock-keys";
@@ -110,11 +109,6 @@ describe("GET /v1/locks", () => {
       state.storage.sql.exec("UPDATE meta SET v = '0' WHERE k = 'indexed'");
     });
     expect((await listed()).map((l) => l.key)).not.toContain(key);
-    // Held longer than the listing delay (a young lease's transitions do not list it).
-    await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
-      state.storage.sql.exec("UPDATE lease SET acquired_at = ? WHERE id = 1", Date.now() - LIST_AFTER_MS);
-    });
-
     granted(await stub(key).renew({ key, holder: "run-a", token: a.token }));
 
     // The renewal answers first and re-adds the entry behind its answer: wait for the entry itself

@@ -21,10 +21,10 @@ import { boundRepositoryOf } from "../dashboard/view-filter";
 import type { Engine } from "../engine/engine";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
-import { listHeldLocks } from "../locks/held-locks";
 import { ledgerView } from "../locks/ledger-view";
 import { lockStub } from "../locks/lock-target";
-import { lockForRepository, repositoryRuns } from "../locks/repository-view";
+import { repositoryRunsFor } from "../locks/repository-runs";
+import { lockForRepository } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 
 const html = { "text/html": { schema: z.string() } };
@@ -148,8 +148,7 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
       const view =
         bound === null
           ? state
-          : (lockForRepository(state, bound.id, repositoryRuns(await listHeldLocks(c.env), bound.id)) ??
-            state);
+          : (lockForRepository(state, bound.id, await repositoryRunsFor(c.env, state, bound.id)) ?? state);
       const admin = roleAtLeast(caller.role, "admin");
       const found = admin ? await engineFor(c.env).orphans(state.identity) : null;
       return c.html(

@@ -25,7 +25,8 @@ import { auditedForceRelease } from "../locks/force-release";
 import { listHeldLocks } from "../locks/held-locks";
 import { auditedHold, auditedUnhold } from "../locks/hold";
 import { readLock } from "../locks/lock-target";
-import { lockForRepository, locksForRepository, repositoryRuns } from "../locks/repository-view";
+import { repositoryRunsFor } from "../locks/repository-runs";
+import { lockForRepository, locksForRepository } from "../locks/repository-view";
 
 const keyParam = z.object({
   key: z
@@ -168,8 +169,8 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     if (parsed?.kind === "scope" && parsed.repositoryId !== bound.id) {
       throw new SponsonError("NOT_FOUND", `no lock ${key} for repository ${bound.name}`);
     }
-    const [state, held] = await Promise.all([readLock(c.env, key), listHeldLocks(c.env)]);
-    const view = lockForRepository(state, bound.id, repositoryRuns(held, bound.id));
+    const state = await readLock(c.env, key);
+    const view = lockForRepository(state, bound.id, await repositoryRunsFor(c.env, state, bound.id));
     return c.json(view ?? state, 200);
   })
   .openapi(forceReleaseRoute, async (c) => {
