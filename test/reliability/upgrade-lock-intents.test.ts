@@ -13,6 +13,7 @@ import { scopeLockKey } from "../../shared/lock-keys";
 import type { Intent } from "../../shared/schemas/receipt";
 import { emulatorTransport } from "../../workers/dev/dev-env";
 import { SimulatedCrash } from "../../workers/engine/deps";
+import { overriding } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { engineSweepParts } from "../../workers/wiring/background";
@@ -125,5 +126,37 @@ describe("reliability: upgrading, a crashed run's intents kept in the scope lock
     expect((await providerItems(domain)).filter((i) => i.includes(scope))).toEqual(entriesOf(scope));
     expect(await legacyRows(key)).toBe(0);
     await expectSettled(expect, domain, [scope]);
+  });
+
+  it("rows naming a connection the next run did not prepare: it gives the lease back, prepares it, asks again", async ({
+    expect,
+  }) => {
+    const old = await freshWorld();
+    const { scope } = old;
+    const { address, key } = await crashedOnOldVersion(scope, old.plan);
+    // The next apply's plan is on another tenant: nothing before the lease names the old one.
+    const other = await freshWorld();
+    let scopeAcquires = 0;
+    const counting = reliabilityEngine({
+      wrapLocks: (inner) => ({
+        ...inner,
+        scope: (...args) =>
+          overriding(inner.scope(...args), {
+            acquire: (req) => {
+              scopeAcquires += 1;
+              return inner.scope(...args).acquire(req);
+            },
+          }),
+      }),
+    });
+    const next = await counting.apply({ ...address, plan: other.plan });
+    expect(next.run.status).toBe("succeeded");
+    expect(scopeAcquires).toBe(2);
+    expect(next.warnings.join(" ")).toContain("recovered 3 intent");
+    // The crashed creates on the old tenant are undone; the new plan's entries are there.
+    expect((await providerItems(old.domain)).filter((i) => i.includes(scope))).toEqual([]);
+    expect((await providerItems(other.domain)).filter((i) => i.includes(scope))).toEqual(entriesOf(scope));
+    expect(await legacyRows(key)).toBe(0);
+    await expectSettled(expect, other.domain, [scope]);
   });
 });
