@@ -49,7 +49,7 @@ import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockHolds } from "./lock-holds";
 import { LockOwnership } from "./lock-ownership";
 import { PendingIndex } from "./pending-index";
-import { PendingIntents, putIntentsSchema } from "./pending-intents";
+import { PendingIntents } from "./pending-intents";
 import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
 
@@ -184,15 +184,6 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
     this.#index.syncLater();
     return ok(renewed);
-  }
-
-  async putIntents(req: FencedRequest & { intents: Intent[] }): Promise<Result<LeaseGrant>> {
-    const intents = putIntentsSchema.safeParse(req.intents);
-    if (!intents.success) return fail("VALIDATION", `intents refused: ${intents.error.message}`);
-    const renewed = await this.renew(req);
-    // Only the live holder's intents are kept: renew refused anyone else (LOCK_LOST).
-    if (!renewed.ok) return renewed;
-    return ok({ ...renewed.value, intentSeq: this.#pending.put(intents.data) });
   }
 
   async pendingIntents(_req: { key: string }): Promise<Intent[]> {
@@ -453,16 +444,14 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     if (this.#pendingIndex.outOfStep) this.#pendingIndex.syncLater();
   }
 
-  /** A grant, with the intents earlier holders left unsettled (scope locks; none: no field). */
+  /**
+   * A grant, with the intents holders of the version before issue 29 left here unsettled (scope
+   * locks, upgrading; none: no field).
+   */
   #withPending(result: Result<LeaseGrant>): Result<LeaseGrant> {
     if (!result.ok) return result;
     const pending = this.#pending.all();
-    const intentSeq = this.#pending.lastSeq();
-    return ok({
-      ...result.value,
-      ...(pending.length === 0 ? {} : { pendingIntents: pending }),
-      ...(intentSeq === 0 ? {} : { intentSeq }),
-    });
+    return ok({ ...result.value, ...(pending.length === 0 ? {} : { pendingIntents: pending }) });
   }
 
   /** LOCK_LOST unless `holder` holds `token` now; ownership is only ever touched under the lease. */

@@ -88,11 +88,9 @@ export interface LeaseLockApi {
     intentsSettled?: boolean;
   }): Promise<Result<ReleaseOutcome>>;
   /**
-   * Scope locks: makes a group's intents durable in the lock, fenced by the token, and renews the
-   * lease in the same call (so it is also a round-trip check of the lease at that instant).
+   * The intents a lock of the version before issue 29 keeps that no receipt settled yet, read-only
+   * (the sweep, upgrading: docs/design.md, "Intent recovery").
    */
-  putIntents(req: FencedRequest & { intents: Intent[] }): Promise<Result<LeaseGrant>>;
-  /** The intents the lock keeps that no receipt settled yet, read-only (the sweep, orphans, views). */
   pendingIntents(req: { key: string }): Promise<Intent[]>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   /**

@@ -81,16 +81,12 @@ export const leaseGrantSchema = z.object({
    */
   receiptEtag: z.string().optional(),
   /**
-   * Scope locks, on a grant and its claim: intents earlier holders made durable in the lock
-   * (`putIntents`) that no receipt save settled since (a holder died, or its final save failed).
-   * The new holder merges them into its receipt and recovers them.
+   * Scope locks, on a grant and its claim (upgrading only): intents a lock of the version before
+   * issue 29 kept for a holder (its `putIntents`) that no receipt save settled since (the holder
+   * died, or its final save failed). The new holder merges them into its receipt and recovers them;
+   * no lock takes new ones (docs/design.md, "Intent recovery").
    */
   pendingIntents: z.array(intentSchema).optional(),
-  /**
-   * Scope locks: the last number the lock gave a put of intents (on a grant), or the number it
-   * gave this put (`putIntents`). Receipt saves record how far they account (`intentsThrough`).
-   */
-  intentSeq: z.number().int().positive().optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 

@@ -1,8 +1,10 @@
 /**
- * Intents a scope lock keeps (docs/design.md, "Writing one object's items"; docs/storage.md): put
- * by the holder with a token-checked call that renews the lease, handed to every next grant until a
- * holder's release says its final receipt save holds them, and indexed in R2 while the lock is free
- * with intents no receipt holds, so the sweep finds the scope.
+ * Intents a scope lock of the version before issue 29 kept (docs/design.md, "Intent recovery":
+ * upgrading; docs/storage.md): no lock takes new ones, but what that version's `putIntents` left is
+ * handed to every next grant until a holder's release says its receipt save holds them, and indexed
+ * in R2 while the lock is free with intents no receipt holds, so the sweep finds the scope. The
+ * rows are written straight into the lock's storage as that version wrote them
+ * (test/helpers/legacy-intents.ts).
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -11,15 +13,8 @@ import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import type { Intent } from "../../shared/schemas/receipt";
 import { listPendingScopes } from "../../workers/locks/pending-scopes";
-import {
-  expireLeaseNow,
-  freshScopeKey,
-  granted,
-  rawStub,
-  refused,
-  setLeaseExpiry,
-  stub,
-} from "../helpers/locks";
+import { legacyRows, putLegacyIntents } from "../helpers/legacy-intents";
+import { expireLeaseNow, freshScopeKey, granted, rawStub, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 
@@ -44,26 +39,20 @@ async function indexed(key: string): Promise<boolean> {
 }
 
 describe("intents kept by the scope lock", () => {
-  it("the holder's intents are kept, renew its lease, and go to the next grant until a settled release", async ({
+  it("what the old version kept goes to every next grant until a settled release, then never again", async ({
     expect,
   }) => {
     const key = freshScopeKey();
     const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
     expect(a.pendingIntents).toBeUndefined();
-    const soon = Date.now() + 1_000;
-    await setLeaseExpiry(key, soon);
-    const renewed = granted(
-      await stub(key).putIntents({ key, holder: "run-a", token: a.token, intents: [intent("run-a", "u1")] }),
-    );
-    expect(renewed.expiresAt).toBeGreaterThan(soon);
-    // Numbered by the put (the receipt says how far its saves account for: intentsThrough).
-    expect(renewed.intentSeq).toBe(1);
+    expect(await putLegacyIntents(key, [intent("run-a", "u1")])).toBe(1);
     expect(await stub(key).pendingIntents({ key })).toEqual([{ ...intent("run-a", "u1"), lockSeq: 1 }]);
     // A release whose save did not hold them (a failed save): the next holder gets them.
     granted(await stub(key).release({ key, holder: "run-a", token: a.token }));
     const b = granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
     expect(b.pendingIntents).toEqual([{ ...intent("run-a", "u1"), lockSeq: 1 }]);
-    expect(b.intentSeq).toBe(1);
+    // The grant says nothing of the old numbering: the intents carry their own numbers.
+    expect(Object.keys(b)).not.toContain("intentSeq");
     granted(
       await stub(key).release({
         key,
@@ -74,49 +63,27 @@ describe("intents kept by the scope lock", () => {
       }),
     );
     expect(await stub(key).pendingIntents({ key })).toEqual([]);
+    expect(await legacyRows(key)).toBe(0);
     expect(
       granted(await stub(key).acquire({ key, holder: "run-c", ttlMs: TTL_MS })).pendingIntents,
     ).toBeUndefined();
   });
 
-  it("a lost lease keeps nothing: putIntents with a stale token is LOCK_LOST", async ({ expect }) => {
+  it("the lock object takes no intents: it has no putIntents any more", async ({ expect }) => {
     const key = freshScopeKey();
-    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-    await expireLeaseNow(key);
-    granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
-    const answer = await stub(key).putIntents({
-      key,
-      holder: "run-a",
-      token: a.token,
-      intents: [intent("run-a", "u1")],
-    });
-    expect(refused(answer).code).toBe("LOCK_LOST");
-    expect(await stub(key).pendingIntents({ key })).toEqual([]);
-  });
-
-  it("malformed intents are refused (VALIDATION) and nothing is kept", async ({ expect }) => {
-    const key = freshScopeKey();
-    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-    const bad = [{ action: "create", key: "u1" }] as unknown as Intent[];
-    expect(
-      refused(await stub(key).putIntents({ key, holder: "run-a", token: a.token, intents: bad })).code,
-    ).toBe("VALIDATION");
-    expect(await stub(key).pendingIntents({ key })).toEqual([]);
+    const kind = await runInDurableObject(
+      rawStub(key),
+      async (instance: LeaseLock) => typeof (instance as unknown as Record<string, unknown>).putIntents,
+    );
+    expect(kind).toBe("undefined");
   });
 
   it("without its alarm, the next read that finds the lease ended indexes the dead holder's intents", async ({
     expect,
   }) => {
     const key = freshScopeKey();
-    const a = granted(await stub(key).acquire({ key, holder: "run-dead", ttlMs: TTL_MS }));
-    granted(
-      await stub(key).putIntents({
-        key,
-        holder: "run-dead",
-        token: a.token,
-        intents: [intent("run-dead", "u1")],
-      }),
-    );
+    granted(await stub(key).acquire({ key, holder: "run-dead", ttlMs: TTL_MS }));
+    await putLegacyIntents(key, [intent("run-dead", "u1")]);
     await expireLeaseNow(key);
     // As if the expiry alarm never fired.
     await runInDurableObject(rawStub(key), (_instance: LeaseLock, state) => state.storage.deleteAlarm());
@@ -127,15 +94,8 @@ describe("intents kept by the scope lock", () => {
     expect,
   }) => {
     const key = freshScopeKey();
-    const a = granted(await stub(key).acquire({ key, holder: "run-dead", ttlMs: TTL_MS }));
-    granted(
-      await stub(key).putIntents({
-        key,
-        holder: "run-dead",
-        token: a.token,
-        intents: [intent("run-dead", "u1")],
-      }),
-    );
+    granted(await stub(key).acquire({ key, holder: "run-dead", ttlMs: TTL_MS }));
+    await putLegacyIntents(key, [intent("run-dead", "u1")]);
     expect(await indexed(key)).toBe(false); // held: its own holder settles them
     await expireLeaseNow(key);
     expect(await runDurableObjectAlarm(rawStub(key))).toBe(true);
@@ -153,15 +113,8 @@ describe("intents kept by the scope lock", () => {
     expect,
   }) => {
     const key = freshScopeKey();
-    const a = granted(await stub(key).acquire({ key, holder: "run-stuck", ttlMs: TTL_MS }));
-    granted(
-      await stub(key).putIntents({
-        key,
-        holder: "run-stuck",
-        token: a.token,
-        intents: [intent("run-stuck", "u1")],
-      }),
-    );
+    granted(await stub(key).acquire({ key, holder: "run-stuck", ttlMs: TTL_MS }));
+    await putLegacyIntents(key, [intent("run-stuck", "u1")]);
     granted(await stub(key).forceRelease({ key, reason: "stuck", actor: "admin" }));
     expect(await indexed(key)).toBe(true);
     expect(granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS })).pendingIntents).toEqual([

@@ -61,9 +61,9 @@ export function receipt(environment: string, scope: string) {
 }
 
 /**
- * Every durable intent of a scope, wherever it lives (docs/design.md, "Writing one object's items"):
- * the receipt's, and those its scope lock keeps that no receipt save settled yet (a crashed run's).
- * One entry per run, item and action.
+ * Every durable intent of a scope: the receipt's (their one home, docs/design.md "Writing one
+ * object's items"), and any a scope lock of the version before issue 29 still keeps (upgrading:
+ * test/helpers/legacy-intents.ts builds such state). One entry per run, item and action.
  */
 export async function durableIntents(
   environment: string,

@@ -1,5 +1,6 @@
 /**
- * Intents a scope lock keeps are resolved once (docs/design.md, "Intent recovery"): a holder whose
+ * Intents are resolved once (docs/design.md, "Intent recovery"). Found when intents lived in the
+ * scope lock (issue 24; upgrading from that version still meets such locks): a holder whose
  * final save holds them may die before the release that lets the lock drop them, and the next
  * holder must not resolve them a second time against the newer ledger that save recorded (found by
  * the review of issue 24: the retry's own remove intents, still in the lock, removed the entries
@@ -13,9 +14,11 @@ import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import { scopeLockKey } from "../../shared/lock-keys";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { overriding } from "../../workers/locks/lock-target";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { engineSweepParts } from "../../workers/wiring/background";
 import { testEnv } from "../helpers/connections";
 import { durableIntents, receipt } from "../helpers/engine";
+import { putLegacyIntents } from "../helpers/legacy-intents";
 import { expireLeaseNow, stub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { entriesOf, expectSettled, freshWorld, providerItems, reliabilityEngine } from "./harness";
@@ -40,7 +43,7 @@ describe("reliability: intents the scope lock kept after the save that settled t
     const { domain, scope, plan } = await freshWorld();
     const address = { repository: DEFAULT_REPOSITORY, environment: "preview", scope };
     const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
-    // Run 1 dies right after its write: its intents are durable in the scope lock only.
+    // Run 1 dies right after its write: its intents are durable in the receipt.
     const crashed = reliabilityEngine({
       faults: (point) => {
         if (point === "after-write") throw new SimulatedCrash(point);
@@ -52,7 +55,7 @@ describe("reliability: intents the scope lock kept after the save that settled t
     await expireLeaseNow(key);
 
     // Run 2 recovers them, applies the plan again and saves; its release never reaches the lock
-    // (the isolate died), so the lock still keeps every intent, settled by that save.
+    // (the isolate died). Its save holds everything: the next recovery must undo nothing of it.
     const retry = engineWhoseReleasesAreLost();
     const second = await retry.apply({ ...address, plan });
     expect(second.run.status).toBe("succeeded");
@@ -73,7 +76,7 @@ describe("reliability: intents the scope lock kept after the save that settled t
 });
 
 describe("reliability: the sweep and a lock keeping only intents its receipt settled", () => {
-  it("a run saves, then dies before its release: the sweep's recovery clears the lock and its index entry", async ({
+  it("upgrading: a run of the old version saved, then died before its release: the sweep's recovery clears the lock and its index entry", async ({
     expect,
   }) => {
     const { domain, scope, plan } = await freshWorld();
@@ -81,6 +84,26 @@ describe("reliability: the sweep and a lock keeping only intents its receipt set
     const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
     const noRelease = engineWhoseReleasesAreLost();
     expect((await noRelease.apply({ ...address, plan })).run.status).toBe("succeeded");
+    // As the version before issue 29 left it (test/helpers/legacy-intents.ts): the run's intents
+    // still in the lock, numbered up to what its receipt's save accounts for (`intentsThrough`).
+    const store = new R2ReceiptStore(env.RECEIPTS);
+    const { receipt: saved, etag } = await store.read(address);
+    const seq = await putLegacyIntents(
+      key,
+      saved.ledger.map((e) => ({
+        action: "create" as const,
+        line: e.line,
+        op: e.op,
+        connection: e.connection,
+        params: e.params,
+        key: e.key,
+        parent: e.parent,
+        runId: e.runId,
+        at: e.createdAt,
+        claims: true as const,
+      })),
+    );
+    await store.write({ ...saved, revision: saved.revision + 1, intentsThrough: seq }, etag);
     await expireLeaseNow(key);
     // The lock keeps the run's intents (settled by its save) and, once free, names the scope.
     expect(await stub(key).pendingIntents({ key })).not.toEqual([]);

@@ -1,16 +1,16 @@
 /**
  * A stale holder's save is fenced by the next holder's first write (docs/design.md, "Writing one
  * object's items"): a run whose scope lock is force-released right after its provider write keeps
- * running, while a recovery of the scope takes the lock and the intents it kept. Intents now live
- * in the scope lock, so the recovery's first write must still be a receipt put: the stale run's
- * final save then fails on its etag instead of recording entries the recovery removes. Found by
- * the fleet property (a scope-lost fault after the write lost the run's entries).
+ * running, while a recovery of the scope takes the lock and the intents its receipt holds. The
+ * recovery's first write is a receipt put: the stale run's final save then fails on its etag
+ * instead of recording entries the recovery removes. Found by the fleet property (a scope-lost
+ * fault after the write lost the run's entries) when intents lived in the scope lock (issue 24).
  */
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
 import { readLock } from "../../workers/locks/lock-target";
-import { durableIntents, receipt } from "../helpers/engine";
+import { receipt } from "../helpers/engine";
 import { stub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { expectSettled, freshWorld, providerItems, reliabilityEngine } from "./harness";
@@ -63,15 +63,9 @@ describe("reliability: a stale holder's save after its scope lease was taken awa
       .map((i) => i.split(" ")[1]);
     expect(present.sort()).toEqual(recorded);
     if (recorded.length === 0) expect(result.run.status).toBe("failed");
-    // Copies the lock still keeps that the receipt's save settled (`intentsThrough`) are skipped by
-    // every reader (docs/design.md, "Writing one object's items"); nothing else may be left.
-    const through = stored.intentsThrough ?? 0;
-    const open = (await durableIntents("preview", scope)).filter(
-      (i) => i.lockSeq === undefined || i.lockSeq > through,
-    );
-    expect(open).toEqual([]);
-    // Settled copies are the lock's to drop at the next holder's settled release (the sweep's
-    // recovery): after one, nothing at all is left.
+    // Intents live in the receipt only (docs/design.md, "Writing one object's items"): none is left.
+    expect(stored.intents).toEqual([]);
+    // And one more recovery finds nothing to undo.
     await reliabilityEngine().recover({ repository: DEFAULT_REPOSITORY, environment: "preview", scope });
     await expectSettled(expect, domain, [scope]);
   });

@@ -8,7 +8,7 @@ import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
 import type { Provenance } from "../../shared/schemas/provenance";
-import type { Intent, LedgerEntry, Receipt, RunAction, RunRecord } from "../../shared/schemas/receipt";
+import type { Intent, LedgerEntry, RunAction, RunRecord } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { ALL_URL_CHECKS } from "../../shared/url-shape";
@@ -363,8 +363,9 @@ export class Engine {
     let saved: string | null = null;
     try {
       const session = await ReceiptSession.open(deps.store, req);
-      // The lock's unsettled intents go into the receipt with this save (nothing resolves them here).
-      session.mergeIntents(lease.pendingIntents, lease.intentSeq);
+      // Intents a lock of the version before issue 29 still keeps go into the receipt with this save
+      // (nothing resolves them here).
+      session.mergeIntents(lease.pendingIntents);
       session.recordRun(run.record(deps.clock.now()));
       await session.save();
       saved = session.etag;
@@ -455,10 +456,10 @@ export class Engine {
       // What refused the request before the lease, asked again of the receipt as it is now.
       refuse?.({ receipt: session.receipt, etag: session.etag });
       run = new Run(runId, action, req, deps.clock.now(), emit, metrics, deps.logError);
-      // Intents an earlier holder made durable in the scope lock and no receipt save settled (it
-      // died, or its last save failed): this run recovers them like the receipt's own, and its
+      // Upgrading (docs/design.md, "Intent recovery"): intents a scope lock of the version before
+      // issue 29 kept for a holder that died are recovered like the receipt's own, and this run's
       // saves make what is left durable in the receipt before its release lets the lock drop them.
-      session.mergeIntents(lease.pendingIntents, lease.intentSeq);
+      session.mergeIntents(lease.pendingIntents);
       // Every save bumps the revision: a higher one at the end means this run has written.
       const openedRevision = session.receipt.revision;
       const skip = guard && after ? guard(after) : null;
@@ -499,11 +500,7 @@ export class Engine {
         // write), the truth is a failed run with its lines — whatever failed the save, a receipt
         // conflict (the record cannot be added without overwriting whoever changed the receipt)
         // or the store's transport — so the run says so instead.
-        if (
-          err instanceof SimulatedCrash ||
-          !(session.receipt.revision > openedRevision || session.intentsKeptElsewhere)
-        )
-          throw err;
+        if (err instanceof SimulatedCrash || session.receipt.revision === openedRevision) throw err;
         run.fail(err);
         const why = err instanceof SponsonError ? err.message : "the receipt store failed (logged)";
         run.warn(`run ${run.id} was not recorded in the receipt: ${why}`);
@@ -515,10 +512,11 @@ export class Engine {
   }
 
   /**
-   * Takes the scope lease. Intents an earlier holder left in the lock (handed with the grant) may
-   * name connections this run did not prepare; their token exchanges must not happen under a
-   * lease, so the run gives the lease back (the lock keeps the intents), prepares them and asks
-   * again, once per new connection at most.
+   * Takes the scope lease. Upgrading only: intents a scope lock of the version before issue 29
+   * still keeps (handed with the grant) may name connections this run did not prepare; their token
+   * exchanges must not happen under a lease, so the run gives the lease back (the lock keeps the
+   * intents), prepares them and asks again, once per new connection at most. Once no lock keeps
+   * any (docs/design.md, "Intent recovery"), the first grant is always the one kept.
    */
   async #takeScope(
     deps: EngineDeps,

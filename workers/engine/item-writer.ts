@@ -1,7 +1,7 @@
 /**
  * The one place provider writes happen (docs/design.md, "Run algorithm"). A run's changes on one
  * shared object are one group, written in one critical section: intents for all of them durable
- * first (before the lease, so nothing but the lock object's own calls sit inside it), then under
+ * in the receipt first (before the lease, so nothing but the lock object's own calls sit inside it), then under
  * the parent lease the critical section (critical-section.ts), or another run's write carrying
  * them (combined-write.ts). The ledger records the outcome after the lease (ledger-record.ts),
  * saved with the run's next receipt save. Ownership lives in the parent's own lock object and is
@@ -96,17 +96,9 @@ export class ItemWriter {
       claims: true as const,
     }));
     for (const intent of intents) w.session.addIntent(intent);
-    // Durable in the scope lock, not by a receipt put: one token-checked call that also renews
-    // the scope lease (docs/design.md, "Writing one object's items"). The run's final save writes
-    // whatever is still unresolved into the receipt before its release lets the lock drop them.
-    // When an earlier group's outcome is not durable yet, the receipt put carries it with these
-    // intents, as before: a crash must not undo what the run already reported done.
-    if (w.session.unsaved) {
-      await w.session.save();
-    } else {
-      w.session.noteLockSeq(await w.scopeLease.putIntents(intents));
-      w.session.noteIntentsKeptElsewhere();
-    }
+    // Durable in the receipt before the parent lease and the provider write (docs/design.md,
+    // "Writing one object's items"): the receipt is the one home of intents.
+    await w.session.save();
     // Until ownership or the provider is touched, a failure (e.g. the parent lock is held) leaves
     // nothing for the intents to resolve.
     const section: Section = { touched: false };

@@ -11,7 +11,6 @@ import type { Receipt } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { entryOfKey, type OpSpec } from "../adapters/op-spec";
 import { Lease } from "../locks/lease";
-import { durableIntents } from "../receipts/durable-intents";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
@@ -58,15 +57,9 @@ async function ghostsOf(
         environment: scope.environment,
         scope: scope.scope,
       };
-      // A run in flight (or one that died) keeps its intents in its scope lock until its final
-      // save: an item one of them names is that scope's, not a ghost's. The lock is read first:
-      // a save landing in between (with its release clearing the lock) is then in the receipt read
-      // after it, so the item is named by one or the other.
-      const kept = await deps.locks
-        .scope(scope.repositoryId, scope.environment, scope.scope)
-        .pendingIntents({});
-      const stored = (await deps.store.read(address)).receipt;
-      receipt = { ...stored, intents: durableIntents(stored, kept) };
+      // A run's intents are in its receipt before its provider write (docs/design.md, "Writing
+      // one object's items"): an item one of them names is that scope's, not a ghost's.
+      receipt = (await deps.store.read(address)).receipt;
       cache.set(owner, receipt);
     }
     const records = [...receipt.ledger, ...receipt.intents];

@@ -12,14 +12,11 @@ export class ReceiptSession {
   readonly #address: ScopeAddress;
   #receipt: Receipt;
   #etag: string | null;
-  #keptElsewhere = false;
-  /** The highest number the scope lock gave a put this copy accounts for (Receipt.intentsThrough). */
-  #lockSeq = 0;
   /**
-   * The copy holds an outcome no save made durable yet (a ledger change, a resolved intent, a run
-   * record). Intents alone do not count: they are durable in the scope lock or the receipt already.
+   * The highest number a scope lock of the version before issue 29 gave a put of intents this copy
+   * accounts for (Receipt.intentsThrough; only intents that lock handed over carry one).
    */
-  #unsaved = false;
+  #lockSeq = 0;
 
   private constructor(store: ReceiptStore, address: ScopeAddress, receipt: Receipt, etag: string | null) {
     this.#store = store;
@@ -27,11 +24,6 @@ export class ReceiptSession {
     // Every save names the scope's repository, also for a receipt written before they did.
     this.#receipt = { ...receipt, repository: { id: address.repository.id, name: address.repository.name } };
     this.#etag = etag;
-    // Intents left by an earlier holder: this run resolves them, and a stale holder (its lease
-    // force-released or expired while it still runs) may still save over the version it read. The
-    // run's first write is therefore a receipt put, not the scope lock's, so that stale save fails
-    // on its etag instead of recording entries recovery is about to remove.
-    this.#unsaved = receipt.intents.length > 0;
   }
 
   static async open(store: ReceiptStore, address: ScopeAddress): Promise<ReceiptSession> {
@@ -80,13 +72,14 @@ export class ReceiptSession {
   }
 
   /**
-   * Intents the scope lock kept for earlier holders (LeaseGrant.pendingIntents), and `lockSeq`,
-   * the last number the lock gave a put of them. Those this receipt already accounts for
-   * (`intentsThrough`: a holder saved, then died before the release that lets the lock drop them)
-   * are skipped: resolving them again would undo, against a newer ledger, what that save recorded.
-   * The others join this copy's own, once each.
+   * Intents a scope lock of the version before issue 29 still keeps for a holder that died (the
+   * grant hands them over: LeaseGrant.pendingIntents), each numbered by that lock (`lockSeq`).
+   * Those this receipt already accounts for (`intentsThrough`: a holder saved, then died before the
+   * release that lets the lock drop them) are skipped: resolving them again would undo, against a
+   * newer ledger, what that save recorded. The others join this copy's own, once each, and the next
+   * save accounts for every number handed over (docs/design.md, "Intent recovery": upgrading).
    */
-  mergeIntents(intents: readonly Intent[], lockSeq = 0): void {
+  mergeIntents(intents: readonly Intent[]): void {
     const through = this.#receipt.intentsThrough ?? 0;
     const open = intents.filter((i) => i.lockSeq === undefined || i.lockSeq > through);
     const missing = open.filter(
@@ -95,27 +88,7 @@ export class ReceiptSession {
     );
     if (missing.length > 0)
       this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, ...missing] };
-    // Every numbered intent up to the grant's is now in this copy or accounted for by it.
-    this.noteLockSeq(lockSeq);
-    // As for the receipt's own intents (constructor): the first write must fence a stale holder.
-    if (open.length > 0) this.#unsaved = true;
-  }
-
-  /** The scope lock numbered a put of this copy's intents `seq`: the next save accounts for it. */
-  noteLockSeq(seq: number): void {
-    this.#lockSeq = Math.max(this.#lockSeq, seq);
-  }
-
-  /**
-   * This run made intents durable in the scope lock (`Lease.putIntents`) rather than by a save: it
-   * may have written to a provider although the receipt's revision never moved.
-   */
-  noteIntentsKeptElsewhere(): void {
-    this.#keptElsewhere = true;
-  }
-
-  get intentsKeptElsewhere(): boolean {
-    return this.#keptElsewhere;
+    for (const i of intents) this.#lockSeq = Math.max(this.#lockSeq, i.lockSeq ?? 0);
   }
 
   /** Takes back one announced write that never touched anything (same run, item and action). */
@@ -130,7 +103,6 @@ export class ReceiptSession {
 
   /** The item's state is known after `runId`'s write: none of that run's intents for it is needed. */
   resolveIntents(runId: string, ref: ItemRef): void {
-    this.#unsaved = true;
     this.#receipt = {
       ...this.#receipt,
       intents: this.#receipt.intents.filter((i) => !(i.runId === runId && sameItem(i, ref))),
@@ -139,13 +111,11 @@ export class ReceiptSession {
 
   /** Records the scope's entry for an item, in place of any it had (under any line). */
   addLedger(entry: LedgerEntry): void {
-    this.#unsaved = true;
     const ledger = this.#receipt.ledger.filter((e) => !sameItem(e, entry));
     this.#receipt = { ...this.#receipt, ledger: [...ledger, entry] };
   }
 
   dropLedger(ref: ItemRef): void {
-    this.#unsaved = true;
     this.#receipt = {
       ...this.#receipt,
       ledger: this.#receipt.ledger.filter((e) => !sameItem(e, ref)),
@@ -171,7 +141,6 @@ export class ReceiptSession {
   }
 
   recordRun(run: RunRecord): void {
-    this.#unsaved = true;
     this.#receipt = { ...this.#receipt, runs: [...this.#receipt.runs, run].slice(-RUNS_KEPT) };
   }
 
@@ -184,17 +153,6 @@ export class ReceiptSession {
     };
     this.#etag = await this.#store.write(next, this.#etag);
     this.#receipt = next;
-    this.#unsaved = false;
-  }
-
-  /**
-   * Whether an outcome recorded here is not durable yet: a group's intents may then not be kept in
-   * the scope lock alone, since a crash would lose that outcome while the lock still named its
-   * intents, and recovery would undo what the run reported done (docs/design.md, "Writing one
-   * object's items").
-   */
-  get unsaved(): boolean {
-    return this.#unsaved;
   }
 
   /** Removes the receipt once the scope owns nothing (destroy). */

@@ -80,10 +80,11 @@ export class Lease {
    * vouches for it (LeaseGrant.receiptEtag); null when it does not.
    */
   readonly receiptEtag: string | null;
-  /** Scope locks: intents earlier holders left in the lock unsettled (LeaseGrant.pendingIntents). */
+  /**
+   * Scope locks: intents a lock of the version before issue 29 kept for a holder that died, not
+   * settled yet (LeaseGrant.pendingIntents; upgrading only).
+   */
   readonly pendingIntents: readonly Intent[];
-  /** Scope locks: the last number the lock gave a put of intents when it granted this lease. */
-  readonly intentSeq: number;
   readonly #ttlMs: number;
   readonly #marginMs: number;
   readonly #clock: Clock;
@@ -111,7 +112,6 @@ export class Lease {
     this.token = grant.token;
     this.receiptEtag = grant.receiptEtag ?? null;
     this.pendingIntents = grant.pendingIntents ?? [];
-    this.intentSeq = grant.intentSeq ?? 0;
     this.#ttlMs = opts.ttlMs;
     this.#marginMs = opts.safetyMarginMs ?? defaultSafetyMarginMs(opts.ttlMs);
     this.#clock = opts.clock ?? systemClock;
@@ -365,26 +365,6 @@ export class Lease {
       throw this.#lost;
     }
     throw SponsonError.fromInfo(result.error);
-  }
-
-  /**
-   * Makes intents durable in the scope lock, accepted only with this lease's current token; the
-   * same call renews the lease, so it is also the round-trip check of the lease at this instant
-   * (docs/design.md, "Lease protocol"). Throws LOCK_LOST when the lease is gone.
-   */
-  async putIntents(intents: Intent[]): Promise<number> {
-    this.assertHeld();
-    const before = this.#clock.now();
-    const grant = this.#fenced(
-      await this.target.putIntents({ holder: this.holder, token: this.token, intents }),
-    );
-    this.#deadline = Math.min(
-      Math.max(this.#deadline, before + this.#ttlMs - this.#marginMs),
-      this.#holdUntil,
-    );
-    this.#expiresAt = grant.expiresAt;
-    this.assertHeld();
-    return grant.intentSeq ?? 0;
   }
 
   async renew(): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * Scopes whose scope lock keeps intents no receipt holds (docs/storage.md, "R2 pending-intents
- * index"): the index names them, each lock's own object says what it keeps. The sweep recovers
+ * index"; upgrading only: locks of the version before issue 29 kept intents): the index names them, each lock's own object says what it keeps. The sweep recovers
  * them even when no run of the scope ever comes again.
  */
 import type { Env } from "../../shared/env";

@@ -5,7 +5,6 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { ErrorCode } from "../../shared/errors";
-import { scopeLockKey } from "../../shared/lock-keys";
 import { MAX_VARS, VAR_NAME } from "../../shared/placeholders";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
 import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
@@ -38,9 +37,7 @@ import { FAILED_RUN_STATUS } from "../http/run-status";
 import { requestMetrics } from "../http/server-timing";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
-import { pendingIntentsOf } from "../locks/pending-scopes";
 import { configuredReceiptStore } from "../receipts/configured-store";
-import { durableIntents } from "../receipts/durable-intents";
 
 const scopePath = scopePathSchema.extend({
   environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
@@ -271,14 +268,8 @@ export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
     .openapi(ledgerRoute, async (c) => {
       const { environment, scope } = c.req.valid("param");
       const repository = repositoryRef(c.get("repository"));
-      // Intents a run that died before its final save left durable in the scope lock are the
-      // scope's too (docs/design.md, "Writing one object's items"). The lock first: a save in
-      // between is in the receipt read after it.
-      const key = scopeLockKey(repository.id, environment, scope);
-      const kept = await pendingIntentsOf(c.env, key);
       const { receipt } = await configuredReceiptStore(c.env).read({ repository, environment, scope });
-      const intents = durableIntents(receipt, kept);
-      return c.json(await ledgerView(c.env, repository, { ...receipt, intents }), 200);
+      return c.json(await ledgerView(c.env, repository, receipt), 200);
     })
     .openapi(listRoute, async (c) => {
       const { environment, repository: requested } = c.req.valid("query");
