@@ -11,7 +11,7 @@ import { describe, it } from "vitest";
 import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Intent } from "../../shared/schemas/receipt";
-import { emulatorTransport } from "../../workers/dev/dev-env";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { overriding } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";
