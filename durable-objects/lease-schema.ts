@@ -1,6 +1,6 @@
 /**
- * SQLite schema of the lease object, append-only numbered migrations run in the constructor
- * inside blockConcurrencyWhile (Cloudflare's rules of Durable Objects). docs/storage.md mirrors it.
+ * SQLite schema of the lease object, append-only numbered migrations run in the constructor, before
+ * any call is delivered (Cloudflare's rules of Durable Objects). docs/storage.md mirrors it.
  */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -84,10 +84,28 @@ const MIGRATIONS: readonly string[] = [
   "ALTER TABLE lease ADD COLUMN origin TEXT;",
 ];
 
-export function migrate(sql: SqlStorage): void {
+/**
+ * The schema version the object's storage is at: one read-only query in the common case (an
+ * object whose schema is current, every construction after its first). A fresh object has no
+ * `_migrations` table yet: version 0.
+ */
+function appliedVersion(sql: SqlStorage): number {
+  try {
+    return sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM _migrations").one().v ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs the migrations the storage has not applied yet. The check is one query; the migration
+ * work (the `_migrations` table's creation included) runs only when the version is behind, so an
+ * object constructed again (after eviction, a deploy) does not pay for it at every construction.
+ */
+export function migrateIfBehind(sql: SqlStorage): void {
+  const applied = appliedVersion(sql);
+  if (applied >= MIGRATIONS.length) return;
   sql.exec("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY)");
-  const row = sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM _migrations").one();
-  const applied = row.v ?? 0;
   for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
     sql.exec(MIGRATIONS[version - 1] as string);
     sql.exec("INSERT INTO _migrations (version) VALUES (?)", version);
