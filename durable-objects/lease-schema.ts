@@ -2,7 +2,7 @@
  * SQLite schema of the lease object, append-only numbered migrations run in the constructor, before
  * any call is delivered (Cloudflare's rules of Durable Objects). docs/storage.md mirrors it.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
    CREATE TABLE lease (
      id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -101,13 +101,19 @@ function appliedVersion(sql: SqlStorage): number {
  * Runs the migrations the storage has not applied yet. The check is one query; the migration
  * work (the `_migrations` table's creation included) runs only when the version is behind, so an
  * object constructed again (after eviction, a deploy) does not pay for it at every construction.
+ * What is behind runs as one script (a fresh object, every new scope's lock, runs them all): one
+ * call into SQLite, not two per migration.
  */
 export function migrateIfBehind(sql: SqlStorage): void {
   const applied = appliedVersion(sql);
   if (applied >= MIGRATIONS.length) return;
-  sql.exec("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY)");
-  for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
-    sql.exec(MIGRATIONS[version - 1] as string);
-    sql.exec("INSERT INTO _migrations (version) VALUES (?)", version);
-  }
+  const pending = MIGRATIONS.slice(applied).map((m) => (m.trim().endsWith(";") ? m : `${m};`));
+  const versions = pending.map((_, i) => `(${applied + i + 1})`).join(", ");
+  sql.exec(
+    [
+      "CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY);",
+      ...pending,
+      `INSERT INTO _migrations (version) VALUES ${versions};`,
+    ].join("\n"),
+  );
 }
