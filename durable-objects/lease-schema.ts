@@ -1,8 +1,8 @@
 /**
- * SQLite schema of the lease object, append-only numbered migrations run in the constructor
- * inside blockConcurrencyWhile (Cloudflare's rules of Durable Objects). docs/storage.md mirrors it.
+ * SQLite schema of the lease object, append-only numbered migrations run in the constructor, before
+ * any call is delivered (Cloudflare's rules of Durable Objects). docs/storage.md mirrors it.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
    CREATE TABLE lease (
      id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -85,12 +85,36 @@ const MIGRATIONS: readonly string[] = [
   "ALTER TABLE lease ADD COLUMN origin TEXT;",
 ];
 
-export function migrate(sql: SqlStorage): void {
-  sql.exec("CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY)");
-  const row = sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM _migrations").one();
-  const applied = row.v ?? 0;
-  for (let version = applied + 1; version <= MIGRATIONS.length; version++) {
-    sql.exec(MIGRATIONS[version - 1] as string);
-    sql.exec("INSERT INTO _migrations (version) VALUES (?)", version);
+/**
+ * The schema version the object's storage is at: one read-only query in the common case (an
+ * object whose schema is current, every construction after its first). A fresh object has no
+ * `_migrations` table yet: version 0.
+ */
+function appliedVersion(sql: SqlStorage): number {
+  try {
+    return sql.exec<{ v: number | null }>("SELECT MAX(version) AS v FROM _migrations").one().v ?? 0;
+  } catch {
+    return 0;
   }
+}
+
+/**
+ * Runs the migrations the storage has not applied yet. The check is one query; the migration
+ * work (the `_migrations` table's creation included) runs only when the version is behind, so an
+ * object constructed again (after eviction, a deploy) does not pay for it at every construction.
+ * What is behind runs as one script (a fresh object, every new scope's lock, runs them all): one
+ * call into SQLite, not two per migration.
+ */
+export function migrateIfBehind(sql: SqlStorage): void {
+  const applied = appliedVersion(sql);
+  if (applied >= MIGRATIONS.length) return;
+  const pending = MIGRATIONS.slice(applied).map((m) => (m.trim().endsWith(";") ? m : `${m};`));
+  const versions = pending.map((_, i) => `(${applied + i + 1})`).join(", ");
+  sql.exec(
+    [
+      "CREATE TABLE IF NOT EXISTS _migrations (version INTEGER PRIMARY KEY);",
+      ...pending,
+      `INSERT INTO _migrations (version) VALUES ${versions};`,
+    ].join("\n"),
+  );
 }

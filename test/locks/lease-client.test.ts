@@ -10,8 +10,9 @@ import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { ok, SponsonError } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
-import { Lease, REJOIN_ATTEMPTS } from "../../workers/locks/lease";
+import { REJOIN_ATTEMPTS } from "../../workers/locks/acquire-loop";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
+import { ScopeLock } from "../../workers/locks/scope-lock";
 import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
 
@@ -94,7 +95,11 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const start = clock.now();
     const target = realTarget();
-    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    const lease = await ScopeLock.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      safetyMarginMs: MARGIN_MS,
+      clock,
+    });
     expect(lease.deadline).toBe(start + TTL_MS - MARGIN_MS);
     expect(clock.pending).toEqual([start + TTL_MS / 3]);
 
@@ -126,7 +131,11 @@ describe("the client lease", () => {
         expiresAt: clock.now() + TTL_MS,
       });
     };
-    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    const lease = await ScopeLock.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      safetyMarginMs: MARGIN_MS,
+      clock,
+    });
     expect(lease.deadline).toBe(start + TTL_MS - MARGIN_MS);
     expect(lease.deadline).toBeLessThan(lease.expiresAt - MARGIN_MS);
     expect(target.calls.renew).toBe(0);
@@ -145,7 +154,7 @@ describe("the client lease", () => {
       clock.advance(15_000);
       return answer;
     };
-    const lease = await Lease.acquire(target, "run-b", {
+    const lease = await ScopeLock.acquire(target, "run-b", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       wait: true,
@@ -165,7 +174,11 @@ describe("the client lease", () => {
     const key = await parentLockKey(identity, new SecretRegistry());
     const clock = new ManualClock();
     const target = realTarget(key, identity);
-    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    const lease = await ScopeLock.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      safetyMarginMs: MARGIN_MS,
+      clock,
+    });
     target.renewWith = networkDown;
 
     clock.advance(TTL_MS / 3);
@@ -190,7 +203,11 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const target = realTarget();
     const key = target.key;
-    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    const lease = await ScopeLock.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      safetyMarginMs: MARGIN_MS,
+      clock,
+    });
     granted(await stub(key).forceRelease({ key, reason: "test", actor: "admin" }));
     granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
 
@@ -210,7 +227,11 @@ describe("the client lease", () => {
     const start = clock.now();
     const target = realTarget();
     const key = target.key;
-    const lease = await Lease.acquire(target, "run-a", { ttlMs: TTL_MS, safetyMarginMs: MARGIN_MS, clock });
+    const lease = await ScopeLock.acquire(target, "run-a", {
+      ttlMs: TTL_MS,
+      safetyMarginMs: MARGIN_MS,
+      clock,
+    });
     clock.advance(5_000);
 
     await lease.check();
@@ -230,7 +251,7 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const target = realTarget(key, identity);
     const warnings: string[] = [];
-    const lease = await Lease.acquire(target, "run-a", {
+    const lease = await ScopeLock.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       clock,
       onWarning: (m) => warnings.push(m),
@@ -260,7 +281,7 @@ describe("the client lease", () => {
     const target = realTarget();
     const key = target.key;
     const warnings: string[] = [];
-    const lease = await Lease.acquire(target, "run-a", {
+    const lease = await ScopeLock.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       clock,
       onWarning: (m) => warnings.push(m),
@@ -294,7 +315,11 @@ describe("the client lease", () => {
       const target = realTarget();
       const key = target.key;
       const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-      const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
+      const pending = ScopeLock.acquire(target, "run-b", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      });
       await untilQueued(key, "run-b");
       const before = Date.now();
       await stub(key).release({ key, holder: "run-a", token: a.token });
@@ -318,7 +343,11 @@ describe("the client lease", () => {
         await runDurableObjectAlarm(rawStub(key));
         return lockTarget(env, key).claim(req);
       };
-      const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
+      const pending = ScopeLock.acquire(target, "run-b", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      });
       await untilQueued(key, "run-b");
       await stub(key).release({ key, holder: "run-a", token: a.token });
       const lease = await pending;
@@ -344,7 +373,11 @@ describe("the client lease", () => {
             failures.push(err);
             throw err;
           });
-      const pending = Lease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 });
+      const pending = ScopeLock.acquire(target, "run-b", {
+        ttlMs: TTL_MS,
+        wait: true,
+        waitTimeoutMs: 60_000,
+      });
       await untilQueued(key, "run-b");
 
       // A real reset of the object (what a deploy does): in-memory waiters are gone, open calls fail.
@@ -378,7 +411,7 @@ describe("the client lease", () => {
       const target = realTarget();
       const reset = () => Promise.reject(Object.assign(new Error("reset"), { durableObjectReset: true }));
       target.acquireWith = reset;
-      const error = await Lease.acquire(target, "run-b", {
+      const error = await ScopeLock.acquire(target, "run-b", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,
@@ -393,7 +426,7 @@ describe("the client lease", () => {
       // Control: an error that is not a reset (a bug, a refused call) is not retried or disguised.
       const other = realTarget();
       other.acquireWith = networkDown;
-      const thrown = await Lease.acquire(other, "run-c", {
+      const thrown = await ScopeLock.acquire(other, "run-c", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,

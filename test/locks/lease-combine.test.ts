@@ -1,6 +1,6 @@
 /**
  * The client side of write combining (docs/design.md, "Write combining: the lock object's side"):
- * Lease.acquireOrCombine with the claim and re-join behaviour of Lease.acquire, and the holder's
+ * ParentLock.acquireOrCombine with the claim and re-join behaviour of ParentLock.acquire, and the holder's
  * takeQueued / reportCombined fenced like changeOwners. Real lock objects behind the targets.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -9,8 +9,9 @@ import { describe, it } from "vitest";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { SponsonError } from "../../shared/errors";
 import type { CombinedOutcome, QueuedChange } from "../../shared/schemas/combine";
-import { Lease, type LeaseOptions } from "../../workers/locks/lease";
+import type { LeaseOptions } from "../../workers/locks/lease-options";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
+import { ParentLock } from "../../workers/locks/parent-lock";
 import { expireLeaseNow, freshScopeKey, rawStub, stub, withState } from "../helpers/locks";
 import { checkHistorySequence } from "./history-checker";
 
@@ -72,7 +73,7 @@ async function untilQueued(key: string, holder: string): Promise<void> {
 
 /** The holder reports run-b's `done` written (and owned by it) and `back` returned with `error`. */
 function writtenOneReturnedOne(
-  holder: Lease,
+  holder: ParentLock,
   done: QueuedChange,
   back: QueuedChange,
   error: { code: "FORBIDDEN" | "PROVIDER_ERROR"; message: string },
@@ -83,19 +84,19 @@ function writtenOneReturnedOne(
   );
 }
 
-describe("Lease.acquireOrCombine and the holder's combining calls", () => {
+describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
   it("the holder takes a waiter's changes and reports them: the waiter gets no lease, only the answer", async ({
     expect,
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const a = await Lease.acquireOrCombine(target, "run-a", OPTS, []);
+    const a = await ParentLock.acquireOrCombine(target, "run-a", OPTS, []);
     expect(a.combined).toBeNull();
-    const holder = a.lease as Lease;
-    expect(holder).toBeInstanceOf(Lease);
+    const holder = a.lease as ParentLock;
+    expect(holder).toBeInstanceOf(ParentLock);
 
     const changes = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
-    const b = Lease.acquireOrCombine(target, "run-b", OPTS, changes);
+    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, changes);
     await untilQueued(key, "run-b");
     const taken = await holder.takeQueued();
     expect(taken).toEqual([{ waiter: "run-b", changes }]);
@@ -120,9 +121,9 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await Lease.acquireOrCombine(target, "run-a", OPTS, [])).lease as Lease;
+    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
     const [done, back] = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
-    const b = Lease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
+    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");
     await holder.takeQueued();
     await writtenOneReturnedOne(holder, done, back, {
@@ -132,7 +133,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
     await holder.release();
     const answer = await b;
     expect(answer.combined).toEqual({ by: "run-a", token: holder.token, outcomes: [written(done)] });
-    const lease = answer.lease as Lease;
+    const lease = answer.lease as ParentLock;
     expect(lease.token).toBe(holder.token + 1);
     const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder]);
     expect(history).toContainEqual(["claimed", "run-b"]);
@@ -144,7 +145,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await Lease.acquireOrCombine(target, "run-a", OPTS, [])).lease as Lease;
+    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
     const [done, back] = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
     target.claimWith = async (req) => {
       // The claim window passes before the claim arrives (rewritten, not slept).
@@ -152,7 +153,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
       await runDurableObjectAlarm(rawStub(key));
       return lockTarget(env, key).claim(req);
     };
-    const b = Lease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
+    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");
     await holder.takeQueued();
     await writtenOneReturnedOne(holder, done, back, { code: "PROVIDER_ERROR", message: "refused" });
@@ -172,9 +173,9 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await Lease.acquireOrCombine(target, "run-a", OPTS, [])).lease as Lease;
+    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
     const changes = [change("https://b.example.com/1")];
-    const b = Lease.acquireOrCombine(target, "run-b", OPTS, changes);
+    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, changes);
     await untilQueued(key, "run-b");
     expect(await holder.takeQueued()).toHaveLength(1);
     const aborted = await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
@@ -205,7 +206,7 @@ describe("Lease.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await Lease.acquireOrCombine(target, "run-a", OPTS, [])).lease as Lease;
+    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
     await expireLeaseNow(key);
     const thrown = await holder.takeQueued().then(
       () => null,

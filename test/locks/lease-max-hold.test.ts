@@ -5,8 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { Lease } from "../../workers/locks/lease";
 import { lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLock } from "../../workers/locks/scope-lock";
 import { freshScopeKey } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
 
@@ -25,7 +25,7 @@ describe("a critical section's maximum length", () => {
   }) => {
     const clock = new ManualClock();
     const start = clock.now();
-    const lease = await Lease.acquire(lockTarget(env, freshScopeKey()), "run-a", {
+    const lease = await ScopeLock.acquire(lockTarget(env, freshScopeKey()), "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -51,7 +51,7 @@ describe("a critical section's maximum length", () => {
   it("control: without maxHoldMs the same renewals keep it alive past that point", async ({ expect }) => {
     const clock = new ManualClock();
     const start = clock.now();
-    const lease = await Lease.acquire(lockTarget(env, freshScopeKey()), "run-a", {
+    const lease = await ScopeLock.acquire(lockTarget(env, freshScopeKey()), "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,

@@ -9,8 +9,8 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { Waiting } from "../../shared/schemas/run";
-import { Lease } from "../../workers/locks/lease";
 import { lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLock } from "../../workers/locks/scope-lock";
 import { WAITING_FIRST_REPORT_MS, WAITING_REPORT_MS } from "../../workers/locks/waiting-reports";
 import { freshScopeKey, granted, stub } from "../helpers/locks";
 import { ManualClock } from "../helpers/manual-clock";
@@ -52,7 +52,7 @@ describe("waiting reports", () => {
     );
     const clock = new ManualClock();
     const reports: Waiting[] = [];
-    const waiting = Lease.acquire(lockTarget(env, key), "run-b", {
+    const waiting = ScopeLock.acquire(lockTarget(env, key), "run-b", {
       ttlMs: TTL_MS,
       wait: true,
       waitTimeoutMs: 600_000,
@@ -91,7 +91,7 @@ describe("waiting reports", () => {
     const key = freshScopeKey();
     const clock = new ManualClock();
     const reports: Waiting[] = [];
-    const lease = await Lease.acquire(lockTarget(env, key), "run-a", {
+    const lease = await ScopeLock.acquire(lockTarget(env, key), "run-a", {
       ttlMs: TTL_MS,
       wait: true,
       clock,

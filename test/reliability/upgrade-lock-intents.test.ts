@@ -8,10 +8,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
+import { emulatorTransport } from "../../dev/entry/dev-env";
 import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Intent } from "../../shared/schemas/receipt";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { overriding } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";

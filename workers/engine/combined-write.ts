@@ -5,7 +5,7 @@
  */
 import { SponsonError } from "../../shared/errors";
 import { MAX_QUEUED_CHANGES } from "../../shared/schemas/combine";
-import { Lease } from "../locks/lease";
+import { type CombineOutcome, ParentLock } from "../locks/parent-lock";
 import { changeId, decidedFromAnswer, queuedChangeOf, untakenRefusal } from "./combining";
 import { criticalSection } from "./critical-section";
 import type { Change, Decided } from "./group-decisions";
@@ -37,13 +37,13 @@ export async function combinedWrite(
   // A group larger than one waiter may queue is not offered to a holder: this run takes the lease
   // and writes all of it itself (still taking what others queued), so any plan size applies.
   const queued = changes.length > MAX_QUEUED_CHANGES ? [] : changes.map((c) => queuedChangeOf(c, w.run, me));
-  let answer: Awaited<ReturnType<typeof Lease.acquireOrCombine>>;
+  let answer: CombineOutcome;
   try {
     answer = await acquireParent(
       w,
       first,
       waiting,
-      (target, opts) => Lease.acquireOrCombine(target, w.run.id, opts, queued),
+      (target, opts) => ParentLock.acquireOrCombine(target, w.run.id, opts, queued),
       ownedItemsOf(changes.map((c) => c.item)),
     );
   } catch (err) {

@@ -10,7 +10,7 @@ import type { CombineReport } from "../../shared/schemas/combine";
 import type { ItemOwnership } from "../../shared/schemas/ownership";
 import type { Inspection } from "../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../adapters/stale-state";
-import type { Lease } from "../locks/lease";
+import type { ParentLock } from "../locks/parent-lock";
 import { admitQueued, type Queued } from "./combining";
 import { SimulatedCrash } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
@@ -26,7 +26,7 @@ import { contextOf, fault, type Section, type WriterParts } from "./writer-parts
 export async function criticalSection(
   w: WriterParts,
   first: Item,
-  lease: Lease | null,
+  lease: ParentLock | null,
   own: readonly Change[],
   takeQueue: boolean,
   section: Section,
@@ -95,7 +95,7 @@ export async function criticalSection(
 async function decideAndWrite(
   w: WriterParts,
   first: Item,
-  lease: Lease | null,
+  lease: ParentLock | null,
   own: readonly Change[],
   queued: readonly Queued[],
   section: Section,
@@ -119,7 +119,7 @@ async function decideAndWrite(
 async function attemptWrite(
   w: WriterParts,
   first: Item,
-  lease: Lease | null,
+  lease: ParentLock | null,
   own: readonly Change[],
   queued: readonly Queued[],
   section: Section,
@@ -213,7 +213,7 @@ async function attemptWrite(
 }
 
 /** The leases a group's write is fenced by (write-fence.ts). */
-function fencing(w: WriterParts, lease: Lease | null): FencedLeases {
+function fencing(w: WriterParts, lease: ParentLock | null): FencedLeases {
   return { scope: w.scopeLease, parent: lease, checkAfter: !w.deps.unfenced, abandoned: w.abandoned };
 }
 

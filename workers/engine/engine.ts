@@ -13,7 +13,7 @@ import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { ALL_URL_CHECKS } from "../../shared/url-shape";
 import { entryOfKey } from "../adapters/op-spec";
-import { Lease } from "../locks/lease";
+import { ScopeLock } from "../locks/scope-lock";
 import { assertItemShapes } from "../policy/check-item-shapes";
 import { isPolicyRefusal, type LineRefusal, refusedLines } from "../policy/refused-lines";
 import type { StoredReceipt } from "../receipts/receipt-store";
@@ -31,6 +31,7 @@ import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import { type ResolvedLine, refuseTwoLinesOfOneItem, refuseUndefinedVars, resolveLine } from "./resolve-plan";
 import { newRunId, originOf, Run } from "./run";
+import { runLeaseOptions } from "./run-lease";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import { scopeClosedError } from "./scope-closed";
 
@@ -344,17 +345,13 @@ export class Engine {
       return;
     }
     const waiting = this.#waiting(req);
-    let lease: Lease;
+    let lease: ScopeLock;
     try {
-      lease = await Lease.acquire(deps.locks.scope(req.repository.id, req.environment, req.scope), run.id, {
-        ttlMs: deps.ttlMs,
-        wait: waiting.wait,
-        waitTimeoutMs: waiting.waitTimeoutMs,
-        clock: deps.clock,
-        onWarning: deps.warn,
-        origin: run.origin,
-        onWaiting: (report) => run.waiting(report),
-      });
+      lease = await ScopeLock.acquire(
+        deps.locks.scope(req.repository.id, req.environment, req.scope),
+        run.id,
+        runLeaseOptions(deps, waiting, { origin: run.origin, onWaiting: (report) => run.waiting(report) }),
+      );
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;
       run.warn(`run ${run.id} was not recorded: ${err.message}`);
@@ -524,21 +521,16 @@ export class Engine {
     run: { id: string; emit: Emit },
     contexts: ProviderContexts,
     prepared: Set<string>,
-  ): Promise<Lease> {
+  ): Promise<ScopeLock> {
     const waiting = this.#waiting(req);
     for (;;) {
-      const lease = await Lease.acquire(
+      const lease = await ScopeLock.acquire(
         deps.locks.scope(req.repository.id, req.environment, req.scope),
         run.id,
-        {
+        runLeaseOptions(deps, waiting, {
           onWaiting: (report) => run.emit({ type: "waiting", waiting: report }),
-          ttlMs: deps.ttlMs,
-          wait: waiting.wait,
-          waitTimeoutMs: waiting.waitTimeoutMs,
-          clock: deps.clock,
-          onWarning: deps.warn,
           origin: originOf(req),
-        },
+        }),
       );
       const missing = this.#recordConnections(lease.pendingIntents, req.environment).filter(
         (c) => !prepared.has(c),

@@ -8,7 +8,7 @@
  * changed only with that lease's token (owner-bookkeeping.ts; docs/design.md, "Ownership of
  * shared entries").
  */
-import type { Lease } from "../locks/lease";
+import type { ScopeLock } from "../locks/scope-lock";
 import { combinedWrite, combines } from "./combined-write";
 import { criticalSection } from "./critical-section";
 import { type EngineDeps, SimulatedCrash } from "./deps";
@@ -40,7 +40,7 @@ export class ItemWriter {
     deps: EngineDeps,
     run: Run,
     session: ReceiptSession,
-    scopeLease: Lease,
+    scopeLease: ScopeLock,
     contexts: ProviderContexts,
   ) {
     this.#w = { deps, run, session, scopeLease, contexts, abandoned: new Set() };

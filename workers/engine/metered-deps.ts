@@ -5,13 +5,13 @@
  * their numbers; the writers below it use these deps unchanged.
  */
 
-import type { LockTarget } from "../locks/lock-target";
+import { eachCall, type LockCall, type LockMethod, type LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
 import type { EngineDeps, LockProvider, ScopeGate } from "./deps";
 import type { RunMetrics, TimingKind } from "./run-metrics";
 
 /** Lock-object calls that take the lock: what a run waits in. Every other call is only counted. */
-const ACQUIRING = new Set<PropertyKey>(["acquire", "acquireOrCombine", "claim"]);
+const ACQUIRING = new Set<LockMethod>(["acquire", "acquireOrCombine", "claim"]);
 
 export function meteredDeps(deps: EngineDeps, metrics: RunMetrics): EngineDeps {
   return {
@@ -44,21 +44,21 @@ function meteredLocks(inner: LockProvider, metrics: RunMetrics): LockProvider {
 
 /**
  * Every method of the target is counted as a lock operation, including ones added to the
- * interface later (a Proxy, not a list of today's methods).
+ * interface later (the target's calls are built from the interface's one method table).
  */
 function meteredTarget(target: LockTarget, wait: TimingKind, metrics: RunMetrics): LockTarget {
-  return new Proxy(target, {
-    get(t, prop) {
-      const value: unknown = Reflect.get(t, prop, t);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        metrics.count("lockOps");
-        if (prop === "acquire" || prop === "acquireOrCombine") metrics.leaseAsked(t.key);
-        const call = () => Promise.resolve(value.apply(t, args));
-        return ACQUIRING.has(prop) ? metrics.time(wait, call) : call();
-      };
-    },
+  const calls = eachCall((method) => {
+    const inner = target[method] as (req: unknown) => Promise<unknown>;
+    const acquiring = ACQUIRING.has(method);
+    const asks = method === "acquire" || method === "acquireOrCombine";
+    const metered = (req: unknown) => {
+      metrics.count("lockOps");
+      if (asks) metrics.leaseAsked(target.key);
+      return acquiring ? metrics.time(wait, () => inner(req)) : inner(req);
+    };
+    return metered as unknown as LockCall<typeof method>;
   });
+  return { key: target.key, identity: target.identity, ...calls };
 }
 
 function meteredStore(inner: ReceiptStore, metrics: RunMetrics): ReceiptStore {

@@ -10,13 +10,14 @@ import { type ItemOwnership, type Locator, scopeOfOwner } from "../../shared/sch
 import type { Receipt } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { entryOfKey, type OpSpec } from "../adapters/op-spec";
-import { Lease } from "../locks/lease";
+import { ParentLock } from "../locks/parent-lock";
 import type { EngineDeps, OwnedObjects } from "./deps";
 import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
 import { readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";
+import { runLeaseOptions } from "./run-lease";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
 function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
@@ -146,13 +147,11 @@ export async function removeOrphan(
   await contexts.prepare([locator.connection]);
   const ctx = contexts.get(locator.connection);
   const runId = newRunId(deps.clock.now());
-  const lease = await Lease.acquire(await deps.locks.parent(req.parent), runId, {
-    ttlMs: deps.ttlMs,
-    wait: true,
-    waitTimeoutMs: deps.waitTimeoutMs,
-    clock: deps.clock,
-    ...(deps.warn ? { onWarning: deps.warn } : {}),
-  });
+  const lease = await ParentLock.acquire(
+    await deps.locks.parent(req.parent),
+    runId,
+    runLeaseOptions(deps, { wait: true, waitTimeoutMs: deps.waitTimeoutMs }),
+  );
   try {
     // Checked again under the lease: a scope may have claimed it since the report.
     const own = (await lease.owners([{ op: req.op, key: req.key }])).items[0];

@@ -7,7 +7,7 @@
 import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../../shared/schemas/ownership";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import type { OpContext } from "../adapters/op-spec";
-import type { Lease } from "../locks/lease";
+import type { ParentLock } from "../locks/parent-lock";
 import { mayName } from "../receipts/parent-tags";
 import { keysOf } from "./group-decisions";
 import type { Item } from "./item";
@@ -40,7 +40,7 @@ export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[
 export async function ownershipOf(
   w: WriterParts,
   items: readonly Item[],
-  lease: Lease | null,
+  lease: ParentLock | null,
   ctx: OpContext,
   state: unknown,
 ): Promise<ItemOwnership[] | null> {

@@ -1,10 +1,12 @@
 /** The parent lease an item write is made under: one at a time, only for that write. */
 import { SponsonError } from "../../shared/errors";
 import type { OwnedItem } from "../../shared/schemas/ownership";
-import { Lease, type LeaseOptions } from "../locks/lease";
+import type { LeaseSettings } from "../locks/lease-options";
+import { ParentLock } from "../locks/parent-lock";
 import type { EngineDeps } from "./deps";
 import type { Item } from "./item";
 import { grantItemsOf } from "./owner-bookkeeping";
+import { runLeaseOptions } from "./run-lease";
 import type { WaitPolicy, WriterParts } from "./writer-parts";
 
 /**
@@ -16,14 +18,14 @@ export async function withParent<T>(
   item: Item,
   waiting: WaitPolicy,
   items: readonly Item[],
-  fn: (lease: Lease | null) => Promise<T>,
+  fn: (lease: ParentLock | null) => Promise<T>,
 ): Promise<T> {
   if (item.parent === null || !w.deps.parentLocks) return fn(null);
   const lease = await acquireParent(
     w,
     item,
     waiting,
-    (target, opts) => Lease.acquire(target, w.run.id, opts),
+    (target, opts) => ParentLock.acquire(target, w.run.id, opts),
     grantItemsOf(w, items),
   );
   try {
@@ -62,7 +64,7 @@ export async function acquireParent<T>(
   w: WriterParts,
   first: Item,
   waiting: WaitPolicy,
-  take: (target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>, opts: LeaseOptions) => Promise<T>,
+  take: (target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>, opts: LeaseSettings) => Promise<T>,
   items: OwnedItem[] | undefined,
 ): Promise<T> {
   // Never wait for a parent lock without the scope lease still ours.
@@ -70,18 +72,17 @@ export async function acquireParent<T>(
   assertNotAbandoned(w, first);
   const target = await w.deps.locks.parent(first.parent as string);
   try {
-    return await take(target, {
-      ttlMs: w.deps.ttlMs,
-      wait: waiting.wait,
-      waitTimeoutMs: waiting.waitTimeoutMs,
-      clock: w.deps.clock,
-      onWarning: (m) => w.run.warn(m),
-      maxHoldMs: MAX_CRITICAL_SECTION_MS,
-      origin: w.run.origin,
-      onWaiting: (report) => w.run.waiting(report),
-      ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
-      ...(items ? { items } : {}),
-    });
+    return await take(
+      target,
+      runLeaseOptions(w.deps, waiting, {
+        onWarning: (m) => w.run.warn(m),
+        maxHoldMs: MAX_CRITICAL_SECTION_MS,
+        origin: w.run.origin,
+        onWaiting: (report) => w.run.waiting(report),
+        ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
+        ...(items ? { items } : {}),
+      }),
+    );
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") {
       // The lock object names its object already (docs/design.md, "Lock answers"); older answers did not.

@@ -6,12 +6,12 @@
  */
 
 import type { BatchForm, OpContext, Params } from "../adapters/op-spec";
-import type { Lease } from "../locks/lease";
+import type { ParentLock } from "../locks/parent-lock";
 import type { EngineDeps } from "./deps";
 import type { Decided } from "./group-decisions";
 import { mergeRecentWrites, recentWritesOf } from "./recent-writes";
 
-const applies = (deps: EngineDeps, batch: BatchForm, lease: Lease | null): lease is Lease =>
+const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLock | null): lease is ParentLock =>
   lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
 
 export async function readUnderLease(
@@ -19,7 +19,7 @@ export async function readUnderLease(
   batch: BatchForm,
   ctx: OpContext,
   params: Params,
-  lease: Lease | null,
+  lease: ParentLock | null,
 ): Promise<unknown> {
   const state = await batch.read(ctx, params);
   if (!applies(deps, batch, lease)) return state;
@@ -30,7 +30,7 @@ export async function readUnderLease(
 export async function rememberWritten(
   deps: EngineDeps,
   batch: BatchForm,
-  lease: Lease | null,
+  lease: ParentLock | null,
   writes: readonly Decided[],
 ): Promise<void> {
   await rememberChanges(
@@ -50,7 +50,7 @@ export async function rememberWritten(
 export async function rememberChanges(
   deps: EngineDeps,
   batch: BatchForm,
-  lease: Lease | null,
+  lease: ParentLock | null,
   changes: Parameters<typeof recentWritesOf>[0],
 ): Promise<void> {
   if (!applies(deps, batch, lease)) return;

@@ -2,7 +2,7 @@
  * What every step of an item write shares (item-writer.ts and the modules it composes: the parent
  * lease, the critical section, combining, ownership bookkeeping, recording).
  */
-import type { Lease } from "../locks/lease";
+import type { ScopeLock } from "../locks/scope-lock";
 import type { EngineDeps, FaultPoint } from "./deps";
 import type { Change, WriteOutcome } from "./group-decisions";
 import type { Item } from "./item";
@@ -14,7 +14,7 @@ export interface WriterParts {
   readonly deps: EngineDeps;
   readonly run: Run;
   readonly session: ReceiptSession;
-  readonly scopeLease: Lease;
+  readonly scopeLease: ScopeLock;
   readonly contexts: ProviderContexts;
   /**
    * Parents whose lease this run abandoned after a write with an unknown outcome (write-fence.ts):

@@ -1,0 +1,189 @@
+/**
+ * The parent lock's role (docs/design.md, "Ownership of shared entries", "Write combining"): a
+ * lease on one shared object under which its holder reads and changes ownership, takes and reports
+ * the changes waiters queued, and reads and remembers recent writes. Each call is fenced by the
+ * token: a holder whose lease is gone gets LOCK_LOST and the lease is lost.
+ */
+import { fail, ok, SponsonError } from "../../shared/errors";
+import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
+import type { LeaseGrant } from "../../shared/schemas/lock";
+import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
+import type { RecentWrite } from "../../shared/schemas/recent-writes";
+import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
+import { Lease } from "./lease";
+import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
+import type { LockTarget } from "./lock-target";
+
+/** What acquire-or-combine came to: a lease (what is left to write), or every change written. */
+export interface CombineOutcome {
+  lease: ParentLock | null;
+  /** What a holder already wrote for this run, if anything. */
+  combined: CombinedAnswer | null;
+  /** A holder took this run's changes (and may have written them): their intents stay. */
+  taken: boolean;
+}
+
+export class ParentLock extends Lease {
+  /** The ownership view the grant carried, until the first decision takes it (`grantedOwners`). */
+  #granted: OwnershipView | null;
+
+  private constructor(
+    target: LockTarget,
+    holder: string,
+    grant: LeaseGrant,
+    before: number,
+    s: LeaseSettings,
+  ) {
+    super(target, holder, grant, before, s);
+    this.#granted = grant.ownership ?? null;
+  }
+
+  static async #started(
+    target: LockTarget,
+    holder: string,
+    grant: LeaseGrant,
+    before: number,
+    s: LeaseSettings,
+  ) {
+    const lease = new ParentLock(target, holder, grant, before, s);
+    await lease.start(before);
+    return lease;
+  }
+
+  /** Takes the lease or throws LOCK_HELD, as ScopeLock.acquire does. */
+  static async acquire(
+    target: LockTarget,
+    holder: string,
+    opts: LeaseOptions | LeaseSettings,
+  ): Promise<ParentLock> {
+    const s = leaseOptions(opts);
+    const { grant, before } = grantOf(await acquireLoop(target, holder, s, plainAsk(target)));
+    return ParentLock.#started(target, holder, grant, before, s);
+  }
+
+  /**
+   * Write combining (docs/design.md, "Write combining: the lock object's side"): `acquire`, handing
+   * the object the changes this run wants made there in case it has to wait. Either a lease (the
+   * run writes what is left itself; `combined` names what the holder already wrote for it, if
+   * anything) or no lease and `combined` covering every change. Claim and re-join behave as in
+   * `acquire`: a re-join after an object restart finds the stored answer.
+   */
+  static async acquireOrCombine(
+    target: LockTarget,
+    holder: string,
+    opts: LeaseOptions | LeaseSettings,
+    changes: QueuedChange[],
+  ): Promise<CombineOutcome> {
+    const s = leaseOptions(opts);
+    let combined: CombinedAnswer | null = null;
+    let taken = false;
+    const end = await acquireLoop(target, holder, s, async (req) => {
+      const result = await target.acquireOrCombine({ ...req, changes });
+      if (!result.ok) return result;
+      // The answer naming what was written is delivered once: a re-join after it keeps it.
+      combined = result.value.combined ?? combined;
+      taken ||= result.value.taken === true;
+      if (result.value.grant !== null) return ok({ grant: result.value.grant });
+      if (combined === null) return fail("INTERNAL", `${target.key} answered neither a grant nor a write`);
+      return ok({ combined });
+    });
+    if (end.kind === "combined") return { lease: null, combined: end.answer, taken: true };
+    if (end.kind === "refused") throw end.asks > 1 ? forgetUntaken(end.error) : end.error;
+    const lease = await ParentLock.#started(target, holder, end.grant, end.before, s);
+    // A re-join (an object restart, a lapsed claim) forgets whether an earlier holder took them.
+    return { lease, combined, taken: taken || end.asks > 1 };
+  }
+
+  /** The object's ownership of `items`, read as the holder (throws LOCK_LOST when no longer held). */
+  async owners(items: OwnedItem[]): Promise<OwnershipView> {
+    this.assertHeld();
+    return this.fenced(await this.target.owners({ holder: this.holder, token: this.token, items }));
+  }
+
+  /**
+   * The ownership of `items` as the grant answered it (LeaseOptions.items), if it names every one
+   * of them; null otherwise, and on every later call: it is the view as of the grant, so only the
+   * first decision may use it (this holder's own changes since make it stale, and a decision made
+   * again reads afresh). Same answer `owners` would give, since nobody else can change ownership
+   * while the lease is held.
+   */
+  grantedOwners(items: readonly OwnedItem[]): OwnershipView | null {
+    this.assertHeld();
+    const view = this.#granted;
+    this.#granted = null;
+    if (!view) return null;
+    const found = items.map(({ op, key }) => view.items.find((v) => v.op === op && v.key === key));
+    if (found.some((v) => v === undefined)) return null;
+    return { ...view, items: found as OwnershipView["items"] };
+  }
+
+  /**
+   * Changes ownership, accepted by the object only with this lease's current token. The object
+   * renews the lease in the same call: the deadline moves exactly as after `renew`, so a change
+   * that succeeded is a fencing check of the lease at that instant (docs/design.md, "Lease
+   * protocol").
+   */
+  async changeOwners(
+    changes: OwnerChange[],
+    options: { rebuilt?: boolean; locator?: Locator } = {},
+  ): Promise<OwnershipView> {
+    this.assertHeld();
+    this.#granted = null;
+    const before = this.settings.clock.now();
+    const answer = this.fenced(
+      await this.target.changeOwners({ holder: this.holder, token: this.token, changes, ...options }),
+    );
+    this.renewed(before, answer.expiresAt);
+    const { expiresAt: _, ...view } = answer;
+    return view;
+  }
+
+  /**
+   * Takes the changes queued waiters brought that no holder took yet; they are this lease's to write
+   * with its own and report (accepted only with this lease's current token).
+   */
+  async takeQueued(): Promise<QueuedWaiter[]> {
+    this.assertHeld();
+    return this.fenced(await this.target.takeQueued({ holder: this.holder, token: this.token })).waiters;
+  }
+
+  /**
+   * Reports a combined write: records `ownerChanges` (and the op's locator) and each waiter's
+   * answer in one step on the object, fenced like `changeOwners`.
+   */
+  async reportCombined(
+    reports: CombineReport[],
+    ownerChanges: OwnerChange[],
+    locator?: Locator,
+  ): Promise<void> {
+    this.assertHeld();
+    const { holder, token } = this;
+    this.fenced(
+      await this.target.reportCombined(
+        locator
+          ? { holder, token, reports, ownerChanges, locator }
+          : { holder, token, reports, ownerChanges },
+      ),
+    );
+  }
+
+  /** The object's recent writes, read as the holder (docs/design.md, "Providers that forget a write"). */
+  async recentWrites(): Promise<RecentWrite[]> {
+    this.assertHeld();
+    return this.fenced(await this.target.recentWrites({ holder: this.holder, token: this.token }));
+  }
+
+  /** Remembers what a write just made true, accepted only with this lease's current token. */
+  async rememberWrites(writes: RecentWrite[]): Promise<void> {
+    this.assertHeld();
+    if (writes.length === 0) return;
+    this.fenced(await this.target.rememberWrites({ holder: this.holder, token: this.token, writes }));
+  }
+}
+
+/** Only the object that kept the waiter all along can vouch that nobody took its changes. */
+function forgetUntaken(err: unknown): unknown {
+  if (!(err instanceof SponsonError) || err.detail?.untaken !== true) return err;
+  const { untaken: _, ...detail } = err.detail;
+  return new SponsonError(err.code, err.message, detail);
+}

@@ -1,0 +1,67 @@
+/**
+ * The scope lock's role (docs/design.md, "Run algorithm"): a lease whose grant hands over the
+ * receipt etag the previous holder saved with (and what a lock of the version before issue 29 kept
+ * unsettled), and whose release hands its own receipt etag on.
+ */
+import type { LeaseGrant } from "../../shared/schemas/lock";
+import type { Intent } from "../../shared/schemas/receipt";
+import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
+import { Lease } from "./lease";
+import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
+import type { LockTarget } from "./lock-target";
+
+export class ScopeLock extends Lease {
+  /**
+   * The receipt etag the previous holder saved and released with, when the object vouches for it
+   * (LeaseGrant.receiptEtag); null when it does not.
+   */
+  readonly receiptEtag: string | null;
+  /**
+   * Intents a lock of the version before issue 29 kept for a holder that died, not settled yet
+   * (LeaseGrant.pendingIntents; upgrading only).
+   */
+  readonly pendingIntents: readonly Intent[];
+
+  private constructor(
+    target: LockTarget,
+    holder: string,
+    grant: LeaseGrant,
+    before: number,
+    s: LeaseSettings,
+  ) {
+    super(target, holder, grant, before, s);
+    this.receiptEtag = grant.receiptEtag ?? null;
+    this.pendingIntents = grant.pendingIntents ?? [];
+  }
+
+  /**
+   * Takes the lease or throws LOCK_HELD (SponsonError) naming the holder and until when. A grant
+   * handed over after waiting is claimed right away: the object lets an unclaimed grant lapse to
+   * the next waiter, so a caller that has gone never stalls the lock.
+   */
+  static async acquire(
+    target: LockTarget,
+    holder: string,
+    opts: LeaseOptions | LeaseSettings,
+  ): Promise<ScopeLock> {
+    const s = leaseOptions(opts);
+    const { grant, before } = grantOf(await acquireLoop(target, holder, s, plainAsk(target)));
+    const lease = new ScopeLock(target, holder, grant, before, s);
+    await lease.start(before);
+    return lease;
+  }
+
+  /**
+   * Idempotent; retried with backoff. `receiptEtag` hands the etag of this holder's last successful
+   * receipt save to the next holder (docs/design.md, "Run algorithm").
+   */
+  override async release(
+    receiptEtag: string | null = null,
+    intentsSettled = receiptEtag !== null,
+  ): Promise<void> {
+    await this.releaseWith({
+      ...(receiptEtag === null ? {} : { receiptEtag }),
+      ...(intentsSettled ? { intentsSettled: true } : {}),
+    });
+  }
+}
