@@ -85,11 +85,15 @@ export async function checkedAfterWrite<T>(
   }
 }
 
+/**
+ * No answer, or one that does not say whether the write landed: a precondition refusing what may
+ * be the write's own earlier, unanswered attempt (outcome "unknown", adapters/http/provider-request.ts).
+ */
 function unanswered(err: unknown): boolean {
   if (!isSponsonError(err)) return false;
   if (err.code === "LOCK_LOST") return true;
-  const status = (err.detail as { status?: unknown } | undefined)?.status;
-  return err.code === "PROVIDER_ERROR" && status === null;
+  const detail = err.detail as { status?: unknown; outcome?: unknown } | undefined;
+  return err.code === "PROVIDER_ERROR" && (detail?.status === null || detail?.outcome === "unknown");
 }
 
 /**
