@@ -50,7 +50,12 @@ import { LockHolds } from "./lock-holds";
 import { LockOwnership } from "./lock-ownership";
 import { PendingIndex } from "./pending-index";
 import { PendingIntents, putIntentsSchema } from "./pending-intents";
-import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
+import {
+  liveRecentWrites,
+  recentWritesAt,
+  rememberedWritesSchema,
+  rememberWrites,
+} from "./recent-writes-store";
 import { waiterView } from "./waiter-queue";
 
 export { HISTORY_LIMIT } from "./lease-store";
@@ -390,6 +395,14 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     const refused = this.#fence(req, now);
     if (refused) return refused;
     return ok(liveRecentWrites(this.#sql, now));
+  }
+
+  /**
+   * The same for a reader without the lease (docs/design.md, "Providers that forget a write"): the
+   * first look of a run and the orphan search merge them over their read as the holder does.
+   */
+  async peekRecentWrites(_req: { key: string }): Promise<RecentWrite[]> {
+    return recentWritesAt(this.#sql, Date.now());
   }
 
   /** Remembers what the holder's write made true, fenced by its token (recent-writes-store.ts). */

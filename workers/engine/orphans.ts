@@ -16,7 +16,7 @@ import { fencedFetch } from "./fenced-fetch";
 import { sameItem } from "./item";
 import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
-import { readUnderLease, rememberChanges } from "./recent-writes-section";
+import { readBeforeLease, readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
@@ -107,7 +107,15 @@ export async function findOrphans(
       if (!op) continue;
       let present: string[];
       try {
-        present = await op.list(contexts.get(locator.connection), locator.params);
+        // Merged with the lock's recent writes: an entry a scope just removed that the provider
+        // still shows is not an orphan (docs/design.md, "Providers that forget a write").
+        const ctx = contexts.get(locator.connection);
+        present = op.batch
+          ? op.batch.keys(
+              await readBeforeLease(deps, op.batch, ctx, locator.params, identity),
+              locator.params,
+            )
+          : await op.list(ctx, locator.params);
       } catch (err) {
         problems.push(
           `${identity} (${locator.op}): ${err instanceof Error ? deps.secrets.redact(err.message) : "unreadable"}`,
