@@ -18,6 +18,7 @@ import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
 import { readBeforeLease, readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";
+import { type FencedLeases, fencedWrite } from "./write-fence";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
 function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
@@ -183,6 +184,16 @@ export async function removeOrphan(
       );
     }
     const fenced = { ...ctx, fetch: fencedFetch(ctx.fetch, [lease], ctx.clock) };
+    // Fenced like a run's write (write-fence.ts): the lease checked right before and after it; an
+    // unknown outcome abandons the lease (the lock-delay covers a late landing) and throws, so
+    // nothing is recorded as removed that a lost lease may not have covered.
+    const leases: FencedLeases = {
+      scope: null,
+      parent: lease,
+      checkAfter: !deps.unfenced,
+      abandoned: new Set(),
+    };
+    const what = `${req.parent}: orphan ${req.key}`;
     let outcome: OrphanRemoval["outcome"] = "already-gone";
     const batch = op.batch;
     if (batch) {
@@ -190,19 +201,19 @@ export async function removeOrphan(
       // provider that forgets writes, so another scope's add the read does not show yet stays.
       const state = await readUnderLease(deps, batch, ctx, params, lease);
       if (batch.keys(state, params).includes(req.key)) {
-        await lease.check();
-        await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
-        // Remembered, so a later merged read does not put back the entry's older remembered add.
-        await rememberChanges(deps, batch, lease, [
-          { opName: op.name, key: req.key, params, action: "remove" },
-        ]);
+        await fencedWrite(leases, what, async () => {
+          await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
+          // Remembered, so a later merged read does not put back the entry's older remembered add.
+          await rememberChanges(deps, batch, lease, [
+            { opName: op.name, key: req.key, params, action: "remove" },
+          ]);
+        });
         outcome = "removed";
       }
     } else {
       const seen = await op.inspect(ctx, params);
       if (seen.present) {
-        await lease.check();
-        await op.remove(fenced, params, seen);
+        await fencedWrite(leases, what, () => op.remove(fenced, params, seen));
         outcome = "removed";
       }
     }
@@ -215,6 +226,7 @@ export async function removeOrphan(
     await owned.recordRemoval(removal);
     return removal;
   } finally {
+    // A no-op once the write fence abandoned it: it then ends by expiry, the lock-delay after.
     await lease.release();
   }
 }

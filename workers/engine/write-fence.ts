@@ -12,7 +12,8 @@ import type { Lease } from "../locks/lease";
 import { StaleState } from "./stale-state";
 
 export interface FencedLeases {
-  scope: Lease;
+  /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
+  scope: Lease | null;
   parent: Lease | null;
   checkAfter: boolean;
   abandoned: Set<string>;
@@ -35,7 +36,7 @@ export async function fencedWrite(
   what: string,
   send: () => Promise<void>,
 ): Promise<void> {
-  leases.scope.assertHeld();
+  leases.scope?.assertHeld();
   if (leases.parentRenewed) leases.parent?.assertHeld();
   else await leases.parent?.check();
   try {
@@ -49,7 +50,7 @@ export async function fencedWrite(
   if (!leases.checkAfter) return;
   try {
     if (!leases.parentCheckedAfter) await leases.parent?.check();
-    await leases.scope.check();
+    await leases.scope?.check();
   } catch (err) {
     throw unknownOutcome(leases, what, err);
   }
