@@ -12,7 +12,7 @@ import { repositoryRefById } from "../../shared/schemas/repository";
 import { Lease } from "../locks/lease";
 import { durableIntents } from "../receipts/durable-intents";
 import type { EngineDeps, OwnedObjects } from "./deps";
-import { fencedFetch } from "./fenced-fetch";
+import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { sameItem } from "./item";
 import { entryOfKey, type OpSpec } from "./op-spec";
 import type { ProviderContexts } from "./provider-context";
@@ -183,7 +183,11 @@ export async function removeOrphan(
         { retriable: false },
       );
     }
-    const fenced = { ...ctx, fetch: fencedFetch(ctx.fetch, [lease], ctx.clock) };
+    const fenced = {
+      ...ctx,
+      fetch: fencedFetch(ctx.fetch, [lease], ctx.clock),
+      deadline: leaseDeadline([lease]),
+    };
     // Fenced like a run's write (write-fence.ts): the lease checked right before and after it; an
     // unknown outcome abandons the lease (the lock-delay covers a late landing) and throws, so
     // nothing is recorded as removed that a lost lease may not have covered.

@@ -26,6 +26,8 @@ export interface HttpContext {
   tokens?: SharedTokens;
   /** false: no isolate token cache; an instance: that one instead (tests, the bench). */
   isolateCache?: boolean | IsolateTokenCache;
+  /** Under a lease, its deadline: a wait for another isolate's token ends there (./token-cache.ts). */
+  deadline?: () => number;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */
