@@ -1,11 +1,16 @@
 /**
  * One object per emulated provider host. Dispatches to the provider's emulator module and applies
- * the test knobs (latency, read barrier, injected failures) the same way for every provider.
+ * the test knobs (latency, read barrier, injected failures, lost answers) the same way for every provider.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { type EmulatorState, withProviderHeaders } from "./emulators/emulator";
-import { type EmulatorKnobs, type EmulatorKnobsInput, emulatorKnobsSchema } from "./emulators/knobs";
+import {
+  type EmulatorKnobs,
+  type EmulatorKnobsInput,
+  emulatorKnobsSchema,
+  LOST_ANSWER_HEADER,
+} from "./emulators/knobs";
 import { emulatorFor } from "./emulators/registry";
 
 export class ProviderEmulator extends DurableObject<Env> {
@@ -43,7 +48,14 @@ export class ProviderEmulator extends DurableObject<Env> {
       await new Promise<void>((resolve) => this.#heldWrites.push(resolve));
     }
     if (isWrite) this.#writes += 1;
-    return module.handle(request, this.#state());
+    const answer = await module.handle(request, this.#state());
+    if (isWrite && answer.ok && this.#knobs.loseWriteAnswers > 0) {
+      this.#knobs.loseWriteAnswers -= 1;
+      // Applied; the transport turns this mark into the network error a broken connection gives.
+      await answer.body?.cancel();
+      return new Response(null, { status: 204, headers: { [LOST_ANSWER_HEADER]: "1" } });
+    }
+    return answer;
   }
 
   /** Test knobs; replaces all knobs and resets the barrier count. */

@@ -150,6 +150,10 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return this.#parent.recentWrites(req);
   }
 
+  async peekRecentWrites(_req: { key: string }): Promise<RecentWrite[]> {
+    return this.#parent.peekRecentWrites();
+  }
+
   async rememberWrites(req: FencedRequest & { writes: RecentWrite[] }): Promise<Result<void>> {
     return this.#parent.rememberWrites(req);
   }

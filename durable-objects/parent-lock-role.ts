@@ -28,7 +28,12 @@ import { CombineWaiters } from "./combine-waiters";
 import type { LeaseCore } from "./lease-core";
 import type { LeaseRow } from "./lease-rules";
 import { LockOwnership } from "./lock-ownership";
-import { liveRecentWrites, rememberedWritesSchema, rememberWrites } from "./recent-writes-store";
+import {
+  liveRecentWrites,
+  recentWritesAt,
+  rememberedWritesSchema,
+  rememberWrites,
+} from "./recent-writes-store";
 
 export class ParentLockRole {
   readonly #core: LeaseCore;
@@ -138,6 +143,14 @@ export class ParentLockRole {
     const refused = this.#core.fence(req, now);
     if (refused) return refused;
     return ok(liveRecentWrites(this.#core.sql, now));
+  }
+
+  /**
+   * The same for a reader without the lease (docs/design.md, "Providers that forget a write"): the
+   * first look of a run and the orphan search merge them over their read as the holder does.
+   */
+  peekRecentWrites(): RecentWrite[] {
+    return recentWritesAt(this.#core.sql, Date.now());
   }
 
   /** Remembers what the holder's write made true, fenced by its token (recent-writes-store.ts). */

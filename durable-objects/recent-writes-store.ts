@@ -12,9 +12,15 @@ export const rememberedWritesSchema = z.array(recentWriteSchema).max(500);
 /** Every write still remembered at `now`; older ones are dropped on the way. */
 export function liveRecentWrites(sql: SqlStorage, now: number): RecentWrite[] {
   sql.exec("DELETE FROM recent_writes WHERE until <= ?", now);
+  return recentWritesAt(sql, now);
+}
+
+/** The same, read-only: for readers without the lease (a first look, the orphan search). */
+export function recentWritesAt(sql: SqlStorage, now: number): RecentWrite[] {
   return sql
     .exec<{ op: string; item: string; params: string; action: string; at: number; until: number }>(
-      "SELECT op, item, params, action, at, until FROM recent_writes ORDER BY at, op, item",
+      "SELECT op, item, params, action, at, until FROM recent_writes WHERE until > ? ORDER BY at, op, item",
+      now,
     )
     .toArray()
     .map((r) => ({

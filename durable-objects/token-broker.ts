@@ -7,7 +7,8 @@
  * exchange; callers that arrive meanwhile are given the old token while it has not expired, else
  * wait here for the claimer's `store`. A claimer that fails says `abandon`; one that goes silent
  * loses its claim after CLAIM_TTL_MS. Either way the waiters are told to exchange on their own, so
- * no caller waits on a refresher for longer than that.
+ * no caller waits on a refresher for longer than that; a caller under a lease gives its deadline,
+ * and its wait ends there when that comes first (`late`).
  *
  * The token is kept in the object's storage under one key (docs/storage.md), so an object evicted
  * between two bursts of runs still holds it: in memory only, every eviction would cost the fleet one
@@ -37,6 +38,12 @@ const TOKEN_KEY = "token";
 const heldSchema = storedTokenSchema.extend({ digest: z.string().length(64) });
 type Held = z.infer<typeof heldSchema>;
 
+interface Waiter {
+  resolve(answer: TokenAnswer): void;
+  /** Answers `late` at the caller's deadline, unless woken first. */
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 interface Claim {
   id: string;
   timer: ReturnType<typeof setTimeout>;
@@ -57,7 +64,7 @@ export function decide(
 export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
   #held: Held | undefined;
   #claim: Claim | undefined;
-  #waiters: Array<(answer: TokenAnswer) => void> = [];
+  #waiters: Waiter[] = [];
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -68,7 +75,7 @@ export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
     });
   }
 
-  async take(nowMs: number): Promise<TokenAnswer> {
+  async take(nowMs: number, waitUntilMs?: number): Promise<TokenAnswer> {
     const held = this.#held;
     switch (decide(held, this.#claim !== undefined, nowMs)) {
       case "token":
@@ -76,7 +83,20 @@ export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
       case "exchange":
         return { kind: "exchange", claim: this.#startClaim() };
       case "wait":
-        return new Promise((resolve) => this.#waiters.push(resolve));
+        return new Promise((resolve) => {
+          const waiter: Waiter = { resolve };
+          // Never past the claim's own expiry, which wakes every waiter anyway: min(45 s, deadline).
+          if (waitUntilMs !== undefined && Number.isFinite(waitUntilMs)) {
+            waiter.timer = setTimeout(
+              () => {
+                this.#waiters = this.#waiters.filter((w) => w !== waiter);
+                resolve({ kind: "late" });
+              },
+              Math.min(CLAIM_TTL_MS, Math.max(0, waitUntilMs - nowMs)),
+            );
+          }
+          this.#waiters.push(waiter);
+        });
     }
   }
 
@@ -147,6 +167,9 @@ export class TokenBroker extends DurableObject<Env> implements TokenBrokerApi {
   #wake(answer: TokenAnswer): void {
     const waiters = this.#waiters;
     this.#waiters = [];
-    for (const resolve of waiters) resolve(answer);
+    for (const waiter of waiters) {
+      if (waiter.timer !== undefined) clearTimeout(waiter.timer);
+      waiter.resolve(answer);
+    }
   }
 }

@@ -11,6 +11,11 @@ export const emulatorKnobsSchema = z.object({
    * provider call that hangs, or state that changes between a read and a write (0: off).
    */
   holdWrites: z.number().int().min(0).max(1_000).default(0),
+  /**
+   * The next N writes are applied, then their answer is lost: the caller sees a network error, as
+   * when a connection breaks after the provider committed the change (0: off).
+   */
+  loseWriteAnswers: z.number().int().min(0).max(1_000).default(0),
   /** The next N requests (reads or writes, as `on` says) fail with `status`. */
   failures: z
     .array(
@@ -25,3 +30,6 @@ export const emulatorKnobsSchema = z.object({
 export type EmulatorKnobs = z.infer<typeof emulatorKnobsSchema>;
 /** What a caller may pass: every field optional, defaults filled in by the schema. */
 export type EmulatorKnobsInput = z.input<typeof emulatorKnobsSchema>;
+
+/** Marks an answer the emulator lost (knob `loseWriteAnswers`): the transport throws instead. */
+export const LOST_ANSWER_HEADER = "x-emulator-lost-answer";

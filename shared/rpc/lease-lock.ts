@@ -131,6 +131,8 @@ export interface LeaseLockApi {
   reportCombined(req: ReportCombinedRequest): Promise<Result<void>>;
   /** The writes to the object still remembered (docs/design.md, "Providers that forget a write"). */
   recentWrites(req: FencedRequest): Promise<Result<RecentWrite[]>>;
+  /** The same, read-only and unfenced: for reads made before any lease (a first look, the orphan search). */
+  peekRecentWrites(req: { key: string }): Promise<RecentWrite[]>;
   /** Remembers the items a write just made present or absent, each until its `until`. */
   rememberWrites(req: FencedRequest & { writes: RecentWrite[] }): Promise<Result<void>>;
 }

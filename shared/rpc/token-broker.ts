@@ -16,7 +16,9 @@ export type TokenAnswer =
   /** No usable token: you hold the claim, exchange, then `store` (or `abandon` on failure). */
   | { kind: "exchange"; claim: string }
   /** The refresher failed or went silent: exchange on your own (and `store` with no claim). */
-  | { kind: "self" };
+  | { kind: "self" }
+  /** Still no token at the `waitUntilMs` the caller gave (its lease deadline): it gives up. */
+  | { kind: "late" };
 
 export const storedTokenSchema = z.object({
   token: z.string().min(1),
@@ -35,7 +37,11 @@ export interface TokenBrokerStatus {
 }
 
 export interface TokenBrokerApi {
-  take(nowMs: number): Promise<TokenAnswer>;
+  /**
+   * A wait for another caller's exchange ends at `waitUntilMs` (the caller's clock) when that
+   * comes before the claim's own expiry: a lease holder must not wait past its deadline.
+   */
+  take(nowMs: number, waitUntilMs?: number): Promise<TokenAnswer>;
   /** Hands over a token bought under `claim` (null: bought after a `self` answer). */
   store(claim: string | null, stored: StoredToken): Promise<void>;
   /** The claimed exchange failed: waiters are told to exchange on their own. */

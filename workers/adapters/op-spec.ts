@@ -22,6 +22,8 @@ export interface OpContext<Config = Record<string, unknown>> {
   tokens?: SharedTokens;
   /** false: no isolate token cache; an instance: that one, as on an isolate of its own (tests, bench). */
   isolateCache?: boolean | IsolateTokenCache;
+  /** Under a lease, its deadline: a wait for another isolate's token ends there (token-cache.ts). */
+  deadline?: () => number;
 }
 
 export interface Inspection {

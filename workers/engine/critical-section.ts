@@ -13,7 +13,7 @@ import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../adapters/stale
 import type { ParentLock } from "../locks/parent-lock";
 import { admitQueued, type Queued } from "./combining";
 import { SimulatedCrash } from "./deps";
-import { fencedFetch } from "./fenced-fetch";
+import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { type Change, type Decided, decideInOrder, editAll, keysOf, undoChanges } from "./group-decisions";
 import type { Item } from "./item";
 import { ownershipOf } from "./owner-bookkeeping";
@@ -128,7 +128,11 @@ async function attemptWrite(
   reports: boolean,
 ): Promise<{ decisions: Decided[] } | (StaleState & { decisions: Decided[]; owns: ItemOwnership[] | null })> {
   const base = contextOf(w, first);
-  const ctx = { ...base, fetch: fencedFetch(base.fetch, [w.scopeLease, lease], w.deps.clock) };
+  const ctx = {
+    ...base,
+    fetch: fencedFetch(base.fetch, [w.scopeLease, lease], w.deps.clock),
+    deadline: leaseDeadline([w.scopeLease, lease]),
+  };
   const me = ownerOf(w.run);
   const parts = [...own.map((change) => ({ change, owner: me })), ...queued];
   const items = parts.map((p) => p.change.item);

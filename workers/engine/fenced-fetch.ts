@@ -38,6 +38,14 @@ export function fencedFetch(
   };
 }
 
+/**
+ * The earliest deadline of `leases` (Infinity with none), read when asked: renewals move it. Put in
+ * the context as `deadline`, it bounds a wait for another isolate's token (docs/design.md, "Provider tokens").
+ */
+export function leaseDeadline(leases: ReadonlyArray<FencingLease | null>): () => number {
+  return () => Math.min(...leases.map((l) => l?.deadline ?? Number.POSITIVE_INFINITY));
+}
+
 /** A provider request still unanswered after PROVIDER_REQUEST_TIMEOUT_MS: a network error to retry. */
 export function requestTimeout(input: RequestInfo | URL): Error {
   return new Error(`provider request to ${hostOf(input)} timed out after ${PROVIDER_REQUEST_TIMEOUT_MS} ms`);

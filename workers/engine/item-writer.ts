@@ -27,6 +27,7 @@ import { decideClaim, ownerOf } from "./ownership";
 import { assertNotAbandoned, withParent } from "./parent-lease";
 import type { ProviderContexts } from "./provider-context";
 import type { ReceiptSession } from "./receipt-session";
+import { readBeforeLease } from "./recent-writes-section";
 import type { Run } from "./run";
 import { contextOf, type Section, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
 
@@ -55,6 +56,7 @@ export class ItemWriter {
    * with the many-items form, one inspection per item otherwise. A failed read rejects its items.
    */
   peek(items: readonly Item[]): Promise<PromiseSettledResult<boolean>[]> {
+    const w = this.#w;
     const states = new Map<string, Promise<unknown>>();
     return Promise.allSettled(
       items.map(async (item) => {
@@ -64,7 +66,9 @@ export class ItemWriter {
         const key = groupKeyOf(item);
         let state = states.get(key);
         if (!state) {
-          state = batch.read(this.context(item), item.params);
+          // Merged with the lock's recent writes, as the read under the lease is: a write of
+          // ours the provider does not show yet is no drift (docs/design.md, "Providers that forget a write").
+          state = readBeforeLease(w.deps, batch, this.context(item), item.params, item.parent);
           states.set(key, state);
         }
         return keysOf(item, await state).includes(item.key);

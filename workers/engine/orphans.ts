@@ -12,12 +12,13 @@ import { repositoryRefById } from "../../shared/schemas/repository";
 import { entryOfKey, type OpSpec } from "../adapters/op-spec";
 import { ParentLock } from "../locks/parent-lock";
 import type { EngineDeps, OwnedObjects } from "./deps";
-import { fencedFetch } from "./fenced-fetch";
+import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { sameItem } from "./item";
 import type { ProviderContexts } from "./provider-context";
-import { readUnderLease, rememberChanges } from "./recent-writes-section";
+import { readBeforeLease, readUnderLease, rememberChanges } from "./recent-writes-section";
 import { newRunId } from "./run";
 import { runLeaseOptions } from "./run-lease";
+import { type FencedLeases, fencedWrite } from "./write-fence";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
 function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
@@ -101,7 +102,15 @@ export async function findOrphans(
       if (!op) continue;
       let present: string[];
       try {
-        present = await op.list(contexts.get(locator.connection), locator.params);
+        // Merged with the lock's recent writes: an entry a scope just removed that the provider
+        // still shows is not an orphan (docs/design.md, "Providers that forget a write").
+        const ctx = contexts.get(locator.connection);
+        present = op.batch
+          ? op.batch.keys(
+              await readBeforeLease(deps, op.batch, ctx, locator.params, identity),
+              locator.params,
+            )
+          : await op.list(ctx, locator.params);
       } catch (err) {
         problems.push(
           `${identity} (${locator.op}): ${err instanceof Error ? deps.secrets.redact(err.message) : "unreadable"}`,
@@ -166,7 +175,21 @@ export async function removeOrphan(
         { retriable: false },
       );
     }
-    const fenced = { ...ctx, fetch: fencedFetch(ctx.fetch, [lease], ctx.clock) };
+    const fenced = {
+      ...ctx,
+      fetch: fencedFetch(ctx.fetch, [lease], ctx.clock),
+      deadline: leaseDeadline([lease]),
+    };
+    // Fenced like a run's write (write-fence.ts): the lease checked right before and after it; an
+    // unknown outcome abandons the lease (the lock-delay covers a late landing) and throws, so
+    // nothing is recorded as removed that a lost lease may not have covered.
+    const leases: FencedLeases = {
+      scope: null,
+      parent: lease,
+      checkAfter: !deps.unfenced,
+      abandoned: new Set(),
+    };
+    const what = `${req.parent}: orphan ${req.key}`;
     let outcome: OrphanRemoval["outcome"] = "already-gone";
     const batch = op.batch;
     if (batch) {
@@ -174,19 +197,19 @@ export async function removeOrphan(
       // provider that forgets writes, so another scope's add the read does not show yet stays.
       const state = await readUnderLease(deps, batch, ctx, params, lease);
       if (batch.keys(state, params).includes(req.key)) {
-        await lease.check();
-        await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
-        // Remembered, so a later merged read does not put back the entry's older remembered add.
-        await rememberChanges(deps, batch, lease, [
-          { opName: op.name, key: req.key, params, action: "remove" },
-        ]);
+        await fencedWrite(leases, what, async () => {
+          await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
+          // Remembered, so a later merged read does not put back the entry's older remembered add.
+          await rememberChanges(deps, batch, lease, [
+            { opName: op.name, key: req.key, params, action: "remove" },
+          ]);
+        });
         outcome = "removed";
       }
     } else {
       const seen = await op.inspect(ctx, params);
       if (seen.present) {
-        await lease.check();
-        await op.remove(fenced, params, seen);
+        await fencedWrite(leases, what, () => op.remove(fenced, params, seen));
         outcome = "removed";
       }
     }
@@ -199,6 +222,7 @@ export async function removeOrphan(
     await owned.recordRemoval(removal);
     return removal;
   } finally {
+    // A no-op once the write fence abandoned it: it then ends by expiry, the lock-delay after.
     await lease.release();
   }
 }

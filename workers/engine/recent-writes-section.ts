@@ -1,8 +1,9 @@
 /**
  * The critical section's two steps for providers that forget a write (docs/design.md): the read
  * under the lease with the parent lock's recent writes merged over it, and, after the provider
- * accepted the write, what it made true handed to the lock to remember. Both do nothing for ops
- * without `forgetsWritesForMs`, without a parent lease, or with the control switch off.
+ * accepted the write, what it made true handed to the lock to remember; and the reads before any
+ * lease merged the same way. All do nothing for ops without `forgetsWritesForMs`, without a
+ * parent lease, or with the control switch off.
  */
 
 import type { BatchForm, OpContext, Params } from "../adapters/op-spec";
@@ -24,6 +25,27 @@ export async function readUnderLease(
   const state = await batch.read(ctx, params);
   if (!applies(deps, batch, lease)) return state;
   const remembered = await lease.recentWrites();
+  return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
+}
+
+/**
+ * A read made before any lease (a run's first look, the orphan search) with the writes the
+ * object's lock remembers merged over it the same way, read without the lease: a write the
+ * provider does not show yet is neither reported missing nor taken for an orphan.
+ */
+export async function readBeforeLease(
+  deps: EngineDeps,
+  batch: BatchForm,
+  ctx: OpContext,
+  params: Params,
+  parent: string | null,
+): Promise<unknown> {
+  if (parent === null || !deps.parentLocks || !deps.recentWrites || !(batch.forgetsWritesForMs ?? 0))
+    return batch.read(ctx, params);
+  const [state, remembered] = await Promise.all([
+    batch.read(ctx, params),
+    deps.locks.parent(parent).then((target) => target.peekRecentWrites({})),
+  ]);
   return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
 }
 

@@ -12,7 +12,8 @@ import { StaleState } from "../adapters/stale-state";
 import type { Lease } from "../locks/lease";
 
 export interface FencedLeases {
-  scope: Lease;
+  /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
+  scope: Lease | null;
   parent: Lease | null;
   checkAfter: boolean;
   abandoned: Set<string>;
@@ -35,7 +36,7 @@ export async function fencedWrite(
   what: string,
   send: () => Promise<void>,
 ): Promise<void> {
-  leases.scope.assertHeld();
+  leases.scope?.assertHeld();
   if (leases.parentRenewed) leases.parent?.assertHeld();
   else await leases.parent?.check();
   try {
@@ -49,7 +50,7 @@ export async function fencedWrite(
   if (!leases.checkAfter) return;
   try {
     if (!leases.parentCheckedAfter) await leases.parent?.check();
-    await leases.scope.check();
+    await leases.scope?.check();
   } catch (err) {
     throw unknownOutcome(leases, what, err);
   }
@@ -85,11 +86,15 @@ export async function checkedAfterWrite<T>(
   }
 }
 
+/**
+ * No answer, or one that does not say whether the write landed: a precondition refusing what may
+ * be the write's own earlier, unanswered attempt (outcome "unknown", adapters/http/provider-request.ts).
+ */
 function unanswered(err: unknown): boolean {
   if (!isSponsonError(err)) return false;
   if (err.code === "LOCK_LOST") return true;
-  const status = (err.detail as { status?: unknown } | undefined)?.status;
-  return err.code === "PROVIDER_ERROR" && status === null;
+  const detail = err.detail as { status?: unknown; outcome?: unknown } | undefined;
+  return err.code === "PROVIDER_ERROR" && (detail?.status === null || detail?.outcome === "unknown");
 }
 
 /**

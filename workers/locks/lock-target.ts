@@ -50,6 +50,7 @@ const METHODS: Record<LockMethod, true> = {
   takeQueued: true,
   reportCombined: true,
   recentWrites: true,
+  peekRecentWrites: true,
   rememberWrites: true,
 };
 export const LOCK_METHODS = Object.keys(METHODS) as readonly LockMethod[];

@@ -4,7 +4,14 @@
  */
 import type { EmulatorState } from "../emulator";
 import { apiError, json } from "./responses";
-import { type Auth0ClientRecord, auth0ClientView, auth0Keys, type IssuedToken, LIST_FIELDS } from "./state";
+import {
+  type Auth0ClientRecord,
+  auth0ClientView,
+  auth0Keys,
+  type IssuedToken,
+  LIST_FIELDS,
+  managementAudience,
+} from "./state";
 
 export const CLIENT_PATH = /^\/api\/v2\/clients\/([^/]+)$/;
 
@@ -62,6 +69,12 @@ function authorize(
   if (!token) return invalidToken("Invalid token", headers);
   if (token.expiresAt <= nowMs) {
     return invalidToken("Expired token received for JSON Web Token validation", headers);
+  }
+  // Inferred, not read in the docs: the Management API checks `aud` like any Auth0 API and
+  // refuses another API's token with 401 "Bad audience".
+  const host = new URL(request.url).host;
+  if (token.audience !== undefined && token.audience !== managementAudience(host)) {
+    return invalidToken(`Bad audience: ${token.audience}`, headers);
   }
   if (!token.scopes.includes(scope)) {
     return apiError(403, `Insufficient scope, expected any of: ${scope}`, "insufficient_scope", headers);

@@ -3,6 +3,7 @@
  *   m2m:<client id>      → M2mClient    (machine-to-machine credentials for /oauth/token)
  *   client:<client id>   → Auth0ClientRecord (the applications whose lists ops edit)
  *   token:<access token> → IssuedToken
+ *   api:<identifier>     → true (an API of the tenant besides the Management API: a token audience)
  *   demo:provisioned     → true (./demo.ts)
  */
 import { z } from "zod";
@@ -33,6 +34,8 @@ export interface Auth0ClientRecord {
 export interface IssuedToken {
   clientId: string;
   scopes: string[];
+  /** The API the token is for; absent (tokens stored before it was kept): the Management API. */
+  audience?: string;
   /** Epoch ms. */
   expiresAt: number;
 }
@@ -43,6 +46,7 @@ export const auth0Keys = {
   m2m: (clientId: string) => `m2m:${clientId}`,
   client: (clientId: string) => `client:${clientId}`,
   token: (accessToken: string) => `token:${accessToken}`,
+  api: (identifier: string) => `api:${identifier}`,
   demoProvisioned: "demo:provisioned",
 } as const;
 
@@ -106,3 +110,6 @@ export function clientRecord(id: string, seed: Partial<Auth0ClientRecord> = {}):
     client_id: id,
   };
 }
+
+/** The Management API's identifier on a tenant host: the audience its tokens must carry. */
+export const managementAudience = (host: string) => `https://${host}/api/v2/`;

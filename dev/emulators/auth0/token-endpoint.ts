@@ -10,6 +10,7 @@ import {
   type IssuedToken,
   type M2mClient,
   m2mClientSchema,
+  managementAudience,
   TOKEN_LIFETIME_SECONDS,
 } from "./state";
 
@@ -66,7 +67,6 @@ export async function issueToken(
   if (!m2m || !form.client_secret || !sameSecret(m2m.clientSecret, form.client_secret)) {
     return oauthError(401, "access_denied", "Unauthorized", headers);
   }
-  const audience = `https://${host}/api/v2/`;
   if (form.audience === undefined) {
     return oauthError(
       403,
@@ -75,13 +75,15 @@ export async function issueToken(
       headers,
     );
   }
-  if (form.audience !== audience) {
+  // The Management API, or another API of the tenant: each token is for the one it names.
+  if (form.audience !== managementAudience(host) && !state.get<boolean>(auth0Keys.api(form.audience))) {
     return oauthError(403, "access_denied", `Service not enabled within domain: ${form.audience}`, headers);
   }
   const accessToken = `emu.${crypto.randomUUID().replaceAll("-", "")}`;
   state.put<IssuedToken>(auth0Keys.token(accessToken), {
     clientId: form.client_id as string,
     scopes: m2m.scopes,
+    audience: form.audience,
     expiresAt: nowMs + TOKEN_LIFETIME_SECONDS * 1000,
   });
   return json(

@@ -142,6 +142,35 @@ describe("providerRequest", () => {
     expect(res.status).toBe(404);
   });
 
+  it("a precondition refusal after an unanswered attempt is an unknown outcome, not a refusal", async () => {
+    const lost = (() => {
+      throw new Error("connection reset");
+    }) as () => Response;
+    for (const first of [lost, json(503, { message: "backend error" })]) {
+      const { fetcher, calls } = scripted(first, json(412, { message: "conditionNotMet" }));
+      const err = await rejection(
+        providerRequest(context(fetcher), spec, {
+          method: "PATCH",
+          url: "https://a.test/x?ifMatch=7",
+          precondition: 412,
+          accept: [412],
+        }),
+      );
+      expect(calls).toHaveLength(2);
+      expect(err.detail).toMatchObject({ status: 412, outcome: "unknown", attempts: 2 });
+      expect(err.message).toContain("may have landed");
+    }
+    // Refused on its first attempt, it wrote nothing: the caller gets the 412 to decide again.
+    const { fetcher } = scripted(json(412, { message: "conditionNotMet" }));
+    const res = await providerRequest(context(fetcher), spec, {
+      method: "PATCH",
+      url: "https://a.test/x?ifMatch=7",
+      precondition: 412,
+      accept: [412],
+    });
+    expect(res.status).toBe(412);
+  });
+
   it("providerJson refuses a body that does not match the schema", async () => {
     const { fetcher } = scripted(json(200, { items: "not-an-array" }));
     const err = await rejection(

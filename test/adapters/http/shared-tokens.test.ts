@@ -7,7 +7,9 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../../dev/entry/dev-env";
+import { CLAIM_TTL_MS } from "../../../durable-objects/token-broker";
 import { systemClock } from "../../../shared/clock";
+import { SponsonError } from "../../../shared/errors";
 import { rpcStub } from "../../../shared/rpc/stub";
 import { sha256Hex, type TokenBrokerApi, tokenObjectName } from "../../../shared/rpc/token-broker";
 import { SecretRegistry } from "../../../shared/secrets";
@@ -194,6 +196,52 @@ describe("tokens shared by the fleet", () => {
     // The waiter's own token was handed over: the next caller needs no exchange.
     expect(await withAccessToken(ctx(), source, async (t) => t)).toBe("token-2-abcdef");
     expect(attempts).toBe(2);
+  });
+});
+
+describe("a wait for another isolate's token under a lease", () => {
+  it("ends at the caller's deadline with a clear error, not at the claim's 45 s, and the claim goes on", async () => {
+    const connection = `deadline-${crypto.randomUUID()}`;
+    const door = fleet(connection);
+    let attempts = 0;
+    // The first exchange never finishes within the test: its claim stays live.
+    const source: TokenSource = {
+      endpoint: `https://${connection}.test/oauth/token`,
+      clientId: "m2m",
+      clientSecret: "the-secret",
+      fetchToken: async () => {
+        attempts += 1;
+        return new Promise<never>(() => {});
+      },
+    };
+    const ctx = (deadline?: () => number) => ({
+      clock: systemClock,
+      secrets: new SecretRegistry(),
+      tokens: door,
+      isolateCache: false,
+      ...(deadline ? { deadline } : {}),
+    });
+    void withAccessToken(ctx(), source, async (t) => t);
+    await until(async () => door.last !== undefined && (await door.last.status()).refreshing);
+    const deadline = Date.now() + 200;
+    const started = Date.now();
+    const err = await withAccessToken(
+      ctx(() => deadline),
+      source,
+      async (t) => t,
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(SponsonError);
+    expect((err as SponsonError).code).toBe("PROVIDER_ERROR");
+    expect((err as SponsonError).detail).toMatchObject({ tokenWait: "deadline" });
+    expect((err as SponsonError).message).toContain("deadline");
+    expect(Date.now() - started).toBeLessThan(CLAIM_TTL_MS / 2);
+    // The waiter left; the claimer still holds the claim, and the late caller exchanged nothing.
+    const status = await (door.last as TokenBrokerApi).status();
+    expect(status).toMatchObject({ refreshing: true, waiting: 0 });
+    expect(attempts).toBe(1);
   });
 });
 

@@ -48,10 +48,14 @@ const tokenResponseSchema = z.object({
 function tokenSource(ctx: Auth0Context) {
   const { domain, clientId, clientSecret, audience } = ctx.config;
   const endpoint = `https://${domain}/oauth/token`;
+  const wanted = audience ?? `https://${domain}/api/v2/`;
   return {
     endpoint,
     clientId,
     clientSecret,
+    // A token is for one API: connections differing only in audience must not share one. The
+    // default audience adds nothing, so the keys of tokens already cached stay as they were.
+    ...(audience ? { requested: { audience } } : {}),
     async fetchToken() {
       const body = await providerJson(
         ctx,
@@ -63,7 +67,7 @@ function tokenSource(ctx: Auth0Context) {
             grant_type: "client_credentials",
             client_id: clientId,
             client_secret: clientSecret,
-            audience: audience ?? `https://${domain}/api/v2/`,
+            audience: wanted,
           },
         },
         tokenResponseSchema,

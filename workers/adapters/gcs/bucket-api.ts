@@ -1,6 +1,7 @@
 /**
  * The JSON API calls on a bucket's CORS (Cloud Storage JSON API reference): GET ?fields=cors,metageneration
- * and PATCH ?ifMetagenerationMatch=<n>. A 412 is returned to the caller (never retried blindly).
+ * and PATCH ?ifMetagenerationMatch=<n>. A 412 is returned to the caller (never retried blindly);
+ * a 412 after an attempt that got no answer throws an unknown outcome (../http/provider-request.ts).
  */
 import { z } from "zod";
 import { googleHttp, withGoogleToken } from "../firebase/google-auth";
@@ -63,6 +64,7 @@ export function writeBucketCors(
       url: `${bucketUrl(bucket)}?ifMetagenerationMatch=${metageneration}&fields=cors,metageneration`,
       headers: { authorization: `Bearer ${token}` },
       json: { cors },
+      precondition: 412,
       accept: [412],
     });
     if (response.status === 412) {

@@ -18,6 +18,12 @@ export interface ProviderFailure {
   attempts: number;
   /** Set when the provider said "slow down" with a status that does not say so (Cognito's 400). */
   retriable?: boolean;
+  /**
+   * "unknown": the write may have landed although this answer says otherwise (a precondition
+   * refusing an earlier unanswered attempt's own landing); the engine's fence treats it as no
+   * answer at all (docs/design.md, "Lease protocol").
+   */
+  outcome?: "unknown";
 }
 
 export function providerError(secrets: SecretRegistry, failure: ProviderFailure): SponsonError {
@@ -29,8 +35,9 @@ export function providerError(secrets: SecretRegistry, failure: ProviderFailure)
     attempts: failure.attempts,
   };
   if (failure.providerCode !== undefined) detail.providerCode = secrets.redact(failure.providerCode);
+  if (failure.outcome) detail.outcome = failure.outcome;
   return new SponsonError("PROVIDER_ERROR", `${failure.provider}: ${status} ${message}`.trimEnd(), detail, {
-    retriable: failure.retriable ?? retriableStatus(failure.status),
+    retriable: failure.retriable ?? (failure.outcome === "unknown" || retriableStatus(failure.status)),
   });
 }
 

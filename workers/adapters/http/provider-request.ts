@@ -3,6 +3,10 @@
  * exponential backoff; a 429 waits as long as the provider's reset header asks (each provider
  * says how to read it). Waits go through `ctx.clock.sleep`, so tests decide how time passes.
  * Final failures become PROVIDER_ERROR with the provider's own message, secrets redacted.
+ * A conditional write (`precondition`) is retried too, the precondition keeping the retry from
+ * landing twice; but once an attempt went unanswered (or failed 5xx) it may have landed, so a
+ * precondition refusal after it may be refusing that landing: an unknown outcome, never a
+ * "nothing was written" (docs/design.md, "Lease protocol").
  */
 import type { z } from "zod";
 import type { Clock } from "../../../shared/clock";
@@ -22,6 +26,8 @@ export interface HttpContext {
   tokens?: SharedTokens;
   /** false: no isolate token cache; an instance: that one instead (tests, the bench). */
   isolateCache?: boolean | IsolateTokenCache;
+  /** Under a lease, its deadline: a wait for another isolate's token ends there (./token-cache.ts). */
+  deadline?: () => number;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */
@@ -61,6 +67,12 @@ export interface ProviderRequest {
   json?: unknown;
   /** Sent as is (form or XML bodies); `headers` carry its content-type. Ignored when `json` is set. */
   body?: string;
+  /**
+   * The status a refused precondition answers (GCS: 412), for a write that carries one. After an
+   * attempt that may have landed, that status throws PROVIDER_ERROR with outcome "unknown"
+   * instead of being returned: the refusal may be of this write's own earlier landing.
+   */
+  precondition?: number;
   /** Non-2xx statuses the caller handles itself (e.g. "not found" meaning "empty"). */
   accept?: readonly number[];
   retry?: Partial<RetryPolicy>;
@@ -113,11 +125,22 @@ export async function providerRequest(
 ): Promise<Response> {
   const policy = { ...DEFAULT_RETRY, ...req.retry };
   let waitedMs = 0;
+  let mayHaveLanded = false;
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await send(ctx, req);
     let waitMs: number;
     if ("response" in outcome) {
       const { response } = outcome;
+      if (mayHaveLanded && response.status === req.precondition) {
+        await response.body?.cancel();
+        throw providerError(ctx.secrets, {
+          provider: spec.provider,
+          status: response.status,
+          message: `precondition failed after an attempt that got no answer: that attempt may have landed (outcome unknown)`,
+          attempts: attempt,
+          outcome: "unknown",
+        });
+      }
       if (response.ok || req.accept?.includes(response.status)) return response;
       const body = await readBody(response);
       const throttled = response.status === 429 || spec.isThrottled?.(response.status, body) === true;
@@ -127,6 +150,7 @@ export async function providerRequest(
         !(throttled || isRetriable(response.status)) ||
         attempt >= policy.maxAttempts ||
         waitedMs + waitMs > policy.maxTotalWaitMs;
+      if (response.status >= 500) mayHaveLanded = true;
       if (final) {
         const described = spec.describeError(body);
         throw providerError(ctx.secrets, {
@@ -139,6 +163,7 @@ export async function providerRequest(
         });
       }
     } else {
+      mayHaveLanded = true;
       waitMs = backoffMs(policy, attempt);
       if (attempt >= policy.maxAttempts || waitedMs + waitMs > policy.maxTotalWaitMs) {
         throw providerError(ctx.secrets, {

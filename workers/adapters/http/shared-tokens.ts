@@ -8,6 +8,7 @@
  * caller exchanges on its own, as it did before the object existed, and a failed hand-over only
  * costs other isolates their own exchange.
  */
+import { SponsonError } from "../../../shared/errors";
 import type { StoredToken, TokenBrokerApi } from "../../../shared/rpc/token-broker";
 import { sha256Hex } from "../../../shared/rpc/token-broker";
 import type { SecretRegistry } from "../../../shared/secrets";
@@ -23,16 +24,34 @@ export type HeldToken = Pick<StoredToken, "token" | "refreshAtMs">;
 
 const ignore = () => undefined;
 
-/** The fleet's token for this credential, exchanging with `exchange` only when the object says so. */
+/**
+ * No token came before the caller's lease deadline: another isolate's exchange was still running.
+ * Nothing was sent with a token, so the outcome is known (docs/design.md, "Provider tokens").
+ */
+export function tokenWaitEnded(): SponsonError {
+  return new SponsonError(
+    "PROVIDER_ERROR",
+    "no provider token before the lease deadline: another isolate's token exchange was still running, and nothing was sent",
+    { tokenWait: "deadline" },
+  );
+}
+
+/**
+ * The fleet's token for this credential, exchanging with `exchange` only when the object says so.
+ * A wait for another caller's exchange ends at `waitUntilMs` (a lease deadline) with `tokenWaitEnded`.
+ */
 export async function fleetToken(
   broker: TokenBrokerApi,
   nowMs: number,
   secrets: SecretRegistry,
   exchange: () => Promise<StoredToken>,
+  waitUntilMs?: number,
 ): Promise<HeldToken> {
   let answer: Awaited<ReturnType<TokenBrokerApi["take"]>>;
   try {
-    answer = await broker.take(nowMs);
+    answer = await (waitUntilMs !== undefined && Number.isFinite(waitUntilMs)
+      ? broker.take(nowMs, waitUntilMs)
+      : broker.take(nowMs));
   } catch {
     // The object is an optimisation: unreachable, it must not fail the run (see the header).
     return exchange();
@@ -52,6 +71,8 @@ export async function fleetToken(
       await broker.store(answer.claim, bought).catch(ignore);
       return bought;
     }
+    case "late":
+      throw tokenWaitEnded();
     case "self": {
       const bought = await exchange();
       await broker.store(null, bought).catch(ignore);

@@ -3,8 +3,9 @@
  * this isolate's cache; the second, when the context carries `tokens`, is the fleet's token object
  * for the connection credential (./shared-tokens.ts), so a burst of runs landing on many isolates
  * buys one token per lifetime, not one per isolate. Both levels are keyed by a SHA-256 fingerprint
- * of (token endpoint, client id, secret), so a rotated secret never reuses a token bought with the
- * old one.
+ * of (token endpoint, client id, secret, and what else the exchange asks for: Auth0's `audience`),
+ * so a rotated secret never reuses a token bought with the old one, and two connections that
+ * differ only in audience never lend each other a token the API refuses.
  *
  * A token is reused until shortly before `expires_in`; a 401 from the API drops it from both levels
  * and the call is made once more with a fresh token (the provider may revoke or expire it earlier
@@ -29,6 +30,11 @@ export interface TokenSource {
   endpoint: string;
   clientId: string;
   clientSecret: string;
+  /**
+   * Whatever else the exchange sends that changes the token (Auth0's `audience`, a `scope`): part
+   * of the cache key, so a token bought for one is never used for another.
+   */
+  requested?: Readonly<Record<string, string>>;
   /** Buys a fresh token (a providerJson call against `endpoint`). */
   fetchToken(): Promise<AccessToken>;
 }
@@ -43,6 +49,11 @@ export interface TokenContext {
    * instead of this isolate's, as if the runs using it ran on an isolate of their own (tests, the bench).
    */
   isolateCache?: boolean | IsolateTokenCache;
+  /**
+   * Under a lease, its deadline (on `clock`): a wait in the token object for another isolate's
+   * exchange ends there, not only at the claim's expiry (docs/design.md, "Provider tokens").
+   */
+  deadline?: () => number;
 }
 
 /** Refresh this long before expiry, at most a tenth of the lifetime. */
@@ -83,7 +94,11 @@ const MAX_FINGERPRINTS = 256;
 
 /** Full SHA-256 of the credential: it names the fleet's object, so no prefix of it is enough. */
 async function fingerprint(source: TokenSource): Promise<string> {
-  const credential = `${source.endpoint}\n${source.clientId}\n${source.clientSecret}`;
+  const requested = Object.entries(source.requested ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  // Without `requested` the key is what it always was: tokens already cached stay found.
+  const credential = `${source.endpoint}\n${source.clientId}\n${source.clientSecret}${
+    requested.length > 0 ? `\n${JSON.stringify(requested)}` : ""
+  }`;
   const known = fingerprints.get(credential);
   if (known) return known;
   const computed = await sha256Hex(credential);
@@ -109,7 +124,13 @@ async function currentToken(ctx: TokenContext, source: TokenSource, key: string)
     return cached.token;
   }
   const held = ctx.tokens
-    ? await fleetToken(ctx.tokens.object(key), ctx.clock.now(), ctx.secrets, () => exchange(ctx, source))
+    ? await fleetToken(
+        ctx.tokens.object(key),
+        ctx.clock.now(),
+        ctx.secrets,
+        () => exchange(ctx, source),
+        ctx.deadline?.(),
+      )
     : await exchange(ctx, source);
   cache?.set(key, { token: held.token, refreshAtMs: held.refreshAtMs });
   return held.token;

@@ -1,0 +1,83 @@
+/**
+ * The reads made before any lease on a provider that forgets writes (Entra; docs/design.md,
+ * "Providers that forget a write"): the first look of a re-apply and the orphan search merge the
+ * parent lock's recent writes too, not only the read under the lease. Without it a re-apply within
+ * Graph's lag reports its own entry missing and takes it over as this run's creation (so rolling
+ * that run back would remove what an earlier run made and the plan still wants), and the search
+ * reports an entry a destroy just removed as an orphan.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../../dev/entry/dev-env";
+import type { Env } from "../../../shared/env";
+import type { Plan } from "../../../shared/schemas/plan";
+import { createEngine } from "../../../workers/wiring/wire";
+import { entraTenant } from "../../adapters/entra/entra-tenant";
+import { connectionOf, testEnv } from "../../helpers/connections";
+import { graphApp, setGraphLag } from "../../helpers/emulators-entra";
+import { receipt } from "../../helpers/engine";
+import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+
+const LAG_MS = 600_000;
+
+async function world() {
+  const t = await entraTenant({ web: [] });
+  const secretName = `FIRST_LOOK_SECRET_${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
+  const connection = connectionOf(`first-look-${crypto.randomUUID().slice(0, 8)}`, {
+    type: "entra",
+    tenant: t.domain,
+    clientId: t.clientId,
+    clientSecret: { secret: secretName },
+  });
+  const plan: Plan = {
+    version: 2,
+    lines: [
+      {
+        id: "web",
+        op: "entra.redirectUri",
+        connection,
+        params: t.params("web", "https://{scope}.preview.example.com/signin-oidc"),
+      },
+    ],
+  };
+  const engine = createEngine(testEnv({ ...env, [secretName]: t.secret } as Env), emulatorTransport, {});
+  const scope = `pr-${Math.floor(Math.random() * 1e6) * 100 + 1}`;
+  const req = { repository: DEFAULT_REPOSITORY, environment: "preview", scope, wait: true };
+  const url = `https://${scope}.preview.example.com/signin-oidc`;
+  const held = async () => (await graphApp(t.tenantId, t.application))?.web.redirectUris ?? [];
+  return { engine, plan, req, url, held, scope };
+}
+
+afterEach(async () => {
+  await setGraphLag(0);
+});
+
+describe("reads before the lease on a lagging Entra application", () => {
+  it("a re-apply within the lag finds its entry through the lock's memory: unchanged, no drift, the ledger still names the run that made it", async () => {
+    const w = await world();
+    await setGraphLag(LAG_MS);
+    const first = await w.engine.apply({ ...w.req, plan: w.plan });
+    expect(first.lines.map((l) => l.result)).toEqual(["created"]);
+
+    const again = await w.engine.apply({ ...w.req, plan: w.plan });
+    expect(again.run.status).toBe("succeeded");
+    expect(again.drift).toEqual([]);
+    expect(again.lines.map((l) => l.result)).toEqual(["unchanged"]);
+    expect((await receipt("preview", w.scope)).ledger.map((e) => e.runId)).toEqual([first.run.id]);
+    expect(await w.held()).toEqual([w.url]);
+  });
+
+  it("the orphan search does not report an entry a destroy removed while reads still show it", async () => {
+    const w = await world();
+    const applied = await w.engine.apply({ ...w.req, plan: w.plan });
+    const parent = (await receipt("preview", w.scope)).ledger[0]?.parent as string;
+    expect(applied.lines.map((l) => l.result)).toEqual(["created"]);
+    await setGraphLag(LAG_MS);
+    expect((await w.engine.destroy(w.req)).lines.map((l) => l.result)).toEqual(["removed"]);
+    expect(await w.held()).toEqual([]);
+
+    const search = await w.engine.orphans(parent);
+    expect(search.problems).toEqual([]);
+    expect(search.orphans.map((o) => o.key)).toEqual([]);
+  });
+});

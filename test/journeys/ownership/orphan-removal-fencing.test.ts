@@ -1,0 +1,125 @@
+/**
+ * An admin's orphan removal writes under the object's parent lease and is fenced like a run's
+ * write (docs/design.md, "Lease protocol"): a write whose outcome is unknown abandons the lease
+ * (never releases it), so the lock-delay keeps the next holder out while a late landing may still
+ * come; and a lease lost while the write was in flight means the removal is not recorded as done.
+ * Lost answers are the emulator's knob `loseWriteAnswers`; a write in flight is `holdWrites`.
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { emulatorTransport } from "../../../dev/entry/dev-env";
+import { systemClock } from "../../../shared/clock";
+import { SponsonError } from "../../../shared/errors";
+import type { OrphanRemoval } from "../../../shared/schemas/orphans";
+import { ORPHAN_AUDIT_PREFIX } from "../../../workers/locks/owned-objects";
+import { createEngine } from "../../../workers/wiring/wire";
+import { testEnv } from "../../helpers/connections";
+import {
+  auth0Client,
+  configureHost,
+  emulatorStub,
+  freshAuth0Domain,
+  seedAuth0Tenant,
+} from "../../helpers/emulators";
+import { appIdentity, appLockKey, freshPr, holdAppLock } from "../../helpers/engine";
+import { expireLeaseJustNow, expireLeaseNow, stub as lock } from "../../helpers/locks";
+import { APP_CLIENT, auth0Plan, seedTenant, TEST_M2M } from "../../helpers/plans";
+import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+
+const BY_HAND = "https://someone.preview.example.com/callback";
+const domains: string[] = [];
+
+afterEach(async () => {
+  for (const domain of domains.splice(0)) await configureHost(domain, {});
+});
+
+/** An application a scope owns an entry on, and an entry added by hand since: an orphan. */
+async function world() {
+  const domain = freshAuth0Domain();
+  domains.push(domain);
+  await seedTenant(domain);
+  const scope = freshPr();
+  const plan = auth0Plan(domain, [
+    { id: "cb", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
+  ]);
+  // Backoff sleeps return at once: the adapter's retries are not what is measured here.
+  const engine = createEngine(testEnv(env), emulatorTransport, {
+    clock: { ...systemClock, sleep: async () => {} },
+  });
+  const applied = await engine.apply({
+    repository: DEFAULT_REPOSITORY,
+    environment: "preview",
+    scope,
+    plan,
+    wait: true,
+  });
+  expect(applied.run.status).toBe("succeeded");
+  const callbacks = async () => (await auth0Client(domain, APP_CLIENT))?.callbacks ?? [];
+  await seedAuth0Tenant(domain, {
+    m2m: TEST_M2M,
+    clients: { [APP_CLIENT]: { callbacks: [...(await callbacks()), BY_HAND] } },
+  });
+  const remove = () =>
+    engine.removeOrphan({
+      parent: appIdentity(domain),
+      op: "auth0.callbackUrl",
+      key: BY_HAND,
+      reason: "added by hand",
+      actor: "admin",
+    });
+  return { domain, key: await appLockKey(domain), remove, callbacks };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<SponsonError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof SponsonError) return err;
+    throw err;
+  }
+  throw new Error("expected a refusal");
+}
+
+async function recordedRemovals(): Promise<OrphanRemoval[]> {
+  const audit = await env.RECEIPTS.list({ prefix: ORPHAN_AUDIT_PREFIX });
+  return Promise.all(
+    audit.objects.map(async (o) => (await (await env.RECEIPTS.get(o.key))?.json()) as OrphanRemoval),
+  );
+}
+
+describe("an orphan removal's write is fenced", () => {
+  it("a write with an unknown outcome abandons the lease: the next holder waits out the lock-delay", async () => {
+    const w = await world();
+    // Every attempt lands and loses its answer: the outcome is unknown.
+    await configureHost(w.domain, { loseWriteAnswers: 4 });
+    const err = await refusal(w.remove());
+    expect(err.code).toBe("LOCK_LOST");
+    expect(err.detail).toMatchObject({ outcome: "unknown" });
+    expect(await w.callbacks()).not.toContain(BY_HAND);
+    expect((await recordedRemovals()).filter((r) => r.key === BY_HAND)).toEqual([]);
+    // Never released: it ends by expiry, and the lock-delay follows it.
+    expect((await lock(w.key).read({ key: w.key })).held).toBe(true);
+    await expireLeaseJustNow(w.key);
+    await expect(holdAppLock(w.domain, "run-next")).rejects.toThrow();
+    await expireLeaseNow(w.key);
+    await (await holdAppLock(w.domain, "run-next")).release();
+  });
+
+  it("a lease lost while the write is in flight: the removal is not recorded as done", async () => {
+    const w = await world();
+    await configureHost(w.domain, { holdWrites: 1 });
+    const removing = w.remove();
+    for (let i = 0; (await emulatorStub(w.domain).stats()).heldWrites < 1; i++) {
+      if (i > 10_000) throw new Error("the write never arrived");
+      await scheduler.wait(1);
+    }
+    await lock(w.key).forceRelease({ key: w.key, reason: "test", actor: "admin" });
+    await emulatorStub(w.domain).releaseWrites();
+    const err = await refusal(removing);
+    expect(err.code).toBe("LOCK_LOST");
+    expect(err.detail).toMatchObject({ outcome: "unknown" });
+    // It landed, yet nothing says it was done under a lease held all through it.
+    expect(await w.callbacks()).not.toContain(BY_HAND);
+    expect((await recordedRemovals()).filter((r) => r.key === BY_HAND)).toEqual([]);
+  });
+});
