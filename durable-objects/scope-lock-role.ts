@@ -13,12 +13,10 @@ import { PendingIndex } from "./pending-index";
 import { PendingIntents } from "./pending-intents";
 
 export class ScopeLockRole {
-  readonly #core: LeaseCore;
   readonly #pending: PendingIntents;
   readonly #pendingIndex: PendingIndex;
 
   constructor(core: LeaseCore, ctx: DurableObjectState, env: Env) {
-    this.#core = core;
     this.#pending = new PendingIntents(core.sql);
     this.#pendingIndex = new PendingIndex(env, ctx, core.store, this.#pending);
   }
