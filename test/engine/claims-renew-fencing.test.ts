@@ -16,7 +16,7 @@ import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, providerWrites, receipt } from "../helpers/engine";
-import { ManualClock } from "../helpers/manual-clock";
+import { ManualClock } from "../helpers/clock";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 

@@ -16,7 +16,7 @@ import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, durableIntents, freshPr } from "../helpers/engine";
 import { expireLeaseNow, stub as lock, rawStub } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
+import { ManualClock } from "../helpers/clock";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 

@@ -13,7 +13,7 @@ import { SecretRegistry } from "../../shared/secrets";
 import { Lease, REJOIN_ATTEMPTS } from "../../workers/locks/lease";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
 import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
+import { ManualClock } from "../helpers/clock";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;

@@ -13,7 +13,7 @@ import { Lease } from "../../workers/locks/lease";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { WAITING_FIRST_REPORT_MS, WAITING_REPORT_MS } from "../../workers/locks/waiting-reports";
 import { freshScopeKey, granted, stub } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
+import { ManualClock } from "../helpers/clock";
 
 const TTL_MS = 30_000;
 
