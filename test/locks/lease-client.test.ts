@@ -12,8 +12,8 @@ import { parentLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { Lease, REJOIN_ATTEMPTS } from "../../workers/locks/lease";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
 import { ManualClock } from "../helpers/clock";
+import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;

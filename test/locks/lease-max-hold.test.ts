@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { Lease } from "../../workers/locks/lease";
 import { lockTarget } from "../../workers/locks/lock-target";
-import { freshScopeKey } from "../helpers/locks";
 import { ManualClock } from "../helpers/clock";
+import { freshScopeKey } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;

@@ -12,8 +12,8 @@ import type { Waiting } from "../../shared/schemas/run";
 import { Lease } from "../../workers/locks/lease";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { WAITING_FIRST_REPORT_MS, WAITING_REPORT_MS } from "../../workers/locks/waiting-reports";
-import { freshScopeKey, granted, stub } from "../helpers/locks";
 import { ManualClock } from "../helpers/clock";
+import { freshScopeKey, granted, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
 
