@@ -28,6 +28,7 @@ const FRESH_RUNTIME = [
   "test/routes/config-status.test.ts",
   "test/locks/lock-keys.test.ts",
   "test/receipts/list-scopes.test.ts",
+  "test/receipts/corrupt-receipts.test.ts",
   "test/reliability/settled-intents.test.ts",
   "test/journeys/ownership/orphans.test.ts",
   "test/journeys/ownership/hand-added.test.ts",
