@@ -13,10 +13,10 @@ import type { RunResult } from "../../shared/schemas/run";
 import type { LockProvider } from "../../workers/engine/deps";
 import { type LockTarget, lockStub, overriding } from "../../workers/locks/lock-target";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
+import { ManualClock } from "../helpers/clock";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, providerWrites, receipt } from "../helpers/engine";
-import { ManualClock } from "../helpers/manual-clock";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 

@@ -12,11 +12,11 @@ import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../dev/entry/dev-env";
 import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/parent-lease";
 import { createEngine } from "../../workers/wiring/wire";
+import { ManualClock } from "../helpers/clock";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, durableIntents, freshPr } from "../helpers/engine";
 import { expireLeaseNow, stub as lock, rawStub } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 

@@ -10,7 +10,7 @@ import { providerFetch } from "../../dev/emulators/transport";
 import { SponsonError } from "../../shared/errors";
 import { SecretRegistry } from "../../shared/secrets";
 import type { OpContext, OpSpec, Params, ProviderAdapter } from "../../workers/adapters/op-spec";
-import { FakeClock } from "../adapters/fake-clock";
+import { StepClock } from "./clock";
 import { configureHost } from "./emulators";
 
 /**
@@ -33,7 +33,7 @@ export function recording(inner: typeof fetch) {
 
 export interface AdapterHarness {
   ctx: OpContext;
-  clock: FakeClock;
+  clock: StepClock;
   calls: string[];
   responses: Response[];
 }
@@ -42,7 +42,7 @@ export interface AdapterHarness {
 export function harness(adapter: ProviderAdapter, config: unknown, secretValues: string[]): AdapterHarness {
   const secrets = new SecretRegistry();
   for (const value of secretValues) secrets.register(value);
-  const clock = new FakeClock();
+  const clock = new StepClock();
   const http = recording(providerFetch(env));
   const ctx: OpContext = { config: adapter.config.parse(config), fetch: http.fetcher, clock, secrets };
   return { ctx, clock, calls: http.calls, responses: http.responses };

@@ -12,8 +12,8 @@ import { REJOIN_ATTEMPTS, REJOIN_CAP_MS, rejoinDelayMs } from "../../workers/loc
 import { type LeaseOptions, leaseOptions, RELEASE_ATTEMPTS } from "../../workers/locks/lease-options";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
 import { ScopeLock } from "../../workers/locks/scope-lock";
+import { ManualClock } from "../helpers/clock";
 import { freshScopeKey, stub } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
 

@@ -13,8 +13,8 @@ import { SecretRegistry } from "../../shared/secrets";
 import { REJOIN_ATTEMPTS } from "../../workers/locks/acquire-loop";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
 import { ScopeLock } from "../../workers/locks/scope-lock";
+import { ManualClock } from "../helpers/clock";
 import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;

@@ -8,8 +8,8 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { ParentLock } from "../../workers/locks/parent-lock";
+import { ManualClock } from "../helpers/clock";
 import { freshScopeKey, granted } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;

@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { ScopeLock } from "../../workers/locks/scope-lock";
+import { ManualClock } from "../helpers/clock";
 import { freshScopeKey } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
 const MARGIN_MS = 3_000;

@@ -12,8 +12,8 @@ import type { Waiting } from "../../shared/schemas/run";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { ScopeLock } from "../../workers/locks/scope-lock";
 import { WAITING_FIRST_REPORT_MS, WAITING_REPORT_MS } from "../../workers/locks/waiting-reports";
+import { ManualClock } from "../helpers/clock";
 import { freshScopeKey, granted, stub } from "../helpers/locks";
-import { ManualClock } from "../helpers/manual-clock";
 
 const TTL_MS = 30_000;
 

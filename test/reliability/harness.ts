@@ -7,55 +7,19 @@
 import { env } from "cloudflare:workers";
 import type { ExpectStatic } from "vitest";
 import { emulatorTransport } from "../../dev/entry/dev-env";
-import type { Clock } from "../../shared/clock";
 import type { Plan } from "../../shared/schemas/plan";
 import type { Engine } from "../../workers/engine/engine";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
+import { StepClock } from "../helpers/clock";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { durableIntents, expectLocksFree, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { scopeAddress } from "../helpers/repositories";
 
-/**
- * Time that moves only when the run sleeps (a retry wait passes at once and is recorded) or the
- * test jumps it. Renewal timers are kept but never fire: a jump models an isolate that stalled
- * past its deadline without renewing.
- */
-export class StepClock implements Clock {
-  readonly sleeps: number[] = [];
-  #now: number;
-  #timers = new Map<number, () => void>();
-  #next = 1;
-
-  constructor(start = Date.now()) {
-    this.#now = start;
-  }
-
-  now(): number {
-    return this.#now;
-  }
-
-  jump(ms: number): void {
-    this.#now += ms;
-  }
-
-  setTimeout(fn: () => void): unknown {
-    const id = this.#next++;
-    this.#timers.set(id, fn);
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.#timers.delete(handle as number);
-  }
-
-  async sleep(ms: number): Promise<void> {
-    this.sleeps.push(ms);
-    this.#now += ms;
-  }
-}
+// The reliability tests take their clock from here: sleeps pass at once, a jump models a stall.
+export { StepClock };
 
 export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch" | "wrapLocks">;
 

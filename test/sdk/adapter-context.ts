@@ -5,14 +5,14 @@
  */
 import { SecretRegistry } from "../../shared/secrets";
 import type { OpContext, ProviderAdapter } from "../../workers/adapters/op-spec";
-import { FakeClock } from "../adapters/fake-clock";
+import { StepClock } from "../helpers/clock";
 import { emulatorFetch } from "./emulators";
 
 export function adapterContext(adapter: ProviderAdapter, config: unknown): OpContext {
   return {
     config: adapter.config.parse(config),
     fetch: emulatorFetch,
-    clock: new FakeClock(),
+    clock: new StepClock(),
     secrets: new SecretRegistry(),
   };
 }

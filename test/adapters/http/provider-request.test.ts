@@ -8,7 +8,7 @@ import {
   providerJson,
   providerRequest,
 } from "../../../workers/adapters/http";
-import { FakeClock } from "../fake-clock";
+import { StepClock } from "../../helpers/clock";
 
 const spec: ProviderHttpSpec = {
   provider: "acme",
@@ -39,7 +39,7 @@ const json =
       headers: { "content-type": "application/json", ...headers },
     });
 
-function context(fetcher: typeof fetch, clock = new FakeClock(1_000_000)) {
+function context(fetcher: typeof fetch, clock = new StepClock(1_000_000)) {
   const secrets = new SecretRegistry();
   secrets.register("s3cr3t-value");
   return { fetch: fetcher, clock, secrets };
@@ -57,7 +57,7 @@ async function rejection(promise: Promise<unknown>): Promise<SponsonError> {
 
 describe("providerRequest", () => {
   it("waits until the 429's reset time, then succeeds", async () => {
-    const clock = new FakeClock(1_000_000);
+    const clock = new StepClock(1_000_000);
     const { fetcher, calls } = scripted(
       json(429, { message: "slow down" }, { "x-ratelimit-reset": "1003" }),
       json(200, { ok: true }),
@@ -72,7 +72,7 @@ describe("providerRequest", () => {
   });
 
   it("backs off exponentially on 5xx and gives up after the attempts with the provider's message", async () => {
-    const clock = new FakeClock();
+    const clock = new StepClock();
     const { fetcher, calls } = scripted(
       json(503, { message: "down" }),
       json(503, { message: "down" }),
@@ -95,7 +95,7 @@ describe("providerRequest", () => {
   });
 
   it("does not make a wait that would exceed the total wait bound", async () => {
-    const clock = new FakeClock(1_000_000);
+    const clock = new StepClock(1_000_000);
     const { fetcher, calls } = scripted(json(429, { message: "later" }, { "x-ratelimit-reset": "5000" }));
     const err = await rejection(
       providerRequest(context(fetcher, clock), spec, { method: "GET", url: "https://a.test/x" }),

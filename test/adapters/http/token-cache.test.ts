@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../../shared/errors";
 import { SecretRegistry } from "../../../shared/secrets";
 import { type TokenSource, withAccessToken } from "../../../workers/adapters/http";
-import { FakeClock } from "../fake-clock";
+import { StepClock } from "../../helpers/clock";
 
 let tenant = 0;
 function source(secret = "client-secret-1") {
@@ -26,7 +26,7 @@ const unauthorized = () =>
 
 describe("token cache", () => {
   it("reuses a token until shortly before it expires, then buys a new one", async () => {
-    const clock = new FakeClock();
+    const clock = new StepClock();
     const ctx = { clock, secrets: new SecretRegistry() };
     const { src, bought } = source();
     const seen: string[] = [];
@@ -41,7 +41,7 @@ describe("token cache", () => {
   });
 
   it("after a 401, buys a new token once and calls again", async () => {
-    const ctx = { clock: new FakeClock(), secrets: new SecretRegistry() };
+    const ctx = { clock: new StepClock(), secrets: new SecretRegistry() };
     const { src, bought } = source();
     const seen: string[] = [];
     const result = await withAccessToken(ctx, src, async (t) => {
@@ -55,7 +55,7 @@ describe("token cache", () => {
   });
 
   it("a second 401 is the caller's error: no loop", async () => {
-    const ctx = { clock: new FakeClock(), secrets: new SecretRegistry() };
+    const ctx = { clock: new StepClock(), secrets: new SecretRegistry() };
     const { src, bought } = source();
     let calls = 0;
     await expect(
@@ -69,7 +69,7 @@ describe("token cache", () => {
   });
 
   it("a different secret for the same client does not reuse the cached token", async () => {
-    const ctx = { clock: new FakeClock(), secrets: new SecretRegistry() };
+    const ctx = { clock: new StepClock(), secrets: new SecretRegistry() };
     const { src } = source("first-secret");
     const seen: string[] = [];
     await withAccessToken(ctx, src, async (t) => seen.push(t));

@@ -5,7 +5,7 @@ import { providerFetch } from "../../../dev/emulators/transport";
 import { SecretRegistry } from "../../../shared/secrets";
 import { auth0Adapter } from "../../../workers/adapters/auth0";
 import type { OpContext } from "../../../workers/adapters/op-spec";
-import { FakeClock } from "../../adapters/fake-clock";
+import { StepClock } from "../../helpers/clock";
 import {
   auth0Client,
   configureHost,
@@ -58,7 +58,7 @@ describe("emulator knobs on an Auth0 host", () => {
     const ctx: OpContext = {
       config: auth0Adapter.config.parse({ type: "auth0", domain, ...M2M }),
       fetch: providerFetch(env),
-      clock: new FakeClock(),
+      clock: new StepClock(),
       secrets: new SecretRegistry(),
     };
     const callbackUrl = auth0Adapter.ops.find((o) => o.name === "auth0.callbackUrl");

@@ -1,6 +1,14 @@
 /**
- * A Clock (shared/clock.ts) that only moves when a test says so. advance(ms) fires every timer that
- * falls due on the way, in due order, with now() reading each timer's own due time while it runs.
+ * The one test Clock (shared/clock.ts): time moves only when the test or the code under test says
+ * so, never with the wall clock, so no test waits out a real backoff, deadline or renewal.
+ *
+ * - advance(ms) fires every timer that falls due on the way, in due order, with now() reading each
+ *   timer's own due time while it runs.
+ * - jump(ms) moves time without firing anything: an isolate that stalled past its deadline.
+ * - sleep(ms) depends on how the clock was made: ManualClock's sleeps are timers like any other
+ *   (they end when the test advances past them); StepClock's pass at once, move time forward and
+ *   are recorded in `sleeps` (a retry backoff that costs nothing; its timers still wait for advance).
+ * Plain Node as well as workerd: the vendor-SDK suite uses it too.
  */
 import type { Clock } from "../../shared/clock";
 
@@ -9,21 +17,25 @@ interface Timer {
   fn: () => void;
 }
 
-export class ManualClock implements Clock {
+class TestClock implements Clock {
+  /** Every sleep asked for, in order (a StepClock's waits, which pass at once). */
+  readonly sleeps: number[] = [];
   #now: number;
   #nextId = 1;
   readonly #timers = new Map<number, Timer>();
   #onTimer: Array<() => void> = [];
+  readonly #instantSleeps: boolean;
 
-  constructor(start: number = Date.now()) {
+  constructor(start: number, instantSleeps: boolean) {
     this.#now = start;
+    this.#instantSleeps = instantSleeps;
   }
 
   now(): number {
     return this.#now;
   }
 
-  setTimeout(fn: () => void, ms: number): unknown {
+  setTimeout(fn: () => void, ms = 0): unknown {
     const id = this.#nextId++;
     this.#timers.set(id, { at: this.#now + Math.max(0, ms), fn });
     for (const wake of this.#onTimer.splice(0)) wake();
@@ -34,8 +46,15 @@ export class ManualClock implements Clock {
     this.#timers.delete(handle as number);
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.setTimeout(resolve, ms));
+  async sleep(ms: number): Promise<void> {
+    if (!this.#instantSleeps) return new Promise((resolve) => this.setTimeout(resolve, ms));
+    this.sleeps.push(ms);
+    this.#now += ms;
+  }
+
+  /** Moves time without firing any timer. */
+  jump(ms: number): void {
+    this.#now += ms;
   }
 
   /** Due times of the timers still pending, soonest first. */
@@ -76,5 +95,19 @@ export class ManualClock implements Clock {
   untilTimer(): Promise<void> {
     if (this.#timers.size > 0) return Promise.resolve();
     return new Promise((resolve) => this.#onTimer.push(resolve));
+  }
+}
+
+/** Sleeps are timers: they end when the test advances past them. */
+export class ManualClock extends TestClock {
+  constructor(start: number = Date.now()) {
+    super(start, false);
+  }
+}
+
+/** Sleeps pass at once, move time forward and are recorded; timers still wait for advance(). */
+export class StepClock extends TestClock {
+  constructor(start: number = Date.now()) {
+    super(start, true);
   }
 }
