@@ -7,6 +7,8 @@ import {
   type ProviderHttpSpec,
   providerJson,
   providerRequest,
+  type TokenSource,
+  withAccessToken,
 } from "../../../workers/adapters/http";
 import { StepClock } from "../../helpers/clock";
 
@@ -169,6 +171,64 @@ describe("providerRequest", () => {
       accept: [412],
     });
     expect(res.status).toBe(412);
+  });
+
+  it("after an unanswered attempt of a write, any final answer is an unknown outcome: a 401 that a token refresh would retry too", async () => {
+    const lost = (() => {
+      throw new Error("connection reset");
+    }) as () => Response;
+    const { fetcher, calls } = scripted(lost, json(401, { message: "token revoked" }));
+    const err = await rejection(
+      providerRequest(context(fetcher), spec, {
+        method: "PATCH",
+        url: "https://a.test/x?ifMatch=7",
+        precondition: 412,
+        accept: [412],
+      }),
+    );
+    expect(calls).toHaveLength(2);
+    expect(err.detail).toMatchObject({ status: 401, outcome: "unknown" });
+    // A read that got no answer changed nothing: its final answer says what it says.
+    const read = scripted(lost, json(401, { message: "token revoked" }));
+    const refused = await rejection(
+      providerRequest(context(read.fetcher), spec, { method: "GET", url: "https://a.test/x" }),
+    );
+    expect(refused.detail).toMatchObject({ status: 401 });
+    expect(refused.detail?.outcome).toBeUndefined();
+  });
+
+  it("a 401 whose write may have landed is not sent again with a fresh token: the retry would meet the write's own landing", async () => {
+    let bought = 0;
+    const source: TokenSource = {
+      endpoint: "https://a.test/oauth/token",
+      clientId: "c",
+      clientSecret: "s3cr3t-value",
+      fetchToken: async () => ({ accessToken: `token-${++bought}`, expiresInSeconds: 3600 }),
+    };
+    const ctx = { ...context(scripted().fetcher), isolateCache: false as const };
+    const sent: string[] = [];
+    const unknown = new SponsonError("PROVIDER_ERROR", "no answer, then 401", {
+      status: 401,
+      outcome: "unknown",
+    });
+    const err = await rejection(
+      withAccessToken(ctx, source, async (token) => {
+        sent.push(token);
+        throw unknown;
+      }),
+    );
+    expect(err).toBe(unknown);
+    expect(sent).toEqual(["token-1"]);
+    // A plain 401 is still retried once with a new token.
+    const plain = new SponsonError("PROVIDER_ERROR", "401", { status: 401 });
+    const again: string[] = [];
+    await rejection(
+      withAccessToken(ctx, source, async (token) => {
+        again.push(token);
+        throw plain;
+      }),
+    );
+    expect(again).toEqual(["token-2", "token-3"]);
   });
 
   it("providerJson refuses a body that does not match the schema", async () => {

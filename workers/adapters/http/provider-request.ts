@@ -125,13 +125,16 @@ export async function providerRequest(
 ): Promise<Response> {
   const policy = { ...DEFAULT_RETRY, ...req.retry };
   let waitedMs = 0;
+  // A read changes nothing: only a write's unanswered attempt may land after its answer is lost.
+  const writes = req.method !== "GET";
   let mayHaveLanded = false;
   for (let attempt = 1; ; attempt += 1) {
+    const landedBefore = mayHaveLanded;
     const outcome = await send(ctx, req);
     let waitMs: number;
     if ("response" in outcome) {
       const { response } = outcome;
-      if (mayHaveLanded && response.status === req.precondition) {
+      if (landedBefore && response.status === req.precondition) {
         await response.body?.cancel();
         throw providerError(ctx.secrets, {
           provider: spec.provider,
@@ -150,7 +153,7 @@ export async function providerRequest(
         !(throttled || isRetriable(response.status)) ||
         attempt >= policy.maxAttempts ||
         waitedMs + waitMs > policy.maxTotalWaitMs;
-      if (response.status >= 500) mayHaveLanded = true;
+      if (writes && response.status >= 500) mayHaveLanded = true;
       if (final) {
         const described = spec.describeError(body);
         throw providerError(ctx.secrets, {
@@ -160,10 +163,14 @@ export async function providerRequest(
           providerCode: described.code,
           attempts: attempt,
           ...(throttled ? { retriable: true } : {}),
+          // A refusal (a 401 above all, which a token refresh would send again) says nothing of an
+          // earlier attempt that may still land (docs/design.md, "Lease protocol"): the caller must
+          // not take it as "nothing was written". A last 5xx stays a provider failure.
+          ...(landedBefore && response.status < 500 ? { outcome: "unknown" as const } : {}),
         });
       }
     } else {
-      mayHaveLanded = true;
+      if (writes) mayHaveLanded = true;
       waitMs = backoffMs(policy, attempt);
       if (attempt >= policy.maxAttempts || waitedMs + waitMs > policy.maxTotalWaitMs) {
         throw providerError(ctx.secrets, {

@@ -147,12 +147,18 @@ export async function withAccessToken<T>(
   try {
     return await call(token);
   } catch (err) {
-    if (providerStatus(err) !== 401) throw err;
+    // A 401 after an attempt that may have landed is an unknown outcome: sending the write again
+    // with a new token could meet its own landing and be read as someone else's (a precondition).
+    if (providerStatus(err) !== 401 || mayHaveLanded(err)) throw err;
     const cache = firstLevel(ctx);
     if (cache?.get(key)?.token === token) cache.delete(key);
     if (ctx.tokens) await reportRejected(ctx.tokens.object(key), token);
     return call(await currentToken(ctx, source, key));
   }
+}
+
+function mayHaveLanded(err: unknown): boolean {
+  return (err as { detail?: { outcome?: unknown } }).detail?.outcome === "unknown";
 }
 
 /** Forgets every token this isolate cached (tests; a worker never needs it). The fleet's stay. */
