@@ -158,8 +158,15 @@ describe("write combining", () => {
 
   it("the holder's lease is lost before its write: the waiter's changes come back to it and it writes them itself", async () => {
     let key = "";
+    // The holder's lease is lost once. "after-intent" fires once per change the holder writes
+    // itself (three here): force-releasing on each would also end the grant the first release
+    // hands the waiter, before it claims it. The waiter would then re-join (after its backoff),
+    // and whoever holds the lock next may take its changes and write them — the holder's own
+    // rollback, under a fresh lease: a true `writtenBy`, but not the case this test is about.
+    let lost = false;
     const lose: FaultHook = async (point) => {
-      if (point !== "after-intent") return;
+      if (point !== "after-intent" || lost) return;
+      lost = true;
       await lockStub(env, key).forceRelease({ key, reason: "test: lease lost", actor: "admin" });
     };
     const pair = await queuedPair(() => engine({ faults: lose }), engine);
@@ -169,6 +176,12 @@ describe("write combining", () => {
     expect(ra.run.error?.code).toBe("LOCK_LOST");
     expect(rb.run.status).toBe("succeeded");
     expect(rb.lines.every((l) => l.result === "created" && l.writtenBy === undefined)).toBe(true);
+    // The waiter was granted the lock the lost lease left (the holder's late report was refused):
+    // nobody answered it as written for.
+    const history = (await lockStub(env, key).read({ key })).history;
+    const waiterSteps = history.filter((h) => h.holder === rb.run.id).map((h) => h.transition);
+    expect(waiterSteps).toContain("claimed");
+    expect(waiterSteps).not.toContain("combined");
     const client = await auth0Client(pair.domain, APP_CLIENT);
     expect(client?.callbacks).toEqual(entries(pair.b).callbacks);
     expect(pair.writesBefore + 1).toBe(await providerWrites(pair.domain));
