@@ -21,7 +21,7 @@ const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["POST", "/v1/webhooks/github"],
   // API tooling (code generators, gateways, linters) fetches the document without credentials.
   ["GET", "/v1/openapi.json"],
-  // The dashboard's sign-in form and sign-out: same-origin checked in workers/routes/dashboard.ts.
+  // The dashboard's sign-in form and sign-out: same-origin checked in workers/routes/dashboard-sign-in.ts.
   ["GET", "/dashboard/sign-in"],
   ["POST", "/dashboard/sign-in"],
   ["POST", "/dashboard/sign-out"],

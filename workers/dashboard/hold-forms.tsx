@@ -1,7 +1,7 @@
 /**
  * Holds on the dashboard (admins only, like POST and DELETE /v1/locks/{key}/hold): what a card
  * says of a hold in force, and the forms that set and lift one. The server checks every field
- * again (workers/routes/dashboard.ts), with the same-origin and CSRF checks of every POST.
+ * again (workers/routes/dashboard-lock-forms.ts), with the same-origin and CSRF checks of every POST.
  */
 import type { HoldView } from "../../shared/schemas/hold";
 import { formatDuration, formatUtc } from "./format";

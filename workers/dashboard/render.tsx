@@ -1,4 +1,4 @@
-/** JSX entry points for the route file (workers/routes/dashboard.ts stays plain TypeScript). */
+/** JSX entry points for the dashboard route files (workers/routes/dashboard.ts, dashboard-sign-in.ts stay plain TypeScript). */
 import { DashboardPage, type DashboardProps } from "./dashboard-page";
 import { type LiveProps, LiveSections } from "./live-sections";
 import { SignInPage, type SignInProps } from "./sign-in-page";

@@ -5,16 +5,15 @@
  * a caller bound to one repository sees only that repository's runs and entries.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { SponsonError } from "../../shared/errors";
 import { scopeOfOwner } from "../../shared/schemas/ownership";
 import { repositoryRefById, sameRepositoryName } from "../../shared/schemas/repository";
 import type { AppEnv } from "../app-env";
 import { roleAtLeast } from "../auth/caller";
 import { configFromEnv } from "../config/config";
-import { contentSecurityPolicy, newNonce } from "../dashboard/layout";
 import { lockKeyOfHash, OBJECT_HASH, objectHash } from "../dashboard/object-hash";
 import type { ObjectEntry } from "../dashboard/object-page";
+import { pageHeaders } from "../dashboard/page-headers";
 import { renderObjectPage, renderRunPage } from "../dashboard/render-pages";
 import { ledgerRows, recentRuns } from "../dashboard/snapshot";
 import { boundRepositoryOf } from "../dashboard/view-filter";
@@ -26,8 +25,7 @@ import { lockStub } from "../locks/lock-target";
 import { repositoryRunsFor } from "../locks/repository-runs";
 import { lockForRepository } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
-
-const html = { "text/html": { schema: z.string() } };
+import { html } from "./dashboard-openapi";
 
 const runRoute = createRoute({
   method: "get",
@@ -65,15 +63,6 @@ const objectRoute = createRoute({
     ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
   },
 });
-
-function pageHeaders(c: Context<AppEnv>): string {
-  const nonce = newNonce();
-  c.header("Content-Security-Policy", contentSecurityPolicy(nonce));
-  c.header("Cache-Control", "no-store");
-  c.header("X-Content-Type-Options", "nosniff");
-  c.header("Referrer-Policy", "no-referrer");
-  return nonce;
-}
 
 export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

@@ -4,10 +4,17 @@
  * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { ErrorCode } from "../../shared/errors";
 import { MAX_VARS, VAR_NAME } from "../../shared/placeholders";
+import type { DeclaredProvenance } from "../../shared/schemas/provenance";
 import { receiptViewSchema } from "../../shared/schemas/receipt";
-import { repositoryNameSchema, repositoryRef, repositoryRefById } from "../../shared/schemas/repository";
+import {
+  type RepositoryConfig,
+  repositoryNameSchema,
+  repositoryRef,
+  repositoryRefById,
+} from "../../shared/schemas/repository";
 import {
   applyBodySchema,
   destroyBodySchema,
@@ -17,27 +24,23 @@ import {
   varsSchema,
 } from "../../shared/schemas/requests";
 import { scopeListSchema } from "../../shared/schemas/responses";
-import { runResultSchema } from "../../shared/schemas/run";
-import { runEventSchema } from "../../shared/schemas/run-event";
+import type { RunResult } from "../../shared/schemas/run";
 import type { AppEnv } from "../app-env";
 import { provenanceFor } from "../auth/provenance";
 import { resolveRepositoryFilter } from "../auth/resolve-repository";
 import { callerOf } from "../auth/route-access";
 import { configFromEnv } from "../config/config";
-import type { Engine } from "../engine/engine";
-import {
-  AUTH_CODES,
-  BODY_CODES,
-  bearerSecurity,
-  problemResponses,
-  withOpenApi,
-} from "../http/openapi-problems";
-import { answerRun, NDJSON } from "../http/run-response";
-import { FAILED_RUN_STATUS } from "../http/run-status";
+import type { Emit } from "../engine/deps";
+import type { Engine, ScopeRequest } from "../engine/engine";
+import { AUTH_CODES, bearerSecurity, problemResponses, withOpenApi } from "../http/openapi-problems";
+import { runResponses } from "../http/run-openapi";
+import { answerRun } from "../http/run-response";
 import { requestMetrics } from "../http/server-timing";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../locks/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
+
+type ScopePath = z.output<typeof scopePathSchema>;
 
 const scopePath = scopePathSchema.extend({
   environment: withOpenApi(scopePathSchema.shape.environment, { example: "preview" }),
@@ -52,63 +55,6 @@ const repositoryQuery = z.object({
     example: "acme/web",
   }),
 });
-
-const serverTimingHeader = {
-  "Server-Timing": {
-    description:
-      "Where the run's time went, in ms: `auth`, `scope-lock`, `parent-lock`, `provider`, `storage`, " +
-      "`total` (the result's `timings`). A streamed answer's header holds only `auth`; its final `result` " +
-      "event carries the full timings",
-    schema: {
-      type: "string" as const,
-      example:
-        "auth;dur=2, scope-lock;dur=4, parent-lock;dur=3, provider;dur=41, storage;dur=12, total;dur=63",
-    },
-  },
-};
-
-const runResult = withOpenApi(runResultSchema, "RunResult");
-
-/**
- * What a run answers: 200 for a succeeded run (or any streamed one); a failed run (JSON mode) under
- * its cause's status (workers/http/run-status.ts), beside the problems that refuse a run before it
- * starts (docs/design.md, "Errors").
- */
-function runResponses(...codes: ErrorCode[]) {
-  const problems = problemResponses(
-    ...BODY_CODES,
-    "NOT_FOUND",
-    "LOCK_HELD",
-    "CONCURRENT_MODIFICATION",
-    "RATE_LIMITED",
-    ...AUTH_CODES,
-    ...codes,
-  );
-  for (const status of new Set(Object.values(FAILED_RUN_STATUS))) {
-    const causes = Object.entries(FAILED_RUN_STATUS).filter(([, s]) => s === status);
-    const failed = `The run executed and failed (JSON mode): the RunResult, for a run whose error is ${causes.map(([code]) => code).join(", ")}`;
-    const problem = problems[status];
-    problems[status] = {
-      description: problem ? `${problem.description}. Or: ${failed}` : failed,
-      // A run failed by a held lock sends Retry-After too (workers/http/run-response.ts).
-      ...(problem?.headers ? { headers: problem.headers } : {}),
-      content: { ...(problem?.content ?? {}), "application/json": { schema: runResult } },
-    };
-  }
-  return {
-    200: {
-      description:
-        "The run executed and succeeded. With `Accept: application/x-ndjson`, one RunEvent per line as it " +
-        "happens, the result last: a streamed run always answers 200, its final `result` event says how it ended",
-      headers: serverTimingHeader,
-      content: {
-        "application/json": { schema: runResult },
-        [NDJSON]: { schema: withOpenApi(runEventSchema, "RunEvent") },
-      },
-    },
-    ...problems,
-  };
-}
 
 function runRoute<B extends z.ZodType>(action: string, body: B, summary: string, ...codes: ErrorCode[]) {
   return createRoute({
@@ -134,27 +80,15 @@ const documentedVars = withOpenApi(varsSchema.optional(), {
   example: { url: "https://my-app-git-feat-x.vercel.app" },
 });
 
-const applyRoute = runRoute(
-  "apply",
-  withOpenApi(applyBodySchema.extend({ vars: documentedVars }), "ApplyBody"),
-  "Apply a plan to a scope",
-  "EMPTY_PLAN",
-);
-const previewRoute = runRoute(
-  "preview",
-  withOpenApi(previewBodySchema.extend({ vars: documentedVars }), "PreviewBody"),
-  "Diff a plan against the providers, without writing",
-);
-const destroyRoute = runRoute(
-  "destroy",
-  withOpenApi(destroyBodySchema, "DestroyBody"),
-  "Remove everything the scope owns",
-);
-const rollbackRoute = runRoute(
-  "rollback",
-  withOpenApi(rollbackBodySchema, "RollbackBody"),
-  "Remove what one run created (default: the last)",
-);
+const applyBody = withOpenApi(applyBodySchema.extend({ vars: documentedVars }), "ApplyBody");
+const previewBody = withOpenApi(previewBodySchema.extend({ vars: documentedVars }), "PreviewBody");
+const destroyBody = withOpenApi(destroyBodySchema, "DestroyBody");
+const rollbackBody = withOpenApi(rollbackBodySchema, "RollbackBody");
+
+const applyRoute = runRoute("apply", applyBody, "Apply a plan to a scope", "EMPTY_PLAN");
+const previewRoute = runRoute("preview", previewBody, "Diff a plan against the providers, without writing");
+const destroyRoute = runRoute("destroy", destroyBody, "Remove everything the scope owns");
+const rollbackRoute = runRoute("rollback", rollbackBody, "Remove what one run created (default: the last)");
 
 const ledgerRoute = createRoute({
   method: "get",
@@ -198,73 +132,102 @@ const listRoute = createRoute({
 
 const waitMs = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
 
+/** Apply, destroy and rollback may wait for a held lock; a preview never waits. */
+const waiting = (body: { wait?: boolean | undefined; waitTimeoutSeconds?: number | undefined }) => ({
+  wait: body.wait,
+  waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
+});
+
+/** Every run body may declare where the run comes from (docs/design.md, "Provenance"). */
+type RunBody = { provenance?: DeclaredProvenance | undefined };
+
+/**
+ * One run action: the request fields its body adds to the scope (they sit between the scope and
+ * the provenance), and the engine call that runs the request.
+ */
+interface RunAction<Body extends RunBody, Fields> {
+  fields: (body: Body, repository: RepositoryConfig) => Fields;
+  start: (engine: Engine, req: ScopeRequest & Fields, emit: Emit) => Promise<RunResult>;
+}
+
+/** A run route, as far as its handler reads it: the body it validates. */
+interface RunRoute<Body> {
+  request: { body: { content: { "application/json": { schema: z.ZodType<Body> } } } };
+}
+
+/**
+ * The handler of every run route: the scope, the action's fields, the provenance, then the run.
+ * `_route` is the route it serves, read only for its type: the body `action` reads is the one that
+ * route validates.
+ */
+function runHandler<Body extends RunBody, Fields>(
+  engineFor: (env: AppEnv["Bindings"]) => Engine,
+  _route: RunRoute<Body>,
+  action: RunAction<Body, Fields>,
+) {
+  return (c: Context<AppEnv, string, { out: { param: ScopePath; json: Body } }>) => {
+    const { environment, scope } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const repository = c.get("repository");
+    const req = {
+      repository: repositoryRef(repository),
+      environment,
+      scope,
+      ...action.fields(body, repository),
+      provenance: provenanceFor(callerOf(c), body.provenance, repository.name),
+    };
+    const metrics = requestMetrics(c);
+    const answer = answerRun(c, metrics, (emit) => action.start(engineFor(c.env), { ...req, metrics }, emit));
+    // @hono/zod-openapi types a handler's return as the route's typed responses, and a run's answer
+    // is a plain Response that none of them is: the library types the `application/x-ndjson` stream
+    // as nothing (it matches its `application/*json*` pattern, not a JSON suffix), and a refused run
+    // is onError's problem response. The route's responses document what answerRun sends.
+    return answer as never;
+  };
+}
+
 export function scopeRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-    .openapi(applyRoute, (c) => {
-      const { environment, scope } = c.req.valid("param");
-      const body = c.req.valid("json");
-      const req = {
-        repository: repositoryRef(c.get("repository")),
-        environment,
-        scope,
-        plan: body.plan,
-        defaultBranch: c.get("repository").defaultBranch,
-        sha: body.sha,
-        vars: body.vars,
-        allowEmpty: body.allowEmpty,
-        wait: body.wait,
-        waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
-        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
-      };
-      const metrics = requestMetrics(c);
-      return answerRun(c, metrics, (emit) => engineFor(c.env).apply({ ...req, metrics }, emit)) as never;
-    })
-    .openapi(previewRoute, (c) => {
-      const { environment, scope } = c.req.valid("param");
-      const { plan, sha, vars, provenance } = c.req.valid("json");
-      const repository = c.get("repository");
-      const req = {
-        repository: repositoryRef(repository),
-        environment,
-        scope,
-        plan,
-        defaultBranch: repository.defaultBranch,
-        sha,
-        vars,
-        provenance: provenanceFor(callerOf(c), provenance, repository.name),
-      };
-      const metrics = requestMetrics(c);
-      return answerRun(c, metrics, (emit) => engineFor(c.env).preview({ ...req, metrics }, emit)) as never;
-    })
-    .openapi(destroyRoute, (c) => {
-      const { environment, scope } = c.req.valid("param");
-      const body = c.req.valid("json");
-      const req = {
-        repository: repositoryRef(c.get("repository")),
-        environment,
-        scope,
-        wait: body.wait,
-        waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
-        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
-      };
-      const metrics = requestMetrics(c);
-      return answerRun(c, metrics, (emit) => engineFor(c.env).destroy({ ...req, metrics }, emit)) as never;
-    })
-    .openapi(rollbackRoute, (c) => {
-      const { environment, scope } = c.req.valid("param");
-      const body = c.req.valid("json");
-      const req = {
-        repository: repositoryRef(c.get("repository")),
-        environment,
-        scope,
-        runId: body.runId,
-        wait: body.wait,
-        waitTimeoutMs: waitMs(body.waitTimeoutSeconds),
-        provenance: provenanceFor(callerOf(c), body.provenance, c.get("repository").name),
-      };
-      const metrics = requestMetrics(c);
-      return answerRun(c, metrics, (emit) => engineFor(c.env).rollback({ ...req, metrics }, emit)) as never;
-    })
+    .openapi(
+      applyRoute,
+      runHandler(engineFor, applyRoute, {
+        fields: (body, repository) => ({
+          plan: body.plan,
+          defaultBranch: repository.defaultBranch,
+          sha: body.sha,
+          vars: body.vars,
+          allowEmpty: body.allowEmpty,
+          ...waiting(body),
+        }),
+        start: (engine, req, emit) => engine.apply(req, emit),
+      }),
+    )
+    .openapi(
+      previewRoute,
+      runHandler(engineFor, previewRoute, {
+        fields: (body, repository) => ({
+          plan: body.plan,
+          defaultBranch: repository.defaultBranch,
+          sha: body.sha,
+          vars: body.vars,
+        }),
+        start: (engine, req, emit) => engine.preview(req, emit),
+      }),
+    )
+    .openapi(
+      destroyRoute,
+      runHandler(engineFor, destroyRoute, {
+        fields: (body) => waiting(body),
+        start: (engine, req, emit) => engine.destroy(req, emit),
+      }),
+    )
+    .openapi(
+      rollbackRoute,
+      runHandler(engineFor, rollbackRoute, {
+        fields: (body) => ({ runId: body.runId, ...waiting(body) }),
+        start: (engine, req, emit) => engine.rollback(req, emit),
+      }),
+    )
     .openapi(ledgerRoute, async (c) => {
       const { environment, scope } = c.req.valid("param");
       const repository = repositoryRef(c.get("repository"));

@@ -1,0 +1,124 @@
+/**
+ * The dashboard's admin lock forms (README, "Dashboard"): force-release, hold and lift a hold. The
+ * route table requires admin (workers/auth/route-access.ts) and each route requires it again; every
+ * POST passes the same-origin and CSRF checks of workers/auth/dashboard-session.ts. Outcomes are
+ * redirects (post/redirect/get), so a reload never repeats an action; the notice's wording is the
+ * page's (./dashboard.ts), never echoed from the request.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { SponsonError } from "../../shared/errors";
+import { lockKind } from "../../shared/lock-keys";
+import { holdReasonSchema } from "../../shared/schemas/hold";
+import type { AppEnv } from "../app-env";
+import { assertDashboardPost } from "../auth/dashboard-session";
+import { requireRole } from "../auth/route-access";
+import { MAX_HOLD_MINUTES } from "../dashboard/hold-forms";
+import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
+import { validationHook } from "../http/validation";
+import { auditedForceRelease } from "../locks/force-release";
+import { auditedHold, auditedUnhold } from "../locks/hold";
+import { redirect } from "./dashboard-openapi";
+
+// `csrf` is optional in the schema so that a missing token is a 403 from the CSRF check, not a 400.
+const releaseForm = z.object({
+  csrf: z.string().max(200).optional(),
+  key: z.string().min(1).max(300),
+  reason: z.string().trim().min(1).max(500),
+  confirm: z.literal("yes"),
+});
+
+const releaseRoute = createRoute({
+  method: "post",
+  path: "/dashboard/locks/release",
+  operationId: "dashboardForceRelease",
+  tags: ["dashboard"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
+  summary: "Admin force-release from the dashboard: a reason and a confirmation (same-origin, CSRF)",
+  security: bearerSecurity,
+  request: {
+    body: { content: { "application/x-www-form-urlencoded": { schema: releaseForm } }, required: true },
+  },
+  responses: {
+    303: redirect("Back to the dashboard, naming the released lock"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND"),
+  },
+});
+
+const holdForm = z.object({
+  csrf: z.string().max(200).optional(),
+  key: z.string().min(1).max(300),
+  reason: holdReasonSchema,
+  ttlMinutes: z.coerce.number().int().min(1).max(MAX_HOLD_MINUTES),
+});
+
+const holdRoute = createRoute({
+  method: "post",
+  path: "/dashboard/locks/hold",
+  operationId: "dashboardHold",
+  tags: ["dashboard"],
+  // The route table already requires admin (workers/auth/route-access.ts); this is the second lock.
+  middleware: [requireRole("admin")] as const,
+  summary: "Admin hold from the dashboard: a key, a reason and minutes (same-origin, CSRF)",
+  security: bearerSecurity,
+  request: {
+    body: { content: { "application/x-www-form-urlencoded": { schema: holdForm } }, required: true },
+  },
+  responses: {
+    303: redirect("Back to the dashboard, naming the held lock"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND"),
+  },
+});
+
+const unholdRoute = createRoute({
+  method: "post",
+  path: "/dashboard/locks/unhold",
+  operationId: "dashboardUnhold",
+  tags: ["dashboard"],
+  middleware: [requireRole("admin")] as const,
+  summary: "Admin lifts a hold from the dashboard (same-origin, CSRF)",
+  security: bearerSecurity,
+  request: {
+    body: {
+      content: {
+        "application/x-www-form-urlencoded": {
+          schema: z.object({ csrf: z.string().max(200).optional(), key: z.string().min(1).max(300) }),
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    303: redirect("Back to the dashboard, naming the lock"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND"),
+  },
+});
+
+export const dashboardLockFormRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(releaseRoute, async (c) => {
+    const form = c.req.valid("form");
+    await assertDashboardPost(c, form.csrf);
+    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
+    const { outcome } = await auditedForceRelease(c.env, {
+      key: form.key,
+      reason: form.reason,
+      actor: c.get("actor"),
+    });
+    const param = outcome.released ? "released" : "refused";
+    return c.redirect(`/dashboard?${param}=${encodeURIComponent(form.key)}`, 303);
+  })
+  .openapi(holdRoute, async (c) => {
+    const form = c.req.valid("form");
+    await assertDashboardPost(c, form.csrf);
+    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
+    const ttlSeconds = form.ttlMinutes * 60;
+    await auditedHold(c.env, { key: form.key, reason: form.reason, ttlSeconds, actor: c.get("actor") });
+    return c.redirect(`/dashboard?held=${encodeURIComponent(form.key)}`, 303);
+  })
+  .openapi(unholdRoute, async (c) => {
+    const form = c.req.valid("form");
+    await assertDashboardPost(c, form.csrf);
+    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
+    await auditedUnhold(c.env, { key: form.key, actor: c.get("actor") });
+    return c.redirect(`/dashboard?lifted=${encodeURIComponent(form.key)}`, 303);
+  });
