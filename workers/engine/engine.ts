@@ -7,9 +7,7 @@
 import { SponsonError } from "../../shared/errors";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { Plan } from "../../shared/schemas/plan";
-import type { Provenance } from "../../shared/schemas/provenance";
 import type { Intent, LedgerEntry, RunAction, RunRecord } from "../../shared/schemas/receipt";
-import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
 import { ALL_URL_CHECKS } from "../../shared/url-shape";
 import { entryOfKey } from "../adapters/op-spec";
@@ -18,7 +16,7 @@ import { assertItemShapes } from "../policy/check-item-shapes";
 import { isPolicyRefusal, type LineRefusal, refusedLines } from "../policy/refused-lines";
 import type { StoredReceipt } from "../receipts/receipt-store";
 import { applyLines, rollbackRun } from "./apply";
-import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "./deps";
+import { type Emit, type EngineDeps, SimulatedCrash } from "./deps";
 import { refuseEmptyPlan, saidNoReceipt } from "./empty-scope";
 import { itemOfRecord } from "./item";
 import { ItemWriter, type WaitPolicy } from "./item-writer";
@@ -33,41 +31,10 @@ import { type ResolvedLine, refuseTwoLinesOfOneItem, refuseUndefinedVars, resolv
 import { newRunId, originOf, Run } from "./run";
 import { runLeaseOptions } from "./run-lease";
 import { metricsFor, type RunMetrics } from "./run-metrics";
-import { scopeClosedError } from "./scope-closed";
+import { type PlanRequest, type ScopeGuard, type ScopeRequest, waitingOf } from "./scope-request";
+import { closedBeforeLease, recheckScope } from "./staleness";
 
-export interface ScopeRequest {
-  /**
-   * The repository the scope belongs to: receipts, the scope lock and the scope state are keyed by its id.
-   */
-  repository: RepositoryRef;
-  environment: string;
-  scope: string;
-  wait?: boolean;
-  waitTimeoutMs?: number;
-  /** Started when the request arrived, with its authorization measured (HTTP); else the engine starts them. */
-  metrics?: RunMetrics;
-  /** Where the run comes from (docs/design.md, "Provenance"): recorded with it and kept on its leases. */
-  provenance?: Provenance;
-}
-
-/** Apply and preview: a plan, and what its placeholders need besides the scope. */
-export interface PlanRequest extends ScopeRequest {
-  plan: Plan;
-  /** The repository's configured default branch: `{branch}` on scope `main`. */
-  defaultBranch?: string;
-  /** The commit the run is for: `{sha}`, `{shortSha}`. */
-  sha?: string;
-  /** Values from CI for `{vars.<name>}` in item params. */
-  vars?: Readonly<Record<string, string>>;
-  /** An apply with no lines may remove every entry the scope owns (docs/design.md, "Empty plans"). */
-  allowEmpty?: boolean;
-}
-
-/**
- * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
- * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
- */
-export type ScopeGuard = (state: ScopeSnapshot) => string | null;
+export type { PlanRequest, ScopeGuard, ScopeRequest } from "./scope-request";
 
 interface UnderScopeOptions {
   /** Asked of the scope state read under the lease (queued destroys). */
@@ -375,7 +342,7 @@ export class Engine {
   }
 
   #waiting(req: ScopeRequest): WaitPolicy {
-    return { wait: req.wait ?? false, waitTimeoutMs: req.waitTimeoutMs ?? this.#deps.waitTimeoutMs };
+    return waitingOf(this.#deps, req);
   }
 
   #contexts(deps: EngineDeps = this.#deps): ProviderContexts {
@@ -399,9 +366,8 @@ export class Engine {
     ]);
     // The gate's answer first: a closed scope is refused as such even when the receipt read failed.
     const before = settledValue(gate);
-    if (before && action === "apply" && before.status === "closed") {
-      throw scopeClosedError(req.scope, { status: before.status, revision: before.revision });
-    }
+    const closed = closedBeforeLease(action, req.scope, before);
+    if (closed) throw closed;
     const read = settledValue(receipt);
     // Token exchanges for every connection the run may use (the admitted lines', and the ledger's
     // and intents' for removals and recovery) happen now, before any lease: no remote call is
@@ -434,21 +400,8 @@ export class Engine {
           : ReceiptSession.open(deps.store, req),
       ]);
       const after = settledValue(gateNow);
-      if (before && after && (after.revision !== before.revision || after.status !== before.status)) {
-        // Closed meanwhile: an apply retried as is meets the closed scope, so say that instead.
-        if (action === "apply" && after.status === "closed") {
-          throw scopeClosedError(req.scope, { status: after.status, revision: after.revision });
-        }
-        throw new SponsonError(
-          "CONCURRENT_MODIFICATION",
-          "scope changed since authorization — re-read and retry",
-          {
-            scope: req.scope,
-            scopeStatus: after.status,
-            revision: after.revision,
-          },
-        );
-      }
+      const recheck = recheckScope({ action, scope: req.scope, before, after, guard });
+      if (recheck.kind === "refuse") throw recheck.error;
       const session = settledValue(opened);
       // What refused the request before the lease, asked again of the receipt as it is now.
       refuse?.({ receipt: session.receipt, etag: session.etag });
@@ -459,9 +412,8 @@ export class Engine {
       session.mergeIntents(lease.pendingIntents);
       // Every save bumps the revision: a higher one at the end means this run has written.
       const openedRevision = session.receipt.revision;
-      const skip = guard && after ? guard(after) : null;
-      if (skip !== null) {
-        run.skip(skip);
+      if (recheck.kind === "skip") {
+        run.skip(recheck.reason);
         session.recordRun(run.record(deps.clock.now()));
         await session.save();
         saved = session.etag;
