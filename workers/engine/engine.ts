@@ -20,8 +20,7 @@ import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { refusedRun } from "./refused-run";
 import { removeEntries } from "./remove-entries";
-import { newRunId } from "./run";
-import { startRun } from "./run-context";
+import { newRunId, Run } from "./run";
 import { metricsFor } from "./run-metrics";
 import { type PlanRequest, type ScopeGuard, type ScopeRequest, waitingOf } from "./scope-request";
 import { type BodyOutcome, DONE, runUnderScope } from "./under-scope";
@@ -70,7 +69,7 @@ export class Engine {
     if (refused.length > 0) return refusedRun(this.#deps, { action: "preview", req, emit, metrics }, refused);
     const deps = meteredDeps(this.#deps, metrics);
     const now = deps.clock.now();
-    const run = startRun(deps, { id: newRunId(now), action: "preview", req, emit, metrics }, now);
+    const run = new Run({ id: newRunId(now), action: "preview", req, emit, metrics }, now, deps.logError);
     const session = await ReceiptSession.open(deps.store, req);
     await previewLines(new ProviderContexts(deps), run, session, resolved);
     return run.result(deps.clock.now());

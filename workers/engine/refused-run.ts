@@ -10,8 +10,7 @@ import type { RefusedLine } from "./admission";
 import type { EngineDeps } from "./deps";
 import { meteredDeps } from "./metered-deps";
 import { ReceiptSession } from "./receipt-session";
-import { newRunId, type Run } from "./run";
-import { type RunStart, startRun } from "./run-context";
+import { newRunId, Run, type RunStart } from "./run";
 import { runLeaseOptions } from "./run-lease";
 import { type ScopeRequest, waitingOf } from "./scope-request";
 
@@ -26,7 +25,7 @@ export async function refusedRun(
   refused: readonly RefusedLine[],
 ): Promise<RunResult> {
   const now = deps.clock.now();
-  const run = startRun(deps, { ...start, id: newRunId(now) }, now);
+  const run = new Run({ ...start, id: newRunId(now) }, now, deps.logError);
   for (const { error, line, op } of refused) {
     run.line({
       id: line,

@@ -3,13 +3,11 @@
  * steps 4 to 9): the lifecycle builds it once the receipt is taken; recovery, the action's body and
  * the removals read what they need of it.
  */
-import type { RunAction } from "../../shared/schemas/receipt";
-import type { Emit, EngineDeps } from "./deps";
+import type { EngineDeps } from "./deps";
 import type { HeldScope } from "./held-scope";
 import type { ItemWriter } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
-import { Run } from "./run";
-import type { RunMetrics } from "./run-metrics";
+import type { Run } from "./run";
 import type { ScopeRequest } from "./scope-request";
 
 export interface RunContext {
@@ -21,19 +19,6 @@ export interface RunContext {
   session: ReceiptSession;
   /** The only writer of provider objects, under their parent leases. */
   writer: ItemWriter;
-  scope: HeldScope;
-}
-
-/** What a run is started with. */
-export interface RunStart {
-  id: string;
-  action: RunAction;
-  req: ScopeRequest;
-  emit: Emit;
-  metrics: RunMetrics;
-}
-
-/** A run's bookkeeping, started at `now` (announced to `emit` at once). */
-export function startRun(deps: Pick<EngineDeps, "logError">, start: RunStart, now: number): Run {
-  return new Run(start.id, start.action, start.req, now, start.emit, start.metrics, deps.logError);
+  /** The scope lease, and what its release hands the next holder. */
+  lease: HeldScope;
 }

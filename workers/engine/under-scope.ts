@@ -16,8 +16,8 @@ import { meteredDeps } from "./metered-deps";
 import { ProviderContexts } from "./provider-context";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
-import { newRunId } from "./run";
-import { type RunContext, startRun } from "./run-context";
+import { newRunId, Run } from "./run";
+import type { RunContext } from "./run-context";
 import { metricsFor, type RunMetrics } from "./run-metrics";
 import type { ScopeGuard, ScopeRequest } from "./scope-request";
 import { closedBeforeLease, type Recheck, recheckScope } from "./staleness";
@@ -90,15 +90,15 @@ export async function runUnderScope<T>(engineDeps: EngineDeps, spec: ScopeRun<T>
   ]);
   await contexts.prepare(prepared);
   const runId = newRunId(deps.clock.now());
-  const scope = await takeScope({ deps, req, runId, emit: spec.emit, contexts, prepared });
+  const lease = await takeScope({ deps, req, runId, emit: spec.emit, contexts, prepared });
   try {
-    return await underLease(spec, { deps, metrics, before, read, contexts, runId }, scope);
+    return await underLease(spec, { deps, metrics, before, read, contexts, runId }, lease);
   } finally {
-    await scope.release();
+    await lease.release();
   }
 }
 
-async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, scope: HeldScope): Promise<RunResult> {
+async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, lease: HeldScope): Promise<RunResult> {
   const { action, req, emit } = spec;
   const { deps, read, runId } = known;
   // docs/design.md, "Staleness recheck": the state authorization consumed is read again under the lease;
@@ -108,7 +108,7 @@ async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, scope: HeldS
     deps.gate ? deps.gate.read(req.repository.id, req.scope) : null,
     // One receipt read per run: the read before the lease is the receipt still, when the lock
     // vouches that the last holder saved exactly that version and nobody could have since.
-    scope.lock.receiptEtag !== null && scope.lock.receiptEtag === read.etag
+    lease.lock.receiptEtag !== null && lease.lock.receiptEtag === read.etag
       ? ReceiptSession.of(deps.store, req, read)
       : ReceiptSession.open(deps.store, req),
   ]);
@@ -124,22 +124,26 @@ async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, scope: HeldS
   const session = settledValue(opened);
   // What refused the request before the lease, asked again of the receipt as it is now.
   const found = spec.refuse?.({ receipt: session.receipt, etag: session.etag });
-  const run = startRun(deps, { id: runId, action, req, emit, metrics: known.metrics }, deps.clock.now());
+  const run = new Run(
+    { id: runId, action, req, emit, metrics: known.metrics },
+    deps.clock.now(),
+    deps.logError,
+  );
   // Upgrading (docs/design.md, "Intent recovery"): intents a scope lock of the version before
   // issue 29 kept for a holder that died are recovered like the receipt's own, and this run's
   // saves make what is left durable in the receipt before its release lets the lock drop them.
-  session.mergeIntents(scope.lock.pendingIntents);
+  session.mergeIntents(lease.lock.pendingIntents);
   // Every save bumps the revision: a higher one at the end means this run has written.
   const openedRevision = session.receipt.revision;
   if (recheck.kind === "skip") {
     run.skip(recheck.reason);
     session.recordRun(run.record(deps.clock.now()));
     await session.save();
-    scope.saved(session.etag);
+    lease.saved(session.etag);
     return run.result(deps.clock.now());
   }
-  const writer = new ItemWriter(deps, run, session, scope.lock, known.contexts);
-  const ctx: RunContext = { deps, req, run, session, writer, scope };
+  const writer = new ItemWriter({ deps, run, session, scopeLease: lease.lock, contexts: known.contexts });
+  const ctx: RunContext = { deps, req, run, session, writer, lease };
   const outcome = await act(ctx, spec, found);
   if (outcome.kind === "no-receipt") return run.result(deps.clock.now());
   if (outcome.kind === "done") spec.finish?.(ctx);
@@ -162,18 +166,18 @@ async function act<T>(ctx: RunContext, spec: ScopeRun<T>, found: T | undefined):
 
 /** Step 9: the run's record saved in the receipt, or the receipt deleted when the scope owns nothing. */
 async function record(
-  { deps, run, session, scope }: RunContext,
+  { deps, run, session, lease }: RunContext,
   { action, outcome, openedRevision }: { action: RunAction; outcome: BodyOutcome; openedRevision: number },
 ): Promise<void> {
   try {
     await deps.faults?.("before-save", { line: "", key: "", action, runId: run.id, group: [] });
     if (outcome.kind === "delete-receipt") {
       await session.delete();
-      scope.deleted();
+      lease.deleted();
     } else {
       session.recordRun(run.record(deps.clock.now()));
       await session.save();
-      scope.saved(session.etag);
+      lease.saved(session.etag);
     }
   } catch (err) {
     // A problem answer (409 CONCURRENT_MODIFICATION above all) means "refused, nothing
