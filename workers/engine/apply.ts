@@ -5,22 +5,14 @@
  */
 
 import type { Diff, LineOutcome } from "../../shared/schemas/run";
-import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { type Item, itemOfLine, refOf, sameItem } from "./item";
-import {
-  type Change,
-  groupChanges,
-  type ItemWriter,
-  type WaitPolicy,
-  type WriteOutcome,
-  type Written,
-} from "./item-writer";
+import { type Change, groupChanges, type WaitPolicy, type WriteOutcome, type Written } from "./item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
 import type { ResolvedLine } from "./resolve-plan";
-import type { Run } from "./run";
+import type { RunContext } from "./run-context";
 
 const APPLY_RESULT = {
   written: { diff: "create", result: "created" },
@@ -31,13 +23,11 @@ const APPLY_RESULT = {
 } as const satisfies Record<WriteOutcome, { diff: Diff; result: LineOutcome }>;
 
 export async function applyLines(
-  deps: EngineDeps,
-  run: Run,
-  session: ReceiptSession,
-  writer: ItemWriter,
+  ctx: RunContext,
   lines: readonly ResolvedLine[],
   waiting: WaitPolicy,
 ): Promise<void> {
+  const { run, session, writer } = ctx;
   const baseOf = (l: ResolvedLine) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent });
   const items = lines.map((line) => {
     const item = itemOfLine(line);
@@ -103,21 +93,22 @@ export async function applyLines(
     const stale = session.receipt.ledger.filter(
       (e) => !lines.some((l) => sameItem(e, { ...l, op: l.opName })),
     );
-    await removeEntries(deps, run, writer, stale, "removed");
+    await removeEntries(ctx, stale, "removed");
   }
 
-  if (run.failed) await rollbackRun(deps, run, session, writer);
+  if (run.failed) await rollbackRun(ctx);
 }
 
 /** Step 6: a failed run removes what it created, and says so on each line. */
-export async function rollbackRun(deps: EngineDeps, run: Run, session: ReceiptSession, writer: ItemWriter) {
+export async function rollbackRun(ctx: RunContext): Promise<void> {
+  const { run, session } = ctx;
   const created = session.receipt.ledger.filter(
     (e) => e.runId === run.id && run.created.some((c) => sameItem(c, e)),
   );
-  await removeEntries(deps, run, writer, created, "rolled-back");
+  await removeEntries(ctx, created, "rolled-back");
   // A write that failed mid-way leaves its intent: whether it reached the provider is unknown, so
   // it is resolved now, the same way recovery would resolve a crashed run's.
-  await recoverIntents(deps, run, session, writer, (intent) => intent.runId === run.id);
+  await recoverIntents(ctx, (intent) => intent.runId === run.id);
 }
 
 /**

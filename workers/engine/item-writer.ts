@@ -8,10 +8,9 @@
  * changed only with that lease's token (owner-bookkeeping.ts; docs/design.md, "Ownership of
  * shared entries").
  */
-import type { ScopeLock } from "../locks/scope-lock";
 import { combinedWrite, combines } from "./combined-write";
 import { criticalSection } from "./critical-section";
-import { type EngineDeps, SimulatedCrash } from "./deps";
+import { SimulatedCrash } from "./deps";
 import {
   type Change,
   type Decided,
@@ -25,10 +24,7 @@ import { recordOutcome } from "./ledger-record";
 import { ownershipOf } from "./owner-bookkeeping";
 import { decideClaim, ownerOf } from "./ownership";
 import { assertNotAbandoned, withParent } from "./parent-lease";
-import type { ProviderContexts } from "./provider-context";
-import type { ReceiptSession } from "./receipt-session";
 import { readBeforeLease } from "./recent-writes-section";
-import type { Run } from "./run";
 import { contextOf, type Section, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
 
 export { type Change, groupChanges, type WriteAction, type WriteOutcome } from "./group-decisions";
@@ -37,14 +33,8 @@ export type { WaitPolicy, Written } from "./writer-parts";
 export class ItemWriter {
   readonly #w: WriterParts;
 
-  constructor(
-    deps: EngineDeps,
-    run: Run,
-    session: ReceiptSession,
-    scopeLease: ScopeLock,
-    contexts: ProviderContexts,
-  ) {
-    this.#w = { deps, run, session, scopeLease, contexts, abandoned: new Set() };
+  constructor(parts: Omit<WriterParts, "abandoned">) {
+    this.#w = { ...parts, abandoned: new Set() };
   }
 
   context(item: Item) {

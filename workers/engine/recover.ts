@@ -4,17 +4,12 @@
  * wrote it is known to have succeeded or the ledger already owns it; otherwise it is removed.
  */
 import type { Intent } from "../../shared/schemas/receipt";
-import type { EngineDeps } from "./deps";
 import { itemOfRecord, recordOf } from "./item";
-import type { ItemWriter, WaitPolicy } from "./item-writer";
-import type { ReceiptSession } from "./receipt-session";
-import type { Run } from "./run";
+import type { WaitPolicy } from "./item-writer";
+import type { RunContext } from "./run-context";
 
 export async function recoverIntents(
-  deps: EngineDeps,
-  run: Run,
-  session: ReceiptSession,
-  writer: ItemWriter,
+  { deps, run, session, writer }: RunContext,
   only?: (intent: Intent) => boolean,
 ): Promise<number> {
   const intents = session.receipt.intents.filter((i) => !only || only(i));

@@ -5,16 +5,13 @@
  * Always waits for those locks, bounded by the wait timeout: giving up would leave resources behind.
  */
 import type { LedgerEntry } from "../../shared/schemas/receipt";
-import type { EngineDeps } from "./deps";
 import { rethrowCrash } from "./deps";
 import { itemOfRecord, sameItem } from "./item";
-import { type Change, groupChanges, type ItemWriter, type Written } from "./item-writer";
-import type { Run } from "./run";
+import { type Change, groupChanges, type Written } from "./item-writer";
+import type { RunContext } from "./run-context";
 
 export async function removeEntries(
-  deps: EngineDeps,
-  run: Run,
-  writer: ItemWriter,
+  { deps, run, writer }: RunContext,
   entries: readonly LedgerEntry[],
   outcome: "removed" | "rolled-back",
 ): Promise<boolean> {

@@ -9,7 +9,7 @@ import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { Drift, LineResult, RunResult, Waiting } from "../../shared/schemas/run";
 import type { Emit } from "./deps";
 import { type ItemRef, sameItem } from "./item";
-import { RunMetrics } from "./run-metrics";
+import type { RunMetrics } from "./run-metrics";
 
 export function newRunId(now: number): string {
   // Sortable by start time, unique without coordination.
@@ -50,6 +50,16 @@ function logUnexpected(err: unknown, { runId, lines, log = console.error }: Erro
   log(`unexpected error${at ? ` in ${at}` : ""}: ${detail}`);
 }
 
+/** What a run is started with. */
+export interface RunStart {
+  id: string;
+  action: RunAction;
+  /** The scope it runs on, and where it comes from. */
+  req: { repository: RepositoryRef; environment: string; scope: string; provenance?: Provenance };
+  emit: Emit;
+  metrics: RunMetrics;
+}
+
 export class Run {
   readonly id: string;
   readonly action: RunAction;
@@ -74,15 +84,8 @@ export class Run {
   /** Runs whose writes carried some of this run's changes (write combining). */
   readonly #combinedBy = new Set<string>();
 
-  constructor(
-    id: string,
-    action: RunAction,
-    address: { repository: RepositoryRef; environment: string; scope: string; provenance?: Provenance },
-    now: number,
-    emit: Emit,
-    metrics: RunMetrics = new RunMetrics(),
-    log: (message: string) => void = console.error,
-  ) {
+  constructor(start: RunStart, now: number, log: (message: string) => void = console.error) {
+    const { id, action, req: address, emit, metrics } = start;
     const { environment, scope } = address;
     this.id = id;
     this.action = action;
