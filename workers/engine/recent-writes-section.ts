@@ -44,8 +44,15 @@ export async function readBeforeLease(
     return batch.read(ctx, params);
   const [state, remembered] = await Promise.all([
     batch.read(ctx, params),
-    deps.locks.parent(parent).then((target) => target.peekRecentWrites({})),
+    // A lock object that cannot answer (overloaded, restarting) costs this read its merge, not the
+    // run: the decision under the lease reads again and merges (readUnderLease), and an orphan
+    // removal decides under the lease too.
+    deps.locks
+      .parent(parent)
+      .then((target) => target.peekRecentWrites({}))
+      .catch(() => null),
   ]);
+  if (remembered === null) return state;
   return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
 }
 
