@@ -116,6 +116,14 @@ export interface FreeLockState {
   quietUntil: number;
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** What every refusal names: the lock, by its identity when it has one, and the asker's place. */
+function refusalParts(lock: { key: string; identity: string | null }, asker: Asker) {
+  const position = asker.position === undefined ? {} : { position: asker.position };
+  return { key: lock.key, name: lock.identity ?? lock.key, position };
+}
+
 /**
  * LOCK_HELD for a caller that may not have the lock now (it did not wait, or its wait ended): who
  * holds it, since and until when, and what to do (docs/design.md, "Lock answers"). A lock nobody
@@ -127,10 +135,7 @@ export function heldRefusal(
   asker: Asker,
   free: FreeLockState,
 ): Result<never> {
-  const { key } = lock;
-  const name = lock.identity ?? key;
-  const position = asker.position === undefined ? {} : { position: asker.position };
-  const iso = (ms: number) => new Date(ms).toISOString();
+  const { key, name, position } = refusalParts(lock, asker);
   const live = lease !== null && !isExpired(lease, free.now) ? lease : null;
   if (!live) return freeRefusal(lock, lease, asker, free);
   const holder = leaseHolderOf(live, asker.viewer);
@@ -154,10 +159,7 @@ function freeRefusal(
   asker: Asker,
   free: FreeLockState,
 ): Result<never> {
-  const { key } = lock;
-  const name = lock.identity ?? key;
-  const position = asker.position === undefined ? {} : { position: asker.position };
-  const iso = (ms: number) => new Date(ms).toISOString();
+  const { key, name, position } = refusalParts(lock, asker);
   const quiet = free.quietUntil > free.now;
   const delay = quiet ? ` after its lock-delay, at ${iso(free.quietUntil)}` : "";
   if (free.waiting > 0) {
