@@ -1,6 +1,6 @@
 /**
  * Plan placeholders (README, "Plans and connections"), resolved in each line's params before the
- * line is checked. Shared by the service (workers/engine/resolve-plan.ts) and the CLI's offline
+ * line is checked. Shared by the service (workers/engine/plan/resolve-plan.ts) and the CLI's offline
  * `plan check`, so both know the same names.
  *
  * Branch names become DNS labels because their usual place is a host name

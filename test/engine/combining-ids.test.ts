@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { coversAll } from "../../durable-objects/combine-queue";
 import { auth0Adapter } from "../../workers/adapters/auth0";
 import type { OpSpec } from "../../workers/adapters/op-spec";
-import { queuedChangeOf } from "../../workers/engine/combining";
-import type { Item } from "../../workers/engine/item";
+import { queuedChangeOf } from "../../workers/engine/combining/combining";
+import type { Item } from "../../workers/engine/plan/item";
 
 const op = auth0Adapter.ops.find((o) => o.name === "auth0.callbackUrl") as OpSpec;
 const url = "https://pr-1.preview.example.com/callback";

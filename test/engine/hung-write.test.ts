@@ -10,7 +10,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../dev/entry/dev-env";
-import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/parent-lease";
+import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/write/parent-lease";
 import { createEngine } from "../../workers/wiring/wire";
 import { ManualClock } from "../helpers/clock";
 import { testEnv } from "../helpers/connections";

@@ -4,7 +4,7 @@ import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { entraAdapter } from "../../workers/adapters/entra";
 import { oktaAdapter } from "../../workers/adapters/okta";
 import type { OpSpec } from "../../workers/adapters/op-spec";
-import { mergeRecentWrites, recentWritesOf } from "../../workers/engine/recent-writes";
+import { mergeRecentWrites, recentWritesOf } from "../../workers/engine/rules/recent-writes";
 
 const op = entraAdapter.ops[0] as OpSpec;
 const batch = op.batch as NonNullable<OpSpec["batch"]>;

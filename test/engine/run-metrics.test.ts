@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../dev/entry/dev-env";
-import { RunMetrics } from "../../workers/engine/run-metrics";
+import { RunMetrics } from "../../workers/engine/run/run-metrics";
 import { createEngine } from "../../workers/wiring/wire";
 import { apply, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";

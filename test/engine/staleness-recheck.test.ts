@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ScopeSnapshot } from "../../workers/engine/deps";
-import { closedBeforeLease, recheckScope } from "../../workers/engine/staleness";
+import { closedBeforeLease, recheckScope } from "../../workers/engine/rules/staleness";
 
 const open = (revision: number): ScopeSnapshot => ({ status: "open", revision });
 const closed = (revision: number): ScopeSnapshot => ({ status: "closed", revision });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ERROR_CODES, ERROR_TABLE, SponsonError } from "../../shared/errors";
 import { SecretRegistry } from "../../shared/secrets";
 import { providerError } from "../../workers/adapters/http/provider-error";
-import { scopeClosedError } from "../../workers/engine/scope-closed";
+import { scopeClosedError } from "../../workers/engine/rules/scope-closed";
 import { problemOf } from "../../workers/http/problem";
 
 describe("retriable", () => {

@@ -10,7 +10,7 @@
  */
 import { env } from "cloudflare:workers";
 import type { LineResult } from "../../shared/schemas/run";
-import { ownerOf } from "../../workers/engine/ownership";
+import { ownerOf } from "../../workers/engine/rules/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { durableIntents } from "../helpers/engine";

@@ -24,7 +24,7 @@ import type { ItemOwnership } from "../../shared/schemas/ownership";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { SecretRegistry } from "../../shared/secrets";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
-import { ownerOf } from "../../workers/engine/ownership";
+import { ownerOf } from "../../workers/engine/rules/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { createEngine } from "../../workers/wiring/wire";

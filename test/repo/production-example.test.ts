@@ -14,8 +14,8 @@ import { ADAPTERS } from "../../workers/adapters";
 import { entryOfKey } from "../../workers/adapters/op-spec";
 import { connections, writePolicy } from "../../workers/config/config-vars";
 import { Connections } from "../../workers/connections/connections";
-import { OpRegistry } from "../../workers/engine/op-registry";
-import { resolveLine } from "../../workers/engine/resolve-plan";
+import { OpRegistry } from "../../workers/engine/plan/op-registry";
+import { resolveLine } from "../../workers/engine/plan/resolve-plan";
 import { checkWrite } from "../../workers/policy/check-write";
 
 const ROOT = join(import.meta.dirname, "..", "..");

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { RunEvent, RunResult, RunTimings } from "../../shared/schemas/run";
-import { RunMetrics } from "../../workers/engine/run-metrics";
+import { RunMetrics } from "../../workers/engine/run/run-metrics";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { createEngine } from "../../workers/wiring/wire";
 import { call, testApp } from "../helpers/app";

@@ -10,7 +10,7 @@ import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
-import type { OpRegistry } from "./op-registry";
+import type { OpRegistry } from "./plan/op-registry";
 
 export interface LockProvider {
   /** The scope lock `scope:<repository id>/<environment>/<scope>`. */

@@ -1,7 +1,7 @@
 /**
  * The engine's public face (docs/design.md, "Run algorithm"): each action admits what it can
- * without I/O (workers/engine/admission.ts), then runs under the scope lease
- * (workers/engine/under-scope.ts) with its own body.
+ * without I/O (workers/engine/run/admission.ts), then runs under the scope lease
+ * (workers/engine/run/under-scope.ts) with its own body.
  */
 
 import { SponsonError } from "../../shared/errors";
@@ -9,23 +9,23 @@ import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/
 import type { RunRecord } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
 import type { StoredReceipt } from "../receipts/receipt-store";
-import { admitPlan, refuseSecretProvenance } from "./admission";
-import { applyLines } from "./apply";
 import type { Emit, EngineDeps } from "./deps";
-import { refuseEmptyPlan, saidNoReceipt } from "./empty-scope";
 import { meteredDeps } from "./metered-deps";
-import { findOrphans, removeOrphan } from "./orphans";
-import { previewLines } from "./preview";
 import { ProviderContexts } from "./provider-context";
-import { ReceiptSession } from "./receipt-session";
-import { refusedRun } from "./refused-run";
-import { removeEntries } from "./remove-entries";
-import { newRunId, Run } from "./run";
-import { metricsFor } from "./run-metrics";
-import { type PlanRequest, type ScopeGuard, type ScopeRequest, waitingOf } from "./scope-request";
-import { type BodyOutcome, DONE, runUnderScope } from "./under-scope";
+import { refuseEmptyPlan, saidNoReceipt } from "./rules/empty-scope";
+import { admitPlan, refuseSecretProvenance } from "./run/admission";
+import { applyLines } from "./run/apply";
+import { findOrphans, removeOrphan } from "./run/orphans";
+import { previewLines } from "./run/preview";
+import { ReceiptSession } from "./run/receipt-session";
+import { refusedRun } from "./run/refused-run";
+import { removeEntries } from "./run/remove-entries";
+import { newRunId, Run } from "./run/run";
+import { metricsFor } from "./run/run-metrics";
+import { type PlanRequest, type ScopeGuard, type ScopeRequest, waitingOf } from "./run/scope-request";
+import { type BodyOutcome, DONE, runUnderScope } from "./run/under-scope";
 
-export type { PlanRequest, ScopeGuard, ScopeRequest } from "./scope-request";
+export type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
 
 const noEmit: Emit = () => {};
 const NO_RECEIPT: BodyOutcome = { kind: "no-receipt" };

@@ -8,7 +8,7 @@
 import { eachCall, type LockCall, type LockMethod, type LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
 import type { EngineDeps, LockProvider, ScopeGate } from "./deps";
-import type { RunMetrics, TimingKind } from "./run-metrics";
+import type { RunMetrics, TimingKind } from "./run/run-metrics";
 
 /** Lock-object calls that take the lock: what a run waits in. Every other call is only counted. */
 const ACQUIRING = new Set<LockMethod>(["acquire", "acquireOrCombine", "claim"]);

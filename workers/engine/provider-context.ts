@@ -10,7 +10,7 @@ import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { OpContext } from "../adapters/op-spec";
 import type { Connections } from "../connections/connections";
-import type { OpRegistry } from "./op-registry";
+import type { OpRegistry } from "./plan/op-registry";
 
 export interface ProviderContextDeps {
   ops: OpRegistry;

@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { RunTimings } from "../../shared/schemas/run";
 import type { AppEnv } from "../app-env";
-import { RunMetrics } from "../engine/run-metrics";
+import { RunMetrics } from "../engine/run/run-metrics";
 
 /** Header metric names, in the order they are sent. */
 const METRIC_NAMES: ReadonlyArray<readonly [keyof RunTimings, string]> = [

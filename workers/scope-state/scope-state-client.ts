@@ -6,7 +6,7 @@
  *
  * Staleness recheck (docs/design.md, "Staleness recheck") for the engine: `read()` before the scope lease,
  * `read()` again under it, and refuse with CONCURRENT_MODIFICATION when the status or revision changed
- * (workers/engine/staleness.ts decides, workers/engine/under-scope.ts reads).
+ * (workers/engine/rules/staleness.ts decides, workers/engine/run/under-scope.ts reads).
  */
 import type { Env } from "../../shared/env";
 import { SponsonError, unwrap } from "../../shared/errors";

@@ -18,7 +18,7 @@ import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
 import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "../engine/deps";
 import { Engine } from "../engine/engine";
-import { OpRegistry } from "../engine/op-registry";
+import { OpRegistry } from "../engine/plan/op-registry";
 import { lockStub, lockTarget } from "../locks/lock-target";
 import { ownedObjectIndex } from "../locks/owned-objects";
 import { urlChecksOf } from "../policy/check-item-shapes";

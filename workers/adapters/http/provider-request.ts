@@ -97,7 +97,7 @@ async function send(ctx: HttpContext, req: ProviderRequest): Promise<Outcome> {
   }
   try {
     // Every request is bounded in time (under a lease, the engine's transport bounds it by the
-    // lease deadline too: workers/engine/fenced-fetch.ts); a timeout is a network error, retried.
+    // lease deadline too: workers/engine/write/fenced-fetch.ts); a timeout is a network error, retried.
     const signal = AbortSignal.timeout(PROVIDER_REQUEST_TIMEOUT_MS);
     return { response: await ctx.fetch(req.url, { method: req.method, headers, body, signal }) };
   } catch (err) {

@@ -1,0 +1,181 @@
+/**
+ * What each change of one object's group comes to, decided under the parent lease from the object
+ * as read and the items' ownership (docs/design.md, "Ownership of shared entries"). Changes are
+ * decided in order, each against the item as the ones before it leave it: a group may hold two
+ * changes of one item (a run's own and a queued run's, with write combining), and the second must
+ * see the first's effect — a removal followed by a claim keeps the item, never the reverse loss.
+ */
+import { SponsonError } from "../../../shared/errors";
+import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
+import type { Item } from "../plan/item";
+import { decideClaim, decideRelease } from "./ownership";
+
+export type WriteAction = "create" | "remove";
+
+/** One item a run wants present (create) or absent (remove). */
+export interface Change {
+  item: Item;
+  action: WriteAction;
+}
+
+/**
+ * `written`: the provider was changed. `already`: it already said what the run wanted.
+ * `shared` / `foreign`: the item was there and the scope joined its owners. `left`: others still
+ * own the item (or it is foreign), so only the scope's ownership went.
+ */
+export type WriteOutcome = "written" | "already" | "shared" | "foreign" | "left";
+
+/** A change and the scope (as `ownerOf` names it) it is made for. */
+export interface Participant {
+  change: Change;
+  owner: string;
+}
+
+/** What one change comes to under the lease, decided before anything is written. */
+export interface Decided extends Participant {
+  outcome: WriteOutcome;
+  /** Sent to the provider (in the group's one write). */
+  write: boolean;
+  /** Ownership changed before the write (claims, joins, leaves) and after it (a removal's). */
+  ownersBefore: OwnerChange[];
+  ownersAfter: OwnerChange[];
+  /** The ledger's holding for a create that joined or wrote. */
+  holding?: "created" | "shared" | "foreign";
+  /** Another run's write carried it (write combining): that run's id. */
+  writtenBy?: string;
+  /** Whether the item is there once the changes before it in the group are made. */
+  presentBefore?: boolean;
+}
+
+/** Decides every participant in order; `owns` is null where ownership does not apply. */
+export function decideInOrder(
+  parts: readonly Participant[],
+  present: readonly boolean[],
+  owns: readonly ItemOwnership[] | null,
+): Decided[] {
+  const items = new Map<string, { present: boolean; own: ItemOwnership | null }>();
+  return parts.map((part, i) => {
+    const id = `${part.change.item.opName}\n${part.change.item.key}`;
+    const now = items.get(id) ?? { present: present[i] ?? false, own: owns?.[i] ?? null };
+    const d = { ...decide(part, now.present, now.own), presentBefore: now.present };
+    items.set(id, {
+      present: d.write ? part.change.action === "create" : now.present,
+      own: now.own && [...d.ownersBefore, ...d.ownersAfter].reduce(withChange, now.own),
+    });
+    return d;
+  });
+}
+
+function withChange(own: ItemOwnership, change: OwnerChange): ItemOwnership {
+  if (change.op !== own.op || change.key !== own.key) return own;
+  switch (change.action) {
+    case "add":
+      return { ...own, owners: [...new Set([...own.owners, change.owner])].sort() };
+    case "remove":
+      return { ...own, owners: own.owners.filter((o) => o !== change.owner) };
+    case "foreign":
+      return { ...own, foreign: true };
+    case "not-foreign":
+      return { ...own, foreign: false };
+  }
+}
+
+/**
+ * The owner changes that take `baseline` back from where `made` left it: a write refused by its
+ * precondition wrote nothing, so the claims made for it are withdrawn before deciding again.
+ */
+export function undoChanges(baseline: readonly ItemOwnership[], made: readonly OwnerChange[]): OwnerChange[] {
+  const undo: OwnerChange[] = [];
+  for (const before of baseline) {
+    const after = made.reduce(withChange, before);
+    const item = { op: before.op, key: before.key };
+    for (const owner of after.owners.filter((o) => !before.owners.includes(o)))
+      undo.push({ ...item, action: "remove", owner });
+    for (const owner of before.owners.filter((o) => !after.owners.includes(o)))
+      undo.push({ ...item, action: "add", owner });
+    if (after.foreign !== before.foreign)
+      undo.push({ ...item, action: before.foreign ? "foreign" : "not-foreign" });
+  }
+  return undo;
+}
+
+/**
+ * One change, from the item's presence and ownership. Without ownership (no parent lease) presence
+ * alone decides.
+ */
+function decide(part: Participant, present: boolean, own: ItemOwnership | null): Decided {
+  const { change, owner } = part;
+  const none = { ownersBefore: [], ownersAfter: [] };
+  if (change.action === "create") {
+    const claim = own ? decideClaim(own, present, owner) : null;
+    if (claim?.kind === "join") {
+      // Present and owned by this scope alone, yet not in its ledger (the writer never sees ledger
+      // items that are present): a write made for it whose answer was lost (a crashed combining
+      // holder) or an orphan it adopts. Either way this run now holds it as its creation, so a
+      // rollback of this run takes it away again.
+      const outcome = claim.holding === "created" ? "written" : claim.holding;
+      return {
+        ...part,
+        outcome,
+        write: false,
+        ownersBefore: claim.changes,
+        ownersAfter: [],
+        holding: claim.holding,
+      };
+    }
+    if (present) return { ...part, outcome: "already", write: false, ...none };
+    // The scope becomes an owner before it creates the item, so a crash in between is resolved by
+    // the intent and never leaves an item nobody owns.
+    const ownersBefore = claim?.changes ?? [];
+    return { ...part, outcome: "written", write: true, ownersBefore, ownersAfter: [], holding: "created" };
+  }
+  const release = own ? decideRelease(own, owner) : null;
+  if (release?.kind === "leave") {
+    return { ...part, outcome: "left", write: false, ownersBefore: release.changes, ownersAfter: [] };
+  }
+  if (!present) {
+    return {
+      ...part,
+      outcome: "already",
+      write: false,
+      ownersBefore: release?.changes ?? [],
+      ownersAfter: [],
+    };
+  }
+  // The last owner's removal: the ownership goes once the item is off the provider.
+  return { ...part, outcome: "written", write: true, ownersBefore: [], ownersAfter: release?.changes ?? [] };
+}
+
+/** Items of one group share a batch kind, but each op reads and edits its own list in the state. */
+export function keysOf(item: Item, state: unknown): string[] {
+  if (!item.op.batch) throw new SponsonError("INTERNAL", `${item.opName} has no many-items form`);
+  return item.op.batch.keys(state, item.params);
+}
+
+/** The object's state with every written change made to it, in order. */
+export function editAll(writes: readonly Decided[]) {
+  return (state: unknown) =>
+    writes.reduce((acc, { change: { item, action } }) => {
+      if (!item.op.batch) throw new SponsonError("INTERNAL", `${item.opName} has no many-items form`);
+      return item.op.batch.edit(acc, item.params, action);
+    }, state);
+}
+
+/** The run's changes on one object (same parent, op kind and connection). */
+export function groupKeyOf(item: Item): string {
+  // Items without a parent lock are each their own group, named by their identity, not their line.
+  if (item.parent === null) return `\0${item.opName}\0${item.key}`;
+  return [item.parent, item.op.batch?.kind ?? "", item.connection].join("\0");
+}
+
+/** Groups changes by object, in the order each object first appears. */
+export function groupChanges<C extends Change>(changes: readonly C[]): C[][] {
+  const groups = new Map<string, C[]>();
+  for (const change of changes) {
+    const key = groupKeyOf(change.item);
+    const group = groups.get(key);
+    if (group) group.push(change);
+    else groups.set(key, [change]);
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,68 @@
+/**
+ * Removes ledger entries (docs/design.md, "Run algorithm": apply step 8, destroy and rollback):
+ * what a run created when it rolls back, what a destroy or a dropped line no longer wants. Newest
+ * first, grouped by the object recorded in the ledger: one parent lease and one write per object.
+ * Always waits for those locks, bounded by the wait timeout: giving up would leave resources behind.
+ */
+import type { LedgerEntry } from "../../../shared/schemas/receipt";
+import { rethrowCrash } from "../deps";
+import { itemOfRecord, sameItem } from "../plan/item";
+import { type Change, groupChanges, type Written } from "../write/item-writer";
+import type { RunContext } from "./run-context";
+
+export async function removeEntries(
+  { deps, run, writer }: RunContext,
+  entries: readonly LedgerEntry[],
+  outcome: "removed" | "rolled-back",
+): Promise<boolean> {
+  let allRemoved = true;
+  const failed = (entry: LedgerEntry, err: unknown) => {
+    rethrowCrash(err);
+    allRemoved = false;
+    if (outcome === "rolled-back") {
+      run.warn(
+        `rollback of ${entry.key} (line ${entry.line}) failed: ${run.errorOf(err, [entry.line]).message}`,
+      );
+    } else {
+      run.line({ ...baseOf(entry), result: "failed", error: run.errorOf(err, [entry.line]) });
+    }
+  };
+  const changes: Array<Change & { entry: LedgerEntry }> = [];
+  // Newest first, one change per item: a receipt of an older version may hold an item twice (two
+  // lines); removing it once drops both entries.
+  const newestFirst = [...entries]
+    .reverse()
+    .filter((e, i, all) => all.findIndex((o) => sameItem(o, e)) === i);
+  for (const entry of newestFirst) {
+    try {
+      changes.push({
+        item: itemOfRecord(entry, deps.ops, deps.connections, run.environment),
+        action: "remove",
+        entry,
+      });
+    } catch (err) {
+      failed(entry, err);
+    }
+  }
+  for (const group of groupChanges(changes)) {
+    try {
+      const written = await writer.writeGroup(group, { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
+      // Others still own it, or it is foreign: the scope let go and the entry stays.
+      for (const [i, { entry }] of group.entries()) {
+        const { outcome: done, writtenBy } = written[i] as Written;
+        run.line({
+          ...baseOf(entry),
+          result: done === "left" ? "released" : outcome,
+          ...(writtenBy ? { writtenBy } : {}),
+        });
+      }
+    } catch (err) {
+      for (const { entry } of group) failed(entry, err);
+    }
+  }
+  return allRemoved;
+}
+
+function baseOf(entry: LedgerEntry) {
+  return { id: entry.line, op: entry.op, key: entry.key, parent: entry.parent, diff: "delete" as const };
+}

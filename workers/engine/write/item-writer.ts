@@ -1,0 +1,144 @@
+/**
+ * The one place provider writes happen (docs/design.md, "Run algorithm"). A run's changes on one
+ * shared object are one group, written in one critical section: intents for all of them durable
+ * in the receipt first (before the lease, so nothing but the lock object's own calls sit inside it), then under
+ * the parent lease the critical section (critical-section.ts), or another run's write carrying
+ * them (combined-write.ts). The ledger records the outcome after the lease (ledger-record.ts),
+ * saved with the run's next receipt save. Ownership lives in the parent's own lock object and is
+ * changed only with that lease's token (owner-bookkeeping.ts; docs/design.md, "Ownership of
+ * shared entries").
+ */
+import { combinedWrite, combines } from "../combining/combined-write";
+import { SimulatedCrash } from "../deps";
+import { type Item, recordOf, refOf } from "../plan/item";
+import {
+  type Change,
+  type Decided,
+  groupKeyOf,
+  keysOf,
+  type WriteAction,
+  type WriteOutcome,
+} from "../rules/group-decisions";
+import { decideClaim, ownerOf } from "../rules/ownership";
+import { criticalSection } from "./critical-section";
+import { recordOutcome } from "./ledger-record";
+import { ownershipOf } from "./owner-bookkeeping";
+import { assertNotAbandoned, withParent } from "./parent-lease";
+import { readBeforeLease } from "./recent-writes-section";
+import { contextOf, type Section, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
+
+export { type Change, groupChanges, type WriteAction, type WriteOutcome } from "../rules/group-decisions";
+export type { WaitPolicy, Written } from "./writer-parts";
+
+export class ItemWriter {
+  readonly #w: WriterParts;
+
+  constructor(parts: Omit<WriterParts, "abandoned">) {
+    this.#w = { ...parts, abandoned: new Set() };
+  }
+
+  context(item: Item) {
+    return contextOf(this.#w, item);
+  }
+
+  /**
+   * Whether each item is on the provider now, read without a lease: one read per object for ops
+   * with the many-items form, one inspection per item otherwise. A failed read rejects its items.
+   */
+  peek(items: readonly Item[]): Promise<PromiseSettledResult<boolean>[]> {
+    const w = this.#w;
+    const states = new Map<string, Promise<unknown>>();
+    return Promise.allSettled(
+      items.map(async (item) => {
+        const batch = item.op.batch;
+        if (!batch || item.parent === null)
+          return (await item.op.inspect(this.context(item), item.params)).present;
+        const key = groupKeyOf(item);
+        let state = states.get(key);
+        if (!state) {
+          // Merged with the lock's recent writes, as the read under the lease is: a write of
+          // ours the provider does not show yet is no drift (docs/design.md, "Providers that forget a write").
+          state = readBeforeLease(w.deps, batch, this.context(item), item.params, item.parent);
+          states.set(key, state);
+        }
+        return keysOf(item, await state).includes(item.key);
+      }),
+    );
+  }
+
+  /** Makes one item present (create) or absent (remove) for this scope: a group of one. */
+  async write(item: Item, action: WriteAction, waiting: WaitPolicy): Promise<WriteOutcome> {
+    const [written] = await this.writeGroup([{ item, action }], waiting);
+    return (written as Written).outcome;
+  }
+
+  /**
+   * Makes every change of one group (same object: `groupChanges`) true in one critical section, or
+   * has another run's write carry them (write combining). Throws when the group could not be
+   * written; then every change's intent stays, for the run's rollback or a later recovery.
+   */
+  async writeGroup(changes: readonly Change[], waiting: WaitPolicy): Promise<Written[]> {
+    const w = this.#w;
+    const first = changes[0]?.item;
+    if (!first) return [];
+    assertNotAbandoned(w, first);
+    const intents = changes.map(({ item, action }) => ({
+      action,
+      ...recordOf(item, w.run.id),
+      at: w.deps.clock.now(),
+      // This run claims before it writes: the rebuild reads ownership from the claim, not from here.
+      claims: true as const,
+    }));
+    for (const intent of intents) w.session.addIntent(intent);
+    // Durable in the receipt before the parent lease and the provider write (docs/design.md,
+    // "Writing one object's items"): the receipt is the one home of intents.
+    await w.session.save();
+    // Until ownership or the provider is touched, a failure (e.g. the parent lock is held) leaves
+    // nothing for the intents to resolve.
+    const section: Section = { touched: false };
+    let decided: Decided[];
+    try {
+      decided = combines(w, first)
+        ? await combinedWrite(w, first, changes, waiting, section)
+        : await withParent(
+            w,
+            first,
+            waiting,
+            changes.map((c) => c.item),
+            (lease) => criticalSection(w, first, lease, changes, false, section),
+          );
+    } catch (err) {
+      // Only the intents this group added go: a create intent a removal here was to resolve stays.
+      if (!section.touched && !(err instanceof SimulatedCrash))
+        for (const intent of intents) w.session.dropIntent(intent);
+      throw err;
+    }
+    // After the lease: the ledger says what happened; the run's next receipt save keeps it.
+    // A remove resolves the run's create intent of the item too (rollback's case): only now.
+    for (const d of decided) {
+      w.session.resolveIntents(w.run.id, refOf(d.change.item));
+      recordOutcome(w, d);
+    }
+    return decided.map(({ outcome, writtenBy }) => ({ outcome, ...(writtenBy ? { writtenBy } : {}) }));
+  }
+
+  /**
+   * Under the parent lease: is the item there, and if so make sure the scope owns it (recovery's
+   * adoption of a write whose run succeeded). Returns whether it was present.
+   */
+  async adopt(item: Item, waiting: WaitPolicy): Promise<boolean> {
+    const w = this.#w;
+    const ctx = this.context(item);
+    return withParent(w, item, waiting, [item], async (lease) => {
+      const present = (await item.op.inspect(ctx, item.params)).present;
+      const [own] = (await ownershipOf(w, [item], lease, ctx, null)) ?? [];
+      if (present && own) {
+        const { changes } = decideClaim(own, true, ownerOf(w.run));
+        // Adopting is an ownership change: only while the scope is still ours (a round trip).
+        if (changes.length > 0) await w.scopeLease.check();
+        await lease?.changeOwners(changes);
+      }
+      return present;
+    });
+  }
+}

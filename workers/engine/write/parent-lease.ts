@@ -1,0 +1,97 @@
+/** The parent lease an item write is made under: one at a time, only for that write. */
+import { SponsonError } from "../../../shared/errors";
+import type { OwnedItem } from "../../../shared/schemas/ownership";
+import type { LeaseSettings } from "../../locks/lease-options";
+import { ParentLock } from "../../locks/parent-lock";
+import type { EngineDeps } from "../deps";
+import type { Item } from "../plan/item";
+import { runLeaseOptions } from "../run/run-lease";
+import { grantItemsOf } from "./owner-bookkeeping";
+import type { WaitPolicy, WriterParts } from "./writer-parts";
+
+/**
+ * Runs `fn` under the item's parent lease (or with null where the item has no parent lock); the
+ * grant answers the ownership of `items` (LeaseOptions.items).
+ */
+export async function withParent<T>(
+  w: WriterParts,
+  item: Item,
+  waiting: WaitPolicy,
+  items: readonly Item[],
+  fn: (lease: ParentLock | null) => Promise<T>,
+): Promise<T> {
+  if (item.parent === null || !w.deps.parentLocks) return fn(null);
+  const lease = await acquireParent(
+    w,
+    item,
+    waiting,
+    (target, opts) => ParentLock.acquire(target, w.run.id, opts),
+    grantItemsOf(w, items),
+  );
+  try {
+    return await fn(lease);
+  } finally {
+    await lease.release();
+  }
+}
+
+/**
+ * A critical section's maximum length (docs/design.md, "Lease protocol"): past it the parent
+ * lease is not renewed, its deadline passes and the group fails (its intents stay), so a provider
+ * call that hangs cannot hold an object's lock for ever.
+ */
+export const MAX_CRITICAL_SECTION_MS = 120_000;
+
+/**
+ * A parent whose lease this run abandoned (write-fence.ts) is not written again by this run: its
+ * rollback would re-acquire the lease it left to expire. Checked before any intent is touched, so
+ * the intents of the unknown write stay as they are, for recovery.
+ */
+export function assertNotAbandoned(w: WriterParts, first: Item): void {
+  if (first.parent === null || !w.abandoned.has(first.parent)) return;
+  throw new SponsonError(
+    "LOCK_LOST",
+    `${first.parent}: this run left its lease there to expire after a write with an unknown outcome; recovery resolves what it wanted`,
+    { parent: first.parent, outcome: "unknown" },
+  );
+}
+
+/**
+ * Takes `first`'s parent lease through `take`, its grant answering the ownership of `items`; a
+ * held lock is reported naming the parent.
+ */
+export async function acquireParent<T>(
+  w: WriterParts,
+  first: Item,
+  waiting: WaitPolicy,
+  take: (target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>, opts: LeaseSettings) => Promise<T>,
+  items: OwnedItem[] | undefined,
+): Promise<T> {
+  // Never wait for a parent lock without the scope lease still ours.
+  w.scopeLease.assertHeld();
+  assertNotAbandoned(w, first);
+  const target = await w.deps.locks.parent(first.parent as string);
+  try {
+    return await take(
+      target,
+      runLeaseOptions(w.deps, waiting, {
+        onWarning: (m) => w.run.warn(m),
+        maxHoldMs: MAX_CRITICAL_SECTION_MS,
+        origin: w.run.origin,
+        onWaiting: (report) => w.run.waiting(report),
+        ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
+        ...(items ? { items } : {}),
+      }),
+    );
+  } catch (err) {
+    if (err instanceof SponsonError && err.code === "LOCK_HELD") {
+      // The lock object names its object already (docs/design.md, "Lock answers"); older answers did not.
+      const named = err.message.includes(first.parent as string);
+      throw new SponsonError("LOCK_HELD", named ? err.message : `${err.message} (parent ${first.parent})`, {
+        ...err.detail,
+        parent: first.parent,
+      });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The critical section's two steps for providers that forget a write (docs/design.md): the read
+ * under the lease with the parent lock's recent writes merged over it, and, after the provider
+ * accepted the write, what it made true handed to the lock to remember; and the reads before any
+ * lease merged the same way. All do nothing for ops without `forgetsWritesForMs`, without a
+ * parent lease, or with the control switch off.
+ */
+
+import type { BatchForm, OpContext, Params } from "../../adapters/op-spec";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { EngineDeps } from "../deps";
+import type { Decided } from "../rules/group-decisions";
+import { mergeRecentWrites, recentWritesOf } from "../rules/recent-writes";
+
+const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLock | null): lease is ParentLock =>
+  lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
+
+export async function readUnderLease(
+  deps: EngineDeps,
+  batch: BatchForm,
+  ctx: OpContext,
+  params: Params,
+  lease: ParentLock | null,
+): Promise<unknown> {
+  const state = await batch.read(ctx, params);
+  if (!applies(deps, batch, lease)) return state;
+  const remembered = await lease.recentWrites();
+  return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
+}
+
+/**
+ * A read made before any lease (a run's first look, the orphan search) with the writes the
+ * object's lock remembers merged over it the same way, read without the lease: a write the
+ * provider does not show yet is neither reported missing nor taken for an orphan.
+ */
+export async function readBeforeLease(
+  deps: EngineDeps,
+  batch: BatchForm,
+  ctx: OpContext,
+  params: Params,
+  parent: string | null,
+): Promise<unknown> {
+  if (parent === null || !deps.parentLocks || !deps.recentWrites || !(batch.forgetsWritesForMs ?? 0))
+    return batch.read(ctx, params);
+  const [state, remembered] = await Promise.all([
+    batch.read(ctx, params),
+    // A lock object that cannot answer (overloaded, restarting) costs this read its merge, not the
+    // run: the decision under the lease reads again and merges (readUnderLease), and an orphan
+    // removal decides under the lease too.
+    deps.locks
+      .parent(parent)
+      .then((target) => target.peekRecentWrites({}))
+      .catch(() => null),
+  ]);
+  if (remembered === null) return state;
+  return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
+}
+
+export async function rememberWritten(
+  deps: EngineDeps,
+  batch: BatchForm,
+  lease: ParentLock | null,
+  writes: readonly Decided[],
+): Promise<void> {
+  await rememberChanges(
+    deps,
+    batch,
+    lease,
+    writes.map(({ change }) => ({
+      opName: change.item.opName,
+      key: change.item.key,
+      params: change.item.params,
+      action: change.action,
+    })),
+  );
+}
+
+/** The same for changes written outside a run's critical section (the admin's orphan removal). */
+export async function rememberChanges(
+  deps: EngineDeps,
+  batch: BatchForm,
+  lease: ParentLock | null,
+  changes: Parameters<typeof recentWritesOf>[0],
+): Promise<void> {
+  if (!applies(deps, batch, lease)) return;
+  const windowMs = deps.recentWritesWindowMs ?? (batch.forgetsWritesForMs as number);
+  await lease.rememberWrites(recentWritesOf(changes, deps.clock.now(), windowMs));
+}

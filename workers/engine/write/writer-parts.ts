@@ -1,0 +1,66 @@
+/**
+ * What every step of an item write shares (item-writer.ts and the modules it composes: the parent
+ * lease, the critical section, combining, ownership bookkeeping, recording).
+ */
+import type { ScopeLock } from "../../locks/scope-lock";
+import type { EngineDeps, FaultPoint } from "../deps";
+import type { Item } from "../plan/item";
+import type { ProviderContexts } from "../provider-context";
+import type { Change, WriteOutcome } from "../rules/group-decisions";
+import type { ReceiptSession } from "../run/receipt-session";
+import type { Run } from "../run/run";
+
+export interface WriterParts {
+  readonly deps: EngineDeps;
+  readonly run: Run;
+  readonly session: ReceiptSession;
+  readonly scopeLease: ScopeLock;
+  readonly contexts: ProviderContexts;
+  /**
+   * Parents whose lease this run abandoned after a write with an unknown outcome (write-fence.ts):
+   * the run takes none of them again (its rollback would re-acquire the lease it left to expire,
+   * defeating the lock-delay); their intents stay for recovery.
+   */
+  readonly abandoned: Set<string>;
+}
+
+export interface WaitPolicy {
+  wait: boolean;
+  waitTimeoutMs: number;
+}
+
+/** What became of one change: its outcome, and the run whose write carried it when not this one. */
+export interface Written {
+  outcome: WriteOutcome;
+  writtenBy?: string;
+}
+
+/**
+ * Whether the group's critical section touched ownership or the provider: until it did, a failure
+ * (e.g. the parent lock is held) leaves nothing for the intents to resolve.
+ */
+export interface Section {
+  touched: boolean;
+}
+
+export function contextOf(w: WriterParts, item: Item) {
+  return w.contexts.get(item.connection);
+}
+
+/** The test-only fault hook, told which change of which group reached `point`. */
+export async function fault(
+  w: WriterParts,
+  point: FaultPoint,
+  { item, action }: Change,
+  group: readonly Change[],
+): Promise<void> {
+  if (!w.deps.faults) return;
+  await w.deps.faults(point, {
+    line: item.line,
+    key: item.key,
+    parent: item.parent,
+    action,
+    runId: w.run.id,
+    group: group.map((c) => ({ line: c.item.line, key: c.item.key, action: c.action })),
+  });
+}
