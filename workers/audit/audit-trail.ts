@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
 import { orphanRemovalSchema } from "../../shared/schemas/orphans";
-import { ORPHAN_AUDIT_PREFIX } from "../locks/owned-objects";
+import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
 export const AUDIT_LISTED_MAX = 1000;

@@ -13,9 +13,9 @@ import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/recei
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
 import { configFromEnv } from "../config/config";
-import { listHeldLocks } from "../locks/held-locks";
-import { ledgerView, type OwnershipReads } from "../locks/ledger-view";
-import { locksForRepository } from "../locks/repository-view";
+import { listHeldLocks } from "../lock-views/held-locks";
+import { ledgerView, type OwnershipReads } from "../lock-views/ledger-view";
+import { locksForRepository } from "../lock-views/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { objectHash } from "./object-hash";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";

@@ -20,10 +20,10 @@ import { boundRepositoryOf } from "../dashboard/view-filter";
 import type { Engine } from "../engine/engine";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
-import { ledgerView } from "../locks/ledger-view";
+import { ledgerView } from "../lock-views/ledger-view";
+import { repositoryRunsFor } from "../lock-views/repository-runs";
+import { lockForRepository } from "../lock-views/repository-view";
 import { lockStub } from "../locks/lock-target";
-import { repositoryRunsFor } from "../locks/repository-runs";
-import { lockForRepository } from "../locks/repository-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { html } from "./dashboard-openapi";
 

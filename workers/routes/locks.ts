@@ -21,12 +21,12 @@ import {
   withOpenApi,
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { listHeldLocks } from "../lock-views/held-locks";
+import { repositoryRunsFor } from "../lock-views/repository-runs";
+import { lockForRepository, locksForRepository } from "../lock-views/repository-view";
 import { auditedForceRelease } from "../locks/force-release";
-import { listHeldLocks } from "../locks/held-locks";
 import { auditedHold, auditedUnhold } from "../locks/hold";
 import { readLock } from "../locks/lock-target";
-import { repositoryRunsFor } from "../locks/repository-runs";
-import { lockForRepository, locksForRepository } from "../locks/repository-view";
 
 const keyParam = z.object({
   key: z

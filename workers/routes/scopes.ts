@@ -37,7 +37,7 @@ import { runResponses } from "../http/run-openapi";
 import { answerRun } from "../http/run-response";
 import { requestMetrics } from "../http/server-timing";
 import { validationHook } from "../http/validation";
-import { ledgerView } from "../locks/ledger-view";
+import { ledgerView } from "../lock-views/ledger-view";
 import { configuredReceiptStore } from "../receipts/configured-store";
 
 type ScopePath = z.output<typeof scopePathSchema>;

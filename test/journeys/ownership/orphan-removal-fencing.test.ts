@@ -11,7 +11,7 @@ import { emulatorTransport } from "../../../dev/entry/dev-env";
 import { systemClock } from "../../../shared/clock";
 import { SponsonError } from "../../../shared/errors";
 import type { OrphanRemoval } from "../../../shared/schemas/orphans";
-import { ORPHAN_AUDIT_PREFIX } from "../../../workers/locks/owned-objects";
+import { ORPHAN_AUDIT_PREFIX } from "../../../workers/lock-views/owned-objects";
 import { createEngine } from "../../../workers/wiring/wire";
 import { testEnv } from "../../helpers/connections";
 import {

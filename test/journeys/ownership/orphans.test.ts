@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { OrphanList, OrphanRemoval } from "../../../shared/schemas/orphans";
 import type { Plan } from "../../../shared/schemas/plan";
-import { ORPHAN_AUDIT_PREFIX } from "../../../workers/locks/owned-objects";
+import { ORPHAN_AUDIT_PREFIX } from "../../../workers/lock-views/owned-objects";
 import { receiptKey } from "../../../workers/receipts/layout";
 import { R2ReceiptStore } from "../../../workers/receipts/r2-receipt-store";
 import { apply, call, testApp } from "../../helpers/app";

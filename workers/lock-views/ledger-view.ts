@@ -9,7 +9,7 @@ import { type ItemOwnership, ownerOf } from "../../shared/schemas/ownership";
 import type { Receipt, ReceiptView } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import { SecretRegistry } from "../../shared/secrets";
-import { lockStub } from "./lock-target";
+import { lockStub } from "../locks/lock-target";
 
 /** Ownership read per parent, shared by the ledgers of one page so each lock is read once. */
 export type OwnershipReads = Map<string, Promise<ItemOwnership[]>>;

@@ -9,8 +9,8 @@
 import type { Env } from "../../shared/env";
 import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
+import { readLock } from "../locks/lock-target";
 import { listHeldLocks } from "./held-locks";
-import { readLock } from "./lock-target";
 import { repositoryRuns } from "./repository-view";
 
 /** The runs `state` names (holder and waiters) with the `<environment>/<scope>` each described. */

@@ -10,7 +10,7 @@ import { parentLockKey } from "../../shared/lock-keys";
 import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { OwnedObjects } from "../engine/deps";
-import { lockStub } from "./lock-target";
+import { lockStub } from "../locks/lock-target";
 
 export const ORPHAN_AUDIT_PREFIX = "audit/orphans/";
 

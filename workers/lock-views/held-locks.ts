@@ -6,7 +6,7 @@
 import type { Env } from "../../shared/env";
 import { HELD_INDEX_PREFIX, lockKeyFromIndex } from "../../shared/lock-index";
 import type { LockState } from "../../shared/schemas/lock";
-import { readLock } from "./lock-target";
+import { readLock } from "../locks/lock-target";
 
 const LIST_PAGE = 1000;
 
