@@ -173,7 +173,7 @@ describe("providerRequest", () => {
     expect(res.status).toBe(412);
   });
 
-  it("after an unanswered attempt of a write, any final answer is an unknown outcome: a 401 that a token refresh would retry too", async () => {
+  it("after an unanswered attempt of a conditional write, its final refusal is an unknown outcome: a 401 that a token refresh would retry too", async () => {
     const lost = (() => {
       throw new Error("connection reset");
     }) as () => Response;
@@ -188,13 +188,15 @@ describe("providerRequest", () => {
     );
     expect(calls).toHaveLength(2);
     expect(err.detail).toMatchObject({ status: 401, outcome: "unknown" });
-    // A read that got no answer changed nothing: its final answer says what it says.
-    const read = scripted(lost, json(401, { message: "token revoked" }));
-    const refused = await rejection(
-      providerRequest(context(read.fetcher), spec, { method: "GET", url: "https://a.test/x" }),
-    );
-    expect(refused.detail).toMatchObject({ status: 401 });
-    expect(refused.detail?.outcome).toBeUndefined();
+    // A request with no precondition (a read, a token exchange: POSTs too) keeps its plain answer.
+    for (const method of ["GET", "POST"] as const) {
+      const plain = scripted(lost, json(401, { message: "token revoked" }));
+      const refused = await rejection(
+        providerRequest(context(plain.fetcher), spec, { method, url: "https://a.test/oauth/token" }),
+      );
+      expect(refused.detail).toMatchObject({ status: 401 });
+      expect(refused.detail?.outcome).toBeUndefined();
+    }
   });
 
   it("a 401 whose write may have landed is not sent again with a fresh token: the retry would meet the write's own landing", async () => {

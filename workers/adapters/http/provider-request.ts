@@ -125,8 +125,10 @@ export async function providerRequest(
 ): Promise<Response> {
   const policy = { ...DEFAULT_RETRY, ...req.retry };
   let waitedMs = 0;
-  // A read changes nothing: only a write's unanswered attempt may land after its answer is lost.
-  const writes = req.method !== "GET";
+  // Only a conditional write can mistake its own landing for someone else's change (a 412): its
+  // refusal after an attempt that may have landed says nothing of that attempt. A token exchange
+  // or a read (Cognito's are POSTs too) has no precondition and keeps its plain answer.
+  const conditional = req.precondition !== undefined;
   let mayHaveLanded = false;
   for (let attempt = 1; ; attempt += 1) {
     const landedBefore = mayHaveLanded;
@@ -153,7 +155,7 @@ export async function providerRequest(
         !(throttled || isRetriable(response.status)) ||
         attempt >= policy.maxAttempts ||
         waitedMs + waitMs > policy.maxTotalWaitMs;
-      if (writes && response.status >= 500) mayHaveLanded = true;
+      if (response.status >= 500) mayHaveLanded = true;
       if (final) {
         const described = spec.describeError(body);
         throw providerError(ctx.secrets, {
@@ -165,12 +167,13 @@ export async function providerRequest(
           ...(throttled ? { retriable: true } : {}),
           // A refusal (a 401 above all, which a token refresh would send again) says nothing of an
           // earlier attempt that may still land (docs/design.md, "Lease protocol"): the caller must
-          // not take it as "nothing was written". A last 5xx stays a provider failure.
-          ...(landedBefore && response.status < 500 ? { outcome: "unknown" as const } : {}),
+          // not take it as "nothing was written". A last 5xx stays a provider failure (a gap kept
+          // from before: the fence releases the lease rather than abandoning it).
+          ...(conditional && landedBefore && response.status < 500 ? { outcome: "unknown" as const } : {}),
         });
       }
     } else {
-      if (writes) mayHaveLanded = true;
+      mayHaveLanded = true;
       waitMs = backoffMs(policy, attempt);
       if (attempt >= policy.maxAttempts || waitedMs + waitMs > policy.maxTotalWaitMs) {
         throw providerError(ctx.secrets, {

@@ -147,12 +147,14 @@ export async function withAccessToken<T>(
   try {
     return await call(token);
   } catch (err) {
-    // A 401 after an attempt that may have landed is an unknown outcome: sending the write again
-    // with a new token could meet its own landing and be read as someone else's (a precondition).
-    if (providerStatus(err) !== 401 || mayHaveLanded(err)) throw err;
+    if (providerStatus(err) !== 401) throw err;
     const cache = firstLevel(ctx);
     if (cache?.get(key)?.token === token) cache.delete(key);
     if (ctx.tokens) await reportRejected(ctx.tokens.object(key), token);
+    // A 401 after an attempt that may have landed is an unknown outcome: sending the write again
+    // with a new token could meet its own landing and read it as someone else's (a precondition).
+    // The token is still forgotten, so the next call gets a new one.
+    if (mayHaveLanded(err)) throw err;
     return call(await currentToken(ctx, source, key));
   }
 }

@@ -8,7 +8,7 @@
 
 import type { BatchForm, OpContext, Params } from "../../adapters/op-spec";
 import type { ParentLock } from "../../locks/parent-lock";
-import type { EngineDeps } from "../deps";
+import { type EngineDeps, rethrowCrash } from "../deps";
 import type { Decided } from "../rules/group-decisions";
 import { mergeRecentWrites, recentWritesOf } from "../rules/recent-writes";
 
@@ -50,7 +50,10 @@ export async function readBeforeLease(
     deps.locks
       .parent(parent)
       .then((target) => target.peekRecentWrites({}))
-      .catch(() => null),
+      .catch((err: unknown) => {
+        rethrowCrash(err);
+        return null;
+      }),
   ]);
   if (remembered === null) return state;
   return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
