@@ -47,6 +47,19 @@ function context(fetcher: typeof fetch, clock = new StepClock(1_000_000)) {
   return { fetch: fetcher, clock, secrets };
 }
 
+/** An attempt whose answer never came: the connection broke after the request may have landed. */
+const lostAnswer = (() => {
+  throw new Error("connection reset");
+}) as () => Response;
+
+/** A write with a precondition (GCS's ifMetagenerationMatch): its 412 is an answer the caller reads. */
+const conditionalPatch = {
+  method: "PATCH",
+  url: "https://a.test/x?ifMatch=7",
+  precondition: 412,
+  accept: [412],
+} as const;
+
 async function rejection(promise: Promise<unknown>): Promise<SponsonError> {
   try {
     await promise;
@@ -145,52 +158,27 @@ describe("providerRequest", () => {
   });
 
   it("a precondition refusal after an unanswered attempt is an unknown outcome, not a refusal", async () => {
-    const lost = (() => {
-      throw new Error("connection reset");
-    }) as () => Response;
-    for (const first of [lost, json(503, { message: "backend error" })]) {
+    for (const first of [lostAnswer, json(503, { message: "backend error" })]) {
       const { fetcher, calls } = scripted(first, json(412, { message: "conditionNotMet" }));
-      const err = await rejection(
-        providerRequest(context(fetcher), spec, {
-          method: "PATCH",
-          url: "https://a.test/x?ifMatch=7",
-          precondition: 412,
-          accept: [412],
-        }),
-      );
+      const err = await rejection(providerRequest(context(fetcher), spec, conditionalPatch));
       expect(calls).toHaveLength(2);
       expect(err.detail).toMatchObject({ status: 412, outcome: "unknown", attempts: 2 });
       expect(err.message).toContain("may have landed");
     }
     // Refused on its first attempt, it wrote nothing: the caller gets the 412 to decide again.
     const { fetcher } = scripted(json(412, { message: "conditionNotMet" }));
-    const res = await providerRequest(context(fetcher), spec, {
-      method: "PATCH",
-      url: "https://a.test/x?ifMatch=7",
-      precondition: 412,
-      accept: [412],
-    });
+    const res = await providerRequest(context(fetcher), spec, conditionalPatch);
     expect(res.status).toBe(412);
   });
 
   it("after an unanswered attempt of a conditional write, its final refusal is an unknown outcome: a 401 that a token refresh would retry too", async () => {
-    const lost = (() => {
-      throw new Error("connection reset");
-    }) as () => Response;
-    const { fetcher, calls } = scripted(lost, json(401, { message: "token revoked" }));
-    const err = await rejection(
-      providerRequest(context(fetcher), spec, {
-        method: "PATCH",
-        url: "https://a.test/x?ifMatch=7",
-        precondition: 412,
-        accept: [412],
-      }),
-    );
+    const { fetcher, calls } = scripted(lostAnswer, json(401, { message: "token revoked" }));
+    const err = await rejection(providerRequest(context(fetcher), spec, conditionalPatch));
     expect(calls).toHaveLength(2);
     expect(err.detail).toMatchObject({ status: 401, outcome: "unknown" });
     // A request with no precondition (a read, a token exchange: POSTs too) keeps its plain answer.
     for (const method of ["GET", "POST"] as const) {
-      const plain = scripted(lost, json(401, { message: "token revoked" }));
+      const plain = scripted(lostAnswer, json(401, { message: "token revoked" }));
       const refused = await rejection(
         providerRequest(context(plain.fetcher), spec, { method, url: "https://a.test/oauth/token" }),
       );
