@@ -14,9 +14,8 @@ import { ParentLock } from "../../locks/parent-lock";
 import type { EngineDeps, OwnedObjects } from "../deps";
 import { sameItem } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
-import { fencedFetch, leaseDeadline } from "../write/fenced-fetch";
+import { Fence } from "../write/fence";
 import { readBeforeLease, readUnderLease, rememberChanges } from "../write/recent-writes-section";
-import { type FencedLeases, fencedWrite } from "../write/write-fence";
 import { newRunId } from "./run";
 import { runLeaseOptions } from "./run-lease";
 
@@ -107,7 +106,7 @@ export async function findOrphans(
         const ctx = contexts.get(locator.connection);
         present = op.batch
           ? op.batch.keys(
-              await readBeforeLease(deps, op.batch, ctx, locator.params, identity),
+              await readBeforeLease(deps, { batch: op.batch, ctx, params: locator.params, parent: identity }),
               locator.params,
             )
           : await op.list(ctx, locator.params);
@@ -175,29 +174,24 @@ export async function removeOrphan(
         { retriable: false },
       );
     }
-    const fenced = {
-      ...ctx,
-      fetch: fencedFetch(ctx.fetch, [lease], ctx.clock),
-      deadline: leaseDeadline([lease]),
-    };
-    // Fenced like a run's write (write-fence.ts): the lease checked right before and after it; an
-    // unknown outcome abandons the lease (the lock-delay covers a late landing) and throws, so
-    // nothing is recorded as removed that a lost lease may not have covered.
-    const leases: FencedLeases = {
+    // Fenced like a run's write, by the same Fence (fence.ts): the lease checked right before and
+    // after it; an unknown outcome abandons the lease (the lock-delay covers a late landing) and
+    // throws, so nothing is recorded as removed that a lost lease may not have covered.
+    const fence = new Fence({
       scope: null,
       parent: lease,
       checkAfter: !deps.unfenced,
-      abandoned: new Set(),
-    };
-    const what = `${req.parent}: orphan ${req.key}`;
+      what: `${req.parent}: orphan ${req.key}`,
+    });
+    const fenced = fence.context(ctx);
     let outcome: OrphanRemoval["outcome"] = "already-gone";
     const batch = op.batch;
     if (batch) {
       // Read as every write under this lease does: with the lock's recent writes merged over a
       // provider that forgets writes, so another scope's add the read does not show yet stays.
-      const state = await readUnderLease(deps, batch, ctx, params, lease);
+      const state = await readUnderLease(deps, { batch, ctx, params, lease });
       if (batch.keys(state, params).includes(req.key)) {
-        await fencedWrite(leases, what, async () => {
+        await fence.write(async () => {
           await batch.write(fenced, params, state, (s) => batch.edit(s, params, "remove"));
           // Remembered, so a later merged read does not put back the entry's older remembered add.
           await rememberChanges(deps, batch, lease, [
@@ -209,7 +203,7 @@ export async function removeOrphan(
     } else {
       const seen = await op.inspect(ctx, params);
       if (seen.present) {
-        await fencedWrite(leases, what, () => op.remove(fenced, params, seen));
+        await fence.write(() => op.remove(fenced, params, seen));
         outcome = "removed";
       }
     }

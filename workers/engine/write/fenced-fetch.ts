@@ -34,7 +34,7 @@ export function fencedFetch(
             { outcome: "unknown" },
           )
         : requestTimeout(input);
-    return bounded(fetcher, input, init, clock, lateAt - now, reason);
+    return bounded(fetcher, { input, init }, { clock, ms: lateAt - now, reason });
   };
 }
 
@@ -51,17 +51,21 @@ export function requestTimeout(input: RequestInfo | URL): Error {
   return new Error(`provider request to ${hostOf(input)} timed out after ${PROVIDER_REQUEST_TIMEOUT_MS} ms`);
 }
 
+/** When a bounded request is given up: after `ms` on `clock`, rejecting with `reason`. */
+export interface Bound {
+  clock: Clock;
+  ms: number;
+  reason: Error;
+}
+
 /**
- * `fetcher` with an AbortSignal that fires after `ms` (on `clock`), and settled by it whether or
- * not the transport honours the signal.
+ * The request `fetcher` sends, with an AbortSignal that fires at `bound`, and settled by it
+ * whether or not the transport honours the signal.
  */
 export async function bounded(
   fetcher: typeof fetch,
-  input: RequestInfo | URL,
-  init: RequestInit | undefined,
-  clock: Clock,
-  ms: number,
-  reason: Error,
+  { input, init }: { input: RequestInfo | URL; init: RequestInit | undefined },
+  { clock, ms, reason }: Bound,
 ): Promise<Response> {
   const controller = new AbortController();
   let timer: unknown = null;

@@ -1,14 +1,13 @@
 /**
  * The one place provider writes happen (docs/design.md, "Run algorithm"). A run's changes on one
  * shared object are one group, written in one critical section: intents for all of them durable
- * in the receipt first (before the lease, so nothing but the lock object's own calls sit inside it), then under
- * the parent lease the critical section (critical-section.ts), or another run's write carrying
- * them (combined-write.ts). The ledger records the outcome after the lease (ledger-record.ts),
+ * in the receipt first (before the lease, so nothing but the lock object's own calls sit inside it), then
+ * the group write (group-write.ts: its parent lease, its fence, its critical section, or another
+ * run's write carrying them). The ledger records the outcome after the lease (ledger-record.ts),
  * saved with the run's next receipt save. Ownership lives in the parent's own lock object and is
  * changed only with that lease's token (owner-bookkeeping.ts; docs/design.md, "Ownership of
  * shared entries").
  */
-import { combinedWrite, combines } from "../combining/combined-write";
 import { SimulatedCrash } from "../deps";
 import { type Item, recordOf, refOf } from "../plan/item";
 import {
@@ -20,21 +19,24 @@ import {
   type WriteOutcome,
 } from "../rules/group-decisions";
 import { decideClaim, ownerOf } from "../rules/ownership";
-import { criticalSection } from "./critical-section";
+import { Fence } from "./fence";
+import { GroupWrite } from "./group-write";
 import { recordOutcome } from "./ledger-record";
 import { ownershipOf } from "./owner-bookkeeping";
 import { assertNotAbandoned, withParent } from "./parent-lease";
 import { readBeforeLease } from "./recent-writes-section";
-import { contextOf, type Section, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
+import { contextOf, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
 
 export { type Change, groupChanges, type WriteAction, type WriteOutcome } from "../rules/group-decisions";
 export type { WaitPolicy, Written } from "./writer-parts";
 
 export class ItemWriter {
   readonly #w: WriterParts;
+  /** WriterParts.abandoned: added to only here, when a group write abandoned its parent lease. */
+  readonly #abandoned = new Set<string>();
 
   constructor(parts: Omit<WriterParts, "abandoned">) {
-    this.#w = { ...parts, abandoned: new Set() };
+    this.#w = { ...parts, abandoned: this.#abandoned };
   }
 
   context(item: Item) {
@@ -58,7 +60,12 @@ export class ItemWriter {
         if (!state) {
           // Merged with the lock's recent writes, as the read under the lease is: a write of
           // ours the provider does not show yet is no drift (docs/design.md, "Providers that forget a write").
-          state = readBeforeLease(w.deps, batch, this.context(item), item.params, item.parent);
+          state = readBeforeLease(w.deps, {
+            batch,
+            ctx: this.context(item),
+            params: item.params,
+            parent: item.parent,
+          });
           states.set(key, state);
         }
         return keysOf(item, await state).includes(item.key);
@@ -93,25 +100,19 @@ export class ItemWriter {
     // Durable in the receipt before the parent lease and the provider write (docs/design.md,
     // "Writing one object's items"): the receipt is the one home of intents.
     await w.session.save();
-    // Until ownership or the provider is touched, a failure (e.g. the parent lock is held) leaves
-    // nothing for the intents to resolve.
-    const section: Section = { touched: false };
+    const group = new GroupWrite(w, changes);
     let decided: Decided[];
     try {
-      decided = combines(w, first)
-        ? await combinedWrite(w, first, changes, waiting, section)
-        : await withParent(
-            w,
-            first,
-            waiting,
-            changes.map((c) => c.item),
-            (lease) => criticalSection(w, first, lease, changes, false, section),
-          );
+      decided = await group.write(waiting);
     } catch (err) {
-      // Only the intents this group added go: a create intent a removal here was to resolve stays.
-      if (!section.touched && !(err instanceof SimulatedCrash))
+      // Until ownership or the provider is touched, a failure (e.g. the parent lock is held)
+      // leaves nothing for the intents to resolve. Only the intents this group added go: a create
+      // intent a removal here was to resolve stays.
+      if (!group.touched && !(err instanceof SimulatedCrash))
         for (const intent of intents) w.session.dropIntent(intent);
       throw err;
+    } finally {
+      if (group.abandoned) this.#abandoned.add(first.parent ?? first.key);
     }
     // After the lease: the ledger says what happened; the run's next receipt save keeps it.
     // A remove resolves the run's create intent of the item too (rollback's case): only now.
@@ -129,9 +130,11 @@ export class ItemWriter {
   async adopt(item: Item, waiting: WaitPolicy): Promise<boolean> {
     const w = this.#w;
     const ctx = this.context(item);
-    return withParent(w, item, waiting, [item], async (lease) => {
+    return withParent(w, { first: item, waiting, items: [item] }, async (lease) => {
+      // No provider write here: the fence only hands the first read the grant's view.
+      const fence = new Fence({ scope: w.scopeLease, parent: lease, checkAfter: false, what: item.key });
       const present = (await item.op.inspect(ctx, item.params)).present;
-      const [own] = (await ownershipOf(w, [item], lease, ctx, null)) ?? [];
+      const [own] = (await ownershipOf(w, { items: [item], lease, fence, ctx, state: null })) ?? [];
       if (present && own) {
         const { changes } = decideClaim(own, true, ownerOf(w.run));
         // Adopting is an ownership change: only while the scope is still ours (a round trip).

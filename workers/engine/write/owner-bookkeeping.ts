@@ -12,6 +12,7 @@ import { mayName } from "../../receipts/parent-tags";
 import type { Item } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
+import type { Fence } from "./fence";
 import type { WriterParts } from "./writer-parts";
 
 /** Where the item's list lives on its object: what the sweep lists to find orphans. */
@@ -32,6 +33,17 @@ export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[
   return w.deps.ownership ? ownedItemsOf(items) : undefined;
 }
 
+/** What the ownership of a group's items is read with, under its parent lease. */
+export interface OwnershipRead {
+  items: readonly Item[];
+  lease: ParentLock | null;
+  /** The group's fence: its first read may be the view the grant carried (fence.ts). */
+  fence: Fence;
+  ctx: OpContext;
+  /** The object as read under the lease (null for ops without the many-items form). */
+  state: unknown;
+}
+
 /**
  * Null where ownership does not apply (no parent lease; the test-only control switch). The first
  * decision under a lease decides from the view its grant carried, where that names every item (a
@@ -39,14 +51,11 @@ export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[
  */
 export async function ownershipOf(
   w: WriterParts,
-  items: readonly Item[],
-  lease: ParentLock | null,
-  ctx: OpContext,
-  state: unknown,
+  { items, lease, fence, ctx, state }: OwnershipRead,
 ): Promise<ItemOwnership[] | null> {
   if (lease === null || !w.deps.ownership) return null;
   const wanted = ownedItemsOf(items);
-  let view = lease.grantedOwners(wanted) ?? (await lease.owners(wanted));
+  let view = await fence.owners(wanted);
   if (!view.rebuilt) {
     const rebuilt = await ledgerOwners(w, (items[0] as Item).parent as string);
     // The rebuild may make this run's own scope an owner (its receipt's ledger and intents): an

@@ -9,24 +9,25 @@ import { runLeaseOptions } from "../run/run-lease";
 import { grantItemsOf } from "./owner-bookkeeping";
 import type { WaitPolicy, WriterParts } from "./writer-parts";
 
+/** Which parent lease is asked for: `first`'s, waited for per `waiting`, its grant answering `items`. */
+export interface ParentAsk {
+  first: Item;
+  waiting: WaitPolicy;
+  items: readonly Item[];
+}
+
 /**
  * Runs `fn` under the item's parent lease (or with null where the item has no parent lock); the
  * grant answers the ownership of `items` (LeaseOptions.items).
  */
 export async function withParent<T>(
   w: WriterParts,
-  item: Item,
-  waiting: WaitPolicy,
-  items: readonly Item[],
+  ask: ParentAsk,
   fn: (lease: ParentLock | null) => Promise<T>,
 ): Promise<T> {
-  if (item.parent === null || !w.deps.parentLocks) return fn(null);
-  const lease = await acquireParent(
-    w,
-    item,
-    waiting,
-    (target, opts) => ParentLock.acquire(target, w.run.id, opts),
-    grantItemsOf(w, items),
+  if (ask.first.parent === null || !w.deps.parentLocks) return fn(null);
+  const lease = await acquireParent(w, { ...ask, items: grantItemsOf(w, ask.items) }, (target, opts) =>
+    ParentLock.acquire(target, w.run.id, opts),
   );
   try {
     return await fn(lease);
@@ -62,10 +63,8 @@ export function assertNotAbandoned(w: WriterParts, first: Item): void {
  */
 export async function acquireParent<T>(
   w: WriterParts,
-  first: Item,
-  waiting: WaitPolicy,
+  { first, waiting, items }: Omit<ParentAsk, "items"> & { items: OwnedItem[] | undefined },
   take: (target: Awaited<ReturnType<EngineDeps["locks"]["parent"]>>, opts: LeaseSettings) => Promise<T>,
-  items: OwnedItem[] | undefined,
 ): Promise<T> {
   // Never wait for a parent lock without the scope lease still ours.
   w.scopeLease.assertHeld();

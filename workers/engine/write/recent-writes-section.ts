@@ -15,12 +15,16 @@ import { mergeRecentWrites, recentWritesOf } from "../rules/recent-writes";
 const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLock | null): lease is ParentLock =>
   lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
 
+/** One object's read: its many-items form, the context and params it is read with. */
+export interface ObjectRead {
+  batch: BatchForm;
+  ctx: OpContext;
+  params: Params;
+}
+
 export async function readUnderLease(
   deps: EngineDeps,
-  batch: BatchForm,
-  ctx: OpContext,
-  params: Params,
-  lease: ParentLock | null,
+  { batch, ctx, params, lease }: ObjectRead & { lease: ParentLock | null },
 ): Promise<unknown> {
   const state = await batch.read(ctx, params);
   if (!applies(deps, batch, lease)) return state;
@@ -35,10 +39,7 @@ export async function readUnderLease(
  */
 export async function readBeforeLease(
   deps: EngineDeps,
-  batch: BatchForm,
-  ctx: OpContext,
-  params: Params,
-  parent: string | null,
+  { batch, ctx, params, parent }: ObjectRead & { parent: string | null },
 ): Promise<unknown> {
   if (parent === null || !deps.parentLocks || !deps.recentWrites || !(batch.forgetsWritesForMs ?? 0))
     return batch.read(ctx, params);

@@ -1,6 +1,6 @@
 /**
- * What every step of an item write shares (item-writer.ts and the modules it composes: the parent
- * lease, the critical section, combining, ownership bookkeeping, recording).
+ * What every group write of one run shares (item-writer.ts, group-write.ts and the modules they
+ * compose: the parent lease, the critical section, combining, ownership bookkeeping, recording).
  */
 import type { ScopeLock } from "../../locks/scope-lock";
 import type { EngineDeps, FaultPoint } from "../deps";
@@ -17,11 +17,11 @@ export interface WriterParts {
   readonly scopeLease: ScopeLock;
   readonly contexts: ProviderContexts;
   /**
-   * Parents whose lease this run abandoned after a write with an unknown outcome (write-fence.ts):
+   * Parents whose lease this run abandoned after a write with an unknown outcome (fence.ts):
    * the run takes none of them again (its rollback would re-acquire the lease it left to expire,
    * defeating the lock-delay); their intents stay for recovery.
    */
-  readonly abandoned: Set<string>;
+  readonly abandoned: ReadonlySet<string>;
 }
 
 export interface WaitPolicy {
@@ -33,14 +33,6 @@ export interface WaitPolicy {
 export interface Written {
   outcome: WriteOutcome;
   writtenBy?: string;
-}
-
-/**
- * Whether the group's critical section touched ownership or the provider: until it did, a failure
- * (e.g. the parent lock is held) leaves nothing for the intents to resolve.
- */
-export interface Section {
-  touched: boolean;
 }
 
 export function contextOf(w: WriterParts, item: Item) {

@@ -1,0 +1,135 @@
+/**
+ * Write combining, the holder's side (docs/design.md, "Write combining"): beside the group write,
+ * never inside its critical section. Under its lease the holder takes what waiters queued, admits
+ * each change as it admits its own lines (combining.ts), hands the critical section the admitted
+ * ones to carry, and reports to each waiter what became of its own, or returns them all when the
+ * write failed. A waiter whose run no longer holds its scope lease (asked at the take and again
+ * right before the write) has its changes returned: a change written after its scope was recovered
+ * would be owned by a scope whose ledger never says so.
+ */
+import { SponsonError } from "../../../shared/errors";
+import type {
+  CombineReport,
+  QueuedChange,
+  QueuedWaiter,
+  ReturnedChange,
+} from "../../../shared/schemas/combine";
+import type { OwnerChange } from "../../../shared/schemas/ownership";
+import { scopeOfOwner } from "../../../shared/schemas/ownership";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { Item } from "../plan/item";
+import type { Decided } from "../rules/group-decisions";
+import { errorInfo } from "../run/run";
+import type { Carried } from "../write/critical-section";
+import type { WriterParts } from "../write/writer-parts";
+import { admitQueued, type Queued } from "./combining";
+
+interface Admitted {
+  waiter: string;
+  accepted: Queued[];
+  returned: ReturnedChange[];
+}
+
+export class CombiningHolder implements Carried {
+  readonly #w: WriterParts;
+  readonly #lease: ParentLock;
+  readonly #waiters: readonly QueuedWaiter[];
+  readonly #admitted: readonly Admitted[];
+
+  private constructor(w: WriterParts, lease: ParentLock, waiters: QueuedWaiter[], admitted: Admitted[]) {
+    this.#w = w;
+    this.#lease = lease;
+    this.#waiters = waiters;
+    this.#admitted = admitted;
+  }
+
+  /**
+   * Takes the changes queued for `first`'s object and admits them; null when nobody queued (then
+   * no report follows the write).
+   */
+  static async take(w: WriterParts, at: { first: Item; lease: ParentLock }): Promise<CombiningHolder | null> {
+    const waiters = await at.lease.takeQueued();
+    if (waiters.length === 0) return null;
+    const alive = await Promise.all(waiters.map((q) => stillRunning(w, q.changes[0])));
+    const admitted = waiters.map((q, i) =>
+      alive[i]
+        ? { waiter: q.waiter, ...admitQueued(w.deps, w.run, at.first, q) }
+        : { waiter: q.waiter, accepted: [], returned: q.changes.map((c) => ({ id: c.id, error: gone(c) })) },
+    );
+    return new CombiningHolder(w, at.lease, waiters, admitted);
+  }
+
+  get queued(): readonly Queued[] {
+    return this.#admitted.flatMap((a) => a.accepted);
+  }
+
+  async goneNow(): Promise<string[]> {
+    const first = new Map<string, Queued>();
+    for (const q of this.queued) if (!first.has(q.waiter)) first.set(q.waiter, q);
+    const checked = await Promise.all(
+      [...first.values()].map(async (q) => ((await stillRunning(this.#w, q)) ? null : q.waiter)),
+    );
+    return checked.filter((waiter): waiter is string => waiter !== null);
+  }
+
+  /**
+   * Each waiter's answer after the write, with the ownership the removals give up (`after`), in one
+   * call: the waiters found gone right before it get every change back.
+   */
+  report(outcome: { decisions: readonly Decided[]; gone: ReadonlySet<string> }, after: OwnerChange[]) {
+    const reports: CombineReport[] = this.#admitted.map(({ waiter, returned, accepted }) =>
+      outcome.gone.has(waiter)
+        ? {
+            waiter,
+            applied: [],
+            returned: [...returned, ...accepted.map((q) => ({ id: q.id, error: gone(q) }))],
+          }
+        : {
+            waiter,
+            applied: outcome.decisions
+              .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
+              .map((d) => ({ id: d.id, outcome: d.outcome })),
+            returned,
+          },
+    );
+    return this.#lease.reportCombined(reports, after);
+  }
+
+  /** The write failed: every waiter's changes go back, and each writes its own as without combining. */
+  async returnAll(err: unknown): Promise<void> {
+    const back: CombineReport[] = this.#waiters.map((q) => ({
+      waiter: q.waiter,
+      applied: [],
+      returned: q.changes.map((c) => ({ id: c.id, error: this.#w.run.errorOf(err) })),
+    }));
+    // If even this report fails (the lease is lost), the waiters are untaken when the lease ends.
+    await this.#lease.reportCombined(back, []).catch(() => {});
+  }
+}
+
+/** Whether the waiter's run still holds its scope lease; not knowing is not "still running". */
+async function stillRunning(
+  w: WriterParts,
+  change: Pick<QueuedChange, "owner" | "runId"> | undefined,
+): Promise<boolean> {
+  const scope = change ? scopeOfOwner(change.owner) : null;
+  if (!change || !scope) return false;
+  try {
+    return await w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
+  } catch (err) {
+    // That waiter's changes go back (it writes them itself), and the holder's own group goes on.
+    w.run.warn(
+      `could not read the scope lease of queued run ${change.runId}: ${String(err)}; its changes go back`,
+    );
+    return false;
+  }
+}
+
+function gone(change: Pick<QueuedChange, "runId">) {
+  return errorInfo(
+    new SponsonError(
+      "LOCK_LOST",
+      `run ${change.runId} no longer holds its scope lease: its change goes back`,
+    ),
+  );
+}

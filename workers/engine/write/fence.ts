@@ -1,0 +1,177 @@
+/**
+ * Fencing around one group's provider write (docs/design.md, "Lease protocol"; "One group write,
+ * one fence"): the leases are checked right before the write (assertHeld and a round trip) and
+ * again by a round trip right after it. Every round trip the write path saves is decided here and
+ * nowhere else: the claims made last before the write renewed the parent lease at the object (its
+ * check before), a token-checked parent call that follows the write (the leaves, a combining
+ * holder's report) is its check after, and the grant's ownership view stands for the first read.
+ * A write whose lease was lost while it was in flight, or whose answer never came before the lease
+ * deadline, may or may not have landed: it fails LOCK_LOST saying so and the parent lease is
+ * abandoned (never released), so the lock-delay of its expiry covers a late landing.
+ */
+import { isSponsonError, SponsonError } from "../../../shared/errors";
+import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/schemas/ownership";
+import type { OpContext } from "../../adapters/op-spec";
+import { StaleState } from "../../adapters/stale-state";
+import type { Lease } from "../../locks/lease";
+import type { ParentLock } from "../../locks/parent-lock";
+import { fencedFetch, leaseDeadline } from "./fenced-fetch";
+
+export interface FenceLeases {
+  /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
+  scope: Lease | null;
+  parent: ParentLock | null;
+  /** The check after the write (off only under the test-only `unfenced` control). */
+  checkAfter: boolean;
+  /** What the write is of, for the unknown-outcome message: the parent (or the item). */
+  what: string;
+}
+
+export class Fence {
+  readonly #leases: FenceLeases;
+  /** The claims were the last parent call: they renewed the lease, the check before the write. */
+  #claimedLast = false;
+  /** The write was sent and checked after: later parent calls stand for nothing more. */
+  #wrote = false;
+  /** Parent calls after the write that stand for its check after (`afterWrite`'s argument). */
+  #parentCheckOwed = false;
+  #abandoned = false;
+
+  constructor(leases: FenceLeases) {
+    this.#leases = leases;
+  }
+
+  /** Whether this fence left the parent lease to expire (an unknown outcome). */
+  get abandoned(): boolean {
+    return this.#abandoned;
+  }
+
+  /**
+   * `ctx` whose requests re-check the leases before any that can change the provider, bounded by
+   * the earliest lease deadline (fenced-fetch.ts).
+   */
+  context(ctx: OpContext): OpContext {
+    const leases = [this.#leases.scope, this.#leases.parent];
+    return { ...ctx, fetch: fencedFetch(ctx.fetch, leases, ctx.clock), deadline: leaseDeadline(leases) };
+  }
+
+  /**
+   * The ownership of `items`: the view the parent grant carried the first time it names every item
+   * (nobody else changes ownership while the lease is held), read from the object otherwise.
+   */
+  async owners(items: OwnedItem[]): Promise<OwnershipView> {
+    const parent = this.#leases.parent as ParentLock;
+    this.#claimedLast = false;
+    return parent.grantedOwners(items) ?? (await parent.owners(items));
+  }
+
+  /**
+   * The ownership changes made before the write. Accepted only with the live token, they renew the
+   * lease at the object: made last before the write, they are the parent's check before it.
+   */
+  async claim(changes: OwnerChange[]): Promise<void> {
+    this.#claimedLast = false;
+    if (changes.length === 0 || !this.#leases.parent) return;
+    await this.#leases.parent.changeOwners(changes);
+    this.#claimedLast = true;
+  }
+
+  /** Ownership changes that are no check of anything (a refused write's claims withdrawn). */
+  async withdraw(changes: OwnerChange[]): Promise<void> {
+    this.#claimedLast = false;
+    if (changes.length > 0) await this.#leases.parent?.changeOwners(changes);
+  }
+
+  /** Both leases held right now: the scope's locally, the parent's by the claims or a round trip. */
+  async beforeWrite(): Promise<void> {
+    const { scope, parent } = this.#leases;
+    const claimed = this.#claimedLast;
+    this.#claimedLast = false;
+    scope?.assertHeld();
+    if (claimed) parent?.assertHeld();
+    else await parent?.check();
+  }
+
+  /**
+   * Sends the write between the two checks. `parentCallFollows`: a token-checked parent call comes
+   * after the write anyway (made through `follow`), so it is the parent's check after.
+   */
+  async write(send: () => Promise<void>, parentCallFollows = false): Promise<void> {
+    await this.beforeWrite();
+    try {
+      await send();
+    } catch (err) {
+      // A precondition refusal wrote nothing; a provider's own answer says what happened. No
+      // answer at all (the lease ran out, the request timed out, the connection broke) says nothing.
+      if (err instanceof StaleState || !unanswered(err)) throw err;
+      throw this.#unknownOutcome(err);
+    }
+    await this.afterWrite(parentCallFollows);
+  }
+
+  /** The check after the write: the parent's (unless a parent call follows), then the scope's. */
+  async afterWrite(parentCallFollows = false): Promise<void> {
+    if (!this.#leases.checkAfter) return;
+    this.#wrote = true;
+    this.#parentCheckOwed = parentCallFollows;
+    try {
+      if (!parentCallFollows) await this.#leases.parent?.check();
+      await this.#leases.scope?.check();
+    } catch (err) {
+      throw this.#unknownOutcome(err);
+    }
+  }
+
+  /**
+   * A call made after the write. `parentFenced`: the call is the token-checked parent call
+   * standing for the check after. Accepted, the lease was live when it arrived, so it was held all
+   * through the write: tokens never come back once lost. Refused (LOCK_LOST, also the local
+   * deadline), the write's outcome is unknown, as when the check fails. Any other failure (the
+   * object not reached, a refusal that says nothing of the lease, or a call that is not the
+   * parent's) makes the check it stands for, and stands only if the lease is still held.
+   */
+  async follow<T>(call: () => Promise<T>, parentFenced = true): Promise<T> {
+    this.#claimedLast = false;
+    if (!this.#wrote) return call();
+    try {
+      return await call();
+    } catch (err) {
+      if (parentFenced && this.#parentCheckOwed && isSponsonError(err) && err.code === "LOCK_LOST")
+        throw this.#unknownOutcome(err);
+      try {
+        await this.#leases.parent?.check();
+      } catch (lost) {
+        throw this.#unknownOutcome(lost);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * The parent lease is abandoned, not released: a write that may still land must be followed by
+   * the lock-delay of an expiry before anyone else reads the object.
+   */
+  #unknownOutcome(cause: unknown): SponsonError {
+    if (this.#leases.parent) {
+      this.#leases.parent.abandon("a provider write under it has an unknown outcome");
+      this.#abandoned = true;
+    }
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return new SponsonError(
+      "LOCK_LOST",
+      `${this.#leases.what}: the lease was lost around the provider write, so the write may have landed (outcome unknown); its intents stay for recovery (${reason})`,
+      { outcome: "unknown" },
+    );
+  }
+}
+
+/**
+ * No answer, or one that does not say whether the write landed: a precondition refusing what may
+ * be the write's own earlier, unanswered attempt (outcome "unknown", adapters/http/provider-request.ts).
+ */
+function unanswered(err: unknown): boolean {
+  if (!isSponsonError(err)) return false;
+  if (err.code === "LOCK_LOST") return true;
+  const detail = err.detail as { status?: unknown; outcome?: unknown } | undefined;
+  return err.code === "PROVIDER_ERROR" && (detail?.status === null || detail?.outcome === "unknown");
+}

@@ -1,0 +1,145 @@
+/**
+ * One group write (docs/design.md, "Run algorithm"; "One group write, one fence"): a run's changes
+ * on one shared object, its parent lease, its fence and its outcome. The lease is taken plainly or
+ * by queuing (write combining: another run's write may carry the changes, combined-write.ts); under
+ * it the holder's side of combining takes what others queued (holder.ts), the critical section
+ * decides and writes (critical-section.ts), and the ownership the removals give up is recorded
+ * after the write. A provider refusing a carried change (a 4xx) must not fail this run: the
+ * waiters get everything back and the group is written again, its own changes alone.
+ */
+import { SponsonError } from "../../../shared/errors";
+import type { ParentLock } from "../../locks/parent-lock";
+import { combines, joinQueue } from "../combining/combined-write";
+import { changeId } from "../combining/combining";
+import { CombiningHolder } from "../combining/holder";
+import { SimulatedCrash } from "../deps";
+import type { Item } from "../plan/item";
+import type { Change, Decided } from "../rules/group-decisions";
+import { CriticalSection, type SectionOutcome } from "./critical-section";
+import { Fence } from "./fence";
+import { withParent } from "./parent-lease";
+import { fault, type WaitPolicy, type WriterParts } from "./writer-parts";
+
+export class GroupWrite {
+  readonly #w: WriterParts;
+  readonly #changes: readonly Change[];
+  readonly #first: Item;
+  #touched = false;
+  #fence: Fence | null = null;
+
+  /** `changes` share one object (`groupChanges`) and are at least one. */
+  constructor(w: WriterParts, changes: readonly Change[]) {
+    this.#w = w;
+    this.#changes = changes;
+    this.#first = (changes[0] as Change).item;
+  }
+
+  /**
+   * Whether ownership or the provider was touched (or a holder took the changes): until then a
+   * failure (e.g. the parent lock is held) leaves nothing for the intents to resolve.
+   */
+  get touched(): boolean {
+    return this.#touched;
+  }
+
+  /** Whether the parent lease was left to expire after a write with an unknown outcome (fence.ts). */
+  get abandoned(): boolean {
+    return this.#fence?.abandoned ?? false;
+  }
+
+  /** Every change's decision, in order; throws when the group could not be written. */
+  async write(waiting: WaitPolicy): Promise<Decided[]> {
+    const w = this.#w;
+    const first = this.#first;
+    if (combines(w, first)) return this.#combined(waiting);
+    return withParent(w, { first, waiting, items: this.#changes.map((c) => c.item) }, (lease) =>
+      this.#underLease(lease, { own: this.#changes, takeQueue: false }),
+    );
+  }
+
+  async #combined(waiting: WaitPolicy): Promise<Decided[]> {
+    const w = this.#w;
+    const changes = this.#changes;
+    const joined = await joinQueue(w, { first: this.#first, changes, waiting });
+    this.#touched ||= joined.touched;
+    if (!joined.ok) throw joined.error;
+    const { lease, rest, carried } = joined;
+    if (carried.by !== null) {
+      w.run.combinedBy(carried.by);
+      for (const change of changes)
+        if (carried.decided.has(changeId(change))) await fault(w, "after-answer", change, changes);
+    }
+    let own: Decided[] = [];
+    if (lease) {
+      try {
+        own = await this.#underLease(lease, { own: rest, takeQueue: true });
+      } finally {
+        await lease.release();
+      }
+    } else if (rest.length > 0) {
+      throw new SponsonError("INTERNAL", `${this.#first.parent}: neither a lease nor every change written`);
+    }
+    return changes.map(
+      (change) => carried.decided.get(changeId(change)) ?? (own.find((d) => d.change === change) as Decided),
+    );
+  }
+
+  /** The critical section, and the calls after the write, under `lease` (null: no parent lock). */
+  async #underLease(
+    lease: ParentLock | null,
+    { own, takeQueue }: { own: readonly Change[]; takeQueue: boolean },
+  ): Promise<Decided[]> {
+    const w = this.#w;
+    const first = this.#first;
+    const fence = new Fence({
+      scope: w.scopeLease,
+      parent: lease,
+      checkAfter: !w.deps.unfenced,
+      what: first.parent ?? first.key,
+    });
+    this.#fence = fence;
+    if (lease && own[0]) await fault(w, "after-acquire", own[0], own);
+    let carried: CombiningHolder | null =
+      takeQueue && lease ? await CombiningHolder.take(w, { first, lease }) : null;
+    let done: SectionOutcome;
+    for (;;) {
+      const section = new CriticalSection({ parts: w, first, lease, fence, own, carried });
+      try {
+        done = await section.run();
+        this.#touched ||= section.touched;
+        break;
+      } catch (err) {
+        this.#touched ||= section.touched;
+        if (!carried || err instanceof SimulatedCrash) throw err;
+        await carried.returnAll(err);
+        // A provider refusing one carried change must not fail this run: write its own alone.
+        if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;
+        carried = null;
+      }
+    }
+    await this.#afterWrite({ fence, lease, carried }, done);
+    if (lease && own[0]) await fault(w, "after-report", own[0], own);
+    return done.decisions.slice(0, own.length);
+  }
+
+  /**
+   * The ownership the removals give up, only while this run still holds its scope (a round trip),
+   * and the holder's report: after a write, the fence counts them as its checks after it.
+   */
+  async #afterWrite(
+    { fence, lease, carried }: { fence: Fence; lease: ParentLock | null; carried: CombiningHolder | null },
+    done: SectionOutcome,
+  ): Promise<void> {
+    const after = done.decisions.flatMap((d) => d.ownersAfter);
+    if (after.length > 0) await fence.follow(() => this.#w.scopeLease.check(), false);
+    if (carried) await fence.follow(() => carried.report(done, after));
+    else if (after.length > 0 && lease) await fence.follow(() => lease.changeOwners(after));
+  }
+}
+
+/** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
+function refusedByProvider(err: unknown): boolean {
+  if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return false;
+  const status = (err.detail as { status?: unknown } | undefined)?.status;
+  return typeof status === "number" && status >= 400 && status < 500;
+}
