@@ -11,6 +11,12 @@ import type { LockTarget } from "./lock-target";
 
 const RELEASE_BACKOFF_MS = 100;
 
+/** A grant, and the clock read just before the call that granted (or claimed) it. */
+export interface Granted {
+  grant: LeaseGrant;
+  before: number;
+}
+
 /** What a scope lock's release hands to the next holder (docs/design.md, "Run algorithm"). */
 export interface HandOver {
   receiptEtag?: string;
@@ -30,14 +36,8 @@ export class Lease {
   #lost: SponsonError | null = null;
   #released = false;
 
-  /** A granted lease; `before` is the clock read just before the call that granted (or claimed) it. */
-  protected constructor(
-    target: LockTarget,
-    holder: string,
-    grant: LeaseGrant,
-    before: number,
-    s: LeaseSettings,
-  ) {
+  /** A granted lease. */
+  protected constructor(target: LockTarget, holder: string, { grant, before }: Granted, s: LeaseSettings) {
     this.target = target;
     this.holder = holder;
     this.token = grant.token;

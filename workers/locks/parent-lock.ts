@@ -6,11 +6,10 @@
  */
 import { fail, ok, SponsonError } from "../../shared/errors";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
-import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
-import { Lease } from "./lease";
+import { type Granted, Lease } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
 import type { LockTarget } from "./lock-target";
 
@@ -27,26 +26,14 @@ export class ParentLock extends Lease {
   /** The ownership view the grant carried, until the first decision takes it (`grantedOwners`). */
   #granted: OwnershipView | null;
 
-  private constructor(
-    target: LockTarget,
-    holder: string,
-    grant: LeaseGrant,
-    before: number,
-    s: LeaseSettings,
-  ) {
-    super(target, holder, grant, before, s);
-    this.#granted = grant.ownership ?? null;
+  private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
+    super(target, holder, granted, s);
+    this.#granted = granted.grant.ownership ?? null;
   }
 
-  static async #started(
-    target: LockTarget,
-    holder: string,
-    grant: LeaseGrant,
-    before: number,
-    s: LeaseSettings,
-  ) {
-    const lease = new ParentLock(target, holder, grant, before, s);
-    await lease.start(before);
+  static async #started(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
+    const lease = new ParentLock(target, holder, granted, s);
+    await lease.start(granted.before);
     return lease;
   }
 
@@ -57,8 +44,12 @@ export class ParentLock extends Lease {
     opts: LeaseOptions | LeaseSettings,
   ): Promise<ParentLock> {
     const s = leaseOptions(opts);
-    const { grant, before } = grantOf(await acquireLoop(target, holder, s, plainAsk(target)));
-    return ParentLock.#started(target, holder, grant, before, s);
+    return ParentLock.#started(
+      target,
+      holder,
+      grantOf(await acquireLoop(target, holder, s, plainAsk(target))),
+      s,
+    );
   }
 
   /**
@@ -89,7 +80,7 @@ export class ParentLock extends Lease {
     });
     if (end.kind === "combined") return { lease: null, combined: end.answer, taken: true };
     if (end.kind === "refused") throw end.asks > 1 ? forgetUntaken(end.error) : end.error;
-    const lease = await ParentLock.#started(target, holder, end.grant, end.before, s);
+    const lease = await ParentLock.#started(target, holder, end, s);
     // A re-join (an object restart, a lapsed claim) forgets whether an earlier holder took them.
     return { lease, combined, taken: taken || end.asks > 1 };
   }

@@ -3,10 +3,9 @@
  * receipt etag the previous holder saved with (and what a lock of the version before issue 29 kept
  * unsettled), and whose release hands its own receipt etag on.
  */
-import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { Intent } from "../../shared/schemas/receipt";
 import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
-import { Lease } from "./lease";
+import { type Granted, Lease } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
 import type { LockTarget } from "./lock-target";
 
@@ -22,14 +21,9 @@ export class ScopeLock extends Lease {
    */
   readonly pendingIntents: readonly Intent[];
 
-  private constructor(
-    target: LockTarget,
-    holder: string,
-    grant: LeaseGrant,
-    before: number,
-    s: LeaseSettings,
-  ) {
-    super(target, holder, grant, before, s);
+  private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
+    super(target, holder, granted, s);
+    const { grant } = granted;
     this.receiptEtag = grant.receiptEtag ?? null;
     this.pendingIntents = grant.pendingIntents ?? [];
   }
@@ -45,9 +39,9 @@ export class ScopeLock extends Lease {
     opts: LeaseOptions | LeaseSettings,
   ): Promise<ScopeLock> {
     const s = leaseOptions(opts);
-    const { grant, before } = grantOf(await acquireLoop(target, holder, s, plainAsk(target)));
-    const lease = new ScopeLock(target, holder, grant, before, s);
-    await lease.start(before);
+    const granted = grantOf(await acquireLoop(target, holder, s, plainAsk(target)));
+    const lease = new ScopeLock(target, holder, granted, s);
+    await lease.start(granted.before);
     return lease;
   }
 

@@ -1,0 +1,166 @@
+/**
+ * The group write's one Fence (issue 29 item 1; docs/design.md, "One group write, one fence"): which
+ * preceding call counts as a check is decided there alone. Stub leases record every call, so each
+ * case pins the round trips made and saved around one write.
+ */
+import { describe, expect, it } from "vitest";
+import { SponsonError } from "../../shared/errors";
+import type { OwnedItem, OwnershipView } from "../../shared/schemas/ownership";
+import type { OpContext } from "../../workers/adapters/op-spec";
+import { Fence } from "../../workers/engine/write/fence";
+import type { ParentLock } from "../../workers/locks/parent-lock";
+import type { ScopeLock } from "../../workers/locks/scope-lock";
+
+const view = (rebuilt: boolean): OwnershipView => ({ items: [], listedOps: [], rebuilt });
+
+function stubs(refuse: ReadonlySet<string> = new Set()) {
+  const calls: string[] = [];
+  let granted: OwnershipView | null = view(true);
+  const lost = () => new SponsonError("LOCK_LOST", "lease lost");
+  const lease = (kind: string) => ({
+    deadline: Number.POSITIVE_INFINITY,
+    assertHeld: () => calls.push(`${kind} assertHeld`),
+    check: async () => {
+      calls.push(`${kind} check`);
+      if (refuse.has(`${kind} check`)) throw lost();
+    },
+    abandon: () => calls.push(`${kind} abandon`),
+    changeOwners: async () => {
+      calls.push(`${kind} changeOwners`);
+      return view(true);
+    },
+    grantedOwners: (_: readonly OwnedItem[]) => {
+      const answer = granted;
+      granted = null;
+      if (answer) calls.push("granted");
+      return answer;
+    },
+    owners: async () => {
+      calls.push(`${kind} owners`);
+      return view(false);
+    },
+  });
+  const fence = new Fence({
+    scope: lease("scope") as unknown as ScopeLock,
+    parent: lease("parent") as unknown as ParentLock,
+    checkAfter: true,
+    what: "app-1",
+  });
+  return { calls, fence };
+}
+
+/** The error `p` rejects with, which must be a SponsonError. */
+async function failure(p: Promise<unknown>): Promise<SponsonError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(SponsonError);
+  return err as SponsonError;
+}
+
+const claim = [{ op: "callbacks", key: "https://a.example", action: "add" as const, owner: "scope-a" }];
+const sent = async () => {};
+
+describe("the group write's fence", () => {
+  it("claims made last before the write are the parent's check before it: no round trip of its own", async () => {
+    const { calls, fence } = stubs();
+    await fence.claim(claim);
+    await fence.write(sent);
+    expect(calls).toEqual([
+      "parent changeOwners",
+      "scope assertHeld",
+      "parent assertHeld",
+      "parent check",
+      "scope check",
+    ]);
+  });
+
+  it("any other fence call after the claims, or no claims at all, leaves the round trip to make", async () => {
+    const { calls, fence } = stubs();
+    await fence.claim(claim);
+    await fence.withdraw(claim);
+    await fence.write(sent);
+    await fence.claim([]);
+    await fence.write(sent);
+    expect(calls.filter((c) => c === "parent check")).toHaveLength(4);
+    expect(calls).not.toContain("parent assertHeld");
+  });
+
+  it("a parent call that follows the write stands for its check after; refused, the outcome is unknown and the lease abandoned", async () => {
+    const { calls, fence } = stubs();
+    await fence.claim(claim);
+    await fence.write(sent, true);
+    expect(calls.slice(-1)).toEqual(["scope check"]);
+    const err = await failure(
+      fence.follow(() => Promise.reject(new SponsonError("LOCK_LOST", "token refused"))),
+    );
+    expect(err.detail).toMatchObject({ outcome: "unknown" });
+    expect(calls).toContain("parent abandon");
+    expect(fence.abandoned).toBe(true);
+  });
+
+  it("a call after the write that is not the parent's makes the check it stands for", async () => {
+    const { calls, fence } = stubs();
+    await fence.write(sent, true);
+    calls.length = 0;
+    const err = await failure(
+      fence.follow(() => Promise.reject(new SponsonError("LOCK_LOST", "scope lost")), false),
+    );
+    // The parent lease is still held: the write stands, the call's own error is what fails.
+    expect(calls).toEqual(["parent check"]);
+    expect(err.message).toBe("scope lost");
+    expect(fence.abandoned).toBe(false);
+  });
+
+  it("a write with no answer is an unknown outcome; a provider's refusal is its own answer", async () => {
+    const noAnswer = stubs();
+    const unknown = await failure(
+      noAnswer.fence.write(() =>
+        Promise.reject(new SponsonError("PROVIDER_ERROR", "reset", { status: null })),
+      ),
+    );
+    expect(unknown.code).toBe("LOCK_LOST");
+    expect(noAnswer.fence.abandoned).toBe(true);
+    const refusal = stubs();
+    const refused = await failure(
+      refusal.fence.write(() =>
+        Promise.reject(new SponsonError("PROVIDER_ERROR", "bad request", { status: 400 })),
+      ),
+    );
+    expect(refused.code).toBe("PROVIDER_ERROR");
+    expect(refusal.fence.abandoned).toBe(false);
+    // Nothing after a refused write: no check after it, no abandon.
+    expect(refusal.calls).toEqual(["scope assertHeld", "parent check"]);
+  });
+
+  it("a check after the write that fails makes the outcome unknown", async () => {
+    const { calls, fence } = stubs(new Set(["scope check"]));
+    const err = await failure(fence.write(sent));
+    expect(err.detail).toMatchObject({ outcome: "unknown" });
+    expect(calls).toContain("parent abandon");
+  });
+
+  it("the grant's ownership view stands for the first read only", async () => {
+    const { calls, fence } = stubs();
+    expect((await fence.owners([])).rebuilt).toBe(true);
+    expect((await fence.owners([])).rebuilt).toBe(false);
+    expect(calls).toEqual(["granted", "parent owners"]);
+  });
+
+  it("hands out a context whose writes re-check the leases", async () => {
+    const { calls, fence } = stubs();
+    const ctx = fence.context({
+      fetch: async () => new Response("ok"),
+      clock: realClock,
+    } as unknown as OpContext);
+    await ctx.fetch("https://provider.example/x", { method: "PATCH" });
+    expect(calls).toEqual(["scope assertHeld", "parent assertHeld"]);
+  });
+});
+
+const realClock = {
+  now: () => Date.now(),
+  setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+  clearTimeout: (t: unknown) => clearTimeout(t as number),
+};
