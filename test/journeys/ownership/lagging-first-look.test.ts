@@ -7,19 +7,17 @@
  * reports an entry a destroy just removed as an orphan. A peek at the lock's memory that fails
  * costs the look its merge, not the run; a simulated crash thrown there still stops the run.
  */
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
-import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
 import { type LockProvider, SimulatedCrash } from "../../../workers/engine/deps";
 import { overriding } from "../../../workers/locks/lock-target";
-import { createEngine, type EngineOverrides } from "../../../workers/wiring/wire";
+import type { EngineOverrides } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
-import { connectionOf, testEnv } from "../../helpers/connections";
+import { connectionOf } from "../../helpers/connections";
 import { graphApp, setGraphLag } from "../../helpers/emulators-entra";
 import { receipt } from "../../helpers/engine";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 const LAG_MS = 600_000;
 
@@ -43,11 +41,7 @@ async function world(overrides: EngineOverrides = {}) {
       },
     ],
   };
-  const engine = createEngine(
-    testEnv({ ...env, [secretName]: t.secret } as Env),
-    emulatorTransport,
-    overrides,
-  );
+  const engine = testEngine({ bindings: { [secretName]: t.secret }, ...overrides });
   const scope = `pr-${Math.floor(Math.random() * 1e6) * 100 + 1}`;
   const req = { repository: DEFAULT_REPOSITORY, environment: "preview", scope, wait: true };
   const url = `https://${scope}.preview.example.com/signin-oidc`;
