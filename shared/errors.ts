@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   "NOT_FOUND",
   "LOCK_HELD",
   "LOCK_LOST",
+  "LOCK_UNAVAILABLE",
   "CONCURRENT_MODIFICATION",
   "PAYLOAD_TOO_LARGE",
   "RATE_LIMITED",
@@ -25,7 +26,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 interface CodeInfo {
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 | 502 | 503;
   title: string;
   retriable: boolean;
 }
@@ -37,6 +38,8 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   NOT_FOUND: { status: 404, title: "Not found", retriable: false },
   LOCK_HELD: { status: 409, title: "The lock is held by another run", retriable: true },
   LOCK_LOST: { status: 409, title: "The lease was lost before the write", retriable: true },
+  // The lock object stayed overloaded through every ask: nothing was written, a later ask can pass.
+  LOCK_UNAVAILABLE: { status: 503, title: "The lock is overloaded for now", retriable: true },
   // Usually another writer got there first and a fresh attempt re-reads; a closed scope overrides.
   // The title fits every cause; whether to retry is `retriable`'s to say.
   CONCURRENT_MODIFICATION: {

@@ -6,16 +6,15 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { RunResult } from "../../shared/schemas/run";
 import type { LockProvider } from "../../workers/engine/deps";
 import { type LockTarget, lockStub, overriding } from "../../workers/locks/lock-target";
-import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
+import type { EngineOverrides } from "../../workers/wiring/wire";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 function recordingLocks(calls: string[]) {
   const recorded = (target: LockTarget, kind: string): LockTarget =>
@@ -52,7 +51,7 @@ function loseParentAfterWrite(domain: string) {
 const request = (scope: string) => ({ repository: DEFAULT_REPOSITORY, environment: "preview", scope });
 
 function engine(overrides: EngineOverrides = {}) {
-  return createEngine(testEnv(env), emulatorTransport, overrides);
+  return testEngine(overrides);
 }
 
 /** A known application with a scope whose three lines it owns alone. */

@@ -8,17 +8,16 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { RunResult } from "../../shared/schemas/run";
 import type { LockProvider } from "../../workers/engine/deps";
 import { type LockTarget, lockStub, overriding } from "../../workers/locks/lock-target";
-import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
+import type { EngineOverrides } from "../../workers/wiring/wire";
 import { ManualClock } from "../helpers/clock";
-import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, freshPr, providerWrites, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 /** Past every lease deadline, whatever renewal the timers it fires on the way still make. */
 const LONG_PAST_MS = 10 * 60_000;
@@ -67,7 +66,7 @@ async function knownApplication(): Promise<string> {
 
 function applyWith(overrides: EngineOverrides, domain: string, scope: string): Promise<RunResult> {
   const plan = previewPlan(domain);
-  return createEngine(testEnv(env), emulatorTransport, overrides).apply({
+  return testEngine(overrides).apply({
     repository: DEFAULT_REPOSITORY,
     environment: "preview",
     scope,

@@ -10,14 +10,11 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import type { FaultHook } from "../../workers/engine/deps";
 import type { Engine } from "../../workers/engine/engine";
 import { lockStub } from "../../workers/locks/lock-target";
-import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import {
   appLockKey,
@@ -30,14 +27,13 @@ import {
 } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 import { StepClock } from "../reliability/harness";
 
 /** The waiter's wait timeout: long enough for the holder to take its changes first. */
 const WAITER_TIMEOUT_MS = 1_000;
-
-function engine(overrides: EngineOverrides = {}) {
-  return createEngine(testEnv(env), emulatorTransport, overrides);
-}
+/** The holder's lease in the abandoned-lease case: longer than its stall and its write, short to wait out. */
+const HOLDER_TTL_SECONDS = 8;
 
 function apply(e: Engine, scope: string, plan: Plan, waitTimeoutMs = 30_000): Promise<RunResult> {
   return e.apply({
@@ -61,7 +57,7 @@ async function takenWaiter(holderEngine: () => Engine) {
   await seedTenant(domain);
   // The plan registers the tenant's connection, which an engine reads when it is made.
   const plan = previewPlan(domain);
-  const [holder, waiter] = [holderEngine(), engine()];
+  const [holder, waiter] = [holderEngine(), testEngine()];
   const [a, b] = [freshPr(), freshPr()];
   const key = await appLockKey(domain);
   const held = await holdAppLock(domain);
@@ -84,7 +80,7 @@ const callbackOf = (scope: string) => `https://${scope}.preview.example.com/call
 describe("a combining waiter whose changes were taken", () => {
   it("its wait timeout passes while the holder writes for it: it waits for the report and records what was written", async () => {
     const { domain, a, b, first, second } = await takenWaiter(() =>
-      engine({ faults: stallPastTheWaitersTimeout }),
+      testEngine({ faults: stallPastTheWaitersTimeout }),
     );
     const [ra, rb] = await Promise.all([first, second]);
     expect(ra.run.status).toBe("succeeded");
@@ -118,8 +114,15 @@ describe("a combining waiter whose changes were taken", () => {
         return response;
       };
     };
+    // A short lease for the holder: the waiter is granted only once the abandoned lease expired
+    // and its lock-delay passed, real time in the lock object (the default TTL waited 30 s).
     const holder = () =>
-      engine({ faults: stallPastTheWaitersTimeout, wrapFetch: answersLost, clock: new StepClock() });
+      testEngine({
+        faults: stallPastTheWaitersTimeout,
+        wrapFetch: answersLost,
+        clock: new StepClock(),
+        bindings: { LEASE_TTL_SECONDS: String(HOLDER_TTL_SECONDS) },
+      });
     const { domain, a, b, first, second } = await takenWaiter(holder);
     const [ra, rb] = await Promise.all([first, second]);
     expect(ra.run.status).toBe("failed");
@@ -131,7 +134,7 @@ describe("a combining waiter whose changes were taken", () => {
     expect(await durableIntents("preview", b)).toEqual([]);
     // The holder kept its intents (its write may have landed); its recovery removes what it owned.
     expect((await durableIntents("preview", a)).length).toBeGreaterThan(0);
-    await engine().recover({ repository: DEFAULT_REPOSITORY, environment: "preview", scope: a });
+    await testEngine().recover({ repository: DEFAULT_REPOSITORY, environment: "preview", scope: a });
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks ?? []).toEqual([callbackOf(b)]);
     expect(await ownersOf(domain, callbackOf(a))).toEqual([]);
     await expectLocksFree(expect, domain, [a, b]);

@@ -6,18 +6,16 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { RunResult } from "../../shared/schemas/run";
 import type { LockProvider } from "../../workers/engine/deps";
 import { lockStub } from "../../workers/locks/lock-target";
-import { createEngine } from "../../workers/wiring/wire";
 import { apply, call, testApp } from "../helpers/app";
-import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, providerWrites, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const app = testApp();
 const EMPTY = { version: 2 as const, lines: [] };
@@ -98,7 +96,7 @@ describe("an apply with an empty plan", () => {
         });
       },
     });
-    const engine = createEngine(testEnv(env), emulatorTransport, { wrapLocks: racing });
+    const engine = testEngine({ wrapLocks: racing });
     const request = { repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan: EMPTY };
     await expect(engine.apply(request)).rejects.toMatchObject({ code: "EMPTY_PLAN" });
     expect(raced).toBe(1);

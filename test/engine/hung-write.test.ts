@@ -7,18 +7,15 @@
  * request is the emulator's held write (knob holdWrites).
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/write/parent-lease";
-import { createEngine } from "../../workers/wiring/wire";
 import { ManualClock } from "../helpers/clock";
-import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, durableIntents, freshPr } from "../helpers/engine";
 import { expireLeaseNow, stub as lock, rawStub } from "../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 10_000; i++) {
@@ -38,7 +35,7 @@ describe("a provider write that never answers", () => {
       { id: "callback", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
     ]);
     const clock = new ManualClock();
-    const engine = createEngine(testEnv(env), emulatorTransport, { clock, combining: false });
+    const engine = testEngine({ clock, combining: false });
     const key = await appLockKey(domain);
 
     // Every attempt of the write hangs.

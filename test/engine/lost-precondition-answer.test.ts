@@ -8,22 +8,19 @@
  * `loseWriteAnswers` (applied, then a network error).
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
-import type { Env } from "../../shared/env";
 import { parentLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
 import { gcsCorsIdentity } from "../../workers/adapters/gcs";
-import { createEngine } from "../../workers/wiring/wire";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
-import { connectionOf, testEnv } from "../helpers/connections";
+import { connectionOf } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
 import { GCS_HOST } from "../helpers/emulators-gcs";
 import { durableIntents, freshPr, receipt } from "../helpers/engine";
 import { expireLeaseNow, stub as lock, rawStub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const originsOf = (rule: unknown) => ((rule as { origin?: string[] } | undefined)?.origin ?? []) as string[];
 const OTHER = "https://app.example.com";
@@ -47,10 +44,7 @@ describe("a GCS write whose answer is lost", () => {
         { id: "web", op: "gcs.corsOrigin", connection, params: { bucket: b.bucket, rule: "#0", origin } },
       ],
     };
-    const engine = createEngine(
-      testEnv({ ...env, LOST_ANSWER_GCS_KEY: b.account.keyJson } as Env),
-      emulatorTransport,
-    );
+    const engine = testEngine({ bindings: { LOST_ANSWER_GCS_KEY: b.account.keyJson } });
     const address = { repository: DEFAULT_REPOSITORY, environment: "preview", scope, wait: true };
     const key = await parentLockKey(gcsCorsIdentity(b.bucket), new SecretRegistry());
 

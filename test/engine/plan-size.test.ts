@@ -13,13 +13,13 @@ import type { RunResult } from "../../shared/schemas/run";
 import { DESTROY_QUEUE_NAME } from "../../workers/queue/queued-destroy";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { engineDestroyRunner } from "../../workers/wiring/background";
-import { createEngine } from "../../workers/wiring/wire";
 import { apply as applyOverHttp, destroy as destroyOverHttp, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { expectLocksFree, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 import { batchOf, consume } from "../queue/queue-batches";
 
 /** `n` callback URLs of the scope on the one test application. */
@@ -58,7 +58,7 @@ describe("a plan larger than one combined request", () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const plan = bigPlan(domain, MAX_PLAN_LINES);
-    const engine = createEngine(testEnv(env), emulatorTransport);
+    const engine = testEngine();
     const scope = freshPr();
 
     const first = await engine.apply({ ...request(scope), plan });
@@ -133,7 +133,7 @@ describe("a plan larger than one combined request", () => {
     await seedTenant(domain);
     const scope = freshPr();
     const plan = bigPlan(domain, 250);
-    const off = createEngine(testEnv(env), emulatorTransport, { combining: false });
+    const off = testEngine({ combining: false });
     expect((await off.apply({ ...request(scope), plan })).run.status).toBe("succeeded");
     const closedAt = Date.now();
     await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent({

@@ -4,19 +4,16 @@
  * `412 conditionNotMet`, and every decision of the group — presence and ownership outcomes
  * included — is made again from the fresh rules, never only the edits re-applied.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
-import type { Env } from "../../shared/env";
 import type { Plan } from "../../shared/schemas/plan";
 import { GCS_MAX_PRECONDITION_ATTEMPTS } from "../../workers/adapters/gcs";
-import { createEngine } from "../../workers/wiring/wire";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
-import { connectionOf, testEnv } from "../helpers/connections";
+import { connectionOf } from "../helpers/connections";
 import { configureHost, emulatorStub } from "../helpers/emulators";
 import { GCS_HOST, gcsBucket, seedBucket } from "../helpers/emulators-gcs";
 import { freshPr, receipt } from "../helpers/engine";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const originsOf = (rule: unknown) => ((rule as { origin?: string[] } | undefined)?.origin ?? []) as string[];
 
@@ -46,10 +43,7 @@ async function world(existing: (scope: string) => string[]) {
       },
     ],
   };
-  const engine = createEngine(
-    testEnv({ ...env, REDECIDE_GCS_KEY: b.account.keyJson } as Env),
-    emulatorTransport,
-  );
+  const engine = testEngine({ bindings: { REDECIDE_GCS_KEY: b.account.keyJson } });
   const apply = () =>
     engine.apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan, wait: true });
   return { scope, bucket: b.bucket, apply, origins: async () => originsOf((await b.stored())?.cors?.[0]) };

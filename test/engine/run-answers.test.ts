@@ -8,16 +8,15 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
-import { createEngine } from "../../workers/wiring/wire";
 import { apply, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { durableIntents, freshPr, holdAppLock } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 import { bearer } from "../helpers/tokens";
 
 const OTHER_CLIENT = "other-app";
@@ -77,7 +76,8 @@ describe("run answers", () => {
     const plan = previewPlan(domain);
     const { state, bindings } = flakyReceipts();
     vi.spyOn(console, "error").mockImplementation(() => {});
-    const engine = createEngine(testEnv(bindings), emulatorTransport, {
+    const engine = testEngine({
+      bindings,
       faults: (at) => {
         if (at === "after-write") state.broken = true;
       },
@@ -90,7 +90,7 @@ describe("run answers", () => {
     expect(JSON.stringify(result)).not.toContain("Network connection lost");
     // The intents saved before the write are still there: the next run resolves them.
     expect(await durableIntents("preview", scope)).toHaveLength(3);
-    const next = await createEngine(testEnv(env), emulatorTransport).apply(req);
+    const next = await testEngine().apply(req);
     expect(next.run.status).toBe("succeeded");
     expect(next.warnings.join(" ")).toContain("recovered 3 intent");
   });
@@ -101,7 +101,7 @@ describe("run answers", () => {
     const scope = freshPr();
     const plan = previewPlan(domain);
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const engine = createEngine(testEnv(env), emulatorTransport, {
+    const engine = testEngine({
       faults: (at, { action }) => {
         if (at === "after-write" && action === "create") throw new TypeError("boom: an adapter bug");
       },

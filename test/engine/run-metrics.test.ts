@@ -3,17 +3,14 @@
  * exceeds the total), and runs the Worker starts on its own (a queued destroy) recording their
  * timings and counts in the receipt with the run.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { RunMetrics } from "../../workers/engine/run/run-metrics";
-import { createEngine } from "../../workers/wiring/wire";
 import { apply, testApp } from "../helpers/app";
-import { testEnv } from "../helpers/connections";
 import { emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
 import { scopeAddress } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 /** A clock the test moves by hand, so the metrics' arithmetic is exact. */
 function manualNow() {
@@ -94,7 +91,7 @@ describe("run metrics", () => {
     await apply(testApp(), "preview", scope, previewPlan(domain));
     const before = (await emulatorStub(domain).stats()).requests;
     // The queue consumer's call (workers/wiring/background.ts), with a guard that says "reopened".
-    const engine = createEngine(testEnv(env), emulatorTransport);
+    const engine = testEngine();
     const result = await engine.destroy(
       { ...scopeAddress("preview", scope), wait: true },
       undefined,

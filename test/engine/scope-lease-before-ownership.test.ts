@@ -7,7 +7,6 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { emptyReceipt } from "../../shared/schemas/receipt";
@@ -16,8 +15,7 @@ import type { FaultHook } from "../../workers/engine/deps";
 import type { Engine } from "../../workers/engine/engine";
 import { lockStub } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
-import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
+import type { EngineOverrides } from "../../workers/wiring/wire";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import {
   appIdentity,
@@ -30,11 +28,12 @@ import {
 } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, auth0Plan, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const SHARED = "https://shared.example.com/callback";
 
 function engine(overrides: EngineOverrides = {}) {
-  return createEngine(testEnv(env), emulatorTransport, overrides);
+  return testEngine(overrides);
 }
 
 function apply(e: Engine, scope: string, plan: Plan): Promise<RunResult> {

@@ -6,15 +6,13 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { type FaultHook, type LockProvider, SimulatedCrash } from "../../workers/engine/deps";
 import type { Engine } from "../../workers/engine/engine";
 import { lockStub } from "../../workers/locks/lock-target";
-import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
+import type { EngineOverrides } from "../../workers/wiring/wire";
 import { auth0Client, configureHost, freshAuth0Domain } from "../helpers/emulators";
 import {
   appLockKey,
@@ -28,6 +26,7 @@ import {
 } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const entries = (scope: string) => {
   const host = `https://${scope}.preview.example.com`;
@@ -35,7 +34,7 @@ const entries = (scope: string) => {
 };
 
 function engine(overrides: EngineOverrides = {}) {
-  return createEngine(testEnv(env), emulatorTransport, overrides);
+  return testEngine(overrides);
 }
 
 function apply(e: Engine, scope: string, plan: Plan): Promise<RunResult> {
@@ -118,8 +117,7 @@ describe("write combining", () => {
   });
 
   it("turned off for the environment: each run writes its own (two writes), nothing says another wrote it", async () => {
-    const off = () =>
-      createEngine(testEnv({ ...env, SPONSON_WRITE_COMBINING: '{"preview": false}' }), emulatorTransport);
+    const off = () => testEngine({ bindings: { SPONSON_WRITE_COMBINING: '{"preview": false}' } });
     const { domain, a, b, first, second, writesBefore } = await queuedPair(off, off);
     const [ra, rb] = await Promise.all([first, second]);
     expect([ra.run.status, rb.run.status]).toEqual(["succeeded", "succeeded"]);

@@ -7,17 +7,14 @@
  * after the write — lets B write first and A's late write overwrite B's entry: both say succeeded.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
-import { createEngine } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, durableIntents, freshPr, untilWaiters } from "../helpers/engine";
 import { endLockDelay, expireLeaseJustNow, rawStub } from "../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const url = (scope: string) => `https://${scope}.preview.example.com/callback`;
 
@@ -30,7 +27,7 @@ function plan(domain: string): Plan {
 function applier(unfenced: boolean, domain: string) {
   // The plan registers the tenant's connection, which an engine reads when it is made.
   const p = plan(domain);
-  const engine = createEngine(testEnv(env), emulatorTransport, { unfenced, combining: false });
+  const engine = testEngine({ unfenced, combining: false });
   return (scope: string) =>
     engine.apply({
       repository: DEFAULT_REPOSITORY,

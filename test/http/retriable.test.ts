@@ -11,11 +11,12 @@ import { scopeClosedError } from "../../workers/engine/rules/scope-closed";
 import { problemOf } from "../../workers/http/problem";
 
 describe("retriable", () => {
-  it("each code's default is true only for causes that pass: a busy or lost lock, a concurrent writer, throttling, a provider outage", () => {
+  it("each code's default is true only for causes that pass: a busy, lost or overloaded lock, a concurrent writer, throttling, a provider outage", () => {
     const retriable = ERROR_CODES.filter((code) => ERROR_TABLE[code].retriable);
     expect(retriable).toEqual([
       "LOCK_HELD",
       "LOCK_LOST",
+      "LOCK_UNAVAILABLE",
       "CONCURRENT_MODIFICATION",
       "RATE_LIMITED",
       "PROVIDER_ERROR",

@@ -4,16 +4,14 @@
  * Retry backoff sleeps return at once; everything else is real time.
  */
 import { env } from "cloudflare:workers";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { readLock } from "../../workers/locks/lock-target";
-import { createEngine } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 import { type FaultState, faultHook, resetTenants } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
 import { ENVIRONMENT, type FleetWorld, identityOf, parentKey, planOf } from "./fleet-world";
@@ -48,7 +46,7 @@ export interface RunOutcome {
 }
 
 export function engineFor(faults?: FaultHook) {
-  return createEngine(testEnv(env), emulatorTransport, {
+  return testEngine({
     clock: instantBackoffClock,
     ...(faults ? { faults } : {}),
   });

@@ -3,19 +3,16 @@
  * Worker's bindings (lease objects, R2 receipts, the Auth0 emulator), one engine per step so each
  * step has its own fault hook. Retry backoff sleeps return at once; everything else is real time.
  */
-import { env } from "cloudflare:workers";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
-import { createEngine } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
 import { configureHost } from "../helpers/emulators";
 import { auth0Plan } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 import { LINES, type Step } from "./history-model";
 
 export const ENVIRONMENT = "preview";
@@ -85,7 +82,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
   }
   // The plan first: it registers the world's connection, which the engine reads from its env.
   const plan = step.action === "apply" ? planFor(world, step.lines) : null;
-  const engine = createEngine(testEnv(env), emulatorTransport, { clock: instantBackoffClock, faults });
+  const engine = testEngine({ clock: instantBackoffClock, faults });
   const req = {
     repository: DEFAULT_REPOSITORY,
     environment: ENVIRONMENT,
@@ -114,7 +111,7 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
 
 /** The recovery pass after a history: resolves what crashed runs left, on every scope touched. */
 export async function recoverAll(world: World, scopes: readonly number[]): Promise<RunResult[]> {
-  const engine = createEngine(testEnv(env), emulatorTransport, { clock: instantBackoffClock });
+  const engine = testEngine({ clock: instantBackoffClock });
   return Promise.all(
     scopes.map((i) =>
       engine.recover({

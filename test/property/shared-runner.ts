@@ -15,9 +15,7 @@
  * `strict` also checks every step's answer against the model (see `checkStep`).
  */
 import { env } from "cloudflare:workers";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { type Clock, systemClock } from "../../shared/clock";
-import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { ItemOwnership } from "../../shared/schemas/ownership";
@@ -27,10 +25,9 @@ import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { ownerOf } from "../../workers/engine/rules/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
-import { createEngine } from "../../workers/wiring/wire";
-import { testEnv } from "../helpers/connections";
 import { durableIntents } from "../helpers/engine";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 import {
   type CrashReport,
   describeStep,
@@ -110,8 +107,8 @@ interface StepOutcome {
 }
 
 function engineFor(world: SharedWorld, faults?: FaultHook) {
-  const bindings = testEnv({ ...env, ...world.object.secrets } as Env);
-  return createEngine(bindings, emulatorTransport, {
+  return testEngine({
+    bindings: world.object.secrets,
     clock: instantBackoffClock,
     ...(faults ? { faults } : {}),
     ...world.switches,

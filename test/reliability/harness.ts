@@ -6,17 +6,16 @@
  */
 import { env } from "cloudflare:workers";
 import type { ExpectStatic } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Plan } from "../../shared/schemas/plan";
 import type { Engine } from "../../workers/engine/engine";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
-import { createEngine, type EngineOverrides } from "../../workers/wiring/wire";
+import type { EngineOverrides } from "../../workers/wiring/wire";
 import { StepClock } from "../helpers/clock";
-import { testEnv } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { durableIntents, expectLocksFree, freshPr, receipt } from "../helpers/engine";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { scopeAddress } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 // The reliability tests take their clock from here: sleeps pass at once, a jump models a stall.
 export { StepClock };
@@ -25,7 +24,7 @@ export type EngineKnobs = Pick<EngineOverrides, "clock" | "faults" | "wrapFetch"
 
 /** The engine exactly as production wires it (createEngine), with the test's clock, faults and transport. */
 export function reliabilityEngine(knobs: EngineKnobs = {}): Engine {
-  return createEngine(testEnv(env), emulatorTransport, { clock: new StepClock(), ...knobs });
+  return testEngine({ clock: new StepClock(), ...knobs });
 }
 
 /** A fresh tenant with one application holding an entry no scope owns, a fresh scope, its plan. */

@@ -4,18 +4,16 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { RunEvent, RunResult, RunTimings } from "../../shared/schemas/run";
 import { RunMetrics } from "../../workers/engine/run/run-metrics";
 import { lockTarget } from "../../workers/locks/lock-target";
-import { createEngine } from "../../workers/wiring/wire";
 import { call, testApp } from "../helpers/app";
-import { testEnv } from "../helpers/connections";
 import { configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { testEngine } from "../helpers/test-engine";
 
 const app = testApp();
 
@@ -103,7 +101,7 @@ describe("run timings and counts over HTTP", () => {
     // parent lock's queue, and none anywhere else, so the split is exact (no two timings raced).
     let now = 0;
     const metrics = new RunMetrics(0, () => now);
-    const engine = createEngine(testEnv(env), emulatorTransport);
+    const engine = testEngine();
     const held = await holdAppLock(domain);
     const pending = engine.apply({
       repository: DEFAULT_REPOSITORY,

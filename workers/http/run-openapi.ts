@@ -36,6 +36,7 @@ export function runResponses(...codes: ErrorCode[]) {
     ...BODY_CODES,
     "NOT_FOUND",
     "LOCK_HELD",
+    "LOCK_UNAVAILABLE",
     "CONCURRENT_MODIFICATION",
     "RATE_LIMITED",
     ...AUTH_CODES,

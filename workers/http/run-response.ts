@@ -62,7 +62,9 @@ async function jsonRun(c: Context, metrics: RunMetrics, start: (emit: Emit) => P
   const retryAfter =
     cause?.code === "LOCK_HELD"
       ? lockRetryAfter(new SponsonError("LOCK_HELD", cause.message, cause.detail), Date.now())
-      : undefined;
+      : typeof cause?.detail?.retryAfterSeconds === "number"
+        ? cause.detail.retryAfterSeconds
+        : undefined;
   if (retryAfter !== undefined) headers["Retry-After"] = String(retryAfter);
   return c.json(result, runStatus(result), headers);
 }

@@ -10,7 +10,7 @@ import type { RunResult } from "../../shared/schemas/run";
 
 type RunError = NonNullable<RunResult["run"]["error"]>;
 
-export type FailedRunStatus = 409 | 422 | 429 | 500 | 502;
+export type FailedRunStatus = 409 | 422 | 429 | 500 | 502 | 503;
 
 /**
  * A failed run's status per cause. 409: another writer or lock holder was in the way, a retry
@@ -21,6 +21,7 @@ export type FailedRunStatus = 409 | 422 | 429 | 500 | 502;
 export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
   LOCK_HELD: 409,
   LOCK_LOST: 409,
+  LOCK_UNAVAILABLE: 503,
   CONCURRENT_MODIFICATION: 409,
   PROVIDER_ERROR: 502,
   RATE_LIMITED: 429,

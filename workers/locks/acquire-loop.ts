@@ -7,7 +7,8 @@
  * - `combined`: no lease: the holder wrote every change this waiter brought (parent locks);
  * - `rejoin`: ask again with the same holder: the claim came too late (the grant lapsed to the
  *   next waiter), the object restarted under a waiting call (every deploy drops its in-memory
- *   waiters), or the object said it is overloaded;
+ *   waiters), or the object said it is overloaded (still overloaded after OVERLOAD_ATTEMPTS asks:
+ *   `LOCK_UNAVAILABLE`, 503, retriable);
  * - `refused`: the answer the caller gets (LOCK_HELD, a validation error, a bug).
  *
  * Asking again with the same holder is idempotent: it re-attaches to its place, or finds the grant
@@ -93,7 +94,7 @@ export async function acquireLoop(
     if (outcome.why === "overloaded") {
       overloads += 1;
       if (overloads >= OVERLOAD_ATTEMPTS || (s.wait && expired))
-        return { kind: "refused", error: outcome.error, asks };
+        return { kind: "refused", error: stillOverloaded(target, overloads), asks };
       await s.clock.sleep(rejoinDelayMs(overloads, s.random));
       continue;
     }
@@ -156,5 +157,20 @@ function gaveUp(target: LockTarget, holder: string, attempts: number): SponsonEr
     "LOCK_HELD",
     `${holder} could not take ${target.key}: it re-joined ${attempts} times (the lock object restarted or the grant lapsed) without being granted`,
     { lock: target.key },
+  );
+}
+
+/** Seconds a caller waits before asking again after LOCK_UNAVAILABLE: past the loop's own backoff. */
+export const OVERLOADED_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Overloaded through every ask: a retriable 503 the caller can act on, never the runtime's raw error
+ * (a 500). Nothing was written: the lease was never granted (docs/design.md, "Errors").
+ */
+function stillOverloaded(target: LockTarget, asks: number): SponsonError {
+  return new SponsonError(
+    "LOCK_UNAVAILABLE",
+    `the lock object for ${target.key} is overloaded (asked ${asks} times); nothing was written: try again in ${OVERLOADED_RETRY_AFTER_SECONDS} s`,
+    { lock: target.key, retryAfterSeconds: OVERLOADED_RETRY_AFTER_SECONDS },
   );
 }

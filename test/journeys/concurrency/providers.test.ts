@@ -5,12 +5,8 @@
  * (no parent locks) loses entries on every provider without a precondition; on GCS the
  * ifMetagenerationMatch precondition catches the race instead (412, re-read, retry): no loss.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
-import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
-import { createEngine } from "../../../workers/wiring/wire";
 import { userPoolWithClient } from "../../adapters/cognito/user-pool";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
@@ -20,7 +16,7 @@ import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
-import { connectionOf, testEnv } from "../../helpers/connections";
+import { connectionOf } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
 import { COGNITO_REGION, cognitoHost } from "../../helpers/emulators-cognito";
 import { GRAPH_HOST } from "../../helpers/emulators-entra";
@@ -31,6 +27,7 @@ import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
 import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 const SCOPES = 6;
 
@@ -226,9 +223,7 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
 
 async function race(provider: string, parentLocks: boolean) {
   const shared = await (PROVIDERS[provider] as () => Promise<SharedObject>)();
-  const engine = createEngine(testEnv({ ...env, ...shared.secrets } as Env), emulatorTransport, {
-    parentLocks,
-  });
+  const engine = testEngine({ bindings: { ...shared.secrets }, parentLocks });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
   // Without parent locks every run's read is held until all have read, so all decide from the

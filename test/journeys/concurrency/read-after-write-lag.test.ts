@@ -8,16 +8,13 @@
  * is off: a holder that writes its waiters' changes with its own hides the lag for runs that
  * overlap, but runs that follow one another each read and write alone.
  */
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
-import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
-import { createEngine } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
-import { connectionOf, testEnv } from "../../helpers/connections";
+import { connectionOf } from "../../helpers/connections";
 import { graphApp, setGraphLag } from "../../helpers/emulators-entra";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 const SCOPES = 4;
 const LAG_MS = 600_000;
@@ -44,10 +41,7 @@ async function world(recentWrites: boolean, combining = false) {
       },
     ],
   };
-  const engine = createEngine(testEnv({ ...env, LAG_ENTRA_SECRET: t.secret } as Env), emulatorTransport, {
-    recentWrites,
-    combining,
-  });
+  const engine = testEngine({ bindings: { LAG_ENTRA_SECRET: t.secret }, recentWrites, combining });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scope = (i: number) => `pr-${base + i}`;
   const entry = (s: string) => `https://${s}.preview.example.com/signin-oidc`;

@@ -2,16 +2,13 @@
  * Entra's platforms are lists of their own: the same URL in `web` and `spa` of one application is
  * two items (docs/adapters.md, "Microsoft Entra ID"), each owned, created and removed on its own.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
-import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
-import { createEngine } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
-import { connectionOf, testEnv } from "../../helpers/connections";
+import { connectionOf } from "../../helpers/connections";
 import { graphApp } from "../../helpers/emulators-entra";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 const X = "https://app.example.com/signin-oidc";
 type Kind = "web" | "spa";
@@ -35,7 +32,7 @@ async function setup(lists: { web?: string[]; spa?: string[] }) {
       params: t.params(kind, X),
     })),
   });
-  const engine = createEngine(testEnv({ ...env, [secretName]: t.secret } as Env), emulatorTransport, {});
+  const engine = testEngine({ bindings: { [secretName]: t.secret } });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = [`pr-${base + 1}`, `pr-${base + 2}`] as const;
   const req = (scope: string) => ({

@@ -4,23 +4,24 @@
  * parent lock's recent writes too, not only the read under the lease. Without it a re-apply within
  * Graph's lag reports its own entry missing and takes it over as this run's creation (so rolling
  * that run back would remove what an earlier run made and the plan still wants), and the search
- * reports an entry a destroy just removed as an orphan.
+ * reports an entry a destroy just removed as an orphan. A peek at the lock's memory that fails
+ * costs the look its merge, not the run; a simulated crash thrown there still stops the run.
  */
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
-import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
-import { createEngine } from "../../../workers/wiring/wire";
+import { type LockProvider, SimulatedCrash } from "../../../workers/engine/deps";
+import { overriding } from "../../../workers/locks/lock-target";
+import type { EngineOverrides } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
-import { connectionOf, testEnv } from "../../helpers/connections";
+import { connectionOf } from "../../helpers/connections";
 import { graphApp, setGraphLag } from "../../helpers/emulators-entra";
 import { receipt } from "../../helpers/engine";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 const LAG_MS = 600_000;
 
-async function world() {
+async function world(overrides: EngineOverrides = {}) {
   const t = await entraTenant({ web: [] });
   const secretName = `FIRST_LOOK_SECRET_${crypto.randomUUID().slice(0, 8).toUpperCase()}`;
   const connection = connectionOf(`first-look-${crypto.randomUUID().slice(0, 8)}`, {
@@ -40,7 +41,7 @@ async function world() {
       },
     ],
   };
-  const engine = createEngine(testEnv({ ...env, [secretName]: t.secret } as Env), emulatorTransport, {});
+  const engine = testEngine({ bindings: { [secretName]: t.secret }, ...overrides });
   const scope = `pr-${Math.floor(Math.random() * 1e6) * 100 + 1}`;
   const req = { repository: DEFAULT_REPOSITORY, environment: "preview", scope, wait: true };
   const url = `https://${scope}.preview.example.com/signin-oidc`;
@@ -80,4 +81,64 @@ describe("reads before the lease on a lagging Entra application", () => {
     expect(search.problems).toEqual([]);
     expect(search.orphans.map((o) => o.key)).toEqual([]);
   });
+
+  it("a peek at the lock's memory that fails costs the first look its merge, not the run: it goes on with Graph's read alone", async () => {
+    const peeks = { failing: false, calls: 0 };
+    const w = await world({ wrapLocks: failingPeeks(peeks, () => overloaded()) });
+    await setGraphLag(LAG_MS);
+    const first = await w.engine.apply({ ...w.req, plan: w.plan });
+    expect(first.lines.map((l) => l.result)).toEqual(["created"]);
+
+    peeks.failing = true;
+    const again = await w.engine.apply({ ...w.req, plan: w.plan });
+    expect(peeks.calls).toBeGreaterThan(0);
+    expect(again.run.status).toBe("succeeded");
+    // The unmerged read's mark: Graph does not show the entry yet, so the first look reports it
+    // missing (the first test, whose peek answers, reports no drift). The lease's merged read
+    // still decides the write: the entry is held once, and the ledger keeps one entry for it.
+    expect(again.drift.map((d) => d.kind)).toEqual(["missing"]);
+    expect(await w.held()).toEqual([w.url]);
+    expect((await receipt("preview", w.scope)).ledger.map((e) => e.key)).toEqual([`web:${w.url}`]);
+  });
+
+  it("a simulated crash thrown by the peek is not swallowed: the run stops at its first look, before any write", async () => {
+    const peeks = { failing: false, calls: 0 };
+    const w = await world({ wrapLocks: failingPeeks(peeks, () => new SimulatedCrash("after-acquire")) });
+    const first = await w.engine.apply({ ...w.req, plan: w.plan });
+    expect(first.run.status).toBe("succeeded");
+    const before = await receipt("preview", w.scope);
+
+    peeks.failing = true;
+    const calls = peeks.calls;
+    const died = await w.engine.apply({ ...w.req, plan: w.plan }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(died).toBeInstanceOf(SimulatedCrash);
+    expect(peeks.calls).toBe(calls + 1);
+    // Stopped before its lease: nothing written, the receipt as the first run left it.
+    expect(await w.held()).toEqual([w.url]);
+    expect(await receipt("preview", w.scope)).toEqual(before);
+  });
 });
+
+const overloaded = () =>
+  Object.assign(new Error("Durable Object is overloaded. Too many requests queued."), {
+    overloaded: true,
+  });
+
+/** Parent locks whose peek at their recent writes throws `error()` while `peeks.failing`. */
+function failingPeeks(peeks: { failing: boolean; calls: number }, error: () => Error) {
+  return (inner: LockProvider): LockProvider => ({
+    ...inner,
+    parent: async (identity) => {
+      const target = await inner.parent(identity);
+      return overriding(target, {
+        peekRecentWrites: (req) => {
+          peeks.calls += 1;
+          return peeks.failing ? Promise.reject(error()) : target.peekRecentWrites(req);
+        },
+      });
+    },
+  });
+}

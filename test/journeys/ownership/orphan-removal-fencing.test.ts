@@ -7,13 +7,10 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
 import { systemClock } from "../../../shared/clock";
 import { SponsonError } from "../../../shared/errors";
 import type { OrphanRemoval } from "../../../shared/schemas/orphans";
 import { ORPHAN_AUDIT_PREFIX } from "../../../workers/lock-views/owned-objects";
-import { createEngine } from "../../../workers/wiring/wire";
-import { testEnv } from "../../helpers/connections";
 import {
   auth0Client,
   configureHost,
@@ -25,6 +22,7 @@ import { appIdentity, appLockKey, freshPr, holdAppLock } from "../../helpers/eng
 import { expireLeaseJustNow, expireLeaseNow, stub as lock } from "../../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant, TEST_M2M } from "../../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 const BY_HAND = "https://someone.preview.example.com/callback";
 const domains: string[] = [];
@@ -43,7 +41,7 @@ async function world() {
     { id: "cb", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
   ]);
   // Backoff sleeps return at once: the adapter's retries are not what is measured here.
-  const engine = createEngine(testEnv(env), emulatorTransport, {
+  const engine = testEngine({
     clock: { ...systemClock, sleep: async () => {} },
   });
   const applied = await engine.apply({

@@ -6,15 +6,13 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { emulatorTransport } from "../../../dev/entry/dev-env";
-import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
 import { receiptKey } from "../../../workers/receipts/layout";
-import { createEngine } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
-import { connectionOf, testEnv } from "../../helpers/connections";
+import { connectionOf } from "../../helpers/connections";
 import { graphApp, setGraphLag } from "../../helpers/emulators-entra";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
 
 afterEach(async () => {
   await setGraphLag(0);
@@ -34,7 +32,7 @@ describe("orphan removal on a lagging Entra application", () => {
       version: 2,
       lines: [{ id: "web", op: "entra.redirectUri", connection, params: t.params("web", url) }],
     });
-    const engine = createEngine(testEnv({ ...env, [secretName]: t.secret } as Env), emulatorTransport, {});
+    const engine = testEngine({ bindings: { [secretName]: t.secret } });
     const base = Math.floor(Math.random() * 1e6) * 100;
     const [lost, a, b] = [`pr-${base + 1}`, `pr-${base + 2}`, `pr-${base + 3}`];
     const req = (scope: string) => ({
