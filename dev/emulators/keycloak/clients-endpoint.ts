@@ -17,7 +17,8 @@ import {
   POST_LOGOUT_ATTRIBUTE,
 } from "./state";
 
-export const CLIENTS_PATH = /^\/admin\/realms\/([^/]+)\/clients(?:\/([^/]+))?$/;
+// JAX-RS takes `clients/` (what the admin client sends for a lookup) as `clients`.
+export const CLIENTS_PATH = /^\/admin\/realms\/([^/]+)\/clients(?:\/([^/]*))?$/;
 const REPLACED_LISTS = [
   "redirectUris",
   "webOrigins",

@@ -36,7 +36,7 @@ export const keycloakEmulator: ProviderEmulatorModule = {
       return kcError(401, "HTTP 401 Unauthorized");
     }
     if (!state.get<boolean>(keycloakKeys.realm(realm))) return kcError(404, "Realm not found.");
-    const id = match[2] ? decodeURIComponent(match[2]) : undefined;
+    const id = match[2] ? decodeURIComponent(match[2]) : undefined; // "" (a trailing slash): the collection
     if (id === undefined && request.method === "GET") return lookup(state, token, realm, url);
     if (id !== undefined && request.method === "GET") return getClient(state, token, realm, id);
     if (id !== undefined && request.method === "PUT") return putClient(request, state, token, realm, id);
