@@ -7,6 +7,7 @@ import { identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
 import { googleOAuthEmulator } from "./google";
 import { iamEmulator } from "./google-iam";
+import { keycloakEmulator } from "./keycloak";
 import { kindeEmulator } from "./kinde";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
@@ -27,6 +28,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   entraLoginEmulator,
   graphEmulator,
   cognitoEmulator,
+  keycloakEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

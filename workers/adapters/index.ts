@@ -6,6 +6,7 @@ import { entraAdapter } from "./entra";
 import { firebaseAdapter } from "./firebase";
 import { gcsAdapter } from "./gcs";
 import { googleAdapter } from "./google";
+import { keycloakAdapter } from "./keycloak";
 import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
 import type { ProviderAdapter } from "./op-spec";
@@ -25,4 +26,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   googleAdapter,
   entraAdapter,
   cognitoAdapter,
+  keycloakAdapter,
 ];

@@ -62,12 +62,36 @@ export interface OpSpec<Config = Record<string, unknown>> {
   /** Every item's key in the list the line's item lives in (the item param itself is ignored). */
   list(ctx: OpContext<Config>, params: Params): Promise<string[]>;
   /**
+   * The provider's documented cap on the list the op's items live in (docs/adapters.md,
+   * "Capacity"); absent where none is documented. Plain data: nothing enforces it yet.
+   */
+  readonly capacity?: ListCapacity;
+  /**
    * The many-items form, for ops whose items are entries of one provider object: a run changes all
    * its items on one object with one read and one write under one parent lease. Absent (Kinde, whose
    * API adds and removes single entries server-side): items are inspected and written one by one,
    * still under that one lease.
    */
   readonly batch?: BatchForm<Config>;
+}
+
+/** A documented cap (docs/adapters.md, "Capacity"), as the provider words it. */
+export interface ListCapacity {
+  /** At most this many entries. */
+  readonly maxEntries: number;
+  /** What is counted when it is more than the op's own list (Entra: every platform's redirect URIs). */
+  readonly counts?: string;
+  /** A lower cap in a documented case (Entra: 100 when personal Microsoft accounts sign in). */
+  readonly lower?: { readonly maxEntries: number; readonly when: string };
+  /** At most this many characters in one entry. */
+  readonly maxEntryChars?: number;
+  /** At most this many bytes in the document written (S3's CORS configuration: 64 KB). */
+  readonly maxDocumentBytes?: number;
+}
+
+/** `op` with its list's documented cap declared. */
+export function withCapacity<Config>(op: OpSpec<Config>, capacity: ListCapacity): OpSpec<Config> {
+  return { ...op, capacity };
 }
 
 export type ItemAction = "create" | "remove";

@@ -39,13 +39,23 @@ export function describeUserPoolClient(state: EmulatorState, body: Json): Respon
   return awsJson({ UserPoolClient: found.client });
 }
 
+/** AWS's wording for a member past its model's constraint (the request's member names are camelCase). */
+const constraint = (value: string, at: string, rule: string) =>
+  `1 validation error detected: Value '${value}' at '${at}' failed to satisfy constraint: Member must have length ${rule}`;
+
 function urlProblem(field: string, list: unknown): string | null {
   if (list === undefined) return null;
   if (!Array.isArray(list) || list.some((u) => typeof u !== "string"))
     return `${field} must be a list of strings.`;
-  if (list.length > MAX_URLS) return `${field} can have at most ${MAX_URLS} URLs.`;
+  const member = `${field[0]?.toLowerCase()}${field.slice(1)}`;
+  if (list.length > MAX_URLS)
+    return constraint(`[${list.join(", ")}]`, member, `less than or equal to ${MAX_URLS}`);
+  for (const [i, url] of (list as string[]).entries()) {
+    if (url.length > MAX_URL_CHARS)
+      return constraint(url, `${member}.${i + 1}.member`, `less than or equal to ${MAX_URL_CHARS}`);
+    if (url.length === 0) return constraint(url, `${member}.${i + 1}.member`, "greater than or equal to 1");
+  }
   for (const url of list as string[]) {
-    if (url.length > MAX_URL_CHARS) return `${field} URL exceeds ${MAX_URL_CHARS} characters.`;
     let parsed: URL;
     try {
       parsed = new URL(url);

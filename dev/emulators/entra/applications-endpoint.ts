@@ -13,6 +13,9 @@ import { type EntraAppRecord, entraKeys, type GraphApplication, visibleVersion }
 export const APP_PATH = /^\/v1\.0\/applications(?:\/([0-9a-f-]{36})|\(appId='([0-9a-f-]{36})'\))$/i;
 const READ_ONLY = ["id", "appId", "createdDateTime", "publisherDomain", "deletedDateTime"];
 const MAX_URI_CHARS = 256;
+const MAX_URIS = 256;
+const MAX_URIS_PERSONAL = 100;
+const CAP_REFUSAL = "One or more properties contains invalid values.";
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json | undefined =>
@@ -107,20 +110,13 @@ export async function patchApp(
     next.web = { ...web, redirectUris: uris, redirectUriSettings: uris.map((uri) => ({ uri, index: null })) };
   }
   const all = uriLists(next);
+  // Past either cap Graph answers the generic validation refusal, naming neither (the words the
+  // legacy Graph answered at 256 reply URLs; the cap "can't be raised").
   const personal = String(next.signInAudience).includes("PersonalMicrosoftAccount");
-  const max = personal ? 100 : 256;
-  if (all.length > max) {
-    return badRequest(
-      `The maximum number of redirect URIs is ${max}. Property 'redirectUris' has ${all.length}.`,
-      request,
-    );
+  const max = personal ? MAX_URIS_PERSONAL : MAX_URIS;
+  if (all.length > max || all.some((u) => u.length > MAX_URI_CHARS)) {
+    return badRequest(CAP_REFUSAL, request);
   }
-  const long = all.find((u) => u.length > MAX_URI_CHARS);
-  if (long)
-    return badRequest(
-      `Property 'redirectUris' has a value longer than ${MAX_URI_CHARS} characters.`,
-      request,
-    );
   const bad = all.find(
     (u) => !/^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(u) && !/^[a-z][a-z0-9+.-]*:\/\S*$/i.test(u),
   );

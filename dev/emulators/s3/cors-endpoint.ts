@@ -16,8 +16,14 @@ const METHODS = new Set(["GET", "PUT", "POST", "DELETE", "HEAD"]);
 /** S3's own checks on a CORS document; the rules when valid. */
 function validate(xml: string): CorsRule[] | Response {
   const rules = readCorsDocument(xml);
-  if (!rules || rules.length === 0 || rules.length > MAX_CORS_RULES) {
-    return s3Error(400, "MalformedXML", MALFORMED_XML);
+  if (!rules || rules.length === 0) return s3Error(400, "MalformedXML", MALFORMED_XML);
+  // AWS documents the cap, not its refusal: these are the words S3-compatible servers answer.
+  if (rules.length > MAX_CORS_RULES) {
+    return s3Error(
+      400,
+      "InvalidRequest",
+      `The number of CORS rules should not exceed allowed limit of ${MAX_CORS_RULES} rules.`,
+    );
   }
   for (const rule of rules) {
     if (rule.AllowedOrigin.length === 0 || rule.AllowedMethod.length === 0 || (rule.ID?.length ?? 0) > 255) {

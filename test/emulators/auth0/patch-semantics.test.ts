@@ -74,6 +74,25 @@ describe("Auth0 emulator: PATCH semantics", () => {
     expect((await auth0Client(domain, "app"))?.web_origins).toEqual(["https://keep.example.com"]);
   });
 
+  it("caps only what Auth0 documents: 100 allowed logout URLs and 100 web origins; callbacks have no documented cap", async () => {
+    const domain = freshAuth0Domain("caps");
+    await seedAuth0Tenant(domain, { m2m: M2M, clients: { app: {} } });
+    const bearer = await token(domain, M2M.clientId, M2M.clientSecret);
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://pr-${i}.example.com/`);
+    const over = await patch(domain, "app", bearer, { allowed_logout_urls: urls(101) });
+    expect(over.status).toBe(400);
+    expect(await over.json()).toMatchObject({
+      statusCode: 400,
+      error: "Bad Request",
+      errorCode: "invalid_body",
+    });
+    expect(
+      (await patch(domain, "app", bearer, { allowed_logout_urls: urls(100), web_origins: urls(100) })).status,
+    ).toBe(200);
+    expect((await patch(domain, "app", bearer, { callbacks: urls(150) })).status).toBe(200);
+    expect((await auth0Client(domain, "app"))?.callbacks).toHaveLength(150);
+  });
+
   it("an expired token is refused with Auth0's 401", async () => {
     const domain = freshAuth0Domain("exp");
     await seedAuth0Tenant(domain, { m2m: M2M, clients: { app: {} } });

@@ -113,6 +113,38 @@ describe("Cognito emulator fidelity", () => {
     expect(local.status).toBe(200);
   });
 
+  it("caps: at most 100 callback and 100 logout URLs of 1 to 1024 characters; over them 400 InvalidParameterException in AWS's validation wording", async () => {
+    const p = await userPoolWithClient({ CallbackURLs: ["https://keep.example.com/cb"] });
+    const base = { UserPoolId: p.pool, ClientId: p.client };
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://pr-${i}.example.com/cb`);
+    const refusal = async (input: Record<string, unknown>) => {
+      const res = await signedCall(p, "UpdateUserPoolClient", { ...base, ...input });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("x-amzn-errortype")).toMatch(/^InvalidParameterException:/);
+      return ((await res.json()) as { __type: string; message: string }).message;
+    };
+    expect(await refusal({ CallbackURLs: urls(101) })).toMatch(
+      /^1 validation error detected: Value '\[https:\/\/pr-0\.example\.com\/cb, .*\]' at 'callbackURLs' failed to satisfy constraint: Member must have length less than or equal to 100$/,
+    );
+    expect(await refusal({ LogoutURLs: urls(101) })).toMatch(
+      /at 'logoutURLs' failed to satisfy constraint: Member must have length less than or equal to 100$/,
+    );
+    const long = `https://a.example.com/${"x".repeat(1003)}`;
+    expect(await refusal({ CallbackURLs: [long] })).toBe(
+      `1 validation error detected: Value '${long}' at 'callbackURLs.1.member' failed to satisfy constraint: Member must have length less than or equal to 1024`,
+    );
+    expect(await refusal({ LogoutURLs: ["https://a.example.com/", ""] })).toBe(
+      "1 validation error detected: Value '' at 'logoutURLs.2.member' failed to satisfy constraint: Member must have length greater than or equal to 1",
+    );
+    expect((await p.stored())?.CallbackURLs).toEqual(["https://keep.example.com/cb"]);
+    const full = await signedCall(p, "UpdateUserPoolClient", {
+      ...base,
+      CallbackURLs: urls(100),
+      LogoutURLs: urls(100),
+    });
+    expect(full.status).toBe(200);
+  });
+
   it("throttling is HTTP 400 TooManyRequestsException", async () => {
     const p = await userPoolWithClient({});
     await configureHost(cognitoHost(), { failures: [{ status: 429, count: 1 }] });

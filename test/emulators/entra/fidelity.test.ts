@@ -108,6 +108,53 @@ describe("Entra emulator fidelity", () => {
     expect(limited.headers.get("retry-after")).toBe("2");
   });
 
+  it("caps: 256 redirect URIs per application over all platforms, 100 once personal accounts sign in, 256 characters each; over them 400 Request_BadRequest as Graph words it", async () => {
+    const s = await signedIn();
+    const patch = (body: unknown) =>
+      send(s.url, {
+        method: "PATCH",
+        headers: { ...s.auth, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const uris = (n: number, prefix: string) =>
+      Array.from({ length: n }, (_, i) => `https://${prefix}-${i}.example.com/`);
+    const refused = async (res: Response) => {
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as { error: { code: string; message: string } };
+      expect(error).toMatchObject({
+        code: "Request_BadRequest",
+        message: "One or more properties contains invalid values.",
+      });
+    };
+    // The cap is per application: 200 web + 57 spa is past 256 although neither list is.
+    await refused(
+      await patch({ web: { redirectUris: uris(200, "w") }, spa: { redirectUris: uris(57, "s") } }),
+    );
+    expect(
+      (await patch({ web: { redirectUris: uris(200, "w") }, spa: { redirectUris: uris(56, "s") } })).status,
+    ).toBe(204);
+    await refused(await patch({ spa: { redirectUris: [`https://a.example.com/${"x".repeat(235)}`] } }));
+    await refused(await patch({ signInAudience: "AzureADandPersonalMicrosoftAccount" }));
+    await refused(
+      await patch({
+        signInAudience: "AzureADandPersonalMicrosoftAccount",
+        web: { redirectUris: uris(60, "w") },
+        spa: { redirectUris: uris(41, "s") },
+      }),
+    );
+    expect(
+      (
+        await patch({
+          signInAudience: "AzureADandPersonalMicrosoftAccount",
+          web: { redirectUris: uris(60, "w") },
+          spa: { redirectUris: uris(40, "s") },
+        })
+      ).status,
+    ).toBe(204);
+    const app = await graphApp(s.t.tenantId, s.t.application);
+    expect([app?.web.redirectUris.length, app?.spa.redirectUris.length]).toEqual([60, 40]);
+  });
+
   it("with read-after-write lag on, a GET right after a PATCH still sees the old list; the write is kept", async () => {
     const s = await signedIn();
     await setGraphLag(600_000);

@@ -234,17 +234,18 @@ describe("S3 CORS emulator fidelity", () => {
     });
   });
 
-  it("more than 100 rules → 400 MalformedXML; a document over 64 KB is refused", async () => {
+  it("more than 100 rules → 400 InvalidRequest naming the limit; a document over 64 KB → 400 EntityTooLarge", async () => {
     const b = await bucket();
     const rule = { AllowedMethod: ["GET"], AllowedOrigin: ["https://a.example.com"] };
-    expect(await errorOf(await put(b, serializeCorsXml(Array(101).fill(rule))))).toMatchObject({
+    expect(await errorOf(await put(b, serializeCorsXml(Array(101).fill(rule))))).toEqual({
       status: 400,
-      code: "MalformedXML",
+      code: "InvalidRequest",
+      message: "The number of CORS rules should not exceed allowed limit of 100 rules.",
     });
     expect((await put(b, serializeCorsXml(Array(100).fill(rule)))).status).toBe(200);
     const big = serializeCorsXml([{ ...rule, AllowedHeader: Array(3_000).fill("x-custom-header") }]);
     expect(big.length).toBeGreaterThan(64 * 1024);
-    expect((await put(b, big)).status).toBe(400);
+    expect(await errorOf(await put(b, big))).toMatchObject({ status: 400, code: "EntityTooLarge" });
     expect((await s3Bucket(b.bucket))?.rules).toHaveLength(100);
   });
 

@@ -9,7 +9,7 @@
  */
 
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter, withCapacity } from "../op-spec";
 import {
   type CognitoConfig,
   cognitoClientIdentity,
@@ -69,8 +69,11 @@ const typedAdapter: ProviderAdapter<CognitoConfig> = {
   type: "cognito",
   config: cognitoConfigSchema,
   ops: [
-    cognitoListOp("cognito.callbackUrl", "CallbackURLs"),
-    cognitoListOp("cognito.logoutUrl", "LogoutURLs"),
+    withCapacity(cognitoListOp("cognito.callbackUrl", "CallbackURLs"), {
+      maxEntries: 100,
+      maxEntryChars: 1024,
+    }),
+    withCapacity(cognitoListOp("cognito.logoutUrl", "LogoutURLs"), { maxEntries: 100, maxEntryChars: 1024 }),
   ],
 };
 

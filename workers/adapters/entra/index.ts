@@ -11,7 +11,7 @@
  */
 
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
-import { defineAdapter, type Params, type ProviderAdapter } from "../op-spec";
+import { defineAdapter, type Params, type ProviderAdapter, withCapacity } from "../op-spec";
 import {
   ENTRA_KINDS,
   ENTRA_WRITE_VISIBILITY_MS,
@@ -77,7 +77,14 @@ const typedAdapter: ProviderAdapter<EntraConfig> = {
   type: "entra",
   config: entraConfigSchema,
   prepare: prepareGraphToken,
-  ops: [redirectUri],
+  ops: [
+    withCapacity(redirectUri, {
+      maxEntries: 256,
+      counts: "redirect URIs of every platform of the application",
+      lower: { maxEntries: 100, when: "signInAudience admits personal Microsoft accounts" },
+      maxEntryChars: 256,
+    }),
+  ],
 };
 
 export const entraAdapter: ProviderAdapter = defineAdapter(typedAdapter);

@@ -8,7 +8,7 @@
 
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
-import { defineAdapter, type ProviderAdapter } from "../op-spec";
+import { defineAdapter, type ProviderAdapter, withCapacity } from "../op-spec";
 import { readS3Cors, writeS3Cors } from "./bucket-cors-api";
 import { type S3Config, s3ConfigSchema, s3CorsIdentity, s3LineParamsSchema } from "./config";
 import type { S3CorsRule } from "./cors-xml";
@@ -32,7 +32,18 @@ const corsOrigin = corsOriginOp<S3Config, S3CorsRule, { rules: S3CorsRule[] }>({
   ...unconditionalRules(readS3Cors, writeS3Cors),
 });
 
-const typedAdapter: ProviderAdapter<S3Config> = { type: "s3", config: s3ConfigSchema, ops: [corsOrigin] };
+const typedAdapter: ProviderAdapter<S3Config> = {
+  type: "s3",
+  config: s3ConfigSchema,
+  // S3 caps the rules of the bucket, not the origins of one rule: a line that creates a rule counts.
+  ops: [
+    withCapacity(corsOrigin, {
+      maxEntries: 100,
+      counts: "CORS rules of the bucket",
+      maxDocumentBytes: 65_536,
+    }),
+  ],
+};
 
 export const s3Adapter: ProviderAdapter = defineAdapter(typedAdapter);
 export { s3CorsIdentity } from "./config";
