@@ -110,7 +110,13 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
     });
     const claims = serviceClaimsSchema.safeParse(payload);
     if (!claims.success) throw unauthenticated("claims", "the service token's claims are invalid");
-    assertLifetime(claims.data.role, payload.iat ?? 0, payload.exp ?? 0, config.serviceTokenMaxLifetime);
+    const times = {
+      issuedAt: payload.iat ?? 0,
+      expiresAt: payload.exp ?? 0,
+      now: Math.floor(now.getTime() / 1000),
+      skew: CLOCK_TOLERANCE_SECONDS,
+    };
+    assertLifetime(claims.data.role, times, config.serviceTokenMaxLifetime);
     const caller = serviceCaller(claims.data);
     // With several repositories, an unbound ci token would act for whichever one a request names.
     if (caller.role === "ci" && caller.repository === undefined && config.repositories.length > 1) {
