@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
+import { localAccessVars } from "./dev-access.mjs";
 import { ensureSigningKey } from "./dev-vars.mjs";
 import { localWebhookSetup } from "./dev-webhook.mjs";
 
@@ -87,6 +88,8 @@ const args = [
   "--var",
   "COGNITO_SECRET_ACCESS_KEY:local-demo-cognito-secret",
   ...webhooks.vars,
+  // Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs).
+  ...(await localAccessVars()),
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });

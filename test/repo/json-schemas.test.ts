@@ -25,6 +25,7 @@ describe("the committed JSON Schemas", () => {
   it("cover the plan and every JSON var", () => {
     expect(Object.keys(generated).sort()).toEqual([
       "plan.schema.json",
+      "sponson-access.schema.json",
       "sponson-connections.schema.json",
       "sponson-environments.schema.json",
       "sponson-policy.schema.json",

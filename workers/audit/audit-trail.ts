@@ -9,6 +9,7 @@ import type { Env } from "../../shared/env";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
 import { orphanRemovalSchema } from "../../shared/schemas/orphans";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
+import { TOKEN_AUDIT_PREFIX, tokenMintAuditSchema, tokenMintEntry } from "./token-mints";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
 export const AUDIT_LISTED_MAX = 1000;
@@ -31,6 +32,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
   // Holds set and lifted by an admin (the route records them) and expired (the lock records them).
   holdAuditSchema.extend({ kind: z.literal("hold") }),
+  // Tokens minted by POST /v1/tokens (workers/audit/token-mints.ts).
+  tokenMintAuditSchema.extend({ kind: z.literal("token-mint") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -75,7 +78,7 @@ async function readNewest<T>(
 
 /** Force-releases, orphan removals and holds, newest first; at most `limit`. */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals, holds] = await Promise.all([
+  const [releases, removals, holds, mints] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
@@ -88,6 +91,10 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       const parsed = holdAuditSchema.safeParse(json);
       return parsed.success ? { kind: "hold" as const, ...parsed.data } : null;
     }),
+    readNewest(env, TOKEN_AUDIT_PREFIX, limit, (json) => {
+      const entry = tokenMintEntry(json);
+      return entry === null ? null : { kind: "token-mint" as const, ...entry };
+    }),
   ]);
-  return [...releases, ...removals, ...holds].sort((a, b) => b.at - a.at).slice(0, limit);
+  return [...releases, ...removals, ...holds, ...mints].sort((a, b) => b.at - a.at).slice(0, limit);
 }

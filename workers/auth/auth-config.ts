@@ -5,6 +5,7 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
+import type { AccessConfig } from "./access-config";
 import type { Role } from "./caller";
 
 /** Service tokens name this service as issuer and audience. */
@@ -24,6 +25,8 @@ export interface AuthConfig {
   servicePublicKeys: string | null;
   /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS with its defaults. */
   serviceTokenMaxLifetime: Record<Role, number>;
+  /** SPONSON_ACCESS: the Access team whose assertions are accepted; null accepts none. */
+  access: AccessConfig | null;
 }
 
 /** The authentication settings of the Worker's config (workers/config/): throws naming an invalid var. */
@@ -41,5 +44,9 @@ export function authConfigFromEnv(env: object): AuthConfig {
     serviceSigningKey: config.serviceSigningKey,
     servicePublicKeys: config.servicePublicKeys,
     serviceTokenMaxLifetime: config.serviceTokenMaxLifetime,
+    // Read only for a token no other issuer claims: an invalid SPONSON_ACCESS never blocks the others.
+    get access() {
+      return config.access;
+    },
   };
 }

@@ -4,7 +4,10 @@
  * authorize-scope. Sets `caller` and `actor` (the caller's subject, recorded in lock history).
  */
 import { createMiddleware } from "hono/factory";
+import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
+import { accessAssertion, assertAmbientRequestSafe } from "./access-credential";
+import { type AccessKeySource, remoteAccessKeys } from "./access-keys";
 import { authConfigFromEnv } from "./auth-config";
 import { dashboardSessionToken, signInRedirect } from "./dashboard-session";
 import { type GithubKeySource, remoteGithubKeys } from "./github-keys";
@@ -20,6 +23,10 @@ export interface AuthOptions {
   fetch?: typeof fetch;
   /** The clock tokens are checked against. */
   now?: () => number;
+  /** Where Cloudflare Access keys are fetched (the dev entry answers its local issuer's; tests theirs). */
+  accessFetch?: typeof fetch;
+  /** The Access key source itself; default: the team's remote JWKS through accessFetch. */
+  accessKeys?: AccessKeySource;
 }
 
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
@@ -27,6 +34,7 @@ const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 export function authenticate(options: AuthOptions = {}) {
   // Created once per createApp, i.e. once per isolate: the JWKS cache lives here.
   const githubKeys = options.githubKeys ?? remoteGithubKeys(options.fetch);
+  const accessKeys = options.accessKeys ?? remoteAccessKeys(options.accessFetch);
   const now = options.now ?? Date.now;
   return createMiddleware<AppEnv>(async function authenticate(c, next) {
     if (isPublicRoute(c.req.method, c.req.path)) {
@@ -38,22 +46,28 @@ export function authenticate(options: AuthOptions = {}) {
     // Without a header, the dashboard's session cookie is the credential, on /dashboard paths only
     // (workers/auth/dashboard-session.ts); a browser without one is sent to the sign-in form.
     const session = header === undefined ? dashboardSessionToken(c) : undefined;
-    if (header === undefined && session === undefined) {
+    // Elsewhere, the header Cloudflare Access adds (docs/security.md, "Cloudflare Access").
+    const assertion = header === undefined && session === undefined ? accessAssertion(c, false) : undefined;
+    if (assertion !== undefined) assertAmbientRequestSafe(c);
+    if (header === undefined && session === undefined && assertion === undefined) {
       const redirect = signInRedirect(c, false);
       if (redirect) return redirect;
       throw missingToken();
     }
     const match = header === undefined ? null : BEARER.exec(header.trim());
-    const token = session ?? match?.[1];
+    const token = session ?? assertion ?? match?.[1];
     if (!token) throw unauthenticated("malformed", "the Authorization header must be `Bearer <jwt>`");
     const service = await serviceKeySet(config.serviceSigningKey, config.servicePublicKeys);
     let caller: Awaited<ReturnType<typeof verifyBearer>>;
     try {
-      caller = await verifyBearer(token, config, { github: githubKeys, service }, new Date(now()));
+      const keys = { github: githubKeys, service, access: accessKeys };
+      caller = await verifyBearer(token, config, keys, new Date(now()));
       await assertNotRevoked(c.env.RECEIPTS, caller, now());
     } catch (err) {
       // An expired or revoked session cookie: clear it and ask the browser to sign in again.
-      const redirect = session === undefined ? null : signInRedirect(c, true);
+      // An Access identity no rule names gets its 403 (what to ask for), not a sign-in loop.
+      const unmapped = err instanceof SponsonError && err.detail?.rule === "access.unmapped";
+      const redirect = session === undefined || unmapped ? null : signInRedirect(c, true);
       if (redirect) return redirect;
       throw err;
     }

@@ -39,7 +39,8 @@ export function authorizeScope(
       action,
     );
   }
-  if (caller.kind === "service") {
+  // Service tokens, and Access identities (never ci, so never here): their scopes are the patterns.
+  if (caller.kind !== "github") {
     if (caller.scopes.some((p) => matchScopePattern(p, environment, scope))) return;
     throw forbidden(
       "service.scopes",

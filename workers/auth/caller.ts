@@ -66,4 +66,20 @@ export interface ServiceCaller {
   tokenId?: string;
 }
 
-export type Caller = GithubCaller | ServiceCaller;
+/**
+ * A person signed in with Cloudflare Access (workers/auth/access-verify.ts), treated like a service
+ * token of the role SPONSON_ACCESS maps them to, with its repository binding.
+ */
+export interface AccessCaller {
+  kind: "access";
+  /** `access:<email>`: the actor recorded in lock history and the audit trail. */
+  subject: string;
+  email: string;
+  role: "viewer" | "admin";
+  /** Always empty: Access identities never act on scopes as ci. */
+  scopes: string[];
+  /** `owner/name`: a viewer reads that repository only. */
+  repository?: string;
+}
+
+export type Caller = GithubCaller | ServiceCaller | AccessCaller;

@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { SponsonError } from "../../shared/errors";
+import { accessAssertion } from "./access-credential";
 
 /** `__Host-`: the browser only accepts it Secure, with Path=/ and no Domain (RFC 6265bis §4.1.3.2). */
 export const SESSION_COOKIE = "__Host-sponson_session";
@@ -19,11 +20,15 @@ export function isDashboardPath(path: string): boolean {
   return path === "/dashboard" || path.startsWith("/dashboard/");
 }
 
-/** The session token from the cookie, on dashboard paths only; undefined elsewhere or when absent. */
+/**
+ * The session token from the cookie, on dashboard paths only; undefined elsewhere or when absent.
+ * Without a pasted-token session, a Cloudflare Access assertion is the browser's session
+ * (workers/auth/access-credential.ts), so its forms carry a CSRF token bound to it.
+ */
 export function dashboardSessionToken(c: Context): string | undefined {
   if (!isDashboardPath(c.req.path)) return undefined;
   const value = getCookie(c, SESSION_COOKIE);
-  return value && value.length > 0 ? value : undefined;
+  return value && value.length > 0 ? value : accessAssertion(c, true);
 }
 
 /**

@@ -3,11 +3,15 @@
  * their (unverified) issuer and then verified with everything pinned for that kind:
  * - GitHub Actions OIDC: RS256 only, issuer GITHUB_OIDC_ISSUER, audience SPONSON_AUDIENCE, keys
  *   from the issuer's JWKS;
- * - service tokens: EdDSA (Ed25519) only, issuer and audience `sponson-edge`, the service's own keys.
+ * - service tokens: EdDSA (Ed25519) only, issuer and audience `sponson-edge`, the service's own keys;
+ * - Cloudflare Access assertions (workers/auth/access-verify.ts): RS256, issuer SPONSON_ACCESS's team
+ *   domain, audience its AUD tag, keys from that team's JWKS.
  * `exp` is required and checked, `nbf` checked when present; `now` is passed in.
  */
 import { decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
 import { SponsonError } from "../../shared/errors";
+import type { AccessKeySource } from "./access-keys";
+import { verifyAccessAssertion } from "./access-verify";
 import { type AuthConfig, SERVICE_AUDIENCE, SERVICE_ISSUER } from "./auth-config";
 import type { Caller } from "./caller";
 import { githubCaller, githubClaimsSchema } from "./github-claims";
@@ -22,6 +26,8 @@ export const CLOCK_TOLERANCE_SECONDS = 30;
 export interface VerifyKeys {
   github: GithubKeySource;
   service: ServiceKeySet | null;
+  /** Absent: Access assertions are refused (the dashboard form takes service tokens only). */
+  access?: AccessKeySource;
 }
 
 export type RefusalReason =
@@ -110,7 +116,13 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
     });
     const claims = serviceClaimsSchema.safeParse(payload);
     if (!claims.success) throw unauthenticated("claims", "the service token's claims are invalid");
-    assertLifetime(claims.data.role, payload.iat ?? 0, payload.exp ?? 0, config.serviceTokenMaxLifetime);
+    const times = {
+      issuedAt: payload.iat ?? 0,
+      expiresAt: payload.exp ?? 0,
+      now: Math.floor(now.getTime() / 1000),
+      skew: CLOCK_TOLERANCE_SECONDS,
+    };
+    assertLifetime(claims.data.role, times, config.serviceTokenMaxLifetime);
     const caller = serviceCaller(claims.data);
     // With several repositories, an unbound ci token would act for whichever one a request names.
     if (caller.role === "ci" && caller.repository === undefined && config.repositories.length > 1) {
@@ -138,6 +150,13 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
     if (!claims.success)
       throw unauthenticated("claims", "the GitHub token lacks the repository or ref claims");
     return githubCaller(claims.data, config.repositories, config.destroyEnvironments);
+  }
+  const access = config.access;
+  if (access !== null && issuer === access.teamDomain && keys.access !== undefined) {
+    return verifyAccessAssertion(token, access, keys.access, {
+      now,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    });
   }
   throw unauthenticated("issuer", "the token's issuer is not accepted");
 }

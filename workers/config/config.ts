@@ -7,6 +7,7 @@
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { ADAPTERS } from "../adapters";
+import { type AccessConfig, accessConfigSchema } from "../auth/access-config";
 import type { Role } from "../auth/caller";
 import { DEFAULT_MAX_LIFETIME_SECONDS, maxLifetimeSchema } from "../auth/token-lifetime";
 import type { ConnectionsDocument } from "../connections/connection-schema";
@@ -72,6 +73,8 @@ const READERS = {
   }),
   /** SPONSON_RATE_LIMIT: `on` / `off`; null (unset) leaves it to the entry (workers/http/rate-limit.ts). */
   rateLimit: (v: Vars): "on" | "off" | null => onOff(v, "SPONSON_RATE_LIMIT"),
+  /** SPONSON_ACCESS: Cloudflare Access sign-in (workers/auth/access-config.ts); null (unset) accepts none. */
+  access: (v: Vars): AccessConfig | null => jsonVar(v, "SPONSON_ACCESS", accessConfigSchema) ?? null,
   /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
   webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
 };
@@ -98,6 +101,7 @@ export const CONFIG_VARS = [
   "GITHUB_WEBHOOK_SECRET",
   "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
   "SPONSON_RATE_LIMIT",
+  "SPONSON_ACCESS",
 ] as const;
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { repositoriesConfigSchema } from "../../shared/schemas/repository";
+import { accessConfigSchema } from "../auth/access-config";
 import { connectionsSchema } from "../connections/connection-schema";
 import { policySchema } from "../policy/policy-schema";
 import { combiningSchema, environmentsSchema } from "./config-vars";
@@ -15,6 +16,7 @@ export const JSON_VARS = {
   SPONSON_REPOSITORIES: repositoriesConfigSchema,
   SPONSON_ENVIRONMENTS: environmentsSchema,
   SPONSON_WRITE_COMBINING: combiningSchema,
+  SPONSON_ACCESS: accessConfigSchema,
 } as const satisfies Record<string, z.ZodType>;
 export type JsonVarName = keyof typeof JSON_VARS;
 export const JSON_VAR_NAMES = Object.keys(JSON_VARS) as JsonVarName[];

@@ -14,6 +14,10 @@ function what(entry: AuditEntry): string {
     const until = entry.hold ? ` until ${formatUtc(entry.hold.until)}` : " (none was in force)";
     return `${entry.key}: hold ${entry.action === "set" ? "set" : entry.action === "lift" ? "lifted" : "expired"}${until}`;
   }
+  if (entry.kind === "token-mint") {
+    const bound = entry.repository === undefined ? "" : ` for ${entry.repository}`;
+    return `${entry.role} token ${entry.jti} for ${entry.subject}${bound}, until ${formatUtc(entry.expiresAt * 1000)}`;
+  }
   return `${entry.key} on ${entry.parent} (${entry.outcome})`;
 }
 
@@ -44,7 +48,7 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
                   <td>{e.kind}</td>
                   <td>{e.actor ?? "(expiry)"}</td>
                   <td class="mono">{what(e)}</td>
-                  <td>{e.reason}</td>
+                  <td>{e.reason ?? ""}</td>
                 </tr>
               ))}
             </tbody>

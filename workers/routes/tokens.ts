@@ -1,8 +1,9 @@
 /**
  * Minting service tokens on the service (admin; docs/deploy.md, "Tokens"): the signing key stays a
- * Worker secret, so no laptop ever holds production's private key. Each token is audited in R2
- * (`audit/tokens/<ms>-<id>.json`: who minted what for whom, until when) — its claims, never the
- * token itself. The claims pass the same schema authentication reads them with, so a token minted
+ * Worker secret, so no laptop ever holds production's private key. Any role, admin included (with a
+ * reason): lasting admin access is an admin minting the next admin token, not a key rotation. Each
+ * token is audited in R2 (workers/audit/token-mints.ts) — its claims, never the token itself. The
+ * claims pass the same schema and the same per-role lifetime authentication checks, so a token minted
  * here is one the service accepts.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
@@ -10,6 +11,7 @@ import { calculateJwkThumbprint, importJWK, type JWK, SignJWT } from "jose";
 import { SponsonError } from "../../shared/errors";
 import { mintedTokenSchema, tokenRequestSchema } from "../../shared/schemas/tokens";
 import type { AppEnv } from "../app-env";
+import { recordTokenMint } from "../audit/token-mints";
 import { SERVICE_AUDIENCE, SERVICE_ISSUER } from "../auth/auth-config";
 import { requireRole } from "../auth/route-access";
 import { serviceClaimsSchema } from "../auth/service-claims";
@@ -24,14 +26,16 @@ import {
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 
-export const TOKEN_AUDIT_PREFIX = "audit/tokens/";
+export { TOKEN_AUDIT_PREFIX } from "../audit/token-mints";
 
 const mintRoute = createRoute({
   method: "post",
   path: "/v1/tokens",
   operationId: "mintToken",
   tags: ["tokens"],
-  summary: "Mint a ci or viewer service token (admin), signed by the service and audited",
+  summary: "Mint a service token of any role (admin), signed by the service and audited",
+  description:
+    "An admin token needs a `reason`. `ttlSeconds` is at most the role's SERVICE_TOKEN_MAX_LIFETIME_SECONDS (admin: one day, ci and viewer: 90 days by default); longer is refused 400. `repository` binds a ci or viewer token to one repository; `scopes` bind ci tokens only.",
   security: bearerSecurity,
   middleware: [requireRole("admin")] as const,
   request: {
@@ -53,8 +57,14 @@ export const tokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   mintRoute,
   async (c) => {
     const body = c.req.valid("json");
-    if (body.role !== "ci" && (body.scopes !== undefined || body.repository !== undefined)) {
-      throw new SponsonError("VALIDATION", "scopes and repository bind ci tokens only");
+    const config = configFromEnv(c.env);
+    // The same maximum authentication enforces: never hand out a token the service would refuse.
+    const max = config.serviceTokenMaxLifetime[body.role];
+    if (body.ttlSeconds > max) {
+      throw new SponsonError(
+        "VALIDATION",
+        `ttlSeconds: a ${body.role} token may live at most ${max} seconds (SERVICE_TOKEN_MAX_LIFETIME_SECONDS)`,
+      );
     }
     const claims = serviceClaimsSchema.safeParse({
       sub: body.subject,
@@ -64,7 +74,7 @@ export const tokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     });
     if (!claims.success)
       throw new SponsonError("VALIDATION", claims.error.issues.map((i) => i.message).join("; "));
-    const raw = configFromEnv(c.env).serviceSigningKey;
+    const raw = config.serviceSigningKey;
     const key = raw === null ? null : privateJwkSchema.safeParse(JSON.parse(raw));
     if (!key?.success)
       throw new SponsonError("INTERNAL", "SERVICE_SIGNING_KEY is not set to an Ed25519 private JWK");
@@ -84,9 +94,15 @@ export const tokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
       .setExpirationTime(expiresAt)
       .sign(await importJWK(jwk, "EdDSA"));
     // Recorded before the token is handed out: a token nobody can account for is never issued.
-    const record = { id, subject: sub, ...rest, expiresAt, issuedAt: now, issuedBy: c.get("actor") };
-    await c.env.RECEIPTS.put(`${TOKEN_AUDIT_PREFIX}${now}-${id}.json`, JSON.stringify(record), {
-      httpMetadata: { contentType: "application/json" },
+    await recordTokenMint(c.env, {
+      id,
+      subject: sub,
+      ...rest,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+      ttlSeconds: body.ttlSeconds,
+      expiresAt,
+      issuedAt: now,
+      issuedBy: c.get("actor"),
     });
     return c.json({ token, id, subject: sub, role: body.role, expiresAt }, 201);
   },
