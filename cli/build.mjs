@@ -23,7 +23,11 @@ export async function buildCli() {
     minifySyntax: true,
     minifyWhitespace: true,
     keepNames: true,
-    define: { SPONSON_VERSION: JSON.stringify(version) },
+    define: {
+      SPONSON_VERSION: JSON.stringify(version),
+      // What `config check` compares a deployment's wrangler config with (cli/commands/wrangler-needs.ts).
+      SPONSON_WRANGLER_TOML: JSON.stringify(readFileSync(join(root, "wrangler.toml"), "utf8")),
+    },
     logLevel: "warning",
   });
   return BUNDLE;

@@ -248,13 +248,14 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   config: {
     summary: "check the service's configuration offline: every problem at once, each with its path",
-    usage: "sponson config check [--config <wrangler.toml>] [--env-file <file>] [--json]",
+    usage: "sponson config check [--wrangler <wrangler.toml>] [--env-file <file>] [--json]",
     options: {
-      config: {
+      wrangler: {
         type: "string",
         value: "file",
-        help: "the wrangler config whose [vars] to read (default: wrangler.toml)",
+        help: "the wrangler config to check: its [vars], bindings, migrations and rate limiters (default: wrangler.toml)",
       },
+      config: { type: "string", value: "file", help: "the same as --wrangler" },
       "env-file": {
         type: "string",
         value: "file",
@@ -267,9 +268,11 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     details:
       "Checks every var (JSON vars against their schemas, schemas/*.schema.json), every connection's provider\n" +
       "fields, and with --env-file that each Worker secret a connection names is set. Prints names, never values.\n" +
+      "Names every Durable Object binding, migration, rate limiter, bucket and queue the Worker needs (the\n" +
+      "release's wrangler.toml) that the config lacks.\n" +
       "Exit 0 when there is nothing to fix, 1 otherwise. The deployed service answers the same as GET /v1/config/status.",
     examples: [
-      "sponson config check --config examples/production/wrangler.toml",
+      "sponson config check --wrangler examples/production/wrangler.toml",
       "sponson config check --env-file .env.production --json",
     ],
   },
