@@ -11,6 +11,7 @@
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { parse as parseToml } from "smol-toml";
+import { didYouMean } from "../../shared/did-you-mean";
 import { PLACEHOLDER, PLACEHOLDER_NAMES, VAR_NAME, varOf } from "../../shared/placeholders";
 import { planSchema } from "../../shared/schemas/plan";
 import { itemShapeProblems } from "../../shared/url-shape";
@@ -79,8 +80,12 @@ function queueProblems(consumed: string[] | null, vars: Record<string, unknown>)
 }
 
 function subcommand(inv: Invocation): void {
-  if (inv.positionals[0] !== "check")
-    throw new CliError(2, `usage: sponson ${inv.command} check …  (run \`sponson ${inv.command} --help\`)`);
+  const given = inv.positionals[0];
+  if (given !== "check")
+    throw new CliError(
+      2,
+      `${given === undefined ? "" : `unknown subcommand "${given}".${didYouMean(given, ["check"])} `}usage: sponson ${inv.command} check …  (run \`sponson ${inv.command} --help\`)`,
+    );
 }
 
 function printProblems(inv: Invocation, subject: string, problems: ConfigProblem[], extra: object): ExitCode {
@@ -173,7 +178,7 @@ export function planProblems(plan: unknown, vars: Readonly<Record<string, string
     if (!op)
       problems.push({
         path: `${at}.op`,
-        message: `unknown op "${line.op}"; known: ${[...ops.keys()].sort().join(", ")}`,
+        message: `unknown op "${line.op}".${didYouMean(line.op, ops.keys())} Known: ${[...ops.keys()].sort().join(", ")}`,
       });
     const params: Record<string, string> = {};
     /** Params left with a placeholder in them: its problem is theirs, not the params schema's. */
