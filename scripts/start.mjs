@@ -93,4 +93,9 @@ child.on("exit", (code) => {
   removeStartFiles();
   process.exit(code ?? 1);
 });
+child.on("error", (err) => {
+  removeStartFiles();
+  process.stderr.write(`start: cannot run wrangler (${err.code ?? err.message}); run it as \`npm start\`\n`);
+  process.exit(1);
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
