@@ -1,14 +1,19 @@
 /** Every command's flags and help text, in one table: parsing and `--help` both read it. */
-import { MAX_WAIT_TIMEOUT_SECONDS } from "../shared/schemas/requests";
+import {
+  connection,
+  json,
+  LOCK_KEYS_HELP,
+  type OptionSpec,
+  plan,
+  RUN_DETAILS,
+  target,
+  vars,
+  verbose,
+  wait,
+} from "./command-options";
 
-export type OptionSpec = {
-  type: "string" | "boolean";
-  short?: string;
-  value?: string;
-  help: string;
-  /** Repeatable: every occurrence is kept, in order. */
-  multiple?: boolean;
-};
+export type { OptionSpec } from "./command-options";
+
 export type CommandName =
   | "apply"
   | "preview"
@@ -31,83 +36,6 @@ export interface CommandSpec {
   details?: string;
   examples: string[];
 }
-
-const connection: Record<string, OptionSpec> = {
-  url: {
-    type: "string",
-    value: "url",
-    help: "service URL (default: $SPONSON_URL, else http://127.0.0.1:8787)",
-  },
-  audience: {
-    type: "string",
-    value: "aud",
-    help: "audience of the GitHub OIDC token (default: $SPONSON_AUDIENCE, else the URL's origin)",
-  },
-  help: { type: "boolean", short: "h", help: "show this help" },
-};
-const target: Record<string, OptionSpec> = {
-  env: {
-    type: "string",
-    short: "e",
-    value: "name",
-    help: "environment (default: $SPONSON_ENVIRONMENT, else preview)",
-  },
-  scope: {
-    type: "string",
-    short: "s",
-    value: "scope",
-    help: "pr-<n>, branch-<name> or main (default in GitHub Actions: from the pull request or GITHUB_REF)",
-  },
-  repository: {
-    type: "string",
-    short: "r",
-    value: "owner/name",
-    help: "repository the scope belongs to (default: $SPONSON_REPOSITORY, in GitHub Actions $GITHUB_REPOSITORY; needed only when the service serves several)",
-  },
-};
-const json: Record<string, OptionSpec> = {
-  json: { type: "boolean", help: "print the final result as JSON on stdout (progress goes to stderr)" },
-};
-const verbose: Record<string, OptionSpec> = {
-  verbose: {
-    type: "boolean",
-    help: "after the run, print where its time went (timings) and how many calls it made (counts)",
-  },
-};
-const plan: Record<string, OptionSpec> = {
-  plan: { type: "string", short: "p", value: "file", help: "the plan (JSON); required" },
-};
-const vars: Record<string, OptionSpec> = {
-  var: {
-    type: "string",
-    value: "name=value",
-    multiple: true,
-    help: "a value for {vars.<name>} in the plan's item params, e.g. the URL the deploy step printed (repeatable)",
-  },
-};
-const wait: Record<string, OptionSpec> = {
-  wait: {
-    type: "boolean",
-    help: "if the scope is locked by another run, wait for it instead of failing (a `waiting for …` line every 15 s)",
-  },
-  "wait-timeout": {
-    type: "string",
-    value: "s",
-    help: `seconds to wait for the lock (implies --wait; at most ${MAX_WAIT_TIMEOUT_SECONDS})`,
-  },
-};
-
-/** shared/lock-keys.ts: the two kinds of lock key, as `sponson locks` lists them. */
-const LOCK_KEYS_HELP = [
-  "Lock keys:",
-  "  scope:<repository id>/<environment>/<scope>   a scope's lock, e.g. scope:186853002/preview/pr-12",
-  "  _locks/<32 hex>                               a provider object's lock (hash of its identity)",
-].join("\n");
-
-const RUN_DETAILS =
-  "Streams one line per plan line as it happens. Writes a Markdown table to $GITHUB_STEP_SUMMARY when set.\n" +
-  "Retries what the service marks retriable (not LOCK_HELD: --wait waits for the lock), with growing, jittered\n" +
-  "pauses, for up to --wait-timeout seconds, else $SPONSON_RETRY_SECONDS, else 60 (0: no retries).";
 
 export const COMMANDS: Record<CommandName, CommandSpec> = {
   apply: {
@@ -248,13 +176,14 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   config: {
     summary: "check the service's configuration offline: every problem at once, each with its path",
-    usage: "sponson config check [--config <wrangler.toml>] [--env-file <file>] [--json]",
+    usage: "sponson config check [--wrangler <wrangler.toml>] [--env-file <file>] [--json]",
     options: {
-      config: {
+      wrangler: {
         type: "string",
         value: "file",
-        help: "the wrangler config whose [vars] to read (default: wrangler.toml)",
+        help: "the wrangler config to check: its [vars], bindings, migrations and rate limiters (default: wrangler.toml)",
       },
+      config: { type: "string", value: "file", help: "the same as --wrangler" },
       "env-file": {
         type: "string",
         value: "file",
@@ -267,9 +196,11 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     details:
       "Checks every var (JSON vars against their schemas, schemas/*.schema.json), every connection's provider\n" +
       "fields, and with --env-file that each Worker secret a connection names is set. Prints names, never values.\n" +
+      "Names every Durable Object binding, migration, rate limiter, bucket and queue the Worker needs (the\n" +
+      "release's wrangler.toml) that the config lacks.\n" +
       "Exit 0 when there is nothing to fix, 1 otherwise. The deployed service answers the same as GET /v1/config/status.",
     examples: [
-      "sponson config check --config examples/production/wrangler.toml",
+      "sponson config check --wrangler examples/production/wrangler.toml",
       "sponson config check --env-file .env.production --json",
     ],
   },

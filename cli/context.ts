@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { nearest } from "../shared/did-you-mean";
 import { MAX_VARS, SHA_PATTERN, VAR_NAME } from "../shared/placeholders";
 import { repositoryNamePattern } from "../shared/schemas/repository";
 import { MAX_WAIT_TIMEOUT_SECONDS, scopePathSchema } from "../shared/schemas/requests";
@@ -48,7 +49,10 @@ export function parseCommand(command: CommandName, argv: string[], io: Io): Invo
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
   } catch (err) {
-    throw new CliError(2, `${(err as Error).message}\nRun \`sponson ${command} --help\` for usage.`);
+    throw new CliError(
+      2,
+      `${(err as Error).message}${flagHint(err, spec.options)}\nRun \`sponson ${command} --help\` for usage.`,
+    );
   }
   if (!parsed.values.help && parsed.positionals.length > spec.positionals) {
     throw new CliError(
@@ -57,6 +61,15 @@ export function parseCommand(command: CommandName, argv: string[], io: Io): Invo
     );
   }
   return { command, flags: parsed.values, positionals: parsed.positionals, io };
+}
+
+/** " Did you mean --scope?" for a mistyped flag (node:util's parseArgs names it in its message). */
+function flagHint(err: unknown, options: Record<string, { short?: string }>): string {
+  if ((err as { code?: string }).code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return "";
+  const given = /'(-{1,2}[^']+)'/.exec((err as Error).message)?.[1];
+  if (given === undefined) return "";
+  const name = nearest(given.replace(/^-+/, "").split("=")[0] ?? "", Object.keys(options));
+  return name === undefined ? "" : ` Did you mean --${name}?`;
 }
 
 export function stringFlag(inv: Invocation, name: string): string | undefined {

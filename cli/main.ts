@@ -3,6 +3,7 @@
  * 1 run failed, lock held or another service-side failure; 2 usage or authentication error;
  * 3 a destroy or rollback of a scope that has no receipt.
  */
+import { didYouMean } from "../shared/did-you-mean";
 import type { ErrorCode } from "../shared/errors";
 import { CliError, type ExitCode } from "./cli-error";
 import { ApiError, type ApiErrorCode } from "./client";
@@ -64,7 +65,10 @@ export async function main(argv: string[], io: Omit<Io, "version">): Promise<Exi
       return 0;
     }
     if (!(COMMAND_NAMES as string[]).includes(first)) {
-      throw new CliError(2, `unknown command "${first}"; commands: ${COMMAND_NAMES.join(", ")}`);
+      throw new CliError(
+        2,
+        `unknown command "${first}".${didYouMean(first, COMMAND_NAMES)} Commands: ${COMMAND_NAMES.join(", ")}`,
+      );
     }
     const command = first as CommandName;
     const inv = parseCommand(command, rest, full);

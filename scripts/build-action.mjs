@@ -27,7 +27,11 @@ export async function actionBundle() {
     banner: {
       js: 'import { createRequire as __sponsonRequire } from "node:module"; const require = __sponsonRequire(import.meta.url);',
     },
-    define: { SPONSON_VERSION: JSON.stringify(version) },
+    define: {
+      SPONSON_VERSION: JSON.stringify(version),
+      // `config check`'s source of truth, as in the CLI's own bundle (cli/build.mjs).
+      SPONSON_WRANGLER_TOML: JSON.stringify(readFileSync(join(root, "wrangler.toml"), "utf8")),
+    },
     logLevel: "warning",
     absWorkingDir: root,
   });

@@ -17,7 +17,11 @@ export function readDevVar(text, key) {
   return undefined;
 }
 
-export async function ensureSigningKey() {
+/**
+ * The signing key, generated on first use. `npm start` loads it as it starts (`starting: true`);
+ * made by `npm run token` meanwhile, a running instance has not loaded it until restarted.
+ */
+export async function ensureSigningKey({ starting = false } = {}) {
   const text = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
   const existing = readDevVar(text, "SERVICE_SIGNING_KEY");
   if (existing) return JSON.parse(existing);
@@ -27,7 +31,9 @@ export async function ensureSigningKey() {
   // Single quotes: the JSON holds double quotes, and dotenv takes single-quoted values literally.
   appendFileSync(DEV_VARS, `${separator}SERVICE_SIGNING_KEY='${JSON.stringify(jwk)}'\n`, { mode: 0o600 });
   process.stderr.write(
-    `token: generated a service signing key in ${DEV_VARS}; restart \`npm start\` to load it\n`,
+    starting
+      ? `start: generated a service signing key in ${DEV_VARS}; this start loads it\n`
+      : `token: generated a service signing key in ${DEV_VARS}; restart \`npm start\` if it is running, to load it\n`,
   );
   return jwk;
 }

@@ -35,7 +35,7 @@ function configuredRepositoriesSource(argv) {
 }
 
 /**
- * The `--var`s `npm start` adds for webhooks (none when the repositories are configured
+ * The vars `npm start` adds for webhooks (none when the repositories are configured
  * elsewhere) and the lines it prints. The secret's value is never printed: start logs end up
  * pasted into issues, and the one tool that needs it (`npm run webhook`) reads .dev.vars itself.
  */
@@ -47,11 +47,11 @@ export function localWebhookSetup(port, argv) {
   ];
   if (source !== null) {
     lines.push(`webhooks: repositories from SPONSON_REPOSITORIES in ${source}`);
-    return { vars: [], lines };
+    return { vars: {}, lines };
   }
   lines.push(
     `webhooks: demo repository ${DEMO_REPOSITORY.name} (id ${DEMO_REPOSITORY.id}), the one of @octokit/webhooks-examples' payloads; set SPONSON_REPOSITORIES in ${DEV_VARS} to serve others`,
     "webhooks: close a pull request with `npm run -s webhook -- closed --pr 2`",
   );
-  return { vars: ["--var", `SPONSON_REPOSITORIES:${JSON.stringify([DEMO_REPOSITORY])}`], lines };
+  return { vars: { SPONSON_REPOSITORIES: JSON.stringify([DEMO_REPOSITORY]) }, lines };
 }

@@ -6,6 +6,7 @@ import { exportPKCS8, generateKeyPair } from "jose";
 import { localAccessVars } from "./dev-access.mjs";
 import { ensureSigningKey } from "./dev-vars.mjs";
 import { localWebhookSetup } from "./dev-webhook.mjs";
+import { removeStartFiles, writeStartEnv, writeStartState } from "./start-env.mjs";
 
 const USAGE = `Usage: npm start [-- <wrangler dev options>]
 
@@ -28,7 +29,7 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
 }
 
 // Tokens from `npm run token` must verify against the key the instance loads at start.
-await ensureSigningKey();
+await ensureSigningKey({ starting: true });
 
 // The demo Google service account's key file (dev/emulators/firebase/demo.ts): a throwaway
 // key made at each start, never written to disk; the emulator accepts this account's assertions.
@@ -54,6 +55,26 @@ const port = process.env.PORT ?? "8787";
 const webhooks = localWebhookSetup(port, process.argv.slice(2));
 for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
 
+// Secrets and the demo configuration go through an owner-only env file, never the command line
+// (`ps` shows every process's arguments to every user); .dev.vars is merged into it and wins.
+const envFile = writeStartEnv({
+  SPONSON_CONNECTIONS: connections,
+  // The emulated demo tenant's M2M secret (dev/emulators/auth0): a local value, not a secret.
+  AUTH0_CLIENT_SECRET: "local-demo-secret",
+  // The other demo tenants (dev/emulators/*/demo.ts; examples/all-providers.plan.json).
+  SUPABASE_ACCESS_TOKEN: "sbp_local_demo_0000000000000000000000000000",
+  GOOGLE_SERVICE_ACCOUNT_KEY: demoGoogleKey,
+  OKTA_API_TOKEN: "00local-demo-okta-api-token",
+  KINDE_CLIENT_SECRET: "local-demo-kinde-secret",
+  R2_API_TOKEN: "local-demo-r2-api-token",
+  S3_SECRET_ACCESS_KEY: "local-demo-s3-secret",
+  ENTRA_CLIENT_SECRET: "local-demo-entra-secret",
+  COGNITO_SECRET_ACCESS_KEY: "local-demo-cognito-secret",
+  ...webhooks.vars,
+});
+// `npm run webhook` sends to the port this start listens on (scripts/webhook.mjs).
+writeStartState(port);
+
 const args = [
   "dev",
   // The dev entry: the production Worker with the provider emulators (wrangler.dev.toml).
@@ -65,33 +86,19 @@ const args = [
   port,
   "--persist-to",
   process.env.PERSIST_TO ?? ".wrangler/state",
-  "--var",
-  `SPONSON_CONNECTIONS:${connections}`,
-  // The emulated demo tenant's M2M secret (dev/emulators/auth0): a local value, not a secret.
-  "--var",
-  "AUTH0_CLIENT_SECRET:local-demo-secret",
-  // The other demo tenants (dev/emulators/*/demo.ts; examples/all-providers.plan.json).
-  "--var",
-  "SUPABASE_ACCESS_TOKEN:sbp_local_demo_0000000000000000000000000000",
-  "--var",
-  `GOOGLE_SERVICE_ACCOUNT_KEY:${demoGoogleKey}`,
-  "--var",
-  "OKTA_API_TOKEN:00local-demo-okta-api-token",
-  "--var",
-  "KINDE_CLIENT_SECRET:local-demo-kinde-secret",
-  "--var",
-  "R2_API_TOKEN:local-demo-r2-api-token",
-  "--var",
-  "S3_SECRET_ACCESS_KEY:local-demo-s3-secret",
-  "--var",
-  "ENTRA_CLIENT_SECRET:local-demo-entra-secret",
-  "--var",
-  "COGNITO_SECRET_ACCESS_KEY:local-demo-cognito-secret",
-  ...webhooks.vars,
-  // Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs).
+  ...envFile,
+  // Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs): configuration, not a secret.
   ...(await localAccessVars()),
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });
-child.on("exit", (code) => process.exit(code ?? 1));
+child.on("exit", (code) => {
+  removeStartFiles();
+  process.exit(code ?? 1);
+});
+child.on("error", (err) => {
+  removeStartFiles();
+  process.stderr.write(`start: cannot run wrangler (${err.code ?? err.message}); run it as \`npm start\`\n`);
+  process.exit(1);
+});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));

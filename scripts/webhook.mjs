@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { DEV_VARS, readDevVar } from "./dev-vars.mjs";
 import { DEMO_REPOSITORY } from "./dev-webhook.mjs";
 import { ACTIONS, deliveryHeaders, pullRequestPayload } from "./github-event.mjs";
+import { runningStartUrl } from "./start-env.mjs";
 
 const USAGE = `Usage: npm run webhook -- closed|reopened --pr <n> [options]  (add -s after run for quiet output)
 
@@ -16,7 +17,8 @@ Sends a signed GitHub pull_request event, built on the example payload of
 @octokit/webhooks-examples, to a running Sponson Edge.
 
   --pr <n>               the pull request: its scope is pr-<n> (required)
-  --url <url>            the instance (default $SPONSON_URL, else http://127.0.0.1:$PORT or :8787)
+  --url <url>            the instance (default $SPONSON_URL, else http://127.0.0.1:$PORT, else
+                         where this checkout's running npm start listens, else :8787)
   --secret <secret>      the webhook secret (default $GITHUB_WEBHOOK_SECRET, else
                          GITHUB_WEBHOOK_SECRET from ${DEV_VARS}, which npm start creates)
   --repository <o/name>  the repository (default ${DEMO_REPOSITORY.name})
@@ -65,10 +67,13 @@ const secret =
   values.secret ?? process.env.GITHUB_WEBHOOK_SECRET ?? readDevVar(devVars, "GITHUB_WEBHOOK_SECRET");
 if (!secret)
   usage(`no webhook secret: pass --secret, or run \`npm start\` once to create one in ${DEV_VARS}`);
+// PORT as npm start takes it, else the port the running `npm start` of this checkout was given.
 const url = (
   values.url ??
   process.env.SPONSON_URL ??
-  `http://127.0.0.1:${process.env.PORT ?? "8787"}`
+  (process.env.PORT ? `http://127.0.0.1:${process.env.PORT}` : undefined) ??
+  runningStartUrl() ??
+  "http://127.0.0.1:8787"
 ).replace(/\/+$/, "");
 
 const repository = repositoryOf(values.repository ?? DEMO_REPOSITORY.name, values["repository-id"]);

@@ -6,10 +6,12 @@
  * JSON vars, as wrangler binds them) and an env file (KEY=value lines: the Worker secrets, and any
  * var kept out of wrangler.toml), the env file winning. Without an env file the secrets cannot be
  * seen, so their presence is not checked (the deployed service's GET /v1/config/status does).
+ * It also names every binding, migration and rate limiter the Worker needs that the config lacks.
  */
 import { readFileSync } from "node:fs";
 import { parseEnv } from "node:util";
 import { parse as parseToml } from "smol-toml";
+import { didYouMean } from "../../shared/did-you-mean";
 import { PLACEHOLDER, PLACEHOLDER_NAMES, VAR_NAME, varOf } from "../../shared/placeholders";
 import { planSchema } from "../../shared/schemas/plan";
 import { itemShapeProblems } from "../../shared/url-shape";
@@ -18,6 +20,7 @@ import { type ConfigProblem, checkConfig } from "../../workers/config/config-rep
 import { queueNames } from "../../workers/queue/queue-names";
 import { CliError, type ExitCode } from "../cli-error";
 import { type Invocation, stringFlag, varsOf } from "../context";
+import { knownQueues, missingBindings } from "./wrangler-needs";
 
 function readText(path: string, what: string): string {
   try {
@@ -28,6 +31,7 @@ function readText(path: string, what: string): string {
 }
 
 interface WranglerConfig {
+  config: Record<string, unknown>;
   vars: Record<string, unknown>;
   /** The queues it consumes, when it names any. */
   consumed: string[] | null;
@@ -48,6 +52,7 @@ function readWrangler(path: string): WranglerConfig {
   const vars = (config.vars ?? {}) as Record<string, unknown>;
   const consumers = (config.queues as { consumers?: Array<{ queue?: unknown }> } | undefined)?.consumers;
   return {
+    config,
     vars: Object.fromEntries(
       Object.entries(vars).map(([k, v]) => [
         k,
@@ -58,29 +63,29 @@ function readWrangler(path: string): WranglerConfig {
   };
 }
 
-/** The queues the Worker tells apart (workers/queue/queue-handler.ts) are the ones wrangler binds. */
+/**
+ * A consumed queue the Worker does not tell apart (workers/queue/queue-handler.ts) is a mistake; a
+ * missing consumer is a missing binding (wrangler-needs.ts).
+ */
 function queueProblems(consumed: string[] | null, vars: Record<string, unknown>): ConfigProblem[] {
   if (consumed === null) return [];
   const { destroys, deadLetters } = queueNames(vars);
-  const problems: ConfigProblem[] = [];
-  for (const name of [destroys, deadLetters])
-    if (!consumed.includes(name))
-      problems.push({
-        path: "queues.consumers",
-        message: `no consumer for queue ${name}, which the Worker expects`,
-      });
-  for (const name of consumed)
-    if (name !== destroys && name !== deadLetters)
-      problems.push({
-        path: "queues.consumers",
-        message: `queue ${name} is consumed but is neither SPONSON_DESTROY_QUEUE (${destroys}) nor SPONSON_DEAD_LETTER_QUEUE (${deadLetters})`,
-      });
-  return problems;
+  const known = knownQueues(vars);
+  return consumed
+    .filter((name) => !known.has(name))
+    .map((name) => ({
+      path: "queues.consumers",
+      message: `queue ${name} is consumed but is neither SPONSON_DESTROY_QUEUE (${destroys}) nor SPONSON_DEAD_LETTER_QUEUE (${deadLetters})`,
+    }));
 }
 
 function subcommand(inv: Invocation): void {
-  if (inv.positionals[0] !== "check")
-    throw new CliError(2, `usage: sponson ${inv.command} check …  (run \`sponson ${inv.command} --help\`)`);
+  const given = inv.positionals[0];
+  if (given !== "check")
+    throw new CliError(
+      2,
+      `${given === undefined ? "" : `unknown subcommand "${given}".${didYouMean(given, ["check"])} `}usage: sponson ${inv.command} check …  (run \`sponson ${inv.command} --help\`)`,
+    );
 }
 
 function printProblems(inv: Invocation, subject: string, problems: ConfigProblem[], extra: object): ExitCode {
@@ -99,13 +104,13 @@ function printProblems(inv: Invocation, subject: string, problems: ConfigProblem
 
 export async function configCommand(inv: Invocation): Promise<ExitCode> {
   subcommand(inv);
-  const configPath = stringFlag(inv, "config") ?? "wrangler.toml";
+  const configPath = stringFlag(inv, "wrangler") ?? stringFlag(inv, "config") ?? "wrangler.toml";
   const envFile = stringFlag(inv, "env-file");
   const wrangler = readWrangler(configPath);
   const vars: Record<string, unknown> = { ...wrangler.vars };
   if (envFile !== undefined) Object.assign(vars, parseEnv(readText(envFile, "env file")));
   const report = checkConfig(vars, { secretsKnown: envFile !== undefined });
-  report.problems.push(...queueProblems(wrangler.consumed, vars));
+  report.problems.push(...missingBindings(wrangler.config, vars), ...queueProblems(wrangler.consumed, vars));
   const subject = envFile === undefined ? configPath : `${configPath} + ${envFile}`;
   if (envFile === undefined && inv.flags.json !== true)
     inv.io.stderr.write("note: no --env-file: whether each Worker secret is set is not checked\n");
@@ -173,7 +178,7 @@ export function planProblems(plan: unknown, vars: Readonly<Record<string, string
     if (!op)
       problems.push({
         path: `${at}.op`,
-        message: `unknown op "${line.op}"; known: ${[...ops.keys()].sort().join(", ")}`,
+        message: `unknown op "${line.op}".${didYouMean(line.op, ops.keys())} Known: ${[...ops.keys()].sort().join(", ")}`,
       });
     const params: Record<string, string> = {};
     /** Params left with a placeholder in them: its problem is theirs, not the params schema's. */

@@ -113,6 +113,33 @@ describe("sponson config check", () => {
   });
 });
 
+describe("sponson config check --wrangler: the bindings the Worker needs", () => {
+  it("names every binding, migration and rate limiter a copy lacks, and exits 1", () => {
+    const stripped = readFileSync(PRODUCTION, "utf8")
+      .replace('[[durable_objects.bindings]]\nname = "LEASE_LOCK"\nclass_name = "LeaseLock"\n', "")
+      .replace('[[r2_buckets]]\nbinding = "RECEIPTS"\nbucket_name = "sponson-receipts"\n', "")
+      .replace(/\[\[migrations\]\]\ntag = "v5"\n[^\n]*\n/, "")
+      .replace(/\[\[ratelimits\]\]\n(?:[^\n]+\n)+/, "");
+    const path = file("stripped.wrangler.toml", stripped);
+    const run = sponson(["config", "check", "--wrangler", path]);
+    expect([run.code, run.stdout]).toEqual([1, expect.stringContaining(`${path}: 4 problems`)]);
+    for (const name of ["LEASE_LOCK (class LeaseLock)", "RECEIPTS", "migration v5", "RUN_RATE_LIMITER"])
+      expect(run.stdout).toContain(name);
+    const json = sponson(["config", "check", "--wrangler", path, "--json"]);
+    expect((JSON.parse(json.stdout) as { problems: { path: string }[] }).problems.map((p) => p.path)).toEqual(
+      ["durable_objects.bindings", "migrations", "ratelimits", "r2_buckets"],
+    );
+  });
+
+  it("control: the root wrangler.toml itself lacks nothing", () => {
+    const run = sponson(["config", "check", "--wrangler", join(ROOT, "wrangler.toml"), "--json"]);
+    const paths = (JSON.parse(run.stdout) as { problems: { path: string }[] }).problems.map((p) => p.path);
+    expect(paths.filter((p) => /^(durable_objects|migrations|ratelimits|r2_buckets|queues)/.test(p))).toEqual(
+      [],
+    );
+  });
+});
+
 describe("sponson plan check", () => {
   it("every example plan has no problems", () => {
     for (const plan of ["plan.json", "all-providers.plan.json", "shared.plan.json"]) {

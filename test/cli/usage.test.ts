@@ -33,6 +33,17 @@ describe("sponson --help and usage errors", () => {
   it.for([
     ["no command", [], /Usage: sponson <command>/],
     ["an unknown command", ["deploy"], /unknown command "deploy"/],
+    ["a mistyped command", ["aply"], /unknown command "aply"\. Did you mean "apply"\?/],
+    [
+      "a mistyped flag",
+      ["apply", "--plan", EXAMPLE_PLAN, "--sope", "pr-1"],
+      /Unknown option '--sope'.* Did you mean --scope\?/,
+    ],
+    [
+      "a mistyped subcommand",
+      ["plan", "chek", EXAMPLE_PLAN],
+      /unknown subcommand "chek"\. Did you mean "check"\?/,
+    ],
     [
       "an unknown flag",
       ["apply", "--plan", EXAMPLE_PLAN, "--scope", "pr-1", "--force"],

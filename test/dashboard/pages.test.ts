@@ -132,7 +132,7 @@ describe("filters and pages", () => {
 
   it("?environment= that nothing has shows an empty list; a page past the end shows the last", async () => {
     expect((await page("/dashboard?environment=staging-nothing")).html).toContain(
-      "No scope has a receipt yet.",
+      "No scope matches this filter.",
     );
     expect((await page("/dashboard?page=9999")).status).toBe(200);
   });

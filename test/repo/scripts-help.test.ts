@@ -42,6 +42,8 @@ describe("npm scripts answer --help", () => {
       "build:schemas",
       "keygen",
       "prepare",
+      "prestart",
+      "pretest",
       "start",
       "token",
       "webhook",

@@ -6,7 +6,9 @@
  *   after any lock changes, reconnecting with backoff when the socket drops;
  * - re-fetches on a slow timer anyway (a missed notification heals within FALLBACK_MS) and when a
  *   countdown passes zero (renewals are not announced, so an expiry shown may be stale);
- * - keeps an open force-release form, its typed reason and the focus across swaps.
+ * - keeps an open force-release form, its typed reason and the focus across swaps;
+ * - morphs each refresh into the page (idiomorph, inlined before it by layout.tsx) instead of
+ *   replacing it, leaving every <details> the reader opened or closed as they left it.
  */
 export const CLIENT_SCRIPT = `(() => {
   "use strict";
@@ -78,6 +80,17 @@ export const CLIENT_SCRIPT = `(() => {
       }
     }
   };
+  // A ledger's open state is the reader's once the page is shown: the server's default never
+  // overrides it. Without idiomorph (it failed to load) the swap still works, collapsing them.
+  const swap = (html) => {
+    if (typeof Idiomorph === "undefined") { live.innerHTML = html; return; }
+    Idiomorph.morph(live, html, {
+      morphStyle: "innerHTML",
+      callbacks: {
+        beforeAttributeUpdated: (name, el) => !(name === "open" && el.tagName === "DETAILS"),
+      },
+    });
+  };
   const refresh = async () => {
     if (inflight) { again = true; return; }
     inflight = true;
@@ -87,7 +100,7 @@ export const CLIENT_SCRIPT = `(() => {
       if (!res.ok) { setStatus("error", "refresh failed (" + res.status + ")"); return; }
       const html = await res.text();
       const kept = keepForms();
-      live.innerHTML = html;
+      swap(html);
       restoreForms(kept);
       readSkew();
       tick();

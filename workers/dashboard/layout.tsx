@@ -3,6 +3,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import { CLIENT_SCRIPT } from "./client-script";
+import { IDIOMORPH_SCRIPT } from "./idiomorph-script";
 import { STYLES } from "./styles";
 
 export interface LayoutProps {
@@ -26,7 +27,13 @@ export function Layout(props: LayoutProps) {
       </head>
       <body>
         {props.children}
-        {props.script ? <script nonce={props.nonce}>{raw(CLIENT_SCRIPT)}</script> : null}
+        {props.script ? (
+          <>
+            {/* idiomorph first: the live script morphs its refreshes with it (client-script.ts). */}
+            <script nonce={props.nonce}>{raw(IDIOMORPH_SCRIPT)}</script>
+            <script nonce={props.nonce}>{raw(CLIENT_SCRIPT)}</script>
+          </>
+        ) : null}
       </body>
     </html>
   );

@@ -3,6 +3,7 @@ import { LockCards } from "./lock-cards";
 import { RecentRuns } from "./recent-runs";
 import { ScopeLedgers } from "./scope-ledgers";
 import type { Snapshot } from "./snapshot";
+import { isFiltered } from "./view-filter";
 
 export interface LiveProps {
   snapshot: Snapshot;
@@ -13,7 +14,7 @@ export function LiveSections({ snapshot, releaseCsrf }: LiveProps) {
   return (
     <div data-now={snapshot.now}>
       <LockCards locks={snapshot.locks} now={snapshot.now} releaseCsrf={releaseCsrf} />
-      <RecentRuns runs={snapshot.runs} />
+      <RecentRuns runs={snapshot.runs} filtered={isFiltered(snapshot.filter)} />
       <ScopeLedgers
         scopes={snapshot.scopes}
         total={snapshot.totalScopes}

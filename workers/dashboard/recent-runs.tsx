@@ -29,14 +29,15 @@ function Took({ run }: { run: RunView }) {
   );
 }
 
-export function RecentRuns({ runs }: { runs: RunView[] }) {
+/** `filtered`: an empty list is the filter's doing, not an empty service. */
+export function RecentRuns({ runs, filtered = false }: { runs: RunView[]; filtered?: boolean }) {
   return (
     <section id="runs" aria-labelledby="runs-title">
       <h2 id="runs-title">
         Recent runs <span class="count">{runs.length}</span>
       </h2>
       {runs.length === 0 ? (
-        <p class="empty">No runs recorded yet.</p>
+        <p class="empty">{filtered ? "No runs match this filter." : "No runs recorded yet."}</p>
       ) : (
         <div class="table-wrap">
           <table>
@@ -75,7 +76,7 @@ export function RecentRuns({ runs }: { runs: RunView[] }) {
                       </span>
                     ) : null}
                   </td>
-                  <td>
+                  <td class="error">
                     {r.error ? (
                       <>
                         <code>{r.error.code}</code> {r.error.message}

@@ -6,7 +6,7 @@ import { formatUtc } from "./format";
 import { Pager } from "./pager";
 import { ScopeStateBadge } from "./scope-state-badge";
 import type { ScopeView } from "./snapshot";
-import type { ViewFilter } from "./view-filter";
+import { isFiltered, type ViewFilter } from "./view-filter";
 
 export interface ScopeLedgersProps {
   scopes: ScopeView[];
@@ -32,7 +32,11 @@ export function ScopeLedgers({ scopes, total, filter, pages }: ScopeLedgersProps
         Scopes and ledgers{" "}
         <span class="count">{total > scopes.length ? `${scopes.length} of ${total}` : scopes.length}</span>
       </h2>
-      {scopes.length === 0 ? <p class="empty">No scope has a receipt yet.</p> : null}
+      {scopes.length === 0 ? (
+        <p class="empty">
+          {isFiltered(filter) ? "No scope matches this filter." : "No scope has a receipt yet."}
+        </p>
+      ) : null}
       <Pager filter={filter} pages={pages} />
       {scopes.map((s) => (
         <details

@@ -56,6 +56,8 @@ ul.waiters { margin: .2rem 0 0; padding-left: 1.1rem; }
 /* Wide tables scroll inside their box on a phone instead of breaking every word. */
 table { border-collapse: collapse; width: 100%; min-width: 760px; font-size: .9rem; }
 td.mono { overflow-wrap: normal; }
+/* An error's message is free text of any length: it wraps inside its cell, never widening the table. */
+td.error { min-width: 14rem; max-width: 36rem; white-space: normal; overflow-wrap: anywhere; }
 th, td { text-align: left; padding: .45rem .7rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; font-size: .8rem; white-space: nowrap; }
 tr:last-child td { border-bottom: 0; }

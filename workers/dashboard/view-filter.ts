@@ -69,6 +69,13 @@ export function viewFilter(
   return { repository, environment, scope, page, bound: bound !== null };
 }
 
+/** Whether the reader narrowed the view (a bound caller's forced repository is not their filter). */
+export function isFiltered(filter: ViewFilter): boolean {
+  return (
+    filter.environment !== null || filter.scope !== null || (filter.repository !== null && !filter.bound)
+  );
+}
+
 /** Whether a scope of `repositoryId`/`environment`/`scope` is on this view (any page). */
 export function inView(
   filter: ViewFilter,

@@ -5,6 +5,7 @@
  * a caller bound to one repository sees only that repository's runs and entries.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { SponsonError } from "../../shared/errors";
 import { scopeOfOwner } from "../../shared/schemas/ownership";
 import { repositoryRefById, sameRepositoryName } from "../../shared/schemas/repository";
@@ -14,7 +15,7 @@ import { configFromEnv } from "../config/config";
 import { lockKeyOfHash, OBJECT_HASH, objectHash } from "../dashboard/object-hash";
 import type { ObjectEntry } from "../dashboard/object-page";
 import { pageHeaders } from "../dashboard/page-headers";
-import { renderObjectPage, renderRunPage } from "../dashboard/render-pages";
+import { renderObjectPage, renderRunLinkPage, renderRunPage } from "../dashboard/render-pages";
 import { ledgerRows, recentRuns } from "../dashboard/snapshot";
 import { boundRepositoryOf } from "../dashboard/view-filter";
 import type { Engine } from "../engine/engine";
@@ -64,49 +65,63 @@ const objectRoute = createRoute({
   },
 });
 
+/** A run link without its query is a reader's link cut short: a page, not the API's problem JSON. */
+async function runLinkPage(c: Context<AppEnv>): Promise<Response> {
+  const page = await renderRunLinkPage({ nonce: pageHeaders(c), id: c.req.param("id") ?? "" }).toString();
+  return c.newResponse(page, 400, { "Content-Type": "text/html; charset=UTF-8" });
+}
+
 export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engine) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-    .openapi(runRoute, async (c) => {
-      const nonce = pageHeaders(c);
-      const caller = c.get("caller");
-      const { id } = c.req.valid("param");
-      const { environment, scope, repository: named } = c.req.valid("query");
-      const repositories = configFromEnv(c.env).repositories;
-      const bound = boundRepositoryOf(caller, repositories);
-      const configured =
-        named === undefined ? undefined : repositories.find((r) => sameRepositoryName(r.name, named));
-      // A bound caller reads its own repository only; another one's run is "not found", not "forbidden".
-      const repository =
-        bound ??
-        (configured
-          ? { id: configured.id, name: configured.name }
-          : repositories.length === 1
-            ? repositories[0]
-            : null);
-      if (!repository || (bound && named !== undefined && !sameRepositoryName(bound.name, named))) {
-        throw new SponsonError("NOT_FOUND", `no run ${id} in ${environment}/${scope}`);
-      }
-      const ref = { id: repository.id, name: repository.name };
-      const { receipt } = await configuredReceiptStore(c.env).read({ repository: ref, environment, scope });
-      const run = recentRuns([receipt], Number.MAX_SAFE_INTEGER).find((r) => r.id === id);
-      const record = receipt.runs.find((r) => r.id === id);
-      if (!run || !record) throw new SponsonError("NOT_FOUND", `no run ${id} in ${environment}/${scope}`);
-      const rows = ledgerRows(await ledgerView(c.env, ref, receipt)).filter((e) => e.runId === id);
-      const entries = await Promise.all(
-        rows.map(async (e) => (e.parent === null ? e : { ...e, parentHash: await objectHash(e.parent) })),
-      );
-      return c.html(
-        renderRunPage({
-          nonce,
-          subject: caller.subject,
-          role: caller.role,
-          run: { ...run, repository: receipt.repository ?? ref },
-          entries,
-          created: record.created,
-        }),
-        200,
-      );
-    })
+    .openapi(
+      runRoute,
+      async (c) => {
+        const nonce = pageHeaders(c);
+        const caller = c.get("caller");
+        const { id } = c.req.valid("param");
+        const { environment, scope, repository: named } = c.req.valid("query");
+        const repositories = configFromEnv(c.env).repositories;
+        const bound = boundRepositoryOf(caller, repositories);
+        const configured =
+          named === undefined ? undefined : repositories.find((r) => sameRepositoryName(r.name, named));
+        // A bound caller reads its own repository only; another one's run is "not found", not "forbidden".
+        const repository =
+          bound ??
+          (configured
+            ? { id: configured.id, name: configured.name }
+            : repositories.length === 1
+              ? repositories[0]
+              : null);
+        if (!repository || (bound && named !== undefined && !sameRepositoryName(bound.name, named))) {
+          throw new SponsonError("NOT_FOUND", `no run ${id} in ${environment}/${scope}`);
+        }
+        const ref = { id: repository.id, name: repository.name };
+        const { receipt } = await configuredReceiptStore(c.env).read({ repository: ref, environment, scope });
+        const run = recentRuns([receipt], Number.MAX_SAFE_INTEGER).find((r) => r.id === id);
+        const record = receipt.runs.find((r) => r.id === id);
+        if (!run || !record) throw new SponsonError("NOT_FOUND", `no run ${id} in ${environment}/${scope}`);
+        const rows = ledgerRows(await ledgerView(c.env, ref, receipt)).filter((e) => e.runId === id);
+        const entries = await Promise.all(
+          rows.map(async (e) => (e.parent === null ? e : { ...e, parentHash: await objectHash(e.parent) })),
+        );
+        return c.html(
+          renderRunPage({
+            nonce,
+            subject: caller.subject,
+            role: caller.role,
+            run: { ...run, repository: receipt.repository ?? ref },
+            entries,
+            created: record.created,
+          }),
+          200,
+        );
+      },
+      (result, c) => {
+        if (result.success) return;
+        if (result.target === "query") return runLinkPage(c);
+        validationHook(result, c);
+      },
+    )
     .openapi(objectRoute, async (c) => {
       const nonce = pageHeaders(c);
       const caller = c.get("caller");

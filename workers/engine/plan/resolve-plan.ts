@@ -4,6 +4,7 @@
  * the op's type, allowed in this environment), its identity computed by the op's pure lockOn from
  * the connection's settings. Nothing here calls a provider or takes a lock.
  */
+import { didYouMean } from "../../../shared/did-you-mean";
 import { SponsonError } from "../../../shared/errors";
 import {
   PLACEHOLDER,
@@ -84,7 +85,14 @@ export function resolveLine(
   const { environment } = placeholders;
   const where = `line "${line.id}"`;
   const op = ops.get(line.op);
-  if (!op) throw new SponsonError("VALIDATION", `${where}: unknown op "${line.op}"`, { known: ops.names() });
+  if (!op)
+    throw new SponsonError(
+      "VALIDATION",
+      `${where}: unknown op "${line.op}".${didYouMean(line.op, ops.names())}`,
+      {
+        known: ops.names(),
+      },
+    );
   const connection = connections.use(line.connection, environment, where);
   if (connection.type !== op.providerType) {
     throw new SponsonError(

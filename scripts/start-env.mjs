@@ -1,0 +1,65 @@
+// What `npm start` hands `wrangler dev` besides its flags: the demo secrets, connections and
+// webhook vars in an env file (`--env-file`), never on the command line, where `ps` shows them to
+// every user of the machine; and a state file telling `npm run webhook` (and anyone else) where
+// the instance listens.
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+import { DEV_VARS } from "./dev-vars.mjs";
+
+export const START_DIR = ".wrangler";
+export const START_ENV = join(START_DIR, "start.env");
+export const START_STATE = join(START_DIR, "start.json");
+
+/**
+ * One dotenv line wrangler reads back as `value`: its loader expands `$NAME` (an escaped `\$`
+ * stays a `$`), and takes a single-, double- or backtick-quoted value literally up to the quote.
+ */
+function line(name, value) {
+  const escaped = value.replaceAll("$", "\\$");
+  const quote = ["'", "`", '"'].find((q) => !escaped.includes(q));
+  if (quote === undefined) throw new Error(`${name}: a value with all three quote characters`);
+  return `${name}=${quote}${escaped}${quote}`;
+}
+
+/**
+ * Writes the env file (owner-only) with `vars`, then what .dev.vars sets (it wins, as it did over
+ * `--var`), and returns wrangler's flags for it. With `--env-file` wrangler reads no .dev.vars of
+ * its own, so .dev.vars is copied in.
+ */
+export function writeStartEnv(vars) {
+  const devVars = existsSync(DEV_VARS) ? parseEnv(readFileSync(DEV_VARS, "utf8")) : {};
+  const merged = { ...vars, ...devVars };
+  mkdirSync(START_DIR, { recursive: true });
+  const text = Object.entries(merged)
+    .map(([name, value]) => line(name, String(value)))
+    .join("\n");
+  writeFileSync(START_ENV, `${text}\n`, { mode: 0o600 });
+  return ["--env-file", START_ENV];
+}
+
+/** Where this start listens, for `npm run webhook`; removed when it stops. */
+export function writeStartState(port) {
+  mkdirSync(START_DIR, { recursive: true });
+  writeFileSync(
+    START_STATE,
+    `${JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid: process.pid })}\n`,
+  );
+}
+
+export function removeStartFiles() {
+  rmSync(START_ENV, { force: true });
+  rmSync(START_STATE, { force: true });
+}
+
+/** The URL of a running `npm start` in this checkout, if its state file names a live process. */
+export function runningStartUrl() {
+  if (!existsSync(START_STATE)) return undefined;
+  try {
+    const { url, pid } = JSON.parse(readFileSync(START_STATE, "utf8"));
+    process.kill(pid, 0);
+    return typeof url === "string" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}

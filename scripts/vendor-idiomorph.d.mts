@@ -1,0 +1,2 @@
+export const IDIOMORPH_MODULE: string;
+export function idiomorphModule(): string;
