@@ -55,6 +55,10 @@ const port = process.env.PORT ?? "8787";
 const webhooks = localWebhookSetup(port, process.argv.slice(2));
 for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
 
+// Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs): its key lands in
+// .dev.vars first, so the env file below carries it; SPONSON_ACCESS is configuration, not a secret.
+const accessVars = await localAccessVars();
+
 // Secrets and the demo configuration go through an owner-only env file, never the command line
 // (`ps` shows every process's arguments to every user); .dev.vars is merged into it and wins.
 const envFile = writeStartEnv({
@@ -87,8 +91,7 @@ const args = [
   "--persist-to",
   process.env.PERSIST_TO ?? ".wrangler/state",
   ...envFile,
-  // Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs): configuration, not a secret.
-  ...(await localAccessVars()),
+  ...accessVars,
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });
