@@ -26,7 +26,7 @@ export const serviceClaimsSchema = z.object({
 });
 export type ServiceClaims = z.infer<typeof serviceClaimsSchema>;
 
-export function serviceCaller(claims: ServiceClaims): ServiceCaller {
+export function serviceCaller(claims: ServiceClaims, keyId?: string): ServiceCaller {
   return {
     kind: "service",
     subject: claims.sub,
@@ -34,5 +34,6 @@ export function serviceCaller(claims: ServiceClaims): ServiceCaller {
     scopes: claims.scopes ?? [],
     ...(claims.repository === undefined ? {} : { repository: claims.repository }),
     ...(claims.jti === undefined ? {} : { tokenId: claims.jti }),
+    ...(keyId === undefined ? {} : { keyId }),
   };
 }

@@ -100,7 +100,7 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
   const issuer = unverifiedIssuer(token);
   if (issuer === SERVICE_ISSUER) {
     if (keys.service === null) throw unauthenticated("not-configured", "service tokens are not configured");
-    const { payload } = await jwtVerify(token, keys.service.getKey, {
+    const { payload, protectedHeader } = await jwtVerify(token, keys.service.getKey, {
       issuer: SERVICE_ISSUER,
       audience: SERVICE_AUDIENCE,
       algorithms: ["EdDSA"],
@@ -111,7 +111,7 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
     const claims = serviceClaimsSchema.safeParse(payload);
     if (!claims.success) throw unauthenticated("claims", "the service token's claims are invalid");
     assertLifetime(claims.data.role, payload.iat ?? 0, payload.exp ?? 0, config.serviceTokenMaxLifetime);
-    const caller = serviceCaller(claims.data);
+    const caller = serviceCaller(claims.data, protectedHeader.kid);
     // With several repositories, an unbound ci token would act for whichever one a request names.
     if (caller.role === "ci" && caller.repository === undefined && config.repositories.length > 1) {
       throw new SponsonError(
