@@ -15,8 +15,18 @@ import type { Caller } from "./caller";
 export const REVOKED_TOKENS_PREFIX = "auth/revoked-tokens/";
 export const REVOCATION_CHECK_TTL_MS = 30_000;
 
+/**
+ * A token id: also the deny list's R2 key (URI-encoded), so a lone UTF-16 surrogate, which no key
+ * can spell, is refused here rather than failing the encoding later.
+ */
+export const jtiSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((jti) => !/\p{Cs}/u.test(jti), "a token id is well-formed Unicode (no lone surrogate)");
+
 export const revokeBodySchema = z.strictObject({
-  jti: z.string().min(1).max(200),
+  jti: jtiSchema,
   reason: z.string().trim().min(1).max(500),
 });
 
