@@ -29,8 +29,8 @@ export const repositoryConfigSchema = z.object({
   environments: z.array(z.string().min(1)).optional(),
   /**
    * Environments per kind of signed ref (workers/auth/ref-environments.ts). `pullRequest` defaults
-   * to SPONSON_ENVIRONMENTS (where closed pull requests are destroyed); `branch` and
-   * `defaultBranch` default to `environments`.
+   * to SPONSON_ENVIRONMENTS (where closed pull requests are destroyed); `branch` to no environment
+   * (fails closed); `defaultBranch` to `environments`.
    */
   refEnvironments: z
     .strictObject({

@@ -53,9 +53,17 @@ describe("a GitHub Actions job acting on scopes", () => {
     expect((await problem(res)).rule).toBe("github.ref");
   });
 
-  it("a branch's push job may act on its own branch scope", async () => {
+  it("a branch's push job may act on its own branch scope where refEnvironments.branch grants it", async () => {
     const token = await h.issuer.mint(branchClaims("feature-x"));
-    const res = await send(h.probe, "POST", "/v1/scopes/preview/branch-feature-x/apply", { token });
+    const granted = securityEnv({
+      SPONSON_REPOSITORIES: JSON.stringify([
+        { ...TEST_REPOSITORY, refEnvironments: { branch: ["preview"] } },
+      ]),
+    });
+    const res = await send(h.probe, "POST", "/v1/scopes/preview/branch-feature-x/apply", {
+      token,
+      env: granted,
+    });
     expect(res.status).toBe(200);
   });
 

@@ -188,3 +188,37 @@ describe("events that run someone else's code on the default branch never act on
     );
   });
 });
+
+describe("a non-default branch's job acts only where refEnvironments.branch grants it (fails closed)", () => {
+  it.each(["push", "workflow_dispatch", "create", "merge_group", "deployment"])(
+    "a %s job on a feature branch is refused production with nothing configured, naming refEnvironments.branch",
+    async (event) => {
+      const body = await expectRefused(
+        { ...branchClaims("feature-p"), event_name: event },
+        "production",
+        "branch-feature-p",
+        "github.ref-environments",
+      );
+      expect(body.detail).toContain("refEnvironments.branch");
+    },
+  );
+
+  it("a repository's `environments` list bounds a branch's job but does not grant it", async () => {
+    await expectRefused(branchClaims("feature-q"), "preview", "branch-feature-q", "github.ref-environments", {
+      environments: ["preview", "production"],
+    });
+  });
+
+  it("control: a branch granted preview by refEnvironments.branch applies there", async () => {
+    const { res, domain } = await attempt(branchClaims("feature-r"), "preview", "branch-feature-r", {
+      refEnvironments: { branch: ["preview"] },
+    });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks.length).toBeGreaterThan(0);
+  });
+
+  it("control: the default branch (`defaultBranch: trunk`) still acts in production with nothing configured", async () => {
+    const { res } = await attempt(branchClaims("trunk"), "production", "main", { defaultBranch: "trunk" });
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+});

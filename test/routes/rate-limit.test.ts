@@ -15,7 +15,7 @@ import { testEnv } from "../helpers/connections";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
-import { mintServiceToken } from "../helpers/tokens";
+import { mintServiceToken, newServiceSigningKey } from "../helpers/tokens";
 
 const hosts: string[] = [];
 const recording =
@@ -136,5 +136,51 @@ describe("runs and previews per caller", () => {
       });
       expect(res.status).toBe(200);
     }
+  });
+});
+
+describe('whose budget a run spends: the repository and the subject (docs/security.md, "Fair use")', () => {
+  const HELLO = { name: "Codertocat/Hello-World", id: 186853002 };
+  const OTHER = { name: "acme/rate-other", id: 7_700_001 };
+  const TWO_REPOSITORIES = { SPONSON_RATE_LIMIT: "on", SPONSON_REPOSITORIES: JSON.stringify([HELLO, OTHER]) };
+
+  it("two repositories' tokens sharing a subject have a budget each: one spent, the other still runs", async () => {
+    const sub = `rl-shared-${crypto.randomUUID()}`;
+    const first = await mintServiceToken({ role: "ci", scopes: ["preview/*"], sub, repository: HELLO.name });
+    const second = await mintServiceToken({ role: "ci", scopes: ["preview/*"], sub, repository: OTHER.name });
+    for (let i = 0; i < 2; i++)
+      expect((await run(devApp, first, "preview", TWO_REPOSITORIES)).res.status).toBe(200);
+    expect((await run(devApp, first, "preview", TWO_REPOSITORIES)).res.status).toBe(429);
+    const { res } = await run(devApp, second, "preview", TWO_REPOSITORIES);
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+
+  it("a ci token minted with an admin's subject does not spend the admin's budget", async () => {
+    const sub = `rl-admin-${crypto.randomUUID()}`;
+    const ci = await mintServiceToken({ role: "ci", scopes: ["preview/*"], sub });
+    const admin = await mintServiceToken({ role: "admin", sub });
+    for (let i = 0; i < 3; i++) await run(devApp, ci, "preview", { SPONSON_RATE_LIMIT: "on" });
+    expect((await run(devApp, admin, "preview", { SPONSON_RATE_LIMIT: "on" })).res.status).toBe(200);
+  });
+
+  it("an unbound token's budget is its subject's under its signing key: the same subject under another key runs", async () => {
+    const sub = `rl-key-${crypto.randomUUID()}`;
+    const otherKey = await newServiceSigningKey();
+    const { d: _private, ...otherPublic } = JSON.parse(otherKey) as Record<string, string>;
+    const keys = { SPONSON_RATE_LIMIT: "on", SERVICE_PUBLIC_KEY: JSON.stringify(otherPublic) };
+    const current = await mintServiceToken({ role: "admin", sub });
+    const next = await mintServiceToken({ role: "admin", sub, signingKey: otherKey });
+    for (let i = 0; i < 2; i++) expect((await run(devApp, current, "preview", keys)).res.status).toBe(200);
+    expect((await run(devApp, current, "preview", keys)).res.status).toBe(429);
+    const { res } = await run(devApp, next, "preview", keys);
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+
+  it("control: the same repository, subject and key share one budget", async () => {
+    const sub = `rl-same-${crypto.randomUUID()}`;
+    const a = await mintServiceToken({ role: "ci", scopes: ["preview/*"], sub, repository: OTHER.name });
+    const b = await mintServiceToken({ role: "ci", scopes: ["preview/*"], sub, repository: OTHER.name });
+    for (let i = 0; i < 2; i++) await run(devApp, a, "preview", TWO_REPOSITORIES);
+    expect((await run(devApp, b, "preview", TWO_REPOSITORIES)).res.status).toBe(429);
   });
 });

@@ -8,7 +8,9 @@ import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
 import { orphanRemovalSchema } from "../../shared/schemas/orphans";
+import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
+import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
 import { TOKEN_AUDIT_PREFIX, tokenMintAuditSchema, tokenMintEntry } from "./token-mints";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
@@ -27,6 +29,29 @@ export const forceReleaseAuditSchema = z.object({
 });
 export type ForceReleaseAudit = z.infer<typeof forceReleaseAuditSchema>;
 
+/**
+ * A delivery the webhook receiver refused and recorded (workers/webhooks/future-revision.ts): its
+ * signature held, so it is GitHub's or made with the secret, which an admin wants to know.
+ */
+export const webhookRefusedSchema = z.object({
+  delivery: z.string(),
+  rule: z.string(),
+  repository: z.object({ id: z.number().int(), name: z.string() }),
+  scope: z.string(),
+  revision: z.number().int(),
+  /** The receiver's clock when it refused (ms). */
+  at: z.number().int(),
+});
+
+const storedFutureRevisionSchema = z.object({
+  kind: z.literal("webhook-future-revision"),
+  delivery: z.string(),
+  repository: z.object({ id: z.number().int(), name: z.string() }),
+  scope: z.string(),
+  revision: z.number().int(),
+  receivedAt: z.number().int(),
+});
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   forceReleaseAuditSchema.extend({ kind: z.literal("force-release") }),
   orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
@@ -34,6 +59,9 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   holdAuditSchema.extend({ kind: z.literal("hold") }),
   // Tokens minted by POST /v1/tokens (workers/audit/token-mints.ts).
   tokenMintAuditSchema.extend({ kind: z.literal("token-mint") }),
+  // Token revocations (workers/auth/revoked-tokens.ts) and refused webhook deliveries.
+  revokedTokenSchema.extend({ kind: z.literal("token-revocation") }),
+  webhookRefusedSchema.extend({ kind: z.literal("webhook-refused") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -76,9 +104,12 @@ async function readNewest<T>(
   return out;
 }
 
-/** Force-releases, orphan removals and holds, newest first; at most `limit`. */
+/**
+ * Force-releases, orphan removals, holds, token revocations and refused webhooks, newest first; at
+ * most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
+ */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals, holds, mints] = await Promise.all([
+  const [releases, removals, holds, mints, revocations, webhooks] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
@@ -95,6 +126,17 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       const entry = tokenMintEntry(json);
       return entry === null ? null : { kind: "token-mint" as const, ...entry };
     }),
+    listRevokedTokens(env.RECEIPTS).then((records) =>
+      records.map((r) => ({ kind: "token-revocation" as const, ...r })),
+    ),
+    readNewest(env, WEBHOOK_AUDIT_PREFIX, limit, (json) => {
+      const parsed = storedFutureRevisionSchema.safeParse(json);
+      if (!parsed.success) return null;
+      const { receivedAt, kind: _stored, ...rest } = parsed.data;
+      return { kind: "webhook-refused" as const, rule: "webhook.future-revision", ...rest, at: receivedAt };
+    }),
   ]);
-  return [...releases, ...removals, ...holds, ...mints].sort((a, b) => b.at - a.at).slice(0, limit);
+  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks]
+    .sort((a, b) => b.at - a.at)
+    .slice(0, limit);
 }

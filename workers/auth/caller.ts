@@ -64,6 +64,8 @@ export interface ServiceCaller {
   repository?: string;
   /** The token's `jti`, when it has one: checked against the deny list at every request. */
   tokenId?: string;
+  /** The `kid` of the key that verified it (its header's), when named: part of its rate-limit key. */
+  keyId?: string;
 }
 
 /**

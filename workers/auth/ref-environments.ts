@@ -6,8 +6,13 @@
  * - A pull request's job runs code anyone who can open a pull request wrote: by default it acts only
  *   in the environments closed pull requests are destroyed in (`SPONSON_ENVIRONMENTS`), so whatever
  *   it creates is cleaned up and it never reaches a production connection.
- * - A branch's job and the default branch's job act where the repository's `refEnvironments`
- *   grants them; unset, where the repository's `environments` list allows (any when that is unset).
+ * - A non-default branch's job runs code anyone with push access to any branch wrote (a push, a
+ *   dispatch, a created ref, a merge queue's branch, a deployment): it acts only where
+ *   `refEnvironments.branch` grants it, and nowhere when that is unset (failing closed: a
+ *   repository's `environments` bounds it but never grants it).
+ * - The default branch's job (the branch named by the repository's `defaultBranch`, "main" unless
+ *   set) acts where `refEnvironments.defaultBranch` grants it; unset, where the repository's
+ *   `environments` list allows (any when that is unset), production included.
  * - A repository's `environments`, when set, bounds every ref kind.
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
@@ -57,5 +62,6 @@ export function environmentsForRef(
       setting: `SPONSON_ENVIRONMENTS (or ${setting})`,
     };
   }
+  if (kind === "branch") return { allowed: [], setting };
   return { allowed: intersect(null, repository.environments), setting };
 }

@@ -15,8 +15,18 @@ import type { Caller } from "./caller";
 export const REVOKED_TOKENS_PREFIX = "auth/revoked-tokens/";
 export const REVOCATION_CHECK_TTL_MS = 30_000;
 
+/**
+ * A token id: also the deny list's R2 key (URI-encoded), so a lone UTF-16 surrogate, which no key
+ * can spell, is refused here rather than failing the encoding later.
+ */
+export const jtiSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((jti) => !/\p{Cs}/u.test(jti), "a token id is well-formed Unicode (no lone surrogate)");
+
 export const revokeBodySchema = z.strictObject({
-  jti: z.string().min(1).max(200),
+  jti: jtiSchema,
   reason: z.string().trim().min(1).max(500),
 });
 
@@ -32,11 +42,22 @@ const MAX_REMEMBERED = 10_000;
 
 const keyOf = (jti: string) => `${REVOKED_TOKENS_PREFIX}${encodeURIComponent(jti)}.json`;
 
-export async function revokeToken(bucket: R2Bucket, record: RevokedToken): Promise<void> {
-  await bucket.put(keyOf(record.jti), JSON.stringify(record), {
+/**
+ * Records the revocation unless the id is already revoked, and answers the record that stands: the
+ * first revoker's, so a second admin (or a holder of a leaked admin token) cannot rewrite who
+ * revoked it and why (docs/security.md, "Service tokens"). Create-only put: two at once never race.
+ */
+export async function revokeToken(bucket: R2Bucket, record: RevokedToken): Promise<RevokedToken> {
+  const key = keyOf(record.jti);
+  const created = await bucket.put(key, JSON.stringify(record), {
     httpMetadata: { contentType: "application/json" },
+    onlyIf: { etagDoesNotMatch: "*" },
   });
   notRevokedAt.delete(record.jti);
+  if (created !== null) return record;
+  const existing = await bucket.get(key);
+  const parsed = revokedTokenSchema.safeParse(existing ? await existing.json().catch(() => null) : null);
+  return parsed.success ? parsed.data : record;
 }
 
 export async function listRevokedTokens(bucket: R2Bucket): Promise<RevokedToken[]> {

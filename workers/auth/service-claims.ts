@@ -7,6 +7,7 @@ import { repositoryNameSchema } from "../../shared/schemas/repository";
 import { patternProblem } from "../policy/glob";
 import type { ServiceCaller } from "./caller";
 import { roleSchema } from "./caller";
+import { jtiSchema } from "./revoked-tokens";
 
 /** `environment/scope`, `*` allowed in either part (see matchScopePattern). */
 export const scopePatternSchema = z
@@ -22,11 +23,11 @@ export const serviceClaimsSchema = z.object({
   /** `owner/name`: binds a ci token to one repository's scopes. */
   repository: repositoryNameSchema.optional(),
   /** The token's id: what an admin names to revoke it (workers/auth/revoked-tokens.ts). */
-  jti: z.string().min(1).max(200).optional(),
+  jti: jtiSchema.optional(),
 });
 export type ServiceClaims = z.infer<typeof serviceClaimsSchema>;
 
-export function serviceCaller(claims: ServiceClaims): ServiceCaller {
+export function serviceCaller(claims: ServiceClaims, keyId?: string): ServiceCaller {
   return {
     kind: "service",
     subject: claims.sub,
@@ -34,5 +35,6 @@ export function serviceCaller(claims: ServiceClaims): ServiceCaller {
     scopes: claims.scopes ?? [],
     ...(claims.repository === undefined ? {} : { repository: claims.repository }),
     ...(claims.jti === undefined ? {} : { tokenId: claims.jti }),
+    ...(keyId === undefined ? {} : { keyId }),
   };
 }

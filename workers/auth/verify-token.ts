@@ -106,7 +106,7 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
   const issuer = unverifiedIssuer(token);
   if (issuer === SERVICE_ISSUER) {
     if (keys.service === null) throw unauthenticated("not-configured", "service tokens are not configured");
-    const { payload } = await jwtVerify(token, keys.service.getKey, {
+    const { payload, protectedHeader } = await jwtVerify(token, keys.service.getKey, {
       issuer: SERVICE_ISSUER,
       audience: SERVICE_AUDIENCE,
       algorithms: ["EdDSA"],
@@ -123,7 +123,7 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
       skew: CLOCK_TOLERANCE_SECONDS,
     };
     assertLifetime(claims.data.role, times, config.serviceTokenMaxLifetime);
-    const caller = serviceCaller(claims.data);
+    const caller = serviceCaller(claims.data, protectedHeader.kid);
     // With several repositories, an unbound ci token would act for whichever one a request names.
     if (caller.role === "ci" && caller.repository === undefined && config.repositories.length > 1) {
       throw new SponsonError(

@@ -18,7 +18,16 @@ function what(entry: AuditEntry): string {
     const bound = entry.repository === undefined ? "" : ` for ${entry.repository}`;
     return `${entry.role} token ${entry.jti} for ${entry.subject}${bound}, until ${formatUtc(entry.expiresAt * 1000)}`;
   }
+  if (entry.kind === "token-revocation") return `token ${entry.jti}`;
+  if (entry.kind === "webhook-refused")
+    return `delivery ${entry.delivery} for ${entry.repository.name} ${entry.scope} (${entry.rule})`;
   return `${entry.key} on ${entry.parent} (${entry.outcome})`;
+}
+
+/** Who acted: a refused webhook was GitHub's delivery (or a forgery signed with its secret). */
+function by(entry: AuditEntry): string {
+  if (entry.kind === "webhook-refused") return "(webhook)";
+  return entry.actor ?? "(expiry)";
 }
 
 export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
@@ -46,9 +55,9 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
                 <tr>
                   <td>{formatUtc(e.at)}</td>
                   <td>{e.kind}</td>
-                  <td>{e.actor ?? "(expiry)"}</td>
+                  <td>{by(e)}</td>
                   <td class="mono">{what(e)}</td>
-                  <td>{e.reason ?? ""}</td>
+                  <td>{e.kind === "webhook-refused" ? "refused" : (e.reason ?? "")}</td>
                 </tr>
               ))}
             </tbody>

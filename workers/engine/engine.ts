@@ -16,7 +16,7 @@ import { refuseEmptyPlan, saidNoReceipt } from "./rules/empty-scope";
 import { admitPlan, refuseSecretProvenance } from "./run/admission";
 import { applyLines } from "./run/apply";
 import { findOrphans, removeOrphan } from "./run/orphans";
-import { previewLines } from "./run/preview";
+import { previewLines, refuseTooManyObjects } from "./run/preview";
 import { ReceiptSession } from "./run/receipt-session";
 import { refusedRun } from "./run/refused-run";
 import { removeEntries } from "./run/remove-entries";
@@ -67,6 +67,7 @@ export class Engine {
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => admitPlan(this.#deps, req));
     if (refused.length > 0) return refusedRun(this.#deps, { action: "preview", req, emit, metrics }, refused);
+    refuseTooManyObjects(resolved);
     const deps = meteredDeps(this.#deps, metrics);
     const now = deps.clock.now();
     const run = new Run({ id: newRunId(now), action: "preview", req, emit, metrics }, now, deps.logError);

@@ -25,10 +25,22 @@ export interface RateLimiter {
 
 const RUN_PATH = /^\/v1\/scopes\/[^/]+\/[^/]+\/(apply|preview|destroy|rollback)$/;
 
-/** Whose allowance a request spends: one pull request's or branch's job, or one service token subject. */
+/**
+ * Whose allowance a request spends (docs/security.md, "Fair use"): one repository's pull request's
+ * or branch's job; a service token bound to a repository, that repository's subject and role; an
+ * unbound one, its subject and role under the key that signed it. A subject alone let tokens of
+ * different repositories (or a ci token minted with an admin's subject) spend one another's budget.
+ * Every part is JSON-quoted so no subject can spell another caller's key.
+ */
 export function rateLimitKey(caller: Caller): string {
   if (caller.kind === "github") return `github:${caller.repositoryId}:${caller.ref}`;
-  return `service:${caller.subject}`;
+  // An Access identity is one person: their email (the subject) is the whole key.
+  if (caller.kind === "access") return `access:${JSON.stringify([caller.role, caller.subject])}`;
+  const owner =
+    caller.repository === undefined
+      ? ["key", caller.keyId ?? null]
+      : ["repository", caller.repository.toLowerCase()];
+  return `service:${JSON.stringify([...owner, caller.role, caller.subject])}`;
 }
 
 let warned = false;

@@ -48,7 +48,7 @@ const revokeRoute = createRoute({
   },
   responses: {
     200: {
-      description: "Revoked (revoking an id twice keeps the latest record)",
+      description: "Revoked (revoking an id twice keeps, and answers, the first record)",
       content: { "application/json": { schema: revokedToken } },
     },
     ...problemResponses(...BODY_CODES, ...AUTH_CODES),
@@ -60,6 +60,5 @@ export const revokedTokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
   .openapi(revokeRoute, async (c) => {
     const body = c.req.valid("json");
     const record = { ...body, actor: c.get("actor"), at: Date.now() };
-    await revokeToken(c.env.RECEIPTS, record);
-    return c.json(record, 200);
+    return c.json(await revokeToken(c.env.RECEIPTS, record), 200);
   });

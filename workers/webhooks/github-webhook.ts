@@ -76,7 +76,11 @@ export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRout
   const parsed = pullRequestEventSchema.safeParse(payload);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    throw new SponsonError("VALIDATION", "not a pull_request payload", { issues });
+    const hostileAction = issues.some((i) => i.path === "action");
+    throw new SponsonError("VALIDATION", "not a pull_request payload", {
+      issues,
+      ...(hostileAction ? { rule: "webhook.action" } : {}),
+    });
   }
   const event = parsed.data;
   // By the payload's id, and its name too: the close acts only on this repository's scopes.

@@ -5,8 +5,14 @@
 import { z } from "zod";
 import type { ScopeEvent } from "../scope-state/scope-state-client";
 
+/**
+ * GitHub's action names are lowercase words joined by `_` (`closed`, `ready_for_review`): anything
+ * else, `__proto__` included, is not GitHub's and is refused before it is looked up anywhere.
+ */
+export const PULL_REQUEST_ACTION = /^[a-z][a-z_]{0,63}$/;
+
 export const pullRequestEventSchema = z.looseObject({
-  action: z.string(),
+  action: z.string().regex(PULL_REQUEST_ACTION, "not a GitHub pull_request action"),
   number: z.number().int().positive().max(9_999_999_999),
   pull_request: z.looseObject({
     /** GitHub bumps it on every change of the pull request: the scope's revision. */
@@ -19,17 +25,18 @@ export const pullRequestEventSchema = z.looseObject({
 });
 export type PullRequestEvent = z.infer<typeof pullRequestEventSchema>;
 
-const STATUS_BY_ACTION: Record<string, ScopeEvent["status"] | undefined> = {
-  closed: "closed",
-  reopened: "open",
-};
+// A Map, not an object literal: `constructor` or `toString` must find nothing, not a function.
+const STATUS_BY_ACTION: ReadonlyMap<string, ScopeEvent["status"]> = new Map([
+  ["closed", "closed"],
+  ["reopened", "open"],
+]);
 
 /** The scope event a pull_request action stands for, or null for actions that move no scope. */
 export function scopeEventOf(
   event: PullRequestEvent,
   deliveryId: string,
 ): { scope: string; event: ScopeEvent } | null {
-  const status = STATUS_BY_ACTION[event.action];
+  const status = STATUS_BY_ACTION.get(event.action);
   if (status === undefined) return null;
   return {
     scope: `pr-${event.number}`,

@@ -1,34 +1,82 @@
-import { rethrowCrash } from "../deps";
-import { itemOfLine, sameItem } from "../plan/item";
-import type { ResolvedLine } from "../plan/resolve-plan";
-import type { ProviderContexts } from "../provider-context";
 /**
  * Preview (docs/design.md, "Run algorithm"): inspect and report the diff; no lock, no write, no receipt
  * change.
  */
+import { SponsonError } from "../../../shared/errors";
+import { rethrowCrash } from "../deps";
+import { itemOfLine, sameItem } from "../plan/item";
+import type { ResolvedLine } from "../plan/resolve-plan";
+import type { ProviderContexts } from "../provider-context";
 import { groupKeyOf } from "../rules/group-decisions";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
 
 /**
- * Whether a line's item is there. Lines on one object (same parent, op kind and connection) read
- * it once, through the many-items form apply writes with, so a preview of 500 lines on one object
- * is one provider read, not 500 (docs/security.md, "Fair use"); other lines inspect their item.
+ * Fair use (docs/security.md, "Fair use"): a preview reads its distinct provider objects this many
+ * at a time, so a long plan neither reads one by one nor bursts a tenant's management-API quota.
  */
-function presenceReader(contexts: ProviderContexts) {
-  const states = new Map<string, Promise<unknown>>();
-  return async (line: ResolvedLine): Promise<boolean> => {
-    const ctx = contexts.get(line.connection);
-    const batch = line.op.batch;
-    if (batch === undefined || line.parent === null) return (await line.op.inspect(ctx, line.params)).present;
-    const key = groupKeyOf(itemOfLine(line));
-    let state = states.get(key);
-    if (state === undefined) {
-      state = batch.read(ctx, line.params);
-      states.set(key, state);
+export const PREVIEW_READ_CONCURRENCY = 8;
+/** A preview reading more distinct objects than this is refused before any provider request. */
+export const PREVIEW_MAX_OBJECTS = 50;
+
+/**
+ * The provider read a line's presence comes from. Lines on one object (same parent, op kind and
+ * connection) share one read through the many-items form apply writes with, so a preview of 500
+ * lines on one object is one provider read, not 500; other lines inspect their own item.
+ */
+function readKeyOf(line: ResolvedLine, index: number): string {
+  if (line.op.batch === undefined || line.parent === null) return `line:${index}`;
+  return `object:${groupKeyOf(itemOfLine(line))}`;
+}
+
+/** Refuses a preview over PREVIEW_MAX_OBJECTS distinct reads; pure, before any I/O. */
+export function refuseTooManyObjects(lines: readonly ResolvedLine[]): void {
+  const objects = new Set(lines.map(readKeyOf)).size;
+  if (objects <= PREVIEW_MAX_OBJECTS) return;
+  throw new SponsonError(
+    "VALIDATION",
+    `a preview reads at most ${PREVIEW_MAX_OBJECTS} distinct provider objects; this plan reads ${objects}: split it`,
+    { rule: "preview.object-limit", objects, limit: PREVIEW_MAX_OBJECTS },
+  );
+}
+
+type Settled = { ok: true; present: boolean } | { ok: false; error: unknown };
+
+/** Each line's presence, reading each distinct object once, PREVIEW_READ_CONCURRENCY at a time. */
+async function presenceOf(contexts: ProviderContexts, lines: readonly ResolvedLine[]): Promise<Settled[]> {
+  const reads = new Map<string, { line: ResolvedLine; state?: Settled | { ok: true; value: unknown } }>();
+  lines.forEach((line, i) => {
+    const key = readKeyOf(line, i);
+    if (!reads.has(key)) reads.set(key, { line });
+  });
+  const queue = [...reads.values()];
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const { line } = next;
+      const ctx = contexts.get(line.connection);
+      try {
+        next.state =
+          line.op.batch === undefined || line.parent === null
+            ? { ok: true, present: (await line.op.inspect(ctx, line.params)).present }
+            : { ok: true, value: await line.op.batch.read(ctx, line.params) };
+      } catch (error) {
+        next.state = { ok: false, error };
+      }
     }
-    return batch.keys(await state, line.params).includes(line.key);
   };
+  await Promise.all(Array.from({ length: Math.min(PREVIEW_READ_CONCURRENCY, queue.length) }, worker));
+  return lines.map((line, i) => {
+    const state = reads.get(readKeyOf(line, i))?.state;
+    if (state === undefined || !state.ok) return { ok: false, error: state?.error };
+    if ("present" in state) return state;
+    const batch = line.op.batch;
+    if (batch === undefined) return { ok: false, error: new Error("batch read without a batch op") };
+    try {
+      return { ok: true, present: batch.keys(state.value, line.params).includes(line.key) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
 }
 
 export async function previewLines(
@@ -37,24 +85,24 @@ export async function previewLines(
   session: ReceiptSession,
   lines: readonly ResolvedLine[],
 ): Promise<void> {
-  const present = presenceReader(contexts);
-  for (const line of lines) {
+  const presence = await presenceOf(contexts, lines);
+  lines.forEach((line, i) => {
     const base = { id: line.id, op: line.opName, key: line.key, parent: line.parent };
-    try {
-      const seen = { present: await present(line) };
-      const owned = session.receipt.ledger.some((e) => sameItem(e, { ...line, op: line.opName }));
-      if (!seen.present && owned)
-        run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
-      run.line({
-        ...base,
-        diff: seen.present ? "unchanged" : "create",
-        result: seen.present ? "unchanged" : "would-create",
-      });
-    } catch (err) {
-      rethrowCrash(err);
-      run.line({ ...base, diff: "unchanged", result: "failed", error: run.errorOf(err, [line.id]) });
+    const seen = presence[i] as Settled;
+    if (!seen.ok) {
+      rethrowCrash(seen.error);
+      run.line({ ...base, diff: "unchanged", result: "failed", error: run.errorOf(seen.error, [line.id]) });
+      return;
     }
-  }
+    const owned = session.receipt.ledger.some((e) => sameItem(e, { ...line, op: line.opName }));
+    if (!seen.present && owned)
+      run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
+    run.line({
+      ...base,
+      diff: seen.present ? "unchanged" : "create",
+      result: seen.present ? "unchanged" : "would-create",
+    });
+  });
   for (const entry of session.receipt.ledger) {
     if (lines.some((l) => sameItem(entry, { ...l, op: l.opName }))) continue;
     run.line({
