@@ -1,6 +1,6 @@
 /**
- * The admin audit trail in R2 (docs/storage.md, "Audit trail"): every force-release and every orphan
- * removal, with who, why, and what was affected. The lock's own history keeps only its last 50
+ * The admin audit trail in R2 (docs/storage.md, "Audit trail"): every force-release, every orphan
+ * removal and every destroy the sweep re-sent, with who, why, and what was affected. The lock's own history keeps only its last 50
  * transitions (renewals push a force-release out within minutes); these records are never deleted
  * by the service, so they outlive any retention an operator sets of 90 days or more.
  */
@@ -26,11 +26,31 @@ export const forceReleaseAuditSchema = z.object({
 });
 export type ForceReleaseAudit = z.infer<typeof forceReleaseAuditSchema>;
 
+export const DESTROY_RESEND_AUDIT_PREFIX = "audit/destroy-resends/";
+
+/** The sweep re-sent a closed scope's destroys (docs/design.md, "Webhooks and the sweep"). */
+export const destroyResendAuditSchema = z.object({
+  repositoryId: z.number().int(),
+  scope: z.string(),
+  /** The close in force (its revision and delivery) whose destroys were sent again. */
+  revision: z.number().int(),
+  deliveryId: z.string(),
+  /** 1 for the first re-send of this close. */
+  attempt: z.number().int().positive(),
+  environments: z.array(z.string()),
+  actor: z.literal("sweep"),
+  reason: z.string(),
+  /** The sweep's scheduled time (ms). */
+  at: z.number().int(),
+});
+export type DestroyResendAudit = z.infer<typeof destroyResendAuditSchema>;
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   forceReleaseAuditSchema.extend({ kind: z.literal("force-release") }),
   orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
   // Holds set and lifted by an admin (the route records them) and expired (the lock records them).
   holdAuditSchema.extend({ kind: z.literal("hold") }),
+  destroyResendAuditSchema.extend({ kind: z.literal("destroy-resend") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -44,6 +64,12 @@ export async function recordHold(env: Env, record: HoldAudit): Promise<void> {
   await env.RECEIPTS.put(holdAuditKey(record.at), JSON.stringify(record), {
     httpMetadata: { contentType: "application/json" },
   });
+}
+
+export async function recordDestroyResend(env: Env, record: DestroyResendAudit): Promise<void> {
+  // One key per close and attempt: a sweep that records the same re-send twice overwrites it.
+  const key = `${DESTROY_RESEND_AUDIT_PREFIX}${record.at}-${record.repositoryId}-${record.deliveryId}-${record.attempt}.json`;
+  await env.RECEIPTS.put(key, JSON.stringify(record), { httpMetadata: { contentType: "application/json" } });
 }
 
 /**
@@ -75,7 +101,7 @@ async function readNewest<T>(
 
 /** Force-releases, orphan removals and holds, newest first; at most `limit`. */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals, holds] = await Promise.all([
+  const [releases, removals, holds, resends] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
@@ -88,6 +114,10 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       const parsed = holdAuditSchema.safeParse(json);
       return parsed.success ? { kind: "hold" as const, ...parsed.data } : null;
     }),
+    readNewest(env, DESTROY_RESEND_AUDIT_PREFIX, limit, (json) => {
+      const parsed = destroyResendAuditSchema.safeParse(json);
+      return parsed.success ? { kind: "destroy-resend" as const, ...parsed.data } : null;
+    }),
   ]);
-  return [...releases, ...removals, ...holds].sort((a, b) => b.at - a.at).slice(0, limit);
+  return [...releases, ...removals, ...holds, ...resends].sort((a, b) => b.at - a.at).slice(0, limit);
 }

@@ -14,6 +14,9 @@ function what(entry: AuditEntry): string {
     const until = entry.hold ? ` until ${formatUtc(entry.hold.until)}` : " (none was in force)";
     return `${entry.key}: hold ${entry.action === "set" ? "set" : entry.action === "lift" ? "lifted" : "expired"}${until}`;
   }
+  if (entry.kind === "destroy-resend") {
+    return `${entry.scope}: destroys re-sent (${entry.environments.join(", ")}), attempt ${entry.attempt}`;
+  }
   return `${entry.key} on ${entry.parent} (${entry.outcome})`;
 }
 
