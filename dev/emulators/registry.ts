@@ -8,6 +8,7 @@ import { gcsEmulator } from "./gcs";
 import { googleOAuthEmulator } from "./google";
 import { iamEmulator } from "./google-iam";
 import { kindeEmulator } from "./kinde";
+import { notificationSinkEmulator } from "./notification-sink";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
@@ -27,6 +28,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   entraLoginEmulator,
   graphEmulator,
   cognitoEmulator,
+  notificationSinkEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

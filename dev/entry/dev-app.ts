@@ -5,6 +5,7 @@
 import { type App, type AppOptions, createApp } from "../../workers/app";
 import { emulatorTransport } from "./dev-env";
 import { emulatorRoutes } from "./emulator-routes";
+import { notificationRoutes } from "./notification-routes";
 import { testHookRoutes } from "./test-hooks";
 
 export interface DevAppOptions extends Omit<AppOptions, "transport"> {
@@ -15,6 +16,8 @@ export interface DevAppOptions extends Omit<AppOptions, "transport"> {
 export function createDevApp(options: DevAppOptions = {}): App {
   const { testHooks, ...appOptions } = options;
   const app = createApp({ ...appOptions, transport: emulatorTransport });
+  // Before the per-host view, whose `{host}` would otherwise take "notifications".
+  app.route("/", notificationRoutes);
   app.route("/", emulatorRoutes);
   if (testHooks) app.route("/", testHookRoutes);
   return app;

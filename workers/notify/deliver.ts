@@ -10,7 +10,8 @@ import type { NotifyConfig } from "./notify-config";
 
 export const SIGNATURE_HEADER = "x-sponson-signature-256";
 
-export type TargetName = "slack" | "webhook";
+/** `none`: nothing is configured; only a sender that records (the dev sink) receives it. */
+export type TargetName = "slack" | "webhook" | "none";
 
 export interface OutboundNotification {
   target: TargetName;
@@ -22,7 +23,10 @@ export interface OutboundNotification {
  * Sends one request. Production: the network. The dev entry records it at its local sink instead
  * (dev/entry/notification-sink.ts), so `npm start` never posts anywhere.
  */
-export type NotificationSender = (env: Env, outbound: OutboundNotification) => Promise<Response>;
+export type NotificationSender = ((env: Env, outbound: OutboundNotification) => Promise<Response>) & {
+  /** It records rather than sends: with no target configured it still gets the notification. */
+  readonly records?: true;
+};
 
 export const networkSender: NotificationSender = (_env, { url, init }) => fetch(url, init);
 
@@ -54,9 +58,15 @@ export function slackText(n: Notification): string {
   return `[sponson] ${n.kind}: ${n.summary}${facts ? ` (${facts})` : ""}`;
 }
 
+const json = { "content-type": "application/json" };
+
+/** What a recording sender gets when no target is configured. */
+export function unconfiguredRequest(n: Notification): OutboundNotification {
+  return { target: "none", url: "", init: { method: "POST", headers: json, body: JSON.stringify(n) } };
+}
+
 export async function outboundRequests(env: Env, config: NotifyConfig, n: Notification) {
   const out: OutboundNotification[] = [];
-  const json = { "content-type": "application/json" };
   if (config.slack) {
     const body = JSON.stringify({ text: slackText(n) });
     out.push({

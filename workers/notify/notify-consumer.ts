@@ -7,7 +7,7 @@
  */
 import type { Env } from "../../shared/env";
 import { retryDelaySeconds } from "../queue/retry-backoff";
-import { type NotificationSender, outboundRequests, type TargetName } from "./deliver";
+import { type NotificationSender, outboundRequests, type TargetName, unconfiguredRequest } from "./deliver";
 import { notificationSchema } from "./notification";
 import { notifyConfigFromEnv } from "./notify-config";
 
@@ -37,7 +37,8 @@ async function deliverOne(
   }
   const n = parsed.data;
   try {
-    const requests = await outboundRequests(env, notifyConfigFromEnv(env), n);
+    const configured = await outboundRequests(env, notifyConfigFromEnv(env), n);
+    const requests = configured.length === 0 && send.records ? [unconfiguredRequest(n)] : configured;
     for (const request of requests) {
       // A network error's text could hold the URL, and a Slack URL is a credential: name the target.
       const response = await send(env, request).catch(() => {
