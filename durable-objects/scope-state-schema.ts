@@ -21,6 +21,14 @@ const MIGRATIONS: readonly string[] = [
      received_at INTEGER NOT NULL
    );
    CREATE INDEX deliveries_received_at ON deliveries (received_at);`,
+  // The sweep's re-sends of a close's destroys (durable-objects/close-resend-rules.ts), per close.
+  `CREATE TABLE close_resends (
+     delivery_id TEXT PRIMARY KEY,
+     resends INTEGER NOT NULL,
+     last_at INTEGER NOT NULL,
+     lingering_notified_at INTEGER,
+     exhausted_notified_at INTEGER
+   );`,
 ];
 
 /** Whether the object ever got its schema (a scope no event touched has none). */

@@ -9,7 +9,15 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { type ErrorInfo, fail, ok, type Result } from "../shared/errors";
 import { isValidScope } from "../shared/lock-keys";
-import type { ApplyOutcome, ScopeEvent, ScopeStateApi, ScopeStateView } from "../shared/rpc/scope-state";
+import type {
+  ApplyOutcome,
+  ResendAsk,
+  ResendDecision,
+  ScopeEvent,
+  ScopeStateApi,
+  ScopeStateView,
+} from "../shared/rpc/scope-state";
+import { decideResend, type ResendRow } from "./close-resend-rules";
 import { decideApply, INITIAL_STATUS, isValidRevision, type ScopeStatus } from "./scope-state-rules";
 import { hasSchema, migrate } from "./scope-state-schema";
 
@@ -120,6 +128,44 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
       )
       .toArray()[0];
     return row ? { status: "closed", revision: row.revision, deliveryId: row.delivery_id } : null;
+  }
+
+  /** No await between the read and the write: two sweeps at once cannot both re-send. */
+  async claimResend(ask: ResendAsk): Promise<ResendDecision> {
+    if (!this.#migrated) return { kind: "none" };
+    const state = this.#view("");
+    if (state.status !== "closed" || state.deliveryId !== ask.deliveryId || state.changedAt === null) {
+      return { kind: "none" };
+    }
+    const row =
+      this.#sql
+        .exec<ResendRow>(
+          `SELECT resends, last_at AS lastAt, lingering_notified_at AS lingeringNotifiedAt,
+             exhausted_notified_at AS exhaustedNotifiedAt FROM close_resends WHERE delivery_id = ?`,
+          ask.deliveryId,
+        )
+        .toArray()[0] ?? null;
+    const decision = decideResend(state.changedAt, row, ask);
+    if (decision.kind === "none") return decision;
+    const next = {
+      resends: decision.resends,
+      lastAt: decision.kind === "resend" ? ask.now : (row?.lastAt ?? state.changedAt),
+      lingering: decision.lingering ? ask.now : (row?.lingeringNotifiedAt ?? null),
+      exhausted:
+        decision.kind === "exhausted" && decision.notify ? ask.now : (row?.exhaustedNotifiedAt ?? null),
+    };
+    this.#sql.exec(
+      `INSERT INTO close_resends (delivery_id, resends, last_at, lingering_notified_at, exhausted_notified_at)
+       VALUES (?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO UPDATE SET resends = excluded.resends,
+         last_at = excluded.last_at, lingering_notified_at = excluded.lingering_notified_at,
+         exhausted_notified_at = excluded.exhausted_notified_at`,
+      ask.deliveryId,
+      next.resends,
+      next.lastAt,
+      next.lingering,
+      next.exhausted,
+    );
+    return decision;
   }
 
   #view(scope: string): ScopeStateView {

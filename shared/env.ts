@@ -5,6 +5,9 @@ import type { Branded } from "./rpc/stub";
 import type { TokenBrokerApi } from "./rpc/token-broker";
 import type { QueuedDestroy } from "./schemas/queued-destroy";
 
+/** A notification as queued (workers/notify/notification.ts validates what is consumed). */
+export type QueuedNotification = { id: string; kind: string; at: number; summary: string; subject: object };
+
 /** Bindings of the Worker and its objects (wrangler.toml; the dev entry's: dev/entry/dev-env.ts). */
 export interface Env {
   LEASE_LOCK: DurableObjectNamespace<Branded<LeaseLockApi>>;
@@ -28,6 +31,10 @@ export interface Env {
   TOKEN_BROKER?: DurableObjectNamespace<Branded<TokenBrokerApi>>;
   /** Destroys queued by closed pull requests (workers/queue/). */
   DESTROY_QUEUE: Queue<QueuedDestroy>;
+  /** Notifications for operators (workers/notify/); unbound: they are logged, not sent. */
+  NOTIFY_QUEUE?: Queue<QueuedNotification>;
+  /** One data point per run and per lock wait (docs/operations.md, "Metrics"); unbound: none. */
+  RUN_ANALYTICS?: AnalyticsEngineDataset;
   /** Secret shared with GitHub for X-Hub-Signature-256; unset refuses every webhook. */
   GITHUB_WEBHOOK_SECRET?: string;
   /** JSON `[{ "name": "owner/repo", "id": 123 }]`: repositories the service acts for. */

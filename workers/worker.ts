@@ -5,15 +5,20 @@
  */
 import type { Env } from "../shared/env";
 import type { App } from "./app";
+import type { NotificationSender } from "./notify/deliver";
 import { createQueueHandler } from "./queue/queue-handler";
 import { createSweepHandler } from "./sweep/sweep-handler";
 import { engineDestroyRunner, engineSweepParts } from "./wiring/background";
 import type { ProviderTransport } from "./wiring/wire";
 
-export function workerHandlers(app: App, transport: ProviderTransport) {
+export function workerHandlers(
+  app: App,
+  transport: ProviderTransport,
+  options: { sendNotification?: NotificationSender } = {},
+) {
   return {
     fetch: app.fetch,
-    queue: createQueueHandler({ runDestroy: engineDestroyRunner(transport) }),
+    queue: createQueueHandler({ runDestroy: engineDestroyRunner(transport), ...options }),
     scheduled: createSweepHandler(engineSweepParts(transport)),
   } satisfies ExportedHandler<Env>;
 }

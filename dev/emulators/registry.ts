@@ -9,6 +9,7 @@ import { googleOAuthEmulator } from "./google";
 import { iamEmulator } from "./google-iam";
 import { keycloakEmulator } from "./keycloak";
 import { kindeEmulator } from "./kinde";
+import { notificationSinkEmulator } from "./notification-sink";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
@@ -29,6 +30,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   graphEmulator,
   cognitoEmulator,
   keycloakEmulator,
+  notificationSinkEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

@@ -7,6 +7,7 @@ import { type App, type AppOptions, createApp } from "../../workers/app";
 import { emulatorTransport } from "./dev-env";
 import { emulatorRoutes } from "./emulator-routes";
 import { localAccessFetch } from "./local-access";
+import { notificationRoutes } from "./notification-routes";
 import { testHookRoutes } from "./test-hooks";
 
 export interface DevAppOptions extends Omit<AppOptions, "transport"> {
@@ -22,6 +23,8 @@ export function createDevApp(options: DevAppOptions = {}): App {
   );
   const auth = { accessFetch, ...appOptions.auth };
   const app = createApp({ ...appOptions, auth, transport: emulatorTransport });
+  // Before the per-host view, whose `{host}` would otherwise take "notifications".
+  app.route("/", notificationRoutes);
   app.route("/", emulatorRoutes);
   if (testHooks) app.route("/", testHookRoutes);
   return app;

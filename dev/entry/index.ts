@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { workerHandlers } from "../../workers/worker";
 import { createDevApp } from "./dev-app";
 import { devEnv, emulatorTransport } from "./dev-env";
+import { sinkSender } from "./notification-sink";
 
 export { LeaseLock } from "../../durable-objects/lease-lock";
 export { LockFeed } from "../../durable-objects/lock-feed";
@@ -17,4 +18,5 @@ export { ProviderEmulator } from "../provider-emulator";
 // The browser tests' lock hooks exist only on a local instance that asks for them (test/e2e/).
 const app = createDevApp({ testHooks: devEnv(env).SPONSON_TEST_HOOKS === "on" });
 
-export default workerHandlers(app, emulatorTransport);
+// Notifications are recorded at the local sink, never sent (GET /v1/emulators/notifications).
+export default workerHandlers(app, emulatorTransport, { sendNotification: sinkSender });

@@ -33,6 +33,28 @@ export type ApplyOutcome =
   | { kind: "ignored"; reason: "older" | "unchanged" | "tie-closed-wins"; state: ScopeStateView }
   | { kind: "duplicate"; state: ScopeStateView; enqueuePending: boolean };
 
+/** The sweep asks whether to re-send a close's destroys (durable-objects/close-resend-rules.ts). */
+export interface ResendAsk {
+  /** The close the sweep read; another close (or a reopen) since answers `none`. */
+  deliveryId: string;
+  /** The sweep's clock (epoch ms). */
+  now: number;
+  graceMs: number;
+  maxResends: number;
+  /** How long after its close a scope still owning entries is reported (a day). */
+  lingerMs: number;
+}
+
+/**
+ * `resend`: the sweep re-sends now (`resends` counts this one). `wait`: within the grace period.
+ * `exhausted`: re-sent `maxResends` times; `notify` is true the first time only. `lingering`: the
+ * close is older than `lingerMs`, reported once per close. `none`: that close is no longer in force.
+ */
+export type ResendDecision =
+  | { kind: "resend" | "wait"; resends: number; lingering: boolean }
+  | { kind: "exhausted"; resends: number; lingering: boolean; notify: boolean }
+  | { kind: "none" };
+
 /** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
 export interface ScopeStateApi {
   read(req: { scope: string }): Promise<ScopeStateView>;
@@ -40,4 +62,6 @@ export interface ScopeStateApi {
   markEnqueued(req: { deliveryId: string }): Promise<void>;
   /** The close that set the current state, if its destroys were never confirmed enqueued. */
   unconfirmedClose(req: { scope: string }): Promise<ScopeEvent | null>;
+  /** Decides and records, in one step, whether the sweep re-sends the close's destroys now. */
+  claimResend(req: ResendAsk): Promise<ResendDecision>;
 }

@@ -125,3 +125,32 @@ describe("sweep", () => {
     expect(listed).toBe(true);
   });
 });
+
+describe("sweep notifications", () => {
+  it("an orphan found is told once, not at every sweep; found again after it was gone, it is told again", async () => {
+    const told: Array<{ kind: string }> = [];
+    const notifications = {
+      send: async (body: { kind: string }) => void told.push(body),
+    } as unknown as Queue;
+    const sweepEnv = Object.assign(Object.create(env as object), { NOTIFY_QUEUE: notifications });
+    const orphan = {
+      parent: "auth0:orphans.us.auth0.com:client:preview-app",
+      op: "auth0.callbackUrl",
+      key: "https://pr-1.preview.example.com/callback",
+      connection: "auth0-orphans",
+      environments: ["preview"],
+    };
+    const found = { ...idleSweepParts, orphans: async () => ({ orphans: [orphan], problems: [] }) };
+    await sweepAndReport(createScheduledController(), sweepEnv, found);
+    await sweepAndReport(createScheduledController(), sweepEnv, found);
+    expect(told).toEqual([
+      expect.objectContaining({
+        kind: "orphan-found",
+        subject: expect.objectContaining({ key: orphan.key }),
+      }),
+    ]);
+    await sweepAndReport(createScheduledController(), sweepEnv, idleSweepParts);
+    await sweepAndReport(createScheduledController(), sweepEnv, found);
+    expect(told).toHaveLength(2);
+  });
+});

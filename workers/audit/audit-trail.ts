@@ -1,6 +1,6 @@
 /**
- * The admin audit trail in R2 (docs/storage.md, "Audit trail"): every force-release and every orphan
- * removal, with who, why, and what was affected. The lock's own history keeps only its last 50
+ * The admin audit trail in R2 (docs/storage.md, "Audit trail"): every force-release, every orphan
+ * removal and every destroy the sweep re-sent, with who, why, and what was affected. The lock's own history keeps only its last 50
  * transitions (renewals push a force-release out within minutes); these records are never deleted
  * by the service, so they outlive any retention an operator sets of 90 days or more.
  */
@@ -52,6 +52,25 @@ const storedFutureRevisionSchema = z.object({
   receivedAt: z.number().int(),
 });
 
+export const DESTROY_RESEND_AUDIT_PREFIX = "audit/destroy-resends/";
+
+/** The sweep re-sent a closed scope's destroys (docs/design.md, "Webhooks and the sweep"). */
+export const destroyResendAuditSchema = z.object({
+  repositoryId: z.number().int(),
+  scope: z.string(),
+  /** The close in force (its revision and delivery) whose destroys were sent again. */
+  revision: z.number().int(),
+  deliveryId: z.string(),
+  /** 1 for the first re-send of this close. */
+  attempt: z.number().int().positive(),
+  environments: z.array(z.string()),
+  actor: z.literal("sweep"),
+  reason: z.string(),
+  /** The sweep's scheduled time (ms). */
+  at: z.number().int(),
+});
+export type DestroyResendAudit = z.infer<typeof destroyResendAuditSchema>;
+
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   forceReleaseAuditSchema.extend({ kind: z.literal("force-release") }),
   orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
@@ -62,6 +81,7 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   // Token revocations (workers/auth/revoked-tokens.ts) and refused webhook deliveries.
   revokedTokenSchema.extend({ kind: z.literal("token-revocation") }),
   webhookRefusedSchema.extend({ kind: z.literal("webhook-refused") }),
+  destroyResendAuditSchema.extend({ kind: z.literal("destroy-resend") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -75,6 +95,12 @@ export async function recordHold(env: Env, record: HoldAudit): Promise<void> {
   await env.RECEIPTS.put(holdAuditKey(record.at), JSON.stringify(record), {
     httpMetadata: { contentType: "application/json" },
   });
+}
+
+export async function recordDestroyResend(env: Env, record: DestroyResendAudit): Promise<void> {
+  // One key per close and attempt: a sweep that records the same re-send twice overwrites it.
+  const key = `${DESTROY_RESEND_AUDIT_PREFIX}${record.at}-${record.repositoryId}-${record.deliveryId}-${record.attempt}.json`;
+  await env.RECEIPTS.put(key, JSON.stringify(record), { httpMetadata: { contentType: "application/json" } });
 }
 
 /**
@@ -105,11 +131,11 @@ async function readNewest<T>(
 }
 
 /**
- * Force-releases, orphan removals, holds, token revocations and refused webhooks, newest first; at
- * most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
+ * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks and the
+ * sweep's destroy re-sends, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
  */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals, holds, mints, revocations, webhooks] = await Promise.all([
+  const [releases, removals, holds, mints, revocations, webhooks, resends] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
@@ -135,8 +161,12 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       const { receivedAt, kind: _stored, ...rest } = parsed.data;
       return { kind: "webhook-refused" as const, rule: "webhook.future-revision", ...rest, at: receivedAt };
     }),
+    readNewest(env, DESTROY_RESEND_AUDIT_PREFIX, limit, (json) => {
+      const parsed = destroyResendAuditSchema.safeParse(json);
+      return parsed.success ? { kind: "destroy-resend" as const, ...parsed.data } : null;
+    }),
   ]);
-  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks]
+  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends]
     .sort((a, b) => b.at - a.at)
     .slice(0, limit);
 }

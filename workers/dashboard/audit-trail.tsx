@@ -21,6 +21,9 @@ function what(entry: AuditEntry): string {
   if (entry.kind === "token-revocation") return `token ${entry.jti}`;
   if (entry.kind === "webhook-refused")
     return `delivery ${entry.delivery} for ${entry.repository.name} ${entry.scope} (${entry.rule})`;
+  if (entry.kind === "destroy-resend") {
+    return `${entry.scope}: destroys re-sent (${entry.environments.join(", ")}), attempt ${entry.attempt}`;
+  }
   return `${entry.key} on ${entry.parent} (${entry.outcome})`;
 }
 

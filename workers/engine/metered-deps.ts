@@ -46,7 +46,11 @@ function meteredLocks(inner: LockProvider, metrics: RunMetrics): LockProvider {
  * Every method of the target is counted as a lock operation, including ones added to the
  * interface later (the target's calls are built from the interface's one method table).
  */
-function meteredTarget(target: LockTarget, wait: TimingKind, metrics: RunMetrics): LockTarget {
+function meteredTarget(
+  target: LockTarget,
+  wait: Extract<TimingKind, "scopeLockWait" | "parentLockWait">,
+  metrics: RunMetrics,
+): LockTarget {
   const calls = eachCall((method) => {
     const inner = target[method] as (req: unknown) => Promise<unknown>;
     const acquiring = ACQUIRING.has(method);
@@ -54,7 +58,7 @@ function meteredTarget(target: LockTarget, wait: TimingKind, metrics: RunMetrics
     const metered = (req: unknown) => {
       metrics.count("lockOps");
       if (asks) metrics.leaseAsked(target.key);
-      return acquiring ? metrics.time(wait, () => inner(req)) : inner(req);
+      return acquiring ? metrics.timeLockWait(target.key, wait, () => inner(req)) : inner(req);
     };
     return metered as unknown as LockCall<typeof method>;
   });

@@ -5,6 +5,8 @@
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";
+import { notify } from "../notify/notify";
+import { parseQueuedDestroy } from "./queued-destroy";
 
 export const DEAD_LETTER_PREFIX = "dead-letters/";
 
@@ -44,6 +46,7 @@ export async function storeDeadLetters(
         message.ack();
         stored.push(key);
         console.warn(JSON.stringify({ event: "destroy-dead-letter", key, body: message.body }));
+        await notifyDeadLetter(env, letter);
       } catch (err) {
         message.retry();
         console.error(JSON.stringify({ event: "dead-letter-store-failed", key, error: String(err) }));
@@ -51,4 +54,27 @@ export async function storeDeadLetters(
     }),
   );
   return stored;
+}
+
+/** Operators are told (docs/operations.md, "Notifications"); the sweep re-drives it meanwhile. */
+async function notifyDeadLetter(env: Env, letter: DeadLetter): Promise<void> {
+  const job = parseQueuedDestroy(env, letter.body);
+  const subject: Record<string, string | number> = job.success
+    ? {
+        repositoryId: job.data.repositoryId,
+        environment: job.data.environment,
+        scope: job.data.scope,
+        revision: job.data.revision,
+        attempts: letter.attempts,
+        redrives: job.data.redrives ?? 0,
+      }
+    : { messageId: letter.messageId, attempts: letter.attempts };
+  const what = job.success ? `${job.data.environment}/${job.data.scope}` : `message ${letter.messageId}`;
+  await notify(env, {
+    id: `destroy-dead-lettered:${letter.messageId}`,
+    kind: "destroy-dead-lettered",
+    at: letter.deadAt,
+    summary: `the destroy of ${what} failed every retry and was parked for the sweep to re-drive`,
+    subject,
+  });
 }

@@ -5,6 +5,12 @@
  *   queue: createQueueHandler({ runDestroy: engineDestroyRunner })
  */
 import type { Env } from "../../shared/env";
+import { type NotificationSender, networkSender } from "../notify/deliver";
+import {
+  consumeNotificationDeadLetters,
+  consumeNotifications,
+  type NotifyReport,
+} from "../notify/notify-consumer";
 import { storeDeadLetters } from "./dead-letters";
 import { consumeDestroys, type DestroyReport } from "./destroy-consumer";
 import { queueNames } from "./queue-names";
@@ -14,11 +20,15 @@ export interface QueueHandlerDeps {
   /** The engine's destroy (workers/wiring/background.ts); there is no stand-in in production. */
   runDestroy: DestroyRunner;
   now?: () => number;
+  /** Where notifications go: the network, or the dev entry's local sink. */
+  sendNotification?: NotificationSender;
 }
 
 export type QueueHandlerResult =
   | { queue: "destroys"; reports: DestroyReport[] }
-  | { queue: "dead-letters"; stored: string[] };
+  | { queue: "dead-letters"; stored: string[] }
+  | { queue: "notifications"; reports: NotifyReport[] }
+  | { queue: "notification-dead-letters"; logged: string[] };
 
 /** The batch's outcome, for tests and for any caller that wants the reports. */
 export async function handleQueueBatch(
@@ -32,6 +42,13 @@ export async function handleQueueBatch(
   }
   if (batch.queue === names.deadLetters) {
     return { queue: "dead-letters", stored: await storeDeadLetters(batch, env, (deps.now ?? Date.now)()) };
+  }
+  if (batch.queue === names.notifications) {
+    const reports = await consumeNotifications(batch, env, deps.sendNotification ?? networkSender);
+    return { queue: "notifications", reports };
+  }
+  if (batch.queue === names.notificationDeadLetters) {
+    return { queue: "notification-dead-letters", logged: consumeNotificationDeadLetters(batch) };
   }
   // A consumer added in wrangler.toml without its name here: retry rather than lose work.
   throw new Error(`no consumer for queue ${batch.queue}`);

@@ -11,10 +11,17 @@
 import type { Env } from "../../shared/env";
 import { SponsonError, unwrap } from "../../shared/errors";
 import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
-import type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus } from "../../shared/rpc/scope-state";
+import type {
+  ApplyOutcome,
+  ResendAsk,
+  ResendDecision,
+  ScopeEvent,
+  ScopeStateView,
+  ScopeStatus,
+} from "../../shared/rpc/scope-state";
 import { rpcStub } from "../../shared/rpc/stub";
 
-export type { ApplyOutcome, ScopeEvent, ScopeStateView, ScopeStatus };
+export type { ApplyOutcome, ResendAsk, ResendDecision, ScopeEvent, ScopeStateView, ScopeStatus };
 
 export interface ScopeStateClient {
   readonly repositoryId: number;
@@ -23,6 +30,7 @@ export interface ScopeStateClient {
   applyEvent(event: ScopeEvent): Promise<ApplyOutcome>;
   markEnqueued(deliveryId: string): Promise<void>;
   unconfirmedClose(): Promise<ScopeEvent | null>;
+  claimResend(ask: ResendAsk): Promise<ResendDecision>;
 }
 
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
@@ -42,5 +50,6 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     applyEvent: async (event) => unwrap(await stub.applyEvent({ scope, ...event })),
     markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
     unconfirmedClose: () => stub.unconfirmedClose({ scope }),
+    claimResend: (ask) => stub.claimResend(ask),
   };
 }

@@ -1,15 +1,24 @@
 /**
  * Scopes whose pull request is closed but whose ledger still owns entries: a destroy that never
- * ran (a lost enqueue, a parked dead letter) or failed. A close whose destroys were never confirmed
- * enqueued (the receiver died, or the queue refused the batch) has its destroys sent here, since
- * GitHub does not redeliver (docs/design.md, "Webhooks and the sweep"); the rest is reported, and
- * the dead-letter re-drive acts on parked destroys.
+ * ran or failed (docs/design.md, "Webhooks and the sweep"). A close whose destroys were never
+ * confirmed enqueued has them sent here at once, since GitHub does not redeliver. A confirmed close
+ * whose messages were lost anyway (a consumer that acked without finishing, a retention expiry, a
+ * purged dead letter) has them re-sent once the close is older than the grace period
+ * (./close-grace.ts), once per grace period, at most SPONSON_CLOSE_MAX_RESENDS times; then the sweep
+ * notifies instead. A scope still owning entries a day after its close is notified once.
  */
 import type { Env } from "../../shared/env";
 import { repositoryRefById } from "../../shared/schemas/repository";
+import { recordDestroyResend } from "../audit/audit-trail";
 import { configFromEnv } from "../config/config";
-import { type ScopeStateClient, scopeStateClient } from "../scope-state/scope-state-client";
+import { notify } from "../notify/notify";
+import {
+  type ResendDecision,
+  type ScopeStateClient,
+  scopeStateClient,
+} from "../scope-state/scope-state-client";
 import { enqueueDestroys } from "../webhooks/enqueue-destroys";
+import { closeGraceFromEnv } from "./close-grace";
 
 export interface ScopeRef {
   repositoryId: number;
@@ -19,46 +28,109 @@ export interface ScopeRef {
 
 export interface ClosedScopeWithEntries extends ScopeRef {
   revision: number;
-  /** Its close's destroys were never confirmed enqueued: this sweep sent them. */
+  /** This sweep sent its close's destroys (never confirmed enqueued, or lost after the grace period). */
   destroysResent?: true;
+  /** How many times sweeps re-sent a confirmed close's destroys, this one included. */
+  resends?: number;
 }
 
 interface ScopeCheck {
   status: string;
   revision: number;
   resent: boolean;
+  resends?: number;
 }
 
 export async function closedScopesWithEntries(
   env: Env,
   owning: ScopeRef[],
+  now: number,
 ): Promise<ClosedScopeWithEntries[]> {
   const checks = new Map<string, Promise<ScopeCheck>>();
   const found: ClosedScopeWithEntries[] = [];
   for (const ref of owning) {
     // One check per repository's scope: its state object is shared by every environment, and one
-    // re-send queues the destroy of every environment.
+    // re-send queues the destroy of every environment (so at most one per sweep and scope).
     const name = `${ref.repositoryId}/${ref.scope}`;
     let check = checks.get(name);
     if (check === undefined) {
-      check = checkScope(env, scopeStateClient(env, ref.repositoryId, ref.scope));
+      check = checkScope(env, scopeStateClient(env, ref.repositoryId, ref.scope), ref, now);
       checks.set(name, check);
     }
-    const { status, revision, resent } = await check;
+    const { status, revision, resent, resends } = await check;
     if (status !== "closed") continue;
-    found.push(resent ? { ...ref, revision, destroysResent: true } : { ...ref, revision });
+    found.push({
+      ...ref,
+      revision,
+      ...(resent ? { destroysResent: true as const } : {}),
+      ...(resends !== undefined ? { resends } : {}),
+    });
   }
   return found;
 }
 
-async function checkScope(env: Env, client: ScopeStateClient): Promise<ScopeCheck> {
-  const { status, revision } = await client.read();
-  if (status !== "closed") return { status, revision, resent: false };
-  const close = await client.unconfirmedClose();
-  if (close === null) return { status, revision, resent: false };
+async function checkScope(
+  env: Env,
+  client: ScopeStateClient,
+  ref: ScopeRef,
+  now: number,
+): Promise<ScopeCheck> {
+  const { status, revision, deliveryId } = await client.read();
+  if (status !== "closed" || deliveryId === null) return { status, revision, resent: false };
   const repository = repositoryRefById(client.repositoryId, configFromEnv(env).repositories);
-  // The same messages the receiver sends, confirmed the same way; a destroy is idempotent, so a
-  // crash between the send and the confirmation only sends it once more.
-  await enqueueDestroys(env, repository, client, close);
-  return { status, revision, resent: true };
+  const close = await client.unconfirmedClose();
+  if (close !== null) {
+    // The same messages the receiver sends, confirmed the same way; a destroy is idempotent, so a
+    // crash between the send and the confirmation only sends it once more.
+    await enqueueDestroys(env, repository, client, close);
+    return { status, revision, resent: true };
+  }
+  const decision = await client.claimResend({ deliveryId, now, ...closeGraceFromEnv(env) });
+  await tellOperators(env, ref, revision, decision, now);
+  if (decision.kind !== "resend") return { status, revision, resent: false };
+  // The decision is recorded before the send: a crash in between loses one re-send, never doubles it.
+  const environments = configFromEnv(env).environments;
+  await enqueueDestroys(env, repository, client, { status: "closed", revision, deliveryId });
+  await recordDestroyResend(env, {
+    repositoryId: client.repositoryId,
+    scope: client.scope,
+    revision,
+    deliveryId,
+    attempt: decision.resends,
+    environments,
+    actor: "sweep",
+    reason: "closed scope still owns entries after the grace period (destroy message lost)",
+    at: now,
+  });
+  return { status, revision, resent: true, resends: decision.resends };
+}
+
+async function tellOperators(
+  env: Env,
+  ref: ScopeRef,
+  revision: number,
+  decision: ResendDecision,
+  now: number,
+): Promise<void> {
+  if (decision.kind === "none") return;
+  const subject = { repositoryId: ref.repositoryId, scope: ref.scope, revision };
+  const id = `${ref.repositoryId}/${ref.scope}/${revision}`;
+  if (decision.lingering) {
+    await notify(env, {
+      id: `scope-lingering:${id}`,
+      kind: "scope-lingering",
+      at: now,
+      summary: `${ref.scope} still owns entries a day after its pull request closed`,
+      subject,
+    });
+  }
+  if (decision.kind === "exhausted" && decision.notify) {
+    await notify(env, {
+      id: `destroy-resends-exhausted:${id}`,
+      kind: "destroy-resends-exhausted",
+      at: now,
+      summary: `${ref.scope} still owns entries after ${decision.resends} re-sent destroys; the sweep stopped re-sending`,
+      subject: { ...subject, resends: decision.resends },
+    });
+  }
 }

@@ -7,6 +7,7 @@
  * other part has run and the report is logged.
  */
 import type { Env } from "../../shared/env";
+import { notifyNewOrphans } from "./orphan-notices";
 import { runSweep, type SweepParts, type SweepReport, sweepFailed } from "./sweep";
 
 export function createSweepHandler(parts: SweepParts) {
@@ -26,6 +27,12 @@ export async function sweepAndReport(
   for (const scope of closed) console.warn(JSON.stringify({ event: "closed-scope-owns-entries", ...scope }));
   const orphans = report.orphans.ok ? report.orphans.value.orphans : [];
   for (const orphan of orphans) console.warn(JSON.stringify({ event: "orphan", ...orphan }));
+  // Only a full listing says which orphans are gone; a failed one tells nothing new.
+  if (report.orphans.ok) {
+    await notifyNewOrphans(env, orphans, report.at).catch((err: unknown) => {
+      console.error(JSON.stringify({ event: "orphan-notices-failed", error: String(err) }));
+    });
+  }
   console.log(JSON.stringify({ event: "sweep", cron: controller.cron, report }));
   if (sweepFailed(report)) throw new Error("sweep: a part failed; see the sweep report");
   return report;

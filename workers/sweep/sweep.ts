@@ -1,7 +1,8 @@
 /**
  * The periodic sweep (docs/design.md, "Webhooks and the sweep"): GitHub does not redeliver failed webhooks
  * and runs can crash, so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives
- * dead-letter destroys and (3) reports closed scopes that still own entries. A thin orchestrator: the engine
+ * dead-letter destroys and (3) reports closed scopes that still own entries, re-sending the destroys of
+ * an unconfirmed close, or of a confirmed one past its grace period (./closed-scopes.ts). A thin orchestrator: the engine
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
 import type { Env } from "../../shared/env";
@@ -42,7 +43,7 @@ export async function runSweep(env: Env, parts: SweepParts, now: number): Promis
       }),
     ),
     settle(redriveDeadLetters(env)),
-    settle(parts.scopesOwningEntries(env).then((owning) => closedScopesWithEntries(env, owning))),
+    settle(parts.scopesOwningEntries(env).then((owning) => closedScopesWithEntries(env, owning, now))),
     settle(parts.orphans(env)),
   ]);
   return { at: now, intents, deadLetters, closedWithEntries, orphans };

@@ -17,10 +17,11 @@ import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
 import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "../engine/deps";
-import { Engine } from "../engine/engine";
+import type { Engine } from "../engine/engine";
 import { OpRegistry } from "../engine/plan/op-registry";
 import { ownedObjectIndex } from "../lock-views/owned-objects";
 import { lockStub, lockTarget } from "../locks/lock-target";
+import { ObservedEngine } from "../observe/observed-engine";
 import { urlChecksOf } from "../policy/check-item-shapes";
 import { assertWrite } from "../policy/check-write";
 import type { PolicyConfig } from "../policy/policy-schema";
@@ -72,6 +73,8 @@ export interface EngineOverrides {
    * engine's runs use that one, as if they ran on an isolate of their own (tests, the bench).
    */
   isolateTokenCache?: boolean | IsolateTokenCache;
+  /** A recording stand-in for RUN_ANALYTICS (the local dataset drops every write). Tests only. */
+  analytics?: AnalyticsEngineDataset;
 }
 
 const ops = new OpRegistry(ADAPTERS);
@@ -168,5 +171,6 @@ export function createEngine(
     warn: (m) => console.warn(secrets.redact(m)),
     logError: (m) => console.error(secrets.redact(m)),
   };
-  return new Engine(deps);
+  // Every run logged once and written to Analytics Engine (docs/operations.md).
+  return new ObservedEngine(deps, { secrets, analytics: overrides.analytics ?? env.RUN_ANALYTICS });
 }

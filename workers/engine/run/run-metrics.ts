@@ -11,6 +11,13 @@ import { TIMING_KINDS } from "../../../shared/schemas/run-metrics";
 
 export type { CountKind, TimingKind };
 
+/** One lease acquisition as the run waited for it (docs/operations.md, "Metrics"). */
+export interface LockWait {
+  key: string;
+  kind: "scopeLockWait" | "parentLockWait";
+  ms: number;
+}
+
 const round = (ms: number) => Math.round(Math.max(0, ms) * 10) / 10;
 
 interface Busy {
@@ -37,6 +44,7 @@ export class RunMetrics {
   };
   /** The locks a lease was asked of (`locks` counts them once each). */
   readonly #locks = new Set<string>();
+  readonly #lockWaits: LockWait[] = [];
 
   /** `startedAt`: when the request arrived, for runs started over HTTP (authorization came first). */
   constructor(startedAt?: number, now: () => number = () => performance.now()) {
@@ -71,6 +79,20 @@ export class RunMetrics {
     } finally {
       if (--busy.open === 0) busy.ms += this.#now() - busy.since;
     }
+  }
+
+  /** `time`, and the wait of this one acquisition remembered with its lock key. */
+  async timeLockWait<T>(key: string, kind: LockWait["kind"], fn: () => Promise<T>): Promise<T> {
+    const start = this.#now();
+    try {
+      return await this.time(kind, fn);
+    } finally {
+      this.#lockWaits.push({ key, kind, ms: round(this.#now() - start) });
+    }
+  }
+
+  lockWaits(): LockWait[] {
+    return [...this.#lockWaits];
   }
 
   timeSync<T>(kind: TimingKind, fn: () => T): T {
