@@ -10,6 +10,7 @@ import { ANSWER_KEEP_MS } from "../../durable-objects/combine-store";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import type { CombinedOutcome, CombineReport, QueuedChange } from "../../shared/schemas/combine";
 import type { OwnerChange } from "../../shared/schemas/ownership";
+import { checkHistorySequence } from "../helpers/lock-history";
 import {
   armedAlarm,
   expireLeaseNow,
@@ -20,7 +21,6 @@ import {
   stub,
   untilQueued,
 } from "../helpers/locks";
-import { checkHistorySequence } from "../locks/history-checker";
 
 const TTL_MS = 30_000;
 const LONG_WAIT_MS = 60_000;

@@ -5,8 +5,8 @@
  * proves from the object's own timestamps and tokens that no two holders overlapped.
  */
 import { describe, it } from "vitest";
+import { checkHistorySequence, checkLeaseEvents, type LeaseEvent } from "../helpers/lock-history";
 import { freshScopeKey, stub } from "../helpers/locks";
-import { checkHistorySequence, checkLeaseEvents, type LeaseEvent } from "./history-checker";
 
 const ACQUIRERS = 60;
 const TTL_MS = 60_000;

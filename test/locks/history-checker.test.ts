@@ -1,7 +1,7 @@
 /** Control cases for the checker: it must catch the violations the concurrency test relies on. */
 import { describe, it } from "vitest";
 import type { HistoryEntry } from "../../shared/schemas/lock";
-import { checkHistorySequence, checkLeaseEvents, type LeaseEvent } from "./history-checker";
+import { checkHistorySequence, checkLeaseEvents, type LeaseEvent } from "../helpers/lock-history";
 
 const grant = (holder: string, token: number, at: number): LeaseEvent => ({
   type: "grant",

@@ -12,8 +12,8 @@ import type { CombinedOutcome, QueuedChange } from "../../shared/schemas/combine
 import type { LeaseOptions } from "../../workers/locks/lease-options";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
 import { ParentLock } from "../../workers/locks/parent-lock";
+import { checkHistorySequence } from "../helpers/lock-history";
 import { expireLeaseNow, freshScopeKey, rawStub, stub, withState } from "../helpers/locks";
-import { checkHistorySequence } from "./history-checker";
 
 const OPTS: LeaseOptions = { ttlMs: 30_000, wait: true, waitTimeoutMs: 60_000 };
 const OP = "auth0.callbacks";

@@ -4,14 +4,14 @@
  * holding, force-release, expire the live lease by rewriting its row, and run the alarm, while an
  * observer snapshots the waiter queue. Some waiters bring a change (write combining) and holders
  * take the queue and report it written, or hand a change back. Every call is recorded with logical invocation and response
- * instants for lock-history-check.ts.
+ * instants for test/helpers/lock-history.ts.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
 import type { QueuedChange } from "../../shared/schemas/combine";
+import type { LockEvent, Recorded } from "../helpers/lock-history";
 import { rawStub, stub } from "../helpers/locks";
-import type { LockEvent, Recorded } from "./lock-history-check";
 
 /** mulberry32: a tiny seeded PRNG, so the mix of operations can be replayed from the seed. */
 export function prng(seed: number): () => number {

@@ -6,8 +6,8 @@
  * the checker rejecting histories that break each promise.
  */
 import { describe, it } from "vitest";
+import { checkLockHistory, fifoPairsChecked, type Recorded } from "../helpers/lock-history";
 import { freshScopeKey, stub } from "../helpers/locks";
-import { checkLockHistory, fifoPairsChecked, type Recorded } from "./lock-history-check";
 import { runHistory } from "./lock-history-runner";
 
 const KEYS = 4;

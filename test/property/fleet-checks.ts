@@ -14,6 +14,7 @@ import { ownerOf } from "../../workers/engine/rules/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { durableIntents } from "../helpers/engine";
+import { checkEntries } from "../helpers/entry-history";
 import { scopeAddress } from "../helpers/repositories";
 import { itemId, OBJECTS } from "./fleet-model";
 import type { RunOutcome } from "./fleet-steps";
@@ -35,22 +36,11 @@ export async function allEntries(world: FleetWorld): Promise<string[]> {
   return (await Promise.all(objects().map((o) => entriesOf(world, o)))).flat();
 }
 
-/** Lost and leaked entries, against the model; `exact` (no doubt left) also requires nothing else. */
+/** Lost, leaked and doubled entries, against the model (test/helpers/entry-history.ts). */
 export async function checkLists(world: FleetWorld, model: WantModel, when: string): Promise<string[]> {
-  const have = await allEntries(world);
-  const foreign = new Set(objects().flatMap(foreignItems));
-  const wanted = model.allWanted();
-  const doubt = model.allDoubtful();
-  const problems: string[] = [];
-  for (const id of foreign) if (!have.includes(id)) problems.push(`${when}: lost foreign ${id}`);
-  for (const [id, scopes] of wanted)
-    if (!have.includes(id))
-      problems.push(`${when}: lost ${id} (wanted by ${scopes.map(world.scopeName).join(",")})`);
-  for (const [n, id] of have.entries()) {
-    if (have.indexOf(id) !== n) problems.push(`${when}: doubled ${id}`);
-    else if (!foreign.has(id) && !wanted.has(id) && !doubt.has(id)) problems.push(`${when}: leaked ${id}`);
-  }
-  return problems;
+  const wanted = new Map([...model.allWanted()].map(([id, scopes]) => [id, scopes.map(world.scopeName)]));
+  const foreign = objects().flatMap(foreignItems);
+  return checkEntries(await allEntries(world), { foreign, wanted, doubt: model.allDoubtful() }, { when });
 }
 
 /** Item id of a line result (its parent is the object's identity). */
@@ -159,12 +149,11 @@ export async function checkQuiet(
 /** After every scope is destroyed: the lists hold the foreign entries alone, and no lock object names an owner. */
 export async function checkEmpty(world: FleetWorld): Promise<string[]> {
   const problems: string[] = [];
-  const have = await allEntries(world);
   const foreign = objects().flatMap(foreignItems);
-  for (const id of have)
-    if (!foreign.includes(id)) problems.push(`after destroying every scope: leaked ${id}`);
-  for (const id of foreign)
-    if (!have.includes(id)) problems.push(`after destroying every scope: lost foreign ${id}`);
+  const nothingWanted = { foreign, wanted: [], doubt: [] };
+  problems.push(
+    ...checkEntries(await allEntries(world), nothingWanted, { when: "after destroying every scope" }),
+  );
   for (const object of objects()) {
     const key = await parentKey(world, object);
     const record = await lockStub(env, key).ownership({ key });
