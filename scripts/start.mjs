@@ -86,6 +86,8 @@ const args = [
   "ENTRA_CLIENT_SECRET:local-demo-entra-secret",
   "--var",
   "COGNITO_SECRET_ACCESS_KEY:local-demo-cognito-secret",
+  "--var",
+  "KEYCLOAK_CLIENT_SECRET:local-demo-keycloak-secret",
   ...webhooks.vars,
   ...process.argv.slice(2),
 ];
