@@ -74,6 +74,7 @@ const envFile = writeStartEnv({
   S3_SECRET_ACCESS_KEY: "local-demo-s3-secret",
   ENTRA_CLIENT_SECRET: "local-demo-entra-secret",
   COGNITO_SECRET_ACCESS_KEY: "local-demo-cognito-secret",
+  KEYCLOAK_CLIENT_SECRET: "local-demo-keycloak-secret",
   ...webhooks.vars,
 });
 // `npm run webhook` sends to the port this start listens on (scripts/webhook.mjs).

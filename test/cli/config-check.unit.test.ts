@@ -45,6 +45,7 @@ const SECRETS = {
   AWS_SECRET_ACCESS_KEY: "aws-value",
   ENTRA_CLIENT_SECRET: "entra-value",
   COGNITO_SECRET_ACCESS_KEY: "cognito-value",
+  KEYCLOAK_CLIENT_SECRET: "keycloak-value",
 };
 const envFile = (secrets: Record<string, string>) =>
   Object.entries(secrets)

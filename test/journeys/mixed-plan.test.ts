@@ -1,5 +1,5 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json, all eleven) applies
+ * One plan mixing every provider (examples/all-providers.plan.json, all twelve) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; applying one scope's plan again changes nothing (every line
@@ -13,6 +13,7 @@ import { DEMO_COGNITO } from "../../dev/emulators/cognito";
 import { DEMO_ENTRA } from "../../dev/emulators/entra";
 import { DEMO_GOOGLE_ACCOUNT } from "../../dev/emulators/firebase/demo";
 import { DEMO_IAM } from "../../dev/emulators/google-iam";
+import { DEMO_KEYCLOAK, type KeycloakClientRecord, keycloakKeys } from "../../dev/emulators/keycloak";
 import { DEMO_KINDE } from "../../dev/emulators/kinde/demo";
 import { DEMO_OKTA } from "../../dev/emulators/okta/demo";
 import { DEMO_R2 } from "../../dev/emulators/r2cors/demo";
@@ -23,7 +24,7 @@ import demoConnections from "../../examples/connections.local.json";
 import { planSchema } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { call, testApp } from "../helpers/app";
-import { auth0Client } from "../helpers/emulators";
+import { auth0Client, emulatorStub } from "../helpers/emulators";
 import { cognitoClient } from "../helpers/emulators-cognito";
 import { graphApp } from "../helpers/emulators-entra";
 import { identityProject } from "../helpers/emulators-firebase";
@@ -105,6 +106,19 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
       ...(c?.LogoutURLs ?? []).map((u) => `logout: ${u}`),
     ];
   },
+  async keycloak() {
+    const key = keycloakKeys.client(DEMO_KEYCLOAK.realm, DEMO_KEYCLOAK.clientUuid);
+    const rep = ((await emulatorStub(DEMO_KEYCLOAK.host).dump(key))[key] as KeycloakClientRecord | undefined)
+      ?.rep;
+    return [
+      ...(rep?.redirectUris ?? []).map((u) => `redirect: ${u}`),
+      ...(rep?.webOrigins ?? []).map((u) => `origin: ${u}`),
+      ...(rep?.attributes?.["post.logout.redirect.uris"] ?? "")
+        .split("##")
+        .filter(Boolean)
+        .map((u) => `logout: ${u}`),
+    ];
+  },
 };
 
 /** What the demo objects hold before any scope touched them. */
@@ -120,6 +134,11 @@ const DEMO_ENTRIES: Record<string, string[]> = {
   google: ["http://localhost:3000/callback"],
   entra: ["web: http://localhost:3000/callback", "spa: http://localhost:5173/"],
   cognito: ["callback: http://localhost:3000/callback", "logout: http://localhost:3000/"],
+  keycloak: [
+    "redirect: http://localhost:3000/*",
+    "origin: http://localhost:3000",
+    "logout: http://localhost:3000/",
+  ],
 };
 
 /** The entries scope pr-<n> owns in each provider object. */
@@ -137,6 +156,7 @@ function owned(n: string): Record<string, string[]> {
     google: [`https://${host}/callback`],
     entra: [`web: https://${host}/callback`, `spa: https://${host}/`],
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
+    keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
   };
 }
 
@@ -173,6 +193,7 @@ async function demoSecrets(): Promise<Record<string, string>> {
     S3_SECRET_ACCESS_KEY: DEMO_ACCESS_KEY.secret,
     ENTRA_CLIENT_SECRET: DEMO_ENTRA.clientSecret,
     COGNITO_SECRET_ACCESS_KEY: DEMO_COGNITO.secret,
+    KEYCLOAK_CLIENT_SECRET: DEMO_KEYCLOAK.clientSecret,
   };
 }
 

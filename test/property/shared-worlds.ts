@@ -11,6 +11,11 @@ import { entraTenant } from "../adapters/entra/entra-tenant";
 import { firebaseProject } from "../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { iamProjectWithClient } from "../adapters/google/iam-oauth-client";
+import {
+  CLIENT as KEYCLOAK_CLIENT,
+  SERVICE as KEYCLOAK_SERVICE,
+  keycloakRealm,
+} from "../adapters/keycloak/keycloak-realm";
 import { APP as KINDE_APP, M2M as KINDE_M2M, kindeBusiness } from "../adapters/kinde/kinde-business";
 import { APP_ID as OKTA_APP, oktaOrg } from "../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../adapters/r2cors/r2-bucket";
@@ -34,6 +39,7 @@ export const PROVIDER_NAMES = [
   "google",
   "entra",
   "cognito",
+  "keycloak",
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
@@ -242,6 +248,23 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       plan: planOf("cognito.callbackUrl", conn, (host) => p.params(url(host))),
       entry: url,
       entries: async () => (await p.stored())?.CallbackURLs ?? [],
+    };
+  },
+  async keycloak(foreign) {
+    const k = await keycloakRealm({ redirectUris: foreign.map(url) });
+    const conn = connection({
+      type: "keycloak",
+      host: k.host,
+      realm: "previews",
+      clientId: KEYCLOAK_SERVICE.clientId,
+      clientSecret: { secret: "PROPERTY_KEYCLOAK_SECRET" },
+    });
+    return {
+      provider: "keycloak",
+      secrets: { PROPERTY_KEYCLOAK_SECRET: k.secret },
+      plan: planOf("keycloak.redirectUri", conn, (host) => ({ client: KEYCLOAK_CLIENT, url: url(host) })),
+      entry: url,
+      entries: async () => (await k.record())?.rep.redirectUris ?? [],
     };
   },
 };

@@ -12,6 +12,7 @@ import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../../adapters/gcs/gcs-bucket";
 import { iamProjectWithClient } from "../../adapters/google/iam-oauth-client";
+import { CLIENT, keycloakRealm } from "../../adapters/keycloak/keycloak-realm";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
@@ -216,6 +217,27 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       ),
       entry: (scope) => `https://${scope}.preview.example.com/callback`,
       entries: async () => (await p.stored())?.CallbackURLs ?? [],
+      unrelated: ["https://app.example.com/callback"],
+    };
+  },
+  async keycloak() {
+    const k = await keycloakRealm({ redirectUris: ["https://app.example.com/callback"] });
+    return {
+      host: k.host,
+      secrets: { JOURNEY_KEYCLOAK_SECRET: k.secret },
+      plan: planOf(
+        {
+          type: "keycloak",
+          host: k.host,
+          realm: "previews",
+          clientId: "sponson",
+          clientSecret: { secret: "JOURNEY_KEYCLOAK_SECRET" },
+        },
+        "keycloak.redirectUri",
+        { client: CLIENT, url: "https://{scope}.preview.example.com/callback" },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/callback`,
+      entries: async () => (await k.record())?.rep.redirectUris ?? [],
       unrelated: ["https://app.example.com/callback"],
     };
   },
