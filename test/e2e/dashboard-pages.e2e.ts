@@ -80,8 +80,11 @@ describe("the dashboard's filters, run page and object page in a browser", () =>
     await viewer.locator('details.scope[data-scope="preview/pr-41"]').waitFor();
     expect(await viewer.locator('details.scope[data-scope="preview/pr-43"]').count()).toBe(0);
 
-    // The run's page, from its link in the ledger.
-    await viewer.locator('details.scope[data-scope="preview/pr-41"] summary').click();
+    // The run's page, from its link in the ledger (opened unless the page showed it open: a refresh
+    // no longer reopens a ledger the reader closed).
+    const ledger = viewer.locator('details.scope[data-scope="preview/pr-41"]');
+    if (!(await ledger.evaluate((d) => (d as HTMLDetailsElement).open)))
+      await ledger.locator("summary").click();
     await Promise.all([
       viewer.waitForURL(new RegExp(`/dashboard/runs/${first.run.id}\\?`)),
       viewer
@@ -107,5 +110,25 @@ describe("the dashboard's filters, run page and object page in a browser", () =>
       await viewer.locator('tr[data-key="https://pr-42.preview.example.com/callback"] .owners').textContent(),
     ).toContain("preview/pr-42");
     expect(await viewer.locator(".lock-state").getAttribute("data-held")).toBe("false");
+  });
+  it("a ledger the reader opened or closed stays so across a live refresh", async ({ expect }) => {
+    const admin = await server.token("admin", "e2e-admin");
+    await applyScope("pr-44", admin);
+    const viewer = await signIn(await server.token("viewer", "e2e-viewer"));
+    const ledger = viewer.locator('details.scope[data-scope="preview/pr-44"]');
+    await ledger.waitFor();
+    const open = () => ledger.evaluate((d) => (d as HTMLDetailsElement).open);
+    // Whatever the server's default for it, the reader turns it the other way.
+    const byServer = await open();
+    await ledger.locator("summary").click();
+    expect(await open()).toBe(!byServer);
+    const refreshed = await viewer.locator("#live").getAttribute("data-refreshed");
+    await applyScope("pr-45", admin);
+    await viewer.waitForFunction(
+      (before) => document.getElementById("live")?.getAttribute("data-refreshed") !== before,
+      refreshed,
+    );
+    await viewer.locator('details.scope[data-scope="preview/pr-45"]').waitFor();
+    expect(await open()).toBe(!byServer);
   });
 });

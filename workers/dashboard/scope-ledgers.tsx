@@ -41,6 +41,9 @@ export function ScopeLedgers({ scopes, total, filter, pages }: ScopeLedgersProps
       {scopes.map((s) => (
         <details
           class="scope"
+          // A stable id: the refresh's morph (client-script.ts) matches each ledger to itself, so a
+          // new scope listed above it never hands it another ledger's open state.
+          id={`ledger-${s.repository.id}-${s.environment}-${s.scope}`}
           open={s.ledger.length > 0 && scopes.length <= 6}
           data-scope={`${s.environment}/${s.scope}`}
           data-repository={s.repository.name}
