@@ -46,6 +46,13 @@ export const repositoryConfigSchema = z.object({
    */
   deploymentEnvironments: z.record(z.string().min(1), z.string().min(1).max(255)).optional(),
   /**
+   * `{ "<sponson environment>": "<pattern>" }`: a GitHub job acts in that environment only when its
+   * token's `job_workflow_ref` (which workflow file, at which ref, minted it) matches the pattern;
+   * `*` matches any run of characters, e.g. `acme/web/.github/workflows/deploy.yml@refs/heads/main`
+   * or `acme/web/.github/workflows/deploy.yml@*`.
+   */
+  jobWorkflowRef: z.record(z.string().min(1), z.string().min(1).max(500)).optional(),
+  /**
    * The name of the Worker secret this repository's webhook deliveries are signed with; absent:
    * GITHUB_WEBHOOK_SECRET (workers/webhooks/delivery-secret.ts). Never one of the service's own keys.
    */

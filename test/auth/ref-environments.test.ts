@@ -222,3 +222,46 @@ describe("a non-default branch's job acts only where refEnvironments.branch gran
     expect(res.status, await res.clone().text()).toBe(200);
   });
 });
+
+describe("an environment bound to a workflow file (jobWorkflowRef)", () => {
+  const DEPLOY = "acme/web/.github/workflows/deploy.yml@refs/heads/main";
+  // An environment of this file's own, so its lock was never taken by another test.
+  const guarded = `wf-${crypto.randomUUID().slice(0, 8)}`;
+  const bound = { jobWorkflowRef: { [guarded]: "acme/web/.github/workflows/deploy.yml@*" } };
+
+  it("a default-branch job from another workflow file is refused 403 github.job-workflow-ref", async () => {
+    const body = await expectRefused(
+      { ...branchClaims("main"), job_workflow_ref: "acme/web/.github/workflows/lint.yml@refs/heads/main" },
+      guarded,
+      "main",
+      "github.job-workflow-ref",
+      bound,
+    );
+    expect(body.detail).toContain("jobWorkflowRef");
+  });
+
+  it("…and a job whose token carries no job_workflow_ref", async () => {
+    const { job_workflow_ref: _none, ...claims } = branchClaims("main");
+    await expectRefused(claims as GithubTokenClaims, guarded, "main", "github.job-workflow-ref", bound);
+  });
+
+  it("control: the deploy workflow's job applies in production", async () => {
+    const { res } = await attempt(
+      { ...branchClaims("main"), job_workflow_ref: DEPLOY },
+      "production",
+      "main",
+      { jobWorkflowRef: { production: "acme/web/.github/workflows/deploy.yml@*" } },
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+
+  it("control: an environment without a pattern takes any workflow", async () => {
+    const { res } = await attempt(
+      { ...branchClaims("main"), job_workflow_ref: "acme/web/.github/workflows/lint.yml@refs/heads/main" },
+      "staging",
+      "main",
+      bound,
+    );
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
+});

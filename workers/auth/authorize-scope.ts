@@ -80,6 +80,17 @@ export function authorizeScope(
       action,
     );
   }
+  const workflowRefs = caller.jobWorkflowRefs ?? {};
+  const workflowPattern = Object.hasOwn(workflowRefs, environment) ? workflowRefs[environment] : undefined;
+  if (workflowPattern !== undefined && !matchesWorkflowRef(workflowPattern, caller.workflowRef)) {
+    throw forbidden(
+      "github.job-workflow-ref",
+      `environment "${environment}" takes jobs only from workflow ${workflowPattern} (SPONSON_REPOSITORIES[${caller.repository}].jobWorkflowRef); this token's job_workflow_ref is ${caller.workflowRef ?? "absent"}`,
+      environment,
+      scope,
+      action,
+    );
+  }
   const required = caller.deploymentEnvironments[environment];
   if (required !== undefined && caller.deploymentEnvironment !== required) {
     throw forbidden(
@@ -90,6 +101,16 @@ export function authorizeScope(
       action,
     );
   }
+}
+
+/**
+ * docs/security.md, "Environments bound to the ref": `*` matches any run of characters, everything
+ * else itself; a token without `job_workflow_ref` matches no pattern.
+ */
+export function matchesWorkflowRef(pattern: string, workflowRef: string | undefined): boolean {
+  if (workflowRef === undefined) return false;
+  const parts = pattern.split("*").map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".*")}$`, "s").test(workflowRef);
 }
 
 /** Explains which claim-to-scope rule refused, in terms of what GitHub signed. */

@@ -48,6 +48,8 @@ export interface GithubCaller {
   deploymentEnvironment: string | null;
   /** Environments that require a GitHub deployment environment (SPONSON_REPOSITORIES[].deploymentEnvironments). */
   deploymentEnvironments: Record<string, string>;
+  /** Environments that require a workflow file (SPONSON_REPOSITORIES[].jobWorkflowRef): patterns. */
+  jobWorkflowRefs?: Record<string, string>;
   /** Where the job comes from, from its verified claims (docs/design.md, "Provenance"). */
   provenance?: Provenance;
 }

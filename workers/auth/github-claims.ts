@@ -141,6 +141,7 @@ export function githubCaller(
     refEnvironments: environmentsForRef(refKind, repo, destroyEnvironments),
     deploymentEnvironment: claims.environment ?? null,
     deploymentEnvironments: repo.deploymentEnvironments ?? {},
+    jobWorkflowRefs: repo.jobWorkflowRef ?? {},
     provenance: githubProvenance(claims),
   };
 }
