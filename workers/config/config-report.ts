@@ -9,8 +9,9 @@
  */
 import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
 import { ADAPTERS } from "../adapters";
-import { privateJwkSchema } from "../auth/service-keys";
+import { SERVICE_KEY_RING } from "../auth/service-keys";
 import type { ConnectionsDocument } from "../connections/connection-schema";
+import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
 import { issuerSchema } from "./config-vars";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
@@ -154,12 +155,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     const raw = vars[name];
     if (options.secretsKnown && unset(raw)) problems.push({ path: name, message });
     if (name === "SERVICE_SIGNING_KEY" && !unset(raw)) {
-      const json = parseJson(raw);
-      if (!json.ok || !privateJwkSchema.safeParse(json.value).success)
-        problems.push({
-          path: name,
-          message: "is not an Ed25519 private JWK (JSON); `npm run keygen` makes one",
-        });
+      const problem = signingSecretProblem(String(raw), SERVICE_KEY_RING);
+      if (problem !== null)
+        problems.push({ path: name, message: `${problem}; \`npm run keygen\` makes one` });
     }
     note(name, before);
   }
