@@ -80,7 +80,8 @@ async function buildKeySet(
   return { getKey: createLocalJWKSet({ keys: jwks }), kids: jwks.map((k) => k.kid as string), retired };
 }
 
-/** Registers every private part of the signing key ring (workers/keys/register-secrets.ts). */
+/** Registers every private part of both signing key rings (workers/keys/register-secrets.ts). */
 export function registerAuthSecrets(secrets: SecretRegistry, env: Record<string, unknown>): void {
   registerKeySecrets(secrets, env.SERVICE_SIGNING_KEY);
+  registerKeySecrets(secrets, env.FEDERATION_SIGNING_KEY);
 }
