@@ -10,7 +10,12 @@ const testServiceJwk = await crypto.subtle.exportKey("jwk", testServiceKey.priva
 // Federation key for tests only (the service as an OIDC issuer, docs/design.md "Signing keys"):
 // an RS256 ring with one current key and one retired kid.
 const testFederationKey = (await crypto.subtle.generateKey(
-  { name: "RSASSA-PKCS1-v1_5", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" },
+  {
+    name: "RSASSA-PKCS1-v1_5",
+    modulusLength: 2048,
+    publicExponent: new Uint8Array([1, 0, 1]),
+    hash: "SHA-256",
+  },
   true,
   ["sign", "verify"],
 )) as CryptoKeyPair;

@@ -110,7 +110,8 @@ export class ProviderEmulator extends DurableObject<Env> {
   #outbound: typeof fetch = (input, init) => {
     const request = new Request(input, init);
     // The main module's default export (typed loosely: workers-types has no declaration of it).
-    const self = (this.ctx.exports as unknown as { default: { fetch(r: Request): Promise<Response> } }).default;
+    const self = (this.ctx.exports as unknown as { default: { fetch(r: Request): Promise<Response> } })
+      .default;
     return self.fetch(request);
   };
 

@@ -6,7 +6,15 @@
  */
 import { createLocalJWKSet, decodeJwt, errors, jwtVerify } from "jose";
 
-export type AssertionRefusal = "malformed" | "issuer" | "discovery" | "unknown-kid" | "signature" | "expired" | "audience" | "subject";
+export type AssertionRefusal =
+  | "malformed"
+  | "issuer"
+  | "discovery"
+  | "unknown-kid"
+  | "signature"
+  | "expired"
+  | "audience"
+  | "subject";
 
 export interface TrustedIssuer {
   issuer: string;
@@ -56,7 +64,8 @@ export async function checkAssertion(
     const audiences = Array.isArray(aud) ? aud : [aud];
     if (!audiences.some((a) => trusted.audiences.includes(a)))
       return { ok: false, refusal: "audience", presented: audiences.join(",") };
-    if (payload.sub !== trusted.subject) return { ok: false, refusal: "subject", presented: String(payload.sub) };
+    if (payload.sub !== trusted.subject)
+      return { ok: false, refusal: "subject", presented: String(payload.sub) };
     return { ok: true, claims: { iss: trusted.issuer, sub: payload.sub, aud } };
   } catch (err) {
     if (err instanceof errors.JWTExpired) return { ok: false, refusal: "expired" };

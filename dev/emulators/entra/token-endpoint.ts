@@ -4,8 +4,8 @@
  * scope `https://graph.microsoft.com/.default`. Refusals carry the AADSTS codes the service sends.
  */
 import type { EmulatorState } from "../emulator";
-import { ENTRA_TOKEN_LIFETIME_SECONDS, GRAPH_AUDIENCES, issueGraphToken } from "./graph-token";
 import { federatedRefusal } from "./federated-credential";
+import { ENTRA_TOKEN_LIFETIME_SECONDS, GRAPH_AUDIENCES, issueGraphToken } from "./graph-token";
 import { aadError } from "./responses";
 import { type EntraTenant, entraKeys } from "./state";
 
