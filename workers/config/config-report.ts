@@ -14,6 +14,7 @@ import type { ConnectionsDocument } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
 import { issuerSchema } from "./config-vars";
+import { federationProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 
 export interface ConfigProblem {
@@ -210,7 +211,16 @@ function checkConnection(
   } else {
     // The adapter's own schema, with a stand-in for each secret: checks fields, never values.
     const standIns = Object.fromEntries(Object.keys(connection.secrets).map((field) => [field, "stand-in"]));
-    const parsed = adapter.config.safeParse({ type: connection.type, ...connection.config, ...standIns });
+    const keyless = {
+      ...(connection.federated ? { federated: connection.federated } : {}),
+      ...(connection.privateKeyJwt ? { privateKeyJwt: connection.privateKeyJwt } : {}),
+    };
+    const parsed = adapter.config.safeParse({
+      type: connection.type,
+      ...connection.config,
+      ...standIns,
+      ...keyless,
+    });
     if (!parsed.success)
       for (const issue of parsed.error.issues) {
         // A secret's content is the provider's to judge: only its presence is checked here.
@@ -224,6 +234,7 @@ function checkConnection(
         });
       }
   }
+  problems.push(...federationProblems(name, connection, vars, options.secretsKnown));
   return {
     name,
     type: connection.type,
