@@ -7,6 +7,28 @@ const testServiceKey = (await crypto.subtle.generateKey({ name: "Ed25519" }, tru
   "verify",
 ])) as CryptoKeyPair;
 const testServiceJwk = await crypto.subtle.exportKey("jwk", testServiceKey.privateKey);
+// Federation key for tests only (the service as an OIDC issuer, docs/design.md "Signing keys"):
+// an RS256 ring with one current key and one retired kid.
+const testFederationKey = (await crypto.subtle.generateKey(
+  {
+    name: "RSASSA-PKCS1-v1_5",
+    modulusLength: 2048,
+    publicExponent: new Uint8Array([1, 0, 1]),
+    hash: "SHA-256",
+  },
+  true,
+  ["sign", "verify"],
+)) as CryptoKeyPair;
+const testFederationRing = {
+  keys: [
+    { kid: "test-federation-retired", status: "retired" },
+    {
+      ...(await crypto.subtle.exportKey("jwk", testFederationKey.privateKey)),
+      kid: "test-federation-current",
+      status: "current",
+    },
+  ],
+};
 
 const NOT_RUNTIME = [...configDefaults.exclude, "test/cli/**", "test/repo/**", "test/sdk/**"];
 
@@ -67,6 +89,9 @@ export default defineConfig(({ mode }) => {
         miniflare: {
           bindings: {
             SERVICE_SIGNING_KEY: JSON.stringify(testServiceJwk),
+            FEDERATION_SIGNING_KEY: JSON.stringify(testFederationRing),
+            // The issuer the emulated clouds trust; they reach it through the Worker's own entry.
+            SPONSON_PUBLIC_URL: "https://sponson.test",
             // Test-only credential the Auth0 emulator is seeded with (test/helpers/plans.ts).
             AUTH0_CLIENT_SECRET: "test-only-auth0-secret-0123",
             // Test-only values, not secrets: the webhook tests sign GitHub's example payloads with it.

@@ -48,7 +48,7 @@ export class ProviderEmulator extends DurableObject<Env> {
       await new Promise<void>((resolve) => this.#heldWrites.push(resolve));
     }
     if (isWrite) this.#writes += 1;
-    const answer = await module.handle(request, this.#state());
+    const answer = await module.handle(request, this.#state(), this.#outbound);
     if (isWrite && answer.ok && this.#knobs.loseWriteAnswers > 0) {
       this.#knobs.loseWriteAnswers -= 1;
       // Applied; the transport turns this mark into the network error a broken connection gives.
@@ -102,6 +102,18 @@ export class ProviderEmulator extends DurableObject<Env> {
   #release(): void {
     for (const resolve of this.#held.splice(0)) resolve();
   }
+
+  /**
+   * A cloud fetching an issuer's documents: the issuer is this Worker (SPONSON_PUBLIC_URL), so the
+   * request goes to its own entry, as it would arrive from the cloud over the network.
+   */
+  #outbound: typeof fetch = (input, init) => {
+    const request = new Request(input, init);
+    // The main module's default export (typed loosely: workers-types has no declaration of it).
+    const self = (this.ctx.exports as unknown as { default: { fetch(r: Request): Promise<Response> } })
+      .default;
+    return self.fetch(request);
+  };
 
   #state(): EmulatorState {
     const kv = this.ctx.storage.kv;

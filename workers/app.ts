@@ -20,6 +20,7 @@ import { orphanRoutes } from "./routes/orphans";
 import { revokedTokenRoutes } from "./routes/revoked-tokens";
 import { scopeRoutes } from "./routes/scopes";
 import { tokenRoutes } from "./routes/tokens";
+import { wellKnownRoutes } from "./routes/well-known";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
@@ -52,6 +53,7 @@ export function createApp(options: AppOptions) {
   // Runs and previews per caller, once authorized (workers/http/rate-limit.ts).
   app.use("*", rateLimit(options.transport));
   app.route("/", healthRoutes);
+  app.route("/", wellKnownRoutes);
   // Every route that reads a body, the dashboard's forms included (workers/http/body-limits.ts).
   app.use("*", bodyLimits());
   app.route("/", lockRoutes);

@@ -24,7 +24,11 @@ export interface ProviderEmulatorModule {
   isRead(request: Request): boolean;
   /** Is this request a write of a shared object? */
   isWrite(request: Request): boolean;
-  handle(request: Request, state: EmulatorState): Promise<Response>;
+  /**
+   * `outbound`: how the emulated cloud reaches a third-party issuer's discovery document and JWKS
+   * (./oidc-assertions.ts); in dev and tests that issuer is the service itself.
+   */
+  handle(request: Request, state: EmulatorState, outbound: typeof fetch): Promise<Response>;
   /** The provider's own error response for an injected failure (429 carries its reset headers). */
   injectedError(status: number, nowMs: number): Response;
 }

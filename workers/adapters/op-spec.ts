@@ -6,6 +6,7 @@ import type { z } from "zod";
 import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { ConnectionSettings } from "../connections/connection-schema";
+import type { FederationAssertions } from "../keys/federation";
 import type { SharedTokens } from "./http/shared-tokens";
 import type { IsolateTokenCache } from "./http/token-cache";
 
@@ -22,6 +23,8 @@ export interface OpContext<Config = Record<string, unknown>> {
   tokens?: SharedTokens;
   /** false: no isolate token cache; an instance: that one, as on an isolate of its own (tests, bench). */
   isolateCache?: boolean | IsolateTokenCache;
+  /** A federated connection's assertions, for its own subject only (workers/keys/federation.ts). */
+  federation?: FederationAssertions;
   /** Under a lease, its deadline: a wait for another isolate's token ends there (token-cache.ts). */
   deadline?: () => number;
 }

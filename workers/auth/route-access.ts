@@ -25,6 +25,9 @@ const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", "/dashboard/sign-in"],
   ["POST", "/dashboard/sign-in"],
   ["POST", "/dashboard/sign-out"],
+  // The OIDC issuer's documents: the clouds fetch them without credentials (routes/well-known.ts).
+  ["GET", "/.well-known/openid-configuration"],
+  ["GET", "/.well-known/jwks.json"],
 ];
 
 export function isPublicRoute(method: string, path: string): boolean {

@@ -1,13 +1,18 @@
 /**
- * The service's own token keys (docs/design.md, "Security model"): an Ed25519 private JWK in the secret
- * SERVICE_SIGNING_KEY, whose public half is derived, plus optional extra public keys in
- * SERVICE_PUBLIC_KEY (a JWK or a JWKS), e.g. the previous key during a rotation or a verify-only
- * deployment. Both are registered secrets (docs/design.md, "Vocabulary"): never logged, stored or returned.
+ * The service's own token keys (docs/design.md, "Security model" and "Signing keys"): the secret
+ * SERVICE_SIGNING_KEY holds an Ed25519 private JWK or a key ring of them (workers/keys/: current,
+ * next, previous, retired), plus optional extra public keys in SERVICE_PUBLIC_KEY (a JWK or a JWKS),
+ * e.g. a verify-only deployment. Both are registered secrets (docs/design.md, "Vocabulary"): never
+ * logged, stored or returned.
  */
 import { calculateJwkThumbprint, createLocalJWKSet, type JWK, type JWTVerifyGetKey } from "jose";
 import { z } from "zod";
 import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
+import { invalidKey, loadKeyRing, type RingOptions } from "../keys/key-ring";
+import { registerKeySecrets } from "../keys/register-secrets";
+
+export const SERVICE_KEY_RING: RingOptions = { name: "SERVICE_SIGNING_KEY", alg: "EdDSA" };
 
 const publicJwkSchema = z.object({
   kty: z.literal("OKP"),
@@ -15,12 +20,13 @@ const publicJwkSchema = z.object({
   x: z.string().min(40),
   kid: z.string().min(1).optional(),
 });
-export const privateJwkSchema = publicJwkSchema.extend({ d: z.string().min(40) });
 const publicKeysSchema = z.union([publicJwkSchema, z.object({ keys: z.array(publicJwkSchema).min(1) })]);
 
 export interface ServiceKeySet {
   getKey: JWTVerifyGetKey;
   kids: string[];
+  /** Kids the ring lists as retired: a token naming one is refused with that name. */
+  retired: string[];
 }
 
 function parseJson(raw: string, name: string): unknown {
@@ -31,11 +37,6 @@ function parseJson(raw: string, name: string): unknown {
     console.error(`config: ${name} is not JSON`);
     throw new SponsonError("INTERNAL", `${name} is not JSON`);
   }
-}
-
-function invalid(name: string): never {
-  console.error(`config: ${name} is not an Ed25519 JWK`);
-  throw new SponsonError("INTERNAL", `${name} is not an Ed25519 JWK`);
 }
 
 /** The public verification key with its kid (the RFC 7638 thumbprint unless the JWK names one). */
@@ -61,35 +62,26 @@ async function buildKeySet(
   publicKeys: string | null,
 ): Promise<ServiceKeySet | null> {
   const jwks: JWK[] = [];
+  const retired: string[] = [];
   if (signingKey !== null) {
-    const parsed = privateJwkSchema.safeParse(parseJson(signingKey, "SERVICE_SIGNING_KEY"));
-    if (!parsed.success) invalid("SERVICE_SIGNING_KEY");
-    jwks.push(await asVerificationKey(parsed.data));
+    const ring = await loadKeyRing(signingKey, SERVICE_KEY_RING);
+    jwks.push(...ring.verifying.map((k) => k.publicJwk));
+    retired.push(...ring.retired);
   }
   if (publicKeys !== null) {
     const parsed = publicKeysSchema.safeParse(parseJson(publicKeys, "SERVICE_PUBLIC_KEY"));
-    if (!parsed.success) invalid("SERVICE_PUBLIC_KEY");
+    if (!parsed.success) invalidKey("SERVICE_PUBLIC_KEY", "EdDSA");
     for (const jwk of "keys" in parsed.data ? parsed.data.keys : [parsed.data]) {
       const key = await asVerificationKey(jwk);
-      if (!jwks.some((k) => k.kid === key.kid)) jwks.push(key);
+      if (!jwks.some((k) => k.kid === key.kid) && !retired.includes(key.kid as string)) jwks.push(key);
     }
   }
-  if (jwks.length === 0) return null;
-  return { getKey: createLocalJWKSet({ keys: jwks }), kids: jwks.map((k) => k.kid as string) };
+  if (jwks.length === 0 && retired.length === 0) return null;
+  return { getKey: createLocalJWKSet({ keys: jwks }), kids: jwks.map((k) => k.kid as string), retired };
 }
 
-/**
- * Registers the signing key's values, the whole JSON and its private scalar `d`, so that a log
- * line, receipt or message containing either is redacted or refused.
- */
+/** Registers every private part of both signing key rings (workers/keys/register-secrets.ts). */
 export function registerAuthSecrets(secrets: SecretRegistry, env: Record<string, unknown>): void {
-  const raw = env.SERVICE_SIGNING_KEY;
-  if (typeof raw !== "string") return;
-  secrets.register(raw);
-  try {
-    const d = (JSON.parse(raw) as { d?: unknown }).d;
-    if (typeof d === "string") secrets.register(d);
-  } catch {
-    // Not JSON: the raw value is registered, and loading it refuses requests anyway.
-  }
+  registerKeySecrets(secrets, env.SERVICE_SIGNING_KEY);
+  registerKeySecrets(secrets, env.FEDERATION_SIGNING_KEY);
 }

@@ -8,8 +8,9 @@
  *   domain, audience its AUD tag, keys from that team's JWKS.
  * `exp` is required and checked, `nbf` checked when present; `now` is passed in.
  */
-import { decodeJwt, errors, type JWTPayload, jwtVerify } from "jose";
+import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from "jose";
 import { SponsonError } from "../../shared/errors";
+import { retiredKeyRefusal } from "../keys/key-ring";
 import type { AccessKeySource } from "./access-keys";
 import { verifyAccessAssertion } from "./access-verify";
 import { type AuthConfig, SERVICE_AUDIENCE, SERVICE_ISSUER } from "./auth-config";
@@ -43,7 +44,8 @@ export type RefusalReason =
   | "claims"
   | "not-configured"
   | "lifetime"
-  | "revoked";
+  | "revoked"
+  | "retired-key";
 
 export function unauthenticated(reason: RefusalReason, message: string): SponsonError {
   // The reason is a closed vocabulary: nothing from the token is echoed back.
@@ -106,6 +108,10 @@ async function verify(token: string, config: AuthConfig, keys: VerifyKeys, now: 
   const issuer = unverifiedIssuer(token);
   if (issuer === SERVICE_ISSUER) {
     if (keys.service === null) throw unauthenticated("not-configured", "service tokens are not configured");
+    // Named back only because it is one of our own configured kids (docs/design.md, "Signing keys").
+    const kid = decodeProtectedHeader(token).kid;
+    if (kid !== undefined && keys.service.retired.includes(kid))
+      throw retiredKeyRefusal(kid, "SERVICE_SIGNING_KEY");
     const { payload, protectedHeader } = await jwtVerify(token, keys.service.getKey, {
       issuer: SERVICE_ISSUER,
       audience: SERVICE_AUDIENCE,

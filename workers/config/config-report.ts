@@ -9,10 +9,12 @@
  */
 import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
 import { ADAPTERS } from "../adapters";
-import { privateJwkSchema } from "../auth/service-keys";
+import { SERVICE_KEY_RING } from "../auth/service-keys";
 import type { ConnectionsDocument } from "../connections/connection-schema";
+import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
 import { issuerSchema } from "./config-vars";
+import { federationProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 
 export interface ConfigProblem {
@@ -154,12 +156,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     const raw = vars[name];
     if (options.secretsKnown && unset(raw)) problems.push({ path: name, message });
     if (name === "SERVICE_SIGNING_KEY" && !unset(raw)) {
-      const json = parseJson(raw);
-      if (!json.ok || !privateJwkSchema.safeParse(json.value).success)
-        problems.push({
-          path: name,
-          message: "is not an Ed25519 private JWK (JSON); `npm run keygen` makes one",
-        });
+      const problem = signingSecretProblem(String(raw), SERVICE_KEY_RING);
+      if (problem !== null)
+        problems.push({ path: name, message: `${problem}; \`npm run keygen\` makes one` });
     }
     note(name, before);
   }
@@ -212,7 +211,16 @@ function checkConnection(
   } else {
     // The adapter's own schema, with a stand-in for each secret: checks fields, never values.
     const standIns = Object.fromEntries(Object.keys(connection.secrets).map((field) => [field, "stand-in"]));
-    const parsed = adapter.config.safeParse({ type: connection.type, ...connection.config, ...standIns });
+    const keyless = {
+      ...(connection.federated ? { federated: connection.federated } : {}),
+      ...(connection.privateKeyJwt ? { privateKeyJwt: connection.privateKeyJwt } : {}),
+    };
+    const parsed = adapter.config.safeParse({
+      type: connection.type,
+      ...connection.config,
+      ...standIns,
+      ...keyless,
+    });
     if (!parsed.success)
       for (const issue of parsed.error.issues) {
         // A secret's content is the provider's to judge: only its presence is checked here.
@@ -226,6 +234,7 @@ function checkConnection(
         });
       }
   }
+  problems.push(...federationProblems(name, connection, vars, options.secretsKnown));
   return {
     name,
     type: connection.type,

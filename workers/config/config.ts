@@ -66,6 +66,11 @@ const READERS = {
   serviceSigningKey: (v: Vars): string | null => optionalText(v, "SERVICE_SIGNING_KEY", { secret: true }),
   /** SERVICE_PUBLIC_KEY (JWK or JWKS JSON), raw. */
   servicePublicKeys: (v: Vars): string | null => optionalText(v, "SERVICE_PUBLIC_KEY", { secret: true }),
+  /** FEDERATION_SIGNING_KEY (RS256 JWK or key ring JSON), raw; checked by workers/keys/. */
+  federationSigningKey: (v: Vars): string | null =>
+    optionalText(v, "FEDERATION_SIGNING_KEY", { secret: true }),
+  /** SPONSON_PUBLIC_URL: the service's public origin, the issuer of its federation tokens. */
+  publicUrl: (v: Vars): string | null => optionalText(v, "SPONSON_PUBLIC_URL"),
   /** SERVICE_TOKEN_MAX_LIFETIME_SECONDS: the longest `exp - iat` per role (workers/auth/token-lifetime.ts). */
   serviceTokenMaxLifetime: (v: Vars): Record<Role, number> => ({
     ...DEFAULT_MAX_LIFETIME_SECONDS,
@@ -98,6 +103,8 @@ export const CONFIG_VARS = [
   "SPONSON_RECENT_WRITES_SECONDS",
   "SERVICE_SIGNING_KEY",
   "SERVICE_PUBLIC_KEY",
+  "FEDERATION_SIGNING_KEY",
+  "SPONSON_PUBLIC_URL",
   "GITHUB_WEBHOOK_SECRET",
   "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
   "SPONSON_RATE_LIMIT",

@@ -52,6 +52,13 @@ export const connectionSchema = z
     config: z.record(fieldSchema, z.union([z.string().max(2_000), z.number(), z.boolean()])).default({}),
     /** Credential field → the Worker secret that fills it. */
     secrets: z.record(fieldSchema, secretNameSchema).default({}),
+    /**
+     * Keyless credentials (docs/design.md, "Federated connections"): the cloud trusts the service's
+     * own tokens for this connection's subject. Non-secret ids only; each adapter checks its fields.
+     */
+    federated: z.record(fieldSchema, z.string().min(1).max(2_000)).optional(),
+    /** Auth0 and Okta: client credentials with a client assertion signed by the federation key. */
+    privateKeyJwt: z.record(fieldSchema, z.string().min(1).max(2_000)).optional(),
   })
   .superRefine((connection, ctx) => {
     for (const [field, secret] of Object.entries(connection.secrets)) {
@@ -70,6 +77,13 @@ export const connectionSchema = z
         });
       }
     }
+    if (connection.federated && connection.privateKeyJwt) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["privateKeyJwt"],
+        message: "federated or privateKeyJwt, not both",
+      });
+    }
     if ("type" in connection.config) {
       ctx.addIssue({ code: "custom", path: ["config", "type"], message: "the type is set once, at the top" });
     }
@@ -82,4 +96,9 @@ export type ConnectionsDocument = z.infer<typeof connectionsSchema>;
 /** The settings `lockOn` sees: the connection's type and non-secret config, never a secret. */
 export function connectionSettings(connection: Connection): ConnectionSettings {
   return { ...connection.config, type: connection.type };
+}
+
+/** Whether the connection's credentials are the service's own tokens rather than a Worker secret. */
+export function isFederated(connection: Connection): boolean {
+  return connection.federated !== undefined || connection.privateKeyJwt !== undefined;
 }

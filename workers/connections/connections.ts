@@ -11,6 +11,7 @@ import {
   type ConnectionSettings,
   type ConnectionsDocument,
   connectionSettings,
+  isFederated,
 } from "./connection-schema";
 
 export const CONNECTIONS_VAR = "SPONSON_CONNECTIONS";
@@ -85,7 +86,16 @@ export class Connections {
       secrets.register(value);
       out[field] = value;
     }
+    // Ids, not secrets: the adapter asks the issuer for tokens of this connection's subject.
+    if (connection.federated) out.federated = { ...connection.federated };
+    if (connection.privateKeyJwt) out.privateKeyJwt = { ...connection.privateKeyJwt };
     return out;
+  }
+
+  /** Whether `name` is configured to use the service's own tokens (never chosen by a plan). */
+  federated(name: string): boolean {
+    const connection = this.#get(name);
+    return connection !== undefined && isFederated(connection);
   }
 
   /**

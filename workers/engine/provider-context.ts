@@ -10,6 +10,7 @@ import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { OpContext } from "../adapters/op-spec";
 import type { Connections } from "../connections/connections";
+import { federationAssertions, federationIssuer } from "../keys/federation";
 import type { OpRegistry } from "./plan/op-registry";
 
 export interface ProviderContextDeps {
@@ -63,6 +64,15 @@ export class ProviderContexts {
       secrets: this.#deps.secrets,
       ...(this.#deps.tokens ? { tokens: this.#deps.tokens(name) } : {}),
       ...(this.#deps.isolateTokenCache !== undefined ? { isolateCache: this.#deps.isolateTokenCache } : {}),
+      // Only a connection configured as federated can have tokens minted for it, and only its own.
+      ...(this.#deps.connections.federated(name)
+        ? {
+            federation: federationAssertions(federationIssuer(this.#deps.vars), name, {
+              secrets: this.#deps.secrets,
+              nowMs: () => this.#deps.clock.now(),
+            }),
+          }
+        : {}),
     };
     this.#cache.set(name, ctx);
     return ctx;

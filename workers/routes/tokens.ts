@@ -7,7 +7,7 @@
  * here is one the service accepts.
  */
 import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
-import { calculateJwkThumbprint, importJWK, type JWK, SignJWT } from "jose";
+import { SignJWT } from "jose";
 import { SponsonError } from "../../shared/errors";
 import { mintedTokenSchema, tokenRequestSchema } from "../../shared/schemas/tokens";
 import type { AppEnv } from "../app-env";
@@ -15,7 +15,7 @@ import { recordTokenMint } from "../audit/token-mints";
 import { SERVICE_AUDIENCE, SERVICE_ISSUER } from "../auth/auth-config";
 import { requireRole } from "../auth/route-access";
 import { serviceClaimsSchema } from "../auth/service-claims";
-import { privateJwkSchema } from "../auth/service-keys";
+import { SERVICE_KEY_RING } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import {
   AUTH_CODES,
@@ -25,6 +25,7 @@ import {
   withOpenApi,
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { signingKey } from "../keys/key-ring";
 
 export { TOKEN_AUDIT_PREFIX } from "../audit/token-mints";
 
@@ -75,24 +76,22 @@ export const tokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     if (!claims.success)
       throw new SponsonError("VALIDATION", claims.error.issues.map((i) => i.message).join("; "));
     const raw = config.serviceSigningKey;
-    const key = raw === null ? null : privateJwkSchema.safeParse(JSON.parse(raw));
-    if (!key?.success)
-      throw new SponsonError("INTERNAL", "SERVICE_SIGNING_KEY is not set to an Ed25519 private JWK");
-    const jwk = key.data as JWK;
-    const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x } as JWK);
+    if (raw === null) throw new SponsonError("INTERNAL", "SERVICE_SIGNING_KEY is not set");
+    // The ring's current key signs (docs/design.md, "Signing keys").
+    const signer = await signingKey(raw, SERVICE_KEY_RING);
     const now = Date.now();
     const id = crypto.randomUUID();
     const expiresAt = Math.floor(now / 1000) + body.ttlSeconds;
     const { sub, ...rest } = claims.data;
     const token = await new SignJWT(rest)
-      .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
+      .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: "JWT" })
       .setIssuer(SERVICE_ISSUER)
       .setAudience(SERVICE_AUDIENCE)
       .setSubject(sub)
       .setJti(id)
       .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(expiresAt)
-      .sign(await importJWK(jwk, "EdDSA"));
+      .sign(signer.key);
     // Recorded before the token is handed out: a token nobody can account for is never issued.
     await recordTokenMint(c.env, {
       id,

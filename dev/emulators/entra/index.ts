@@ -17,7 +17,7 @@ export const entraLoginEmulator: ProviderEmulatorModule = {
   isRead: () => false,
   isWrite: () => false,
 
-  async handle(request, state) {
+  async handle(request, state, outbound) {
     const metadata = new URL(request.url).pathname.match(METADATA_PATH)?.[1];
     if (metadata && request.method === "GET") {
       provisionDemoTenant(decodeURIComponent(metadata), state);
@@ -28,7 +28,7 @@ export const entraLoginEmulator: ProviderEmulatorModule = {
       return aadError(404, "invalid_request", 90027, "The endpoint is not supported.");
     }
     provisionDemoTenant(decodeURIComponent(tenant), state);
-    return issueEntraToken(request, state, decodeURIComponent(tenant));
+    return issueEntraToken(request, state, decodeURIComponent(tenant), outbound);
   },
 
   injectedError(status) {

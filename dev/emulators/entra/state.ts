@@ -11,7 +11,10 @@
  */
 
 export interface EntraClientCredential {
-  secret: string;
+  /** Absent: the app signs in only with a federated identity credential. */
+  secret?: string;
+  /** Federated identity credentials: an issuer and one subject whose tokens stand for the app. */
+  federatedCredentials?: Array<{ issuer: string; subject: string; audiences: string[] }>;
   /** Application permissions granted to the app's service principal on Graph. */
   roles: string[];
 }

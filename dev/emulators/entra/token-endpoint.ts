@@ -4,6 +4,7 @@
  * scope `https://graph.microsoft.com/.default`. Refusals carry the AADSTS codes the service sends.
  */
 import type { EmulatorState } from "../emulator";
+import { federatedRefusal } from "./federated-credential";
 import { ENTRA_TOKEN_LIFETIME_SECONDS, GRAPH_AUDIENCES, issueGraphToken } from "./graph-token";
 import { aadError } from "./responses";
 import { type EntraTenant, entraKeys } from "./state";
@@ -55,7 +56,12 @@ function basicCredentials(request: Request): { id: string; secret: string } | nu
   return id ? { id: decodeURIComponent(id), secret: decodeURIComponent(rest.join(":")) } : null;
 }
 
-export async function issueEntraToken(request: Request, state: EmulatorState, tenantName: string) {
+export async function issueEntraToken(
+  request: Request,
+  state: EmulatorState,
+  tenantName: string,
+  outbound: typeof fetch,
+) {
   const form = new URLSearchParams(await request.text());
   const tenant = state.get<EntraTenant>(entraKeys.tenant(tenantName));
   if (!tenant) {
@@ -86,7 +92,11 @@ export async function issueEntraToken(request: Request, state: EmulatorState, te
       `Application with identifier '${clientId}' was not found in the directory '${tenantName}'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant.`,
     );
   }
-  if (client.secret !== secret) {
+  const assertionType = form.get("client_assertion_type");
+  if (assertionType !== null) {
+    const refused = await federatedRefusal(form, client, outbound);
+    if (refused) return refused;
+  } else if (client.secret === undefined || client.secret !== secret) {
     return aadError(
       401,
       "invalid_client",

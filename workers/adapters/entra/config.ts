@@ -5,14 +5,31 @@ import type { ConnectionSettings } from "../../connections/connection-schema";
 
 const guid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "a GUID");
 
-export const entraConfigSchema = z.strictObject({
-  type: z.literal("entra"),
-  /** The directory: its id (GUID) or a verified domain such as contoso.onmicrosoft.com. */
-  tenant: z.union([guid, z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "a tenant id or domain")]),
-  /** The app registration that signs in (client credentials) with Application.ReadWrite.OwnedBy or .All. */
-  clientId: guid,
-  clientSecret: z.string().min(1),
-});
+const tenantSchema = z.union([
+  guid,
+  z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "a tenant id or domain"),
+]);
+
+/** The audience Entra requires of a federated identity credential's assertion. */
+export const ENTRA_FEDERATION_AUDIENCE = "api://AzureADTokenExchange";
+
+export const entraConfigSchema = z
+  .strictObject({
+    type: z.literal("entra"),
+    /** The directory: its id (GUID) or a verified domain such as contoso.onmicrosoft.com. */
+    tenant: tenantSchema,
+    /** The app registration that signs in (client credentials) with Application.ReadWrite.OwnedBy or .All. */
+    clientId: guid.optional(),
+    clientSecret: z.string().min(1).optional(),
+    /**
+     * Keyless (docs/design.md, "Federated connections"): the app registration has a federated
+     * identity credential for the service's issuer and this connection's subject.
+     */
+    federated: z.strictObject({ tenantId: tenantSchema, clientId: guid }).optional(),
+  })
+  .refine((c) => (c.federated ? c.clientSecret === undefined : c.clientId && c.clientSecret), {
+    message: "either clientId and clientSecret, or federated { tenantId, clientId }",
+  });
 export type EntraConfig = z.infer<typeof entraConfigSchema>;
 
 export const ENTRA_KINDS = ["web", "spa", "publicClient"] as const;

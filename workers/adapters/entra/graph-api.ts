@@ -7,6 +7,7 @@
  * credentials at login.microsoftonline.com/{tenant}/oauth2/v2.0/token, scope Graph's `.default`.
  */
 import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
 import {
   type HttpContext,
   type ProviderHttpSpec,
@@ -15,7 +16,7 @@ import {
   secondsResetHeader,
   withAccessToken,
 } from "../http";
-import { ENTRA_KINDS, type EntraConfig, type EntraKind } from "./config";
+import { ENTRA_FEDERATION_AUDIENCE, ENTRA_KINDS, type EntraConfig, type EntraKind } from "./config";
 
 export interface EntraContext extends HttpContext {
   config: EntraConfig;
@@ -50,16 +51,34 @@ export type EntraApp = z.infer<typeof entraAppSchema>;
 const tokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().positive() });
 
 export const tokenEndpoint = (ctx: EntraContext) =>
-  `https://login.microsoftonline.com/${encodeURIComponent(ctx.config.tenant)}/oauth2/v2.0/token`;
+  `https://login.microsoftonline.com/${encodeURIComponent(ctx.config.federated?.tenantId ?? ctx.config.tenant)}/oauth2/v2.0/token`;
+
+/**
+ * How the app signs in: its client secret, or (federated) a `client_assertion` the service mints
+ * for this connection's subject (Microsoft identity platform, "Workload identity federation").
+ */
+async function clientAuthentication(ctx: EntraContext): Promise<Record<string, string>> {
+  const { federated, clientSecret, clientId } = ctx.config;
+  if (!federated) return { client_id: clientId ?? "", client_secret: clientSecret ?? "" };
+  if (!ctx.federation) throw new SponsonError("INTERNAL", "entra: a federated connection without an issuer");
+  return {
+    client_id: federated.clientId,
+    client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+    client_assertion: await ctx.federation.assertion(ENTRA_FEDERATION_AUDIENCE),
+  };
+}
 
 function withGraphToken<T>(ctx: EntraContext, call: (token: string) => Promise<T>): Promise<T> {
-  const { clientId, clientSecret } = ctx.config;
+  const { federated } = ctx.config;
   return withAccessToken(
     ctx,
     {
       endpoint: tokenEndpoint(ctx),
-      clientId,
-      clientSecret,
+      clientId: federated?.clientId ?? ctx.config.clientId ?? "",
+      // A federated credential has no secret: its subject and issuer name it in the cache key.
+      clientSecret: federated
+        ? `federated:${ctx.federation?.issuer}:${ctx.federation?.subject}`
+        : (ctx.config.clientSecret ?? ""),
       async fetchToken() {
         const body = await providerJson(
           ctx,
@@ -70,8 +89,7 @@ function withGraphToken<T>(ctx: EntraContext, call: (token: string) => Promise<T
             headers: { "content-type": "application/x-www-form-urlencoded" },
             body: new URLSearchParams({
               grant_type: "client_credentials",
-              client_id: clientId,
-              client_secret: clientSecret,
+              ...(await clientAuthentication(ctx)),
               scope: "https://graph.microsoft.com/.default",
             }).toString(),
           },

@@ -13,6 +13,7 @@ import type { Clock } from "../../../shared/clock";
 import { isSponsonError } from "../../../shared/errors";
 import { PROVIDER_REQUEST_TIMEOUT_MS } from "../../../shared/lease-defaults";
 import type { SecretRegistry } from "../../../shared/secrets";
+import type { FederationAssertions } from "../../keys/federation";
 import { providerError } from "./provider-error";
 import type { SharedTokens } from "./shared-tokens";
 import type { IsolateTokenCache } from "./token-cache";
@@ -28,6 +29,8 @@ export interface HttpContext {
   isolateCache?: boolean | IsolateTokenCache;
   /** Under a lease, its deadline: a wait for another isolate's token ends there (./token-cache.ts). */
   deadline?: () => number;
+  /** A federated connection's assertions (workers/keys/federation.ts); absent for secret credentials. */
+  federation?: FederationAssertions;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */
