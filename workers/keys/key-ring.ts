@@ -108,7 +108,7 @@ export function loadKeyRing(raw: string, options: RingOptions): Promise<KeyRing>
 export async function signingKey(
   raw: string,
   options: RingOptions,
-): Promise<{ kid: string; alg: SigningAlg; key: CryptoKey }> {
+): Promise<{ kid: string; alg: SigningAlg; key: Awaited<ReturnType<typeof importJWK>> }> {
   const ring = await loadKeyRing(raw, options);
   const signer = ring.signer;
   if (!signer) throw new SponsonError("INTERNAL", `${options.name} has no current key to sign with`);
@@ -118,7 +118,7 @@ export async function signingKey(
   >;
   const { status: _status, ...jwk } = entry;
   const key = await importJWK({ ...jwk, kid: signer.kid, alg: signer.alg } as JWK, signer.alg);
-  return { kid: signer.kid, alg: signer.alg, key: key as CryptoKey };
+  return { kid: signer.kid, alg: signer.alg, key };
 }
 
 /** A token signed by a retired key: refused with the key's name (docs/design.md, "Signing keys"). */
