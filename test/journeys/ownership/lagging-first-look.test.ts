@@ -5,7 +5,7 @@
  * Graph's lag reports its own entry missing and takes it over as this run's creation (so rolling
  * that run back would remove what an earlier run made and the plan still wants), and the search
  * reports an entry a destroy just removed as an orphan. A peek at the lock's memory that fails
- * costs the look its merge, not the run; a simulated crash thrown there still stops the run.
+ * stops the run before its lease (retriable); a simulated crash thrown there stops it too.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
@@ -82,23 +82,24 @@ describe("reads before the lease on a lagging Entra application", () => {
     expect(search.orphans.map((o) => o.key)).toEqual([]);
   });
 
-  it("a peek at the lock's memory that fails costs the first look its merge, not the run: it goes on with Graph's read alone", async () => {
+  it("a peek at the lock's memory that fails stops the re-apply before its lease: a retriable 503, nothing written, the ledger still names the run that made the entry", async () => {
     const peeks = { failing: false, calls: 0 };
     const w = await world({ wrapLocks: failingPeeks(peeks, () => overloaded()) });
     await setGraphLag(LAG_MS);
     const first = await w.engine.apply({ ...w.req, plan: w.plan });
     expect(first.lines.map((l) => l.result)).toEqual(["created"]);
+    const before = await receipt("preview", w.scope);
 
     peeks.failing = true;
-    const again = await w.engine.apply({ ...w.req, plan: w.plan });
-    expect(peeks.calls).toBeGreaterThan(0);
-    expect(again.run.status).toBe("succeeded");
-    // The unmerged read's mark: Graph does not show the entry yet, so the first look reports it
-    // missing (the first test, whose peek answers, reports no drift). The lease's merged read
-    // still decides the write: the entry is held once, and the ledger keeps one entry for it.
-    expect(again.drift.map((d) => d.kind)).toEqual(["missing"]);
+    const calls = peeks.calls;
+    const refused = await w.engine.apply({ ...w.req, plan: w.plan });
+    expect(peeks.calls).toBe(calls + 1);
+    // Graph's read alone would report the entry missing, answer `created` and move the ledger entry
+    // to this run; refusing keeps the answer true and the ledger with the run that made it.
+    expect(refused.run).toMatchObject({ status: "failed", error: { code: "LOCK_UNAVAILABLE" } });
+    expect(refused.lines.map((l) => l.result)).toEqual(["failed"]);
     expect(await w.held()).toEqual([w.url]);
-    expect((await receipt("preview", w.scope)).ledger.map((e) => e.key)).toEqual([`web:${w.url}`]);
+    expect((await receipt("preview", w.scope)).ledger).toEqual(before.ledger);
   });
 
   it("a simulated crash thrown by the peek is not swallowed: the run stops at its first look, before any write", async () => {

@@ -6,7 +6,9 @@
  * parent lease, or with the control switch off.
  */
 
+import { SponsonError } from "../../../shared/errors";
 import type { BatchForm, OpContext, Params } from "../../adapters/op-spec";
+import { OVERLOADED_RETRY_AFTER_SECONDS } from "../../locks/acquire-loop";
 import type { ParentLock } from "../../locks/parent-lock";
 import { type EngineDeps, rethrowCrash } from "../deps";
 import type { Decided } from "../rules/group-decisions";
@@ -45,19 +47,27 @@ export async function readBeforeLease(
     return batch.read(ctx, params);
   const [state, remembered] = await Promise.all([
     batch.read(ctx, params),
-    // A lock object that cannot answer (overloaded, restarting) costs this read its merge, not the
-    // run: the decision under the lease reads again and merges (readUnderLease), and an orphan
-    // removal decides under the lease too.
+    // A lock object that cannot answer (overloaded, restarting) stops the look, not only its merge:
+    // the unmerged read would report a lagging entry missing and take it over as this run's, or
+    // name it an orphan (docs/design.md, "Reads before the lease merge too").
     deps.locks
       .parent(parent)
       .then((target) => target.peekRecentWrites({}))
       .catch((err: unknown) => {
         rethrowCrash(err);
-        return null;
+        throw memoryUnavailable(parent);
       }),
   ]);
-  if (remembered === null) return state;
   return mergeRecentWrites(batch, state, remembered, (name) => deps.ops.get(name), deps.clock.now());
+}
+
+/** Retriable, with nothing written: the look is made again once the lock answers. */
+function memoryUnavailable(parent: string): SponsonError {
+  return new SponsonError(
+    "LOCK_UNAVAILABLE",
+    `the lock object for ${parent} could not say what it wrote recently, and the provider may not show those writes yet; nothing was written: try again in ${OVERLOADED_RETRY_AFTER_SECONDS} s`,
+    { lock: parent, retryAfterSeconds: OVERLOADED_RETRY_AFTER_SECONDS },
+  );
 }
 
 export async function rememberWritten(
