@@ -34,9 +34,9 @@ export async function ensureAccessKey() {
   return jwk;
 }
 
-/** `wrangler dev` vars turning the local issuer on, unless .dev.vars names another team. */
-export async function localAccessVars() {
+/** The vars turning the local issuer on (for npm start's env file), unless .dev.vars names another team. */
+export async function localAccessEnv() {
   await ensureAccessKey();
-  if (configuredAccess() !== undefined) return [];
-  return ["--var", `SPONSON_ACCESS:${JSON.stringify(LOCAL_ACCESS)}`];
+  if (configuredAccess() !== undefined) return {};
+  return { SPONSON_ACCESS: JSON.stringify(LOCAL_ACCESS) };
 }

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
-import { localAccessVars } from "./dev-access.mjs";
+import { localAccessEnv } from "./dev-access.mjs";
 import { ensureSigningKey } from "./dev-vars.mjs";
 import { localWebhookSetup } from "./dev-webhook.mjs";
 import { removeStartFiles, writeStartEnv, writeStartState } from "./start-env.mjs";
@@ -56,8 +56,8 @@ const webhooks = localWebhookSetup(port, process.argv.slice(2));
 for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
 
 // Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs): its key lands in
-// .dev.vars first, so the env file below carries it; SPONSON_ACCESS is configuration, not a secret.
-const accessVars = await localAccessVars();
+// .dev.vars first, so the env file below carries it with SPONSON_ACCESS.
+const accessEnv = await localAccessEnv();
 
 // Secrets and the demo configuration go through an owner-only env file, never the command line
 // (`ps` shows every process's arguments to every user); .dev.vars is merged into it and wins.
@@ -76,6 +76,7 @@ const envFile = writeStartEnv({
   COGNITO_SECRET_ACCESS_KEY: "local-demo-cognito-secret",
   KEYCLOAK_CLIENT_SECRET: "local-demo-keycloak-secret",
   ...webhooks.vars,
+  ...accessEnv,
 });
 // `npm run webhook` sends to the port this start listens on (scripts/webhook.mjs).
 writeStartState(port);
@@ -92,7 +93,6 @@ const args = [
   "--persist-to",
   process.env.PERSIST_TO ?? ".wrangler/state",
   ...envFile,
-  ...accessVars,
   ...process.argv.slice(2),
 ];
 const child = spawn("wrangler", args, { stdio: "inherit", env: process.env });
