@@ -5,7 +5,20 @@
  * eviction (issue 32, item 2) can make room where this only refuses.
  */
 import { SponsonError } from "../../../shared/errors";
+import type { Item } from "../plan/item";
 import type { Decided } from "../rules/group-decisions";
+
+/** The cap of `item`'s list: the operator's (connection `capacity`), else the documented one. */
+export type CapOf = (item: Item) => number | undefined;
+
+/** The documented cap, lowered (never raised: config check refuses that) by the operator's. */
+export function effectiveCap(
+  documented: number | undefined,
+  configured: number | undefined,
+): number | undefined {
+  if (configured === undefined) return documented;
+  return documented === undefined ? configured : Math.min(documented, configured);
+}
 
 /** One list's fill if the write were sent. */
 export interface ListFill {
@@ -25,7 +38,12 @@ export interface ListFill {
  * list is never refused, even above a cap lowered since it filled. Lists whose cap counts more than
  * the op's own entries (`capacity.counts`: Entra's platforms, S3's rules) are not counted here.
  */
-export function overCap(object: string, state: unknown, decisions: readonly Decided[]): ListFill | null {
+export function overCap(
+  object: string,
+  state: unknown,
+  decisions: readonly Decided[],
+  capOf: CapOf,
+): ListFill | null {
   const byOp = new Map<string, Decided[]>();
   for (const d of decisions) {
     if (!d.write) continue;
@@ -35,14 +53,15 @@ export function overCap(object: string, state: unknown, decisions: readonly Deci
   }
   for (const [op, ds] of byOp) {
     const item = (ds[0] as Decided).change.item;
-    const cap = item.op.capacity;
     const batch = item.op.batch;
-    if (!cap || cap.counts !== undefined || !batch) continue;
+    if (item.op.capacity?.counts !== undefined || !batch) continue;
+    const cap = capOf(item);
+    if (cap === undefined) continue;
     const entries = batch.keys(state, item.params).length;
     let edited = state;
     for (const d of ds) edited = batch.edit(edited, d.change.item.params, d.change.action);
     const after = batch.keys(edited, item.params).length;
-    if (after > cap.maxEntries && after > entries) return { object, op, cap: cap.maxEntries, entries, after };
+    if (after > cap && after > entries) return { object, op, cap, entries, after };
   }
   return null;
 }

@@ -10,7 +10,7 @@ import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection } from "../../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
-import { listFull, overCap } from "../capacity/list-fill";
+import { type CapOf, effectiveCap, listFull, overCap } from "../capacity/list-fill";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
 import { type Change, type Decided, decideInOrder, keysOf, undoChanges } from "../rules/group-decisions";
@@ -119,7 +119,9 @@ export class CriticalSection {
     const capped = state !== null && first.parent !== null && !w.deps.uncapped;
     let decisions = decideFor(new Set());
     // Before anything is touched: a group past a list's cap leaves nothing behind.
-    if (capped) decisions = this.#fit(first.parent as string, state, decisions, decideFor);
+    const capOf: CapOf = (item) =>
+      effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
+    if (capped) decisions = this.#fit(first.parent as string, state, decisions, decideFor, capOf);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
@@ -135,7 +137,7 @@ export class CriticalSection {
       for (const waiter of goneList) this.#gone.add(waiter);
       decisions = decideFor(new Set([...this.#gone, ...this.#full.keys()]));
       // A gone waiter's removal may have been what made room.
-      const fill = capped ? overCap(first.parent as string, state, decisions) : null;
+      const fill = capped ? overCap(first.parent as string, state, decisions, capOf) : null;
       if (fill) throw listFull(fill);
     }
     const writes = decisions.filter((d) => d.write);
@@ -169,12 +171,14 @@ export class CriticalSection {
     state: unknown,
     decisions: Decided[],
     decideFor: (without: ReadonlySet<string>) => Decided[],
+    capOf: CapOf,
   ): Decided[] {
     const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
     const ownFill = overCap(
       object,
       state,
       decisions.filter((d) => waiterOf(d) === null),
+      capOf,
     );
     if (ownFill) throw listFull(ownFill);
     const waiters = [...new Set(decisions.map(waiterOf).filter((x): x is string => x !== null))];
@@ -183,7 +187,7 @@ export class CriticalSection {
       const trial = decisions.filter(
         (d) => waiterOf(d) === null || kept.has(waiterOf(d) as string) || waiterOf(d) === waiter,
       );
-      const fill = overCap(object, state, trial);
+      const fill = overCap(object, state, trial, capOf);
       if (fill) this.#full.set(waiter, listFull(fill));
       else kept.add(waiter);
     }
