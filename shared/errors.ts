@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "PROVIDER_ERROR",
   "INTERNAL",
   "EMPTY_PLAN",
+  "LIST_FULL",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -54,6 +55,8 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   INTERNAL: { status: 500, title: "Internal error", retriable: false },
   // An apply with no lines would remove every entry the scope owns: `allowEmpty: true`, or destroy.
   EMPTY_PLAN: { status: 400, title: "The plan has no lines and the scope owns entries", retriable: false },
+  // Refused under the lease before any provider write: the same request fails until entries are removed.
+  LIST_FULL: { status: 409, title: "The provider's list is at its cap", retriable: false },
 };
 
 /** The serialisable form of an error: what crosses RPC, receipts and responses. */

@@ -7,9 +7,11 @@
  * "set" or "not set" (or not a key of the right shape), and messages come from the schemas, which
  * never echo input. The Worker itself reads the same vars through workers/config/config.ts.
  */
+
 import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
 import { ADAPTERS } from "../adapters";
 import { SERVICE_KEY_RING } from "../auth/service-keys";
+import { capacityProblems } from "../connections/capacity-check";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
@@ -235,6 +237,9 @@ function checkConnection(
       }
   }
   problems.push(...federationProblems(name, connection, vars, options.secretsKnown));
+  if (adapter)
+    for (const { op, message } of capacityProblems(connection.capacity, adapter))
+      problems.push({ path: `${base}.capacity.${op}`, message });
   return {
     name,
     type: connection.type,

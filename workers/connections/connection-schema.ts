@@ -9,6 +9,10 @@ import { isValidEnvironment } from "../../shared/lock-keys";
 
 export const connectionNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
 
+const opNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9]{0,31}\.[A-Za-z][A-Za-z0-9]{0,63}$/, "an op name, e.g. auth0.webOrigin");
+
 const fieldSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, "a config field name, e.g. clientSecret");
 
 /** A Worker secret's name, e.g. AUTH0_CLIENT_SECRET (`wrangler secret put AUTH0_CLIENT_SECRET`). */
@@ -59,6 +63,11 @@ export const connectionSchema = z
     federated: z.record(fieldSchema, z.string().min(1).max(2_000)).optional(),
     /** Auth0 and Okta: client credentials with a client assertion signed by the federation key. */
     privateKeyJwt: z.record(fieldSchema, z.string().min(1).max(2_000)).optional(),
+    /**
+     * Op → the most entries its list may hold on this connection's objects: lowers the provider's
+     * documented cap or sets one where none is documented (docs/design.md, "Lists at their cap").
+     */
+    capacity: z.record(opNameSchema, z.int().min(1).max(100_000)).optional(),
   })
   .superRefine((connection, ctx) => {
     for (const [field, secret] of Object.entries(connection.secrets)) {

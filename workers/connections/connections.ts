@@ -61,6 +61,12 @@ export class Connections {
     return { name, type: connection.type, settings: connectionSettings(connection) };
   }
 
+  /** The cap the operator set on `op`'s lists for `name` (docs/design.md, "Lists at their cap"). */
+  capacityOf(name: string, op: string): number | undefined {
+    const capacity = this.#get(name)?.capacity;
+    return capacity && Object.hasOwn(capacity, op) ? capacity[op] : undefined;
+  }
+
   /** The environments that may use `name` (none when it is not configured). */
   environmentsOf(name: string): string[] {
     return this.#get(name)?.environments ?? [];

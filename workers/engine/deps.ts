@@ -128,6 +128,11 @@ export interface EngineDeps {
    */
   unfenced?: boolean;
   /**
+   * Test-only control switch: no capacity check before a write (docs/design.md, "Lists at their
+   * cap"), so a full list is learnt from the provider. Production wiring always passes false.
+   */
+  uncapped?: boolean;
+  /**
    * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
    * read under the lease. Test-only control switch; production wiring always passes true.
    */

@@ -31,6 +31,7 @@ export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
   PAYLOAD_TOO_LARGE: 422,
   UNAUTHENTICATED: 422,
   EMPTY_PLAN: 422,
+  LIST_FULL: 409,
   INTERNAL: 500,
 };
 

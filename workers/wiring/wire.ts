@@ -62,6 +62,8 @@ export interface EngineOverrides {
    * lease check after a provider write. Tests only.
    */
   unfenced?: boolean;
+  /** The control case of the capacity tests: no LIST_FULL check before a write. Tests only. */
+  uncapped?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the lock objects' provider (tests make one lock read fail). */
@@ -160,6 +162,7 @@ export function createEngine(
     parentLocks: overrides.parentLocks ?? true,
     ownership: overrides.ownership ?? true,
     unfenced: overrides.unfenced ?? false,
+    uncapped: overrides.uncapped ?? false,
     recentWrites: overrides.recentWrites ?? true,
     ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,

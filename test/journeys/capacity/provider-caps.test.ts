@@ -3,7 +3,7 @@
  * provider's cap learns so from the provider in the middle of the run. The plan's first line (on an
  * object with room) is written; the second (on an object at its cap) is refused with the
  * provider's own error, and the run rolls the first back; the full object keeps exactly what it
- * held. This is what a check before the write will prevent (docs/adapters.md, "Capacity").
+ * held. The check before the write prevents this (list-full.test.ts); here it is off (`uncapped`).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -201,7 +201,9 @@ describe.each(Object.keys(CASES))(
     it("fails mid-run with the provider's own refusal: the first line written and rolled back, the full object kept as it was", async () => {
       const c = await (CASES[provider] as () => Promise<CapCase>)();
       const before = await c.full();
-      const engine = createEngine(testEnv({ ...env, ...c.secrets } as Env), emulatorTransport, {});
+      const engine = createEngine(testEnv({ ...env, ...c.secrets } as Env), emulatorTransport, {
+        uncapped: true,
+      });
       const scope = `pr-${Math.floor(Math.random() * 1e6)}`;
       const result = await engine.apply({
         repository: DEFAULT_REPOSITORY,

@@ -76,9 +76,24 @@ export class CombiningHolder implements Carried {
    * Each waiter's answer after the write, with the ownership the removals give up (`after`), in one
    * call: the waiters found gone right before it get every change back.
    */
-  report(outcome: { decisions: readonly Decided[]; gone: ReadonlySet<string> }, after: OwnerChange[]) {
-    const reports: CombineReport[] = this.#admitted.map(({ waiter, returned, accepted }) =>
-      outcome.gone.has(waiter)
+  report(
+    outcome: {
+      decisions: readonly Decided[];
+      gone: ReadonlySet<string>;
+      full: ReadonlyMap<string, SponsonError>;
+    },
+    after: OwnerChange[],
+  ) {
+    const reports: CombineReport[] = this.#admitted.map(({ waiter, returned, accepted }) => {
+      // Past the list's cap with the others: back, and refused alone when the waiter writes them.
+      const full = outcome.full.get(waiter);
+      if (full)
+        return {
+          waiter,
+          applied: [],
+          returned: [...returned, ...accepted.map((q) => ({ id: q.id, error: errorInfo(full) }))],
+        };
+      return outcome.gone.has(waiter)
         ? {
             waiter,
             applied: [],
@@ -90,8 +105,8 @@ export class CombiningHolder implements Carried {
               .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
               .map((d) => ({ id: d.id, outcome: d.outcome })),
             returned,
-          },
-    );
+          };
+    });
     return this.#lease.reportCombined(reports, after);
   }
 

@@ -5,10 +5,12 @@
  * whose they are is the combining holder's business (combining/holder.ts), which it asks only,
  * right before the write, which carried changes must go back.
  */
+import type { SponsonError } from "../../../shared/errors";
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection } from "../../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
+import { type CapOf, effectiveCap, listFull, overCap } from "../capacity/list-fill";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
 import { type Change, type Decided, decideInOrder, keysOf, undoChanges } from "../rules/group-decisions";
@@ -41,6 +43,8 @@ export interface SectionInput {
 export interface SectionOutcome {
   decisions: Decided[];
   gone: ReadonlySet<string>;
+  /** Waiters whose changes did not fit the list's cap (docs/design.md, "Lists at their cap"). */
+  full: ReadonlyMap<string, SponsonError>;
 }
 
 /** A write its precondition refused: nothing written; what was decided and claimed for it. */
@@ -56,6 +60,8 @@ export class CriticalSection {
   #touched = false;
   /** Waiters found gone right before a write: their changes go back, written or not. */
   readonly #gone = new Set<string>();
+  /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
+  readonly #full = new Map<string, SponsonError>();
 
   constructor(input: SectionInput) {
     this.#in = input;
@@ -72,7 +78,7 @@ export class CriticalSection {
   async run(): Promise<SectionOutcome> {
     for (let attempt = 1; ; attempt += 1) {
       const tried = await this.#attempt(attempt);
-      if (!("stale" in tried)) return { decisions: tried, gone: this.#gone };
+      if (!("stale" in tried)) return { decisions: tried, gone: this.#gone, full: this.#full };
       if (attempt >= MAX_DECIDE_ATTEMPTS)
         throw keptChanging(this.#in.first.parent, attempt, tried.stale.detail);
       const claimed = tried.decisions.flatMap((d) => d.ownersBefore);
@@ -110,7 +116,12 @@ export class CriticalSection {
         owns?.filter((_, i) => kept[i]) ?? null,
       );
     };
+    const capped = state !== null && first.parent !== null && !w.deps.uncapped;
     let decisions = decideFor(new Set());
+    // Before anything is touched: a group past a list's cap leaves nothing behind.
+    const capOf: CapOf = (item) =>
+      effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
+    if (capped) decisions = this.#fit(first.parent as string, state, decisions, decideFor, capOf);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
@@ -124,7 +135,10 @@ export class CriticalSection {
     ]);
     if (goneList.length > 0) {
       for (const waiter of goneList) this.#gone.add(waiter);
-      decisions = decideFor(this.#gone);
+      decisions = decideFor(new Set([...this.#gone, ...this.#full.keys()]));
+      // A gone waiter's removal may have been what made room.
+      const fill = capped ? overCap(first.parent as string, state, decisions, capOf) : null;
+      if (fill) throw listFull(fill);
     }
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
@@ -145,5 +159,38 @@ export class CriticalSection {
     }
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
     return decisions;
+  }
+
+  /**
+   * The run's own changes must fit the list's cap, or the group is refused (LIST_FULL, nothing
+   * touched); then each waiter in queue order joins the write only if it still fits, else its
+   * changes go back and it is refused alone when it writes them itself.
+   */
+  #fit(
+    object: string,
+    state: unknown,
+    decisions: Decided[],
+    decideFor: (without: ReadonlySet<string>) => Decided[],
+    capOf: CapOf,
+  ): Decided[] {
+    const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
+    const ownFill = overCap(
+      object,
+      state,
+      decisions.filter((d) => waiterOf(d) === null),
+      capOf,
+    );
+    if (ownFill) throw listFull(ownFill);
+    const waiters = [...new Set(decisions.map(waiterOf).filter((x): x is string => x !== null))];
+    const kept = new Set<string>();
+    for (const waiter of waiters) {
+      const trial = decisions.filter(
+        (d) => waiterOf(d) === null || kept.has(waiterOf(d) as string) || waiterOf(d) === waiter,
+      );
+      const fill = overCap(object, state, trial, capOf);
+      if (fill) this.#full.set(waiter, listFull(fill));
+      else kept.add(waiter);
+    }
+    return this.#full.size > 0 ? decideFor(new Set(this.#full.keys())) : decisions;
   }
 }
