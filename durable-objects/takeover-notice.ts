@@ -1,6 +1,6 @@
 /**
- * Tells operators that a lock was taken over after its holder's lease expired (docs/operations.md,
- * "Notifications": `lock-taken-over`). Sent after the takeover is written, in the background: a
+ * Tells operators that a lock was taken over after its holder's lease expired (docs/design.md,
+ * "Lease protocol"; the kind `lock-taken-over` in docs/operations.md). Sent after the takeover is written, in the background: a
  * failed send is logged by notify() and never touches the grant.
  */
 import type { Env } from "../shared/env";
