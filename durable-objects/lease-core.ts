@@ -19,6 +19,7 @@ import { holdsToken, isExpired, type LeaseRow, leaseHolderOf, lostRefusal } from
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockHolds } from "./lock-holds";
+import { notifyTakeover } from "./takeover-notice";
 import { waiterView } from "./waiter-queue";
 
 /** The longest receipt etag a release may hand over (R2's are 32 hex digits; a legacy one is prefixed). */
@@ -74,6 +75,8 @@ export class LeaseCore {
       holds,
       announce,
       syncIndexLater: () => this.index.syncLater(),
+      // The SQL write is already made; the output gate holds the send until it is durable.
+      tookOver: (previous, grant) => ctx.waitUntil(notifyTakeover(env, grant.key, previous, grant)),
     });
     const [store, lease, index] = [this.store, this.lease, this.index];
     this.holds = new LockHolds({ env, holds, store, lease, index, armAlarm, announce });

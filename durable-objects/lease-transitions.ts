@@ -41,6 +41,8 @@ export interface TransitionParts {
   announce(change: LockChange): void;
   /** After a transition: bring the held-lock index in line, in the background. */
   syncIndexLater(): void;
+  /** After a takeover is written: tell operators, in the background (never fails the grant). */
+  tookOver(previous: LeaseRow, grant: LeaseGrant): void;
 }
 
 export class LeaseTransitions {
@@ -74,6 +76,7 @@ export class LeaseTransitions {
         return { kind: "answered", result: ok(this.#grant(req, now, "acquired")) };
       case "takeover": {
         const grant = this.#grant(req, now, "taken-over", decision.previous);
+        this.#p.tookOver(decision.previous, grant);
         return { kind: "answered", result: ok(grant) };
       }
       case "busy": {

@@ -191,7 +191,13 @@ describe("connections are allowed per environment, for preview as for apply", ()
 });
 
 describe("the service's own secrets belong to no connection", () => {
-  it.each(["SERVICE_SIGNING_KEY", "GITHUB_WEBHOOK_SECRET", "SPONSON_POLICY"])(
+  it.each([
+    "SERVICE_SIGNING_KEY",
+    "GITHUB_WEBHOOK_SECRET",
+    "SPONSON_POLICY",
+    "NOTIFY_QUEUE",
+    "RUN_ANALYTICS",
+  ])(
     "a connection configured with %s is refused at load: the run answers 500 naming SPONSON_CONNECTIONS, no outbound request",
     async (secret) => {
       const { app, hosts } = observedApp();

@@ -91,3 +91,45 @@ describe("one log line and one data point per run", () => {
     expect(JSON.stringify(recorded.points)).not.toContain(TEST_M2M.clientSecret);
   });
 });
+
+describe("a run refused before it starts", () => {
+  it("is logged as one line too: status refused and its code, no run id, no secret, no data point", async () => {
+    const domain = freshAuth0Domain("obs-refused");
+    const plan = previewPlan(domain);
+    const refusedPlan = {
+      ...plan,
+      lines: plan.lines.map((l) => ({ ...l, connection: "no-such-connection" })),
+    };
+    const recorded = recordingDataset();
+    const engine = createEngine(testEnv(env), emulatorTransport, {
+      analytics: recorded.dataset as unknown as AnalyticsEngineDataset,
+    });
+    const logs: string[] = [];
+    vi.spyOn(console, "log").mockImplementation(
+      (...args: unknown[]) => void logs.push(args.map(String).join(" ")),
+    );
+    const scope = `pr-${freshPullRequest()}`;
+    const refused = await engine
+      .apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan: refusedPlan })
+      .then(
+        () => null,
+        (err: unknown) => err as { code?: string },
+      );
+    expect(refused?.code).toBe("VALIDATION");
+
+    const runLines = logs.filter((l) => l.includes('"event":"run"'));
+    expect(runLines).toHaveLength(1);
+    expect(JSON.parse(runLines[0] as string)).toMatchObject({
+      event: "run",
+      runId: null,
+      repositoryId: DEFAULT_REPOSITORY.id,
+      environment: "preview",
+      scope,
+      action: "apply",
+      status: "refused",
+      error: "VALIDATION",
+    });
+    expect(runLines[0]).not.toContain(TEST_M2M.clientSecret);
+    expect(recorded.points).toEqual([]);
+  });
+});

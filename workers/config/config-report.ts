@@ -18,6 +18,7 @@ import type { PolicyDocument } from "../policy/policy-schema";
 import { issuerSchema } from "./config-vars";
 import { federationProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
+import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
 
 export interface ConfigProblem {
   /** Where: a var, then the path inside its JSON, e.g. `SPONSON_POLICY.environments.preview.items.2`. */
@@ -164,6 +165,15 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     }
     note(name, before);
   }
+
+  const operatorProblems = operatorVarProblems(vars, options.secretsKnown);
+  problems.push(...operatorProblems);
+  for (const name of OPERATOR_VARS)
+    statuses.push({
+      name,
+      set: !unset(vars[name]),
+      valid: !operatorProblems.some((p) => p.path.startsWith(name)),
+    });
 
   const connectionStatuses = Object.entries(connections).map(([name, connection]) =>
     checkConnection(name, connection, vars, options, problems),

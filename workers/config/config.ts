@@ -11,7 +11,9 @@ import { type AccessConfig, accessConfigSchema } from "../auth/access-config";
 import type { Role } from "../auth/caller";
 import { DEFAULT_MAX_LIFETIME_SECONDS, maxLifetimeSchema } from "../auth/token-lifetime";
 import type { ConnectionsDocument } from "../connections/connection-schema";
+import { type NotifyConfig, notifyConfigFromEnv } from "../notify/notify-config";
 import type { PolicyConfig } from "../policy/policy-schema";
+import { type CloseGrace, closeGraceFromEnv } from "../sweep/close-grace";
 import {
   connections,
   DEFAULT_LEASE_TTL_SECONDS,
@@ -82,6 +84,10 @@ const READERS = {
   access: (v: Vars): AccessConfig | null => jsonVar(v, "SPONSON_ACCESS", accessConfigSchema) ?? null,
   /** GITHUB_WEBHOOK_SECRET: unset refuses every webhook. */
   webhookSecret: (v: Vars): string | null => optionalText(v, "GITHUB_WEBHOOK_SECRET", { secret: true }),
+  /** SPONSON_NOTIFY: notification targets and kinds (docs/operations.md); `{}` when unset. */
+  notify: (v: Vars): NotifyConfig => notifyConfigFromEnv(v),
+  /** SPONSON_CLOSE_GRACE_SECONDS and SPONSON_CLOSE_MAX_RESENDS: the sweep's re-sends of lost destroys. */
+  closeGrace: (v: Vars): CloseGrace => closeGraceFromEnv(v),
 };
 
 type Readers = typeof READERS;
@@ -109,6 +115,9 @@ export const CONFIG_VARS = [
   "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",
   "SPONSON_RATE_LIMIT",
   "SPONSON_ACCESS",
+  "SPONSON_NOTIFY",
+  "SPONSON_CLOSE_GRACE_SECONDS",
+  "SPONSON_CLOSE_MAX_RESENDS",
 ] as const;
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: unknown };

@@ -35,6 +35,8 @@ const RESERVED_SECRET_NAMES = new Set([
   "RECEIPTS",
   "DESTROY_QUEUE",
   "RUN_RATE_LIMITER",
+  "NOTIFY_QUEUE",
+  "RUN_ANALYTICS",
 ]);
 
 export function isReservedSecretName(name: string): boolean {

@@ -4,10 +4,12 @@
  * only, and the whole line redacted: a provenance field is the caller's text.
  */
 import type { RunResult } from "../../shared/schemas/run";
+import type { ScopeRequest } from "../engine/engine";
 
 export interface RunLogLine {
   event: "run";
-  runId: string;
+  /** null for a run refused before it started (no run was recorded). */
+  runId: string | null;
   repositoryId: number | null;
   repository: string | null;
   environment: string;
@@ -27,8 +29,8 @@ export interface RunLogLine {
   } | null;
   /** Lines per result (created, removed, unchanged, failed, skipped, …), and the run's call counts. */
   lines: Record<string, number>;
-  counts: RunResult["counts"];
-  timings: RunResult["timings"];
+  counts: RunResult["counts"] | null;
+  timings: RunResult["timings"] | null;
 }
 
 export function runLogLine(result: RunResult): RunLogLine {
@@ -53,5 +55,32 @@ export function runLogLine(result: RunResult): RunLogLine {
     lines,
     counts: result.counts,
     timings: result.timings,
+  };
+}
+
+/**
+ * A run refused before it started (a problem thrown: validation, policy, a connection it may not
+ * use): the same line with status `refused` and the code, so a query by status counts refusals
+ * too. No run id (none was recorded), no lines, counts or timings.
+ */
+export function refusedRunLine(req: ScopeRequest, action: string, code: string): RunLogLine {
+  const p = req.provenance;
+  return {
+    event: "run",
+    runId: null,
+    repositoryId: req.repository.id,
+    repository: req.repository.name,
+    environment: req.environment,
+    scope: req.scope,
+    action,
+    status: "refused",
+    error: code,
+    skipped: false,
+    provenance: p
+      ? { actor: p.actor, event: p.event, ref: p.ref, sha: p.sha, runUrl: p.runUrl, declared: p.declared }
+      : null,
+    lines: {},
+    counts: null,
+    timings: null,
   };
 }
