@@ -34,7 +34,10 @@ export function writeStartEnv(vars) {
   const text = Object.entries(merged)
     .map(([name, value]) => line(name, String(value)))
     .join("\n");
-  writeFileSync(START_ENV, `${text}\n`, { mode: 0o600 });
+  // Created fresh, owner-only: `mode` applies only when a file is created, so one a crashed start
+  // left behind is removed first rather than rewritten with whatever mode it had.
+  rmSync(START_ENV, { force: true });
+  writeFileSync(START_ENV, `${text}\n`, { mode: 0o600, flag: "wx" });
   return ["--env-file", START_ENV];
 }
 

@@ -197,6 +197,8 @@ describe("the service's own secrets belong to no connection", () => {
     "SPONSON_POLICY",
     "NOTIFY_QUEUE",
     "RUN_ANALYTICS",
+    "TOKEN_BROKER",
+    "FEDERATION_SIGNING_KEY",
   ])(
     "a connection configured with %s is refused at load: the run answers 500 naming SPONSON_CONNECTIONS, no outbound request",
     async (secret) => {

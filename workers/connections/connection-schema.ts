@@ -24,7 +24,7 @@ const secretNameSchema = z
  * The service's own secrets and settings: no connection may be given one of them, so a provider
  * can never receive the signing key, the webhook secret or anything else the service keeps.
  */
-const RESERVED_SECRET_PREFIXES = ["SERVICE_", "GITHUB_", "SPONSON_", "DASHBOARD_"];
+const RESERVED_SECRET_PREFIXES = ["SERVICE_", "GITHUB_", "SPONSON_", "DASHBOARD_", "FEDERATION_"];
 const RESERVED_SECRET_NAMES = new Set([
   "LEASE_TTL_SECONDS",
   "WAIT_TIMEOUT_SECONDS",
@@ -37,6 +37,7 @@ const RESERVED_SECRET_NAMES = new Set([
   "RUN_RATE_LIMITER",
   "NOTIFY_QUEUE",
   "RUN_ANALYTICS",
+  "TOKEN_BROKER",
 ]);
 
 export function isReservedSecretName(name: string): boolean {
