@@ -69,13 +69,13 @@ function readWrangler(path: string): WranglerConfig {
  */
 function queueProblems(consumed: string[] | null, vars: Record<string, unknown>): ConfigProblem[] {
   if (consumed === null) return [];
-  const { destroys, deadLetters } = queueNames(vars);
+  const { destroys, deadLetters, notifications, notificationDeadLetters } = queueNames(vars);
   const known = knownQueues(vars);
   return consumed
     .filter((name) => !known.has(name))
     .map((name) => ({
       path: "queues.consumers",
-      message: `queue ${name} is consumed but is neither SPONSON_DESTROY_QUEUE (${destroys}) nor SPONSON_DEAD_LETTER_QUEUE (${deadLetters})`,
+      message: `queue ${name} is consumed but is none of SPONSON_DESTROY_QUEUE (${destroys}), SPONSON_DEAD_LETTER_QUEUE (${deadLetters}), SPONSON_NOTIFY_QUEUE (${notifications}), SPONSON_NOTIFY_DEAD_LETTER_QUEUE (${notificationDeadLetters})`,
     }));
 }
 

@@ -48,8 +48,8 @@ const KINDS: Record<string, string> = {
 };
 
 /**
- * An entry's name: a migration's tag, a consumer's queue, else its binding name. The destroy queue
- * and its dead letters are named by the deployment's vars (SPONSON_DESTROY_QUEUE…), so a consumer of
+ * An entry's name: a migration's tag, a consumer's queue, else its binding name. The four queues are
+ * named by the deployment's vars (SPONSON_DESTROY_QUEUE…, SPONSON_NOTIFY_QUEUE…), so a consumer of
  * the root's is translated to the deployment's name.
  */
 function nameOf(path: string, entry: Table, queues: Map<string, string>): string {
@@ -64,12 +64,7 @@ export function missingBindings(
   vars: Record<string, unknown>,
   root = workerConfig(),
 ): ConfigProblem[] {
-  const rootQueues = queueNames(stringVars(root));
-  const ours = queueNames(vars);
-  const translate = new Map([
-    [rootQueues.destroys, ours.destroys],
-    [rootQueues.deadLetters, ours.deadLetters],
-  ]);
+  const translate = queueTranslation(vars, root);
   const given = tableLists(config);
   const problems: ConfigProblem[] = [];
   for (const [path, entries] of tableLists(root)) {
@@ -86,6 +81,7 @@ export function missingBindings(
           path,
           message: `${name} binds class ${String(found.class_name)}; the Worker's is ${String(entry.class_name)}`,
         });
+      else problems.push(...queueMismatch(path, entry, found, translate));
     }
   }
   const crons = (root.triggers as { crons?: unknown[] } | undefined)?.crons ?? [];
@@ -100,16 +96,57 @@ export function missingBindings(
 
 /** The queue names every consumer of the root config may read, as the given vars name them. */
 export function knownQueues(vars: Record<string, unknown>, root = workerConfig()): Set<string> {
+  const translate = queueTranslation(vars, root);
+  const consumers = (root.queues as { consumers?: Table[] } | undefined)?.consumers ?? [];
+  return new Set(consumers.map((c) => translate.get(String(c.queue)) ?? String(c.queue)));
+}
+
+/** Each queue name of the root config → the one the given vars resolve it to (workers/queue/queue-names.ts). */
+function queueTranslation(vars: Record<string, unknown>, root: Table): Map<string, string> {
   const rootQueues = queueNames(stringVars(root));
   const ours = queueNames(vars);
-  const consumers = (root.queues as { consumers?: Table[] } | undefined)?.consumers ?? [];
-  return new Set([
-    ours.destroys,
-    ours.deadLetters,
-    ...consumers
-      .map((c) => String(c.queue))
-      .filter((q) => q !== rootQueues.destroys && q !== rootQueues.deadLetters),
-  ]);
+  return new Map(
+    (Object.keys(rootQueues) as (keyof typeof rootQueues)[]).map((role) => [rootQueues[role], ours[role]]),
+  );
+}
+
+/**
+ * A producer bound by the right name but sending to another queue (another deployment's, say) loses
+ * every message to that queue's consumer; a main consumer without the dead-letter queue the vars name
+ * drops what exhausts its retries unseen (docs/deploy.md, "Several deployments in one account").
+ */
+function queueMismatch(
+  path: string,
+  entry: Table,
+  found: Table,
+  translate: Map<string, string>,
+): ConfigProblem[] {
+  const ours = (q: unknown) => translate.get(String(q)) ?? String(q);
+  if (path === "queues.producers" && typeof entry.queue === "string" && found.queue !== ours(entry.queue))
+    return [
+      {
+        path,
+        message: `${String(entry.binding)} sends to ${String(found.queue)}, but the vars name ${ours(entry.queue)} (its consumer)`,
+      },
+    ];
+  if (path !== "queues.consumers" || typeof entry.dead_letter_queue !== "string") return [];
+  const want = ours(entry.dead_letter_queue);
+  const queue = ours(entry.queue);
+  if (found.dead_letter_queue === undefined)
+    return [
+      {
+        path,
+        message: `consumer of queue ${queue} has no dead_letter_queue (${want}): messages that exhaust their retries are dropped`,
+      },
+    ];
+  if (found.dead_letter_queue !== want)
+    return [
+      {
+        path,
+        message: `consumer of queue ${queue} sends its dead letters to ${String(found.dead_letter_queue)}, but the vars name ${want}`,
+      },
+    ];
+  return [];
 }
 
 function stringVars(config: Table): Record<string, unknown> {
