@@ -188,3 +188,39 @@ describe("re-sends that never empty the scope", () => {
     expect(lost.sent.length).toBe(4);
   });
 });
+
+describe("a bad grace setting (issue 33)", () => {
+  it("skips only the re-sends: every scope is still checked, an unconfirmed close still gets its destroys", async () => {
+    const base = 2_000_000 + Math.floor(Math.random() * 1_000_000);
+    const confirmed = `pr-${base}`;
+    const unconfirmed = `pr-${base + 1}`;
+    const first = scopeStateClient(env, DEFAULT_REPOSITORY.id, confirmed);
+    const firstDelivery = crypto.randomUUID();
+    await first.applyEvent({ status: "closed", revision: 4343, deliveryId: firstDelivery });
+    await first.markEnqueued(firstDelivery);
+    const closedAt = (await first.read()).changedAt as number;
+    // Never confirmed enqueued: the old path sends its destroys at once.
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, unconfirmed).applyEvent({
+      status: "closed",
+      revision: 4344,
+      deliveryId: crypto.randomUUID(),
+    });
+    const lost = losingQueue();
+    const sweepEnv = { ...env, DESTROY_QUEUE: lost.queue, SPONSON_CLOSE_GRACE_SECONDS: "soon" } as Env;
+    const parts = {
+      resolveStaleIntents: async () => ({ resolved: 0 }),
+      orphans: async () => ({ orphans: [], problems: [] }),
+      scopesOwningEntries: async () => [
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: confirmed },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: unconfirmed },
+      ],
+    };
+    const report = await sweepAndReport(at(closedAt + 7200_000), sweepEnv, parts);
+    expect(report.closedWithEntries).toMatchObject({
+      ok: true,
+      value: [{ scope: confirmed }, { scope: unconfirmed, destroysResent: true }],
+    });
+    expect(lost.sent.every((m) => m.scope === unconfirmed)).toBe(true);
+    expect(lost.sent.map((m) => m.environment).sort()).toEqual(["preview", "staging"]);
+  });
+});
