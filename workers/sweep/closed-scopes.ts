@@ -116,11 +116,16 @@ async function checkScope(
   }
   if (grace === null) return { status, revision, resent: false };
   const decision = await client.claimResend({ deliveryId, now, ...grace });
-  await tellOperators(env, ref, revision, decision, now);
+  const told = await tellOperators(env, ref, revision, decision, now);
+  if (told.lingeringAt !== undefined || told.exhaustedAt !== undefined) {
+    await client.confirmResend({ deliveryId, ...told });
+  }
   if (decision.kind !== "resend") return { status, revision, resent: false };
-  // The decision is recorded before the send: a crash in between loses one re-send, never doubles it.
+  // The claim blocks other sweeps before the send; the count is confirmed only after it, so a send
+  // that fails (or a crash in between) uses up no re-send and the next grace period tries again.
   const environments = configFromEnv(env).environments;
   await enqueueDestroys(env, repository, client, { status: "closed", revision, deliveryId });
+  await client.confirmResend({ deliveryId, resends: decision.resends });
   await recordDestroyResend(env, {
     repositoryId: client.repositoryId,
     scope: client.scope,
@@ -141,26 +146,32 @@ async function tellOperators(
   revision: number,
   decision: ResendDecision,
   now: number,
-): Promise<void> {
-  if (decision.kind === "none") return;
+): Promise<{ lingeringAt?: number; exhaustedAt?: number }> {
+  const told: { lingeringAt?: number; exhaustedAt?: number } = {};
+  if (decision.kind === "none") return told;
   const subject = { repositoryId: ref.repositoryId, scope: ref.scope, revision };
   const id = `${ref.repositoryId}/${ref.scope}/${revision}`;
+  // Told only once queued (or the kind is off): a failed send is tried again by the next sweep.
+  const sent = (outcome: string) => outcome === "queued" || outcome === "off";
   if (decision.lingering) {
-    await notify(env, {
+    const outcome = await notify(env, {
       id: `scope-lingering:${id}`,
       kind: "scope-lingering",
       at: now,
       summary: `${ref.scope} still owns entries a day after its pull request closed`,
       subject,
     });
+    if (sent(outcome)) told.lingeringAt = now;
   }
   if (decision.kind === "exhausted" && decision.notify) {
-    await notify(env, {
+    const outcome = await notify(env, {
       id: `destroy-resends-exhausted:${id}`,
       kind: "destroy-resends-exhausted",
       at: now,
       summary: `${ref.scope} still owns entries after ${decision.resends} re-sent destroys; the sweep stopped re-sending`,
       subject: { ...subject, resends: decision.resends },
     });
+    if (sent(outcome)) told.exhaustedAt = now;
   }
+  return told;
 }
