@@ -12,6 +12,7 @@ import { isValidScope } from "../shared/lock-keys";
 import type {
   ApplyOutcome,
   ResendAsk,
+  ResendConfirm,
   ResendDecision,
   ScopeEvent,
   ScopeStateApi,
@@ -147,12 +148,14 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
         .toArray()[0] ?? null;
     const decision = decideResend(state.changedAt, row, ask);
     if (decision.kind === "none") return decision;
+    // The claim only moves last_at (blocking a concurrent sweep for a grace period); the count and
+    // the told flags wait for confirmResend, so a send that fails uses up nothing (docs/design.md,
+    // "Lost destroys").
     const next = {
-      resends: decision.resends,
+      resends: row?.resends ?? 0,
       lastAt: decision.kind === "resend" ? ask.now : (row?.lastAt ?? state.changedAt),
-      lingering: decision.lingering ? ask.now : (row?.lingeringNotifiedAt ?? null),
-      exhausted:
-        decision.kind === "exhausted" && decision.notify ? ask.now : (row?.exhaustedNotifiedAt ?? null),
+      lingering: row?.lingeringNotifiedAt ?? null,
+      exhausted: row?.exhaustedNotifiedAt ?? null,
     };
     this.#sql.exec(
       `INSERT INTO close_resends (delivery_id, resends, last_at, lingering_notified_at, exhausted_notified_at)
@@ -166,6 +169,19 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
       next.exhausted,
     );
     return decision;
+  }
+
+  async confirmResend(req: ResendConfirm): Promise<void> {
+    if (!this.#migrated) return;
+    this.#sql.exec(
+      `UPDATE close_resends SET resends = MAX(resends, COALESCE(?, resends)),
+         lingering_notified_at = COALESCE(lingering_notified_at, ?),
+         exhausted_notified_at = COALESCE(exhausted_notified_at, ?) WHERE delivery_id = ?`,
+      req.resends ?? null,
+      req.lingeringAt ?? null,
+      req.exhaustedAt ?? null,
+      req.deliveryId,
+    );
   }
 
   #view(scope: string): ScopeStateView {

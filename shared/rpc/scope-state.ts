@@ -55,6 +55,17 @@ export type ResendDecision =
   | { kind: "exhausted"; resends: number; lingering: boolean; notify: boolean }
   | { kind: "none" };
 
+/**
+ * What the sweep confirms after a claim, only for what actually went out (docs/design.md, "Lost
+ * destroys"): the re-send's count once its destroys were sent, a notice's time once it was queued.
+ */
+export interface ResendConfirm {
+  deliveryId: string;
+  resends?: number;
+  lingeringAt?: number;
+  exhaustedAt?: number;
+}
+
 /** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */
 export interface ScopeStateApi {
   read(req: { scope: string }): Promise<ScopeStateView>;
@@ -64,4 +75,6 @@ export interface ScopeStateApi {
   unconfirmedClose(req: { scope: string }): Promise<ScopeEvent | null>;
   /** Decides and records, in one step, whether the sweep re-sends the close's destroys now. */
   claimResend(req: ResendAsk): Promise<ResendDecision>;
+  /** Records what the sweep sent after a claim; a claim alone only blocks another sweep. */
+  confirmResend(req: ResendConfirm): Promise<void>;
 }

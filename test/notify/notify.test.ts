@@ -8,6 +8,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../shared/env";
+import type { Orphan } from "../../shared/schemas/orphans";
 import {
   type NotificationSender,
   type OutboundNotification,
@@ -17,6 +18,7 @@ import type { Notification } from "../../workers/notify/notification";
 import { notify } from "../../workers/notify/notify";
 import { handleQueueBatch } from "../../workers/queue/queue-handler";
 import { NOTIFY_QUEUE_NAME } from "../../workers/queue/queue-names";
+import { notifyNewOrphans, ORPHANS_TOLD_KEY } from "../../workers/sweep/orphan-notices";
 import { checkOnlyDestroyRunner } from "../queue/check-only-destroy-runner";
 
 const SLACK_URL = "https://hooks.slack.com/services/T000/B000/test-only-slack-credential";
@@ -165,5 +167,35 @@ describe("delivering a notification", () => {
       reports: [{ status: "retry", error: expect.stringContaining("MISSING_NOTIFY_SECRET") }],
     });
     expect(sent).toEqual([]);
+  });
+});
+
+describe("orphan notices (issue 33)", () => {
+  it("an orphan whose notice failed to queue is told at the next sweep, and only then remembered", async () => {
+    const orphan = {
+      parent: "auth0:t.us.auth0.com:client:app",
+      op: "auth0.callbacks",
+      key: `https://orphan-${crypto.randomUUID()}.example.com`,
+      connection: "auth0-default",
+      environments: ["preview"],
+    } satisfies Orphan;
+    const sent: unknown[] = [];
+    let failing = true;
+    const queue = {
+      send: async (body: unknown) => {
+        if (failing) throw new Error("queue unavailable");
+        sent.push(body);
+      },
+    } as unknown as Queue;
+    const testEnv = { ...env, NOTIFY_QUEUE: queue } as Env;
+    await env.RECEIPTS.delete(ORPHANS_TOLD_KEY);
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    expect(await notifyNewOrphans(testEnv, [orphan], 1)).toBe(0);
+    expect(sent).toEqual([]);
+    failing = false;
+    expect(await notifyNewOrphans(testEnv, [orphan], 2)).toBe(1);
+    expect(sent).toMatchObject([{ kind: "orphan-found" }]);
+    expect(await notifyNewOrphans(testEnv, [orphan], 3)).toBe(0);
+    expect(sent).toHaveLength(1);
   });
 });

@@ -188,3 +188,95 @@ describe("re-sends that never empty the scope", () => {
     expect(lost.sent.length).toBe(4);
   });
 });
+
+describe("a bad grace setting (issue 33)", () => {
+  it("skips only the re-sends: every scope is still checked, an unconfirmed close still gets its destroys", async () => {
+    const base = 2_000_000 + Math.floor(Math.random() * 1_000_000);
+    const confirmed = `pr-${base}`;
+    const unconfirmed = `pr-${base + 1}`;
+    const first = scopeStateClient(env, DEFAULT_REPOSITORY.id, confirmed);
+    const firstDelivery = crypto.randomUUID();
+    await first.applyEvent({ status: "closed", revision: 4343, deliveryId: firstDelivery });
+    await first.markEnqueued(firstDelivery);
+    const closedAt = (await first.read()).changedAt as number;
+    // Never confirmed enqueued: the old path sends its destroys at once.
+    await scopeStateClient(env, DEFAULT_REPOSITORY.id, unconfirmed).applyEvent({
+      status: "closed",
+      revision: 4344,
+      deliveryId: crypto.randomUUID(),
+    });
+    const lost = losingQueue();
+    const sweepEnv = { ...env, DESTROY_QUEUE: lost.queue, SPONSON_CLOSE_GRACE_SECONDS: "soon" } as Env;
+    const parts = {
+      resolveStaleIntents: async () => ({ resolved: 0 }),
+      orphans: async () => ({ orphans: [], problems: [] }),
+      scopesOwningEntries: async () => [
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: confirmed },
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope: unconfirmed },
+      ],
+    };
+    const report = await sweepAndReport(at(closedAt + 7200_000), sweepEnv, parts);
+    expect(report.closedWithEntries).toMatchObject({
+      ok: true,
+      value: [{ scope: confirmed }, { scope: unconfirmed, destroysResent: true }],
+    });
+    expect(lost.sent.every((m) => m.scope === unconfirmed)).toBe(true);
+    expect(lost.sent.map((m) => m.environment).sort()).toEqual(["preview", "staging"]);
+  });
+});
+
+describe("a re-send or notice that fails to send (issue 33)", () => {
+  it("uses up no re-send and is not remembered as told: the next sweep sends it", async () => {
+    const scope = `pr-${3_000_000 + Math.floor(Math.random() * 1_000_000)}`;
+    const deliveryId = crypto.randomUUID();
+    const state = scopeStateClient(env, DEFAULT_REPOSITORY.id, scope);
+    await state.applyEvent({ status: "closed", revision: 4545, deliveryId });
+    await state.markEnqueued(deliveryId);
+    const closedAt = (await state.read()).changedAt as number;
+    const lost = losingQueue();
+    let failing = true;
+    const destroys = {
+      sendBatch: async (messages: Iterable<{ body: QueuedDestroy }>) => {
+        if (failing) throw new Error("queue unavailable");
+        await lost.queue.sendBatch([...messages]);
+      },
+    } as unknown as Queue<QueuedDestroy>;
+    const told: Array<{ kind: string }> = [];
+    const notifications = {
+      send: async (body: { kind: string }) => {
+        if (failing) throw new Error("queue unavailable");
+        told.push(body);
+      },
+    } as unknown as Queue;
+    const sweepEnv = {
+      ...env,
+      DESTROY_QUEUE: destroys,
+      NOTIFY_QUEUE: notifications,
+      SPONSON_CLOSE_GRACE_SECONDS: "600",
+      SPONSON_CLOSE_MAX_RESENDS: "1",
+    } as Env;
+    const parts = {
+      resolveStaleIntents: async () => ({ resolved: 0 }),
+      orphans: async () => ({ orphans: [], problems: [] }),
+      scopesOwningEntries: async () => [
+        { repositoryId: DEFAULT_REPOSITORY.id, environment: "preview", scope },
+      ],
+    };
+    // A day after the close: the lingering notice and the first re-send both fail to queue.
+    const day = closedAt + 24 * 3600_000 + 1;
+    await expect(sweepAndReport(at(day), sweepEnv, parts)).rejects.toThrow(/a part failed/);
+    expect(lost.sent).toEqual([]);
+    expect(told).toEqual([]);
+    expect((await listAudit(env)).filter((r) => r.kind === "destroy-resend" && r.scope === scope)).toEqual(
+      [],
+    );
+    failing = false;
+    const report = await sweepAndReport(at(day + 601_000), sweepEnv, parts);
+    // The failed attempt did not count: this is re-send 1 of 1, and it went out.
+    expect(report.closedWithEntries).toMatchObject({ ok: true, value: [{ scope, resends: 1 }] });
+    expect(lost.sent.map((m) => m.environment).sort()).toEqual(["preview", "staging"]);
+    expect(told.map((n) => n.kind)).toEqual(["scope-lingering"]);
+    await sweepAndReport(at(day + 1_202_000), sweepEnv, parts);
+    expect(told.map((n) => n.kind)).toEqual(["scope-lingering", "destroy-resends-exhausted"]);
+  });
+});

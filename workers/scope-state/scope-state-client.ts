@@ -14,6 +14,7 @@ import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
 import type {
   ApplyOutcome,
   ResendAsk,
+  ResendConfirm,
   ResendDecision,
   ScopeEvent,
   ScopeStateView,
@@ -21,7 +22,15 @@ import type {
 } from "../../shared/rpc/scope-state";
 import { rpcStub } from "../../shared/rpc/stub";
 
-export type { ApplyOutcome, ResendAsk, ResendDecision, ScopeEvent, ScopeStateView, ScopeStatus };
+export type {
+  ApplyOutcome,
+  ResendAsk,
+  ResendConfirm,
+  ResendDecision,
+  ScopeEvent,
+  ScopeStateView,
+  ScopeStatus,
+};
 
 export interface ScopeStateClient {
   readonly repositoryId: number;
@@ -31,6 +40,7 @@ export interface ScopeStateClient {
   markEnqueued(deliveryId: string): Promise<void>;
   unconfirmedClose(): Promise<ScopeEvent | null>;
   claimResend(ask: ResendAsk): Promise<ResendDecision>;
+  confirmResend(confirm: ResendConfirm): Promise<void>;
 }
 
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
@@ -51,5 +61,6 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     markEnqueued: (deliveryId) => stub.markEnqueued({ deliveryId }),
     unconfirmedClose: () => stub.unconfirmedClose({ scope }),
     claimResend: (ask) => stub.claimResend(ask),
+    confirmResend: (confirm) => stub.confirmResend(confirm),
   };
 }

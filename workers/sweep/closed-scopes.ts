@@ -18,7 +18,7 @@ import {
   scopeStateClient,
 } from "../scope-state/scope-state-client";
 import { enqueueDestroys } from "../webhooks/enqueue-destroys";
-import { closeGraceFromEnv } from "./close-grace";
+import { type CloseGrace, closeGraceFromEnv } from "./close-grace";
 
 export interface ScopeRef {
   repositoryId: number;
@@ -46,18 +46,29 @@ export async function closedScopesWithEntries(
   owning: ScopeRef[],
   now: number,
 ): Promise<ClosedScopeWithEntries[]> {
+  const grace = graceOrSkip(env);
   const checks = new Map<string, Promise<ScopeCheck>>();
   const found: ClosedScopeWithEntries[] = [];
+  const failures: unknown[] = [];
   for (const ref of owning) {
     // One check per repository's scope: its state object is shared by every environment, and one
     // re-send queues the destroy of every environment (so at most one per sweep and scope).
     const name = `${ref.repositoryId}/${ref.scope}`;
     let check = checks.get(name);
     if (check === undefined) {
-      check = checkScope(env, scopeStateClient(env, ref.repositoryId, ref.scope), ref, now);
+      check = checkScope(env, scopeStateClient(env, ref.repositoryId, ref.scope), ref, now, grace);
       checks.set(name, check);
     }
-    const { status, revision, resent, resends } = await check;
+    // Each scope settles on its own: one failing check must not leave the others unchecked.
+    const settled = await check.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    if ("error" in settled) {
+      if (!failures.includes(settled.error)) failures.push(settled.error);
+      continue;
+    }
+    const { status, revision, resent, resends } = settled.value;
     if (status !== "closed") continue;
     found.push({
       ...ref,
@@ -66,7 +77,24 @@ export async function closedScopesWithEntries(
       ...(resends !== undefined ? { resends } : {}),
     });
   }
+  if (failures.length > 0) {
+    // Every scope was checked; the part still reports the failure (docs/design.md, "Lost destroys").
+    throw new Error(`${failures.length} closed scope check(s) failed: ${String(failures[0])}`);
+  }
   return found;
+}
+
+/**
+ * Read once per sweep: a bad value skips only the re-sends (the config check reports it), never
+ * the destroys of closes that were never confirmed enqueued (docs/design.md, "Lost destroys").
+ */
+function graceOrSkip(env: Env): CloseGrace | null {
+  try {
+    return closeGraceFromEnv(env);
+  } catch (error) {
+    console.error(`sweep: re-sends skipped: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
 }
 
 async function checkScope(
@@ -74,6 +102,7 @@ async function checkScope(
   client: ScopeStateClient,
   ref: ScopeRef,
   now: number,
+  grace: CloseGrace | null,
 ): Promise<ScopeCheck> {
   const { status, revision, deliveryId } = await client.read();
   if (status !== "closed" || deliveryId === null) return { status, revision, resent: false };
@@ -85,12 +114,18 @@ async function checkScope(
     await enqueueDestroys(env, repository, client, close);
     return { status, revision, resent: true };
   }
-  const decision = await client.claimResend({ deliveryId, now, ...closeGraceFromEnv(env) });
-  await tellOperators(env, ref, revision, decision, now);
+  if (grace === null) return { status, revision, resent: false };
+  const decision = await client.claimResend({ deliveryId, now, ...grace });
+  const told = await tellOperators(env, ref, revision, decision, now);
+  if (told.lingeringAt !== undefined || told.exhaustedAt !== undefined) {
+    await client.confirmResend({ deliveryId, ...told });
+  }
   if (decision.kind !== "resend") return { status, revision, resent: false };
-  // The decision is recorded before the send: a crash in between loses one re-send, never doubles it.
+  // The claim blocks other sweeps before the send; the count is confirmed only after it, so a send
+  // that fails (or a crash in between) uses up no re-send and the next grace period tries again.
   const environments = configFromEnv(env).environments;
   await enqueueDestroys(env, repository, client, { status: "closed", revision, deliveryId });
+  await client.confirmResend({ deliveryId, resends: decision.resends });
   await recordDestroyResend(env, {
     repositoryId: client.repositoryId,
     scope: client.scope,
@@ -111,26 +146,32 @@ async function tellOperators(
   revision: number,
   decision: ResendDecision,
   now: number,
-): Promise<void> {
-  if (decision.kind === "none") return;
+): Promise<{ lingeringAt?: number; exhaustedAt?: number }> {
+  const told: { lingeringAt?: number; exhaustedAt?: number } = {};
+  if (decision.kind === "none") return told;
   const subject = { repositoryId: ref.repositoryId, scope: ref.scope, revision };
   const id = `${ref.repositoryId}/${ref.scope}/${revision}`;
+  // Told only once queued (or the kind is off): a failed send is tried again by the next sweep.
+  const sent = (outcome: string) => outcome === "queued" || outcome === "off";
   if (decision.lingering) {
-    await notify(env, {
+    const outcome = await notify(env, {
       id: `scope-lingering:${id}`,
       kind: "scope-lingering",
       at: now,
       summary: `${ref.scope} still owns entries a day after its pull request closed`,
       subject,
     });
+    if (sent(outcome)) told.lingeringAt = now;
   }
   if (decision.kind === "exhausted" && decision.notify) {
-    await notify(env, {
+    const outcome = await notify(env, {
       id: `destroy-resends-exhausted:${id}`,
       kind: "destroy-resends-exhausted",
       at: now,
       summary: `${ref.scope} still owns entries after ${decision.resends} re-sent destroys; the sweep stopped re-sending`,
       subject: { ...subject, resends: decision.resends },
     });
+    if (sent(outcome)) told.exhaustedAt = now;
   }
+  return told;
 }

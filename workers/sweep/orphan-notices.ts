@@ -1,7 +1,8 @@
 /**
  * Tells operators about each orphan the sweep finds (docs/operations.md, "Notifications"), once:
  * the ids told are kept in R2, replaced each sweep by the ones still found, so an orphan that is
- * removed and comes back is told again, and one that stays is not told every ten minutes.
+ * removed and comes back is told again, and one that stays is not told every ten minutes. An id is
+ * kept only once its notice was queued (or its kind is off), so a failed send is retried.
  */
 import type { Env } from "../../shared/env";
 import type { Orphan } from "../../shared/schemas/orphans";
@@ -25,9 +26,11 @@ export async function notifyNewOrphans(env: Env, orphans: Orphan[], now: number)
   let sent = 0;
   for (const orphan of orphans) {
     const id = await orphanId(orphan);
-    current.push(id);
-    if (told.has(id)) continue;
-    await notify(env, {
+    if (told.has(id)) {
+      current.push(id);
+      continue;
+    }
+    const outcome = await notify(env, {
       id: `orphan-found:${id}`,
       kind: "orphan-found",
       at: now,
@@ -39,6 +42,9 @@ export async function notifyNewOrphans(env: Env, orphans: Orphan[], now: number)
         connection: orphan.connection,
       },
     });
+    // Remembered only once queued (or switched off): a failed send is tried again next sweep.
+    if (outcome !== "queued" && outcome !== "off") continue;
+    current.push(id);
     sent += 1;
   }
   if (sent > 0 || current.length !== told.size) {
