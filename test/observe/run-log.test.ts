@@ -56,7 +56,8 @@ describe("one log line and one data point per run", () => {
     });
     expect(result.run.status).toBe("succeeded");
 
-    const runLines = logs.filter((l) => l.includes('"event":"run"'));
+    // This scope's lines only: other test files share the runtime, and their runs log too.
+    const runLines = logs.filter((l) => l.includes('"event":"run"') && l.includes(`"scope":"${scope}"`));
     expect(runLines).toHaveLength(1);
     const line = JSON.parse(runLines[0] as string);
     expect(line).toMatchObject({
@@ -117,7 +118,8 @@ describe("a run refused before it starts", () => {
       );
     expect(refused?.code).toBe("VALIDATION");
 
-    const runLines = logs.filter((l) => l.includes('"event":"run"'));
+    // This scope's lines only: other test files share the runtime, and their runs log too.
+    const runLines = logs.filter((l) => l.includes('"event":"run"') && l.includes(`"scope":"${scope}"`));
     expect(runLines).toHaveLength(1);
     expect(JSON.parse(runLines[0] as string)).toMatchObject({
       event: "run",
