@@ -22,12 +22,16 @@ export class KeySetUnavailable extends Error {
 
 export type GithubKeySource = (issuer: string) => JWTVerifyGetKey;
 
-export function remoteGithubKeys(fetchImpl?: typeof fetch): GithubKeySource {
-  const byIssuer = new Map<string, JWTVerifyGetKey>();
-  return (issuer) => {
-    let keys = byIssuer.get(issuer);
+/**
+ * One remote JWKS per name, at the URL `urlOf` (service configuration) gives, kept for the isolate's
+ * life. An unknown key id is the token's problem; anything else is the key set's availability.
+ */
+export function remoteKeySets(urlOf: (name: string) => URL, fetchImpl?: typeof fetch) {
+  const byName = new Map<string, JWTVerifyGetKey>();
+  return (name: string): JWTVerifyGetKey => {
+    let keys = byName.get(name);
     if (keys === undefined) {
-      const remote = createRemoteJWKSet(jwksUrl(issuer), {
+      const remote = createRemoteJWKSet(urlOf(name), {
         timeoutDuration: 5_000,
         ...(fetchImpl ? { [customFetch]: fetchImpl } : {}),
       });
@@ -35,14 +39,17 @@ export function remoteGithubKeys(fetchImpl?: typeof fetch): GithubKeySource {
         try {
           return await remote(header, token);
         } catch (err) {
-          // A key id the set does not hold is the token's problem; anything else is availability.
           if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys)
             throw err;
           throw new KeySetUnavailable(err);
         }
       };
-      byIssuer.set(issuer, keys);
+      byName.set(name, keys);
     }
     return keys;
   };
+}
+
+export function remoteGithubKeys(fetchImpl?: typeof fetch): GithubKeySource {
+  return remoteKeySets(jwksUrl, fetchImpl);
 }
