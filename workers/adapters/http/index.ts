@@ -17,6 +17,7 @@
  *    every isolate); reuses a token until shortly before `expires_in`, and after a 401 from `call`
  *    drops it from both levels, gets a fresh one once and calls again. Tokens are registered as secrets.
  */
+export { type FormClientCredentials, formClientCredentials } from "./client-credentials";
 export { providerError, providerStatus } from "./provider-error";
 export {
   DEFAULT_RETRY,

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import {
+  formClientCredentials,
   type HttpContext,
   type ProviderHttpSpec,
   providerError,
@@ -51,34 +52,10 @@ export const clientRepSchema = z
   .loose();
 export type ClientRep = z.infer<typeof clientRepSchema>;
 
-const tokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().positive() });
-
 function tokenSource(ctx: KeycloakContext) {
   const { host, realm, tokenRealm, clientId, clientSecret } = ctx.config;
   const endpoint = `https://${host}/realms/${encodeURIComponent(tokenRealm ?? realm)}/protocol/openid-connect/token`;
-  return {
-    endpoint,
-    clientId,
-    clientSecret,
-    async fetchToken() {
-      const body = await providerJson(
-        ctx,
-        keycloakHttp,
-        {
-          method: "POST",
-          url: endpoint,
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({
-            grant_type: "client_credentials",
-            client_id: clientId,
-            client_secret: clientSecret,
-          }).toString(),
-        },
-        tokenSchema,
-      );
-      return { accessToken: body.access_token, expiresInSeconds: body.expires_in };
-    },
-  };
+  return formClientCredentials(ctx, keycloakHttp, { endpoint, clientId, clientSecret });
 }
 
 /** Buys (or finds cached) the admin token, so no exchange happens under a lease. */

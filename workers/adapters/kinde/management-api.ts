@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import {
+  formClientCredentials,
   type HttpContext,
   type ProviderHttpSpec,
   providerJson,
@@ -40,7 +41,6 @@ export const kindeHttp: ProviderHttpSpec = {
   },
 };
 
-const tokenSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().positive() });
 /**
  * A write's 200. Kinde documents `{code:"OK", message:"Success"}`, but the status is what says the
  * write landed: a 200 with an empty body, no `code` or another success code is accepted. Only a body
@@ -57,30 +57,12 @@ const okSchema = z.union([
 function tokenSource(ctx: KindeContext) {
   const { domain, clientId, clientSecret } = ctx.config;
   const endpoint = `https://${domain}/oauth2/token`;
-  return {
+  return formClientCredentials(ctx, kindeHttp, {
     endpoint,
     clientId,
     clientSecret,
-    async fetchToken() {
-      const body = await providerJson(
-        ctx,
-        kindeHttp,
-        {
-          method: "POST",
-          url: endpoint,
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({
-            grant_type: "client_credentials",
-            client_id: clientId,
-            client_secret: clientSecret,
-            audience: `https://${domain}/api`,
-          }).toString(),
-        },
-        tokenSchema,
-      );
-      return { accessToken: body.access_token, expiresInSeconds: body.expires_in };
-    },
-  };
+    extra: { audience: `https://${domain}/api` },
+  });
 }
 
 /** Buys (or finds cached) the Management API token, so no exchange happens under a lease. */
