@@ -3,8 +3,11 @@
  * application — applies of random plans, destroys, two runs at once, provider failures past the
  * retry budget, crashes between intent and write or after the write — once every scope a fault
  * was aimed at has been through a recovery pass (engine.recover; the others get none):
- *   - the application's lists hold exactly the union of the scopes' ledgers plus the unrelated
- *     entries seeded before (nothing lost, nothing orphaned, no duplicate);
+ *   - after every step and after recovery, the application's lists agree with a model of what each
+ *     scope should own, kept from the steps and their outcomes alone (./scope-model.ts): no wanted
+ *     entry lost, no entry leaked, none doubled, the unrelated entries seeded before all kept;
+ *   - and, as a consistency check of the service's own records, the lists hold exactly the union
+ *     of the scopes' ledgers plus the unrelated entries;
  *   - no receipt holds an intent;
  *   - every lock the history touched (scope locks, the application's parent lock) is free.
  * Along the way each step is checked too: a crash stops the run, an injected failure fails it and
@@ -25,6 +28,7 @@ import { durableIntents } from "../helpers/engine";
 import { describeStep, type History, historyArb, LINES, MAX_SCOPES } from "./history-model";
 import { recoverAll, runStep, type StepOutcome, type World } from "./history-runner";
 import { replayParameters as replayParametersOf, scopeNumbering, viteEnv } from "./replay";
+import { ScopeEntriesModel } from "./scope-model";
 import {
   applicationIdentity,
   expectedLists,
@@ -138,6 +142,7 @@ async function runHistory(expect: Expect, history: History): Promise<void> {
     "locks held before the history",
   ).toEqual([]);
   stats.histories += 1;
+  const model = new ScopeEntriesModel(world);
   for (const group of history.groups) {
     stats.steps += group.length;
     if (group.length > 1) stats.concurrent += 1;
@@ -147,6 +152,9 @@ async function runHistory(expect: Expect, history: History): Promise<void> {
         const alone = group.filter((s) => s.scope === outcome.step.scope).length === 1;
         await checkStep(expect, world, outcome, alone);
       }
+      // The lists against the model of what each scope should own, kept from the history alone.
+      model.group(outcomes);
+      expect(model.check(await providerLists(world), "after a step"), "lists against the model").toEqual([]);
     });
   }
 
@@ -169,7 +177,10 @@ async function runHistory(expect: Expect, history: History): Promise<void> {
     ),
     "intents left (after recovery where a fault was aimed)",
   ).toEqual([]);
-  expect(sortedLists(await providerLists(world)), "provider lists = union of ledgers + unrelated").toEqual(
+  const lists = await providerLists(world);
+  expect(model.check(lists, "after recovery"), "lists against the model").toEqual([]);
+  // And the service's own records agree with the lists (a consistency check, not the oracle).
+  expect(sortedLists(lists), "provider lists = union of ledgers + unrelated").toEqual(
     sortedLists(expectedLists(receipts)),
   );
   const locks = await touchedLocks(world, scopes);
