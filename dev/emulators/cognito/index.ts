@@ -80,4 +80,10 @@ export const cognitoEmulator: ProviderEmulatorModule = {
 };
 
 export { DEMO_COGNITO } from "./demo";
-export { type CognitoAccessKey, cognitoKeys, type UserPoolClient, userPoolClient } from "./state";
+export {
+  type CognitoAccessKey,
+  type CognitoRoleAccess,
+  cognitoKeys,
+  type UserPoolClient,
+  userPoolClient,
+} from "./state";

@@ -1,0 +1,323 @@
+/**
+ * docs/design.md, "Federated connections": S3 and Cognito connections configured as federated
+ * take temporary credentials from AWS STS AssumeRoleWithWebIdentity with a token the service mints
+ * for that connection's subject; the emulated STS checks it as AWS does (issuer discovery, JWKS by
+ * kid, aud against the OIDC provider's client ids, the role's trust policy on sub, exp), and the
+ * emulated S3 and Cognito require the session token with the temporary key.
+ */
+import { env } from "cloudflare:workers";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { STS_OBJECT } from "../../dev/emulators/aws-sts/state";
+import { systemClock } from "../../shared/clock";
+import { SecretRegistry } from "../../shared/secrets";
+import { connectionSubject, federationIssuer, mintFederationToken } from "../../workers/keys/federation";
+import { apply, call, destroy, testApp } from "../helpers/app";
+import { registerConnection } from "../helpers/connections";
+import { emulatorStub } from "../helpers/emulators";
+import { freshRoleArn, STS_AUDIENCE, seedSts } from "../helpers/emulators-aws-sts";
+import { COGNITO_REGION, cognitoClient, seedCognito, userPoolClient } from "../helpers/emulators-cognito";
+import { freshS3Bucket, S3_REGION, s3Bucket, seedS3 } from "../helpers/emulators-s3";
+import { freshPr, receipt } from "../helpers/engine";
+
+const ISSUER = "https://sponson.test";
+const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/;
+
+afterEach(() => vi.restoreAllMocks());
+
+const issuer = () => {
+  const configured = federationIssuer(env as unknown as Record<string, unknown>);
+  if (!configured)
+    throw new Error("FEDERATION_SIGNING_KEY / SPONSON_PUBLIC_URL bindings missing (vitest.config.ts)");
+  return configured;
+};
+const mint = (connection: string, audience = STS_AUDIENCE, nowMs = Date.now()) =>
+  mintFederationToken(issuer(), { connection, audience, nowMs }, new SecretRegistry());
+
+/** The account trusts the issuer for `sts.amazonaws.com`; the role for `trustedConnection` only. */
+async function trustingRole(trustedConnection: string, clientIds = [STS_AUDIENCE]) {
+  const roleArn = freshRoleArn();
+  await seedSts({
+    providers: [{ url: ISSUER, clientIds }],
+    roles: {
+      [roleArn]: {
+        trust: { issuer: ISSUER, subject: connectionSubject(trustedConnection), audience: STS_AUDIENCE },
+      },
+    },
+  });
+  return roleArn;
+}
+
+async function assumeRole(roleArn: string, token: string) {
+  const res = await emulatorStub(STS_OBJECT).fetch(`https://sts.${S3_REGION}.amazonaws.com/`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      Action: "AssumeRoleWithWebIdentity",
+      Version: "2011-06-15",
+      RoleArn: roleArn,
+      RoleSessionName: "sponson-test",
+      WebIdentityToken: token,
+      DurationSeconds: "900",
+    }).toString(),
+  });
+  const text = await res.text();
+  return { status: res.status, text, code: text.match(/<Code>([^<]*)<\/Code>/)?.[1] };
+}
+
+describe("the emulated STS checks the service's token as AWS does", () => {
+  it("accepts the connection's own token: temporary credentials with a session token (control)", async () => {
+    const role = await trustingRole("aws-fed-control");
+    const res = await assumeRole(role, await mint("aws-fed-control"));
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<AssumeRoleWithWebIdentityResponse");
+    expect(res.text).toMatch(/<AccessKeyId>ASIA[A-Z2-7]{16}<\/AccessKeyId>/);
+    expect(res.text).toMatch(/<SessionToken>[^<]+<\/SessionToken>/);
+    expect(res.text).toContain(`<SubjectFromWebIdentityToken>${connectionSubject("aws-fed-control")}`);
+  });
+
+  it("refuses a token for another connection's subject: 403 AccessDenied", async () => {
+    const role = await trustingRole("aws-fed-a");
+    const res = await assumeRole(role, await mint("aws-fed-b"));
+    expect([res.status, res.code]).toEqual([403, "AccessDenied"]);
+    expect(res.text).toContain("Not authorized to perform sts:AssumeRoleWithWebIdentity");
+    expect(res.text).toContain("<Type>Sender</Type>");
+  });
+
+  it("refuses a wrong audience: 400 InvalidIdentityToken, Incorrect token audience", async () => {
+    const role = await trustingRole("aws-fed-aud");
+    const res = await assumeRole(role, await mint("aws-fed-aud", "api://AzureADTokenExchange"));
+    expect([res.status, res.code]).toEqual([400, "InvalidIdentityToken"]);
+    expect(res.text).toContain("Incorrect token audience");
+  });
+
+  it("refuses an expired token: 400 ExpiredTokenException", async () => {
+    const role = await trustingRole("aws-fed-exp");
+    const res = await assumeRole(role, await mint("aws-fed-exp", STS_AUDIENCE, Date.now() - 3_600_000));
+    expect([res.status, res.code]).toEqual([400, "ExpiredTokenException"]);
+  });
+
+  it("refuses a token signed by the retired key (no longer published): 400 InvalidIdentityToken", async () => {
+    const role = await trustingRole("aws-fed-kid");
+    const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+    expect(await exportJWK(privateKey)).toHaveProperty("d");
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: "RS256", kid: "test-federation-retired" })
+      .setIssuer(ISSUER)
+      .setSubject(connectionSubject("aws-fed-kid"))
+      .setAudience(STS_AUDIENCE)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 300)
+      .sign(privateKey);
+    const res = await assumeRole(role, token);
+    expect([res.status, res.code]).toEqual([400, "InvalidIdentityToken"]);
+  });
+
+  it("refuses a role that does not exist: 403 AccessDenied", async () => {
+    const roleArn = freshRoleArn();
+    const res = await assumeRole(roleArn, await mint("aws-fed-nobody"));
+    expect([res.status, res.code]).toEqual([403, "AccessDenied"]);
+  });
+});
+
+/** Every outbound request of the app: URL, headers, body and the answer's text. */
+function recordedApp(clock = systemClock) {
+  const sent: Array<{ url: string; headers: Headers; body: string; answer: string }> = [];
+  const app = testApp({
+    engine: {
+      clock,
+      isolateTokenCache: false,
+      wrapFetch: (inner) => async (input, init) => {
+        const request = new Request(input, init);
+        const body = await request.clone().text();
+        const response = await inner(request);
+        sent.push({ url: request.url, headers: request.headers, body, answer: await response.clone().text() });
+        return response;
+      },
+    },
+  });
+  return { app, sent };
+}
+
+function captureLogs(): string[] {
+  const logged: string[] = [];
+  for (const level of ["log", "info", "warn", "error", "debug"] as const)
+    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
+      logged.push(args.map(String).join(" "));
+    });
+  return logged;
+}
+
+/** What an exchange handed out: the minted token, the secret key and the session token. */
+function exchangedSecrets(sent: Array<{ url: string; body: string; answer: string }>): string[] {
+  const out: string[] = [];
+  for (const r of sent.filter((s) => new URL(s.url).host.startsWith("sts."))) {
+    out.push(new URLSearchParams(r.body).get("WebIdentityToken") ?? "");
+    for (const field of ["SecretAccessKey", "SessionToken"]) {
+      const value = r.answer.match(new RegExp(`<${field}>([^<]+)</${field}>`))?.[1];
+      if (value) out.push(value);
+    }
+  }
+  return out.filter((s) => s !== "");
+}
+
+async function s3Federated(name: string, trusted = name) {
+  const roleArn = await trustingRole(trusted);
+  const { bucket } = freshS3Bucket("fed");
+  await seedS3(bucket, { bucket: { region: S3_REGION, rules: [] }, roles: { [roleArn]: { access: "full" } } });
+  registerConnection(name, { type: "s3", config: { region: S3_REGION }, federated: { roleArn } });
+  return { bucket, roleArn };
+}
+
+const s3Plan = (connection: string, bucket: string, origin: string) => ({
+  version: 2,
+  lines: [{ id: "cors", op: "s3.corsOrigin", connection, params: { bucket, rule: "previews", origin } }],
+});
+
+describe("a federated S3 connection", () => {
+  it("applies and destroys on temporary credentials; no token, secret key or session token is kept or shown", async () => {
+    const { bucket } = await s3Federated("s3-fed-run");
+    const logged = captureLogs();
+    const { app, sent } = recordedApp();
+    const scope = freshPr();
+    const origin = `https://${scope}.preview.example.com`;
+    const applied = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: s3Plan("s3-fed-run", bucket, origin),
+    });
+    const appliedText = await applied.text();
+    expect(applied.status).toBe(200);
+    expect((await s3Bucket(bucket))?.rules?.[0]?.AllowedOrigin).toEqual([origin]);
+    const sts = sent.filter((s) => new URL(s.url).host === `sts.${S3_REGION}.amazonaws.com`);
+    expect(sts).toHaveLength(1);
+    const form = new URLSearchParams(sts[0]?.body);
+    expect(form.get("Action")).toBe("AssumeRoleWithWebIdentity");
+    expect(form.get("RoleSessionName")).toBe("sponson-s3-fed-run");
+    expect(form.get("DurationSeconds")).toBe("900");
+    expect(sts[0]?.headers.get("authorization")).toBeNull();
+    const s3Calls = sent.filter((s) => new URL(s.url).host.startsWith(`${bucket}.s3.`));
+    expect(s3Calls.length).toBeGreaterThan(0);
+    for (const c of s3Calls) expect(c.headers.get("x-amz-security-token")).toBeTruthy();
+
+    const destroyed = await call(app, "POST", `/v1/scopes/preview/${scope}/destroy`, {});
+    const destroyedText = await destroyed.text();
+    expect(destroyed.status).toBe(200);
+    expect((await s3Bucket(bucket))?.rules ?? []).toEqual([]);
+
+    const secrets = exchangedSecrets(sent);
+    expect(secrets.length).toBeGreaterThanOrEqual(3);
+    const seen = [
+      appliedText,
+      destroyedText,
+      JSON.stringify([...applied.headers, ...destroyed.headers]),
+      JSON.stringify(await receipt("preview", scope)),
+      await (await call(app, "GET", `/v1/scopes/preview/${scope}/ledger`)).text(),
+      await (await call(app, "GET", "/v1/locks")).text(),
+      ...logged,
+    ];
+    expect(seen.join("\n")).toContain(origin);
+    for (const text of seen) {
+      expect(text).not.toMatch(JWT);
+      for (const secret of secrets) expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe("a federated Cognito connection", () => {
+  it("applies and destroys on temporary credentials carrying X-Amz-Security-Token", async () => {
+    const roleArn = await trustingRole("cognito-fed-run");
+    const id = crypto.randomUUID().replaceAll("-", "");
+    const pool = `${COGNITO_REGION}_${id.slice(0, 9)}`;
+    const client = id.slice(0, 26);
+    await seedCognito({
+      pool,
+      clients: [userPoolClient(pool, client, { CallbackURLs: ["https://app.example.com/cb"] })],
+      roles: { [roleArn]: { access: "full" } },
+    });
+    registerConnection("cognito-fed-run", {
+      type: "cognito",
+      config: { region: COGNITO_REGION },
+      federated: { roleArn },
+    });
+    const { app, sent } = recordedApp();
+    const scope = freshPr();
+    const url = `https://${scope}.preview.example.com/callback`;
+    const plan = {
+      version: 2,
+      lines: [
+        {
+          id: "cb",
+          op: "cognito.callbackUrl",
+          connection: "cognito-fed-run",
+          params: { userPool: pool, client, url },
+        },
+      ],
+    };
+    const applied = await apply(app, "preview", scope, plan as never);
+    expect(applied.run.status).toBe("succeeded");
+    expect((await cognitoClient(pool, client))?.CallbackURLs).toEqual(["https://app.example.com/cb", url]);
+    const calls = sent.filter((s) => new URL(s.url).host.startsWith("cognito-idp."));
+    for (const c of calls) expect(c.headers.get("x-amz-security-token")).toBeTruthy();
+    await destroy(app, "preview", scope);
+    expect((await cognitoClient(pool, client))?.CallbackURLs).toEqual(["https://app.example.com/cb"]);
+    const text = JSON.stringify(applied) + JSON.stringify(await receipt("preview", scope));
+    for (const secret of exchangedSecrets(sent)) expect(text).not.toContain(secret);
+  });
+});
+
+describe("an exchange STS refuses fails the run naming the connection and AWS's code, with no provider request", () => {
+  async function refusedRun(
+    name: string,
+    options: { trusted?: string; clientIds?: string[]; clock?: typeof systemClock; bindings?: typeof env },
+  ) {
+    const roleArn = await trustingRole(options.trusted ?? name, options.clientIds);
+    const { bucket } = freshS3Bucket("ref");
+    await seedS3(bucket, { bucket: { region: S3_REGION, rules: [] }, roles: { [roleArn]: { access: "full" } } });
+    registerConnection(name, { type: "s3", config: { region: S3_REGION }, federated: { roleArn } });
+    const { app, sent } = recordedApp(options.clock);
+    const scope = freshPr();
+    const res = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${scope}/apply`,
+      { plan: s3Plan(name, bucket, `https://${scope}.preview.example.com`) },
+      {},
+      options.bindings,
+    );
+    const text = await res.text();
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.headers.get("server-timing") ?? "").not.toMatch(JWT);
+    expect(text).toContain(name);
+    expect(text).not.toMatch(JWT);
+    for (const secret of exchangedSecrets(sent)) expect(text).not.toContain(secret);
+    // The exchange was tried; nothing reached the bucket.
+    expect(sent.some((s) => new URL(s.url).host.startsWith("sts."))).toBe(true);
+    expect(sent.filter((s) => new URL(s.url).host.includes(".s3."))).toEqual([]);
+    expect((await s3Bucket(bucket))?.rules).toEqual([]);
+    return text;
+  }
+
+  it("a token for another connection's subject: AccessDenied", async () => {
+    expect(await refusedRun("s3-fed-sub", { trusted: "s3-fed-someone-else" })).toContain("AccessDenied");
+  });
+
+  it("an audience the OIDC provider does not list: InvalidIdentityToken", async () => {
+    expect(await refusedRun("s3-fed-aud", { clientIds: ["some-other-client"] })).toContain(
+      "InvalidIdentityToken",
+    );
+  });
+
+  it("an expired token (the service's clock an hour behind): ExpiredTokenException", async () => {
+    const clock = { ...systemClock, now: () => Date.now() - 3_600_000 };
+    expect(await refusedRun("s3-fed-exp", { clock })).toContain("ExpiredTokenException");
+  });
+
+  it("a token signed with a key the issuer no longer publishes: InvalidIdentityToken", async () => {
+    const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+    const ring = {
+      keys: [{ ...(await exportJWK(privateKey)), kid: "test-federation-retired", status: "current" }],
+    };
+    const bindings = { ...env, FEDERATION_SIGNING_KEY: JSON.stringify(ring) } as typeof env;
+    expect(await refusedRun("s3-fed-kid", { bindings })).toContain("InvalidIdentityToken");
+  });
+});
