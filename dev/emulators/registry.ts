@@ -1,5 +1,6 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
+import { stsEmulator } from "./aws-sts";
 import { cognitoEmulator } from "./cognito";
 import type { ProviderEmulatorModule } from "./emulator";
 import { entraLoginEmulator, graphEmulator } from "./entra";
@@ -29,6 +30,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   entraLoginEmulator,
   graphEmulator,
   cognitoEmulator,
+  stsEmulator,
   keycloakEmulator,
   notificationSinkEmulator,
 ];

@@ -132,7 +132,12 @@ function recordedApp(clock = systemClock) {
         const request = new Request(input, init);
         const body = await request.clone().text();
         const response = await inner(request);
-        sent.push({ url: request.url, headers: request.headers, body, answer: await response.clone().text() });
+        sent.push({
+          url: request.url,
+          headers: request.headers,
+          body,
+          answer: await response.clone().text(),
+        });
         return response;
       },
     },
@@ -165,7 +170,10 @@ function exchangedSecrets(sent: Array<{ url: string; body: string; answer: strin
 async function s3Federated(name: string, trusted = name) {
   const roleArn = await trustingRole(trusted);
   const { bucket } = freshS3Bucket("fed");
-  await seedS3(bucket, { bucket: { region: S3_REGION, rules: [] }, roles: { [roleArn]: { access: "full" } } });
+  await seedS3(bucket, {
+    bucket: { region: S3_REGION, rules: [] },
+    roles: { [roleArn]: { access: "full" } },
+  });
   registerConnection(name, { type: "s3", config: { region: S3_REGION }, federated: { roleArn } });
   return { bucket, roleArn };
 }
@@ -272,7 +280,10 @@ describe("an exchange STS refuses fails the run naming the connection and AWS's 
   ) {
     const roleArn = await trustingRole(options.trusted ?? name, options.clientIds);
     const { bucket } = freshS3Bucket("ref");
-    await seedS3(bucket, { bucket: { region: S3_REGION, rules: [] }, roles: { [roleArn]: { access: "full" } } });
+    await seedS3(bucket, {
+      bucket: { region: S3_REGION, rules: [] },
+      roles: { [roleArn]: { access: "full" } },
+    });
     registerConnection(name, { type: "s3", config: { region: S3_REGION }, federated: { roleArn } });
     const { app, sent } = recordedApp(options.clock);
     const scope = freshPr();

@@ -27,7 +27,9 @@ export interface Session {
   assumedRoleArn: string;
 }
 
-export type SessionCheck = { ok: true; session: Session } | { ok: false; refusal: "missing" | "invalid" | "expired" };
+export type SessionCheck =
+  | { ok: true; session: Session }
+  | { ok: false; refusal: "missing" | "invalid" | "expired" };
 
 const encoder = new TextEncoder();
 
@@ -39,7 +41,9 @@ async function mac(text: string): Promise<string> {
     false,
     ["sign"],
   );
-  return btoa(String.fromCharCode(...new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)))));
+  return btoa(
+    String.fromCharCode(...new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(text)))),
+  );
 }
 
 /** Temporary keys start with ASIA (long-term IAM user keys with AKIA). */
@@ -50,7 +54,11 @@ export function assumedRoleArn(roleArn: string, sessionName: string): string {
   return `arn:aws:sts::${account}:assumed-role/${role}/${sessionName}`;
 }
 
-export async function issueSession(roleArn: string, sessionName: string, expiresAtMs: number): Promise<IssuedSession> {
+export async function issueSession(
+  roleArn: string,
+  sessionName: string,
+  expiresAtMs: number,
+): Promise<IssuedSession> {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
   const random = crypto.getRandomValues(new Uint8Array(16));
   const accessKeyId = `ASIA${[...random].map((b) => alphabet[b % 32]).join("")}`;

@@ -10,8 +10,8 @@
 
 export interface CognitoAccessKey {
   secretAccessKey: string;
-  /** `read`: cognito-idp:Describe* only (UpdateUserPoolClient → AccessDeniedException). */
-  access: "full" | "read";
+  /** `read`: cognito-idp:Describe* only (UpdateUserPoolClient → AccessDeniedException); `none`: neither. */
+  access: "full" | "read" | "none";
   /** The IAM user's ARN, named in AccessDeniedException messages. */
   arn: string;
 }
