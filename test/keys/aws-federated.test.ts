@@ -6,120 +6,19 @@
  * emulated S3 and Cognito require the session token with the temporary key.
  */
 import { env } from "cloudflare:workers";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { exportJWK, generateKeyPair } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { STS_OBJECT } from "../../dev/emulators/aws-sts/state";
 import { systemClock } from "../../shared/clock";
-import { SecretRegistry } from "../../shared/secrets";
-import { connectionSubject, federationIssuer, mintFederationToken } from "../../workers/keys/federation";
 import { apply, call, destroy, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
-import { emulatorStub } from "../helpers/emulators";
-import { freshRoleArn, STS_AUDIENCE, seedSts } from "../helpers/emulators-aws-sts";
+import { trustingRole } from "../helpers/emulators-aws-sts";
 import { COGNITO_REGION, cognitoClient, seedCognito, userPoolClient } from "../helpers/emulators-cognito";
 import { freshS3Bucket, S3_REGION, s3Bucket, seedS3 } from "../helpers/emulators-s3";
 import { freshPr, receipt } from "../helpers/engine";
 
-const ISSUER = "https://sponson.test";
 const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/;
 
 afterEach(() => vi.restoreAllMocks());
-
-const issuer = () => {
-  const configured = federationIssuer(env as unknown as Record<string, unknown>);
-  if (!configured)
-    throw new Error("FEDERATION_SIGNING_KEY / SPONSON_PUBLIC_URL bindings missing (vitest.config.ts)");
-  return configured;
-};
-const mint = (connection: string, audience = STS_AUDIENCE, nowMs = Date.now()) =>
-  mintFederationToken(issuer(), { connection, audience, nowMs }, new SecretRegistry());
-
-/** The account trusts the issuer for `sts.amazonaws.com`; the role for `trustedConnection` only. */
-async function trustingRole(trustedConnection: string, clientIds = [STS_AUDIENCE]) {
-  const roleArn = freshRoleArn();
-  await seedSts({
-    providers: [{ url: ISSUER, clientIds }],
-    roles: {
-      [roleArn]: {
-        trust: { issuer: ISSUER, subject: connectionSubject(trustedConnection), audience: STS_AUDIENCE },
-      },
-    },
-  });
-  return roleArn;
-}
-
-async function assumeRole(roleArn: string, token: string) {
-  const res = await emulatorStub(STS_OBJECT).fetch(`https://sts.${S3_REGION}.amazonaws.com/`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({
-      Action: "AssumeRoleWithWebIdentity",
-      Version: "2011-06-15",
-      RoleArn: roleArn,
-      RoleSessionName: "sponson-test",
-      WebIdentityToken: token,
-      DurationSeconds: "900",
-    }).toString(),
-  });
-  const text = await res.text();
-  return { status: res.status, text, code: text.match(/<Code>([^<]*)<\/Code>/)?.[1] };
-}
-
-describe("the emulated STS checks the service's token as AWS does", () => {
-  it("accepts the connection's own token: temporary credentials with a session token (control)", async () => {
-    const role = await trustingRole("aws-fed-control");
-    const res = await assumeRole(role, await mint("aws-fed-control"));
-    expect(res.status).toBe(200);
-    expect(res.text).toContain("<AssumeRoleWithWebIdentityResponse");
-    expect(res.text).toMatch(/<AccessKeyId>ASIA[A-Z2-7]{16}<\/AccessKeyId>/);
-    expect(res.text).toMatch(/<SessionToken>[^<]+<\/SessionToken>/);
-    expect(res.text).toContain(`<SubjectFromWebIdentityToken>${connectionSubject("aws-fed-control")}`);
-  });
-
-  it("refuses a token for another connection's subject: 403 AccessDenied", async () => {
-    const role = await trustingRole("aws-fed-a");
-    const res = await assumeRole(role, await mint("aws-fed-b"));
-    expect([res.status, res.code]).toEqual([403, "AccessDenied"]);
-    expect(res.text).toContain("Not authorized to perform sts:AssumeRoleWithWebIdentity");
-    expect(res.text).toContain("<Type>Sender</Type>");
-  });
-
-  it("refuses a wrong audience: 400 InvalidIdentityToken, Incorrect token audience", async () => {
-    const role = await trustingRole("aws-fed-aud");
-    const res = await assumeRole(role, await mint("aws-fed-aud", "api://AzureADTokenExchange"));
-    expect([res.status, res.code]).toEqual([400, "InvalidIdentityToken"]);
-    expect(res.text).toContain("Incorrect token audience");
-  });
-
-  it("refuses an expired token: 400 ExpiredTokenException", async () => {
-    const role = await trustingRole("aws-fed-exp");
-    const res = await assumeRole(role, await mint("aws-fed-exp", STS_AUDIENCE, Date.now() - 3_600_000));
-    expect([res.status, res.code]).toEqual([400, "ExpiredTokenException"]);
-  });
-
-  it("refuses a token signed by the retired key (no longer published): 400 InvalidIdentityToken", async () => {
-    const role = await trustingRole("aws-fed-kid");
-    const { privateKey } = await generateKeyPair("RS256", { extractable: true });
-    expect(await exportJWK(privateKey)).toHaveProperty("d");
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({})
-      .setProtectedHeader({ alg: "RS256", kid: "test-federation-retired" })
-      .setIssuer(ISSUER)
-      .setSubject(connectionSubject("aws-fed-kid"))
-      .setAudience(STS_AUDIENCE)
-      .setIssuedAt(now)
-      .setExpirationTime(now + 300)
-      .sign(privateKey);
-    const res = await assumeRole(role, token);
-    expect([res.status, res.code]).toEqual([400, "InvalidIdentityToken"]);
-  });
-
-  it("refuses a role that does not exist: 403 AccessDenied", async () => {
-    const roleArn = freshRoleArn();
-    const res = await assumeRole(roleArn, await mint("aws-fed-nobody"));
-    expect([res.status, res.code]).toEqual([403, "AccessDenied"]);
-  });
-});
 
 /** Every outbound request of the app: URL, headers, body and the answer's text. */
 function recordedApp(clock = systemClock) {
@@ -211,6 +110,8 @@ describe("a federated S3 connection", () => {
     const destroyedText = await destroyed.text();
     expect(destroyed.status).toBe(200);
     expect((await s3Bucket(bucket))?.rules ?? []).toEqual([]);
+    // No isolate cache: the destroy's credentials came from the fleet's token object, not a new exchange.
+    expect(sent.filter((s) => new URL(s.url).host.startsWith("sts."))).toHaveLength(1);
 
     const secrets = exchangedSecrets(sent);
     expect(secrets.length).toBeGreaterThanOrEqual(3);
