@@ -109,3 +109,8 @@ export async function withAwsCredentials<T>(
     },
   );
 }
+
+/** The adapter's `prepare`: a federated connection's exchange happens before any lease is taken. */
+export function prepareAwsCredentials(ctx: AwsCredentialContext, family: string): Promise<void> {
+  return withAwsCredentials(ctx, family, async () => {});
+}
