@@ -11,6 +11,7 @@ import { iamEmulator } from "./google-iam";
 import { keycloakEmulator } from "./keycloak";
 import { kindeEmulator } from "./kinde";
 import { notificationSinkEmulator } from "./notification-sink";
+import { oidcIssuerEmulator } from "./oidc-issuer";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
@@ -31,6 +32,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   graphEmulator,
   cognitoEmulator,
   stsEmulator,
+  oidcIssuerEmulator,
   keycloakEmulator,
   notificationSinkEmulator,
 ];
