@@ -132,6 +132,25 @@ describe("a federated S3 connection", () => {
   });
 });
 
+describe("one exchange per connection", () => {
+  it("a burst of five runs on fresh isolates assumes the role once", async () => {
+    const { bucket } = await s3Federated("s3-fed-burst");
+    const { app, sent } = recordedApp();
+    const scopes = Array.from({ length: 5 }, () => freshPr());
+    const answers = await Promise.all(
+      scopes.map((scope) =>
+        call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+          plan: s3Plan("s3-fed-burst", bucket, `https://${scope}.preview.example.com`),
+          wait: true,
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(sent.filter((s) => new URL(s.url).host.startsWith("sts."))).toHaveLength(1);
+    expect((await s3Bucket(bucket))?.rules?.[0]?.AllowedOrigin).toHaveLength(5);
+  });
+});
+
 describe("a federated Cognito connection", () => {
   it("applies and destroys on temporary credentials carrying X-Amz-Security-Token", async () => {
     const roleArn = await trustingRole("cognito-fed-run");
