@@ -1,5 +1,6 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
+import { stsEmulator } from "./aws-sts";
 import { cognitoEmulator } from "./cognito";
 import type { ProviderEmulatorModule } from "./emulator";
 import { entraLoginEmulator, graphEmulator } from "./entra";
@@ -10,6 +11,7 @@ import { iamEmulator } from "./google-iam";
 import { keycloakEmulator } from "./keycloak";
 import { kindeEmulator } from "./kinde";
 import { notificationSinkEmulator } from "./notification-sink";
+import { oidcIssuerEmulator } from "./oidc-issuer";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
@@ -29,6 +31,8 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   entraLoginEmulator,
   graphEmulator,
   cognitoEmulator,
+  stsEmulator,
+  oidcIssuerEmulator,
   keycloakEmulator,
   notificationSinkEmulator,
 ];

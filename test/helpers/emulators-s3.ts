@@ -1,5 +1,5 @@
 /** Buckets of the emulated S3 API: one object per bucket host ({bucket}.s3.{region}.amazonaws.com). */
-import { type S3AccessKey, type S3Bucket, s3Keys } from "../../dev/emulators/s3";
+import { type S3AccessKey, type S3Bucket, type S3RoleAccess, s3Keys } from "../../dev/emulators/s3";
 import { emulatorStub } from "./emulators";
 
 export const S3_REGION = "eu-west-1";
@@ -20,12 +20,13 @@ export function freshS3Bucket(prefix = "assets"): { bucket: string; accessKeyId:
 
 export async function seedS3(
   bucket: string,
-  seed: { keys?: Record<string, S3AccessKey>; bucket?: S3Bucket },
+  seed: { keys?: Record<string, S3AccessKey>; bucket?: S3Bucket; roles?: Record<string, S3RoleAccess> },
   region = S3_REGION,
 ): Promise<void> {
   const entries: Record<string, unknown> = {};
   for (const [id, key] of Object.entries(seed.keys ?? {})) entries[s3Keys.accessKey(id)] = key;
   if (seed.bucket) entries[s3Keys.bucket] = seed.bucket;
+  for (const [arn, access] of Object.entries(seed.roles ?? {})) entries[s3Keys.role(arn)] = access;
   await emulatorStub(s3Host(bucket, region)).seed(entries);
 }
 

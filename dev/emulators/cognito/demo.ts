@@ -3,8 +3,9 @@
  * (scripts/start.mjs passes its secret as COGNITO_SECRET_ACCESS_KEY) and the app client
  * `sponsondemoclient0000000000`. Local values, not secrets.
  */
+import { DEMO_ROLES } from "../aws-sts/demo";
 import type { EmulatorState } from "../emulator";
-import { type CognitoAccessKey, cognitoKeys, userPoolClient } from "./state";
+import { type CognitoAccessKey, type CognitoRoleAccess, cognitoKeys, userPoolClient } from "./state";
 
 export const DEMO_COGNITO = {
   accessKeyId: "AKIASPONSONDEMO00002",
@@ -20,6 +21,8 @@ export function provisionDemoPool(region: string, pool: string, state: EmulatorS
     access: "full",
     arn: "arn:aws:iam::123456789012:user/sponson-demo",
   });
+  // The `cognito-federated` example connection's role (its temporary credentials, ../aws-sts/demo.ts).
+  state.put<CognitoRoleAccess>(cognitoKeys.role(DEMO_ROLES.cognito), { access: "full" });
   state.put(cognitoKeys.pool(pool), true);
   state.put(
     cognitoKeys.client(pool, DEMO_COGNITO.client),

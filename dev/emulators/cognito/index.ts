@@ -4,17 +4,46 @@
  * service `cognito-idp` (checked by ../s3/sigv4.ts, the body's hash signed but not sent). Actions:
  * ./user-pool-clients.ts. Errors and throttling: ./responses.ts. State: ./state.ts.
  */
-import type { ProviderEmulatorModule } from "../emulator";
+import { isSessionKey, sessionOf } from "../aws-sts/session-credentials";
+import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
 import { sha256Hex } from "../s3/integrity";
 import { expectedSignature, parseSigV4 } from "../s3/sigv4";
 import { provisionDemoPool } from "./demo";
 import { awsError, INVALID_SIGNATURE } from "./responses";
-import { type CognitoAccessKey, cognitoKeys } from "./state";
+import { type CognitoAccessKey, type CognitoRoleAccess, cognitoKeys } from "./state";
 import { describeUserPoolClient, updateUserPoolClient } from "./user-pool-clients";
 
 const HOST = /^cognito-idp\.([a-z]{2}(?:-[a-z]+)+-\d{1,2})\.amazonaws\.com$/;
 const TARGET_PREFIX = "AWSCognitoIdentityProviderService.";
 const target = (request: Request) => request.headers.get("x-amz-target") ?? "";
+const INVALID_TOKEN = "The security token included in the request is invalid.";
+
+/**
+ * The caller's key: an IAM user's, or temporary credentials (STS) known only with their signed
+ * `X-Amz-Security-Token`, whose permissions here are the host's `role:<arn>` entry.
+ */
+async function callerKey(
+  request: Request,
+  state: EmulatorState,
+  accessKeyId: string,
+  signedHeaders: string[],
+): Promise<CognitoAccessKey | Response> {
+  if (!isSessionKey(accessKeyId)) {
+    const key = state.get<CognitoAccessKey>(cognitoKeys.accessKey(accessKeyId));
+    return key ?? awsError("UnrecognizedClientException", INVALID_TOKEN);
+  }
+  const check = await sessionOf(accessKeyId, request.headers.get("x-amz-security-token"), Date.now());
+  if (!check.ok && check.refusal === "expired")
+    return awsError("ExpiredTokenException", "The security token included in the request is expired");
+  if (!check.ok || !signedHeaders.includes("x-amz-security-token"))
+    return awsError("UnrecognizedClientException", INVALID_TOKEN);
+  const role = state.get<CognitoRoleAccess>(cognitoKeys.role(check.session.roleArn));
+  return {
+    secretAccessKey: check.session.secretAccessKey,
+    access: role?.access ?? "none",
+    arn: check.session.assumedRoleArn,
+  };
+}
 
 export const cognitoEmulator: ProviderEmulatorModule = {
   provider: "cognito",
@@ -45,12 +74,8 @@ export const cognitoEmulator: ProviderEmulatorModule = {
         "Credential should be scoped to a valid region and service.",
       );
     }
-    const key = state.get<CognitoAccessKey>(cognitoKeys.accessKey(auth.accessKeyId));
-    if (!key)
-      return awsError(
-        "UnrecognizedClientException",
-        "The security token included in the request is invalid.",
-      );
+    const key = await callerKey(request, state, auth.accessKeyId, auth.signedHeaders);
+    if (key instanceof Response) return key;
     const expected = await expectedSignature(request, auth, key.secretAccessKey, await sha256Hex(bytes));
     if (expected !== auth.signature) return awsError("InvalidSignatureException", INVALID_SIGNATURE);
     if (request.method !== "POST" || url.pathname !== "/") {
@@ -59,15 +84,16 @@ export const cognitoEmulator: ProviderEmulatorModule = {
     const action = target(request).startsWith(TARGET_PREFIX)
       ? target(request).slice(TARGET_PREFIX.length)
       : "";
-    if (action === "DescribeUserPoolClient") return describeUserPoolClient(state, body);
-    if (action !== "UpdateUserPoolClient") return awsError("UnknownOperationException", "");
-    if (key.access !== "full") {
+    const known = action === "DescribeUserPoolClient" || action === "UpdateUserPoolClient";
+    if (!known) return awsError("UnknownOperationException", "");
+    if (key.access === "none" || (action === "UpdateUserPoolClient" && key.access !== "full")) {
       const pool = String(body.UserPoolId ?? "");
       return awsError(
         "AccessDeniedException",
-        `User: ${key.arn} is not authorized to perform: cognito-idp:UpdateUserPoolClient on resource: arn:aws:cognito-idp:${region}:123456789012:userpool/${pool} because no identity-based policy allows the cognito-idp:UpdateUserPoolClient action`,
+        `User: ${key.arn} is not authorized to perform: cognito-idp:${action} on resource: arn:aws:cognito-idp:${region}:123456789012:userpool/${pool} because no identity-based policy allows the cognito-idp:${action} action`,
       );
     }
+    if (action === "DescribeUserPoolClient") return describeUserPoolClient(state, body);
     return updateUserPoolClient(state, body);
   },
 
@@ -80,4 +106,10 @@ export const cognitoEmulator: ProviderEmulatorModule = {
 };
 
 export { DEMO_COGNITO } from "./demo";
-export { type CognitoAccessKey, cognitoKeys, type UserPoolClient, userPoolClient } from "./state";
+export {
+  type CognitoAccessKey,
+  type CognitoRoleAccess,
+  cognitoKeys,
+  type UserPoolClient,
+  userPoolClient,
+} from "./state";

@@ -2,6 +2,7 @@
  * What the Cognito user pools emulator keeps, one object per regional host
  * (cognito-idp.{region}.amazonaws.com). Storage keys:
  *   key:<access key id>             → CognitoAccessKey (IAM credentials the host honours)
+ *   role:<role arn>                 → CognitoRoleAccess (what a role's temporary credentials may do)
  *   pool:<user pool id>             → true (the pool exists)
  *   client:<user pool id>:<client>  → UserPoolClient (as DescribeUserPoolClient returns it)
  *   demo:provisioned                → true (./demo.ts)
@@ -9,10 +10,15 @@
 
 export interface CognitoAccessKey {
   secretAccessKey: string;
-  /** `read`: cognito-idp:Describe* only (UpdateUserPoolClient → AccessDeniedException). */
-  access: "full" | "read";
+  /** `read`: cognito-idp:Describe* only (UpdateUserPoolClient → AccessDeniedException); `none`: neither. */
+  access: "full" | "read" | "none";
   /** The IAM user's ARN, named in AccessDeniedException messages. */
   arn: string;
+}
+
+/** A role's permissions here, for temporary credentials STS issued for it (../aws-sts/). */
+export interface CognitoRoleAccess {
+  access: "full" | "read";
 }
 
 export type UserPoolClient = Record<string, unknown> & {
@@ -26,6 +32,7 @@ export type UserPoolClient = Record<string, unknown> & {
 
 export const cognitoKeys = {
   accessKey: (id: string) => `key:${id}`,
+  role: (arn: string) => `role:${arn}`,
   pool: (pool: string) => `pool:${pool}`,
   client: (pool: string, client: string) => `client:${pool}:${client}`,
 } as const;

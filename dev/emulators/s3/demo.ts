@@ -2,8 +2,9 @@
  * `npm start`: buckets named `sponson-demo-…` exist on first use, with the demo key on them and one
  * rule of their own. Local values, not secrets.
  */
+import { DEMO_ROLES } from "../aws-sts/demo";
 import type { EmulatorState } from "../emulator";
-import { type S3AccessKey, type S3Bucket, s3Keys } from "./state";
+import { type S3AccessKey, type S3Bucket, type S3RoleAccess, s3Keys } from "./state";
 
 /** `npm start`: buckets named `sponson-demo-…` exist on first use, with the demo key on them. */
 export const DEMO_BUCKET_PREFIX = "sponson-demo-";
@@ -16,6 +17,8 @@ export function provisionDemoBucket(bucket: string, region: string, state: Emula
     secretAccessKey: DEMO_ACCESS_KEY.secret,
     access: "full",
   });
+  // The `s3-federated` example connection's role (its temporary credentials, ../aws-sts/demo.ts).
+  state.put<S3RoleAccess>(s3Keys.role(DEMO_ROLES.s3), { access: "full" });
   state.put<S3Bucket>(s3Keys.bucket, {
     region,
     rules: [

@@ -100,4 +100,4 @@ export const s3Emulator: ProviderEmulatorModule = {
 
 export { MAX_CORS_BYTES, MAX_CORS_RULES } from "./cors-endpoint";
 export { DEMO_ACCESS_KEY } from "./demo";
-export { type S3AccessKey, type S3Bucket, s3Keys } from "./state";
+export { type S3AccessKey, type S3Bucket, type S3RoleAccess, s3Keys } from "./state";

@@ -5,6 +5,7 @@
  * Storage keys:
  *   bucket            → S3Bucket (the bucket this host serves; absent: NoSuchBucket)
  *   key:<access key>  → S3AccessKey
+ *   role:<role arn>   → S3RoleAccess (what a role's temporary credentials may do on this bucket)
  *   demo:provisioned  → true (./demo.ts)
  */
 
@@ -22,8 +23,14 @@ export interface S3AccessKey {
   access: "full" | "read";
 }
 
+/** A role's permissions on this bucket, for temporary credentials STS issued for it (../aws-sts/). */
+export interface S3RoleAccess {
+  access: "full" | "read";
+}
+
 export const s3Keys = {
   bucket: "bucket",
   accessKey: (id: string) => `key:${id}`,
+  role: (arn: string) => `role:${arn}`,
   demoProvisioned: "demo:provisioned",
 } as const;

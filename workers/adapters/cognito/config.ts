@@ -1,14 +1,16 @@
 /** The Amazon Cognito provider block and line params (Cognito user pools API reference). */
 import { z } from "zod";
+import { awsCredentialFields, ONE_CREDENTIAL_FORM, oneCredentialForm } from "../aws/credentials";
 
-export const cognitoConfigSchema = z.strictObject({
-  type: z.literal("cognito"),
-  /** The pools' region: requests go to https://cognito-idp.{region}.amazonaws.com/. */
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS region such as us-east-1"),
-  accessKeyId: z.string().regex(/^[A-Z0-9]{16,128}$/, "an AWS access key id"),
-  secretAccessKey: z.string().min(1),
-  sessionToken: z.string().min(1).optional(),
-});
+/** A key pair, or keyless `federated: { roleArn }` (docs/design.md, "Federated connections"). */
+export const cognitoConfigSchema = z
+  .strictObject({
+    type: z.literal("cognito"),
+    /** The pools' region: requests go to https://cognito-idp.{region}.amazonaws.com/ (and STS's there). */
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS region such as us-east-1"),
+    ...awsCredentialFields,
+  })
+  .refine(oneCredentialForm, { message: ONE_CREDENTIAL_FORM });
 export type CognitoConfig = z.infer<typeof cognitoConfigSchema>;
 
 export const cognitoLineParamsSchema = z.strictObject({

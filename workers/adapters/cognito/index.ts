@@ -8,6 +8,7 @@
  * `{ "userPool": "us-east-1_AbC", "client": "<app client id>", "url": "https://…" }`.
  */
 
+import { prepareAwsCredentials } from "../aws/credentials";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter, withCapacity } from "../op-spec";
 import {
@@ -68,6 +69,7 @@ function cognitoListOp(name: string, field: ListField): OpSpec<CognitoConfig> {
 const typedAdapter: ProviderAdapter<CognitoConfig> = {
   type: "cognito",
   config: cognitoConfigSchema,
+  prepare: (ctx) => prepareAwsCredentials(ctx, "cognito"),
   ops: [
     withCapacity(cognitoListOp("cognito.callbackUrl", "CallbackURLs"), {
       maxEntries: 100,

@@ -7,6 +7,7 @@
  */
 import { AwsV4Signer } from "aws4fetch";
 import { z } from "zod";
+import { withAwsCredentials } from "../aws/credentials";
 import { type HttpContext, type ProviderHttpSpec, providerJson } from "../http";
 import type { CognitoConfig } from "./config";
 
@@ -55,32 +56,25 @@ async function call<S extends z.ZodType>(
   input: unknown,
   schema: S,
 ): Promise<z.output<S>> {
-  ctx.secrets.register(ctx.config.secretAccessKey);
-  if (ctx.config.sessionToken) ctx.secrets.register(ctx.config.sessionToken);
   const url = `https://cognito-idp.${ctx.config.region}.amazonaws.com/`;
   const body = JSON.stringify(input);
-  const signer = new AwsV4Signer({
-    method: "POST",
-    url,
-    headers: {
-      "content-type": "application/x-amz-json-1.1",
-      "x-amz-target": `AWSCognitoIdentityProviderService.${action}`,
-    },
-    body,
-    accessKeyId: ctx.config.accessKeyId,
-    secretAccessKey: ctx.config.secretAccessKey,
-    ...(ctx.config.sessionToken ? { sessionToken: ctx.config.sessionToken } : {}),
-    service: "cognito-idp",
-    region: ctx.config.region,
-    datetime: amzDate(ctx.clock.now()),
+  const headers = await withAwsCredentials(ctx, "cognito", async (credentials) => {
+    const signer = new AwsV4Signer({
+      method: "POST",
+      url,
+      headers: {
+        "content-type": "application/x-amz-json-1.1",
+        "x-amz-target": `AWSCognitoIdentityProviderService.${action}`,
+      },
+      body,
+      ...credentials,
+      service: "cognito-idp",
+      region: ctx.config.region,
+      datetime: amzDate(ctx.clock.now()),
+    });
+    return Object.fromEntries((await signer.sign()).headers);
   });
-  const signed = await signer.sign();
-  return providerJson(
-    ctx,
-    cognitoHttp,
-    { method: "POST", url, headers: Object.fromEntries(signed.headers), body },
-    schema,
-  );
+  return providerJson(ctx, cognitoHttp, { method: "POST", url, headers, body }, schema);
 }
 
 export async function describeClient(

@@ -6,6 +6,7 @@
  * rule): it is DELETEd instead.
  */
 import { AwsV4Signer } from "aws4fetch";
+import { withAwsCredentials } from "../aws/credentials";
 import {
   type HttpContext,
   type ProviderHttpSpec,
@@ -55,34 +56,32 @@ async function signed(
   url: string,
   body = "",
 ): Promise<ProviderRequest> {
-  ctx.secrets.register(ctx.config.secretAccessKey);
-  if (ctx.config.sessionToken) ctx.secrets.register(ctx.config.sessionToken);
-  const bytes = new TextEncoder().encode(body);
-  const headers: Record<string, string> = {
-    accept: "application/xml",
-    "x-amz-content-sha256": hex(await crypto.subtle.digest("SHA-256", bytes)),
-  };
-  if (method === "PUT") {
-    headers["content-type"] = "application/xml";
-    // workerd implements MD5 in crypto.subtle (a non-standard extension, fine for an integrity header).
-    headers["content-md5"] = base64(await crypto.subtle.digest("MD5", bytes));
-  }
-  const signer = new AwsV4Signer({
-    method,
-    url,
-    headers,
-    body: method === "PUT" ? body : null,
-    accessKeyId: ctx.config.accessKeyId,
-    secretAccessKey: ctx.config.secretAccessKey,
-    ...(ctx.config.sessionToken ? { sessionToken: ctx.config.sessionToken } : {}),
-    service: "s3",
-    region: ctx.config.region,
-    datetime: amzDate(ctx.clock.now()),
+  return withAwsCredentials(ctx, "s3", async (credentials) => {
+    const bytes = new TextEncoder().encode(body);
+    const headers: Record<string, string> = {
+      accept: "application/xml",
+      "x-amz-content-sha256": hex(await crypto.subtle.digest("SHA-256", bytes)),
+    };
+    if (method === "PUT") {
+      headers["content-type"] = "application/xml";
+      // workerd implements MD5 in crypto.subtle (a non-standard extension, fine for an integrity header).
+      headers["content-md5"] = base64(await crypto.subtle.digest("MD5", bytes));
+    }
+    const signer = new AwsV4Signer({
+      method,
+      url,
+      headers,
+      body: method === "PUT" ? body : null,
+      ...credentials,
+      service: "s3",
+      region: ctx.config.region,
+      datetime: amzDate(ctx.clock.now()),
+    });
+    const out = await signer.sign();
+    const req: ProviderRequest = { method, url, headers: Object.fromEntries(out.headers) };
+    if (method === "PUT") req.body = body;
+    return req;
   });
-  const out = await signer.sign();
-  const req: ProviderRequest = { method, url, headers: Object.fromEntries(out.headers) };
-  if (method === "PUT") req.body = body;
-  return req;
 }
 
 /** The bucket's rules; [] when it has no CORS configuration. */

@@ -1,18 +1,20 @@
 /** The AWS S3 provider block and line params (Amazon S3 API reference, PutBucketCors). */
 import { z } from "zod";
+import { awsCredentialFields, ONE_CREDENTIAL_FORM, oneCredentialForm } from "../aws/credentials";
 import { corsLineParamsSchema } from "../cors/cors-origin";
 
-/** The resolved block: `secretAccessKey` is the value its `{ "secret": … }` reference resolved to. */
-export const s3ConfigSchema = z.strictObject({
-  type: z.literal("s3"),
-  /** The buckets' region: requests go to https://{bucket}.s3.{region}.amazonaws.com. */
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS region such as us-east-1"),
-  /** Not a secret (it is sent in every Authorization header), but may be a reference too. */
-  accessKeyId: z.string().regex(/^[A-Z0-9]{16,128}$/, "an AWS access key id"),
-  secretAccessKey: z.string().min(1),
-  /** Temporary credentials (STS) carry a session token. */
-  sessionToken: z.string().min(1).optional(),
-});
+/**
+ * The resolved block: `secretAccessKey` is the value its `{ "secret": … }` reference resolved to;
+ * or, keyless, `federated: { roleArn }` (docs/design.md, "Federated connections").
+ */
+export const s3ConfigSchema = z
+  .strictObject({
+    type: z.literal("s3"),
+    /** The buckets' region: requests go to https://{bucket}.s3.{region}.amazonaws.com (and STS's there). */
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS region such as us-east-1"),
+    ...awsCredentialFields,
+  })
+  .refine(oneCredentialForm, { message: ONE_CREDENTIAL_FORM });
 export type S3Config = z.infer<typeof s3ConfigSchema>;
 
 /**

@@ -6,6 +6,7 @@
  * "origin": "https://pr-1.preview.example.com" }` (`rule` is the rule's ID, or `#<n>`).
  */
 
+import { prepareAwsCredentials } from "../aws/credentials";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
 import { defineAdapter, type ProviderAdapter, withCapacity } from "../op-spec";
@@ -35,6 +36,7 @@ const corsOrigin = corsOriginOp<S3Config, S3CorsRule, { rules: S3CorsRule[] }>({
 const typedAdapter: ProviderAdapter<S3Config> = {
   type: "s3",
   config: s3ConfigSchema,
+  prepare: (ctx) => prepareAwsCredentials(ctx, "s3"),
   // S3 caps the rules of the bucket, not the origins of one rule: a line that creates a rule counts.
   ops: [
     withCapacity(corsOrigin, {

@@ -1,0 +1,116 @@
+/**
+ * AWS credentials of an S3 or Cognito connection (docs/design.md, "Federated connections"): an
+ * access key pair from the connection's secrets, or, federated, temporary credentials that STS
+ * AssumeRoleWithWebIdentity gives for a token the service mints for this connection's subject
+ * (./sts.ts). Temporary credentials are a token like any other: the isolate's cache and the fleet's
+ * token object keep them (one exchange per connection per lifetime), and each of their secret parts
+ * is registered before use.
+ */
+import { z } from "zod";
+import { SponsonError } from "../../../shared/errors";
+import { type HttpContext, withAccessToken } from "../http";
+import { assumeRoleWithWebIdentity, STS_SESSION_SECONDS, stsEndpoint } from "./sts";
+
+/** `{ "federated": { "roleArn": … } }`: the role whose trust policy names this connection's subject. */
+export const awsFederatedSchema = z.strictObject({
+  roleArn: z
+    .string()
+    .regex(
+      /^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+      "an IAM role ARN such as arn:aws:iam::123456789012:role/sponson-previews",
+    ),
+});
+
+/** The credential fields both AWS adapters take; exactly one form (see `oneCredentialForm`). */
+export const awsCredentialFields = {
+  /** Not a secret (it is sent in every Authorization header), but may be a reference too. */
+  accessKeyId: z
+    .string()
+    .regex(/^[A-Z0-9]{16,128}$/, "an AWS access key id")
+    .optional(),
+  secretAccessKey: z.string().min(1).optional(),
+  /** Temporary credentials obtained elsewhere carry a session token. */
+  sessionToken: z.string().min(1).optional(),
+  /** Keyless: no key pair at all. */
+  federated: awsFederatedSchema.optional(),
+};
+
+type CredentialFields = {
+  accessKeyId?: string | undefined;
+  secretAccessKey?: string | undefined;
+  sessionToken?: string | undefined;
+  federated?: z.infer<typeof awsFederatedSchema> | undefined;
+};
+
+export const ONE_CREDENTIAL_FORM =
+  "either accessKeyId and secretAccessKey (a Worker secret), or federated { roleArn }, not both";
+
+export function oneCredentialForm(c: CredentialFields): boolean {
+  const keyed =
+    c.accessKeyId !== undefined || c.secretAccessKey !== undefined || c.sessionToken !== undefined;
+  return c.federated ? !keyed : c.accessKeyId !== undefined && c.secretAccessKey !== undefined;
+}
+
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+interface AwsCredentialContext extends HttpContext {
+  config: CredentialFields & { region: string };
+}
+
+const heldSchema = z.object({ a: z.string(), s: z.string(), t: z.string() });
+
+/**
+ * Runs `call` with the connection's credentials. Federated: the cached temporary credentials, or a
+ * new exchange; an exchange refused is a PROVIDER_ERROR naming the connection and AWS's code.
+ */
+export async function withAwsCredentials<T>(
+  ctx: AwsCredentialContext,
+  family: string,
+  call: (credentials: AwsCredentials) => Promise<T>,
+): Promise<T> {
+  const { federated, accessKeyId, secretAccessKey, sessionToken } = ctx.config;
+  if (!federated) {
+    ctx.secrets.register(secretAccessKey ?? "");
+    if (sessionToken) ctx.secrets.register(sessionToken);
+    return call({
+      accessKeyId: accessKeyId ?? "",
+      secretAccessKey: secretAccessKey ?? "",
+      ...(sessionToken ? { sessionToken } : {}),
+    });
+  }
+  const federation = ctx.federation;
+  if (!federation) throw new SponsonError("INTERNAL", `${family}: a federated connection without an issuer`);
+  const endpoint = stsEndpoint(ctx.config.region);
+  return withAccessToken(
+    ctx,
+    {
+      endpoint,
+      clientId: federated.roleArn,
+      // No secret: the issuer and this connection's subject name the credential in the cache key.
+      clientSecret: `federated:${federation.issuer}:${federation.subject}`,
+      async fetchToken() {
+        const issued = await assumeRoleWithWebIdentity(ctx, family, endpoint, federated.roleArn, federation);
+        ctx.secrets.register(issued.secretAccessKey);
+        ctx.secrets.register(issued.sessionToken);
+        const held = { a: issued.accessKeyId, s: issued.secretAccessKey, t: issued.sessionToken };
+        return { accessToken: JSON.stringify(held), expiresInSeconds: STS_SESSION_SECONDS };
+      },
+    },
+    (token) => {
+      const held = heldSchema.parse(JSON.parse(token));
+      // A token from the fleet's object was registered whole; its parts appear alone in headers.
+      ctx.secrets.register(held.s);
+      ctx.secrets.register(held.t);
+      return call({ accessKeyId: held.a, secretAccessKey: held.s, sessionToken: held.t });
+    },
+  );
+}
+
+/** The adapter's `prepare`: a federated connection's exchange happens before any lease is taken. */
+export function prepareAwsCredentials(ctx: AwsCredentialContext, family: string): Promise<void> {
+  return withAwsCredentials(ctx, family, async () => {});
+}
