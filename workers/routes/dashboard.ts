@@ -8,13 +8,16 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { MAX_FEED_SOCKETS_PER_TOKEN } from "../../durable-objects/feed-sockets";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { listAudit } from "../audit/audit-trail";
 import { roleAtLeast } from "../auth/caller";
-import { assertSameOrigin, csrfToken, dashboardSessionToken } from "../auth/dashboard-session";
+import { csrfToken, dashboardSessionToken } from "../auth/dashboard-session";
+import { assertFeedOrigin } from "../auth/feed-origin";
 import { readBinding } from "../auth/read-binding";
+import { unauthenticated } from "../auth/verify-token";
 import { configFromEnv } from "../config/config";
 import { checkConfig } from "../config/config-report";
 import { AUDIT_SHOWN } from "../dashboard/audit-trail";
@@ -24,6 +27,7 @@ import { loadSnapshot } from "../dashboard/snapshot";
 import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { feedSocketFor } from "./dashboard-feed-socket";
 import { dashboardLockFormRoutes } from "./dashboard-lock-forms";
 import { html, redirect } from "./dashboard-openapi";
 import { dashboardSignInRoutes } from "./dashboard-sign-in";
@@ -87,7 +91,7 @@ const feedRoute = createRoute({
   security: bearerSecurity,
   responses: {
     101: { description: "Switching to a WebSocket fed by the lock objects" },
-    ...problemResponses(...AUTH_CODES, "VALIDATION"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "RATE_LIMITED"),
   },
 });
 
@@ -158,16 +162,28 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       throw new SponsonError("VALIDATION", "GET /dashboard/feed expects a WebSocket upgrade");
     }
-    // Cross-site WebSocket hijacking: browsers send Origin on every upgrade; it must be ours.
-    assertSameOrigin(c);
+    // Cross-site WebSocket hijacking: a browser's socket must come from our own pages.
+    assertFeedOrigin(c, configFromEnv(c.env).publicUrl);
+    // Inside the verifier's clock tolerance a token may be past its `exp`: a socket would only be
+    // closed at once (and the page reload into the same), so it is refused before the upgrade.
+    if (c.get("credentialExpiresAt") <= Date.now()) throw unauthenticated("expired", "the token has expired");
     const ns = c.env.LOCK_FEED;
     if (ns === undefined) throw new SponsonError("INTERNAL", "the lock feed is not bound");
-    // A fresh request: the browser's cookie and headers stay here and never reach the object. A
-    // repository-bound viewer's socket hears only of its repository's scope locks (and parent locks).
-    const bound = readBinding(c);
-    const connect = `https://lock-feed.internal/connect${bound === null ? "" : `?repository=${bound.id}`}`;
+    // A fresh request: the browser's cookie and headers stay here and never reach the object; only
+    // the socket's record does (durable-objects/feed-sockets.ts). A repository-bound viewer's
+    // socket hears only of its repository's scope locks (and parent locks).
+    const socket = feedSocketFor(c.get("caller"), c.get("credentialExpiresAt"), readBinding(c)?.id);
+    const connect = `https://lock-feed.internal/connect?socket=${encodeURIComponent(JSON.stringify(socket))}`;
     const upgrade = new Request(connect, { headers: { upgrade: "websocket" } });
-    return ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
+    const res = await ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
+    if (res.status === 429) {
+      throw new SponsonError(
+        "RATE_LIMITED",
+        `one token holds at most ${MAX_FEED_SOCKETS_PER_TOKEN} lock-feed sockets; close another dashboard tab (the page still refreshes on its own)`,
+        { rule: "feed.sockets-per-token", limit: MAX_FEED_SOCKETS_PER_TOKEN },
+      );
+    }
+    return res;
   })
   .route("/", dashboardSignInRoutes)
   .route("/", dashboardLockFormRoutes);
