@@ -3,8 +3,8 @@
  * re-fetches and the lock feed socket; its sign-in and sign-out (./dashboard-sign-in.ts) and admin
  * lock forms (./dashboard-lock-forms.ts) are mounted with it. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
- * and hold POSTs need admin. The page words the notices the forms' redirects ask for: only the lock
- * key comes from the query.
+ * and hold POSTs need admin. The page words the notices the forms' flashes carry
+ * (workers/auth/dashboard-flash.ts): only the lock key comes from the flash, nothing from the query.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -14,6 +14,7 @@ import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { listAudit } from "../audit/audit-trail";
 import { roleAtLeast } from "../auth/caller";
+import { type Flash, takeFlash } from "../auth/dashboard-flash";
 import { csrfToken, dashboardSessionToken } from "../auth/dashboard-session";
 import { assertFeedOrigin } from "../auth/feed-origin";
 import { readBinding } from "../auth/read-binding";
@@ -51,15 +52,8 @@ const pageRoute = createRoute({
   tags: ["dashboard"],
   summary: "The dashboard page: held locks, recent runs, scopes and their ledgers",
   security: bearerSecurity,
-  request: {
-    query: z.object({
-      released: z.string().max(300).optional(),
-      refused: z.string().max(40).optional(),
-      held: z.string().max(300).optional(),
-      lifted: z.string().max(300).optional(),
-      ...VIEW_QUERY,
-    }),
-  },
+  // The notice after a form comes from a flash cookie, never the query (./dashboard-flash-redirect.ts).
+  request: { query: z.object(VIEW_QUERY) },
   responses: {
     200: { description: "The page (a session cookie or a bearer token)", content: html },
     303: redirect("No session: to the sign-in form"),
@@ -100,6 +94,20 @@ function sessionOf(c: Context<AppEnv>): string | undefined {
   return dashboardSessionToken(c);
 }
 
+/** The page's own wording of what a form did; only the lock key comes from the flash. */
+function noticeOf(flash: Flash): { kind: "ok" | "bad"; text: string } {
+  switch (flash.kind) {
+    case "released":
+      return { kind: "ok", text: `Force-released ${flash.key}.` };
+    case "refused":
+      return { kind: "bad", text: `${flash.key} was not held; nothing was released.` };
+    case "held":
+      return { kind: "ok", text: `Held ${flash.key}.` };
+    case "lifted":
+      return { kind: "ok", text: `Lifted the hold on ${flash.key}.` };
+  }
+}
+
 async function releaseCsrfFor(c: Context<AppEnv>): Promise<string | null> {
   const session = sessionOf(c);
   if (session === undefined || !roleAtLeast(c.get("caller").role, "admin")) return null;
@@ -112,8 +120,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const nonce = pageHeaders(c);
     const caller = c.get("caller");
     const session = sessionOf(c);
-    const { released, refused, held, lifted, ...query } = c.req.valid("query");
-    const filter = viewOf(c, query);
+    const filter = viewOf(c, c.req.valid("query"));
     const snapshot = await loadSnapshot(c.env, Date.now, filter);
     const config = configFromEnv(c.env);
     const choices = {
@@ -125,16 +132,8 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         ]),
       ].sort(),
     };
-    const notice =
-      released !== undefined
-        ? { kind: "ok" as const, text: `Force-released ${released}.` }
-        : refused !== undefined
-          ? { kind: "bad" as const, text: `${refused} was not held; nothing was released.` }
-          : held !== undefined
-            ? { kind: "ok" as const, text: `Held ${held}.` }
-            : lifted !== undefined
-              ? { kind: "ok" as const, text: `Lifted the hold on ${lifted}.` }
-              : undefined;
+    const flash = await takeFlash(c, session, Date.now());
+    const notice = flash === null ? undefined : noticeOf(flash);
     return c.html(
       renderDashboard({
         nonce,
