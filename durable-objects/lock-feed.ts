@@ -29,6 +29,9 @@ import {
 
 export { LOCK_FEED_NAME, type LockChange };
 
+/** The soonest the expiry alarm comes back after it ran. */
+const ALARM_RETRY_MS = 1_000;
+
 export class LockFeed extends DurableObject<Env> implements LockFeedApi {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -109,7 +112,8 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
       if (closing !== null) closeQuietly(ws, closing.code, closing.reason);
     }
     const next = nextExpiry(this.#open().map(([, s]) => s));
-    if (next !== null) await this.ctx.storage.setAlarm(next);
+    // Never in the past: a socket that would not close must not spin the alarm.
+    if (next !== null) await this.ctx.storage.setAlarm(Math.max(next, now + ALARM_RETRY_MS));
   }
 
   /** The open sockets with their records. */
