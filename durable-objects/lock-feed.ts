@@ -8,15 +8,29 @@
  * Messages carry only the lock key and the kind of change; the page re-fetches what it shows
  * through the authenticated dashboard route, so nothing here needs its own access checks beyond
  * the route that upgrades the socket (workers/routes/dashboard.ts) — except that a socket opened
- * for a repository-bound viewer hears no other repository's scope keys.
+ * for a repository-bound viewer hears no other repository's scope keys, and that a socket lives no
+ * longer than its token (./feed-sockets.ts): checked at every event and by an alarm at the
+ * earliest expiry, so a revoked or expired token's socket hears nothing more.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
 import { parseLockKey } from "../shared/lock-keys";
 import { LOCK_FEED_NAME, type LockChange, type LockFeedApi } from "../shared/rpc/lock-feed";
 import { rpcStub } from "../shared/rpc/stub";
+import { revokedAmong } from "../workers/auth/revoked-tokens";
+import {
+  closingOf,
+  type FeedSocket,
+  feedSocketOf,
+  feedSocketSchema,
+  mayOpen,
+  nextExpiry,
+} from "./feed-sockets";
 
 export { LOCK_FEED_NAME, type LockChange };
+
+/** The soonest the expiry alarm comes back after it ran. */
+const ALARM_RETRY_MS = 1_000;
 
 export class LockFeed extends DurableObject<Env> implements LockFeedApi {
   constructor(ctx: DurableObjectState, env: Env) {
@@ -29,22 +43,54 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") {
       return new Response("expected a WebSocket upgrade", { status: 426 });
     }
+    // Set by the dashboard route from the verified token (workers/routes/dashboard.ts).
+    const raw = new URL(request.url).searchParams.get("socket");
+    let parsed: unknown = null;
+    try {
+      parsed = raw === null ? null : JSON.parse(raw);
+    } catch {
+      // refused below
+    }
+    const socket = feedSocketSchema.safeParse(parsed);
+    if (!socket.success) return new Response("no valid socket record", { status: 400 });
+    // No await between the count and the accept: two upgrades for one token cannot both pass.
+    if (
+      !mayOpen(
+        this.#open().map(([, s]) => s),
+        socket.data.owner,
+      )
+    ) {
+      return new Response(null, { status: 429 });
+    }
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
-    // Set by the dashboard route for a repository-bound viewer; kept across hibernation.
-    const repository = Number(new URL(request.url).searchParams.get("repository"));
-    if (Number.isSafeInteger(repository) && repository > 0) pair[1].serializeAttachment({ repository });
+    // Kept across hibernation, read back at every event.
+    pair[1].serializeAttachment(socket.data);
     pair[1].send(JSON.stringify({ type: "hello", at: Date.now() }));
+    await this.#wakeBy(socket.data.expiresAt);
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
   /** Broadcast one change; answers how many sockets it reached (tests read it). */
   async changed(key: string, change: LockChange): Promise<number> {
     const message = JSON.stringify({ type: "lock", key, change, at: Date.now() });
+    const open = this.#open();
+    // One deny-list read per distinct token id per broadcast; if it fails, nobody hears this
+    // change (the pages' fallback refresh does) rather than a revoked socket hearing it.
+    const revoked = await revokedAmong(
+      this.env.RECEIPTS,
+      open.flatMap(([, s]) => (s?.tokenId === undefined ? [] : [s.tokenId])),
+    );
+    const now = Date.now();
     let sent = 0;
     const scopeOf = parseLockKey(key);
-    for (const ws of this.ctx.getWebSockets()) {
-      const bound = (ws.deserializeAttachment() as { repository?: number } | null)?.repository;
+    for (const [ws, socket] of open) {
+      const closing = closingOf(socket, now, revoked);
+      if (closing !== null) {
+        closeQuietly(ws, closing.code, closing.reason);
+        continue;
+      }
+      const bound = socket?.repository;
       // A bound socket never hears another repository's scope key (it names the scope).
       if (bound !== undefined && scopeOf?.kind === "scope" && scopeOf.repositoryId !== bound) continue;
       if (bound !== undefined && scopeOf === null) continue;
@@ -58,16 +104,46 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     return sent;
   }
 
+  /** At the earliest token expiry: close what expired even when no lock changes. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    for (const [ws, socket] of this.#open()) {
+      const closing = closingOf(socket, now, new Set());
+      if (closing !== null) closeQuietly(ws, closing.code, closing.reason);
+    }
+    const next = nextExpiry(this.#open().map(([, s]) => s));
+    // Never in the past: a socket that would not close must not spin the alarm.
+    if (next !== null) await this.ctx.storage.setAlarm(Math.max(next, now + ALARM_RETRY_MS));
+  }
+
+  /** The open sockets with their records. */
+  #open(): Array<[WebSocket, FeedSocket | null]> {
+    return this.ctx
+      .getWebSockets()
+      .filter((ws) => ws.readyState === WebSocket.READY_STATE_OPEN)
+      .map((ws) => [ws, feedSocketOf(ws.deserializeAttachment())]);
+  }
+
+  /** Moves the alarm earlier when this expiry comes first; alarms may fire early or twice (alarm re-reads). */
+  async #wakeBy(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  }
+
   override async webSocketMessage(): Promise<void> {
     // Dashboards only listen; anything but the auto-answered ping is ignored.
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    try {
-      ws.close(code === 1005 ? 1000 : code, reason);
-    } catch {
-      // already closed
-    }
+    closeQuietly(ws, code === 1005 ? 1000 : code, reason);
+  }
+}
+
+function closeQuietly(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, reason);
+  } catch {
+    // already closed
   }
 }
 

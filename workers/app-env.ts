@@ -10,6 +10,8 @@ export type AppEnv = {
     actor: string;
     /** The authenticated caller (workers/auth/authenticate.ts); unset only on public routes. */
     caller: Caller;
+    /** When the caller's credential (token, session or Access assertion) expires, ms since the epoch. */
+    credentialExpiresAt: number;
     /** The repository a scope route acts on (workers/auth/resolve-repository.ts); set on scope routes only. */
     repository: RepositoryConfig;
     /** `performance.now()` when the request arrived (workers/http/server-timing.ts). */

@@ -5,7 +5,7 @@ import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { testApp } from "../helpers/app";
 import { freshScopeKey } from "../helpers/locks";
 import { bearer } from "../helpers/tokens";
-import { browserRequest, session } from "./session";
+import { browserRequest, flashPair, session } from "./session";
 
 const app = testApp();
 
@@ -34,7 +34,7 @@ describe("dashboard force-release", () => {
       form: { csrf: admin.csrf, key, reason: "runner died", confirm: "yes" },
     });
     expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe(`/dashboard?released=${encodeURIComponent(key)}`);
+    expect(res.headers.get("location")).toBe("/dashboard");
     const state = await lockStub(env, key).read({ key });
     expect(state.held).toBe(false);
     expect(state.history.at(-1)).toMatchObject({
@@ -42,8 +42,9 @@ describe("dashboard force-release", () => {
       holder: "run-stuck",
       note: "by alice-admin: runner died",
     });
+    // The notice travels in the flash cookie the redirect sets (test/dashboard/flash.test.ts).
     const page = await browserRequest(app, "GET", res.headers.get("location") ?? "", {
-      cookie: admin.cookie,
+      cookie: `${admin.cookie}; ${flashPair(res)}`,
     });
     expect(await page.text()).toContain(`Force-released ${key}.`);
   });

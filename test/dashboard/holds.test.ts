@@ -9,7 +9,7 @@ import type { AuditEntry } from "../../workers/audit/audit-trail";
 import { lockStub } from "../../workers/locks/lock-target";
 import { call, testApp } from "../helpers/app";
 import { freshScopeKey } from "../helpers/locks";
-import { browserRequest, session } from "./session";
+import { browserRequest, flashPair, session } from "./session";
 
 const app = testApp();
 const holdOf = async (key: string) => (await lockStub(env, key).read({ key })).hold;
@@ -28,7 +28,7 @@ describe("dashboard holds", () => {
       form: { csrf: admin.csrf, key, reason: "IdP migration", ttlMinutes: "90" },
     });
     expect(res.status).toBe(303);
-    expect(res.headers.get("location")).toBe(`/dashboard?held=${encodeURIComponent(key)}`);
+    expect(res.headers.get("location")).toBe("/dashboard");
     const hold = await holdOf(key);
     expect(hold).toMatchObject({ reason: "IdP migration", by: "alice-admin" });
     expect((hold?.until ?? 0) - (hold?.since ?? 0)).toBe(90 * 60_000);
@@ -39,7 +39,9 @@ describe("dashboard holds", () => {
     );
 
     const page = await (
-      await browserRequest(app, "GET", res.headers.get("location") ?? "", { cookie: admin.cookie })
+      await browserRequest(app, "GET", res.headers.get("location") ?? "", {
+        cookie: `${admin.cookie}; ${flashPair(res)}`,
+      })
     ).text();
     expect(page).toContain(`Held ${key}.`);
     expect(page).toContain(`data-key="${key}"`);
@@ -51,7 +53,11 @@ describe("dashboard holds", () => {
       form: { csrf: admin.csrf, key },
     });
     expect(lift.status).toBe(303);
-    expect(lift.headers.get("location")).toBe(`/dashboard?lifted=${encodeURIComponent(key)}`);
+    expect(lift.headers.get("location")).toBe("/dashboard");
+    const lifted = await browserRequest(app, "GET", "/dashboard", {
+      cookie: `${admin.cookie}; ${flashPair(lift)}`,
+    });
+    expect(await lifted.text()).toContain(`Lifted the hold on ${key}.`);
     expect(await holdOf(key)).toBeUndefined();
   });
 

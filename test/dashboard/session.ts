@@ -2,6 +2,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { Role } from "../../workers/auth/caller";
+import { FLASH_COOKIE } from "../../workers/auth/dashboard-flash";
 import { csrfToken, SESSION_COOKIE } from "../../workers/auth/dashboard-session";
 import type { TestApp } from "../helpers/app";
 import { mintServiceToken } from "../helpers/tokens";
@@ -37,4 +38,11 @@ export interface Session {
 export async function session(role: Role, sub = `test-${role}`): Promise<Session> {
   const token = await mintServiceToken({ role, sub });
   return { token, cookie: `${SESSION_COOKIE}=${token}`, csrf: await csrfToken(token) };
+}
+
+/** The `name=value` of the flash cookie a dashboard form's redirect sets, to send with the next page. */
+export function flashPair(res: Response): string {
+  const line = res.headers.getSetCookie().find((l) => l.startsWith(`${FLASH_COOKIE}=`));
+  if (line === undefined) throw new Error("the redirect set no flash cookie");
+  return line.split(";")[0] ?? "";
 }

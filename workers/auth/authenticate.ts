@@ -4,6 +4,7 @@
  * authorize-scope. Sets `caller` and `actor` (the caller's subject, recorded in lock history).
  */
 import { createMiddleware } from "hono/factory";
+import { decodeJwt } from "jose";
 import { SponsonError } from "../../shared/errors";
 import type { AppEnv } from "../app-env";
 import { accessAssertion, assertAmbientRequestSafe } from "./access-credential";
@@ -73,6 +74,8 @@ export function authenticate(options: AuthOptions = {}) {
     }
     c.set("caller", caller);
     c.set("actor", caller.subject);
+    // Verified above with `exp` required: what a long-lived socket may not outlive (lock feed).
+    c.set("credentialExpiresAt", (decodeJwt(token).exp ?? 0) * 1000);
     await next();
   });
 }

@@ -87,3 +87,14 @@ export async function assertNotRevoked(bucket: R2Bucket, caller: Caller, now: nu
   if (notRevokedAt.size >= MAX_REMEMBERED) notRevokedAt.clear();
   notRevokedAt.set(jti, now);
 }
+
+/**
+ * Which of these ids are revoked, read from the deny list itself (no per-isolate memory): the lock
+ * feed asks once per broadcast for its sockets' distinct ids, so a revocation closes a socket at the
+ * next event wherever the feed runs (docs/security.md, "The lock feed").
+ */
+export async function revokedAmong(bucket: R2Bucket, jtis: Iterable<string>): Promise<Set<string>> {
+  const ids = [...new Set(jtis)];
+  const heads = await Promise.all(ids.map((jti) => bucket.head(keyOf(jti))));
+  return new Set(ids.filter((_, i) => heads[i] !== null));
+}

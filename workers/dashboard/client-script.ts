@@ -3,7 +3,8 @@
  * server renders (and escapes) the live sections, the script swaps them in. It
  * - ticks every "expires in" countdown each second, corrected by the server's clock;
  * - listens on the lock feed WebSocket (/dashboard/feed) and re-fetches /dashboard/live shortly
- *   after any lock changes, reconnecting with backoff when the socket drops;
+ *   after any lock changes, reconnecting with backoff when the socket drops, and reloading (to the
+ *   sign-in form) when the feed closes it because its token expired or was revoked;
  * - re-fetches on a slow timer anyway (a missed notification heals within FALLBACK_MS) and when a
  *   countdown passes zero (renewals are not announced, so an expiry shown may be stale);
  * - keeps an open force-release form, its typed reason and the focus across swaps;
@@ -127,7 +128,9 @@ export const CLIENT_SCRIPT = `(() => {
       schedule(DEBOUNCE_MS);
     });
     ws.addEventListener("message", () => schedule(DEBOUNCE_MS));
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (event) => {
+      // The feed closed it because the sign-in expired or was revoked: reloading leads to sign-in.
+      if (event.code === 4401 || event.code === 4403) { setStatus("error", event.reason); location.reload(); return; }
       setStatus("reconnecting", "reconnecting");
       setTimeout(connect, backoff);
       backoff = Math.min(backoff * 2, 30000);

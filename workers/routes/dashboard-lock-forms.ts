@@ -2,8 +2,9 @@
  * The dashboard's admin lock forms (README, "Dashboard"): force-release, hold and lift a hold. The
  * route table requires admin (workers/auth/route-access.ts) and each route requires it again; every
  * POST passes the same-origin and CSRF checks of workers/auth/dashboard-session.ts. Outcomes are
- * redirects (post/redirect/get), so a reload never repeats an action; the notice's wording is the
- * page's (./dashboard.ts), never echoed from the request.
+ * redirects (post/redirect/get), so a reload never repeats an action; the outcome travels in a
+ * session-sealed flash (workers/auth/dashboard-flash.ts), never the query string, and the notice's
+ * wording is the page's (./dashboard.ts).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
@@ -17,6 +18,7 @@ import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-pr
 import { validationHook } from "../http/validation";
 import { auditedForceRelease } from "../locks/force-release";
 import { auditedHold, auditedUnhold } from "../locks/hold";
+import { flashRedirect } from "./dashboard-flash-redirect";
 import { redirect } from "./dashboard-openapi";
 
 // `csrf` is optional in the schema so that a missing token is a 403 from the CSRF check, not a 400.
@@ -104,8 +106,7 @@ export const dashboardLockFormRoutes = new OpenAPIHono<AppEnv>({ defaultHook: va
       reason: form.reason,
       actor: c.get("actor"),
     });
-    const param = outcome.released ? "released" : "refused";
-    return c.redirect(`/dashboard?${param}=${encodeURIComponent(form.key)}`, 303);
+    return flashRedirect(c, outcome.released ? "released" : "refused", form.key);
   })
   .openapi(holdRoute, async (c) => {
     const form = c.req.valid("form");
@@ -113,12 +114,12 @@ export const dashboardLockFormRoutes = new OpenAPIHono<AppEnv>({ defaultHook: va
     if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
     const ttlSeconds = form.ttlMinutes * 60;
     await auditedHold(c.env, { key: form.key, reason: form.reason, ttlSeconds, actor: c.get("actor") });
-    return c.redirect(`/dashboard?held=${encodeURIComponent(form.key)}`, 303);
+    return flashRedirect(c, "held", form.key);
   })
   .openapi(unholdRoute, async (c) => {
     const form = c.req.valid("form");
     await assertDashboardPost(c, form.csrf);
     if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
     await auditedUnhold(c.env, { key: form.key, actor: c.get("actor") });
-    return c.redirect(`/dashboard?lifted=${encodeURIComponent(form.key)}`, 303);
+    return flashRedirect(c, "lifted", form.key);
   });

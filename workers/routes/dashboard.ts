@@ -3,18 +3,22 @@
  * re-fetches and the lock feed socket; its sign-in and sign-out (./dashboard-sign-in.ts) and admin
  * lock forms (./dashboard-lock-forms.ts) are mounted with it. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release
- * and hold POSTs need admin. The page words the notices the forms' redirects ask for: only the lock
- * key comes from the query.
+ * and hold POSTs need admin. The page words the notices the forms' flashes carry
+ * (workers/auth/dashboard-flash.ts): only the lock key comes from the flash, nothing from the query.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { MAX_FEED_SOCKETS_PER_TOKEN } from "../../durable-objects/feed-sockets";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
 import { listAudit } from "../audit/audit-trail";
 import { roleAtLeast } from "../auth/caller";
-import { assertSameOrigin, csrfToken, dashboardSessionToken } from "../auth/dashboard-session";
+import { type Flash, takeFlash } from "../auth/dashboard-flash";
+import { csrfToken, dashboardSessionToken } from "../auth/dashboard-session";
+import { assertFeedOrigin } from "../auth/feed-origin";
 import { readBinding } from "../auth/read-binding";
+import { unauthenticated } from "../auth/verify-token";
 import { configFromEnv } from "../config/config";
 import { checkConfig } from "../config/config-report";
 import { AUDIT_SHOWN } from "../dashboard/audit-trail";
@@ -24,6 +28,7 @@ import { loadSnapshot } from "../dashboard/snapshot";
 import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { feedSocketFor } from "./dashboard-feed-socket";
 import { dashboardLockFormRoutes } from "./dashboard-lock-forms";
 import { html, redirect } from "./dashboard-openapi";
 import { dashboardSignInRoutes } from "./dashboard-sign-in";
@@ -47,15 +52,8 @@ const pageRoute = createRoute({
   tags: ["dashboard"],
   summary: "The dashboard page: held locks, recent runs, scopes and their ledgers",
   security: bearerSecurity,
-  request: {
-    query: z.object({
-      released: z.string().max(300).optional(),
-      refused: z.string().max(40).optional(),
-      held: z.string().max(300).optional(),
-      lifted: z.string().max(300).optional(),
-      ...VIEW_QUERY,
-    }),
-  },
+  // The notice after a form comes from a flash cookie, never the query (./dashboard-flash-redirect.ts).
+  request: { query: z.object(VIEW_QUERY) },
   responses: {
     200: { description: "The page (a session cookie or a bearer token)", content: html },
     303: redirect("No session: to the sign-in form"),
@@ -87,13 +85,27 @@ const feedRoute = createRoute({
   security: bearerSecurity,
   responses: {
     101: { description: "Switching to a WebSocket fed by the lock objects" },
-    ...problemResponses(...AUTH_CODES, "VALIDATION"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "RATE_LIMITED"),
   },
 });
 
 /** The session token of this request (the cookie); undefined when a tool calls with a bearer token. */
 function sessionOf(c: Context<AppEnv>): string | undefined {
   return dashboardSessionToken(c);
+}
+
+/** The page's own wording of what a form did; only the lock key comes from the flash. */
+function noticeOf(flash: Flash): { kind: "ok" | "bad"; text: string } {
+  switch (flash.kind) {
+    case "released":
+      return { kind: "ok", text: `Force-released ${flash.key}.` };
+    case "refused":
+      return { kind: "bad", text: `${flash.key} was not held; nothing was released.` };
+    case "held":
+      return { kind: "ok", text: `Held ${flash.key}.` };
+    case "lifted":
+      return { kind: "ok", text: `Lifted the hold on ${flash.key}.` };
+  }
 }
 
 async function releaseCsrfFor(c: Context<AppEnv>): Promise<string | null> {
@@ -108,8 +120,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const nonce = pageHeaders(c);
     const caller = c.get("caller");
     const session = sessionOf(c);
-    const { released, refused, held, lifted, ...query } = c.req.valid("query");
-    const filter = viewOf(c, query);
+    const filter = viewOf(c, c.req.valid("query"));
     const snapshot = await loadSnapshot(c.env, Date.now, filter);
     const config = configFromEnv(c.env);
     const choices = {
@@ -121,16 +132,8 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         ]),
       ].sort(),
     };
-    const notice =
-      released !== undefined
-        ? { kind: "ok" as const, text: `Force-released ${released}.` }
-        : refused !== undefined
-          ? { kind: "bad" as const, text: `${refused} was not held; nothing was released.` }
-          : held !== undefined
-            ? { kind: "ok" as const, text: `Held ${held}.` }
-            : lifted !== undefined
-              ? { kind: "ok" as const, text: `Lifted the hold on ${lifted}.` }
-              : undefined;
+    const flash = await takeFlash(c, session, Date.now());
+    const notice = flash === null ? undefined : noticeOf(flash);
     return c.html(
       renderDashboard({
         nonce,
@@ -158,16 +161,28 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       throw new SponsonError("VALIDATION", "GET /dashboard/feed expects a WebSocket upgrade");
     }
-    // Cross-site WebSocket hijacking: browsers send Origin on every upgrade; it must be ours.
-    assertSameOrigin(c);
+    // Cross-site WebSocket hijacking: a browser's socket must come from our own pages.
+    assertFeedOrigin(c, configFromEnv(c.env).publicUrl);
+    // Inside the verifier's clock tolerance a token may be past its `exp`: a socket would only be
+    // closed at once (and the page reload into the same), so it is refused before the upgrade.
+    if (c.get("credentialExpiresAt") <= Date.now()) throw unauthenticated("expired", "the token has expired");
     const ns = c.env.LOCK_FEED;
     if (ns === undefined) throw new SponsonError("INTERNAL", "the lock feed is not bound");
-    // A fresh request: the browser's cookie and headers stay here and never reach the object. A
-    // repository-bound viewer's socket hears only of its repository's scope locks (and parent locks).
-    const bound = readBinding(c);
-    const connect = `https://lock-feed.internal/connect${bound === null ? "" : `?repository=${bound.id}`}`;
+    // A fresh request: the browser's cookie and headers stay here and never reach the object; only
+    // the socket's record does (durable-objects/feed-sockets.ts). A repository-bound viewer's
+    // socket hears only of its repository's scope locks (and parent locks).
+    const socket = feedSocketFor(c.get("caller"), c.get("credentialExpiresAt"), readBinding(c)?.id);
+    const connect = `https://lock-feed.internal/connect?socket=${encodeURIComponent(JSON.stringify(socket))}`;
     const upgrade = new Request(connect, { headers: { upgrade: "websocket" } });
-    return ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
+    const res = await ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
+    if (res.status === 429) {
+      throw new SponsonError(
+        "RATE_LIMITED",
+        `one token holds at most ${MAX_FEED_SOCKETS_PER_TOKEN} lock-feed sockets; close another dashboard tab (the page still refreshes on its own)`,
+        { rule: "feed.sockets-per-token", limit: MAX_FEED_SOCKETS_PER_TOKEN },
+      );
+    }
+    return res;
   })
   .route("/", dashboardSignInRoutes)
   .route("/", dashboardLockFormRoutes);
