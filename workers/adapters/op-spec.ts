@@ -106,6 +106,8 @@ export interface CapacityMeasure {
   readonly cap?: number;
   /** The size of the document a write would send (S3's CORS XML, UTF-8). */
   readonly bytes?: number;
+  /** The op's item keys on the whole object, when `batch.keys` shows only part (S3: one rule's). */
+  readonly keys?: readonly string[];
 }
 
 /** `op` with its list's documented cap declared. */

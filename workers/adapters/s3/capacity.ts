@@ -12,7 +12,12 @@ const stateSchema = z.object({ rules: z.array(z.any()) });
 function measure(state: unknown): CapacityMeasure {
   const rules = stateSchema.parse(state).rules as S3CorsRule[];
   // The very document the write sends (bucket-cors-api.ts), in bytes as S3 counts them.
-  return { entries: rules.length, bytes: new TextEncoder().encode(serializeCorsXml(rules)).length };
+  return {
+    entries: rules.length,
+    bytes: new TextEncoder().encode(serializeCorsXml(rules)).length,
+    // The LIST_FULL answer's owners: every rule's origins (an item is an origin in a rule).
+    keys: [...new Set(rules.flatMap((r) => r.AllowedOrigin))],
+  };
 }
 
 export const S3_CAPACITY: ListCapacity = {
