@@ -3,6 +3,7 @@ import { holdingText } from "../shared/holding-text";
 import { holderWords, type LockHolder, type RunHolder } from "../shared/schemas/provenance";
 import type { Waiting } from "../shared/schemas/run";
 import type { LockState, Receipt, RunEvent, RunResult, ScopeSummary } from "./client";
+import { listFullLines } from "./list-full";
 
 type LineResult = RunResult["lines"][number];
 
@@ -107,7 +108,8 @@ export function counts(result: RunResult): string {
 export function resultText(result: RunResult, conflicts = new Conflicts()): string {
   const seconds = ((result.run.finishedAt - result.run.startedAt) / 1000).toFixed(1);
   const error = result.run.error ? ` (${conflicts.text(result.run.error)})` : "";
-  return `${result.run.status} in ${seconds}s: ${counts(result)}${error}`;
+  const outcome = `${result.run.status} in ${seconds}s: ${counts(result)}${error}`;
+  return [outcome, ...listFullLines(result.run.error)].join("\n");
 }
 
 const ms = (value: number) => `${value} ms`;

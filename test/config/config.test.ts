@@ -30,6 +30,18 @@ describe("configFromEnv", () => {
     expect(config.environments).toEqual(["staging", "preview"]);
   });
 
+  it("SPONSON_ENVIRONMENTS takes an entry with capacity settings beside bare names", () => {
+    const config = configFromEnv({
+      SPONSON_ENVIRONMENTS: JSON.stringify(["preview", { name: "staging", staleAfterDays: 14 }]),
+    });
+    expect(config.environments).toEqual(["preview", "staging"]);
+    expect(config.environmentSettings).toEqual({ staging: { staleAfterDays: 14 } });
+    const bad = configFromEnv({
+      SPONSON_ENVIRONMENTS: JSON.stringify([{ name: "preview", staleAfterDays: 0 }]),
+    });
+    expect(() => bad.environmentSettings).toThrow(/SPONSON_ENVIRONMENTS/);
+  });
+
   it("is parsed once per configuration: the same text gives the same object", () => {
     const a = configFromEnv({ LEASE_TTL_SECONDS: "31", OTHER: "x" });
     const b = configFromEnv({ LEASE_TTL_SECONDS: "31", OTHER: "y" });

@@ -66,7 +66,8 @@ export interface OpSpec<Config = Record<string, unknown>> {
   list(ctx: OpContext<Config>, params: Params): Promise<string[]>;
   /**
    * The provider's documented cap on the list the op's items live in (docs/adapters.md,
-   * "Capacity"); absent where none is documented. Plain data: nothing enforces it yet.
+   * "Capacity"); absent where none is documented. Checked under the lease before a write
+   * (docs/design.md, "Lists at their cap").
    */
   readonly capacity?: ListCapacity;
   /**
@@ -90,6 +91,23 @@ export interface ListCapacity {
   readonly maxEntryChars?: number;
   /** At most this many bytes in the document written (S3's CORS configuration: 64 KB). */
   readonly maxDocumentBytes?: number;
+  /**
+   * Pure, for a cap that counts more than the op's own list (`counts`): what the object, as read
+   * or as edited (a `batch` state), holds against the cap. Absent: the op's list is counted.
+   */
+  measure?(state: unknown): CapacityMeasure;
+}
+
+/** An object's fill against a cap that spans its lists (docs/design.md, "Lists at their cap"). */
+export interface CapacityMeasure {
+  /** What the cap counts: Entra's URIs of every platform, S3's rules. */
+  readonly entries: number;
+  /** The object's own lower cap when it sets one (Entra: `signInAudience`). */
+  readonly cap?: number;
+  /** The size of the document a write would send (S3's CORS XML, UTF-8). */
+  readonly bytes?: number;
+  /** The op's item keys on the whole object, when `batch.keys` shows only part (S3: one rule's). */
+  readonly keys?: readonly string[];
 }
 
 /** `op` with its list's documented cap declared. */

@@ -97,13 +97,36 @@ export function repositories(vars: Vars): RepositoryConfig[] {
   return jsonVar(vars, "SPONSON_REPOSITORIES", repositoriesConfigSchema) ?? [];
 }
 
+const environmentNameSchema = z.string().refine(isValidEnvironment, "not a valid environment name");
+
+/** An environment with its capacity settings (docs/design.md, "Lists at their cap"). */
+const environmentEntrySchema = z.strictObject({
+  name: environmentNameSchema,
+  /** A scope whose last run is older than this many days is stale (LIST_FULL names it). */
+  staleAfterDays: z.int().min(1).max(3650).optional(),
+});
+export type EnvironmentSettings = Omit<z.infer<typeof environmentEntrySchema>, "name">;
+
 export const environmentsSchema = z
-  .array(z.string().refine(isValidEnvironment, "not a valid environment name"))
+  .array(z.union([environmentNameSchema, environmentEntrySchema]))
   .min(1)
   .max(50);
 
 export function environments(vars: Vars): string[] {
-  return [...new Set(jsonVar(vars, "SPONSON_ENVIRONMENTS", environmentsSchema) ?? DEFAULT_ENVIRONMENTS)];
+  const entries = jsonVar(vars, "SPONSON_ENVIRONMENTS", environmentsSchema) ?? DEFAULT_ENVIRONMENTS;
+  return [...new Set(entries.map((e) => (typeof e === "string" ? e : e.name)))];
+}
+
+/** Each listed environment's settings (an entry given as a bare name has none). */
+export function environmentSettings(vars: Vars): Record<string, EnvironmentSettings> {
+  const entries = jsonVar(vars, "SPONSON_ENVIRONMENTS", environmentsSchema) ?? [];
+  const settings: Record<string, EnvironmentSettings> = {};
+  for (const e of entries) {
+    if (typeof e === "string") continue;
+    const { name, ...rest } = e;
+    settings[name] = rest;
+  }
+  return settings;
 }
 
 /**

@@ -18,6 +18,8 @@ import {
   connections,
   DEFAULT_LEASE_TTL_SECONDS,
   DEFAULT_WAIT_TIMEOUT_SECONDS,
+  type EnvironmentSettings,
+  environmentSettings,
   environments,
   githubIssuer,
   jsonVar,
@@ -58,6 +60,8 @@ const READERS = {
   repositories: (v: Vars): RepositoryConfig[] => repositories(v),
   /** SPONSON_ENVIRONMENTS: where a closed pull request's scope is destroyed; `["preview"]` when unset. */
   environments: (v: Vars): string[] => environments(v),
+  /** SPONSON_ENVIRONMENTS' per-environment settings (`staleAfterDays`); `{}` when none is set. */
+  environmentSettings: (v: Vars): Record<string, EnvironmentSettings> => environmentSettings(v),
   /** SPONSON_POLICY (and EMULATORS for the open local policy): the server-side write policy. */
   policy: (v: Vars): PolicyConfig => writePolicy(v),
   /** SPONSON_WRITE_COMBINING: environments where write combining is off (`false`); on elsewhere. */

@@ -133,6 +133,11 @@ export interface EngineDeps {
    */
   uncapped?: boolean;
   /**
+   * An environment's `staleAfterDays` (SPONSON_ENVIRONMENTS): a scope idle longer is stale in a
+   * LIST_FULL answer (docs/design.md, "Lists at their cap"). Absent or undefined: never idle.
+   */
+  staleAfterDays?: (environment: string) => number | undefined;
+  /**
    * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
    * read under the lease. Test-only control switch; production wiring always passes true.
    */

@@ -163,6 +163,7 @@ export function createEngine(
     ownership: overrides.ownership ?? true,
     unfenced: overrides.unfenced ?? false,
     uncapped: overrides.uncapped ?? false,
+    staleAfterDays: (environment) => config.environmentSettings[environment]?.staleAfterDays,
     recentWrites: overrides.recentWrites ?? true,
     ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,

@@ -12,6 +12,7 @@
 
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type Params, type ProviderAdapter, withCapacity } from "../op-spec";
+import { ENTRA_CAPACITY } from "./capacity";
 import {
   ENTRA_KINDS,
   ENTRA_WRITE_VISIBILITY_MS,
@@ -77,14 +78,7 @@ const typedAdapter: ProviderAdapter<EntraConfig> = {
   type: "entra",
   config: entraConfigSchema,
   prepare: prepareGraphToken,
-  ops: [
-    withCapacity(redirectUri, {
-      maxEntries: 256,
-      counts: "redirect URIs of every platform of the application",
-      lower: { maxEntries: 100, when: "signInAudience admits personal Microsoft accounts" },
-      maxEntryChars: 256,
-    }),
-  ],
+  ops: [withCapacity(redirectUri, ENTRA_CAPACITY)],
 };
 
 export const entraAdapter: ProviderAdapter = defineAdapter(typedAdapter);

@@ -11,6 +11,7 @@ import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, unconditionalRules } from "../cors/cors-origin-op";
 import { defineAdapter, type ProviderAdapter, withCapacity } from "../op-spec";
 import { readS3Cors, writeS3Cors } from "./bucket-cors-api";
+import { S3_CAPACITY } from "./capacity";
 import { type S3Config, s3ConfigSchema, s3CorsIdentity, s3LineParamsSchema } from "./config";
 import type { S3CorsRule } from "./cors-xml";
 
@@ -38,13 +39,7 @@ const typedAdapter: ProviderAdapter<S3Config> = {
   config: s3ConfigSchema,
   prepare: (ctx) => prepareAwsCredentials(ctx, "s3"),
   // S3 caps the rules of the bucket, not the origins of one rule: a line that creates a rule counts.
-  ops: [
-    withCapacity(corsOrigin, {
-      maxEntries: 100,
-      counts: "CORS rules of the bucket",
-      maxDocumentBytes: 65_536,
-    }),
-  ],
+  ops: [withCapacity(corsOrigin, S3_CAPACITY)],
 };
 
 export const s3Adapter: ProviderAdapter = defineAdapter(typedAdapter);

@@ -7,6 +7,7 @@
 import { SponsonError } from "../../../shared/errors";
 import type { Item } from "../plan/item";
 import type { Decided } from "../rules/group-decisions";
+import type { ListOwners } from "./list-owners";
 
 /** The cap of `item`'s list: the operator's (connection `capacity`), else the documented one. */
 export type CapOf = (item: Item) => number | undefined;
@@ -31,12 +32,18 @@ export interface ListFill {
   entries: number;
   /** Entries after the write. */
   after: number;
+  /** The list's item keys as read under the lease: whose they are is the answer's detail. */
+  keys: readonly string[];
+  /** Set when the document's size is what does not fit (S3's 64 KB): its size after the write. */
+  bytes?: number;
+  maxBytes?: number;
 }
 
 /**
  * The first list `decisions`' writes would take past its cap, or null. A write that does not grow a
- * list is never refused, even above a cap lowered since it filled. Lists whose cap counts more than
- * the op's own entries (`capacity.counts`: Entra's platforms, S3's rules) are not counted here.
+ * list is never refused, even above a cap lowered since it filled. A cap that counts more than the
+ * op's own entries (`capacity.measure`: Entra's platforms, S3's rules and bytes) is measured on the
+ * whole object.
  */
 export function overCap(
   object: string,
@@ -54,23 +61,64 @@ export function overCap(
   for (const [op, ds] of byOp) {
     const item = (ds[0] as Decided).change.item;
     const batch = item.op.batch;
-    if (item.op.capacity?.counts !== undefined || !batch) continue;
-    const cap = capOf(item);
-    if (cap === undefined) continue;
-    const entries = batch.keys(state, item.params).length;
+    if (!batch) continue;
     let edited = state;
     for (const d of ds) edited = batch.edit(edited, d.change.item.params, d.change.action);
-    const after = batch.keys(edited, item.params).length;
-    if (after > cap && after > entries) return { object, op, cap, entries, after };
+    const fill = item.op.capacity?.measure
+      ? measured(object, op, item, state, edited, capOf)
+      : counted(object, op, item, state, edited, capOf);
+    if (fill) return fill;
   }
   return null;
 }
 
+function counted(object: string, op: string, item: Item, state: unknown, edited: unknown, capOf: CapOf) {
+  const batch = item.op.batch;
+  const cap = capOf(item);
+  if (!batch || cap === undefined) return null;
+  const entries = batch.keys(state, item.params).length;
+  const after = batch.keys(edited, item.params).length;
+  if (!(after > cap && after > entries)) return null;
+  return { object, op, cap, entries, after, keys: batch.keys(state, item.params) };
+}
+
+function measured(object: string, op: string, item: Item, state: unknown, edited: unknown, capOf: CapOf) {
+  const capacity = item.op.capacity;
+  if (!capacity?.measure) return null;
+  const [before, after] = [capacity.measure(state), capacity.measure(edited)];
+  // The object's own lower cap (Entra's personal accounts) and the operator's: the lowest holds.
+  const cap = effectiveCap(capOf(item), after.cap) ?? capacity.maxEntries;
+  const keys = before.keys ?? item.op.batch?.keys(state, item.params) ?? [];
+  const fill: ListFill = { object, op, cap, entries: before.entries, after: after.entries, keys };
+  if (after.entries > cap && after.entries > before.entries) return fill;
+  const maxBytes = capacity.maxDocumentBytes;
+  const [was, bytes] = [before.bytes ?? 0, after.bytes];
+  if (maxBytes !== undefined && bytes !== undefined && bytes > maxBytes && bytes > was)
+    return { ...fill, bytes, maxBytes };
+  return null;
+}
+
 /** The refusal: nothing was claimed or sent; the same request fails until entries are removed. */
-export function listFull(fill: ListFill): SponsonError {
+export function listFull(fill: ListFill, owners?: ListOwners): SponsonError {
+  const what =
+    fill.bytes !== undefined
+      ? `${fill.op}'s document would be ${fill.bytes} bytes, past its limit of ${fill.maxBytes}`
+      : `${fill.op}'s list holds ${fill.entries} of at most ${fill.cap} entries; this write would make it ${fill.after}`;
+  const stale = owners?.scopes.filter((s) => s.stale !== null) ?? [];
+  const remedy =
+    stale.length > 0
+      ? `stale scopes of this repository hold entries: ${owners?.freeRoom.join("; ")}`
+      : "remove entries (`sponson destroy --scope …` for scopes that are done)";
   return new SponsonError(
     "LIST_FULL",
-    `${fill.object}: ${fill.op}'s list holds ${fill.entries} of at most ${fill.cap} entries; this write would make it ${fill.after}. Nothing was written: remove entries (\`sponson destroy --scope …\` for scopes that are done) and run again`,
-    { list: { object: fill.object, op: fill.op }, cap: fill.cap, entries: fill.entries, after: fill.after },
+    `${fill.object}: ${what}. Nothing was written: ${remedy}, and run again`,
+    {
+      list: { object: fill.object, op: fill.op },
+      cap: fill.cap,
+      entries: fill.entries,
+      after: fill.after,
+      ...(fill.bytes !== undefined ? { bytes: fill.bytes, maxBytes: fill.maxBytes } : {}),
+      ...(owners ?? {}),
+    },
   );
 }

@@ -10,7 +10,8 @@ import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection } from "../../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
-import { type CapOf, effectiveCap, listFull, overCap } from "../capacity/list-fill";
+import { type CapOf, effectiveCap, type ListFill, listFull, overCap } from "../capacity/list-fill";
+import { listOwners } from "../capacity/list-owners";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
 import { type Change, type Decided, decideInOrder, keysOf, undoChanges } from "../rules/group-decisions";
@@ -121,7 +122,7 @@ export class CriticalSection {
     // Before anything is touched: a group past a list's cap leaves nothing behind.
     const capOf: CapOf = (item) =>
       effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
-    if (capped) decisions = this.#fit(first.parent as string, state, decisions, decideFor, capOf);
+    if (capped) decisions = await this.#fit(first.parent as string, state, decisions, decideFor, capOf);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
@@ -138,7 +139,7 @@ export class CriticalSection {
       decisions = decideFor(new Set([...this.#gone, ...this.#full.keys()]));
       // A gone waiter's removal may have been what made room.
       const fill = capped ? overCap(first.parent as string, state, decisions, capOf) : null;
-      if (fill) throw listFull(fill);
+      if (fill) throw await this.#refusal(fill);
     }
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
@@ -166,13 +167,13 @@ export class CriticalSection {
    * touched); then each waiter in queue order joins the write only if it still fits, else its
    * changes go back and it is refused alone when it writes them itself.
    */
-  #fit(
+  async #fit(
     object: string,
     state: unknown,
     decisions: Decided[],
     decideFor: (without: ReadonlySet<string>) => Decided[],
     capOf: CapOf,
-  ): Decided[] {
+  ): Promise<Decided[]> {
     const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
     const ownFill = overCap(
       object,
@@ -180,7 +181,7 @@ export class CriticalSection {
       decisions.filter((d) => waiterOf(d) === null),
       capOf,
     );
-    if (ownFill) throw listFull(ownFill);
+    if (ownFill) throw await this.#refusal(ownFill);
     const waiters = [...new Set(decisions.map(waiterOf).filter((x): x is string => x !== null))];
     const kept = new Set<string>();
     for (const waiter of waiters) {
@@ -192,5 +193,28 @@ export class CriticalSection {
       else kept.add(waiter);
     }
     return this.#full.size > 0 ? decideFor(new Set(this.#full.keys())) : decisions;
+  }
+
+  /**
+   * The run's own refusal names who holds the list (its owners under this lease, their scopes'
+   * staleness); a waiter's goes back without it and its own check answers in full. The detail is
+   * help, not the decision: failing to gather it still refuses, with the counts alone.
+   */
+  async #refusal(fill: ListFill): Promise<SponsonError> {
+    const { parts: w, lease } = this.#in;
+    if (lease === null || !w.deps.ownership) return listFull(fill);
+    try {
+      const owners = await listOwners({
+        deps: w.deps,
+        lease,
+        repository: w.run.repository,
+        op: fill.op,
+        keys: fill.keys,
+      });
+      return listFull(fill, owners);
+    } catch (err) {
+      w.deps.warn?.(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
+      return listFull(fill);
+    }
   }
 }

@@ -1,0 +1,130 @@
+/**
+ * Who holds the entries of a list at its cap (docs/design.md, "Lists at their cap"), for the
+ * LIST_FULL answer: read under the parent lease (the lock's ownership of each entry), then each
+ * owning scope's state and last run. Repository isolation (docs/security.md): the caller's
+ * repository's scopes are named; other repositories' are only counted.
+ */
+import { scopeOfOwner } from "../../../shared/schemas/ownership";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { EngineDeps } from "../deps";
+import { pullRequestOf, type StaleReason, staleReason } from "./stale-scopes";
+
+/** One owning scope of the caller's repository. */
+export interface ScopeShare {
+  scope: string;
+  environment: string;
+  pullRequest: number | null;
+  /** When its last run finished (epoch ms); null when it has none on record. */
+  lastRunAt: number | null;
+  /** How many of the list's entries it owns (an entry shared by two scopes counts for both). */
+  entries: number;
+  stale: StaleReason | null;
+}
+
+export interface ListOwners {
+  /** The caller's repository's owning scopes, stalest first (closed, then idle, oldest run first). */
+  scopes: ScopeShare[];
+  /** Other repositories' owning scopes: counted, never named. */
+  otherRepositories: { scopes: number; entries: number; stale: number };
+  /** Entries that were there before any scope claimed them: never removed by a scope. */
+  foreign: number;
+  /** Entries nobody owns that are not foreign (added by hand since: the orphan path's). */
+  unowned: number;
+  /** The commands that free room: one destroy per stale scope of the caller's repository. */
+  freeRoom: string[];
+}
+
+export interface OwnersInput {
+  deps: EngineDeps;
+  lease: ParentLock;
+  /** The caller's repository: only its scopes are named. */
+  repository: { id: number; name: string };
+  op: string;
+  /** The list's entries (keys) as read under the lease. */
+  keys: readonly string[];
+}
+
+const READS_AT_ONCE = 8;
+
+export async function listOwners({ deps, lease, repository, op, keys }: OwnersInput): Promise<ListOwners> {
+  const view = await lease.owners([...new Set(keys)].map((key) => ({ op, key })));
+  const counts = new Map<string, number>();
+  let [foreign, unowned] = [0, 0];
+  for (const item of view.items) {
+    if (item.foreign) foreign += 1;
+    else if (item.owners.length === 0) unowned += 1;
+    for (const owner of item.owners) counts.set(owner, (counts.get(owner) ?? 0) + 1);
+  }
+  const owners = [...counts].flatMap(([owner, entries]) => {
+    const s = scopeOfOwner(owner);
+    return s ? [{ ...s, entries }] : [];
+  });
+  const shares = await inBatches(owners, READS_AT_ONCE, (o) =>
+    shareOf(deps, { ...o, name: o.repositoryId === repository.id ? repository.name : "(other)" }),
+  );
+  const mine = shares.filter((_, i) => owners[i]?.repositoryId === repository.id).sort(stalestFirst);
+  const others = shares.filter((_, i) => owners[i]?.repositoryId !== repository.id);
+  return {
+    scopes: mine,
+    otherRepositories: {
+      scopes: others.length,
+      entries: others.reduce((n, s) => n + s.entries, 0),
+      stale: others.filter((s) => s.stale !== null).length,
+    },
+    foreign,
+    unowned,
+    freeRoom: mine
+      .filter((s) => s.stale !== null)
+      .map((s) => `sponson destroy --env ${s.environment} --scope ${s.scope}`),
+  };
+}
+
+interface Owner {
+  repositoryId: number;
+  name: string;
+  environment: string;
+  scope: string;
+  entries: number;
+}
+
+async function shareOf(deps: EngineDeps, o: Owner): Promise<ScopeShare> {
+  const address = {
+    repository: { id: o.repositoryId, name: o.name },
+    environment: o.environment,
+    scope: o.scope,
+  };
+  const [state, stored] = await Promise.all([
+    deps.gate ? deps.gate.read(o.repositoryId, o.scope) : null,
+    deps.store.read(address),
+  ]);
+  const lastRunAt = stored.receipt.runs.reduce<number | null>((t, r) => Math.max(t ?? 0, r.finishedAt), null);
+  const stale = staleReason({
+    status: state?.status ?? null,
+    lastRunAt,
+    now: deps.clock.now(),
+    ...(deps.staleAfterDays?.(o.environment) !== undefined
+      ? { staleAfterDays: deps.staleAfterDays(o.environment) as number }
+      : {}),
+  });
+  return {
+    scope: o.scope,
+    environment: o.environment,
+    pullRequest: pullRequestOf(o.scope),
+    lastRunAt,
+    entries: o.entries,
+    stale,
+  };
+}
+
+/** Closed first, then idle, then live; within each the oldest last run first. */
+function stalestFirst(a: ScopeShare, b: ScopeShare): number {
+  const rank = (s: ScopeShare) => (s.stale === "closed" ? 0 : s.stale === "idle" ? 1 : 2);
+  return rank(a) - rank(b) || (a.lastRunAt ?? 0) - (b.lastRunAt ?? 0);
+}
+
+async function inBatches<T, R>(items: readonly T[], size: number, f: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += size)
+    out.push(...(await Promise.all(items.slice(i, i + size).map(f))));
+  return out;
+}
