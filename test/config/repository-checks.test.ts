@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ConfigStatus } from "../../shared/schemas/config-status";
 import { checkConfig } from "../../workers/config/config-report";
+import { ConfigPanel } from "../../workers/dashboard/config-panel";
 import { call, testApp } from "../helpers/app";
 import { bearer } from "../helpers/tokens";
 
@@ -101,6 +102,15 @@ describe("config check: pull-request environments never destroyed on close", () 
         message: expect.stringMatching(/acme\/web.*\bqa\b.*never destroyed/),
       },
     ]);
+  });
+});
+
+describe("the dashboard's configuration panel", () => {
+  it("lists each warning with its path, the report still valid", () => {
+    const result = report(repositories(repository({ refEnvironments: { pullRequest: ["qa"] } })));
+    const html = String(ConfigPanel({ report: result }));
+    expect(html).toContain('data-config-warning="SPONSON_REPOSITORIES.0.refEnvironments.pullRequest"');
+    expect(html).toMatch(/acme\/web: pull requests may act in environment qa/);
   });
 });
 
