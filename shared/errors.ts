@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "INTERNAL",
   "EMPTY_PLAN",
   "LIST_FULL",
+  "AUDIT_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -57,6 +58,8 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   EMPTY_PLAN: { status: 400, title: "The plan has no lines and the scope owns entries", retriable: false },
   // Refused under the lease before any provider write: the same request fails until entries are removed.
   LIST_FULL: { status: 409, title: "The provider's list is at its cap", retriable: false },
+  // A destructive admin action's intent could not be written to the audit trail: nothing was done.
+  AUDIT_UNAVAILABLE: { status: 503, title: "The audit trail cannot be written for now", retriable: true },
 };
 
 /** The serialisable form of an error: what crosses RPC, receipts and responses. */

@@ -119,7 +119,10 @@ export async function configCommand(inv: Invocation): Promise<ExitCode> {
       inv.io.stderr.write(
         `note: environment ${environment} opts out of the URL shape check: ${rules.join(", ")} (SPONSON_POLICY.environments.${environment}.urlChecks)\n`,
       );
+  if (inv.flags.json !== true)
+    for (const { path, message } of report.warnings) inv.io.stderr.write(`warning: ${path}: ${message}\n`);
   return printProblems(inv, subject, report.problems, {
+    warnings: report.warnings,
     vars: report.vars,
     connections: report.connections,
     urlCheckOptOuts: report.urlCheckOptOuts,

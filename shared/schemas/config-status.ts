@@ -23,5 +23,7 @@ export const configStatusSchema = z.object({
   /** Environments that turn off rules of the URL shape check (SPONSON_POLICY's `urlChecks`). */
   urlCheckOptOuts: z.array(z.object({ environment: z.string(), rules: z.array(z.enum(URL_CHECK_RULES)) })),
   problems: z.array(configProblemSchema),
+  /** Valid but probably unintended, e.g. pull requests granted an environment a close never destroys. */
+  warnings: z.array(configProblemSchema),
 });
 export type ConfigStatus = z.infer<typeof configStatusSchema>;

@@ -277,3 +277,51 @@ SPONSON_POLICY = '{"version":1,"environments":{"preview":{"parents":["*"],"items
     ]);
   });
 });
+
+describe("sponson config check: repositories", () => {
+  /** The production example with acme/web's entry given `extra` TOML lines. */
+  const repoConfig = (name: string, extra: string) =>
+    file(
+      name,
+      readFileSync(PRODUCTION, "utf8")
+        .replace('defaultBranch = "main"\n', `defaultBranch = "main"\n${extra}\n`)
+        .replaceAll("../../workers", join(ROOT, "workers")),
+    );
+
+  it("a repository's webhookSecret that is not set is a problem naming the repository and the secret, never a value", () => {
+    const wrangler = repoConfig("secret.wrangler.toml", 'webhookSecret = "WEBHOOK_SECRET_ACME_WEB"');
+    const run = sponson([
+      "config",
+      "check",
+      "--config",
+      wrangler,
+      "--env-file",
+      file("repos.env", envFile(SECRETS)),
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("1 problem\n");
+    expect(run.stdout).toMatch(
+      /SPONSON_REPOSITORIES\.0\.webhookSecret: repository acme\/web: Worker secret WEBHOOK_SECRET_ACME_WEB is not set/,
+    );
+    for (const value of Object.values(SECRETS))
+      if (value.length > 4) expect(run.stdout + run.stderr).not.toContain(value);
+  });
+
+  it("pull requests granted an environment a close never destroys: a warning (text and JSON), exit 0", () => {
+    const wrangler = repoConfig(
+      "pr-envs.wrangler.toml",
+      'refEnvironments = { pullRequest = ["preview", "staging"] }',
+    );
+    const text = sponson(["config", "check", "--config", wrangler]);
+    expect(text.code, text.stdout + text.stderr).toBe(0);
+    expect(text.stdout).toContain("no problems");
+    expect(text.stderr).toMatch(
+      /warning: SPONSON_REPOSITORIES\.0\.refEnvironments\.pullRequest: repository acme\/web: .*environment staging.*never destroyed on close/,
+    );
+    const json = sponson(["config", "check", "--config", wrangler, "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      valid: true,
+      warnings: [{ path: "SPONSON_REPOSITORIES.0.refEnvironments.pullRequest" }],
+    });
+  });
+});

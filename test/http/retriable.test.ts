@@ -20,6 +20,7 @@ describe("retriable", () => {
       "CONCURRENT_MODIFICATION",
       "RATE_LIMITED",
       "PROVIDER_ERROR",
+      "AUDIT_UNAVAILABLE",
     ]);
   });
 

@@ -50,6 +50,10 @@ describe("the force-release audit trail", () => {
       token,
       released: true,
       at,
+      // Written as an intent before the release, completed after it (test/audit/audit-intents.test.ts).
+      id: expect.any(String),
+      startedAt: expect.any(Number),
+      status: "done",
     });
   });
 

@@ -1,33 +1,37 @@
 /**
  * The admin audit trail in R2 (docs/storage.md, "Audit trail"): every force-release, every orphan
- * removal and every destroy the sweep re-sent, with who, why, and what was affected. The lock's own history keeps only its last 50
+ * removal and every destroy the sweep re-sent, with who, why, and what was affected (force-releases
+ * and orphan removals are written as an intent before they act: ./audit-intent.ts). The lock's own history keeps only its last 50
  * transitions (renewals push a force-release out within minutes); these records are never deleted
  * by the service, so they outlive any retention an operator sets of 90 days or more.
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
-import { orphanRemovalSchema } from "../../shared/schemas/orphans";
 import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
+import { auditLifecycleSchema } from "./audit-intent";
+import { orphanRemovalAuditSchema } from "./orphan-audit";
 import { TOKEN_AUDIT_PREFIX, tokenMintAuditSchema, tokenMintEntry } from "./token-mints";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
 export const AUDIT_LISTED_MAX = 1000;
 
-export const forceReleaseAuditSchema = z.object({
-  key: z.string(),
-  actor: z.string(),
-  reason: z.string(),
-  /** The run that held the lock, and its fencing token (null when nothing was held). */
-  holder: z.string().nullable(),
-  token: z.number().int().nullable(),
-  released: z.boolean(),
-  /** The lock object's clock when it decided (ms). */
-  at: z.number().int(),
-});
-export type ForceReleaseAudit = z.infer<typeof forceReleaseAuditSchema>;
+export const forceReleaseAuditSchema = z
+  .object({
+    key: z.string(),
+    actor: z.string(),
+    reason: z.string(),
+    /** The run that held the lock, and its fencing token (null when nothing was held). */
+    holder: z.string().nullable(),
+    token: z.number().int().nullable(),
+    released: z.boolean(),
+    /** The lock object's clock when it decided (ms); the intent's own time while `started`. */
+    at: z.number().int(),
+  })
+  .extend(auditLifecycleSchema.shape);
+export type ForceReleaseAudit = z.input<typeof forceReleaseAuditSchema>;
 
 /**
  * A delivery the webhook receiver refused and recorded (workers/webhooks/future-revision.ts): its
@@ -73,7 +77,7 @@ export type DestroyResendAudit = z.infer<typeof destroyResendAuditSchema>;
 
 export const auditEntrySchema = z.discriminatedUnion("kind", [
   forceReleaseAuditSchema.extend({ kind: z.literal("force-release") }),
-  orphanRemovalSchema.extend({ kind: z.literal("orphan-removal") }),
+  orphanRemovalAuditSchema.extend({ kind: z.literal("orphan-removal") }),
   // Holds set and lifted by an admin (the route records them) and expired (the lock records them).
   holdAuditSchema.extend({ kind: z.literal("hold") }),
   // Tokens minted by POST /v1/tokens (workers/audit/token-mints.ts).
@@ -85,10 +89,9 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
-export async function recordForceRelease(env: Env, record: ForceReleaseAudit): Promise<void> {
-  // The time first, so keys list in time order; a random tail keeps two at one millisecond apart.
-  const key = `${FORCE_RELEASE_AUDIT_PREFIX}${record.at}-${crypto.randomUUID()}.json`;
-  await env.RECEIPTS.put(key, JSON.stringify(record), { httpMetadata: { contentType: "application/json" } });
+/** Where one force-release's intent and completion are kept: its start time first, so keys list in time order. */
+export function forceReleaseAuditKey(startedAt: number, id: string): string {
+  return `${FORCE_RELEASE_AUDIT_PREFIX}${startedAt}-${id}.json`;
 }
 
 export async function recordHold(env: Env, record: HoldAudit): Promise<void> {
@@ -141,7 +144,7 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
     }),
     readNewest(env, ORPHAN_AUDIT_PREFIX, limit, (json) => {
-      const parsed = orphanRemovalSchema.safeParse(json);
+      const parsed = orphanRemovalAuditSchema.safeParse(json);
       return parsed.success ? { kind: "orphan-removal" as const, ...parsed.data } : null;
     }),
     readNewest(env, HOLD_AUDIT_PREFIX, limit, (json) => {

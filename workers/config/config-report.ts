@@ -8,6 +8,7 @@
  * never echo input. The Worker itself reads the same vars through workers/config/config.ts.
  */
 
+import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
 import { ADAPTERS } from "../adapters";
 import { SERVICE_KEY_RING } from "../auth/service-keys";
@@ -15,10 +16,11 @@ import { capacityProblems } from "../connections/capacity-check";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
-import { issuerSchema } from "./config-vars";
+import { DEFAULT_ENVIRONMENTS, issuerSchema } from "./config-vars";
 import { federationProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
+import { pullRequestEnvironmentWarnings, webhookSecretProblems } from "./repository-check";
 
 export interface ConfigProblem {
   /** Where: a var, then the path inside its JSON, e.g. `SPONSON_POLICY.environments.preview.items.2`. */
@@ -54,6 +56,8 @@ export interface ConfigReport {
   /** Every environment that opts out of a URL shape rule; every rule holds everywhere else. */
   urlCheckOptOuts: UrlCheckOptOut[];
   problems: ConfigProblem[];
+  /** Valid but probably unintended (docs/deploy.md, "Check the configuration"); `valid` ignores them. */
+  warnings: ConfigProblem[];
 }
 
 export interface CheckOptions {
@@ -132,6 +136,8 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
 
   let connections: ConnectionsDocument = {};
   let policy: PolicyDocument | null = null;
+  let repositories: RepositoryConfig[] = [];
+  let destroyEnvironments: string[] | null = [...DEFAULT_ENVIRONMENTS];
   for (const name of JSON_VAR_NAMES) {
     const before = problems.length;
     const raw = vars[name];
@@ -140,6 +146,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
       const openDev = name === "SPONSON_POLICY" && vars.EMULATORS === "on";
       if (required && !openDev) problems.push({ path: name, message: required });
     } else {
+      if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = null;
       const json = parseJson(raw);
       if (!json.ok) problems.push({ path: name, message: "is not JSON" });
       else {
@@ -149,6 +156,8 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
             problems.push({ path: joinPath(name, issue.path), message: issue.message });
         else if (name === "SPONSON_CONNECTIONS") connections = parsed.data as ConnectionsDocument;
         else if (name === "SPONSON_POLICY") policy = parsed.data as PolicyDocument;
+        else if (name === "SPONSON_REPOSITORIES") repositories = parsed.data as RepositoryConfig[];
+        else if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = [...new Set(parsed.data as string[])];
       }
     }
     note(name, before);
@@ -175,6 +184,11 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
       valid: !operatorProblems.some((p) => p.path.startsWith(name)),
     });
 
+  problems.push(...webhookSecretProblems(repositories, vars, options.secretsKnown));
+  // An invalid SPONSON_ENVIRONMENTS is a problem already: which scopes a close destroys is unknown.
+  const warnings =
+    destroyEnvironments === null ? [] : pullRequestEnvironmentWarnings(repositories, destroyEnvironments);
+
   const connectionStatuses = Object.entries(connections).map(([name, connection]) =>
     checkConnection(name, connection, vars, options, problems),
   );
@@ -184,6 +198,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     connections: connectionStatuses,
     urlCheckOptOuts: policy === null ? [] : urlCheckOptOuts(policy),
     problems,
+    warnings,
   };
 }
 

@@ -24,7 +24,19 @@ function what(entry: AuditEntry): string {
   if (entry.kind === "destroy-resend") {
     return `${entry.scope}: destroys re-sent (${entry.environments.join(", ")}), attempt ${entry.attempt}`;
   }
-  return `${entry.key} on ${entry.parent} (${entry.outcome})`;
+  return `${entry.key} on ${entry.parent}${entry.outcome === undefined ? "" : ` (${entry.outcome})`}`;
+}
+
+/**
+ * A force-release's or orphan removal's status (docs/design.md, "Audit before acting"): an intent
+ * never completed may have acted, so it says so rather than looking like nothing happened.
+ */
+function action(entry: AuditEntry): string {
+  if (entry.kind !== "force-release" && entry.kind !== "orphan-removal") return entry.kind;
+  if (entry.status === "done") return entry.kind;
+  if (entry.status === "started") return `${entry.kind}: started, outcome not recorded`;
+  const code = entry.errorCode === undefined ? "" : ` (${entry.errorCode})`;
+  return `${entry.kind}: ${entry.status}${code}`;
 }
 
 /** Who acted: a refused webhook was GitHub's delivery (or a forgery signed with its secret). */
@@ -57,7 +69,7 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
               {entries.map((e) => (
                 <tr>
                   <td>{formatUtc(e.at)}</td>
-                  <td>{e.kind}</td>
+                  <td>{action(e)}</td>
                   <td>{by(e)}</td>
                   <td class="mono">{what(e)}</td>
                   <td>{e.kind === "webhook-refused" ? "refused" : (e.reason ?? "")}</td>

@@ -1,7 +1,7 @@
 /**
  * For admins: the configuration report of GET /v1/config/status (workers/config/config-report.ts)
  * — which vars are set and valid, which connections lack a Worker secret, which environments opt
- * out of a URL shape rule, every problem with its path. Names only; the report holds no value.
+ * out of a URL shape rule, every problem and warning with its path. Names only; the report holds no value.
  */
 import type { ConfigReport } from "../config/config-report";
 
@@ -22,6 +22,15 @@ export function ConfigPanel({ report }: { report: ConfigReport }) {
           {report.problems.map((p) => (
             <li>
               <code>{p.path}</code> {p.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {report.warnings.length > 0 ? (
+        <ul class="problems">
+          {report.warnings.map((w) => (
+            <li data-config-warning={w.path}>
+              warning: <code>{w.path}</code> {w.message}
             </li>
           ))}
         </ul>

@@ -1,12 +1,12 @@
 /** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
 import type { Clock } from "../../shared/clock";
-import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { UrlChecks } from "../../shared/url-shape";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
+import type { OrphanRemovalAudit } from "../audit/orphan-audit";
 import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
@@ -39,8 +39,13 @@ export interface ScopeGate {
 export interface OwnedObjects {
   list(): Promise<Array<{ key: string; identity: string }>>;
   read(identity: string): Promise<OwnershipRecord>;
-  /** Keeps an admin's removal of an orphan, with its reason (audit). */
-  recordRemoval(removal: OrphanRemoval): Promise<void>;
+  /**
+   * Keeps an admin's intent to remove an orphan, with its reason, before anything is sent
+   * (throws AUDIT_UNAVAILABLE when it cannot: the removal is then refused).
+   */
+  recordRemovalIntent(intent: OrphanRemovalAudit): Promise<void>;
+  /** Replaces the intent with its outcome; false when that could not be written (the intent stays). */
+  recordRemoval(record: OrphanRemovalAudit): Promise<boolean>;
 }
 
 export interface WriteCheck {

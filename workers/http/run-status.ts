@@ -32,6 +32,7 @@ export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
   UNAUTHENTICATED: 422,
   EMPTY_PLAN: 422,
   LIST_FULL: 409,
+  AUDIT_UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

@@ -1,18 +1,24 @@
 /**
  * The owned-object index and audit trail in R2 (docs/storage.md): which parent locks keep
  * ownership (each writes its own entry once), what each knows (read from the lock itself), and
- * the record of every orphan an admin removed.
+ * the record of every orphan an admin removed: its intent before the removal, then its outcome
+ * (workers/audit/audit-intent.ts).
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { OWNED_INDEX_PREFIX } from "../../shared/lock-index";
 import { parentLockKey } from "../../shared/lock-keys";
-import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { SecretRegistry } from "../../shared/secrets";
+import { writeCompletion, writeIntent } from "../audit/audit-intent";
+import type { OrphanRemovalAudit } from "../audit/orphan-audit";
 import type { OwnedObjects } from "../engine/deps";
 import { lockStub } from "../locks/lock-target";
 
 export const ORPHAN_AUDIT_PREFIX = "audit/orphans/";
+
+/** The intent and its completion share one key: the intent's time first, so keys list in time order. */
+const orphanAuditKey = (record: OrphanRemovalAudit) =>
+  `${ORPHAN_AUDIT_PREFIX}${record.startedAt ?? record.at}-${record.runId}.json`;
 
 const entrySchema = z.object({ key: z.string(), identity: z.string() });
 
@@ -36,14 +42,11 @@ export function ownedObjectIndex(env: Env, secrets: SecretRegistry): OwnedObject
       const key = await parentLockKey(identity, secrets);
       return lockStub(env, key).ownership({ key });
     },
-    async recordRemoval(removal: OrphanRemoval) {
-      await env.RECEIPTS.put(
-        `${ORPHAN_AUDIT_PREFIX}${removal.at}-${removal.runId}.json`,
-        JSON.stringify(removal),
-        {
-          httpMetadata: { contentType: "application/json" },
-        },
-      );
+    async recordRemovalIntent(intent: OrphanRemovalAudit) {
+      await writeIntent(env.RECEIPTS, orphanAuditKey(intent), intent);
+    },
+    async recordRemoval(record: OrphanRemovalAudit) {
+      return writeCompletion(env.RECEIPTS, orphanAuditKey(record), record);
     },
   };
 }

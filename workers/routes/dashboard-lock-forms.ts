@@ -43,7 +43,7 @@ const releaseRoute = createRoute({
   },
   responses: {
     303: redirect("Back to the dashboard, naming the released lock"),
-    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND"),
+    ...problemResponses(...AUTH_CODES, "VALIDATION", "NOT_FOUND", "AUDIT_UNAVAILABLE"),
   },
 });
 

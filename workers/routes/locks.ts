@@ -93,7 +93,7 @@ const forceReleaseRoute = createRoute({
         "application/json": { schema: withOpenApi(forceReleaseResultSchema, "ForceReleaseResult") },
       },
     },
-    ...problemResponses(...BODY_CODES, "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses(...BODY_CODES, "NOT_FOUND", "AUDIT_UNAVAILABLE", ...AUTH_CODES),
   },
 });
 

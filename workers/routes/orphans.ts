@@ -54,7 +54,14 @@ const removeRoute = createRoute({
       description: "Removed (or already gone); the record kept in the audit trail",
       content: { "application/json": { schema: withOpenApi(orphanRemovalSchema, "OrphanRemoval") } },
     },
-    ...problemResponses(...BODY_CODES, "NOT_FOUND", "LOCK_HELD", "CONCURRENT_MODIFICATION", ...AUTH_CODES),
+    ...problemResponses(
+      ...BODY_CODES,
+      "NOT_FOUND",
+      "LOCK_HELD",
+      "CONCURRENT_MODIFICATION",
+      "AUDIT_UNAVAILABLE",
+      ...AUTH_CODES,
+    ),
   },
 });
 

@@ -2,14 +2,15 @@
  * An admin's orphan removal writes under the object's parent lease and is fenced like a run's
  * write (docs/design.md, "Lease protocol"): a write whose outcome is unknown abandons the lease
  * (never releases it), so the lock-delay keeps the next holder out while a late landing may still
- * come; and a lease lost while the write was in flight means the removal is not recorded as done.
+ * come; and a lease lost while the write was in flight means the removal is not recorded as done
+ * (its audit intent is completed as `unknown`).
  * Lost answers are the emulator's knob `loseWriteAnswers`; a write in flight is `holdWrites`.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../../shared/clock";
 import { SponsonError } from "../../../shared/errors";
-import type { OrphanRemoval } from "../../../shared/schemas/orphans";
+import type { OrphanRemovalAudit } from "../../../workers/audit/orphan-audit";
 import { ORPHAN_AUDIT_PREFIX } from "../../../workers/lock-views/owned-objects";
 import {
   auth0Client,
@@ -78,11 +79,12 @@ async function refusal(promise: Promise<unknown>): Promise<SponsonError> {
   throw new Error("expected a refusal");
 }
 
-async function recordedRemovals(): Promise<OrphanRemoval[]> {
+async function removalsOf(domain: string): Promise<OrphanRemovalAudit[]> {
   const audit = await env.RECEIPTS.list({ prefix: ORPHAN_AUDIT_PREFIX });
-  return Promise.all(
-    audit.objects.map(async (o) => (await (await env.RECEIPTS.get(o.key))?.json()) as OrphanRemoval),
+  const records = await Promise.all(
+    audit.objects.map(async (o) => (await (await env.RECEIPTS.get(o.key))?.json()) as OrphanRemovalAudit),
   );
+  return records.filter((r) => r.key === BY_HAND && r.parent === appIdentity(domain));
 }
 
 describe("an orphan removal's write is fenced", () => {
@@ -94,7 +96,10 @@ describe("an orphan removal's write is fenced", () => {
     expect(err.code).toBe("LOCK_LOST");
     expect(err.detail).toMatchObject({ outcome: "unknown" });
     expect(await w.callbacks()).not.toContain(BY_HAND);
-    expect((await recordedRemovals()).filter((r) => r.key === BY_HAND)).toEqual([]);
+    // Its intent is completed as unknown, never as done (docs/design.md, "Audit before acting").
+    expect(await removalsOf(w.domain)).toEqual([
+      expect.objectContaining({ status: "unknown", errorCode: "LOCK_LOST" }),
+    ]);
     // Never released: it ends by expiry, and the lock-delay follows it.
     expect((await lock(w.key).read({ key: w.key })).held).toBe(true);
     await expireLeaseJustNow(w.key);
@@ -118,6 +123,9 @@ describe("an orphan removal's write is fenced", () => {
     expect(err.detail).toMatchObject({ outcome: "unknown" });
     // It landed, yet nothing says it was done under a lease held all through it.
     expect(await w.callbacks()).not.toContain(BY_HAND);
-    expect((await recordedRemovals()).filter((r) => r.key === BY_HAND)).toEqual([]);
+    // Its intent is completed as unknown, never as done (docs/design.md, "Audit before acting").
+    expect(await removalsOf(w.domain)).toEqual([
+      expect.objectContaining({ status: "unknown", errorCode: "LOCK_LOST" }),
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Orphans (docs/design.md, "Ownership of shared entries"): entries on an owned object's lists that
  * no scope owns and that are not foreign. Finding them reads the providers without any lease;
- * removing one takes the object's lease, checks again that nobody owns it, and records who removed
- * it and why.
+ * removing one records who removes it and why first, then takes the object's lease, checks again
+ * that nobody owns it, and completes that record with the outcome.
  */
 import { SponsonError } from "../../../shared/errors";
 import type { Orphan, OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../../shared/schemas/orphans";
@@ -10,6 +10,8 @@ import { type ItemOwnership, type Locator, scopeOfOwner } from "../../../shared/
 import type { Receipt } from "../../../shared/schemas/receipt";
 import { repositoryRefById } from "../../../shared/schemas/repository";
 import { entryOfKey, type OpSpec } from "../../adapters/op-spec";
+import { outcomeOfError } from "../../audit/audit-intent";
+import type { OrphanRemovalAudit } from "../../audit/orphan-audit";
 import { ParentLock } from "../../locks/parent-lock";
 import type { EngineDeps, OwnedObjects } from "../deps";
 import { sameItem } from "../plan/item";
@@ -128,6 +130,14 @@ export async function findOrphans(
   return { orphans, problems };
 }
 
+interface RemovalTarget {
+  req: OrphanRemovalBody & { actor: string };
+  op: OpSpec;
+  locator: Locator;
+  params: Record<string, string>;
+  runId: string;
+}
+
 /** The params that address `key` on the list `locator` names, as the op validates them. */
 function paramsFor(op: OpSpec, locator: Locator, key: string) {
   const named = op.paramsOfKey ? op.paramsOfKey(key) : { [op.itemParam]: key };
@@ -151,10 +161,38 @@ export async function removeOrphan(
     });
   }
   const params = paramsFor(op, locator, req.key);
+  const runId = newRunId(deps.clock.now());
+  // The intent before anything is sent, even a token exchange (docs/design.md, "Audit before
+  // acting"): a put that fails refuses the removal.
+  const startedAt = deps.clock.now();
+  const intent: OrphanRemovalAudit = {
+    ...req,
+    at: startedAt,
+    runId,
+    id: runId,
+    startedAt,
+    status: "started",
+  };
+  await owned.recordRemovalIntent(intent);
+  let removal: OrphanRemoval;
+  try {
+    removal = await removeUnderLease(deps, contexts, { req, op, locator, params, runId });
+  } catch (err) {
+    await owned.recordRemoval({ ...intent, ...outcomeOfError(err), at: deps.clock.now() });
+    throw err;
+  }
+  await owned.recordRemoval({ ...removal, id: runId, startedAt, status: "done" });
+  return removal;
+}
+
+async function removeUnderLease(
+  deps: EngineDeps,
+  contexts: ProviderContexts,
+  { req, op, locator, params, runId }: RemovalTarget,
+): Promise<OrphanRemoval> {
   // Token exchanges before the lease, like every run.
   await contexts.prepare([locator.connection]);
   const ctx = contexts.get(locator.connection);
-  const runId = newRunId(deps.clock.now());
   const lease = await ParentLock.acquire(
     await deps.locks.parent(req.parent),
     runId,
@@ -212,9 +250,7 @@ export async function removeOrphan(
         ghosts.map((owner) => ({ op: req.op, key: req.key, action: "remove", owner })),
       );
     }
-    const removal: OrphanRemoval = { ...req, at: deps.clock.now(), runId, outcome };
-    await owned.recordRemoval(removal);
-    return removal;
+    return { ...req, at: deps.clock.now(), runId, outcome };
   } finally {
     // A no-op once the write fence abandoned it: it then ends by expiry, the lock-delay after.
     await lease.release();
