@@ -12,7 +12,7 @@ import {
   firebaseConfigSchema,
   firebaseLineParamsSchema,
 } from "./config";
-import { withGoogleToken } from "./google-auth";
+import { withGoogleToken } from "./google-credentials";
 import { readAuthorizedDomains, writeAuthorizedDomains } from "./identity-toolkit";
 
 const parse = (params: Params) => firebaseLineParamsSchema.parse(params);
@@ -35,7 +35,7 @@ const typedAdapter: ProviderAdapter<FirebaseConfig> = {
   type: "firebase",
   config: firebaseConfigSchema,
   // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "firebase", ctx.config.serviceAccountKey, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "firebase", ctx.config, async () => {}),
   ops: [authorizedDomain],
 };
 

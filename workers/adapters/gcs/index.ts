@@ -11,7 +11,7 @@ import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
-import { withGoogleToken } from "../firebase/google-auth";
+import { withGoogleToken } from "../firebase/google-credentials";
 import { defineAdapter, type OpContext, type ProviderAdapter } from "../op-spec";
 import { MAX_DECIDE_ATTEMPTS, StaleState } from "../stale-state";
 import { type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
@@ -85,7 +85,7 @@ const typedAdapter: ProviderAdapter<GcsConfig> = {
   type: "gcs",
   config: gcsConfigSchema,
   // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config.serviceAccountKey, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config, async () => {}),
   ops: [corsOrigin],
 };
 

@@ -4,7 +4,7 @@
  * `{ "project": "<project id>", "location": "global", "client": "<client id>", "url": "https://…" }`.
  */
 import { z } from "zod";
-import { withGoogleToken } from "../firebase/google-auth";
+import { withGoogleToken } from "../firebase/google-credentials";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
@@ -50,7 +50,7 @@ const typedAdapter: ProviderAdapter<GoogleConfig> = {
   type: "google",
   config: googleConfigSchema,
   // The jwt-bearer exchange happens before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "google", ctx.config.serviceAccountKey, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "google", ctx.config, async () => {}),
   ops: [redirectUri],
 };
 
