@@ -11,7 +11,7 @@ import { eitherCredential, googleCredentialFields } from "./google-credentials";
  */
 export const firebaseConfigSchema = z
   .strictObject({ type: z.literal("firebase"), ...googleCredentialFields })
-  .superRefine(eitherCredential);
+  .superRefine(...eitherCredential);
 export type FirebaseConfig = z.infer<typeof firebaseConfigSchema>;
 
 export const projectIdSchema = z

@@ -31,17 +31,24 @@ export interface GoogleCredentials {
   federated?: GoogleFederated | undefined;
 }
 
-/** A refinement for the block: one credential, never both, never none. */
-export function eitherCredential(config: GoogleCredentials, ctx: z.RefinementCtx): void {
-  if ((config.serviceAccountKey === undefined) !== (config.federated === undefined)) return;
-  ctx.addIssue({
-    code: "custom",
-    path: [config.federated ? "federated" : "serviceAccountKey"],
-    message: config.federated
-      ? "federated or serviceAccountKey, not both: a federated connection holds no key"
-      : "missing: either serviceAccountKey (a secrets field naming the Worker secret with the key file) or federated { audience, serviceAccount }",
-  });
-}
+/**
+ * A refinement for the block: one credential, never both, never none. It runs even when a field
+ * failed (`when`), so `sponson config check` reports "not both" while the key is only a stand-in.
+ */
+export const eitherCredential = [
+  (config: GoogleCredentials, ctx: z.RefinementCtx): void => {
+    if (typeof config !== "object" || config === null) return;
+    if ((config.serviceAccountKey === undefined) !== (config.federated === undefined)) return;
+    ctx.addIssue({
+      code: "custom",
+      path: [config.federated ? "federated" : "serviceAccountKey"],
+      message: config.federated
+        ? "federated or serviceAccountKey, not both: a federated connection holds no key"
+        : "missing: either serviceAccountKey (a secrets field naming the Worker secret with the key file) or federated { audience, serviceAccount }",
+    });
+  },
+  { when: () => true },
+] as const;
 
 /** Runs `call` with an access token of the connection's service account, for `scopes`. */
 export function withGoogleToken<T>(

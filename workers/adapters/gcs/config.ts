@@ -6,7 +6,7 @@ import { eitherCredential, googleCredentialFields } from "../firebase/google-cre
 /** A key file, or federated (docs/design.md, "Federated connections"). */
 export const gcsConfigSchema = z
   .strictObject({ type: z.literal("gcs"), ...googleCredentialFields })
-  .superRefine(eitherCredential);
+  .superRefine(...eitherCredential);
 export type GcsConfig = z.infer<typeof gcsConfigSchema>;
 
 /** GCS rules have no ID: lines name them `#<index>`. */

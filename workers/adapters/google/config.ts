@@ -9,7 +9,7 @@ import { eitherCredential, googleCredentialFields } from "../firebase/google-cre
 /** A key file, or federated (docs/design.md, "Federated connections"). */
 export const googleConfigSchema = z
   .strictObject({ type: z.literal("google"), ...googleCredentialFields })
-  .superRefine(eitherCredential);
+  .superRefine(...eitherCredential);
 export type GoogleConfig = z.infer<typeof googleConfigSchema>;
 
 export const googleLineParamsSchema = z.strictObject({
