@@ -11,6 +11,7 @@ import { googleStsEmulator, iamCredentialsEmulator } from "./google-sts";
 import { keycloakEmulator } from "./keycloak";
 import { kindeEmulator } from "./kinde";
 import { notificationSinkEmulator } from "./notification-sink";
+import { oidcIssuerEmulator } from "./oidc-issuer";
 import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
@@ -34,6 +35,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   notificationSinkEmulator,
   googleStsEmulator,
   iamCredentialsEmulator,
+  oidcIssuerEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {
