@@ -10,8 +10,9 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { SecretRegistry } from "../../shared/secrets";
 import { connectionSubject, federationIssuer, mintFederationToken } from "../../workers/keys/federation";
-import { apply, call, destroy, observedApp } from "../helpers/app";
+import { apply, call, destroy, observedApp, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
+import { emulatorStub } from "../helpers/emulators";
 import { freshGoogleProject, identityProject, seedIdentityProject } from "../helpers/emulators-firebase";
 import { freshBucket, GCS_HOST, gcsBucket, seedBucket } from "../helpers/emulators-gcs";
 import { iamClient, iamOAuthClient, seedIamClient, seedIamProject } from "../helpers/emulators-google-iam";
@@ -243,5 +244,48 @@ describe("a refused exchange fails the run naming the connection and Google's co
     });
     const text = await refusedRun(connect("gcs-fed-aud", "gcs", g), await seededBucket(g));
     expect(text).toContain("invalid_grant");
+  });
+});
+
+describe("one exchange per connection per token lifetime, fleet-wide", () => {
+  const exchanges = async () => {
+    const [sts, iam] = await Promise.all([
+      emulatorStub(STS_HOST).stats(),
+      emulatorStub(IAM_CREDENTIALS_HOST).stats(),
+    ]);
+    return sts.requests + iam.requests;
+  };
+
+  async function burst(name: string, sharedTokens: boolean): Promise<number> {
+    const g = await seedFederatedGoogle(ISSUER, [connectionSubject(name)]);
+    const connection = connect(name, "gcs", g);
+    // A bucket per run: three runs that do not wait on each other's lock.
+    const buckets = [freshBucket(), freshBucket(), freshBucket()];
+    for (const bucket of buckets)
+      await seedBucket(bucket, { members: { [g.serviceAccount]: "admin" }, metageneration: 1, cors: [] });
+    // Every run as on a fresh isolate: only the fleet's token object can spare an exchange.
+    const app = testApp({ engine: { isolateTokenCache: false, sharedTokens } });
+    const before = await exchanges();
+    const runs = await Promise.all(
+      buckets.map(async (bucket) => {
+        const scope = freshPr();
+        const plan = planOf(connection, "gcs.corsOrigin", {
+          bucket,
+          rule: "#0",
+          origin: `https://${scope}.preview.example.com`,
+        });
+        return apply(app, "preview", scope, plan as never);
+      }),
+    );
+    expect(runs.map((r) => r.run.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    return (await exchanges()) - before;
+  }
+
+  it("a burst of three runs makes one STS exchange and one generateAccessToken", async () => {
+    expect(await burst("gcs-fed-burst", true)).toBe(2);
+  });
+
+  it("without the fleet's token objects each run exchanges on its own (control)", async () => {
+    expect(await burst("gcs-fed-burst-control", false)).toBeGreaterThan(2);
   });
 });
