@@ -48,13 +48,13 @@ export async function generateAccessToken(
   state: EmulatorState,
   email: string,
 ): Promise<Response> {
+  provisionDemoPolicy(email, state);
   const nowMs = Date.now();
   const caller = await verifyGoogleToken(request.headers.get("authorization"), nowMs);
   if (!caller) return googleError(401, UNAUTHENTICATED_MESSAGE);
   if (!hasScope(caller, [CLOUD_PLATFORM, IAM_SCOPE])) {
     return googleError(403, "Request had insufficient authentication scopes.");
   }
-  provisionDemoPolicy(email, state);
   if (!mayImpersonate(state.get<ServiceAccountPolicy>(googleStsKeys.policy(email)), caller.sub))
     return permissionDenied();
   const body = (await request.json().catch(() => null)) as { scope?: unknown; lifetime?: unknown } | null;
