@@ -2,6 +2,7 @@
  * Firebase Auth / Identity Platform: a project's authorized domains. Plan block:
  * `{ "type": "firebase", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }` (the
  * key file's JSON); line params: `{ "project": "<project id>", "domain": "pr-1.preview.example.com" }`.
+ * Keyless: `federated: { audience, serviceAccount }` instead of the key (./google-credentials.ts).
  */
 import { z } from "zod";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";

@@ -6,6 +6,7 @@
  *
  * Plan block: `{ "type": "gcs", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`;
  * line params: `{ "bucket": "assets", "rule": "#0", "origin": "https://pr-1.preview.example.com" }`.
+ * Keyless: `federated: { audience, serviceAccount }` instead of the key (../firebase/google-credentials.ts).
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";

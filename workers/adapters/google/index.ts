@@ -2,6 +2,7 @@
  * Google IAM OAuth clients: an OAuth client's allowed redirect URIs. Connection:
  * `{ "type": "google", "secrets": { "serviceAccountKey": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`; line params:
  * `{ "project": "<project id>", "location": "global", "client": "<client id>", "url": "https://…" }`.
+ * Keyless: `federated: { audience, serviceAccount }` instead of the key (../firebase/google-credentials.ts).
  */
 import { z } from "zod";
 import { withGoogleToken } from "../firebase/google-credentials";
