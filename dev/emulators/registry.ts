@@ -8,6 +8,7 @@ import { identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
 import { googleOAuthEmulator } from "./google";
 import { iamEmulator } from "./google-iam";
+import { googleStsEmulator, iamCredentialsEmulator } from "./google-sts";
 import { keycloakEmulator } from "./keycloak";
 import { kindeEmulator } from "./kinde";
 import { notificationSinkEmulator } from "./notification-sink";
@@ -35,6 +36,8 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   oidcIssuerEmulator,
   keycloakEmulator,
   notificationSinkEmulator,
+  googleStsEmulator,
+  iamCredentialsEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

@@ -11,6 +11,10 @@ import type { ProviderEmulatorModule } from "../emulator";
 
 const HOST = /^[a-z0-9-]+\.issuer\.test$/;
 
+/** A fixed issuer host for suites that seed one issuer only (the Google SDK proof). */
+export const OIDC_ISSUER_HOST = "google.issuer.test";
+export const oidcIssuerKeys = { discovery: "discovery", jwks: "jwks" } as const;
+
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../dev/emulators/transport";
-import { withGoogleToken } from "../../../workers/adapters/firebase/google-auth";
+import { withServiceAccountKeyToken } from "../../../workers/adapters/firebase/google-auth";
 import { CLIENT, iamProjectWithClient } from "../../adapters/google/iam-oauth-client";
 
 const send = providerFetch(env);
@@ -14,8 +14,8 @@ const send = providerFetch(env);
 async function signedIn() {
   const p = await iamProjectWithClient(["https://a.example.com/cb"]);
   let token = "";
-  const config = p.ctx.config as { serviceAccountKey: Parameters<typeof withGoogleToken>[2] };
-  await withGoogleToken(p.ctx, "google", config.serviceAccountKey, async (t) => {
+  const config = p.ctx.config as { serviceAccountKey: Parameters<typeof withServiceAccountKeyToken>[2] };
+  await withServiceAccountKeyToken(p.ctx, "google", config.serviceAccountKey, async (t) => {
     token = t;
   });
   const url = `https://iam.googleapis.com/v1/projects/${p.project}/locations/global/oauthClients/${CLIENT}`;

@@ -3,13 +3,15 @@
  * reference).
  */
 import { z } from "zod";
-import { serviceAccountKeyJsonSchema } from "./google-auth";
+import { eitherCredential, googleCredentialFields } from "./google-credentials";
 
-/** The resolved block: `serviceAccountKey` is the key file JSON its secret reference resolved to. */
-export const firebaseConfigSchema = z.strictObject({
-  type: z.literal("firebase"),
-  serviceAccountKey: serviceAccountKeyJsonSchema,
-});
+/**
+ * The resolved block: `serviceAccountKey` is the key file JSON its secret reference resolved to, or
+ * `federated` names a pool provider and service account (docs/design.md, "Federated connections").
+ */
+export const firebaseConfigSchema = z
+  .strictObject({ type: z.literal("firebase"), ...googleCredentialFields })
+  .superRefine(...eitherCredential);
 export type FirebaseConfig = z.infer<typeof firebaseConfigSchema>;
 
 export const projectIdSchema = z

@@ -69,8 +69,8 @@ const tokenResponseSchema = z.object({
   token_type: z.string(),
 });
 
-/** Runs `call` with a cloud-platform access token for `key`. */
-export function withGoogleToken<T>(
+/** Runs `call` with a cloud-platform access token for `key` (a connection's key file). */
+export function withServiceAccountKeyToken<T>(
   ctx: HttpContext,
   provider: string,
   key: ServiceAccountKey,

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { type HttpContext, providerJson } from "../http";
 import type { FirebaseConfig } from "./config";
-import { googleHttp, withGoogleToken } from "./google-auth";
+import { googleHttp } from "./google-auth";
+import { withGoogleToken } from "./google-credentials";
 
 export interface FirebaseContext extends HttpContext {
   config: FirebaseConfig;
@@ -20,7 +21,7 @@ function configUrl(project: string): string {
 }
 
 export function readAuthorizedDomains(ctx: FirebaseContext, project: string): Promise<string[]> {
-  return withGoogleToken(ctx, "firebase", ctx.config.serviceAccountKey, async (token) => {
+  return withGoogleToken(ctx, "firebase", ctx.config, async (token) => {
     const config = await providerJson(
       ctx,
       spec,
@@ -36,7 +37,7 @@ export function writeAuthorizedDomains(
   project: string,
   domains: string[],
 ): Promise<void> {
-  return withGoogleToken(ctx, "firebase", ctx.config.serviceAccountKey, async (token) => {
+  return withGoogleToken(ctx, "firebase", ctx.config, async (token) => {
     await providerJson(
       ctx,
       spec,

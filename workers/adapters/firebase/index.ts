@@ -2,6 +2,7 @@
  * Firebase Auth / Identity Platform: a project's authorized domains. Plan block:
  * `{ "type": "firebase", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }` (the
  * key file's JSON); line params: `{ "project": "<project id>", "domain": "pr-1.preview.example.com" }`.
+ * Keyless: `federated: { audience, serviceAccount }` instead of the key (./google-credentials.ts).
  */
 import { z } from "zod";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
@@ -12,7 +13,7 @@ import {
   firebaseConfigSchema,
   firebaseLineParamsSchema,
 } from "./config";
-import { withGoogleToken } from "./google-auth";
+import { withGoogleToken } from "./google-credentials";
 import { readAuthorizedDomains, writeAuthorizedDomains } from "./identity-toolkit";
 
 const parse = (params: Params) => firebaseLineParamsSchema.parse(params);
@@ -35,7 +36,7 @@ const typedAdapter: ProviderAdapter<FirebaseConfig> = {
   type: "firebase",
   config: firebaseConfigSchema,
   // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "firebase", ctx.config.serviceAccountKey, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "firebase", ctx.config, async () => {}),
   ops: [authorizedDomain],
 };
 

@@ -4,7 +4,8 @@
  * a 412 after an attempt that got no answer throws an unknown outcome (../http/provider-request.ts).
  */
 import { z } from "zod";
-import { googleHttp, withGoogleToken } from "../firebase/google-auth";
+import { googleHttp } from "../firebase/google-auth";
+import { withGoogleToken } from "../firebase/google-credentials";
 import { type HttpContext, providerError, providerJson, providerRequest } from "../http";
 import type { GcsConfig } from "./config";
 
@@ -36,7 +37,7 @@ const bucketUrl = (bucket: string) =>
   `https://storage.googleapis.com/storage/v1/b/${encodeURIComponent(bucket)}`;
 
 export function readBucketCors(ctx: GcsContext, bucket: string): Promise<BucketCors> {
-  return withGoogleToken(ctx, "gcs", ctx.config.serviceAccountKey, async (token) => {
+  return withGoogleToken(ctx, "gcs", ctx.config, async (token) => {
     const body = await providerJson(
       ctx,
       spec,
@@ -58,7 +59,7 @@ export function writeBucketCors(
   metageneration: string,
   cors: GcsCorsRule[],
 ): Promise<"written" | "conflict"> {
-  return withGoogleToken(ctx, "gcs", ctx.config.serviceAccountKey, async (token) => {
+  return withGoogleToken(ctx, "gcs", ctx.config, async (token) => {
     const response = await providerRequest(ctx, spec, {
       method: "PATCH",
       url: `${bucketUrl(bucket)}?ifMetagenerationMatch=${metageneration}&fields=cors,metageneration`,

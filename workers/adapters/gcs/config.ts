@@ -1,12 +1,12 @@
 /** The Google Cloud Storage provider block and line params (Cloud Storage JSON API reference). */
 import { z } from "zod";
 import { corsLineParamsSchema } from "../cors/cors-origin";
-import { serviceAccountKeyJsonSchema } from "../firebase/google-auth";
+import { eitherCredential, googleCredentialFields } from "../firebase/google-credentials";
 
-export const gcsConfigSchema = z.strictObject({
-  type: z.literal("gcs"),
-  serviceAccountKey: serviceAccountKeyJsonSchema,
-});
+/** A key file, or federated (docs/design.md, "Federated connections"). */
+export const gcsConfigSchema = z
+  .strictObject({ type: z.literal("gcs"), ...googleCredentialFields })
+  .superRefine(...eitherCredential);
 export type GcsConfig = z.infer<typeof gcsConfigSchema>;
 
 /** GCS rules have no ID: lines name them `#<index>`. */

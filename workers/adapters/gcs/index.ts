@@ -6,12 +6,13 @@
  *
  * Plan block: `{ "type": "gcs", "serviceAccountKey": { "secret": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`;
  * line params: `{ "bucket": "assets", "rule": "#0", "origin": "https://pr-1.preview.example.com" }`.
+ * Keyless: `federated: { audience, serviceAccount }` instead of the key (../firebase/google-credentials.ts).
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
-import { withGoogleToken } from "../firebase/google-auth";
+import { withGoogleToken } from "../firebase/google-credentials";
 import { defineAdapter, type OpContext, type ProviderAdapter } from "../op-spec";
 import { MAX_DECIDE_ATTEMPTS, StaleState } from "../stale-state";
 import { type GcsCorsRule, readBucketCors, writeBucketCors } from "./bucket-api";
@@ -85,7 +86,7 @@ const typedAdapter: ProviderAdapter<GcsConfig> = {
   type: "gcs",
   config: gcsConfigSchema,
   // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config.serviceAccountKey, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config, async () => {}),
   ops: [corsOrigin],
 };
 

@@ -4,12 +4,12 @@
  * redirect URIs (docs/adapters.md, "Google OAuth clients").
  */
 import { z } from "zod";
-import { serviceAccountKeyJsonSchema } from "../firebase/google-auth";
+import { eitherCredential, googleCredentialFields } from "../firebase/google-credentials";
 
-export const googleConfigSchema = z.strictObject({
-  type: z.literal("google"),
-  serviceAccountKey: serviceAccountKeyJsonSchema,
-});
+/** A key file, or federated (docs/design.md, "Federated connections"). */
+export const googleConfigSchema = z
+  .strictObject({ type: z.literal("google"), ...googleCredentialFields })
+  .superRefine(...eitherCredential);
 export type GoogleConfig = z.infer<typeof googleConfigSchema>;
 
 export const googleLineParamsSchema = z.strictObject({

@@ -2,9 +2,10 @@
  * Google IAM OAuth clients: an OAuth client's allowed redirect URIs. Connection:
  * `{ "type": "google", "secrets": { "serviceAccountKey": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`; line params:
  * `{ "project": "<project id>", "location": "global", "client": "<client id>", "url": "https://…" }`.
+ * Keyless: `federated: { audience, serviceAccount }` instead of the key (../firebase/google-credentials.ts).
  */
 import { z } from "zod";
-import { withGoogleToken } from "../firebase/google-auth";
+import { withGoogleToken } from "../firebase/google-credentials";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
@@ -50,7 +51,7 @@ const typedAdapter: ProviderAdapter<GoogleConfig> = {
   type: "google",
   config: googleConfigSchema,
   // The jwt-bearer exchange happens before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "google", ctx.config.serviceAccountKey, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "google", ctx.config, async () => {}),
   ops: [redirectUri],
 };
 

@@ -4,7 +4,8 @@
  * serializes). A service-account token with the cloud-platform scope, as for Firebase and GCS.
  */
 import { z } from "zod";
-import { googleHttp, withGoogleToken } from "../firebase/google-auth";
+import { googleHttp } from "../firebase/google-auth";
+import { withGoogleToken } from "../firebase/google-credentials";
 import { type HttpContext, providerJson } from "../http";
 import type { GoogleConfig } from "./config";
 
@@ -27,7 +28,7 @@ const clientUrl = (a: ClientAddress) =>
   `https://iam.googleapis.com/v1/projects/${a.project}/locations/${a.location}/oauthClients/${a.client}`;
 
 export function readRedirectUris(ctx: GoogleContext, at: ClientAddress): Promise<string[]> {
-  return withGoogleToken(ctx, "google", ctx.config.serviceAccountKey, async (token) => {
+  return withGoogleToken(ctx, "google", ctx.config, async (token) => {
     const client = await providerJson(
       ctx,
       spec,
@@ -39,7 +40,7 @@ export function readRedirectUris(ctx: GoogleContext, at: ClientAddress): Promise
 }
 
 export function writeRedirectUris(ctx: GoogleContext, at: ClientAddress, uris: string[]): Promise<void> {
-  return withGoogleToken(ctx, "google", ctx.config.serviceAccountKey, async (token) => {
+  return withGoogleToken(ctx, "google", ctx.config, async (token) => {
     await providerJson(
       ctx,
       spec,
