@@ -1,5 +1,6 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
+import { clerkEmulator } from "./clerk";
 import { cognitoEmulator } from "./cognito";
 import type { ProviderEmulatorModule } from "./emulator";
 import { entraLoginEmulator, graphEmulator } from "./entra";
@@ -30,6 +31,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   graphEmulator,
   cognitoEmulator,
   keycloakEmulator,
+  clerkEmulator,
   notificationSinkEmulator,
 ];
 
