@@ -22,7 +22,7 @@ const PATCHABLE = new Set([
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#]+$/i;
 
 const invalid = (name: string, detail: string) =>
-  clerkError(422, "form_param_format_invalid", "is invalid", `${name} ${detail}`, { name });
+  clerkError(422, "form_param_format_invalid", "is invalid", `${name} ${detail}`, { param_name: name });
 
 export function getInstance(state: EmulatorState, instance: ClerkInstanceRecord): Response {
   const stored = state.get<ClerkInstanceRecord>(clerkKeys.instance(instance.id)) ?? instance;
@@ -44,7 +44,7 @@ export async function patchInstance(
   for (const name of Object.keys(body)) {
     if (!PATCHABLE.has(name))
       return clerkError(422, "form_param_unknown", "is unknown", `${name} is not a known parameter`, {
-        name,
+        param_name: name,
       });
   }
   const origins = body.allowed_origins;

@@ -30,7 +30,7 @@ function intParam(url: URL, name: string, fallback: number, min: number, max: nu
       "is invalid",
       `${name} must be between ${min} and ${max}`,
       {
-        name,
+        param_name: name,
       },
     );
   return n;
@@ -66,18 +66,18 @@ export async function createRedirectUrl(
   const body = (await request.json().catch(() => null)) as { url?: unknown } | null;
   const url = body?.url;
   if (typeof url !== "string" || url === "")
-    return clerkError(422, "form_param_missing", "is missing", "url must be included", { name: "url" });
+    return clerkError(422, "form_param_missing", "is missing", "url must be included", { param_name: "url" });
   if (!URL_FORMAT.test(url) || /^http:\/\//i.test(url))
     return clerkError(
       422,
       "form_param_format_invalid",
       "is invalid",
       "url must be prefixed with https:// or a custom scheme e.g. my-app://oauth-callback",
-      { name: "url" },
+      { param_name: "url" },
     );
   if (stored(state, instance).some((r) => r.url === url))
     return clerkError(422, "duplicate_record", "duplicate record", `A redirect url ${url} already exists`, {
-      name: "url",
+      param_name: "url",
     });
   const now = Date.now();
   const record = clerkRedirectUrl(newId(now), url, now);
