@@ -75,6 +75,7 @@ const envFile = writeStartEnv({
   ENTRA_CLIENT_SECRET: "local-demo-entra-secret",
   COGNITO_SECRET_ACCESS_KEY: "local-demo-cognito-secret",
   KEYCLOAK_CLIENT_SECRET: "local-demo-keycloak-secret",
+  CLERK_SECRET_KEY: "sk_test_localdemoclerksecretkey0000",
   ...webhooks.vars,
   ...accessEnv,
 });

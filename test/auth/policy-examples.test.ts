@@ -38,6 +38,7 @@ const PREVIEW_PARENTS = [
   "entra:sponson-demo.onmicrosoft.com:application:5ed0a991-0000-4000-8000-00000000de70",
   "cognito:us-east-1:us-east-1_sponsonDemo:client:sponsondemoclient0000000000",
   "keycloak:keycloak.sponson-demo.example.com:realm:previews:client:preview-app",
+  "clerk:instance:ins_sponsondemo",
 ];
 
 function productionLike(items: string[]) {

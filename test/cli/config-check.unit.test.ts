@@ -46,6 +46,7 @@ const SECRETS = {
   ENTRA_CLIENT_SECRET: "entra-value",
   COGNITO_SECRET_ACCESS_KEY: "cognito-value",
   KEYCLOAK_CLIENT_SECRET: "keycloak-value",
+  CLERK_SECRET_KEY: "sk_test_clerkvalue",
 };
 const envFile = (secrets: Record<string, string>) =>
   Object.entries(secrets)

@@ -1,5 +1,5 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json, all twelve) applies
+ * One plan mixing every provider (examples/all-providers.plan.json, all thirteen) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; applying one scope's plan again changes nothing (every line
@@ -9,6 +9,7 @@
 import { env } from "cloudflare:workers";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
+import { CLERK_HOST, type ClerkInstanceRecord, clerkKeys, DEMO_CLERK } from "../../dev/emulators/clerk";
 import { DEMO_COGNITO } from "../../dev/emulators/cognito";
 import { DEMO_ENTRA } from "../../dev/emulators/entra";
 import { DEMO_GOOGLE_ACCOUNT } from "../../dev/emulators/firebase/demo";
@@ -119,6 +120,18 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
         .map((u) => `logout: ${u}`),
     ];
   },
+  async clerk() {
+    const stub = emulatorStub(CLERK_HOST);
+    const key = clerkKeys.instance(DEMO_CLERK.instance);
+    const instance = (await stub.dump(key))[key] as ClerkInstanceRecord | undefined;
+    const redirects = Object.values(await stub.dump(clerkKeys.redirects(DEMO_CLERK.instance))) as {
+      url: string;
+    }[];
+    return [
+      ...(instance?.allowed_origins ?? []).map((u) => `origin: ${u}`),
+      ...redirects.map((r) => `redirect: ${r.url}`),
+    ];
+  },
 };
 
 /** What the demo objects hold before any scope touched them. */
@@ -139,6 +152,7 @@ const DEMO_ENTRIES: Record<string, string[]> = {
     "origin: http://localhost:3000",
     "logout: http://localhost:3000/",
   ],
+  clerk: [`origin: ${DEMO_CLERK.origin}`, `redirect: ${DEMO_CLERK.redirectUrl}`],
 };
 
 /** The entries scope pr-<n> owns in each provider object. */
@@ -157,6 +171,7 @@ function owned(n: string): Record<string, string[]> {
     entra: [`web: https://${host}/callback`, `spa: https://${host}/`],
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
+    clerk: [`origin: https://${host}`, `redirect: https://${host}/sso-callback`],
   };
 }
 
@@ -194,6 +209,7 @@ async function demoSecrets(): Promise<Record<string, string>> {
     ENTRA_CLIENT_SECRET: DEMO_ENTRA.clientSecret,
     COGNITO_SECRET_ACCESS_KEY: DEMO_COGNITO.secret,
     KEYCLOAK_CLIENT_SECRET: DEMO_KEYCLOAK.clientSecret,
+    CLERK_SECRET_KEY: DEMO_CLERK.secretKey,
   };
 }
 

@@ -6,6 +6,7 @@
  * way its list holds entries (a callback URL, an allow-list glob, an origin, a bare domain).
  */
 import type { Plan } from "../../shared/schemas/plan";
+import { clerkInstanceWith } from "../adapters/clerk/clerk-instance";
 import { userPoolWithClient } from "../adapters/cognito/user-pool";
 import { entraTenant } from "../adapters/entra/entra-tenant";
 import { firebaseProject } from "../adapters/firebase/firebase-project";
@@ -40,6 +41,7 @@ export const PROVIDER_NAMES = [
   "entra",
   "cognito",
   "keycloak",
+  "clerk",
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
@@ -265,6 +267,21 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       plan: planOf("keycloak.redirectUri", conn, (host) => ({ client: KEYCLOAK_CLIENT, url: url(host) })),
       entry: url,
       entries: async () => (await k.record())?.rep.redirectUris ?? [],
+    };
+  },
+  async clerk(foreign) {
+    const c = await clerkInstanceWith({ allowedOrigins: foreign.map(origin) });
+    const conn = connection({
+      type: "clerk",
+      instance: c.instance,
+      secretKey: { secret: "PROPERTY_CLERK_KEY" },
+    });
+    return {
+      provider: "clerk",
+      secrets: { PROPERTY_CLERK_KEY: c.secretKey },
+      plan: planOf("clerk.allowedOrigin", conn, (host) => ({ origin: origin(host) })),
+      entry: origin,
+      entries: async () => (await c.stored())?.allowed_origins ?? [],
     };
   },
 };

@@ -1,6 +1,7 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
 
 import { auth0Adapter } from "./auth0";
+import { clerkAdapter } from "./clerk";
 import { cognitoAdapter } from "./cognito";
 import { entraAdapter } from "./entra";
 import { firebaseAdapter } from "./firebase";
@@ -27,4 +28,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   entraAdapter,
   cognitoAdapter,
   keycloakAdapter,
+  clerkAdapter,
 ];

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
+import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
 import { userPoolWithClient } from "../../adapters/cognito/user-pool";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { firebaseProject } from "../../adapters/firebase/firebase-project";
@@ -239,6 +240,21 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       entry: (scope) => `https://${scope}.preview.example.com/callback`,
       entries: async () => (await k.record())?.rep.redirectUris ?? [],
       unrelated: ["https://app.example.com/callback"],
+    };
+  },
+  async clerk() {
+    const c = await clerkInstanceWith({ allowedOrigins: ["capacitor://localhost"] });
+    return {
+      host: CLERK_HOST,
+      secrets: { JOURNEY_CLERK_KEY: c.secretKey },
+      plan: planOf(
+        { type: "clerk", instance: c.instance, secretKey: { secret: "JOURNEY_CLERK_KEY" } },
+        "clerk.allowedOrigin",
+        { origin: "https://{scope}.preview.example.com" },
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com`,
+      entries: async () => (await c.stored())?.allowed_origins ?? [],
+      unrelated: ["capacitor://localhost"],
     };
   },
 };

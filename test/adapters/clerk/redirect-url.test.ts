@@ -1,0 +1,160 @@
+/**
+ * clerk.redirectUrl against the Clerk emulator: each URL an object of its own, found by listing
+ * the instance's URLs 500 a page, created by `POST /v1/redirect_urls`, adopted when it is already
+ * there, removed by id.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { providerFetch } from "../../../dev/emulators/transport";
+import { type ClerkContext, createRedirectUrl } from "../../../workers/adapters/clerk/backend-api";
+import { configureHost } from "../../helpers/emulators";
+import { failure } from "../../helpers/provider-contract";
+import { CLERK_HOST, clerkInstanceWith, clerkOp } from "./clerk-instance";
+
+const op = clerkOp("clerk.redirectUrl");
+const ITEM = "https://pr-1.preview.example.com/sso-callback";
+const params = { url: ITEM };
+const urlsOf = async (c: Awaited<ReturnType<typeof clerkInstanceWith>>) =>
+  (await c.redirectUrls()).map((r) => r.url).sort();
+
+describe("clerk.redirectUrl", () => {
+  it("has no lock identity: the URL is an object of its own", () => {
+    expect(op.lockOn(params, { type: "clerk", instance: "ins_abc" })).toBeNull();
+    expect(op.batch).toBeUndefined();
+  });
+
+  it("create POSTs { url } once; inspect then finds it; a second create sends nothing", async () => {
+    const c = await clerkInstanceWith({ redirectUrls: ["my-app://oauth-callback"] });
+    const seen = await op.inspect(c.ctx, params);
+    expect(seen.present).toBe(false);
+    await op.create(c.ctx, params, seen);
+    expect(await urlsOf(c)).toEqual([ITEM, "my-app://oauth-callback"].sort());
+    const again = await op.inspect(c.ctx, params);
+    expect(again.present).toBe(true);
+    const before = c.calls.length;
+    await op.create(c.ctx, params, again);
+    expect(c.calls.slice(before)).toEqual([]);
+    expect(c.calls.filter((x) => x.startsWith("POST"))).toEqual(["POST /v1/redirect_urls"]);
+  });
+
+  it("adopts the URL when it is already there: a create that Clerk refuses as a duplicate finds it and succeeds", async () => {
+    const c = await clerkInstanceWith({ redirectUrls: [ITEM] });
+    // An inspection made before someone (or an unanswered attempt) created it.
+    await op.create(c.ctx, params, { present: false, state: { ids: [] } });
+    expect(await urlsOf(c)).toEqual([ITEM]);
+    expect(c.calls).toEqual([
+      "POST /v1/redirect_urls",
+      "GET /v1/redirect_urls", // the duplicate's refusal: find the one that is there
+    ]);
+  });
+
+  it("adopts its own landing: a POST whose answer was lost is retried, refused as a duplicate, and the one URL kept", async () => {
+    const c = await clerkInstanceWith({});
+    const seen = await op.inspect(c.ctx, params);
+    await configureHost(CLERK_HOST, { loseWriteAnswers: 1 });
+    try {
+      await op.create(c.ctx, params, seen);
+    } finally {
+      await configureHost(CLERK_HOST, {});
+    }
+    expect(await urlsOf(c)).toEqual([ITEM]);
+    expect(c.calls.filter((x) => x.startsWith("POST"))).toHaveLength(2);
+  });
+
+  it("a refusal that is not a duplicate stays a refusal (Clerk's envelope: long message and code)", async () => {
+    const c = await clerkInstanceWith({});
+    // The params schema refuses http:// too; here Clerk's own refusal, behind it.
+    const err = await failure(createRedirectUrl(c.ctx as ClerkContext, "http://pr-1.preview.example.com/cb"));
+    expect(err.message).toBe(
+      "clerk: 422 url must be prefixed with https:// or a custom scheme e.g. my-app://oauth-callback",
+    );
+    expect(err.detail).toMatchObject({ status: 422, providerCode: "form_param_format_invalid" });
+    expect(await urlsOf(c)).toEqual([]);
+    // The list finds no such URL to adopt: the refusal stands.
+    expect(c.calls).toEqual(["POST /v1/redirect_urls", "GET /v1/redirect_urls"]);
+    expect(op.params.safeParse({ url: "http://pr-1.preview.example.com/cb" }).success).toBe(false);
+  });
+
+  it("remove deletes it by id and leaves the others; removing an absent one sends no write", async () => {
+    const c = await clerkInstanceWith({ redirectUrls: ["my-app://oauth-callback", ITEM] });
+    const [mine] = (await c.redirectUrls()).filter((r) => r.url === ITEM);
+    await op.remove(c.ctx, params, await op.inspect(c.ctx, params));
+    expect(await urlsOf(c)).toEqual(["my-app://oauth-callback"]);
+    expect(c.calls).toContain(`DELETE /v1/redirect_urls/${mine?.id}`);
+    const before = c.calls.length;
+    const seen = await op.inspect(c.ctx, params);
+    await op.remove(c.ctx, params, seen);
+    expect(c.calls.slice(before)).toEqual(["GET /v1/redirect_urls"]);
+  });
+
+  it("a URL already deleted by someone else (404 on DELETE) is removed all the same", async () => {
+    const c = await clerkInstanceWith({ redirectUrls: [ITEM] });
+    const seen = await op.inspect(c.ctx, params);
+    await op.remove(c.ctx, params, seen);
+    await op.remove(c.ctx, params, seen);
+    expect(c.responses.filter((r) => r.status === 404)).toHaveLength(1);
+    expect(await urlsOf(c)).toEqual([]);
+  });
+
+  it("lists 500 a page: a URL behind the first 10 (Clerk's default page) is found", async () => {
+    const others = Array.from({ length: 24 }, (_, i) => `my-app-${i}://oauth-callback`);
+    // Seeded oldest first: ITEM is the oldest, the last of a newest-first list.
+    const c = await clerkInstanceWith({ redirectUrls: [ITEM, ...others] });
+    const sent: string[] = [];
+    const inner = c.ctx.fetch;
+    c.ctx.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      sent.push(new Request(input, init).url);
+      return inner(input, init);
+    }) as typeof fetch;
+    expect((await op.inspect(c.ctx, params)).present).toBe(true);
+    expect(sent).toEqual(["https://api.clerk.com/v1/redirect_urls?paginated=true&limit=500&offset=0"]);
+    expect(await op.list(c.ctx, params)).toHaveLength(25);
+  });
+
+  it("pages on past 500: the 501st URL is found with a second page", async () => {
+    const urls = Array.from({ length: 501 }, (_, i) => `my-app-${i}://cb`);
+    const c = await clerkInstanceWith({ redirectUrls: urls });
+    expect((await op.inspect(c.ctx, { url: "my-app-0://cb" })).present).toBe(true);
+    expect(c.calls).toEqual(["GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
+    expect(await op.list(c.ctx, params)).toHaveLength(501);
+  });
+
+  it("a 429 waits the seconds Retry-After asks, then the create goes through", async () => {
+    const c = await clerkInstanceWith({});
+    const seen = await op.inspect(c.ctx, params);
+    await configureHost(CLERK_HOST, { failures: [{ status: 429, count: 1, on: "write" }] });
+    try {
+      await op.create(c.ctx, params, seen);
+    } finally {
+      await configureHost(CLERK_HOST, {});
+    }
+    const limited = c.responses.find((r) => r.status === 429);
+    expect(limited?.headers.get("retry-after")).toBe("2");
+    expect((await limited?.json()) as unknown).toMatchObject({ errors: [{ code: "too_many_requests" }] });
+    expect(c.clock.sleeps).toEqual([2_000]);
+    expect(await urlsOf(c)).toEqual([ITEM]);
+  });
+
+  it("the emulator's limit: a development key's 101st request in 10 s is a 429 with Retry-After", async () => {
+    const c = await clerkInstanceWith({ keyKind: "test" });
+    const fetcher = providerFetch(env);
+    const get = () =>
+      fetcher("https://api.clerk.com/v1/instance", { headers: { authorization: `Bearer ${c.secretKey}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i += 1) statuses.push((await get()).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const over = await get();
+    expect(over.status).toBe(429);
+    const wait = Number(over.headers.get("retry-after"));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(10);
+  });
+
+  it("bad credentials: 401 in Clerk's envelope, and the key appears nowhere in the error", async () => {
+    const c = await clerkInstanceWith({}, "unauthenticated");
+    const err = await failure(op.inspect(c.ctx, params));
+    expect(err.message).toBe("clerk: 401 You are not authorized to perform this request");
+    expect(err.detail).toMatchObject({ providerCode: "authentication_invalid" });
+    expect(JSON.stringify(err.toInfo())).not.toContain(c.secretKey);
+  });
+});

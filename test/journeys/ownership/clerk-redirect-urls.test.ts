@@ -1,0 +1,113 @@
+/**
+ * Objects of their own through the engine (docs/design.md, "Vocabulary": a null parent identity):
+ * Clerk's redirect URLs. A scope creates its URL with no parent lease, records it (parent null)
+ * and its destroy deletes it by id; a create whose answer was lost is adopted, not doubled, and
+ * still removed on close; a URL that was there before the scope named it is not the scope's to remove.
+ */
+import { describe, expect, it } from "vitest";
+import type { Plan } from "../../../shared/schemas/plan";
+import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
+import { connectionOf } from "../../helpers/connections";
+import { configureHost } from "../../helpers/emulators";
+import { freshPr, receipt } from "../../helpers/engine";
+import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { testEngine } from "../../helpers/test-engine";
+
+const URL_OF = (scope: string) => `https://${scope}.preview.example.com/sso-callback`;
+let n = 0;
+
+async function setup(redirectUrls: string[] = []) {
+  const c = await clerkInstanceWith({ redirectUrls });
+  n += 1;
+  const secret = `CLERK_JOURNEY_KEY_${n}`;
+  const connection = connectionOf(`journey-clerk-${n}-${c.instance}`, {
+    type: "clerk",
+    instance: c.instance,
+    secretKey: { secret },
+  });
+  const plan: Plan = {
+    version: 2,
+    lines: [
+      {
+        id: "sso",
+        op: "clerk.redirectUrl",
+        connection,
+        params: { url: "https://{scope}.preview.example.com/sso-callback" },
+      },
+    ],
+  };
+  const requests: string[] = [];
+  const engine = testEngine({ bindings: { [secret]: c.secretKey }, requests });
+  const run = (scope: string) => ({
+    repository: DEFAULT_REPOSITORY,
+    environment: "preview",
+    scope,
+    wait: true,
+  });
+  const urls = async () => (await c.redirectUrls()).map((r) => r.url).sort();
+  return { c, plan, engine, requests, run, urls };
+}
+
+describe("clerk.redirectUrl through the engine: an object of its own", () => {
+  it("apply creates it under no parent lease and records it with a null parent; re-apply writes nothing; destroy deletes it by id", async () => {
+    const s = await setup(["my-app://oauth-callback"]);
+    const scope = freshPr();
+    const applied = await s.engine.apply({ ...s.run(scope), plan: s.plan });
+    expect(applied.run.status).toBe("succeeded");
+    expect(applied.lines[0]).toMatchObject({
+      op: "clerk.redirectUrl",
+      key: URL_OF(scope),
+      parent: null,
+      result: "created",
+    });
+    // The scope's lease alone: no parent lock was asked for.
+    expect(applied.counts?.locks).toBe(1);
+    expect((await receipt("preview", scope))?.ledger).toMatchObject([{ key: URL_OF(scope), parent: null }]);
+    expect(await s.urls()).toEqual([URL_OF(scope), "my-app://oauth-callback"].sort());
+
+    s.requests.length = 0;
+    const again = await s.engine.apply({ ...s.run(scope), plan: s.plan });
+    expect(again.lines[0]).toMatchObject({ diff: "unchanged", result: "unchanged" });
+    expect(s.requests).toEqual([`GET ${CLERK_HOST}/v1/redirect_urls`]);
+
+    const [mine] = (await s.c.redirectUrls()).filter((r) => r.url === URL_OF(scope));
+    s.requests.length = 0;
+    const destroyed = await s.engine.destroy(s.run(scope));
+    expect(destroyed.run.status).toBe("succeeded");
+    expect(destroyed.lines[0]).toMatchObject({ result: "removed" });
+    expect(s.requests).toContain(`DELETE ${CLERK_HOST}/v1/redirect_urls/${mine?.id}`);
+    expect(await s.urls()).toEqual(["my-app://oauth-callback"]);
+  });
+
+  it("a create whose answer was lost is adopted (one URL, in the ledger) and the destroy still removes it", async () => {
+    const s = await setup();
+    const scope = freshPr();
+    await configureHost(CLERK_HOST, { loseWriteAnswers: 1 });
+    let applied: Awaited<ReturnType<typeof s.engine.apply>>;
+    try {
+      applied = await s.engine.apply({ ...s.run(scope), plan: s.plan });
+    } finally {
+      await configureHost(CLERK_HOST, {});
+    }
+    expect(applied.run.status).toBe("succeeded");
+    expect(applied.lines[0]).toMatchObject({ result: "created" });
+    expect(s.requests.filter((r) => r.startsWith("POST"))).toHaveLength(2);
+    expect(await s.urls()).toEqual([URL_OF(scope)]);
+    expect((await receipt("preview", scope))?.ledger.map((e) => e.key)).toEqual([URL_OF(scope)]);
+
+    expect((await s.engine.destroy(s.run(scope))).run.status).toBe("succeeded");
+    expect(await s.urls()).toEqual([]);
+  });
+
+  it("a URL that was there before the scope named it stays on destroy (not the scope's to remove)", async () => {
+    const scope = freshPr();
+    const s = await setup([URL_OF(scope)]);
+    const applied = await s.engine.apply({ ...s.run(scope), plan: s.plan });
+    expect(applied.run.status).toBe("succeeded");
+    expect(applied.lines[0]).toMatchObject({ parent: null, result: "unchanged" });
+    expect(s.requests.filter((r) => !r.startsWith("GET"))).toEqual([]);
+    expect((await receipt("preview", scope))?.ledger).toEqual([]);
+    expect((await s.engine.destroy(s.run(scope))).run.status).toBe("succeeded");
+    expect(await s.urls()).toEqual([URL_OF(scope)]);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Clerk's Backend API for one instance (`https://api.clerk.com/v1`; the secret key names the
+ * instance): the instance's `allowed_origins` (`GET /instance`, `PATCH /instance` writing the
+ * array whole, 204, no precondition) and the redirect URLs, each an object of its own
+ * (`/redirect_urls`, created by `{ url }`, deleted by id). Errors come as `{ errors: [{ message,
+ * long_message, code, meta }] }`; a 429 says how many seconds to wait in `Retry-After`.
+ */
+import { z } from "zod";
+import {
+  type HttpContext,
+  type ProviderHttpSpec,
+  providerError,
+  providerJson,
+  providerRequest,
+  providerStatus,
+  secondsResetHeader,
+} from "../http";
+import type { ClerkConfig } from "./config";
+
+export interface ClerkContext extends HttpContext {
+  config: ClerkConfig;
+}
+
+export const CLERK_API = "https://api.clerk.com/v1";
+/** The API version @clerk/backend pins; the request shapes below are that version's. */
+export const CLERK_API_VERSION = "2026-05-12";
+/** Clerk's largest page (`limit` is 1–500, 10 when not given). */
+export const REDIRECT_URL_PAGE = 500;
+/** A bound on pages read for one list, so a provider that keeps answering full pages cannot loop us. */
+const MAX_PAGES = 100;
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+
+export const clerkHttp: ProviderHttpSpec = {
+  provider: "clerk",
+  retryAfterMs: secondsResetHeader("retry-after"),
+  describeError(body) {
+    if (typeof body !== "object" || body === null) return { message: str(body) };
+    const first = (body as { errors?: unknown }).errors;
+    const e = Array.isArray(first) ? (first[0] as Record<string, unknown> | undefined) : undefined;
+    if (!e || typeof e !== "object") return {};
+    return { message: str(e.long_message) ?? str(e.message), code: str(e.code) };
+  },
+};
+
+const headersOf = (ctx: ClerkContext) => ({
+  authorization: `Bearer ${ctx.config.secretKey}`,
+  "clerk-api-version": CLERK_API_VERSION,
+});
+
+const instanceSchema = z
+  .object({ id: z.string().min(1), allowed_origins: z.array(z.string()).nullish() })
+  .loose();
+export type ClerkInstance = z.infer<typeof instanceSchema>;
+
+/**
+ * The instance the key belongs to. It must be the one the connection names: that name is the
+ * lease's identity (config.ts), so a key of another instance would be written under the wrong lease.
+ */
+export async function readInstance(ctx: ClerkContext): Promise<ClerkInstance> {
+  const instance = await providerJson(
+    ctx,
+    clerkHttp,
+    { method: "GET", url: `${CLERK_API}/instance`, headers: headersOf(ctx) },
+    instanceSchema,
+  );
+  if (instance.id !== ctx.config.instance) {
+    throw providerError(ctx.secrets, {
+      provider: "clerk",
+      status: 404,
+      message: `instance ${ctx.config.instance} not found: the connection's secret key is instance ${instance.id}'s`,
+      attempts: 1,
+    });
+  }
+  return instance;
+}
+
+/** `allowed_origins` written whole (204); the last write wins, so only under the instance's lease. */
+export async function writeAllowedOrigins(ctx: ClerkContext, origins: string[]): Promise<void> {
+  const response = await providerRequest(ctx, clerkHttp, {
+    method: "PATCH",
+    url: `${CLERK_API}/instance`,
+    headers: headersOf(ctx),
+    json: { allowed_origins: origins },
+  });
+  await response.body?.cancel();
+}
+
+const redirectUrlSchema = z.object({ id: z.string().min(1), url: z.string() }).loose();
+export type ClerkRedirectUrl = z.infer<typeof redirectUrlSchema>;
+const pageSchema = z.object({ data: z.array(redirectUrlSchema), total_count: z.number().int().min(0) });
+
+/** Every redirect URL of the instance, 500 a page (the default page of 10 would hide the rest). */
+export async function listRedirectUrls(ctx: ClerkContext): Promise<ClerkRedirectUrl[]> {
+  const all: ClerkRedirectUrl[] = [];
+  for (let page = 0; page < MAX_PAGES; page += 1) {
+    const query = new URLSearchParams({
+      paginated: "true",
+      limit: String(REDIRECT_URL_PAGE),
+      offset: String(all.length),
+    });
+    const { data, total_count } = await providerJson(
+      ctx,
+      clerkHttp,
+      { method: "GET", url: `${CLERK_API}/redirect_urls?${query}`, headers: headersOf(ctx) },
+      pageSchema,
+    );
+    all.push(...data);
+    if (data.length < REDIRECT_URL_PAGE || all.length >= total_count) return all;
+  }
+  return all;
+}
+
+/**
+ * Creates the redirect URL. A refusal (4xx) of a URL the instance already holds — a retry whose
+ * first attempt landed unanswered, or Clerk refusing a duplicate — adopts the one that is there.
+ */
+export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise<ClerkRedirectUrl> {
+  try {
+    return await providerJson(
+      ctx,
+      clerkHttp,
+      { method: "POST", url: `${CLERK_API}/redirect_urls`, headers: headersOf(ctx), json: { url } },
+      redirectUrlSchema,
+    );
+  } catch (err) {
+    const status = providerStatus(err);
+    if (status === null || status < 400 || status >= 500 || status === 401 || status === 403) throw err;
+    const existing = (await listRedirectUrls(ctx)).find((r) => r.url === url);
+    if (!existing) throw err;
+    return existing;
+  }
+}
+
+/** Deletes one redirect URL by id; one already gone (404) is success. */
+export async function deleteRedirectUrl(ctx: ClerkContext, id: string): Promise<void> {
+  const response = await providerRequest(ctx, clerkHttp, {
+    method: "DELETE",
+    url: `${CLERK_API}/redirect_urls/${encodeURIComponent(id)}`,
+    headers: headersOf(ctx),
+    accept: [404],
+  });
+  await response.body?.cancel();
+}
