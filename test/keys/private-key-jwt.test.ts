@@ -11,7 +11,7 @@ import { type OktaServiceApp, oktaKeys, oktaOidcApp } from "../../dev/emulators/
 import { SecretRegistry } from "../../shared/secrets";
 import { mintClientAssertion } from "../../workers/keys/client-assertion";
 import { FEDERATION_KEY_RING, publishedKeys } from "../../workers/keys/federation";
-import { apply, call, destroy, testApp } from "../helpers/app";
+import { call, destroy, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
 import { auth0Client, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { freshOktaOrg, oktaApp } from "../helpers/emulators-okta";
