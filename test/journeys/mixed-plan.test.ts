@@ -1,5 +1,6 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json, all twelve) applies
+ * One plan mixing every provider (examples/all-providers.plan.json, all twelve, and the keyless
+ * `auth0-federated` and `okta-federated` connections) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; applying one scope's plan again changes nothing (every line
@@ -9,6 +10,7 @@
 import { env } from "cloudflare:workers";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
+import { DEMO_FEDERATED } from "../../dev/emulators/auth0/demo";
 import { DEMO_COGNITO } from "../../dev/emulators/cognito";
 import { DEMO_ENTRA } from "../../dev/emulators/entra";
 import { DEMO_GOOGLE_ACCOUNT } from "../../dev/emulators/firebase/demo";
@@ -106,6 +108,15 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
       ...(c?.LogoutURLs ?? []).map((u) => `logout: ${u}`),
     ];
   },
+  // Keyless connections (privateKeyJwt, docs/design.md "Federated connections").
+  async "auth0-federated"() {
+    const c = await auth0Client("sponson-demo.us.auth0.com", DEMO_FEDERATED.application);
+    return (c?.callbacks ?? []).map((u) => `callbacks: ${u}`);
+  },
+  async "okta-federated"() {
+    const client = (await oktaApp("sponson-demo.okta.com", DEMO_OKTA.federatedApp))?.settings.oauthClient;
+    return (client?.redirect_uris ?? []).map((u) => `redirect: ${u}`);
+  },
   async keycloak() {
     const key = keycloakKeys.client(DEMO_KEYCLOAK.realm, DEMO_KEYCLOAK.clientUuid);
     const rep = ((await emulatorStub(DEMO_KEYCLOAK.host).dump(key))[key] as KeycloakClientRecord | undefined)
@@ -157,6 +168,8 @@ function owned(n: string): Record<string, string[]> {
     entra: [`web: https://${host}/callback`, `spa: https://${host}/`],
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
+    "auth0-federated": [`callbacks: https://${host}/callback`],
+    "okta-federated": [`redirect: https://${host}/callback`],
   };
 }
 

@@ -52,5 +52,5 @@ export const auth0Emulator: ProviderEmulatorModule = {
   },
 };
 
-export { DEMO_APPLICATION_ID, DEMO_HOST_PREFIX, DEMO_M2M } from "./demo";
+export { DEMO_APPLICATION_ID, DEMO_FEDERATED, DEMO_HOST_PREFIX, DEMO_M2M } from "./demo";
 export { type Auth0ClientRecord, auth0Keys, clientRecord, DEFAULT_M2M_SCOPES, type M2mClient } from "./state";
