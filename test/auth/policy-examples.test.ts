@@ -38,6 +38,8 @@ const PREVIEW_PARENTS = [
   "entra:sponson-demo.onmicrosoft.com:application:5ed0a991-0000-4000-8000-00000000de70",
   "cognito:us-east-1:us-east-1_sponsonDemo:client:sponsondemoclient0000000000",
   "keycloak:keycloak.sponson-demo.example.com:realm:previews:client:preview-app",
+  "auth0:sponson-demo.us.auth0.com:client:federated-app",
+  "okta:sponson-demo.okta.com:app:0oasponsonfedapp",
 ];
 
 function productionLike(items: string[]) {
