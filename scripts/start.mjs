@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { localAccessEnv } from "./dev-access.mjs";
+import { localFederationEnv } from "./dev-federation.mjs";
 import { ensureSigningKey } from "./dev-vars.mjs";
 import { localWebhookSetup } from "./dev-webhook.mjs";
 import { removeStartFiles, writeStartEnv, writeStartState } from "./start-env.mjs";
@@ -13,7 +14,8 @@ const USAGE = `Usage: npm start [-- <wrangler dev options>]
 Serves the whole service at http://127.0.0.1:8787 with \`wrangler dev\` on the dev entry
 (wrangler.dev.toml: the production Worker plus the provider emulators), with local Durable
 Objects, R2 and queues. Creates .dev.vars with a service signing key on first use
-(\`npm run token\` signs with it).
+(\`npm run token\` signs with it) and a federation key ring (the local issuer
+https://sponson.localhost that keyless connections sign with).
 
 Environment:
   PORT        port to listen on (default 8787)
@@ -59,6 +61,10 @@ for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
 // .dev.vars first, so the env file below carries it with SPONSON_ACCESS.
 const accessEnv = await localAccessEnv();
 
+// Keyless connections (auth0-federated, okta-federated) sign with the local federation issuer
+// (scripts/dev-federation.mjs): its key ring lands in .dev.vars first, like the Access key.
+const federationEnv = await localFederationEnv();
+
 // Secrets and the demo configuration go through an owner-only env file, never the command line
 // (`ps` shows every process's arguments to every user); .dev.vars is merged into it and wins.
 const envFile = writeStartEnv({
@@ -78,6 +84,7 @@ const envFile = writeStartEnv({
   CLERK_SECRET_KEY: "sk_test_localdemoclerksecretkey0000",
   ...webhooks.vars,
   ...accessEnv,
+  ...federationEnv,
 });
 // `npm run webhook` sends to the port this start listens on (scripts/webhook.mjs).
 writeStartState(port);

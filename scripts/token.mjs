@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { calculateJwkThumbprint, importJWK, SignJWT } from "jose";
 import { configuredAccess, ensureAccessKey, LOCAL_ACCESS } from "./dev-access.mjs";
 import { DEV_VARS, ensureSigningKey } from "./dev-vars.mjs";
+import { signServiceToken } from "./service-token.mjs";
 
 const ROLES = ["admin", "ci", "viewer"];
 const DEFAULT_TTL_SECONDS = 3600;
@@ -105,25 +106,15 @@ if (values.role === "admin" && values.scope.length > 0)
 if (values.role === "ci" && values.scope.length === 0)
   process.stderr.write("token: a ci token without --scope acts on nothing\n");
 
-const jwk = await ensureSigningKey();
-if (jwk.kty !== "OKP" || jwk.crv !== "Ed25519" || typeof jwk.d !== "string") {
-  fail(`SERVICE_SIGNING_KEY in ${DEV_VARS} is not an Ed25519 private JWK`);
-}
-const kid = await calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
-const now = Math.floor(Date.now() / 1000);
-const claims = { role: values.role };
-const jti = crypto.randomUUID();
-if (values.role !== "admin" && values.scope.length > 0) claims.scopes = values.scope;
-if (values.repository !== undefined) claims.repository = values.repository;
-const token = await new SignJWT(claims)
-  .setProtectedHeader({ alg: "EdDSA", kid, typ: "JWT" })
-  .setIssuer("sponson-edge")
-  .setAudience("sponson-edge")
-  .setSubject(values.sub ?? `local-${values.role}`)
-  .setIssuedAt(now)
-  .setExpirationTime(now + ttl)
-  .setJti(jti)
-  .sign(await importJWK(jwk, "EdDSA"));
+// SERVICE_SIGNING_KEY may be a key ring: the token is signed by its current key (scripts/service-token.mjs).
+const signingSecret = JSON.stringify(await ensureSigningKey());
+const signed = await signServiceToken(signingSecret, {
+  role: values.role,
+  scopes: values.scope,
+  repository: values.repository,
+  sub: values.sub ?? `local-${values.role}`,
+  ttl,
+}).catch((err) => fail(`${err.message} (in ${DEV_VARS})`));
 // The id goes to stderr: `$(npm run -s token …)` captures the token alone.
-process.stderr.write(`token: jti ${jti} (revoke with POST /v1/tokens/revoked)\n`);
-process.stdout.write(`${token}\n`);
+process.stderr.write(`token: jti ${signed.jti} (revoke with POST /v1/tokens/revoked)\n`);
+process.stdout.write(`${signed.token}\n`);

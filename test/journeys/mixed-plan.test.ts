@@ -1,5 +1,6 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json, all thirteen) applies
+ * One plan mixing every provider (examples/all-providers.plan.json, all thirteen, and the keyless
+ * `auth0-federated` and `okta-federated` connections) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; applying one scope's plan again changes nothing (every line
@@ -10,6 +11,7 @@ import { env } from "cloudflare:workers";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { CLERK_HOST, type ClerkInstanceRecord, clerkKeys, DEMO_CLERK } from "../../dev/emulators/clerk";
+import { DEMO_FEDERATED } from "../../dev/emulators/auth0/demo";
 import { DEMO_COGNITO } from "../../dev/emulators/cognito";
 import { DEMO_ENTRA } from "../../dev/emulators/entra";
 import { DEMO_GOOGLE_ACCOUNT } from "../../dev/emulators/firebase/demo";
@@ -107,6 +109,15 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
       ...(c?.LogoutURLs ?? []).map((u) => `logout: ${u}`),
     ];
   },
+  // Keyless connections (privateKeyJwt, docs/design.md "Federated connections").
+  async "auth0-federated"() {
+    const c = await auth0Client("sponson-demo.us.auth0.com", DEMO_FEDERATED.application);
+    return (c?.callbacks ?? []).map((u) => `callbacks: ${u}`);
+  },
+  async "okta-federated"() {
+    const client = (await oktaApp("sponson-demo.okta.com", DEMO_OKTA.federatedApp))?.settings.oauthClient;
+    return (client?.redirect_uris ?? []).map((u) => `redirect: ${u}`);
+  },
   async keycloak() {
     const key = keycloakKeys.client(DEMO_KEYCLOAK.realm, DEMO_KEYCLOAK.clientUuid);
     const rep = ((await emulatorStub(DEMO_KEYCLOAK.host).dump(key))[key] as KeycloakClientRecord | undefined)
@@ -172,6 +183,8 @@ function owned(n: string): Record<string, string[]> {
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
     clerk: [`origin: https://${host}`, `redirect: https://${host}/sso-callback`],
+    "auth0-federated": [`callbacks: https://${host}/callback`],
+    "okta-federated": [`redirect: https://${host}/callback`],
   };
 }
 

@@ -67,6 +67,16 @@ describe("npm start", () => {
     expect(argv).not.toContain("PRIVATE KEY");
     expect(JSON.parse(env.GOOGLE_SERVICE_ACCOUNT_KEY ?? "{}").private_key).toContain("BEGIN PRIVATE KEY");
     expect(env.SERVICE_SIGNING_KEY).toBe(devVars.SERVICE_SIGNING_KEY);
+    // The local federation issuer (docs/deploy.md, "Keyless connections"): an RS256 ring made in
+    // .dev.vars on first use, never printed or on the command line, and the issuer's URL.
+    const ring = JSON.parse(devVars.FEDERATION_SIGNING_KEY ?? "{}") as {
+      keys?: Array<Record<string, unknown>>;
+    };
+    expect(ring.keys?.map((k) => [k.kty, k.status, typeof k.d])).toEqual([["RSA", "current", "string"]]);
+    expect(env.FEDERATION_SIGNING_KEY).toBe(devVars.FEDERATION_SIGNING_KEY);
+    expect(env.SPONSON_PUBLIC_URL).toBe("https://sponson.localhost");
+    expect(argv).not.toContain(String(ring.keys?.[0]?.d));
+    expect(run.stdout + run.stderr).not.toContain(String(ring.keys?.[0]?.d));
     expect(env.GITHUB_WEBHOOK_SECRET).toBe(devVars.GITHUB_WEBHOOK_SECRET);
     expect(JSON.parse(env.SPONSON_REPOSITORIES ?? "[]")).toEqual([
       { name: "Codertocat/Hello-World", id: 186853002 },

@@ -5,7 +5,7 @@
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import { isFederated } from "../connections/connection-schema";
 import { FEDERATION_KEY_RING } from "../keys/federation";
-import { signingSecretProblem } from "../keys/key-ring";
+import { ringEntries, signingSecretProblem } from "../keys/key-ring";
 
 interface Problem {
   path: string;
@@ -52,6 +52,22 @@ export function federationProblems(
   if (!unset(key)) {
     const problem = signingSecretProblem(String(key), FEDERATION_KEY_RING);
     if (problem !== null) problems.push({ path: "FEDERATION_SIGNING_KEY", message: problem });
+    else {
+      const kidProblem = privateKeyJwtKidProblem(connection, String(key));
+      if (kidProblem)
+        problems.push({ path: `SPONSON_CONNECTIONS.${name}.privateKeyJwt.kid`, message: kidProblem });
+    }
   }
   return problems;
+}
+
+/** A pinned kid must be a ring key that still holds its private part, or every assertion fails. */
+function privateKeyJwtKidProblem(connection: ConnectionsDocument[string], key: string): string | null {
+  const kid = connection.privateKeyJwt?.kid;
+  if (kid === undefined) return null;
+  const entry = ringEntries(key, FEDERATION_KEY_RING).find((e) => e.kid === kid);
+  if (entry && entry.status !== "retired" && "d" in entry && entry.d) return null;
+  return `names key "${kid}", which FEDERATION_SIGNING_KEY holds no private key for (${
+    entry?.status === "retired" ? "it is retired" : "no such kid"
+  }); register the current key's public half with the provider and drop kid, or sign with a key the ring holds`;
 }

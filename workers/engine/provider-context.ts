@@ -40,7 +40,12 @@ export class ProviderContexts {
     for (const name of new Set(connections)) {
       const ctx = this.get(name);
       const type = ctx.config.type;
-      if (typeof type === "string") await this.#deps.ops.adapter(type)?.prepare?.(ctx);
+      if (typeof type !== "string") continue;
+      try {
+        await this.#deps.ops.adapter(type)?.prepare?.(ctx);
+      } catch (err) {
+        throw this.#deps.connections.federated(name) ? namingConnection(err, name) : err;
+      }
     }
   }
 
@@ -77,4 +82,18 @@ export class ProviderContexts {
     this.#cache.set(name, ctx);
     return ctx;
   }
+}
+
+/**
+ * A federated exchange refused by the cloud names the connection whose trust is missing beside the
+ * cloud's own code (docs/design.md, "Federated connections"): the operator fixes that one.
+ */
+function namingConnection(err: unknown, name: string): unknown {
+  if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return err;
+  return new SponsonError(
+    err.code,
+    `connection "${name}": ${err.message}`,
+    { ...(err.detail ?? {}), connection: name },
+    { retriable: err.retriable },
+  );
 }

@@ -7,6 +7,7 @@
 import { type JWK, SignJWT } from "jose";
 import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
+import { type ClientAssertionRequest, clientAssertionKid, mintClientAssertion } from "./client-assertion";
 import { loadKeyRing, type RingOptions, signingKey } from "./key-ring";
 
 export const FEDERATION_KEY_RING: RingOptions = { name: "FEDERATION_SIGNING_KEY", alg: "RS256" };
@@ -84,6 +85,10 @@ export interface FederationAssertions {
   subject: string;
   issuer: string;
   assertion(audience: string): Promise<string>;
+  /** A `private_key_jwt` client assertion (./client-assertion.ts): iss = sub = the client id. */
+  clientAssertion(request: Omit<ClientAssertionRequest, "nowMs">): Promise<string>;
+  /** The kid `clientAssertion` signs with for `kid`: names the key in the token cache key. */
+  clientAssertionKid(kid: string | undefined): Promise<string>;
 }
 
 export function federationAssertions(
@@ -91,17 +96,32 @@ export function federationAssertions(
   connection: string,
   deps: { secrets: SecretRegistry; nowMs: () => number },
 ): FederationAssertions {
+  const configured = (): FederationIssuer => {
+    if (issuer === null) {
+      throw new SponsonError(
+        "INTERNAL",
+        `connection "${connection}" is federated, but SPONSON_PUBLIC_URL or FEDERATION_SIGNING_KEY is not set`,
+      );
+    }
+    return issuer;
+  };
   return {
     subject: connectionSubject(connection),
     issuer: issuer?.issuer ?? "",
     assertion(audience) {
-      if (issuer === null) {
-        throw new SponsonError(
-          "INTERNAL",
-          `connection "${connection}" is federated, but SPONSON_PUBLIC_URL or FEDERATION_SIGNING_KEY is not set`,
-        );
-      }
-      return mintFederationToken(issuer, { connection, audience, nowMs: deps.nowMs() }, deps.secrets);
+      return mintFederationToken(configured(), { connection, audience, nowMs: deps.nowMs() }, deps.secrets);
+    },
+    clientAssertion(request) {
+      const { signingSecret } = configured();
+      return mintClientAssertion(
+        signingSecret,
+        FEDERATION_KEY_RING,
+        { ...request, nowMs: deps.nowMs() },
+        deps.secrets,
+      );
+    },
+    clientAssertionKid(kid) {
+      return clientAssertionKid(configured().signingSecret, FEDERATION_KEY_RING, kid);
     },
   };
 }

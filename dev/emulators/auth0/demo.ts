@@ -1,7 +1,10 @@
 /**
  * `npm start` works out of the box: a `sponson-demo.` tenant (sponson-demo.us.auth0.com) has, on
  * first use, the M2M client `sponson-local` and the application `preview-app`. Local values, not
- * secrets.
+ * secrets. The keyless example (connection `auth0-federated`): the M2M client `sponson-federated`
+ * authenticates with Private Key JWT against the local issuer's published keys (fetched from its
+ * JWKS URL through the emulator's outbound, so a rotated local ring needs no copy here) and edits
+ * the application `federated-app`.
  */
 import type { EmulatorState } from "../emulator";
 import { auth0Keys, clientRecord, DEFAULT_M2M_SCOPES, type M2mClient } from "./state";
@@ -9,6 +12,9 @@ import { auth0Keys, clientRecord, DEFAULT_M2M_SCOPES, type M2mClient } from "./s
 export const DEMO_HOST_PREFIX = "sponson-demo.";
 export const DEMO_M2M = { clientId: "sponson-local", clientSecret: "local-demo-secret" } as const;
 export const DEMO_APPLICATION_ID = "preview-app";
+/** The local issuer of `npm start` (SPONSON_PUBLIC_URL); its JWKS is served by the Worker itself. */
+export const LOCAL_ISSUER_JWKS = "https://sponson.localhost/.well-known/jwks.json";
+export const DEMO_FEDERATED = { clientId: "sponson-federated", application: "federated-app" } as const;
 
 export function provisionDemoTenant(host: string, state: EmulatorState): void {
   if (!host.startsWith(DEMO_HOST_PREFIX) || state.get<boolean>(auth0Keys.demoProvisioned)) return;
@@ -19,6 +25,14 @@ export function provisionDemoTenant(host: string, state: EmulatorState): void {
   state.put(
     auth0Keys.client(DEMO_APPLICATION_ID),
     clientRecord(DEMO_APPLICATION_ID, { name: "Preview app" }),
+  );
+  state.put<M2mClient>(auth0Keys.m2m(DEMO_FEDERATED.clientId), {
+    privateKeyJwt: { jwksUri: LOCAL_ISSUER_JWKS },
+    scopes: DEFAULT_M2M_SCOPES,
+  });
+  state.put(
+    auth0Keys.client(DEMO_FEDERATED.application),
+    clientRecord(DEMO_FEDERATED.application, { name: "Preview app (keyless connection)" }),
   );
   state.put(auth0Keys.demoProvisioned, true);
 }

@@ -29,13 +29,13 @@ export const auth0Emulator: ProviderEmulatorModule = {
   isRead: (request) => isClientCall(request, "GET"),
   isWrite: (request) => isClientCall(request, "PATCH"),
 
-  async handle(request, state) {
+  async handle(request, state, outbound) {
     const nowMs = Date.now();
     const url = new URL(request.url);
     provisionDemoTenant(url.host, state);
     const headers = rateLimitHeaders(url.host, nowMs);
     if (url.pathname === "/oauth/token" && request.method === "POST") {
-      return issueToken(request, state, headers, nowMs);
+      return issueToken(request, state, headers, nowMs, outbound);
     }
     const id = url.pathname.match(CLIENT_PATH)?.[1];
     if (id !== undefined) {
@@ -52,5 +52,5 @@ export const auth0Emulator: ProviderEmulatorModule = {
   },
 };
 
-export { DEMO_APPLICATION_ID, DEMO_HOST_PREFIX, DEMO_M2M } from "./demo";
+export { DEMO_APPLICATION_ID, DEMO_FEDERATED, DEMO_HOST_PREFIX, DEMO_M2M } from "./demo";
 export { type Auth0ClientRecord, auth0Keys, clientRecord, DEFAULT_M2M_SCOPES, type M2mClient } from "./state";

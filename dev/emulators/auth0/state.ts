@@ -14,7 +14,15 @@ export type ListField = (typeof LIST_FIELDS)[number];
 export const DEFAULT_M2M_SCOPES = ["read:clients", "update:clients"];
 
 export const m2mClientSchema = z.object({
-  clientSecret: z.string(),
+  /** Client secret authentication; absent: the client authenticates with Private Key JWT only. */
+  clientSecret: z.string().optional(),
+  /**
+   * Private Key JWT credentials (Auth0, "Configure Private Key JWT Authentication"): the public
+   * keys registered on the client, or (the emulator's shortcut for the demo tenant) a JWKS URL.
+   */
+  privateKeyJwt: z
+    .object({ keys: z.array(z.record(z.string(), z.unknown())).optional(), jwksUri: z.string().optional() })
+    .optional(),
   scopes: z.array(z.string()).default(DEFAULT_M2M_SCOPES),
 });
 export type M2mClient = z.infer<typeof m2mClientSchema>;

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { EmulatorState } from "../emulator";
+import { assertionRefusal } from "./private-key-jwt";
 import { json, oauthError } from "./responses";
 import {
   auth0Keys,
@@ -18,6 +19,8 @@ const tokenRequestSchema = z.object({
   grant_type: z.string(),
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
+  client_assertion_type: z.string().optional(),
+  client_assertion: z.string().optional(),
   audience: z.string().optional(),
 });
 
@@ -47,6 +50,7 @@ export async function issueToken(
   state: EmulatorState,
   headers: Record<string, string>,
   nowMs: number,
+  outbound: typeof fetch,
 ): Promise<Response> {
   const host = new URL(request.url).host;
   const parsed = tokenRequestSchema.safeParse(await readForm(request));
@@ -64,9 +68,18 @@ export async function issueToken(
   }
   const stored = form.client_id ? state.get<M2mClient>(auth0Keys.m2m(form.client_id)) : undefined;
   const m2m = stored === undefined ? undefined : m2mClientSchema.parse(stored);
-  if (!m2m || !form.client_secret || !sameSecret(m2m.clientSecret, form.client_secret)) {
+  if (form.client_assertion !== undefined || form.client_assertion_type !== undefined) {
+    const refused = await assertionRefusal(form, m2m, { host, state, outbound, nowMs, headers });
+    if (refused) return refused;
+  } else if (
+    !m2m ||
+    !form.client_secret ||
+    m2m.clientSecret === undefined ||
+    !sameSecret(m2m.clientSecret, form.client_secret)
+  ) {
     return oauthError(401, "access_denied", "Unauthorized", headers);
   }
+  if (!m2m) return oauthError(401, "access_denied", "Unauthorized", headers);
   if (form.audience === undefined) {
     return oauthError(
       403,

@@ -6,7 +6,26 @@ import type { ProviderEmulatorModule } from "../emulator";
 import { APP_PATH, type Json, putApp } from "./apps-endpoint";
 import { provisionDemoOrg } from "./demo";
 import { oktaError, rateHeaders, reply } from "./responses";
-import { type OktaToken, oktaKeys } from "./state";
+import { type OktaAccessToken, type OktaToken, oktaKeys } from "./state";
+import { issueOktaToken, TOKEN_PATH } from "./token-endpoint";
+
+/**
+ * Who calls: an SSWS API token, or a service app's bearer token (its scopes decide: GET needs
+ * okta.apps.read or okta.apps.manage, PUT okta.apps.manage).
+ */
+function callerOf(request: Request, state: Parameters<typeof provisionDemoOrg>[1]) {
+  const header = request.headers.get("authorization") ?? "";
+  const ssws = header.match(/^SSWS (\S+)$/)?.[1];
+  if (ssws) {
+    const token = state.get<OktaToken>(oktaKeys.token(ssws));
+    return token ? { readOnly: token.readOnly === true, scopes: undefined } : undefined;
+  }
+  const bearer = header.match(/^Bearer (\S+)$/)?.[1];
+  const issued = bearer ? state.get<OktaAccessToken>(oktaKeys.accessToken(bearer)) : undefined;
+  if (!issued || issued.expiresAt <= Date.now()) return undefined;
+  const canRead = issued.scopes.some((s) => s === "okta.apps.read" || s === "okta.apps.manage");
+  return canRead ? { readOnly: false, scopes: issued.scopes } : undefined;
+}
 
 export const oktaEmulator: ProviderEmulatorModule = {
   provider: "okta",
@@ -14,12 +33,14 @@ export const oktaEmulator: ProviderEmulatorModule = {
   isRead: (request) => request.method === "GET" && APP_PATH.test(new URL(request.url).pathname),
   isWrite: (request) => request.method === "PUT" && APP_PATH.test(new URL(request.url).pathname),
 
-  async handle(request, state) {
+  async handle(request, state, outbound) {
     const url = new URL(request.url);
     provisionDemoOrg(url.host, state);
     const headers = rateHeaders(url.host, Date.now());
-    const apiToken = request.headers.get("authorization")?.match(/^SSWS (\S+)$/)?.[1];
-    const token = apiToken ? state.get<OktaToken>(oktaKeys.token(apiToken)) : undefined;
+    if (url.pathname === TOKEN_PATH && request.method === "POST") {
+      return issueOktaToken(request, state, outbound, headers);
+    }
+    const token = callerOf(request, state);
     if (!token) return oktaError(401, "E0000011", "Invalid token provided", headers);
     const id = url.pathname.match(APP_PATH)?.[1];
     if (id === undefined || !["GET", "PUT"].includes(request.method)) {
@@ -30,7 +51,7 @@ export const oktaEmulator: ProviderEmulatorModule = {
     if (!stored)
       return oktaError(404, "E0000007", `Not found: Resource not found: ${appId} (AppInstance)`, headers);
     if (request.method === "GET") return reply(200, stored, headers);
-    if (token.readOnly) {
+    if (token.readOnly || token.scopes?.includes("okta.apps.manage") === false) {
       return oktaError(
         403,
         "E0000006",
@@ -52,4 +73,4 @@ export const oktaEmulator: ProviderEmulatorModule = {
 
 export { DEMO_OKTA } from "./demo";
 export { oktaError } from "./responses";
-export { type OktaToken, oktaKeys, oktaOidcApp } from "./state";
+export { type OktaServiceApp, type OktaToken, oktaKeys, oktaOidcApp } from "./state";

@@ -1,6 +1,8 @@
 /**
  * What the Okta emulator keeps per org host. Storage keys:
  *   token:<api token> → OktaToken (SSWS API tokens)
+ *   service-app:<client id> → OktaServiceApp (API service apps, private_key_jwt)
+ *   access-token:<token>    → OktaAccessToken (issued at /oauth2/v1/token, sent as Bearer)
  *   app:<app id>      → the app as stored (./apps-endpoint.ts)
  *   demo:provisioned  → true (./demo.ts)
  */
@@ -10,7 +12,28 @@ export interface OktaToken {
   readOnly?: boolean;
 }
 
-export const oktaKeys = { token: (t: string) => `token:${t}`, app: (id: string) => `app:${id}` } as const;
+/** An API service app: its public keys (or JWKS URL) and the Okta API scopes it was granted. */
+export interface OktaServiceApp {
+  keys?: Record<string, unknown>[];
+  jwksUri?: string;
+  scopes: string[];
+  /** Okta's "Require Demonstrating Proof of Possession (DPoP) header in token requests". */
+  requireDpop?: boolean;
+}
+
+export interface OktaAccessToken {
+  clientId: string;
+  scopes: string[];
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+export const oktaKeys = {
+  token: (t: string) => `token:${t}`,
+  app: (id: string) => `app:${id}`,
+  serviceApp: (clientId: string) => `service-app:${clientId}`,
+  accessToken: (token: string) => `access-token:${token}`,
+} as const;
 
 /** An OIDC web app as Okta returns it (the fields the emulator models). */
 export function oktaOidcApp(

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
+import { privateKeyJwtSchema } from "../private-key-jwt";
 
 const hostnameSchema = z
   .string()
@@ -12,16 +13,25 @@ const hostnameSchema = z
   .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "a tenant host name such as acme.us.auth0.com (no scheme, no path)");
 
 /** The resolved block: `clientSecret` is the value the `{ "secret": … }` reference resolved to. */
-export const auth0ConfigSchema = z.strictObject({
-  type: z.literal("auth0"),
-  /** Tenant (or custom) domain the API is called on. */
-  domain: hostnameSchema,
-  /** The machine-to-machine application that holds read:clients and update:clients. */
-  clientId: z.string().min(1).max(128),
-  clientSecret: z.string().min(1),
-  /** Defaults to https://{domain}/api/v2/; set it when `domain` is a custom domain. */
-  audience: z.url().optional(),
-});
+export const auth0ConfigSchema = z
+  .strictObject({
+    type: z.literal("auth0"),
+    /** Tenant (or custom) domain the API is called on. */
+    domain: hostnameSchema,
+    /** The machine-to-machine application that holds read:clients and update:clients. */
+    clientId: z.string().min(1).max(128).optional(),
+    clientSecret: z.string().min(1).optional(),
+    /**
+     * Keyless (docs/design.md, "Federated connections"): the M2M application authenticates with
+     * Private Key JWT, the public half of the service's federation key registered as its credential.
+     */
+    privateKeyJwt: privateKeyJwtSchema.optional(),
+    /** Defaults to https://{domain}/api/v2/; set it when `domain` is a custom domain. */
+    audience: z.url().optional(),
+  })
+  .refine((c) => (c.privateKeyJwt ? c.clientSecret === undefined : c.clientId && c.clientSecret), {
+    message: "either clientId and clientSecret, or privateKeyJwt { clientId, kid? }",
+  });
 export type Auth0Config = z.infer<typeof auth0ConfigSchema>;
 
 export const auth0LineParamsSchema = z.strictObject({

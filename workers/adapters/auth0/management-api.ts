@@ -10,6 +10,7 @@ import {
   providerJson,
   withAccessToken,
 } from "../http";
+import { clientAssertionFields, privateKeyJwtCacheName } from "../private-key-jwt";
 import type { Auth0Config } from "./config";
 
 export const AUTH0_LIST_FIELDS = [
@@ -45,14 +46,28 @@ const tokenResponseSchema = z.object({
   expires_in: z.number().positive(),
 });
 
-function tokenSource(ctx: Auth0Context) {
-  const { domain, clientId, clientSecret, audience } = ctx.config;
+/**
+ * How the M2M application proves itself: its client secret, or (privateKeyJwt) a client assertion
+ * whose `aud` is the tenant URL with its trailing slash (Auth0, "Authenticate with Private Key
+ * JWT"; with a custom domain as `domain`, that domain's URL).
+ */
+function clientAuthentication(ctx: Auth0Context): Promise<Record<string, string>> | Record<string, string> {
+  const { privateKeyJwt, clientId, clientSecret, domain } = ctx.config;
+  if (!privateKeyJwt) return { client_id: clientId ?? "", client_secret: clientSecret ?? "" };
+  return clientAssertionFields("auth0", ctx.federation, privateKeyJwt, `https://${domain}/`);
+}
+
+async function tokenSource(ctx: Auth0Context) {
+  const { domain, privateKeyJwt, audience } = ctx.config;
   const endpoint = `https://${domain}/oauth/token`;
   const wanted = audience ?? `https://${domain}/api/v2/`;
   return {
     endpoint,
-    clientId,
-    clientSecret,
+    clientId: privateKeyJwt?.clientId ?? ctx.config.clientId ?? "",
+    // No secret to key the cache on: the client id and the kid that signs name the credential.
+    clientSecret: privateKeyJwt
+      ? await privateKeyJwtCacheName("auth0", ctx.federation, privateKeyJwt)
+      : (ctx.config.clientSecret ?? ""),
     // A token is for one API: connections differing only in audience must not share one. The
     // default audience adds nothing, so the keys of tokens already cached stay as they were.
     ...(audience ? { requested: { audience } } : {}),
@@ -63,12 +78,7 @@ function tokenSource(ctx: Auth0Context) {
         {
           method: "POST",
           url: endpoint,
-          json: {
-            grant_type: "client_credentials",
-            client_id: clientId,
-            client_secret: clientSecret,
-            audience: wanted,
-          },
+          json: { grant_type: "client_credentials", ...(await clientAuthentication(ctx)), audience: wanted },
         },
         tokenResponseSchema,
       );
@@ -82,7 +92,7 @@ function tokenSource(ctx: Auth0Context) {
  * exchange happens while a lease is held (docs/design.md, "Lease protocol").
  */
 export async function warmAuth0Token(ctx: Auth0Context): Promise<void> {
-  await withAccessToken(ctx, tokenSource(ctx), async () => {});
+  await withAccessToken(ctx, await tokenSource(ctx), async () => {});
 }
 
 function clientUrl(ctx: Auth0Context, client: string): string {
@@ -102,8 +112,8 @@ export const auth0ClientListsSchema = z.object(
 ) as unknown as z.ZodType<Auth0ClientLists>;
 
 /** GET /api/v2/clients/{id}?fields=<every list>&include_fields=true → the lists as stored. */
-export function readClientLists(ctx: Auth0Context, client: string): Promise<Auth0ClientLists> {
-  return withAccessToken(ctx, tokenSource(ctx), (token) =>
+export async function readClientLists(ctx: Auth0Context, client: string): Promise<Auth0ClientLists> {
+  return withAccessToken(ctx, await tokenSource(ctx), (token) =>
     providerJson(
       ctx,
       auth0Http,
@@ -129,7 +139,7 @@ export async function writeClientLists(
 ): Promise<void> {
   const changed = AUTH0_LIST_FIELDS.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
   if (changed.length === 0) return;
-  await withAccessToken(ctx, tokenSource(ctx), (token) =>
+  await withAccessToken(ctx, await tokenSource(ctx), (token) =>
     providerJson(
       ctx,
       auth0Http,

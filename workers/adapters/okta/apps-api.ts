@@ -1,10 +1,13 @@
 /**
  * GET and PUT /api/v1/apps/{appId} (Okta Apps API reference). PUT is a full replace, so the app is sent
- * back whole, exactly as read, with only the one list changed. Auth: `SSWS <api token>`.
+ * back whole, exactly as read, with only the one list changed. Auth: `SSWS <api token>`, or for a
+ * privateKeyJwt connection `Bearer` with an access token of the org authorization server
+ * (./service-token.ts).
  */
 import { z } from "zod";
 import { epochSecondsResetHeader, type HttpContext, type ProviderHttpSpec, providerJson } from "../http";
 import type { OktaConfig } from "./config";
+import { withOktaAuthorization } from "./service-token";
 
 export interface OktaContext extends HttpContext {
   config: OktaConfig;
@@ -21,6 +24,9 @@ export const oktaHttp: ProviderHttpSpec = {
   retryAfterMs: epochSecondsResetHeader("x-rate-limit-reset"),
   describeError(body) {
     if (typeof body !== "object" || body === null) return { message: str(body) || undefined };
+    // The token endpoint answers OAuth errors: {error, error_description}.
+    const oauth = body as { error?: unknown; error_description?: unknown };
+    if (typeof oauth.error === "string") return { message: str(oauth.error_description), code: oauth.error };
     const b = body as {
       errorSummary?: unknown;
       errorCode?: unknown;
@@ -55,14 +61,14 @@ export type OktaApp = z.infer<typeof oktaAppSchema>;
 
 const appUrl = (ctx: OktaContext, app: string) =>
   `https://${ctx.config.domain}/api/v1/apps/${encodeURIComponent(app)}`;
-const auth = (ctx: OktaContext) => ({ authorization: `SSWS ${ctx.config.apiToken}` });
-
 export function readApp(ctx: OktaContext, app: string): Promise<OktaApp> {
-  return providerJson(
-    ctx,
-    oktaHttp,
-    { method: "GET", url: appUrl(ctx, app), headers: auth(ctx) },
-    oktaAppSchema,
+  return withOktaAuthorization(ctx, (authorization) =>
+    providerJson(
+      ctx,
+      oktaHttp,
+      { method: "GET", url: appUrl(ctx, app), headers: { authorization } },
+      oktaAppSchema,
+    ),
   );
 }
 
@@ -80,10 +86,12 @@ export function withList(app: OktaApp, field: OktaListField, list: string[]): Ok
 
 /** PUT the app as read with its lists edited: every other property goes back unchanged. */
 export async function writeApp(ctx: OktaContext, app: OktaApp): Promise<void> {
-  await providerJson(
-    ctx,
-    oktaHttp,
-    { method: "PUT", url: appUrl(ctx, app.id), headers: auth(ctx), json: app },
-    oktaAppSchema,
+  await withOktaAuthorization(ctx, (authorization) =>
+    providerJson(
+      ctx,
+      oktaHttp,
+      { method: "PUT", url: appUrl(ctx, app.id), headers: { authorization }, json: app },
+      oktaAppSchema,
+    ),
   );
 }

@@ -2,17 +2,27 @@
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
+import { privateKeyJwtSchema } from "../private-key-jwt";
 
-export const oktaConfigSchema = z.strictObject({
-  type: z.literal("okta"),
-  /** The org host, e.g. acme.okta.com (no scheme, no path). */
-  domain: z
-    .string()
-    .max(253)
-    .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "an Okta org host such as acme.okta.com"),
-  /** An API token (sent as `SSWS <token>`) with okta.apps.read and okta.apps.manage. */
-  apiToken: z.string().min(1),
-});
+export const oktaConfigSchema = z
+  .strictObject({
+    type: z.literal("okta"),
+    /** The org host, e.g. acme.okta.com (no scheme, no path). */
+    domain: z
+      .string()
+      .max(253)
+      .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/i, "an Okta org host such as acme.okta.com"),
+    /** An API token (sent as `SSWS <token>`) with okta.apps.read and okta.apps.manage. */
+    apiToken: z.string().min(1).optional(),
+    /**
+     * Keyless (docs/design.md, "Federated connections"): an API service app granted okta.apps.read
+     * and okta.apps.manage, authenticating with the federation key's public half (private_key_jwt).
+     */
+    privateKeyJwt: privateKeyJwtSchema.optional(),
+  })
+  .refine((c) => (c.privateKeyJwt ? c.apiToken === undefined : c.apiToken !== undefined), {
+    message: "either apiToken or privateKeyJwt { clientId, kid? }",
+  });
 export type OktaConfig = z.infer<typeof oktaConfigSchema>;
 
 export const oktaLineParamsSchema = z.strictObject({

@@ -17,6 +17,7 @@ import {
   writeApp,
 } from "./apps-api";
 import { type OktaConfig, oktaAppIdentity, oktaConfigSchema, oktaLineParamsSchema } from "./config";
+import { prepareOktaToken } from "./service-token";
 
 const parse = (params: Params) => oktaLineParamsSchema.parse(params);
 
@@ -42,6 +43,8 @@ function oktaListOp(name: string, field: OktaListField): OpSpec<OktaConfig> {
 const typedAdapter: ProviderAdapter<OktaConfig> = {
   type: "okta",
   config: oktaConfigSchema,
+  // A privateKeyJwt connection's token exchange happens before any lease (docs/design.md, "Lease protocol").
+  prepare: (ctx) => prepareOktaToken(ctx),
   ops: [
     oktaListOp("okta.redirectUri", "redirect_uris"),
     oktaListOp("okta.postLogoutRedirectUri", "post_logout_redirect_uris"),
