@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { planSchema } from "../shared/schemas/plan";
 import { JSON_VAR_NAMES, JSON_VARS } from "../workers/config/json-vars";
+import { notifyConfigSchema } from "../workers/notify/notify-config";
 
 const BASE = "https://raw.githubusercontent.com/your-org/sponson-edge/v1/schemas/";
 
@@ -28,6 +29,8 @@ export function jsonSchemaFiles(): Record<string, string> {
     "plan.schema.json": document("plan.schema.json", "Sponson plan", planSchema),
   };
   for (const name of JSON_VAR_NAMES) docs[varFile(name)] = document(varFile(name), name, JSON_VARS[name]);
+  // An operator var, checked apart from the config vars (workers/config/operator-vars-check.ts).
+  docs[varFile("SPONSON_NOTIFY")] = document(varFile("SPONSON_NOTIFY"), "SPONSON_NOTIFY", notifyConfigSchema);
   return Object.fromEntries(
     Object.entries(docs).map(([file, doc]) => [file, `${JSON.stringify(doc, null, 2)}\n`]),
   );

@@ -1,5 +1,7 @@
 /** How runs, ledgers and locks read on a terminal and in CI logs: plain lines, no colours needed. */
+
 import { holdingText } from "../shared/holding-text";
+import { isNearCapacity } from "../shared/schemas/fill-level";
 import { holderWords, type LockHolder, type RunHolder } from "../shared/schemas/provenance";
 import type { Waiting } from "../shared/schemas/run";
 import type { LockState, Receipt, RunEvent, RunResult, ScopeSummary } from "./client";
@@ -248,6 +250,18 @@ export function lockText(lock: LockState, now: number): string[] {
     out.push(
       `waiters: ${lock.waiters.map((w) => w.holder).join(", ")}`,
       ...lock.waiters.map((w, at) => `  ${w.position ?? at + 1}. ${runDetails(w.by, w.holder)}`),
+    );
+  }
+  if (lock.fills && lock.fills.length > 0) {
+    // Each capped list as the last write left it; above 80 % the sweep reports it (docs/operations.md).
+    const share = (f: { cap: number; entries: number }) =>
+      `${Math.round((f.entries / f.cap) * 100)} %${isNearCapacity(f) ? " (near its cap)" : ""}`;
+    out.push(
+      "",
+      ...table(
+        ["LIST", "ENTRIES", "CAP", "FILL", "SEEN"],
+        lock.fills.map((f) => [f.op, String(f.entries), String(f.cap), share(f), iso(f.at)]),
+      ),
     );
   }
   if (lock.history.length > 0) {

@@ -16,6 +16,7 @@ import type {
   ReportCombinedRequest,
 } from "../shared/rpc/lease-lock";
 import type { GrantOrCombined, TakenQueue } from "../shared/schemas/combine";
+import type { FillLevel } from "../shared/schemas/fill-level";
 import type { HoldOutcome } from "../shared/schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../shared/schemas/lock";
 import type {
@@ -29,6 +30,7 @@ import type {
 import type { LockHolder, RunOrigin } from "../shared/schemas/provenance";
 import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
+import { claimNearCapacity, fillsOf, recordFills, unclaimNearCapacity } from "./fill-levels";
 import { LeaseCore, type ReleaseRequest } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
 import { ParentLockRole } from "./parent-lock-role";
@@ -71,9 +73,11 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return this.#core.renew(req, this.#scope.refused);
   }
 
-  async release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>> {
+  async release(req: ReleaseRequest & { fills?: FillLevel[] }): Promise<Result<ReleaseOutcome>> {
     const released = this.#core.release(req, () => this.#scope.settled(req));
     if (released.ok && released.value.released) this.#scope.ended();
+    // Only the holder's own release brings its fills: the run's writes left the lists so.
+    if (released.ok && released.value.released && req.fills) recordFills(this.#core.store, req.fills);
     return released;
   }
 
@@ -92,7 +96,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async read(req: { key: string }): Promise<LockState> {
-    return this.#core.read(req, () => this.#scope.settle());
+    const state = await this.#core.read(req, () => this.#scope.settle());
+    const fills = fillsOf(this.#core.store);
+    return fills.length > 0 ? { ...state, fills } : state;
   }
 
   /** An admin's hold (lock-holds.ts): blocks every next grant until it ends or is lifted. */
@@ -132,6 +138,14 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
 
   async ownership(_req: { key: string }): Promise<OwnershipRecord> {
     return this.#parent.ownership();
+  }
+
+  async nearCapacity(req: { key: string; now: number }): Promise<Array<FillLevel & { notify: boolean }>> {
+    return claimNearCapacity(this.#core.store, req.now);
+  }
+
+  async unclaimNearCapacity(req: { key: string; ops: string[] }): Promise<void> {
+    unclaimNearCapacity(this.#core.store, req.ops);
   }
 
   async acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>> {

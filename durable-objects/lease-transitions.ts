@@ -41,7 +41,10 @@ export interface TransitionParts {
   announce(change: LockChange): void;
   /** After a transition: bring the held-lock index in line, in the background. */
   syncIndexLater(): void;
-  /** After a takeover is written: tell operators, in the background (never fails the grant). */
+  /**
+   * After a takeover is written (a newcomer's, or the hand-off of an expired lease to a waiter):
+   * tell operators, in the background (never fails the grant).
+   */
   tookOver(previous: LeaseRow, grant: LeaseGrant): void;
 }
 
@@ -97,8 +100,11 @@ export class LeaseTransitions {
     let lease = store.lease();
     // Within a lock-delay nobody is granted; the alarm armed for its end hands the lock over.
     if (this.queue.length > 0 && now < store.quietUntil(now)) return;
+    // A claimed lease that expired with a run waiting: its holder died, and the waiter takes over.
+    let expired: LeaseRow | null = null;
     if (lease && isExpired(lease, now) && this.queue.length > 0) {
       this.#end(now, lease);
+      if (endOfLease(lease) === "expired") expired = lease;
       lease = null;
     }
     // A hold blocks only the next grant: a lease still ends, and waiters kept past their timeout
@@ -114,6 +120,9 @@ export class LeaseTransitions {
         });
         for (const resolve of next.resolvers) resolve(ok(grant));
         this.#p.syncIndexLater();
+        // Told like a newcomer's takeover (docs/design.md, "Lease protocol"); an unclaimed grant
+        // that lapsed had no holder at work, so its hand-off is not.
+        if (expired) this.#p.tookOver(expired, grant);
       }
     }
     // A lease that ended here untakes what it took: waiters kept past their timeout go now.

@@ -29,6 +29,9 @@ const MIGRATIONS: readonly string[] = [
      lingering_notified_at INTEGER,
      exhausted_notified_at INTEGER
    );`,
+  // A notice claimed by a sweep before it sends it, so two sweeps at once tell once (issue 33).
+  `ALTER TABLE close_resends ADD COLUMN lingering_claimed_at INTEGER;
+   ALTER TABLE close_resends ADD COLUMN exhausted_claimed_at INTEGER;`,
 ];
 
 /** Whether the object ever got its schema (a scope no event touched has none). */

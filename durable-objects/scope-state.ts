@@ -142,31 +142,40 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
       this.#sql
         .exec<ResendRow>(
           `SELECT resends, last_at AS lastAt, lingering_notified_at AS lingeringNotifiedAt,
-             exhausted_notified_at AS exhaustedNotifiedAt FROM close_resends WHERE delivery_id = ?`,
+             exhausted_notified_at AS exhaustedNotifiedAt, lingering_claimed_at AS lingeringClaimedAt,
+             exhausted_claimed_at AS exhaustedClaimedAt FROM close_resends WHERE delivery_id = ?`,
           ask.deliveryId,
         )
         .toArray()[0] ?? null;
     const decision = decideResend(state.changedAt, row, ask);
     if (decision.kind === "none") return decision;
-    // The claim only moves last_at (blocking a concurrent sweep for a grace period); the count and
-    // the told flags wait for confirmResend, so a send that fails uses up nothing (docs/design.md,
+    // The claim only moves last_at and the notices' claims (blocking a concurrent sweep); the count
+    // and the told flags wait for confirmResend, so a send that fails uses up nothing (docs/design.md,
     // "Lost destroys").
     const next = {
       resends: row?.resends ?? 0,
       lastAt: decision.kind === "resend" ? ask.now : (row?.lastAt ?? state.changedAt),
       lingering: row?.lingeringNotifiedAt ?? null,
       exhausted: row?.exhaustedNotifiedAt ?? null,
+      lingeringClaim: decision.lingering ? ask.now : (row?.lingeringClaimedAt ?? null),
+      exhaustedClaim:
+        decision.kind === "exhausted" && decision.notify ? ask.now : (row?.exhaustedClaimedAt ?? null),
     };
     this.#sql.exec(
-      `INSERT INTO close_resends (delivery_id, resends, last_at, lingering_notified_at, exhausted_notified_at)
-       VALUES (?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO UPDATE SET resends = excluded.resends,
+      `INSERT INTO close_resends (delivery_id, resends, last_at, lingering_notified_at, exhausted_notified_at,
+         lingering_claimed_at, exhausted_claimed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_id) DO UPDATE SET resends = excluded.resends,
          last_at = excluded.last_at, lingering_notified_at = excluded.lingering_notified_at,
-         exhausted_notified_at = excluded.exhausted_notified_at`,
+         exhausted_notified_at = excluded.exhausted_notified_at,
+         lingering_claimed_at = excluded.lingering_claimed_at,
+         exhausted_claimed_at = excluded.exhausted_claimed_at`,
       ask.deliveryId,
       next.resends,
       next.lastAt,
       next.lingering,
       next.exhausted,
+      next.lingeringClaim,
+      next.exhaustedClaim,
     );
     return decision;
   }
@@ -176,10 +185,14 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
     this.#sql.exec(
       `UPDATE close_resends SET resends = MAX(resends, COALESCE(?, resends)),
          lingering_notified_at = COALESCE(lingering_notified_at, ?),
-         exhausted_notified_at = COALESCE(exhausted_notified_at, ?) WHERE delivery_id = ?`,
+         exhausted_notified_at = COALESCE(exhausted_notified_at, ?),
+         lingering_claimed_at = CASE WHEN ? THEN NULL ELSE lingering_claimed_at END,
+         exhausted_claimed_at = CASE WHEN ? THEN NULL ELSE exhausted_claimed_at END WHERE delivery_id = ?`,
       req.resends ?? null,
       req.lingeringAt ?? null,
       req.exhaustedAt ?? null,
+      req.released?.includes("lingering") ? 1 : 0,
+      req.released?.includes("exhausted") ? 1 : 0,
       req.deliveryId,
     );
   }

@@ -33,7 +33,7 @@ export async function buildSchemas() {
 
 const USAGE = `Usage: npm run build:schemas
 
-Writes schemas/*.schema.json (the plan and each JSON config var) from the zod schemas.
+Writes schemas/*.schema.json (the plan, each JSON config var and SPONSON_NOTIFY) from the zod schemas.
 Takes no options.
 `;
 

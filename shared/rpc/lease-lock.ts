@@ -5,6 +5,7 @@
  */
 import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
+import type { FillLevel } from "../schemas/fill-level";
 import type { HoldOutcome } from "../schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../schemas/lock";
 import type {
@@ -86,6 +87,8 @@ export interface LeaseLockApi {
     receiptEtag?: string;
     /** The holder's last receipt save (or delete) holds every intent still unresolved. */
     intentsSettled?: boolean;
+    /** Parent locks: the capped lists' fill as the holder's writes left them (shared/schemas/fill-level.ts). */
+    fills?: FillLevel[];
   }): Promise<Result<ReleaseOutcome>>;
   /**
    * The intents a lock of the version before issue 29 keeps that no receipt settled yet, read-only
@@ -135,4 +138,11 @@ export interface LeaseLockApi {
   peekRecentWrites(req: { key: string }): Promise<RecentWrite[]>;
   /** Remembers the items a write just made present or absent, each until its `until`. */
   rememberWrites(req: FencedRequest & { writes: RecentWrite[] }): Promise<Result<void>>;
+  /**
+   * The sweep: lists above the near-capacity share, each not told since it crossed claimed now
+   * (`notify`), so two sweeps at once tell once (durable-objects/fill-levels.ts).
+   */
+  nearCapacity(req: { key: string; now: number }): Promise<Array<FillLevel & { notify: boolean }>>;
+  /** Gives back the claims of notices the sweep could not send: the next sweep tells. */
+  unclaimNearCapacity(req: { key: string; ops: string[] }): Promise<void>;
 }

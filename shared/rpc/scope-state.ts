@@ -48,7 +48,8 @@ export interface ResendAsk {
 /**
  * `resend`: the sweep re-sends now (`resends` counts this one). `wait`: within the grace period.
  * `exhausted`: re-sent `maxResends` times; `notify` is true the first time only. `lingering`: the
- * close is older than `lingerMs`, reported once per close. `none`: that close is no longer in force.
+ * close is older than `lingerMs`, reported once per close. A true `notify` or `lingering` is a
+ * claim: no other sweep is told to send that notice until it is confirmed or released. `none`: that close is no longer in force.
  */
 export type ResendDecision =
   | { kind: "resend" | "wait"; resends: number; lingering: boolean }
@@ -64,6 +65,8 @@ export interface ResendConfirm {
   resends?: number;
   lingeringAt?: number;
   exhaustedAt?: number;
+  /** Notices whose send failed: their claims are given back, so the next sweep tells. */
+  released?: Array<"lingering" | "exhausted">;
 }
 
 /** The RPC surface with its declared result types (RPC typing flattens the unions otherwise). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fillLevelSchema } from "./fill-level";
 import { holdViewSchema } from "./hold";
 import { ownershipViewSchema } from "./ownership";
 import { leaseHolderSchema, runHolderSchema } from "./provenance";
@@ -107,6 +108,8 @@ export const lockStateSchema = z.object({
   hold: holdViewSchema.optional(),
   lastToken: z.number().int(),
   history: z.array(historyEntrySchema),
+  /** Parent locks: each capped list's fill as the last write left it (issue 32); absent when none is known. */
+  fills: z.array(fillLevelSchema).optional(),
 });
 export type LockState = z.infer<typeof lockStateSchema>;
 

@@ -4,10 +4,11 @@
  * the lock and the previous holder run, and the dev entry's consumer records it at the local sink
  * (`GET /v1/emulators/notifications`). No secret in it.
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, testApp } from "../helpers/app";
-import { expireLeaseNow, freshScopeKey, granted, stub } from "../helpers/locks";
+import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, untilQueued } from "../helpers/locks";
 
 type Recorded = { target: string; body: { id?: string; kind?: string; subject?: Record<string, unknown> } };
 
@@ -62,6 +63,67 @@ describe("a lock taken over after its holder's lease expired", () => {
     granted(await stub(key).acquire({ key, holder: "run-b", ttlMs: TTL_MS }));
     // A takeover on another lock after this one: once it is recorded, this one's would be too.
     const marker = freshScopeKey("marker");
+    granted(await stub(marker).acquire({ key: marker, holder: "run-c", ttlMs: TTL_MS }));
+    await expireLeaseNow(marker);
+    granted(await stub(marker).acquire({ key: marker, holder: "run-d", ttlMs: TTL_MS }));
+    await recordedFor(marker);
+    const res = await call(app, "GET", "/v1/emulators/notifications");
+    const { notifications } = (await res.json()) as { notifications: Recorded[] };
+    expect(notifications.filter((n) => n.body.subject?.lock === key)).toEqual([]);
+  });
+
+  it("a lease that expires with a run waiting: the hand-off to the waiter is told once, naming both", async () => {
+    const key = freshScopeKey("handoff");
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const waiting = stub(key).acquire({
+      key,
+      holder: "run-b",
+      ttlMs: TTL_MS,
+      wait: true,
+      waitTimeoutMs: 60_000,
+    });
+    await untilQueued(key, 1);
+    await expireLeaseNow(key);
+    // The alarm the expiry armed: it ends the lease and hands the lock to the waiter.
+    await runDurableObjectAlarm(rawStub(key));
+    const b = granted(await waiting);
+    expect(b).toMatchObject({ holder: "run-b", token: a.token + 1 });
+    const history = (await stub(key).read({ key })).history.map((h) => h.transition);
+    expect(history.slice(-2)).toEqual(["expired", "acquired"]);
+
+    const [recorded, ...more] = await recordedFor(key);
+    expect(more).toEqual([]);
+    expect(recorded?.body).toMatchObject({
+      id: `lock-taken-over:${key}:${b.token}`,
+      kind: "lock-taken-over",
+      subject: {
+        lock: key,
+        previousHolder: "run-a",
+        previousToken: a.token,
+        holder: "run-b",
+        token: b.token,
+      },
+    });
+    const text = JSON.stringify(recorded);
+    for (const secret of [env.GITHUB_WEBHOOK_SECRET, env.AUTH0_CLIENT_SECRET, env.SERVICE_SIGNING_KEY]) {
+      expect(text).not.toContain(secret as string);
+    }
+  });
+
+  it("a lease released in time and handed to a waiter is no takeover: nothing is told", async () => {
+    const key = freshScopeKey("handoff-released");
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const waiting = stub(key).acquire({
+      key,
+      holder: "run-b",
+      ttlMs: TTL_MS,
+      wait: true,
+      waitTimeoutMs: 60_000,
+    });
+    await untilQueued(key, 1);
+    await stub(key).release({ key, holder: "run-a", token: a.token });
+    granted(await waiting);
+    const marker = freshScopeKey("handoff-marker");
     granted(await stub(marker).acquire({ key: marker, holder: "run-c", ttlMs: TTL_MS }));
     await expireLeaseNow(marker);
     granted(await stub(marker).acquire({ key: marker, holder: "run-d", ttlMs: TTL_MS }));

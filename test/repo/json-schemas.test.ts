@@ -9,6 +9,7 @@ import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import { jsonSchemaFiles } from "../../cli/json-schemas";
 import { planSchema } from "../../shared/schemas/plan";
+import { notifyConfigSchema } from "../../workers/notify/notify-config";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const SCHEMAS = join(ROOT, "schemas");
@@ -28,6 +29,7 @@ describe("the committed JSON Schemas", () => {
       "sponson-access.schema.json",
       "sponson-connections.schema.json",
       "sponson-environments.schema.json",
+      "sponson-notify.schema.json",
       "sponson-policy.schema.json",
       "sponson-repositories.schema.json",
       "sponson-write-combining.schema.json",
@@ -43,6 +45,20 @@ describe("the committed JSON Schemas", () => {
     const connections = JSON.parse(readFileSync(join(ROOT, "examples", "connections.local.json"), "utf8"));
     const result = new Validator(schema("sponson-connections.schema.json"), "2020-12").validate(connections);
     expect(result.errors).toEqual([]);
+  });
+
+  it("SPONSON_NOTIFY's schema takes docs/operations.md's example and refuses a misspelt kind, as the service does", () => {
+    const example = {
+      slack: { urlSecret: "SLACK_WEBHOOK_URL" },
+      webhook: { url: "https://ops.example.com/sponson", secret: "NOTIFY_WEBHOOK_SECRET" },
+      kinds: { "orphan-found": false, "list-near-capacity": false },
+    };
+    const validator = new Validator(schema("sponson-notify.schema.json"), "2020-12");
+    expect(validator.validate(example).errors).toEqual([]);
+    expect(notifyConfigSchema.safeParse(example).success).toBe(true);
+    const misspelt = { kinds: { "orphans-found": false } };
+    expect(validator.validate(misspelt).valid).toBe(false);
+    expect(notifyConfigSchema.safeParse(misspelt).success).toBe(false);
   });
 
   it("a plan naming its schema with `$schema` is a valid plan, for the schema and for the service", () => {

@@ -4,7 +4,9 @@
  * the lock to someone else), release in `finally` with retries, and abandon. What each kind of lock
  * adds is in its role: scope-lock.ts and parent-lock.ts; taking the lease is acquire-loop.ts.
  */
+
 import { type Result, SponsonError } from "../../shared/errors";
+import type { FillLevel } from "../../shared/schemas/fill-level";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { LeaseSettings } from "./lease-options";
 import type { LockTarget } from "./lock-target";
@@ -21,6 +23,8 @@ export interface Granted {
 export interface HandOver {
   receiptEtag?: string;
   intentsSettled?: true;
+  /** A parent lock's: the capped lists' fill as this holder's writes left them. */
+  fills?: FillLevel[];
 }
 
 export class Lease {

@@ -52,6 +52,8 @@ const METHODS: Record<LockMethod, true> = {
   recentWrites: true,
   peekRecentWrites: true,
   rememberWrites: true,
+  nearCapacity: true,
+  unclaimNearCapacity: true,
 };
 export const LOCK_METHODS = Object.keys(METHODS) as readonly LockMethod[];
 

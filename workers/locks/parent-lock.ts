@@ -6,6 +6,7 @@
  */
 import { fail, ok, SponsonError } from "../../shared/errors";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
+import type { FillLevel } from "../../shared/schemas/fill-level";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
@@ -25,10 +26,24 @@ export interface CombineOutcome {
 export class ParentLock extends Lease {
   /** The ownership view the grant carried, until the first decision takes it (`grantedOwners`). */
   #granted: OwnershipView | null;
+  /** Each capped list's fill as this holder's writes left it, for the release to carry. */
+  readonly #fills = new Map<string, FillLevel>();
 
   private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
     super(target, holder, granted, s);
     this.#granted = granted.grant.ownership ?? null;
+  }
+
+  /**
+   * Notes the fill of the lists a write under this lease read or changed (docs/design.md, "Lists at
+   * their cap"); kept by the lock object when the release carries it, so no call is added.
+   */
+  noteFills(fills: readonly FillLevel[]): void {
+    for (const fill of fills) this.#fills.set(fill.op, fill);
+  }
+
+  override async release(): Promise<void> {
+    await this.releaseWith(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {});
   }
 
   static async #started(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {

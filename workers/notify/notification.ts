@@ -6,10 +6,7 @@
  */
 import { z } from "zod";
 
-/**
- * `list-near-capacity` is reserved: it is sent once the capacity issue lands (a list nearing its
- * provider's limit); nothing sends it yet.
- */
+/** `list-near-capacity`: the sweep found a list above 80 % of its cap (workers/sweep/near-capacity.ts). */
 export const NOTIFICATION_KINDS = [
   "destroy-dead-lettered",
   "orphan-found",

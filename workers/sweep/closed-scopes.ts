@@ -117,7 +117,7 @@ async function checkScope(
   if (grace === null) return { status, revision, resent: false };
   const decision = await client.claimResend({ deliveryId, now, ...grace });
   const told = await tellOperators(env, ref, revision, decision, now);
-  if (told.lingeringAt !== undefined || told.exhaustedAt !== undefined) {
+  if (told.lingeringAt !== undefined || told.exhaustedAt !== undefined || told.released.length > 0) {
     await client.confirmResend({ deliveryId, ...told });
   }
   if (decision.kind !== "resend") return { status, revision, resent: false };
@@ -140,18 +140,23 @@ async function checkScope(
   return { status, revision, resent: true, resends: decision.resends };
 }
 
+/** What the sweep confirms of its notices: sent ones by time, failed ones' claims given back. */
+type Told = { lingeringAt?: number; exhaustedAt?: number; released: Array<"lingering" | "exhausted"> };
+
+/** The decision claimed each notice it says to send, so a concurrent sweep sends none of them. */
 async function tellOperators(
   env: Env,
   ref: ScopeRef,
   revision: number,
   decision: ResendDecision,
   now: number,
-): Promise<{ lingeringAt?: number; exhaustedAt?: number }> {
-  const told: { lingeringAt?: number; exhaustedAt?: number } = {};
+): Promise<Told> {
+  const told: Told = { released: [] };
   if (decision.kind === "none") return told;
   const subject = { repositoryId: ref.repositoryId, scope: ref.scope, revision };
   const id = `${ref.repositoryId}/${ref.scope}/${revision}`;
-  // Told only once queued (or the kind is off): a failed send is tried again by the next sweep.
+  // Told only once queued (or the kind is off): a failed send gives its claim back and is tried
+  // again by the next sweep.
   const sent = (outcome: string) => outcome === "queued" || outcome === "off";
   if (decision.lingering) {
     const outcome = await notify(env, {
@@ -162,6 +167,7 @@ async function tellOperators(
       subject,
     });
     if (sent(outcome)) told.lingeringAt = now;
+    else told.released.push("lingering");
   }
   if (decision.kind === "exhausted" && decision.notify) {
     const outcome = await notify(env, {
@@ -172,6 +178,7 @@ async function tellOperators(
       subject: { ...subject, resends: decision.resends },
     });
     if (sent(outcome)) told.exhaustedAt = now;
+    else told.released.push("exhausted");
   }
   return told;
 }

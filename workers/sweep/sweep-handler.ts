@@ -7,8 +7,9 @@
  * other part has run and the report is logged.
  */
 import type { Env } from "../../shared/env";
+import { listsNearCapacity } from "./near-capacity";
 import { notifyNewOrphans } from "./orphan-notices";
-import { runSweep, type SweepParts, type SweepReport, sweepFailed } from "./sweep";
+import { runSweep, type SweepParts, type SweepReport, settle, sweepFailed } from "./sweep";
 
 export function createSweepHandler(parts: SweepParts) {
   return async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
@@ -23,6 +24,12 @@ export async function sweepAndReport(
   parts: SweepParts,
 ): Promise<SweepReport> {
   const report = await runSweep(env, parts, controller.scheduledTime);
+  report.nearCapacity = await settle(listsNearCapacity(env, report.at));
+  const near = report.nearCapacity.ok ? report.nearCapacity.value : [];
+  for (const list of near) {
+    const { notify: _, ...fill } = list;
+    console.warn(JSON.stringify({ event: "list-near-capacity", ...fill }));
+  }
   const closed = report.closedWithEntries.ok ? report.closedWithEntries.value : [];
   for (const scope of closed) console.warn(JSON.stringify({ event: "closed-scope-owns-entries", ...scope }));
   const orphans = report.orphans.ok ? report.orphans.value.orphans : [];

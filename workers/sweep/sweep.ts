@@ -6,6 +6,7 @@
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
 import type { Env } from "../../shared/env";
+import type { NearCapacity } from "../../shared/schemas/fill-level";
 import type { OrphanList } from "../../shared/schemas/orphans";
 import { configFromEnv } from "../config/config";
 import { type ClosedScopeWithEntries, closedScopesWithEntries, type ScopeRef } from "./closed-scopes";
@@ -31,6 +32,8 @@ export interface SweepReport {
   deadLetters: Part<RedriveReport>;
   closedWithEntries: Part<ClosedScopeWithEntries[]>;
   orphans: Part<OrphanList>;
+  /** Lists above 80 % of their cap (./near-capacity.ts); run after the others by sweepAndReport. */
+  nearCapacity?: Part<NearCapacity[]>;
 }
 
 export async function runSweep(env: Env, parts: SweepParts, now: number): Promise<SweepReport> {
@@ -50,10 +53,11 @@ export async function runSweep(env: Env, parts: SweepParts, now: number): Promis
 }
 
 export function sweepFailed(report: SweepReport): boolean {
-  return !report.intents.ok || !report.deadLetters.ok || !report.closedWithEntries.ok || !report.orphans.ok;
+  const parts = [report.intents, report.deadLetters, report.closedWithEntries, report.orphans];
+  return parts.some((part) => !part.ok) || report.nearCapacity?.ok === false;
 }
 
-async function settle<T>(work: Promise<T>): Promise<Part<T>> {
+export async function settle<T>(work: Promise<T>): Promise<Part<T>> {
   try {
     return { ok: true, value: await work };
   } catch (err) {

@@ -17,6 +17,7 @@ import type { Item } from "../plan/item";
 import { type Change, type Decided, decideInOrder, keysOf, undoChanges } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import type { Fence } from "./fence";
+import { fillsAfterWrite } from "./fill-after-write";
 import { ownershipOf } from "./owner-bookkeeping";
 import { sendWrites } from "./provider-write";
 import { readUnderLease } from "./recent-writes-section";
@@ -144,7 +145,14 @@ export class CriticalSection {
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
     if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
-    if (writes.length === 0) return decisions;
+    // The lists' fill as this write leaves them, carried by the release (no call of its own).
+    const noteFills = () => {
+      if (capped && lease) lease.noteFills(fillsAfterWrite(state, decisions, capOf, w.deps.clock.now()));
+    };
+    if (writes.length === 0) {
+      noteFills();
+      return decisions;
+    }
     // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
     // as the parent's check after the write.
     const parentCallFollows =
@@ -158,6 +166,7 @@ export class CriticalSection {
       if (err instanceof StaleState) return { stale: err, decisions, owns };
       throw err;
     }
+    noteFills();
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
     return decisions;
   }

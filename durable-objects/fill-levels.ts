@@ -1,0 +1,74 @@
+/**
+ * The fill level of each capped list on a parent lock's object (docs/design.md, "Lists at their
+ * cap"), kept in the lease's meta table as one small JSON value: written by the holder's release
+ * (no extra call), read by the lock detail and the sweep. Each list also remembers whether the
+ * sweep told operators it crossed the near-capacity share, so it is told once per crossing.
+ */
+import { type FillLevel, fillLevelsSchema, isNearCapacity } from "../shared/schemas/fill-level";
+import type { LeaseStore } from "./lease-store";
+
+const META_KEY = "fill_levels";
+
+type Kept = FillLevel & { warned?: number };
+
+function readKept(store: LeaseStore): Kept[] {
+  const raw = store.meta(META_KEY);
+  if (raw === null) return [];
+  try {
+    return JSON.parse(raw) as Kept[];
+  } catch {
+    return [];
+  }
+}
+
+function keep(store: LeaseStore, lists: Kept[]): void {
+  store.setMeta(META_KEY, JSON.stringify(lists));
+}
+
+/** The release's fills replace each op's older one; a list back at or below the share may warn again. */
+export function recordFills(store: LeaseStore, fills: unknown): void {
+  const parsed = fillLevelsSchema.safeParse(fills);
+  // Only ever sent by the engine: a malformed value is dropped, never failing the release.
+  if (!parsed.success || parsed.data.length === 0) return;
+  const lists = readKept(store);
+  for (const fill of parsed.data) {
+    const at = lists.findIndex((l) => l.op === fill.op);
+    const old = at < 0 ? undefined : lists[at];
+    if (old && old.at > fill.at) continue;
+    const warned = old?.warned !== undefined && isNearCapacity(fill) ? { warned: old.warned } : {};
+    const next = { ...fill, ...warned };
+    if (at < 0) lists.push(next);
+    else lists[at] = next;
+  }
+  keep(store, lists);
+}
+
+export function fillsOf(store: LeaseStore): FillLevel[] {
+  return readKept(store).map(({ warned: _, ...fill }) => fill);
+}
+
+/**
+ * The lists above the near-capacity share; each not yet told since it crossed is claimed now (in
+ * the step that decides it), so two sweeps at once tell once.
+ */
+export function claimNearCapacity(store: LeaseStore, now: number): Array<FillLevel & { notify: boolean }> {
+  const lists = readKept(store);
+  const near = lists.filter(isNearCapacity);
+  const answer = near.map(({ warned, ...fill }) => ({ ...fill, notify: warned === undefined }));
+  if (near.some((l) => l.warned === undefined)) {
+    keep(
+      store,
+      lists.map((l) => (isNearCapacity(l) && l.warned === undefined ? { ...l, warned: now } : l)),
+    );
+  }
+  return answer;
+}
+
+/** A claimed notice whose send failed: the next sweep tells. */
+export function unclaimNearCapacity(store: LeaseStore, ops: readonly string[]): void {
+  const lists = readKept(store);
+  keep(
+    store,
+    lists.map(({ warned, ...l }) => (ops.includes(l.op) || warned === undefined ? l : { ...l, warned })),
+  );
+}

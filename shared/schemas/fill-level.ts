@@ -1,0 +1,34 @@
+/**
+ * How full a capped list was when a run last read or wrote it under the parent lease (docs/design.md,
+ * "Lists at their cap"): kept on the parent lock object, answered by the lock detail, and read by
+ * the sweep's report of lists near their cap. Counts only: never an entry, a scope or a secret.
+ */
+import { z } from "zod";
+
+export const fillLevelSchema = z.strictObject({
+  /** The op whose list it is (its list on the object the lock guards). */
+  op: z.string().min(1).max(100),
+  cap: z.number().int().positive(),
+  /** Entries in the list after the run's write (or as read, when it wrote nothing there). */
+  entries: z.number().int().nonnegative(),
+  /** When the run saw it (epoch ms, the run's clock). */
+  at: z.number().int().nonnegative(),
+});
+export type FillLevel = z.infer<typeof fillLevelSchema>;
+
+/** A release carries at most this many (one per capped op of the object). */
+export const fillLevelsSchema = z.array(fillLevelSchema).max(32);
+
+/** The sweep reports a list above this share of its cap (issue 32: "above 80 %"). */
+export const NEAR_CAPACITY_SHARE = 0.8;
+
+export function isNearCapacity(fill: { cap: number; entries: number }): boolean {
+  return fill.entries > fill.cap * NEAR_CAPACITY_SHARE;
+}
+
+/** One list above the share, as the sweep reports it; `notify`: first report since it crossed. */
+export interface NearCapacity extends FillLevel {
+  lock: string;
+  identity: string | null;
+  notify: boolean;
+}

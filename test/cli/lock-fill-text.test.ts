@@ -1,0 +1,41 @@
+/** `sponson locks <key>` shows each capped list's fill level with its cap (issue 32, "Capacity is visible"). */
+import { describe, expect, it } from "vitest";
+import { lockText } from "../../cli/render";
+import type { LockState } from "../../shared/schemas/lock";
+
+const lock: LockState = {
+  key: "_locks/0123456789abcdef0123456789abcdef",
+  kind: "parent",
+  identity: "auth0:tenant.example.com:client:app",
+  held: false,
+  holder: null,
+  token: null,
+  since: null,
+  expiresAt: null,
+  waiters: [],
+  lastToken: 4,
+  history: [],
+};
+
+describe("a lock's fill levels in `sponson locks <key>`", () => {
+  it("lists each capped list with its entries, cap and share, marking one above 80 %", () => {
+    const at = Date.UTC(2026, 11, 2, 7, 0, 0);
+    const text = lockText(
+      {
+        ...lock,
+        fills: [
+          { op: "auth0.webOrigin", cap: 100, entries: 93, at },
+          { op: "auth0.logoutUrl", cap: 100, entries: 12, at },
+        ],
+      },
+      at,
+    ).join("\n");
+    expect(text).toMatch(/LIST\s+ENTRIES\s+CAP\s+FILL\s+SEEN/);
+    expect(text).toMatch(/auth0\.webOrigin\s+93\s+100\s+93 % \(near its cap\)\s+2026-12-02T07:00:00/);
+    expect(text).toMatch(/auth0\.logoutUrl\s+12\s+100\s+12 %\s+2026-12-02T07:00:00/);
+  });
+
+  it("a lock with no fill level shows no capacity table", () => {
+    expect(lockText(lock, Date.now()).join("\n")).not.toContain("CAP");
+  });
+});
