@@ -1,5 +1,6 @@
 /** Every provider emulator, found by the host a request is addressed to. */
 import { auth0Emulator } from "./auth0";
+import { stsEmulator } from "./aws-sts";
 import { clerkEmulator } from "./clerk";
 import { cognitoEmulator } from "./cognito";
 import type { ProviderEmulatorModule } from "./emulator";

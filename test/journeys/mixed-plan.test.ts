@@ -10,8 +10,8 @@
 import { env } from "cloudflare:workers";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
-import { CLERK_HOST, type ClerkInstanceRecord, clerkKeys, DEMO_CLERK } from "../../dev/emulators/clerk";
 import { DEMO_FEDERATED } from "../../dev/emulators/auth0/demo";
+import { CLERK_HOST, type ClerkInstanceRecord, clerkKeys, DEMO_CLERK } from "../../dev/emulators/clerk";
 import { DEMO_COGNITO } from "../../dev/emulators/cognito";
 import { DEMO_ENTRA } from "../../dev/emulators/entra";
 import { DEMO_GOOGLE_ACCOUNT } from "../../dev/emulators/firebase/demo";

@@ -48,8 +48,6 @@ describe("the engine histories' model of what scopes own", () => {
     ]);
     expect(model.check(lists([cb(0, "callback")]), "t")).toEqual([]);
     expect(model.check(lists([cb(0, "callback"), cb(0, "silent")]), "t")).toEqual([]);
-    expect(model.check(lists([cb(0, "silent")]), "t")).toEqual([
-      `t (callbacks): lost ${cb(0, "callback")}`,
-    ]);
+    expect(model.check(lists([cb(0, "silent")]), "t")).toEqual([`t (callbacks): lost ${cb(0, "callback")}`]);
   });
 });
