@@ -29,8 +29,15 @@ export const auth0ConfigSchema = z
     /** Defaults to https://{domain}/api/v2/; set it when `domain` is a custom domain. */
     audience: z.url().optional(),
   })
-  .refine((c) => (c.privateKeyJwt ? c.clientSecret === undefined : c.clientId && c.clientSecret), {
-    message: "either clientId and clientSecret, or privateKeyJwt { clientId, kid? }",
+  .superRefine((c, ctx) => {
+    // Each problem at the field to fix, so `sponson config check` points at it.
+    const message = "either clientId and clientSecret, or privateKeyJwt { clientId, kid? }";
+    if (c.privateKeyJwt) {
+      if (c.clientSecret !== undefined) ctx.addIssue({ code: "custom", message, path: ["clientSecret"] });
+      return;
+    }
+    if (!c.clientId) ctx.addIssue({ code: "custom", message, path: ["clientId"] });
+    else if (!c.clientSecret) ctx.addIssue({ code: "custom", message, path: ["clientSecret"] });
   });
 export type Auth0Config = z.infer<typeof auth0ConfigSchema>;
 
