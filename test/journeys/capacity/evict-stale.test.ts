@@ -177,4 +177,34 @@ describe("evictStale makes room from stale scopes", () => {
     expect(requests.filter((r) => r.startsWith("PATCH "))).toEqual([]);
     expect((await auth0Client(domain, APP_CLIENT))?.web_origins).toEqual(before);
   });
+
+  it("control: not enough stale entries for the write: LIST_FULL, nothing evicted", async () => {
+    const { domain, plan } = await fullList("evict-short", 3, ["https://kept3.example.com"]);
+    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
+    for (const scope of [closed, live]) expect((await apply(plan, scope)).run.status).toBe("succeeded");
+    await close(closed);
+    const before = (await auth0Client(domain, APP_CLIENT))?.web_origins;
+    expect(before).toHaveLength(3);
+    // Two new entries need two slots; one stale entry makes one.
+    const two: Plan = {
+      ...plan,
+      lines: [
+        ...plan.lines,
+        {
+          ...(plan.lines[0] as Plan["lines"][number]),
+          id: "origin2",
+          params: { client: APP_CLIENT, url: "https://{scope}.two.example.com" },
+        },
+      ],
+    };
+    const requests: string[] = [];
+    const result = await apply(two, next, DEFAULT_REPOSITORY, requests);
+    expect(result.run.error?.code).toBe("LIST_FULL");
+    expect(result.run.error?.detail).toMatchObject({ entries: 3, after: 5 });
+    expect(requests.filter((r) => r.startsWith("PATCH "))).toEqual([]);
+    expect((await auth0Client(domain, APP_CLIENT))?.web_origins).toEqual(before);
+    const { receipt } = await new R2ReceiptStore(env.RECEIPTS).read(scopeAddress("preview", closed));
+    expect(receipt.ledger.map((e) => e.key)).toEqual([origin(closed)]);
+    expect(receipt.evictions).toBeUndefined();
+  });
 });
