@@ -6,8 +6,11 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { scopeLockKey } from "../../../shared/lock-keys";
 import type { Plan } from "../../../shared/schemas/plan";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
+import { lockTarget } from "../../../workers/locks/lock-target";
+import { ScopeLock } from "../../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../../workers/scope-state/scope-state-client";
 import { call, observedApp } from "../../helpers/app";
@@ -206,5 +209,29 @@ describe("evictStale makes room from stale scopes", () => {
     const { receipt } = await new R2ReceiptStore(env.RECEIPTS).read(scopeAddress("preview", closed));
     expect(receipt.ledger.map((e) => e.key)).toEqual([origin(closed)]);
     expect(receipt.evictions).toBeUndefined();
+  });
+
+  it("a stale scope busy with a run of its own is skipped: the next stalest one is evicted", async () => {
+    const { domain, plan } = await fullList("evict-busy", 2, []);
+    const [closed, idle, next] = [freshPr(), freshPr(), freshPr()];
+    for (const scope of [closed, idle]) expect((await apply(plan, scope)).run.status).toBe("succeeded");
+    await close(closed);
+    await ageRuns(idle, 10);
+    // The closed scope's destroy holds its scope lock: never waited for under the parent lease.
+    const busy = await ScopeLock.acquire(
+      lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", closed)),
+      "run-busy-destroy",
+      { ttlMs: 60_000 },
+    );
+    try {
+      expect((await apply(plan, next)).run.status).toBe("succeeded");
+    } finally {
+      await busy.release();
+    }
+    const after = (await auth0Client(domain, APP_CLIENT))?.web_origins ?? [];
+    expect([...after].sort()).toEqual([origin(closed), origin(next)].sort());
+    const store = new R2ReceiptStore(env.RECEIPTS);
+    expect((await store.read(scopeAddress("preview", closed))).receipt.evictions).toBeUndefined();
+    expect((await store.read(scopeAddress("preview", idle))).receipt.ledger).toEqual([]);
   });
 });
