@@ -4,6 +4,7 @@
  * older reader never drops what a newer writer added.
  */
 import { z } from "zod";
+import { evictionNoteSchema } from "./eviction";
 import { holdingSchema } from "./ownership";
 import { provenanceSchema } from "./provenance";
 import { type RepositoryRef, repositoryRefSchema } from "./repository";
@@ -110,6 +111,8 @@ export const receiptSchema = z.looseObject({
    * instead of resolving it a second time against a newer ledger.
    */
   intentsThrough: z.number().int().nonnegative().optional(),
+  /** Entries another run's write evicted from this scope (docs/design.md, "Evicting stale scopes"). */
+  evictions: z.array(evictionNoteSchema).optional(),
 });
 export type Receipt = z.infer<typeof receiptSchema>;
 

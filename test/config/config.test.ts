@@ -42,6 +42,17 @@ describe("configFromEnv", () => {
     expect(() => bad.environmentSettings).toThrow(/SPONSON_ENVIRONMENTS/);
   });
 
+  it("SPONSON_ENVIRONMENTS takes evictStale as a boolean only", () => {
+    const config = configFromEnv({
+      SPONSON_ENVIRONMENTS: JSON.stringify([{ name: "preview", staleAfterDays: 7, evictStale: true }]),
+    });
+    expect(config.environmentSettings).toEqual({ preview: { staleAfterDays: 7, evictStale: true } });
+    const bad = configFromEnv({
+      SPONSON_ENVIRONMENTS: JSON.stringify([{ name: "preview", evictStale: "yes" }]),
+    });
+    expect(() => bad.environmentSettings).toThrow(/SPONSON_ENVIRONMENTS/);
+  });
+
   it("is parsed once per configuration: the same text gives the same object", () => {
     const a = configFromEnv({ LEASE_TTL_SECONDS: "31", OTHER: "x" });
     const b = configFromEnv({ LEASE_TTL_SECONDS: "31", OTHER: "y" });

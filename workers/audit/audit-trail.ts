@@ -7,12 +7,14 @@
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";
+import { evictionAuditSchema } from "../../shared/schemas/eviction";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
 import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
 import { auditLifecycleSchema } from "./audit-intent";
 import { orphanRemovalAuditSchema } from "./orphan-audit";
+import { EVICTION_AUDIT_PREFIX } from "./evictions";
 import { TOKEN_AUDIT_PREFIX, tokenMintAuditSchema, tokenMintEntry } from "./token-mints";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
@@ -86,6 +88,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   revokedTokenSchema.extend({ kind: z.literal("token-revocation") }),
   webhookRefusedSchema.extend({ kind: z.literal("webhook-refused") }),
   destroyResendAuditSchema.extend({ kind: z.literal("destroy-resend") }),
+  // Stale scopes' entries a write past a list's cap removed (workers/audit/evictions.ts).
+  evictionAuditSchema.extend({ kind: z.literal("eviction") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -138,7 +142,7 @@ async function readNewest<T>(
  * sweep's destroy re-sends, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
  */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals, holds, mints, revocations, webhooks, resends] = await Promise.all([
+  const [releases, removals, holds, mints, revocations, webhooks, resends, evictions] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
       return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
@@ -168,8 +172,12 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       const parsed = destroyResendAuditSchema.safeParse(json);
       return parsed.success ? { kind: "destroy-resend" as const, ...parsed.data } : null;
     }),
+    readNewest(env, EVICTION_AUDIT_PREFIX, limit, (json) => {
+      const parsed = evictionAuditSchema.safeParse(json);
+      return parsed.success ? { kind: "eviction" as const, ...parsed.data } : null;
+    }),
   ]);
-  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends]
+  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends, ...evictions]
     .sort((a, b) => b.at - a.at)
     .slice(0, limit);
 }

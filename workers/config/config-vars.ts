@@ -104,6 +104,8 @@ const environmentEntrySchema = z.strictObject({
   name: environmentNameSchema,
   /** A scope whose last run is older than this many days is stale (LIST_FULL names it). */
   staleAfterDays: z.int().min(1).max(3650).optional(),
+  /** A write past a list's cap first evicts this repository's stale scopes' entries there. */
+  evictStale: z.boolean().optional(),
 });
 export type EnvironmentSettings = Omit<z.infer<typeof environmentEntrySchema>, "name">;
 

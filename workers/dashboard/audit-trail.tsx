@@ -24,6 +24,8 @@ function what(entry: AuditEntry): string {
   if (entry.kind === "destroy-resend") {
     return `${entry.scope}: destroys re-sent (${entry.environments.join(", ")}), attempt ${entry.attempt}`;
   }
+  if (entry.kind === "eviction")
+    return `${entry.environment}/${entry.scope}: ${entry.keys.length} entries evicted from ${entry.object} (${entry.reason})`;
   return `${entry.key} on ${entry.parent}${entry.outcome === undefined ? "" : ` (${entry.outcome})`}`;
 }
 

@@ -1,5 +1,7 @@
 /** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
 import type { Clock } from "../../shared/clock";
+import type { EvictionAudit } from "../../shared/schemas/eviction";
+import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
@@ -142,6 +144,13 @@ export interface EngineDeps {
    * LIST_FULL answer (docs/design.md, "Lists at their cap"). Absent or undefined: never idle.
    */
   staleAfterDays?: (environment: string) => number | undefined;
+  /**
+   * An environment's `evictStale` (SPONSON_ENVIRONMENTS): a write past a list's cap first evicts
+   * stale scopes' entries (docs/design.md, "Evicting stale scopes"). Absent: never.
+   */
+  evictStale?: (environment: string) => boolean;
+  /** Records an eviction in the audit trail (docs/design.md, "Evicting stale scopes"). */
+  auditEviction?: (record: EvictionAudit) => Promise<void>;
   /**
    * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
    * read under the lease. Test-only control switch; production wiring always passes true.

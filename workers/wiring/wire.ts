@@ -13,6 +13,7 @@ import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
+import { recordEviction } from "../audit/evictions";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
@@ -164,6 +165,8 @@ export function createEngine(
     unfenced: overrides.unfenced ?? false,
     uncapped: overrides.uncapped ?? false,
     staleAfterDays: (environment) => config.environmentSettings[environment]?.staleAfterDays,
+    evictStale: (environment) => config.environmentSettings[environment]?.evictStale === true,
+    auditEviction: (record) => recordEviction(env, record),
     recentWrites: overrides.recentWrites ?? true,
     ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,

@@ -10,11 +10,20 @@ import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection } from "../../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
+import { type Candidate, Evictions } from "../capacity/eviction";
 import { type CapOf, effectiveCap, type ListFill, listFull, overCap } from "../capacity/list-fill";
 import { listOwners } from "../capacity/list-owners";
+import { makeRoom } from "../capacity/make-room";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
-import { type Change, type Decided, decideInOrder, keysOf, undoChanges } from "../rules/group-decisions";
+import {
+  type Change,
+  type Decided,
+  decideInOrder,
+  keysOf,
+  type Participant,
+  undoChanges,
+} from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import type { Fence } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
@@ -64,9 +73,18 @@ export class CriticalSection {
   readonly #gone = new Set<string>();
   /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
   readonly #full = new Map<string, SponsonError>();
+  /** With the environment's `evictStale`: the stale scopes taken to make room (eviction.ts). */
+  readonly #evictions: Evictions | null;
+  /** The removals eviction added, by change: whose entry each one is. */
+  #evicted = new Map<Change, Candidate>();
 
   constructor(input: SectionInput) {
     this.#in = input;
+    const { deps, run } = input.parts;
+    this.#evictions =
+      input.lease !== null && deps.ownership && deps.evictStale?.(run.environment) === true
+        ? new Evictions(input.parts)
+        : null;
   }
 
   get touched(): boolean {
@@ -78,6 +96,27 @@ export class CriticalSection {
    * the claims made for it and is read and decided again, a bounded number of times.
    */
   async run(): Promise<SectionOutcome> {
+    try {
+      const outcome = await this.#run();
+      await this.#evictions?.record(this.#evictedItems(outcome.decisions));
+      return outcome;
+    } finally {
+      await this.#evictions?.releaseAll();
+    }
+  }
+
+  /** The evicted scopes' items the write removed or found gone (not those only let go of). */
+  #evictedItems(decisions: readonly Decided[]): Map<Candidate, Item[]> {
+    const out = new Map<Candidate, Item[]>();
+    for (const d of decisions) {
+      const c = this.#evicted.get(d.change);
+      if (!c || d.outcome === "left") continue;
+      out.set(c, [...(out.get(c) ?? []), d.change.item]);
+    }
+    return out;
+  }
+
+  async #run(): Promise<SectionOutcome> {
     for (let attempt = 1; ; attempt += 1) {
       const tried = await this.#attempt(attempt);
       if (!("stale" in tried)) return { decisions: tried, gone: this.#gone, full: this.#full };
@@ -92,7 +131,8 @@ export class CriticalSection {
     const { parts: w, first, lease, fence, own, carried } = this.#in;
     const ctx = fence.context(contextOf(w, first));
     const me = ownerOf(w.run);
-    const all = [...own.map((change) => ({ change, owner: me })), ...(carried?.queued ?? [])];
+    const all: Participant[] = [...own.map((change) => ({ change, owner: me })), ...(carried?.queued ?? [])];
+    this.#evicted = new Map();
     const items = all.map((p) => p.change.item);
     // The read made before the lease may be stale: decide from what is there now.
     const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
@@ -107,7 +147,7 @@ export class CriticalSection {
           : await item.op.inspect(ctx, item.params),
       );
     }
-    const owns = await ownershipOf(w, { items, lease, fence, ctx, state });
+    let owns = await ownershipOf(w, { items, lease, fence, ctx, state });
     // Decided in order, each against the item as the ones before leave it; decided again without
     // the waiters found gone right before the write.
     const decideFor = (gone: ReadonlySet<string>) => {
@@ -123,6 +163,22 @@ export class CriticalSection {
     // Before anything is touched: a group past a list's cap leaves nothing behind.
     const capOf: CapOf = (item) =>
       effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
+    if (capped && lease && owns && this.#evictions) {
+      const room = await makeRoom(w, this.#evictions, {
+        object: first.parent as string,
+        state,
+        lease,
+        fence,
+        ctx,
+        capOf,
+        all,
+        seen,
+        owns,
+      });
+      this.#evicted = room.evicted;
+      owns = room.owns;
+      if (room.added) decisions = decideFor(new Set());
+    }
     if (capped) decisions = await this.#fit(first.parent as string, state, decisions, decideFor, capOf);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
@@ -159,7 +215,18 @@ export class CriticalSection {
       lease !== null && (carried !== null || decisions.some((d) => d.ownersAfter.length > 0));
     try {
       await fence.write(
-        () => sendWrites({ deps: w.deps, ctx, lease, batch, state, first, writes, items, seen }),
+        () =>
+          sendWrites({
+            deps: w.deps,
+            ctx,
+            lease,
+            batch,
+            state,
+            first,
+            writes,
+            items: all.map((p) => p.change.item),
+            seen,
+          }),
         parentCallFollows,
       );
     } catch (err) {
