@@ -10,6 +10,12 @@ import { z } from "zod";
 /** How many lock-feed sockets one token may hold open at once (about one per dashboard tab). */
 export const MAX_FEED_SOCKETS_PER_TOKEN = 5;
 
+/**
+ * How many sockets the one feed object holds in all: every GitHub OIDC ref and every minted token
+ * has its own per-token budget, so only this bounds the object (docs/security.md, "The lock feed").
+ */
+export const MAX_FEED_SOCKETS = 500;
+
 /** Close codes in the 4000–4999 range RFC 6455 §7.4.2 leaves to applications; the page reloads on them. */
 export const FEED_CLOSE = {
   expired: { code: 4401, reason: "token expired" },
@@ -46,9 +52,13 @@ export function closingOf(
   return null;
 }
 
-/** Whether one more socket for this owner stays within the per-token limit. */
-export function mayOpen(open: ReadonlyArray<FeedSocket | null>, owner: string): boolean {
-  return open.filter((s) => s?.owner === owner).length < MAX_FEED_SOCKETS_PER_TOKEN;
+/** Why one more socket for this owner is refused (the per-token limit or the feed's cap), or null. */
+export function openRefusal(
+  open: ReadonlyArray<FeedSocket | null>,
+  owner: string,
+): "per-token" | "feed-full" | null {
+  if (open.filter((s) => s?.owner === owner).length >= MAX_FEED_SOCKETS_PER_TOKEN) return "per-token";
+  return open.length >= MAX_FEED_SOCKETS ? "feed-full" : null;
 }
 
 /** The earliest expiry among open sockets: when the feed's alarm should next look. */

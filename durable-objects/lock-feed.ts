@@ -23,8 +23,8 @@ import {
   type FeedSocket,
   feedSocketOf,
   feedSocketSchema,
-  mayOpen,
   nextExpiry,
+  openRefusal,
 } from "./feed-sockets";
 
 export { LOCK_FEED_NAME, type LockChange };
@@ -53,15 +53,13 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     }
     const socket = feedSocketSchema.safeParse(parsed);
     if (!socket.success) return new Response("no valid socket record", { status: 400 });
-    // No await between the count and the accept: two upgrades for one token cannot both pass.
-    if (
-      !mayOpen(
-        this.#open().map(([, s]) => s),
-        socket.data.owner,
-      )
-    ) {
-      return new Response(null, { status: 429 });
-    }
+    // No await between the count and the accept: two upgrades cannot both pass a limit.
+    const refusal = openRefusal(
+      this.#open().map(([, s]) => s),
+      socket.data.owner,
+    );
+    // The body names which limit, for the route's problem (workers/routes/dashboard.ts).
+    if (refusal !== null) return new Response(refusal, { status: 429 });
     const pair = new WebSocketPair();
     this.ctx.acceptWebSocket(pair[1]);
     // Kept across hibernation, read back at every event.

@@ -28,7 +28,8 @@ export type LockList = z.infer<typeof lockListSchema>;
 export const forceReleaseBodySchema = z.object({ reason: z.string().trim().min(1).max(500) });
 export type ForceReleaseBody = z.infer<typeof forceReleaseBodySchema>;
 
-export const forceReleaseResultSchema = releaseOutcomeSchema.extend({ lock: lockStateSchema });
+// `lock` is absent when the release happened but reading the lock back failed (docs/design.md, "Audit before acting").
+export const forceReleaseResultSchema = releaseOutcomeSchema.extend({ lock: lockStateSchema.optional() });
 export type ForceReleaseResult = z.infer<typeof forceReleaseResultSchema>;
 
 /** POST and DELETE /v1/locks/{key}/hold: what was set or lifted, and the lock as it is now. */

@@ -109,6 +109,74 @@ describe("force-release is audited before it acts", () => {
   });
 });
 
+/**
+ * The lock namespace as the routes see it, whose lock answers its first `read` after a
+ * force-release with a dropped connection: the release happened, reading it back did not.
+ */
+function readFailingAfterForceRelease() {
+  let released = false;
+  const ns = env.LEASE_LOCK;
+  const namespace = new Proxy(ns, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (prop !== "get" || typeof value !== "function") {
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (id: DurableObjectId) => {
+        const real = ns.get(id) as unknown as Record<string, (req: unknown) => Promise<unknown>>;
+        return new Proxy(real, {
+          get(stubTarget, method) {
+            if (typeof method !== "string") return Reflect.get(stubTarget, method);
+            // RPC methods are called on the stub itself (a stub's `fn.call` would be a remote "call").
+            return async (req: unknown) => {
+              if (method === "read" && released) {
+                released = false;
+                throw new Error("Network connection lost.");
+              }
+              const answer = await (stubTarget[method] as (r: unknown) => Promise<unknown>)(req);
+              if (method === "forceRelease") released = true;
+              return answer;
+            };
+          },
+        });
+      };
+    },
+  });
+  return { ...env, LEASE_LOCK: namespace } as typeof env;
+}
+
+describe("a force-release whose outcome was not recorded", () => {
+  it("is listed without a holder or a released flag (unknown), and the dashboard never says it was not held", async () => {
+    const key = freshScopeKey("audit-unrecorded");
+    granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    expect((await forceRelease(key, "stuck runner", auditPutsFailing(2))).status).toBe(200);
+    const mine = (await auditEntries()).filter((e) => e.key === key);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ status: "started" });
+    expect(mine[0]).not.toHaveProperty("holder");
+    expect(mine[0]).not.toHaveProperty("token");
+    expect(mine[0]).not.toHaveProperty("released");
+    const page = await call(app, "GET", "/dashboard");
+    expect(page.status).toBe(200);
+    const row = (await page.text()).split("<tr>").find((r) => r.includes(key)) ?? "";
+    expect(row).toContain("started, outcome not recorded");
+    expect(row).not.toContain("was not held");
+  });
+
+  it("the lock read back failing after the release still answers 200 and completes the record as released", async () => {
+    const key = freshScopeKey("audit-readback");
+    const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const res = await forceRelease(key, "stuck runner", readFailingAfterForceRelease());
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ released: true, reason: "released" });
+    expect((await stub(key).read({ key })).held).toBe(false);
+    expect((await auditEntries()).filter((e) => e.key === key)).toEqual([
+      expect.objectContaining({ status: "done", released: true }),
+    ]);
+    expect(a.token).toBeGreaterThan(0);
+  });
+});
+
 /** An application a scope owns an entry on, and an entry added by hand since: an orphan. */
 async function orphanWorld() {
   const domain = freshAuth0Domain("audit");

@@ -11,6 +11,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { decodeJwt } from "jose";
 import { describe, it } from "vitest";
 import { MAX_FEED_SOCKETS_PER_TOKEN } from "../../durable-objects/feed-sockets";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
@@ -140,6 +141,20 @@ describe("the lock feed's sockets and their tokens", () => {
     expect(await controlHeard).toContain(event);
     expect(revoked.heard).toEqual([]);
     control.ws?.close(1000, "done");
+  });
+
+  it("the socket records its token's real expiry (exp in ms), as the route read it from the token", async ({
+    expect,
+  }) => {
+    const jti = `feed-exp-${crypto.randomUUID()}`;
+    const token = await mintServiceToken({ role: "viewer", sub: "feed-exp", jti, ttlSeconds: 90 });
+    const opened = await openFeed(bearer(token));
+    expect(opened.status).toBe(101);
+    const exp = decodeJwt(token).exp as number;
+    expect((await openSockets()).filter((s) => s.tokenId === jti)).toEqual([
+      expect.objectContaining({ expiresAt: exp * 1000 }),
+    ]);
+    opened.ws?.close(1000, "done");
   });
 
   it("an expired token's socket is closed 4401 at the next event and hears nothing", async ({ expect }) => {

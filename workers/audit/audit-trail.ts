@@ -25,10 +25,14 @@ export const forceReleaseAuditSchema = z
     key: z.string(),
     actor: z.string(),
     reason: z.string(),
-    /** The run that held the lock, and its fencing token (null when nothing was held). */
-    holder: z.string().nullable(),
-    token: z.number().int().nullable(),
-    released: z.boolean(),
+    /**
+     * The run that held the lock, and its fencing token (null when nothing was held); absent while
+     * the outcome is not known (an intent, a failed or unknown completion) or could not be read back.
+     */
+    holder: z.string().nullable().optional(),
+    token: z.number().int().nullable().optional(),
+    /** Absent until the outcome is known (`status: "done"`). */
+    released: z.boolean().optional(),
     /** The lock object's clock when it decided (ms); the intent's own time while `started`. */
     at: z.number().int(),
   })

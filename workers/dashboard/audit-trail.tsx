@@ -6,6 +6,8 @@ export const AUDIT_SHOWN = 20;
 
 function what(entry: AuditEntry): string {
   if (entry.kind === "force-release") {
+    // No holder recorded (an intent, a failed or unknown outcome): say nothing of one.
+    if (entry.holder === undefined) return entry.key;
     return entry.holder === null
       ? `${entry.key} (was not held)`
       : `${entry.key}: ${entry.holder}, token ${entry.token}`;

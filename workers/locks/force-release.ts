@@ -3,7 +3,9 @@
  * R2 before it acts (docs/design.md, "Audit before acting"; workers/audit/audit-intent.ts): no
  * intent written, no release. The lock object decides and records the transition in its own
  * history; the holder and token it released are read from that history entry (the object's
- * answer is the same `at`), so the completed record names exactly what was taken away.
+ * answer is the same `at`), so the completed record names exactly what was taken away. Until the
+ * outcome is known the record names no holder and no `released` flag: an intent never completed
+ * must not read as "was not held" (docs/design.md, "Audit before acting").
  */
 import type { Env } from "../../shared/env";
 import { unwrap } from "../../shared/errors";
@@ -15,7 +17,7 @@ import { lockStub, readLock } from "./lock-target";
 export async function auditedForceRelease(
   env: Env,
   request: { key: string; reason: string; actor: string },
-): Promise<{ outcome: ReleaseOutcome; lock: LockState }> {
+): Promise<{ outcome: ReleaseOutcome; lock?: LockState }> {
   const id = crypto.randomUUID();
   const startedAt = Date.now();
   const auditKey = forceReleaseAuditKey(startedAt, id);
@@ -23,9 +25,6 @@ export async function auditedForceRelease(
     key: request.key,
     actor: request.actor,
     reason: request.reason,
-    holder: null,
-    token: null,
-    released: false,
     at: startedAt,
     id,
     startedAt,
@@ -39,17 +38,29 @@ export async function auditedForceRelease(
     await writeCompletion(env.RECEIPTS, auditKey, { ...intent, ...outcomeOfError(err), at: Date.now() });
     throw err;
   }
-  const lock = await readLock(env, request.key);
-  const entry = outcome.released
-    ? lock.history.findLast((h) => h.transition === "force-released" && h.at === outcome.at)
-    : undefined;
+  // The release has happened: a failed read-back must neither lose its completion nor answer an
+  // error (a retry would release again under a second record); the holder is then not named.
+  const lock = await readLock(env, request.key).catch((err: unknown) => {
+    console.error(
+      JSON.stringify({
+        event: "force-release-readback-failed",
+        key: request.key,
+        error: err instanceof Error ? err.name : "unknown",
+      }),
+    );
+    return undefined;
+  });
+  const entry =
+    outcome.released && lock !== undefined
+      ? lock.history.findLast((h) => h.transition === "force-released" && h.at === outcome.at)
+      : undefined;
+  const named = !outcome.released ? { holder: null, token: null } : entry === undefined ? {} : entry;
   await writeCompletion(env.RECEIPTS, auditKey, {
     ...intent,
-    holder: entry?.holder ?? null,
-    token: entry?.token ?? null,
+    ...(named.holder === undefined ? {} : { holder: named.holder, token: named.token ?? null }),
     released: outcome.released,
     at: outcome.at,
     status: "done",
   } satisfies ForceReleaseAudit);
-  return { outcome, lock };
+  return lock === undefined ? { outcome } : { outcome, lock };
 }

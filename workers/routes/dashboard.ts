@@ -8,7 +8,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { MAX_FEED_SOCKETS_PER_TOKEN } from "../../durable-objects/feed-sockets";
+import { MAX_FEED_SOCKETS, MAX_FEED_SOCKETS_PER_TOKEN } from "../../durable-objects/feed-sockets";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
@@ -175,6 +175,13 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const connect = `https://lock-feed.internal/connect?socket=${encodeURIComponent(JSON.stringify(socket))}`;
     const upgrade = new Request(connect, { headers: { upgrade: "websocket" } });
     const res = await ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
+    if (res.status === 429 && (await res.text()) === "feed-full") {
+      throw new SponsonError(
+        "RATE_LIMITED",
+        `the lock feed holds at most ${MAX_FEED_SOCKETS} sockets in all; the page still refreshes on its own`,
+        { rule: "feed.sockets-total", limit: MAX_FEED_SOCKETS },
+      );
+    }
     if (res.status === 429) {
       throw new SponsonError(
         "RATE_LIMITED",
