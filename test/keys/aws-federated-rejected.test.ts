@@ -6,6 +6,7 @@
  * injected here as the emulators' own refusal bodies in front of them.
  */
 import { describe, expect, it } from "vitest";
+import { stsError } from "../../dev/emulators/aws-sts/responses";
 import { awsError } from "../../dev/emulators/cognito/responses";
 import { s3Error } from "../../dev/emulators/s3/responses";
 import { systemClock } from "../../shared/clock";
@@ -205,5 +206,29 @@ describe("temporary credentials Cognito refuses are dropped and the call is made
     expect(applied.run.status).toBe("succeeded");
     expect(sent.filter(isSts)).toHaveLength(2);
     expect((await cognitoClient(pool, client))?.CallbackURLs).toEqual(["https://app.example.com/cb", url]);
+  });
+});
+
+describe("STS could not reach the issuer (400 IDPCommunicationError, documented as transient)", () => {
+  it("the exchange is retried like Throttling and the run succeeds", async () => {
+    const bucket = await s3Federated("s3-idp-transient");
+    let failed = false;
+    const { app, sent } = recordedApp((request) => {
+      if (failed || !new URL(request.url).host.startsWith("sts.")) return undefined;
+      failed = true;
+      return stsError(
+        400,
+        "IDPCommunicationError",
+        "The request could not be fulfilled because the identity provider (IDP) that was asked to verify the incoming identity token could not be reached.",
+      );
+    });
+    const scope = freshPr();
+    const origin = `https://${scope}.preview.example.com`;
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: s3Plan("s3-idp-transient", bucket, origin),
+    });
+    expect(res.status).toBe(200);
+    expect(sent.filter(isSts).map((s) => s.status)).toEqual([400, 200]);
+    expect((await s3Bucket(bucket))?.rules?.[0]?.AllowedOrigin).toEqual([origin]);
   });
 });
