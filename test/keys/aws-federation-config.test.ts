@@ -42,6 +42,18 @@ describe.each(["s3", "cognito"])("config check: a federated %s connection", (typ
     ]);
   });
 
+  it("a role in another partition (aws-cn, aws-us-gov) is refused: the endpoints are amazonaws.com", () => {
+    for (const partition of ["aws-cn", "aws-us-gov"])
+      expect(
+        report({ type, federated: { roleArn: `arn:${partition}:iam::123456789012:role/previews` } }),
+      ).toEqual([
+        {
+          path: "SPONSON_CONNECTIONS.aws-keyless.federated.roleArn",
+          message: expect.stringContaining("only the aws partition"),
+        },
+      ]);
+  });
+
   it("a key pair and federated together are refused: one form or the other", () => {
     const problems = report(
       {

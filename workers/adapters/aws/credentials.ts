@@ -15,8 +15,14 @@ import { assumeRoleWithWebIdentity, STS_SESSION_SECONDS, stsEndpoint } from "./s
 export const awsFederatedSchema = z.strictObject({
   roleArn: z
     .string()
+    // The adapters' endpoints are *.amazonaws.com: a China or GovCloud role could never be assumed.
+    .refine((arn) => !/^arn:aws-[a-z-]+:/.test(arn), {
+      message:
+        "only the aws partition is supported (not aws-cn or aws-us-gov): the endpoints are amazonaws.com",
+      abort: true,
+    })
     .regex(
-      /^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+      /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
       "an IAM role ARN such as arn:aws:iam::123456789012:role/sponson-previews",
     ),
 });
