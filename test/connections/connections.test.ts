@@ -1,6 +1,8 @@
 /** Connections as configuration: what SPONSON_CONNECTIONS accepts, and what a run may ask of it. */
 import { describe, expect, it } from "vitest";
+import demoConnections from "../../examples/connections.local.json";
 import { SecretRegistry } from "../../shared/secrets";
+import { ADAPTERS } from "../../workers/adapters";
 import { connections as connectionsVar } from "../../workers/config/config-vars";
 import { Connections } from "../../workers/connections/connections";
 
@@ -101,5 +103,30 @@ describe("SPONSON_CONNECTIONS", () => {
     expect(connections.legacyMatch(block)).toBe("a");
     const foreign = refusal(() => connections.legacyMatch({ ...block, domain: "attacker.example.com" }));
     expect(foreign.message).toContain("configure a auth0 connection");
+  });
+});
+
+describe("entries recorded before connections, beside federated connections", () => {
+  it("a legacy S3 or Cognito block carries key material: the keyed connection matches, never a federated one", () => {
+    // examples/connections.local.json: demo-s3 and s3-federated (demo-cognito, cognito-federated)
+    // share a region, and a federated connection's config is that region alone.
+    const connections = new Connections(
+      connectionsVar(
+        { SPONSON_CONNECTIONS: JSON.stringify(demoConnections) },
+        new Set(ADAPTERS.map((a) => a.type)),
+      ),
+    );
+    const s3 = {
+      type: "s3",
+      region: "us-east-1",
+      accessKeyId: "AKIASPONSONDEMO00001",
+      secretAccessKey: { secret: "S3_SECRET_ACCESS_KEY" },
+    };
+    expect(connections.legacyMatch(s3)).toBe("demo-s3");
+    const cognito = { ...s3, type: "cognito", accessKeyId: "AKIASPONSONDEMO00002" };
+    expect(connections.legacyMatch(cognito)).toBe("demo-cognito");
+    // A block whose key no keyed connection holds is still refused, not handed to the federated one.
+    const unknown = refusal(() => connections.legacyMatch({ ...s3, accessKeyId: "AKIASOMEONEELSE00009" }));
+    expect(unknown.message).toContain("configure a s3 connection");
   });
 });

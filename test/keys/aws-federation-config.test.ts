@@ -32,14 +32,26 @@ describe.each(["s3", "cognito"])("config check: a federated %s connection", (typ
 
   it("no roleArn, or one that is not an IAM role's, is named at its path", () => {
     const missing = report({ type, federated: { role: ROLE } });
-    expect(missing.map((p) => p.path)).toContain("SPONSON_CONNECTIONS.aws-keyless.config.federated");
+    expect(missing.map((p) => p.path)).toContain("SPONSON_CONNECTIONS.aws-keyless.federated");
     const wrong = report({ type, federated: { roleArn: "arn:aws:iam::123456789012:user/previews" } });
     expect(wrong).toEqual([
       {
-        path: "SPONSON_CONNECTIONS.aws-keyless.config.federated.roleArn",
+        path: "SPONSON_CONNECTIONS.aws-keyless.federated.roleArn",
         message: expect.stringContaining("an IAM role ARN"),
       },
     ]);
+  });
+
+  it("a role in another partition (aws-cn, aws-us-gov) is refused: the endpoints are amazonaws.com", () => {
+    for (const partition of ["aws-cn", "aws-us-gov"])
+      expect(
+        report({ type, federated: { roleArn: `arn:${partition}:iam::123456789012:role/previews` } }),
+      ).toEqual([
+        {
+          path: "SPONSON_CONNECTIONS.aws-keyless.federated.roleArn",
+          message: expect.stringContaining("only the aws partition"),
+        },
+      ]);
   });
 
   it("a key pair and federated together are refused: one form or the other", () => {

@@ -65,6 +65,7 @@ describe("config check: federated connections", () => {
       { SPONSON_PUBLIC_URL: "https://s.example.com", FEDERATION_SIGNING_KEY: KEY },
       { tenantId: TENANT },
     );
-    expect(problems.map((p) => p.path).join(" ")).toContain("SPONSON_CONNECTIONS.entra-keyless.config");
+    // `federated` is the connection's own field, not under `config`.
+    expect(problems.map((p) => p.path)).toContain("SPONSON_CONNECTIONS.entra-keyless.federated.clientId");
   });
 });

@@ -34,7 +34,7 @@ describe("config check: federated Google connections", () => {
   it("a missing serviceAccount is reported at its path", () => {
     const problems = report("gcs", { federated: { audience: AUDIENCE } });
     expect(problems.map((p) => p.path)).toEqual([
-      "SPONSON_CONNECTIONS.google-keyless.config.federated.serviceAccount",
+      "SPONSON_CONNECTIONS.google-keyless.federated.serviceAccount",
     ]);
   });
 
@@ -43,7 +43,7 @@ describe("config check: federated Google connections", () => {
       const problems = report("firebase", { federated: { audience, serviceAccount: SERVICE_ACCOUNT } });
       expect(problems).toEqual([
         {
-          path: "SPONSON_CONNECTIONS.google-keyless.config.federated.audience",
+          path: "SPONSON_CONNECTIONS.google-keyless.federated.audience",
           message: expect.stringContaining("//iam.googleapis.com/projects/<project number>"),
         },
       ]);

@@ -28,9 +28,7 @@ describe("config check: privateKeyJwt connections", () => {
   });
 
   it("a missing clientId is named", () => {
-    expect(report({}).map((p) => p.path)).toEqual([
-      "SPONSON_CONNECTIONS.keyless-idp.config.privateKeyJwt.clientId",
-    ]);
+    expect(report({}).map((p) => p.path)).toEqual(["SPONSON_CONNECTIONS.keyless-idp.privateKeyJwt.clientId"]);
   });
 
   it("a kid the ring holds no private key for (unknown, or retired) is named without any key material", () => {

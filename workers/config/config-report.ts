@@ -253,8 +253,10 @@ function checkConnection(
         // A secret's content is the provider's to judge: only its presence is checked here.
         if (String(issue.path[0] ?? "") in connection.secrets) continue;
         const missing = issue.code === "invalid_type" && issue.message.includes("received undefined");
+        // `federated` and `privateKeyJwt` are the connection's own fields, not its config's.
+        const own = issue.path[0] === "federated" || issue.path[0] === "privateKeyJwt";
         problems.push({
-          path: joinPath(`${base}.config`, issue.path),
+          path: joinPath(own ? base : `${base}.config`, issue.path),
           message: missing
             ? `${issue.message} (a config field, or a secrets field naming a Worker secret)`
             : issue.message,

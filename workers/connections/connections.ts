@@ -108,13 +108,15 @@ export class Connections {
    * Ledger entries and intents written before connections carry the plan's provider block instead
    * of a connection name. Such an entry belongs to the one configured connection of the same type
    * whose every setting the block repeats; the block's own host and secret references are never
-   * used. None or several: refused, naming what to configure.
+   * used. None or several: refused, naming what to configure. A federated connection is never the
+   * match: such blocks always carried key material, and its config (an S3 region alone) would
+   * otherwise match every block of its type (docs/design.md, "Federated connections").
    */
   legacyMatch(block: Record<string, unknown>): string {
     const type = block.type;
     const matches = this.names().filter((name) => {
       const connection = this.#document[name] as Connection;
-      if (connection.type !== type) return false;
+      if (connection.type !== type || isFederated(connection)) return false;
       return Object.entries(connection.config).every(([field, value]) => block[field] === value);
     });
     if (matches.length === 1) return matches[0] as string;

@@ -7,7 +7,7 @@
  * is registered before use.
  */
 import { z } from "zod";
-import { SponsonError } from "../../../shared/errors";
+import { isSponsonError, SponsonError } from "../../../shared/errors";
 import { type HttpContext, withAccessToken } from "../http";
 import { assumeRoleWithWebIdentity, STS_SESSION_SECONDS, stsEndpoint } from "./sts";
 
@@ -15,8 +15,14 @@ import { assumeRoleWithWebIdentity, STS_SESSION_SECONDS, stsEndpoint } from "./s
 export const awsFederatedSchema = z.strictObject({
   roleArn: z
     .string()
+    // The adapters' endpoints are *.amazonaws.com: a China or GovCloud role could never be assumed.
+    .refine((arn) => !/^arn:aws-[a-z-]+:/.test(arn), {
+      message:
+        "only the aws partition is supported (not aws-cn or aws-us-gov): the endpoints are amazonaws.com",
+      abort: true,
+    })
     .regex(
-      /^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
+      /^arn:aws:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/,
       "an IAM role ARN such as arn:aws:iam::123456789012:role/sponson-previews",
     ),
 });
@@ -64,13 +70,45 @@ interface AwsCredentialContext extends HttpContext {
 const heldSchema = z.object({ a: z.string(), s: z.string(), t: z.string() });
 
 /**
- * Runs `call` with the connection's credentials. Federated: the cached temporary credentials, or a
- * new exchange; an exchange refused is a PROVIDER_ERROR naming the connection and AWS's code.
+ * What each service answers to credentials it no longer accepts (AWS never answers 401): S3 400
+ * ExpiredToken / InvalidToken, 403 InvalidAccessKeyId; Cognito 400 ExpiredTokenException /
+ * UnrecognizedClientException.
+ */
+const REJECTED_CREDENTIALS: Readonly<Record<string, readonly string[]>> = {
+  s3: ["ExpiredToken", "InvalidToken", "InvalidAccessKeyId"],
+  cognito: ["ExpiredTokenException", "UnrecognizedClientException"],
+};
+
+/** What `call` does: a write is made once more only when no earlier attempt of it may have landed. */
+export interface AwsCall {
+  write: boolean;
+}
+
+/**
+ * Whether `err` is the service refusing the credentials. Such an answer is a definite refusal:
+ * nothing was done, so one more attempt with fresh credentials is safe (docs/design.md, "Provider
+ * tokens"). A write that the request helper sent more than once (a 5xx or no answer first) may
+ * have landed before the refusal: it is not sent again (docs/design.md, "Lease protocol").
+ */
+function rejectedCredentials(family: string, what: AwsCall, err: unknown): boolean {
+  if (!isSponsonError(err) || err.code !== "PROVIDER_ERROR") return false;
+  const { status, providerCode, attempts, outcome } = err.detail ?? {};
+  if (status !== 400 && status !== 403) return false;
+  if (typeof providerCode !== "string" || !REJECTED_CREDENTIALS[family]?.includes(providerCode)) return false;
+  return !what.write || (attempts === 1 && outcome === undefined);
+}
+
+/**
+ * Runs `call` (which signs and sends) with the connection's credentials. Federated: the cached
+ * temporary credentials, or a new exchange; an exchange refused is a PROVIDER_ERROR naming the
+ * connection and AWS's code; credentials the service refuses are dropped from the cache and the
+ * fleet's object and `call` is made once more with new ones.
  */
 export async function withAwsCredentials<T>(
   ctx: AwsCredentialContext,
   family: string,
   call: (credentials: AwsCredentials) => Promise<T>,
+  what: AwsCall = { write: false },
 ): Promise<T> {
   const { federated, accessKeyId, secretAccessKey, sessionToken } = ctx.config;
   if (!federated) {
@@ -99,6 +137,7 @@ export async function withAwsCredentials<T>(
         const held = { a: issued.accessKeyId, s: issued.secretAccessKey, t: issued.sessionToken };
         return { accessToken: JSON.stringify(held), expiresInSeconds: STS_SESSION_SECONDS };
       },
+      rejected: (err) => rejectedCredentials(family, what, err),
     },
     (token) => {
       const held = heldSchema.parse(JSON.parse(token));

@@ -22,12 +22,15 @@ function field(xml: string, name: string): string | undefined {
   return m?.[1] === undefined ? undefined : (xmlText(m[1]) ?? undefined);
 }
 
+const TRANSIENT = new Set(["Throttling", "IDPCommunicationError"]);
+
 const stsHttp = (family: string): ProviderHttpSpec => ({
   provider: family,
-  // STS throttles with 400 Throttling and no reset header: the helper's backoff applies.
+  // STS throttles with 400 Throttling and no reset header: the helper's backoff applies. 400
+  // IDPCommunicationError (STS could not reach the issuer) is documented as transient: the same.
   retryAfterMs: () => undefined,
   isThrottled: (status, body) =>
-    status === 400 && typeof body === "string" && field(body, "Code") === "Throttling",
+    status === 400 && typeof body === "string" && TRANSIENT.has(field(body, "Code") ?? ""),
   describeError(body) {
     if (typeof body !== "string") return {};
     return { code: field(body, "Code"), message: field(body, "Message") };

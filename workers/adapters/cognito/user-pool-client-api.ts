@@ -58,23 +58,31 @@ async function call<S extends z.ZodType>(
 ): Promise<z.output<S>> {
   const url = `https://cognito-idp.${ctx.config.region}.amazonaws.com/`;
   const body = JSON.stringify(input);
-  const headers = await withAwsCredentials(ctx, "cognito", async (credentials) => {
-    const signer = new AwsV4Signer({
-      method: "POST",
-      url,
-      headers: {
-        "content-type": "application/x-amz-json-1.1",
-        "x-amz-target": `AWSCognitoIdentityProviderService.${action}`,
-      },
-      body,
-      ...credentials,
-      service: "cognito-idp",
-      region: ctx.config.region,
-      datetime: amzDate(ctx.clock.now()),
-    });
-    return Object.fromEntries((await signer.sign()).headers);
-  });
-  return providerJson(ctx, cognitoHttp, { method: "POST", url, headers, body }, schema);
+  // Describe is a read; Update a write, made once more only when its one attempt was refused for
+  // its credentials (../aws/credentials.ts).
+  const write = action !== "DescribeUserPoolClient";
+  return withAwsCredentials(
+    ctx,
+    "cognito",
+    async (credentials) => {
+      const signer = new AwsV4Signer({
+        method: "POST",
+        url,
+        headers: {
+          "content-type": "application/x-amz-json-1.1",
+          "x-amz-target": `AWSCognitoIdentityProviderService.${action}`,
+        },
+        body,
+        ...credentials,
+        service: "cognito-idp",
+        region: ctx.config.region,
+        datetime: amzDate(ctx.clock.now()),
+      });
+      const headers = Object.fromEntries((await signer.sign()).headers);
+      return providerJson(ctx, cognitoHttp, { method: "POST", url, headers, body }, schema);
+    },
+    { write },
+  );
 }
 
 export async function describeClient(

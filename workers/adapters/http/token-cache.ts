@@ -37,6 +37,11 @@ export interface TokenSource {
   requested?: Readonly<Record<string, string>>;
   /** Buys a fresh token (a providerJson call against `endpoint`). */
   fetchToken(): Promise<AccessToken>;
+  /**
+   * Whether `call`'s failure is the provider refusing the token itself, so that nothing was done
+   * (default: a 401). AWS never answers 401: its adapters name their own codes (../aws/credentials.ts).
+   */
+  rejected?(err: unknown): boolean;
 }
 
 export interface TokenContext {
@@ -136,7 +141,7 @@ async function currentToken(ctx: TokenContext, source: TokenSource, key: string)
   return held.token;
 }
 
-/** Runs `call` with a bearer token for `source`; on a 401 PROVIDER_ERROR, once more with a new one. */
+/** Runs `call` with a bearer token for `source`; on a 401 PROVIDER_ERROR (or what `source.rejected` says), once more with a new one. */
 export async function withAccessToken<T>(
   ctx: TokenContext,
   source: TokenSource,
@@ -147,7 +152,7 @@ export async function withAccessToken<T>(
   try {
     return await call(token);
   } catch (err) {
-    if (providerStatus(err) !== 401) throw err;
+    if (!(source.rejected ? source.rejected(err) : providerStatus(err) === 401)) throw err;
     const cache = firstLevel(ctx);
     if (cache?.get(key)?.token === token) cache.delete(key);
     if (ctx.tokens) await reportRejected(ctx.tokens.object(key), token);

@@ -6,7 +6,7 @@
  * rule): it is DELETEd instead.
  */
 import { AwsV4Signer } from "aws4fetch";
-import { withAwsCredentials } from "../aws/credentials";
+import { type AwsCredentials, withAwsCredentials } from "../aws/credentials";
 import {
   type HttpContext,
   type ProviderHttpSpec,
@@ -49,47 +49,64 @@ function amzDate(nowMs: number): string {
   return new Date(nowMs).toISOString().replace(/[:-]|\.\d{3}/g, "");
 }
 
-/** The request with SigV4 headers; signed once, resent as is on retries (well inside 15 min). */
-async function signed(
+/**
+ * Signs and sends: signed once, resent as is on the helper's retries (well inside 15 min); signed
+ * anew with fresh credentials when S3 refuses the temporary ones (../aws/credentials.ts).
+ */
+function send(
   ctx: S3Context,
   method: "GET" | "PUT" | "DELETE",
   url: string,
   body = "",
+  accept: readonly number[] = [],
+): Promise<Response> {
+  const write = method !== "GET";
+  return withAwsCredentials(
+    ctx,
+    "s3",
+    async (credentials) =>
+      providerRequest(ctx, s3Http, { ...(await signed(ctx, method, url, body, credentials)), accept }),
+    { write },
+  );
+}
+
+/** The request with SigV4 headers. */
+async function signed(
+  ctx: S3Context,
+  method: "GET" | "PUT" | "DELETE",
+  url: string,
+  body: string,
+  credentials: AwsCredentials,
 ): Promise<ProviderRequest> {
-  return withAwsCredentials(ctx, "s3", async (credentials) => {
-    const bytes = new TextEncoder().encode(body);
-    const headers: Record<string, string> = {
-      accept: "application/xml",
-      "x-amz-content-sha256": hex(await crypto.subtle.digest("SHA-256", bytes)),
-    };
-    if (method === "PUT") {
-      headers["content-type"] = "application/xml";
-      // workerd implements MD5 in crypto.subtle (a non-standard extension, fine for an integrity header).
-      headers["content-md5"] = base64(await crypto.subtle.digest("MD5", bytes));
-    }
-    const signer = new AwsV4Signer({
-      method,
-      url,
-      headers,
-      body: method === "PUT" ? body : null,
-      ...credentials,
-      service: "s3",
-      region: ctx.config.region,
-      datetime: amzDate(ctx.clock.now()),
-    });
-    const out = await signer.sign();
-    const req: ProviderRequest = { method, url, headers: Object.fromEntries(out.headers) };
-    if (method === "PUT") req.body = body;
-    return req;
+  const bytes = new TextEncoder().encode(body);
+  const headers: Record<string, string> = {
+    accept: "application/xml",
+    "x-amz-content-sha256": hex(await crypto.subtle.digest("SHA-256", bytes)),
+  };
+  if (method === "PUT") {
+    headers["content-type"] = "application/xml";
+    // workerd implements MD5 in crypto.subtle (a non-standard extension, fine for an integrity header).
+    headers["content-md5"] = base64(await crypto.subtle.digest("MD5", bytes));
+  }
+  const signer = new AwsV4Signer({
+    method,
+    url,
+    headers,
+    body: method === "PUT" ? body : null,
+    ...credentials,
+    service: "s3",
+    region: ctx.config.region,
+    datetime: amzDate(ctx.clock.now()),
   });
+  const out = await signer.sign();
+  const req: ProviderRequest = { method, url, headers: Object.fromEntries(out.headers) };
+  if (method === "PUT") req.body = body;
+  return req;
 }
 
 /** The bucket's rules; [] when it has no CORS configuration. */
 export async function readS3Cors(ctx: S3Context, bucket: string): Promise<S3CorsRule[]> {
-  const response = await providerRequest(ctx, s3Http, {
-    ...(await signed(ctx, "GET", corsUrl(ctx, bucket))),
-    accept: [404],
-  });
+  const response = await send(ctx, "GET", corsUrl(ctx, bucket), "", [404]);
   const text = await response.text();
   if (response.status === 200) {
     const rules = parseCorsXml(text);
@@ -113,10 +130,9 @@ export async function writeS3Cors(
   rules: readonly S3CorsRule[],
 ): Promise<void> {
   const url = corsUrl(ctx, bucket);
-  const req =
+  const response =
     rules.length === 0
-      ? await signed(ctx, "DELETE", url)
-      : await signed(ctx, "PUT", url, serializeCorsXml(rules));
-  const response = await providerRequest(ctx, s3Http, req);
+      ? await send(ctx, "DELETE", url)
+      : await send(ctx, "PUT", url, serializeCorsXml(rules));
   await response.body?.cancel();
 }
