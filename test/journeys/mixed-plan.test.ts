@@ -1,6 +1,7 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json, all thirteen, and the keyless
- * `auth0-federated` and `okta-federated` connections) applies
+ * One plan mixing every provider (examples/all-providers.plan.json, all thirteen, and a keyless
+ * connection of every federated family: gcs-, firebase-, google-, s3-, cognito-, entra-, auth0- and
+ * okta-federated, the service being the issuer the demo states trust) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; applying one scope's plan again changes nothing (every line
@@ -169,7 +170,7 @@ const DEMO_ENTRIES: Record<string, string[]> = {
 /** The entries scope pr-<n> owns in each provider object. */
 function owned(n: string): Record<string, string[]> {
   const host = `pr-${n}.preview.example.com`;
-  return {
+  const out: Record<string, string[]> = {
     auth0: [`callbacks: https://${host}/callback`, `origins: https://${host}`],
     supabase: [`https://${host}/**`],
     firebase: [host],
@@ -186,6 +187,19 @@ function owned(n: string): Record<string, string[]> {
     "auth0-federated": [`callbacks: https://${host}/callback`],
     "okta-federated": [`redirect: https://${host}/callback`],
   };
+  // The federated lines write to the same demo objects as the secret-form ones, on their own host.
+  const fed = `pr-${n}-fed.preview.example.com`;
+  const federated: Record<string, string[]> = {
+    gcs: [`#1: https://${fed}`],
+    firebase: [fed],
+    google: [`https://${fed}/callback`],
+    s3: [`previews: https://${fed}`],
+    cognito: [`callback: https://${fed}/callback`],
+    entra: [`web: https://${fed}/callback`],
+  };
+  for (const [provider, entries] of Object.entries(federated))
+    out[provider] = [...(out[provider] ?? []), ...entries];
+  return out;
 }
 
 async function holdings(): Promise<Record<string, string[]>> {

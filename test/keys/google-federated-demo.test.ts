@@ -26,7 +26,7 @@ describe("the demo's federated Google connections", () => {
       });
   });
 
-  it("the pool provider trusts https://sponson.localhost for their subjects only", async () => {
+  it("the pool provider trusts https://sponson.localhost (and the tests' issuer) for their subjects only", async () => {
     // The first request to the demo provider provisions it (and is refused: not a JWT).
     expect((await stsExchange(DEMO_WORKLOAD_IDENTITY_PROVIDER, "not-a-jwt")).body.error).toBe(
       "invalid_grant",
@@ -34,6 +34,8 @@ describe("the demo's federated Google connections", () => {
     const key = googleStsKeys.provider(DEMO_WORKLOAD_IDENTITY_PROVIDER);
     expect((await emulatorStub(STS_HOST).dump(key))[key]).toEqual({
       issuer: "https://sponson.localhost",
+      // Dev-only: the runtime tests' issuer too (dev/emulators/demo-issuers.ts).
+      issuers: ["https://sponson.localhost", "https://sponson.test"],
       subjects: NAMES.map((n) => `sponson:connection:${n}`),
     });
   });

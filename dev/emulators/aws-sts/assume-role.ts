@@ -100,7 +100,7 @@ export async function assumeRoleWithWebIdentity(
   if (
     !role ||
     !claims ||
-    providerName(role.trust.issuer) !== providerName(iss) ||
+    ![role.trust.issuer].flat().some((trusted) => providerName(trusted) === providerName(iss)) ||
     role.trust.subject !== claims.sub ||
     !aud.includes(role.trust.audience)
   )

@@ -19,7 +19,8 @@ export interface StsOidcProvider {
  * `Condition.StringEquals` names `<issuer host>:sub` and `<issuer host>:aud` exactly.
  */
 export interface StsRole {
-  trust: { issuer: string; subject: string; audience: string };
+  /** Several issuers: `Principal.Federated` lists several providers (the demo's, ./demo.ts). */
+  trust: { issuer: string | string[]; subject: string; audience: string };
   /** The role's MaxSessionDuration (default one hour). */
   maxSessionSeconds?: number;
 }

@@ -1,9 +1,11 @@
 /**
  * `npm start`: the tenant `sponson-demo.onmicrosoft.com` (id DEMO_ENTRA.tenantId) exists on first
  * use with an app registration that may change applications (scripts/start.mjs passes its secret as
- * ENTRA_CLIENT_SECRET), and Graph holds the application DEMO_ENTRA.objectId. Local values, not
+ * ENTRA_CLIENT_SECRET), a second one that signs in only with a federated identity credential for the
+ * example connection `entra-federated` (issuers: ../demo-issuers.ts), and Graph holds the application DEMO_ENTRA.objectId. Local values, not
  * secrets. Storage key on each host: `demo:provisioned` → true.
  */
+import { DEMO_ISSUERS, demoSubject } from "../demo-issuers";
 import type { EmulatorState } from "../emulator";
 import { type EntraAppRecord, type EntraTenant, entraKeys, graphApplication } from "./state";
 
@@ -12,6 +14,8 @@ export const DEMO_ENTRA = {
   tenantId: "5ed0a5e0-0000-4000-8000-00000000de70",
   clientId: "5ed0c11e-0000-4000-8000-00000000de70",
   clientSecret: "local-demo-entra-secret",
+  /** The app registration of `entra-federated`: no secret, federated identity credentials only. */
+  federatedClientId: "5ed0fed0-0000-4000-8000-00000000de70",
   objectId: "5ed0a991-0000-4000-8000-00000000de70",
   appId: "5ed0a99c-0000-4000-8000-00000000de70",
 } as const;
@@ -23,6 +27,14 @@ export function provisionDemoTenant(tenant: string, state: EmulatorState): void 
     id: DEMO_ENTRA.tenantId,
     clients: {
       [DEMO_ENTRA.clientId]: { secret: DEMO_ENTRA.clientSecret, roles: ["Application.ReadWrite.All"] },
+      [DEMO_ENTRA.federatedClientId]: {
+        roles: ["Application.ReadWrite.All"],
+        federatedCredentials: DEMO_ISSUERS.map((issuer) => ({
+          issuer,
+          subject: demoSubject("entra-federated"),
+          audiences: ["api://AzureADTokenExchange"],
+        })),
+      },
     },
   };
   for (const name of names) state.put(entraKeys.tenant(name), record);

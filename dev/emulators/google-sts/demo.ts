@@ -1,10 +1,11 @@
 /**
  * `npm start`: the demo workload identity pool provider trusts the local issuer
- * (`https://sponson.localhost`) for the subjects of the three federated example connections, and
+ * (`https://sponson.localhost`, and the runtime tests' one: ../demo-issuers.ts) for the subjects of the three federated example connections, and
  * each of their principals may impersonate the demo service account (../google/demo.ts), which
  * already administers the demo bucket, Identity Platform project and OAuth client.
  * Storage key on each host: `demo:provisioned` → true.
  */
+import { DEMO_ISSUERS } from "../demo-issuers";
 import type { EmulatorState } from "../emulator";
 import { DEMO_GOOGLE_ACCOUNT } from "../google/demo";
 import {
@@ -17,7 +18,7 @@ import {
 
 export const DEMO_WORKLOAD_IDENTITY_PROVIDER =
   "//iam.googleapis.com/projects/123456789012/locations/global/workloadIdentityPools/sponson-local/providers/sponson-local";
-export const DEMO_ISSUER = "https://sponson.localhost";
+export const DEMO_ISSUER = DEMO_ISSUERS[0];
 const DEMO_SUBJECTS = ["gcs-federated", "firebase-federated", "google-federated"].map(
   (name) => `sponson:connection:${name}`,
 );
@@ -26,6 +27,7 @@ export function provisionDemoProvider(audience: string, state: EmulatorState): v
   if (audience !== DEMO_WORKLOAD_IDENTITY_PROVIDER || state.get<boolean>("demo:provisioned")) return;
   state.put<WorkloadIdentityProvider>(googleStsKeys.provider(audience), {
     issuer: DEMO_ISSUER,
+    issuers: [...DEMO_ISSUERS],
     subjects: DEMO_SUBJECTS,
   });
   state.put("demo:provisioned", true);

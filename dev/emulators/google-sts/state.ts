@@ -8,6 +8,11 @@
 export interface WorkloadIdentityProvider {
   /** The OIDC issuer the provider trusts (`--issuer-uri`). */
   issuer: string;
+  /**
+   * Dev-only: Google lets a provider trust one issuer; the demo provider also trusts these
+   * (../demo-issuers.ts) so the example runs under `npm start` and in the runtime tests.
+   */
+  issuers?: string[];
   /** `--allowed-audiences`; absent: the provider's full resource name, with or without `https:`. */
   allowedAudiences?: string[];
   /** An attribute condition on `assertion.sub`: only these subjects are let in. Absent: any. */
