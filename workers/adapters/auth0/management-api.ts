@@ -78,7 +78,14 @@ async function tokenSource(ctx: Auth0Context) {
         {
           method: "POST",
           url: endpoint,
-          json: { grant_type: "client_credentials", ...(await clientAuthentication(ctx)), audience: wanted },
+          // Made per attempt: a client assertion is one-use, and a retry may follow a lost answer.
+          eachAttempt: async () => ({
+            json: {
+              grant_type: "client_credentials",
+              ...(await clientAuthentication(ctx)),
+              audience: wanted,
+            },
+          }),
         },
         tokenResponseSchema,
       );

@@ -35,11 +35,14 @@ export async function withOktaAuthorization<T>(
     clientSecret: await privateKeyJwtCacheName("okta", ctx.federation, privateKeyJwt),
     requested: { scope: OKTA_SERVICE_SCOPES },
     async fetchToken() {
-      const form = {
-        grant_type: "client_credentials",
-        scope: OKTA_SERVICE_SCOPES,
-        ...(await clientAssertionFields("okta", ctx.federation, privateKeyJwt, endpoint)),
-      };
+      // A new assertion per attempt: Okta refuses one it has seen, even if its answer was lost.
+      const form = async () => ({
+        body: new URLSearchParams({
+          grant_type: "client_credentials",
+          scope: OKTA_SERVICE_SCOPES,
+          ...(await clientAssertionFields("okta", ctx.federation, privateKeyJwt, endpoint)),
+        }).toString(),
+      });
       const body = await providerJson(
         ctx,
         oktaHttp,
@@ -47,7 +50,7 @@ export async function withOktaAuthorization<T>(
           method: "POST",
           url: endpoint,
           headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-          body: new URLSearchParams(form).toString(),
+          eachAttempt: form,
         },
         tokenSchema,
       );
