@@ -113,3 +113,55 @@ describe("privateKeyJwt: a retried token request carries a new assertion", () =>
     expect(jtis[1]).not.toBe(jtis[0]);
   });
 });
+
+describe("privateKeyJwt: an exchange refused under the lease names the connection", () => {
+  it("Okta: the key is unregistered after prepare and the write's 401 forces a new exchange", async () => {
+    const clientId = "0oapkjwtrelost";
+    const org = freshOktaOrg();
+    const serviceApp = (keys: Record<string, unknown>[]) => ({
+      [oktaKeys.serviceApp(clientId)]: { scopes: ["okta.apps.read", "okta.apps.manage"], keys },
+    });
+    await emulatorStub(org).seed({
+      ...serviceApp(await serviceKeys()),
+      [oktaKeys.app(OKTA_APP)]: oktaOidcApp(OKTA_APP, { redirect_uris: [], post_logout_redirect_uris: [] }),
+    });
+    const connection = registerConnection("okta-pkjwt-relost", {
+      type: "okta",
+      config: { domain: org },
+      privateKeyJwt: { clientId },
+    });
+    let writes = 0;
+    const app = testApp({
+      engine: {
+        wrapFetch: (inner) => async (input, init) => {
+          const request = new Request(input, init);
+          const path = new URL(request.url).pathname;
+          if (request.method === "GET" || !path.startsWith("/api/v1/apps/")) return inner(request);
+          writes += 1;
+          if (writes > 1) return inner(request);
+          // The operator removed the key meanwhile; the token in hand is refused too.
+          await emulatorStub(org).seed(serviceApp([]));
+          return Response.json(
+            { errorCode: "E0000011", errorSummary: "Invalid token provided" },
+            { status: 401 },
+          );
+        },
+      },
+    });
+    const scope = freshPr();
+    const url = `https://${scope}.preview.example.com/callback`;
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: {
+        version: 2,
+        lines: [{ id: "cb", op: "okta.redirectUri", connection, params: { app: OKTA_APP, url } }],
+      },
+    });
+    const text = await res.text();
+    expect(res.status, text).toBeGreaterThanOrEqual(400);
+    expect(writes).toBe(1);
+    expect(text).toContain("invalid_client");
+    expect(text).toContain('connection \\"okta-pkjwt-relost\\": okta: 401');
+    expect(text).not.toContain('connection \\"okta-pkjwt-relost\\": connection');
+    expect((await oktaApp(org, OKTA_APP))?.settings.oauthClient.redirect_uris).toEqual([]);
+  });
+});

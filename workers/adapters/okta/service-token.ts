@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { type HttpContext, providerJson, withAccessToken } from "../http";
-import { clientAssertionFields, privateKeyJwtCacheName } from "../private-key-jwt";
+import { clientAssertionFields, namingConnectionOnRefusal, privateKeyJwtCacheName } from "../private-key-jwt";
 import { oktaHttp } from "./apps-api";
 import type { OktaConfig } from "./config";
 
@@ -43,16 +43,18 @@ export async function withOktaAuthorization<T>(
           ...(await clientAssertionFields("okta", ctx.federation, privateKeyJwt, endpoint)),
         }).toString(),
       });
-      const body = await providerJson(
-        ctx,
-        oktaHttp,
-        {
-          method: "POST",
-          url: endpoint,
-          headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-          eachAttempt: form,
-        },
-        tokenSchema,
+      const body = await namingConnectionOnRefusal(ctx.federation, () =>
+        providerJson(
+          ctx,
+          oktaHttp,
+          {
+            method: "POST",
+            url: endpoint,
+            headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+            eachAttempt: form,
+          },
+          tokenSchema,
+        ),
       );
       return { accessToken: body.access_token, expiresInSeconds: body.expires_in };
     },
