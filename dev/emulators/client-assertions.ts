@@ -14,6 +14,7 @@ export type ClientAssertionRefusal =
   | "unknown-kid"
   | "signature"
   | "expired"
+  | "lifetime"
   | "audience"
   | "issuer"
   | "replayed";
@@ -38,7 +39,13 @@ const jtiKey = (clientId: string, jti: string) => `assertion-jti:${clientId}:${j
 
 export async function checkClientAssertion(
   token: string,
-  expected: { clientId: string; audiences: string[]; registered: RegisteredKeys },
+  expected: {
+    clientId: string;
+    audiences: string[];
+    registered: RegisteredKeys;
+    /** How far ahead `exp` may be (Auth0: five minutes, Okta: an hour). */
+    maxLifetimeSeconds: number;
+  },
   state: EmulatorState,
   outbound: typeof fetch,
   nowMs: number,
@@ -63,6 +70,8 @@ export async function checkClientAssertion(
     if (err instanceof errors.JWSSignatureVerificationFailed) return { ok: false, refusal: "signature" };
     return { ok: false, refusal: "malformed" };
   }
+  if (Number(payload.exp) * 1000 - nowMs > expected.maxLifetimeSeconds * 1000)
+    return { ok: false, refusal: "lifetime" };
   if (payload.iss !== expected.clientId || payload.sub !== expected.clientId)
     return { ok: false, refusal: "issuer" };
   const aud = payload.aud as string | string[];

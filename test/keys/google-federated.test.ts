@@ -228,6 +228,9 @@ describe("a refused exchange fails the run naming the connection and Google's co
     const g = await seedFederatedGoogle(ISSUER, [connectionSubject("gcs-fed-someone-else")]);
     const text = await refusedRun(connect("gcs-fed-not-bound", "gcs", g), await seededBucket(g));
     expect(text).toContain("PERMISSION_DENIED");
+    // Named once: `connection "x": federated credentials refused …`, never `connection "x": connection "x": …`.
+    expect(text).toContain('connection \\"gcs-fed-not-bound\\": federated credentials refused');
+    expect(text).not.toContain('connection \\"gcs-fed-not-bound\\": connection');
   });
 
   it("the attribute condition lets another subject in, not this one: unauthorized_client", async () => {

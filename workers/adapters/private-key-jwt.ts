@@ -52,3 +52,26 @@ export async function privateKeyJwtCacheName(
 ): Promise<string> {
   return `private_key_jwt:${await issuerOf(provider, federation).clientAssertionKid(config.kid)}`;
 }
+
+/**
+ * Runs a privateKeyJwt token exchange; a refusal names the connection (docs/design.md, "Federated
+ * connections"), wherever it happens: before the lease, or a new exchange under it after a 401.
+ */
+export async function namingConnectionOnRefusal<T>(
+  federation: FederationAssertions | undefined,
+  exchange: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await exchange();
+  } catch (err) {
+    if (!federation || !(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") throw err;
+    const connection = federation.subject.replace(/^sponson:connection:/, "");
+    if (err.detail?.connection === connection) throw err;
+    throw new SponsonError(
+      "PROVIDER_ERROR",
+      `connection "${connection}": ${err.message}`,
+      { ...err.detail, connection },
+      { retriable: err.retriable },
+    );
+  }
+}

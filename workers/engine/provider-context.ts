@@ -90,6 +90,8 @@ export class ProviderContexts {
  */
 function namingConnection(err: unknown, name: string): unknown {
   if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return err;
+  // The token sources name it themselves where they can (Google's two steps, privateKeyJwt): once is enough.
+  if (err.detail?.connection === name) return err;
   return new SponsonError(
     err.code,
     `connection "${name}": ${err.message}`,

@@ -11,7 +11,11 @@ import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
 import { loadKeyRing, type RingOptions, ringEntries, signingKey } from "./key-ring";
 
-/** Auth0 takes at most five minutes; a minute is plenty for one exchange and its retries. */
+/**
+ * Auth0 takes at most five minutes; one attempt needs seconds. Each attempt of an exchange gets
+ * its own assertion (a retry after a lost answer would be refused as a replay), so retry waits
+ * never outlive it.
+ */
 export const CLIENT_ASSERTION_TTL_SECONDS = 60;
 
 export interface ClientAssertionRequest {

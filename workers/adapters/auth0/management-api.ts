@@ -10,7 +10,7 @@ import {
   providerJson,
   withAccessToken,
 } from "../http";
-import { clientAssertionFields, privateKeyJwtCacheName } from "../private-key-jwt";
+import { clientAssertionFields, namingConnectionOnRefusal, privateKeyJwtCacheName } from "../private-key-jwt";
 import type { Auth0Config } from "./config";
 
 export const AUTH0_LIST_FIELDS = [
@@ -72,15 +72,24 @@ async function tokenSource(ctx: Auth0Context) {
     // default audience adds nothing, so the keys of tokens already cached stay as they were.
     ...(audience ? { requested: { audience } } : {}),
     async fetchToken() {
-      const body = await providerJson(
-        ctx,
-        auth0Http,
-        {
-          method: "POST",
-          url: endpoint,
-          json: { grant_type: "client_credentials", ...(await clientAuthentication(ctx)), audience: wanted },
-        },
-        tokenResponseSchema,
+      const body = await namingConnectionOnRefusal(privateKeyJwt ? ctx.federation : undefined, () =>
+        providerJson(
+          ctx,
+          auth0Http,
+          {
+            method: "POST",
+            url: endpoint,
+            // Made per attempt: a client assertion is one-use, and a retry may follow a lost answer.
+            eachAttempt: async () => ({
+              json: {
+                grant_type: "client_credentials",
+                ...(await clientAuthentication(ctx)),
+                audience: wanted,
+              },
+            }),
+          },
+          tokenResponseSchema,
+        ),
       );
       return { accessToken: body.access_token, expiresInSeconds: body.expires_in };
     },

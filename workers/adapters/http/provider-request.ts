@@ -71,6 +71,11 @@ export interface ProviderRequest {
   /** Sent as is (form or XML bodies); `headers` carry its content-type. Ignored when `json` is set. */
   body?: string;
   /**
+   * The body made anew for each attempt, in place of `json`/`body`: a one-use client assertion
+   * resent after an answer was lost would be refused as used (docs/design.md, "Federated connections").
+   */
+  eachAttempt?: () => Promise<Pick<ProviderRequest, "json" | "body">>;
+  /**
    * The status a refused precondition answers (GCS: 412), for a write that carries one. After an
    * attempt that may have landed, that status throws PROVIDER_ERROR with outcome "unknown"
    * instead of being returned: the refusal may be of this write's own earlier landing.
@@ -135,7 +140,7 @@ export async function providerRequest(
   let mayHaveLanded = false;
   for (let attempt = 1; ; attempt += 1) {
     const landedBefore = mayHaveLanded;
-    const outcome = await send(ctx, req);
+    const outcome = await send(ctx, req.eachAttempt ? { ...req, ...(await req.eachAttempt()) } : req);
     let waitMs: number;
     if ("response" in outcome) {
       const { response } = outcome;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { type HttpContext, providerJson, withAccessToken } from "../http";
-import { clientAssertionFields, privateKeyJwtCacheName } from "../private-key-jwt";
+import { clientAssertionFields, namingConnectionOnRefusal, privateKeyJwtCacheName } from "../private-key-jwt";
 import { oktaHttp } from "./apps-api";
 import type { OktaConfig } from "./config";
 
@@ -35,21 +35,26 @@ export async function withOktaAuthorization<T>(
     clientSecret: await privateKeyJwtCacheName("okta", ctx.federation, privateKeyJwt),
     requested: { scope: OKTA_SERVICE_SCOPES },
     async fetchToken() {
-      const form = {
-        grant_type: "client_credentials",
-        scope: OKTA_SERVICE_SCOPES,
-        ...(await clientAssertionFields("okta", ctx.federation, privateKeyJwt, endpoint)),
-      };
-      const body = await providerJson(
-        ctx,
-        oktaHttp,
-        {
-          method: "POST",
-          url: endpoint,
-          headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-          body: new URLSearchParams(form).toString(),
-        },
-        tokenSchema,
+      // A new assertion per attempt: Okta refuses one it has seen, even if its answer was lost.
+      const form = async () => ({
+        body: new URLSearchParams({
+          grant_type: "client_credentials",
+          scope: OKTA_SERVICE_SCOPES,
+          ...(await clientAssertionFields("okta", ctx.federation, privateKeyJwt, endpoint)),
+        }).toString(),
+      });
+      const body = await namingConnectionOnRefusal(ctx.federation, () =>
+        providerJson(
+          ctx,
+          oktaHttp,
+          {
+            method: "POST",
+            url: endpoint,
+            headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+            eachAttempt: form,
+          },
+          tokenSchema,
+        ),
       );
       return { accessToken: body.access_token, expiresInSeconds: body.expires_in };
     },
