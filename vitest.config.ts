@@ -142,8 +142,9 @@ export default defineConfig(({ mode }) => {
       // its workerd (measured: user + sys CPU was 12 of 12.6 wall minutes).
       maxWorkers: Math.max(2, availableParallelism()),
       // A hang guard, not a speed assertion: the concurrency journeys run many runs at once on two
-      // cores, and vitest's 5 s default fails them when the machine is busy.
-      testTimeout: 30_000,
+      // cores (two test files at a time, below), and vitest's 5 s default fails them when the
+      // machine is busy.
+      testTimeout: 60_000,
       // The same background consumers may still be running when their file's isolate closes; vitest
       // then reports "Closing rpc while … was pending" (EnvironmentTeardownError). That is teardown
       // of work no test awaits, not a failure: it is ignored, and every other unhandled error still

@@ -277,5 +277,5 @@ describe("a plan mixing every provider", () => {
 
     expect((await run(b, "destroy")).run.status).toBe("succeeded");
     expect(await holdings()).toEqual(expected());
-  });
+  }, 120_000);
 });
