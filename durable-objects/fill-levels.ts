@@ -9,7 +9,16 @@ import type { LeaseStore } from "./lease-store";
 
 const META_KEY = "fill_levels";
 
-type Kept = FillLevel & { warned?: number };
+/**
+ * `claimed`: a sweep is telling (since then); `warned`: it was told. A claim whose sweep died
+ * before confirming lapses after a day (docs/operations.md, "list-near-capacity").
+ */
+type Kept = FillLevel & { warned?: number; claimed?: number };
+
+export const NEAR_CAPACITY_CLAIM_LAPSE_MS = 86_400_000;
+
+const due = (l: Kept, now: number) =>
+  l.warned === undefined && (l.claimed === undefined || now - l.claimed >= NEAR_CAPACITY_CLAIM_LAPSE_MS);
 
 function readKept(store: LeaseStore): Kept[] {
   const raw = store.meta(META_KEY);
@@ -35,8 +44,10 @@ export function recordFills(store: LeaseStore, fills: unknown): void {
     const at = lists.findIndex((l) => l.op === fill.op);
     const old = at < 0 ? undefined : lists[at];
     if (old && old.at > fill.at) continue;
-    const warned = old?.warned !== undefined && isNearCapacity(fill) ? { warned: old.warned } : {};
-    const next = { ...fill, ...warned };
+    const still = isNearCapacity(fill);
+    const warned = old?.warned !== undefined && still ? { warned: old.warned } : {};
+    const claimed = old?.claimed !== undefined && still ? { claimed: old.claimed } : {};
+    const next = { ...fill, ...warned, ...claimed };
     if (at < 0) lists.push(next);
     else lists[at] = next;
   }
@@ -44,7 +55,7 @@ export function recordFills(store: LeaseStore, fills: unknown): void {
 }
 
 export function fillsOf(store: LeaseStore): FillLevel[] {
-  return readKept(store).map(({ warned: _, ...fill }) => fill);
+  return readKept(store).map(({ warned: _, claimed: __, ...fill }) => fill);
 }
 
 /**
@@ -54,11 +65,14 @@ export function fillsOf(store: LeaseStore): FillLevel[] {
 export function claimNearCapacity(store: LeaseStore, now: number): Array<FillLevel & { notify: boolean }> {
   const lists = readKept(store);
   const near = lists.filter(isNearCapacity);
-  const answer = near.map(({ warned, ...fill }) => ({ ...fill, notify: warned === undefined }));
-  if (near.some((l) => l.warned === undefined)) {
+  const answer = near.map((l) => {
+    const { warned: _, claimed: __, ...fill } = l;
+    return { ...fill, notify: due(l, now) };
+  });
+  if (near.some((l) => due(l, now))) {
     keep(
       store,
-      lists.map((l) => (isNearCapacity(l) && l.warned === undefined ? { ...l, warned: now } : l)),
+      lists.map((l) => (isNearCapacity(l) && due(l, now) ? { ...l, claimed: now } : l)),
     );
   }
   return answer;
@@ -69,6 +83,21 @@ export function unclaimNearCapacity(store: LeaseStore, ops: readonly string[]): 
   const lists = readKept(store);
   keep(
     store,
-    lists.map(({ warned, ...l }) => (ops.includes(l.op) || warned === undefined ? l : { ...l, warned })),
+    lists.map(({ claimed, ...l }) => (ops.includes(l.op) || claimed === undefined ? l : { ...l, claimed })),
+  );
+}
+
+/** A claimed notice the sweep sent: told for this crossing. */
+export function confirmNearCapacity(store: LeaseStore, ops: readonly string[]): void {
+  const lists = readKept(store);
+  keep(
+    store,
+    lists.map(({ claimed, ...l }) =>
+      ops.includes(l.op) && claimed !== undefined
+        ? { ...l, warned: claimed }
+        : claimed === undefined
+          ? l
+          : { ...l, claimed },
+    ),
   );
 }

@@ -30,7 +30,13 @@ import type {
 import type { LockHolder, RunOrigin } from "../shared/schemas/provenance";
 import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
-import { claimNearCapacity, fillsOf, recordFills, unclaimNearCapacity } from "./fill-levels";
+import {
+  claimNearCapacity,
+  confirmNearCapacity,
+  fillsOf,
+  recordFills,
+  unclaimNearCapacity,
+} from "./fill-levels";
 import { LeaseCore, type ReleaseRequest } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
 import { ParentLockRole } from "./parent-lock-role";
@@ -146,6 +152,10 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
 
   async unclaimNearCapacity(req: { key: string; ops: string[] }): Promise<void> {
     unclaimNearCapacity(this.#core.store, req.ops);
+  }
+
+  async confirmNearCapacity(req: { key: string; ops: string[] }): Promise<void> {
+    confirmNearCapacity(this.#core.store, req.ops);
   }
 
   async acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>> {

@@ -220,6 +220,10 @@ export class LeaseStore {
     );
   }
 
+  deleteMeta(k: string): void {
+    this.#sql.exec("DELETE FROM meta WHERE k = ?", k);
+  }
+
   bump(k: string): void {
     this.setMeta(k, String(Number(this.meta(k) ?? "0") + 1));
   }

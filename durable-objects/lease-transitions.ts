@@ -10,6 +10,7 @@ import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import type { RunOrigin } from "../shared/schemas/provenance";
 import { isTaken } from "./combine-queue";
+import { type ExpiredLease, rememberExpired, takeExpired } from "./expired-lease";
 import { holdRefusal } from "./hold-rules";
 import type { HoldStore } from "./hold-store";
 import {
@@ -42,10 +43,10 @@ export interface TransitionParts {
   /** After a transition: bring the held-lock index in line, in the background. */
   syncIndexLater(): void;
   /**
-   * After a takeover is written (a newcomer's, or the hand-off of an expired lease to a waiter):
-   * tell operators, in the background (never fails the grant).
+   * After a takeover is written (a newcomer's, or the first grant after an expiry ended a claimed
+   * lease, to a waiter or a newcomer): tell operators, in the background (never fails the grant).
    */
-  tookOver(previous: LeaseRow, grant: LeaseGrant): void;
+  tookOver(previous: ExpiredLease, grant: LeaseGrant): void;
 }
 
 export class LeaseTransitions {
@@ -75,9 +76,16 @@ export class LeaseTransitions {
         this.#p.syncIndexLater();
         return { kind: "answered", result: ok(store.grantOf(renewed)) };
       }
-      case "grant":
-        return { kind: "answered", result: ok(this.#grant(req, now, "acquired")) };
+      case "grant": {
+        // A newcomer after the alarm freed an expired lease takes it over all the same.
+        const expired = takeExpired(store);
+        const grant = this.#grant(req, now, "acquired");
+        if (expired) this.#p.tookOver(expired, grant);
+        return { kind: "answered", result: ok(grant) };
+      }
       case "takeover": {
+        // The live row is the expired lease: anything remembered before it was granted is stale.
+        takeExpired(store);
         const grant = this.#grant(req, now, "taken-over", decision.previous);
         this.#p.tookOver(decision.previous, grant);
         return { kind: "answered", result: ok(grant) };
@@ -101,10 +109,8 @@ export class LeaseTransitions {
     // Within a lock-delay nobody is granted; the alarm armed for its end hands the lock over.
     if (this.queue.length > 0 && now < store.quietUntil(now)) return;
     // A claimed lease that expired with a run waiting: its holder died, and the waiter takes over.
-    let expired: LeaseRow | null = null;
     if (lease && isExpired(lease, now) && this.queue.length > 0) {
       this.#end(now, lease);
-      if (endOfLease(lease) === "expired") expired = lease;
       lease = null;
     }
     // A hold blocks only the next grant: a lease still ends, and waiters kept past their timeout
@@ -114,6 +120,8 @@ export class LeaseTransitions {
       if (next) {
         // Provisional until claimed: a waiter whose caller has gone never claims, and the lock
         // lapses to the next waiter after the claim window instead of after a whole TTL.
+        // Whether this grant ends a lock-delay or a hold after an expiry, or follows it at once.
+        const expired = takeExpired(store);
         const grant = store.write(next, now, "acquired", "granted to waiter", {
           claimWindowMs: next.claimWindowMs,
           lockDelayMs: next.lockDelayMs,
@@ -121,7 +129,7 @@ export class LeaseTransitions {
         for (const resolve of next.resolvers) resolve(ok(grant));
         this.#p.syncIndexLater();
         // Told like a newcomer's takeover (docs/design.md, "Lease protocol"); an unclaimed grant
-        // that lapsed had no holder at work, so its hand-off is not.
+        // that lapsed had no holder at work, so its hand-off is not (#end remembers only expiries).
         if (expired) this.#p.tookOver(expired, grant);
       }
     }
@@ -161,9 +169,14 @@ export class LeaseTransitions {
     return Math.max(this.#p.store.quietUntil(now), this.#p.holds.until(now));
   }
 
-  /** Frees an expired lease, recording whether it was an unclaimed grant that lapsed. */
+  /**
+   * Frees an expired lease, recording whether it was an unclaimed grant that lapsed. A claimed one
+   * is remembered until the next grant, which tells the takeover: the alarm frees it at the
+   * expiry, but a lock-delay or a hold may put that grant well after (docs/design.md, "Lease protocol").
+   */
   #end(now: number, lease: LeaseRow): void {
     const lapsed = endOfLease(lease) === "claim-lapsed";
+    if (!lapsed) rememberExpired(this.#p.store, lease);
     this.#p.store.free(
       now,
       endOfLease(lease),

@@ -6,12 +6,12 @@
 import type { Env } from "../shared/env";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import { notify } from "../workers/notify/notify";
-import type { LeaseRow } from "./lease-rules";
+import type { ExpiredLease } from "./expired-lease";
 
 export function notifyTakeover(
   env: Env,
   key: string,
-  previous: LeaseRow,
+  previous: ExpiredLease,
   grant: LeaseGrant,
 ): Promise<unknown> {
   return notify(env, {

@@ -145,4 +145,6 @@ export interface LeaseLockApi {
   nearCapacity(req: { key: string; now: number }): Promise<Array<FillLevel & { notify: boolean }>>;
   /** Gives back the claims of notices the sweep could not send: the next sweep tells. */
   unclaimNearCapacity(req: { key: string; ops: string[] }): Promise<void>;
+  /** Marks the claimed notices the sweep sent as told: a claim alone lapses after a day. */
+  confirmNearCapacity(req: { key: string; ops: string[] }): Promise<void>;
 }

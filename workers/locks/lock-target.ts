@@ -54,6 +54,7 @@ const METHODS: Record<LockMethod, true> = {
   rememberWrites: true,
   nearCapacity: true,
   unclaimNearCapacity: true,
+  confirmNearCapacity: true,
 };
 export const LOCK_METHODS = Object.keys(METHODS) as readonly LockMethod[];
 

@@ -20,12 +20,15 @@ export async function listsNearCapacity(env: Env, now: number): Promise<NearCapa
     const stub = lockStub(env, key);
     const lists = await stub.nearCapacity({ key, now });
     const unsent: string[] = [];
+    const told: string[] = [];
     for (const list of lists) {
       const near: NearCapacity = { lock: key, identity, ...list };
       found.push(near);
-      if (list.notify && !sent(await tellOperators(env, near, now))) unsent.push(list.op);
+      if (list.notify) (sent(await tellOperators(env, near, now)) ? told : unsent).push(list.op);
     }
     if (unsent.length > 0) await stub.unclaimNearCapacity({ key, ops: unsent });
+    // Until confirmed, a claim only holds off other sweeps for a day: one whose sweep died lapses.
+    if (told.length > 0) await stub.confirmNearCapacity({ key, ops: told });
   }
   return found;
 }

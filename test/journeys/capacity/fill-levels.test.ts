@@ -9,6 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
+import { lockStub } from "../../../workers/locks/lock-target";
 import { sweepAndReport } from "../../../workers/sweep/sweep-handler";
 import { call, testApp } from "../../helpers/app";
 import { registerConnection } from "../../helpers/connections";
@@ -19,6 +20,7 @@ import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";
 
 const app = testApp();
+const DAY_MS = 86_400_000;
 
 async function cappedTenant(prefix: string, kept: string[], cap: number | null) {
   const domain = freshAuth0Domain(prefix);
@@ -145,5 +147,35 @@ describe("the sweep's report of lists near their cap", () => {
     expect(lists.filter((l) => l.lock === near.key)).toEqual([
       expect.objectContaining({ lock: near.key, op: "auth0.callbackUrl", cap: 10, entries: 10 }),
     ]);
+  });
+
+  it("a claim whose sweep died before sending lapses after a day: a later sweep tells", async () => {
+    const near = await cappedTenant("near-dead", urls(8), 10);
+    await applyScope(near.plan);
+    const now = Date.now();
+    // A sweep that claimed the notice and died: nothing was sent, nothing given back.
+    const claimed = await lockStub(env, near.key).nearCapacity({ key: near.key, now });
+    expect(claimed).toEqual([expect.objectContaining({ op: "auth0.callbackUrl", notify: true })]);
+    const told: Array<{ kind: string; subject: Record<string, unknown> }> = [];
+    const notifications = {
+      send: async (body: { kind: string; subject: Record<string, unknown> }) => {
+        told.push(body);
+      },
+    } as unknown as Queue;
+    const sweepEnv = { ...env, NOTIFY_QUEUE: notifications } as Env;
+    const parts = {
+      resolveStaleIntents: async () => ({ resolved: 0 }),
+      orphans: async () => ({ orphans: [], problems: [] }),
+      scopesOwningEntries: async () => [],
+    };
+    const ours = () => told.filter((n) => n.subject.lock === near.key);
+    // Within the day the claim holds: another sweep does not tell (it may still be sending).
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 3_600_000 }), sweepEnv, parts);
+    expect(ours()).toEqual([]);
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 2 * DAY_MS }), sweepEnv, parts);
+    expect(ours()).toEqual([expect.objectContaining({ kind: "list-near-capacity" })]);
+    // Told and confirmed: days later, still above, not told again.
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 5 * DAY_MS }), sweepEnv, parts);
+    expect(ours()).toHaveLength(1);
   });
 });
