@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { clerkKeys, clerkRedirectUrl } from "../../../dev/emulators/clerk";
-import { SimulatedCrash } from "../../../workers/engine/deps";
 import type { Plan } from "../../../shared/schemas/plan";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
+import { SimulatedCrash } from "../../../workers/engine/deps";
 import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
 import { connectionOf } from "../../helpers/connections";
 import { emulatorStub } from "../../helpers/emulators";
