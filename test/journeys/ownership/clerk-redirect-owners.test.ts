@@ -35,7 +35,7 @@ async function world(lines: string[] = [PER_SCOPE]) {
     lines: lines.map((url, i) => ({ id: `sso${i}`, op: "clerk.redirectUrl", connection, params: { url } })),
   };
   const engine = (options: TestEngineOptions = {}) =>
-    testEngine({ ...options, bindings: { [secret]: c.secretKey } });
+    testEngine({ ...options, bindings: { ...options.bindings, [secret]: c.secretKey } });
   const urls = async () => (await c.redirectUrls()).map((r) => r.url).sort();
   return { c, plan, engine, urls };
 }
@@ -122,5 +122,24 @@ describe("clerk.redirectUrl: a URL two scopes want", () => {
 
     expect((await e.destroy(at(scope))).run.status).toBe("succeeded");
     expect(await s.urls()).toEqual([urlOf(scope)]);
+  });
+});
+
+describe("clerk.redirectUrl under the policy's parents pin", () => {
+  it("a policy pinning instance X refuses a line on instance Y's connection (403) before any request", async () => {
+    const s = await world();
+    const requests: string[] = [];
+    const policy = JSON.stringify({
+      version: 1,
+      environments: {
+        preview: { parents: ["clerk:instance:ins_pinnedX"], items: ["https://*.preview.example.com/*"] },
+      },
+    });
+    const e = s.engine({ requests, bindings: { SPONSON_POLICY: policy } });
+    await expect(e.apply({ ...at(freshPr()), plan: s.plan })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    expect(requests).toEqual([]);
+    expect(await s.urls()).toEqual([]);
   });
 });
