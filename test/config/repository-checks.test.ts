@@ -72,6 +72,15 @@ describe("config check: pull-request environments never destroyed on close", () 
     ]);
   });
 
+  it("an environment given with its settings ({ name, staleAfterDays }) counts by its name: no warning", () => {
+    const { warnings, problems } = report({
+      ...repositories(repository({ refEnvironments: { pullRequest: ["preview"] } })),
+      SPONSON_ENVIRONMENTS: JSON.stringify([{ name: "preview", staleAfterDays: 14 }]),
+    });
+    expect(problems.filter((p) => /^SPONSON_(ENVIRONMENTS|REPOSITORIES)/.test(p.path))).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
   it("SPONSON_ENVIRONMENTS unset means preview: a grant of another environment is warned", () => {
     const { warnings } = report(repositories(repository({ refEnvironments: { pullRequest: ["qa"] } })));
     expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/acme\/web.*\bqa\b/)]);

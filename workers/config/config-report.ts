@@ -16,7 +16,7 @@ import { capacityProblems } from "../connections/capacity-check";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
-import { DEFAULT_ENVIRONMENTS, issuerSchema } from "./config-vars";
+import { DEFAULT_ENVIRONMENTS, environments, issuerSchema } from "./config-vars";
 import { federationProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
@@ -157,7 +157,8 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
         else if (name === "SPONSON_CONNECTIONS") connections = parsed.data as ConnectionsDocument;
         else if (name === "SPONSON_POLICY") policy = parsed.data as PolicyDocument;
         else if (name === "SPONSON_REPOSITORIES") repositories = parsed.data as RepositoryConfig[];
-        else if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = [...new Set(parsed.data as string[])];
+        // An entry may be `{ name, staleAfterDays }`: names through the config's own accessor.
+        else if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = environments(vars);
       }
     }
     note(name, before);

@@ -1,12 +1,13 @@
 /**
  * clerk.redirectUrl against the Clerk emulator: each URL an object of its own, found by listing
- * the instance's URLs 500 a page, created by `POST /v1/redirect_urls`, adopted when it is already
- * there, removed by id.
+ * the instance's URLs 500 a page, created by `POST /v1/redirect_urls`, adopted when an unanswered
+ * attempt of ours landed, removed by id.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../dev/emulators/transport";
 import { type ClerkContext, createRedirectUrl } from "../../../workers/adapters/clerk/backend-api";
+import { StaleState } from "../../../workers/adapters/stale-state";
 import { configureHost } from "../../helpers/emulators";
 import { failure } from "../../helpers/provider-contract";
 import { CLERK_HOST, clerkInstanceWith, clerkOp } from "./clerk-instance";
@@ -18,8 +19,8 @@ const urlsOf = async (c: Awaited<ReturnType<typeof clerkInstanceWith>>) =>
   (await c.redirectUrls()).map((r) => r.url).sort();
 
 describe("clerk.redirectUrl", () => {
-  it("has no lock identity: the URL is an object of its own", () => {
-    expect(op.lockOn(params, { type: "clerk", instance: "ins_abc" })).toBeNull();
+  it("locks on its instance, as allowed origins do: ownership of a URL two scopes want is kept there", () => {
+    expect(op.lockOn(params, { type: "clerk", instance: "ins_abc" })).toBe("clerk:instance:ins_abc");
     expect(op.batch).toBeUndefined();
   });
 
@@ -37,14 +38,16 @@ describe("clerk.redirectUrl", () => {
     expect(c.calls.filter((x) => x.startsWith("POST"))).toEqual(["POST /v1/redirect_urls"]);
   });
 
-  it("adopts the URL when it is already there: a create that Clerk refuses as a duplicate finds it and succeeds", async () => {
+  it("a first attempt Clerk refuses as a duplicate is someone else's URL: StaleState (nothing written), not adopted", async () => {
     const c = await clerkInstanceWith({ redirectUrls: [ITEM] });
-    // An inspection made before someone (or an unanswered attempt) created it.
-    await op.create(c.ctx, params, { present: false, state: { ids: [] } });
+    // An inspection made before someone created it.
+    await expect(op.create(c.ctx, params, { present: false, state: { ids: [] } })).rejects.toBeInstanceOf(
+      StaleState,
+    );
     expect(await urlsOf(c)).toEqual([ITEM]);
     expect(c.calls).toEqual([
       "POST /v1/redirect_urls",
-      "GET /v1/redirect_urls", // the duplicate's refusal: find the one that is there
+      "GET /v1/redirect_urls", // the duplicate's refusal: is it there?
     ]);
   });
 

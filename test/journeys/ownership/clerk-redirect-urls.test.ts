@@ -1,7 +1,7 @@
 /**
- * Objects of their own through the engine (docs/design.md, "Vocabulary": a null parent identity):
- * Clerk's redirect URLs. A scope creates its URL with no parent lease, records it (parent null)
- * and its destroy deletes it by id; a create whose answer was lost is adopted, not doubled, and
+ * Clerk's redirect URLs through the engine: objects of their own, written one by one under their
+ * instance's lease (docs/design.md, "Ownership of shared entries"). A scope creates its URL,
+ * records it (parent: the instance) and its destroy deletes it by id; a create whose answer was lost is adopted, not doubled, and
  * still removed on close; a URL that was there before the scope named it is not the scope's to remove.
  */
 import { describe, expect, it } from "vitest";
@@ -48,8 +48,8 @@ async function setup(redirectUrls: string[] = []) {
   return { c, plan, engine, requests, run, urls };
 }
 
-describe("clerk.redirectUrl through the engine: an object of its own", () => {
-  it("apply creates it under no parent lease and records it with a null parent; re-apply writes nothing; destroy deletes it by id", async () => {
+describe("clerk.redirectUrl through the engine: an object of its own under its instance's lease", () => {
+  it("apply creates it under the instance's lease and records it with the instance as parent; re-apply writes nothing; destroy deletes it by id", async () => {
     const s = await setup(["my-app://oauth-callback"]);
     const scope = freshPr();
     const applied = await s.engine.apply({ ...s.run(scope), plan: s.plan });
@@ -57,12 +57,14 @@ describe("clerk.redirectUrl through the engine: an object of its own", () => {
     expect(applied.lines[0]).toMatchObject({
       op: "clerk.redirectUrl",
       key: URL_OF(scope),
-      parent: null,
+      parent: `clerk:instance:${s.c.instance}`,
       result: "created",
     });
-    // The scope's lease alone: no parent lock was asked for.
-    expect(applied.counts?.locks).toBe(1);
-    expect((await receipt("preview", scope))?.ledger).toMatchObject([{ key: URL_OF(scope), parent: null }]);
+    // The scope's lease and the instance's.
+    expect(applied.counts?.locks).toBe(2);
+    expect((await receipt("preview", scope))?.ledger).toMatchObject([
+      { key: URL_OF(scope), parent: `clerk:instance:${s.c.instance}` },
+    ]);
     expect(await s.urls()).toEqual([URL_OF(scope), "my-app://oauth-callback"].sort());
 
     s.requests.length = 0;
@@ -104,9 +106,9 @@ describe("clerk.redirectUrl through the engine: an object of its own", () => {
     const s = await setup([URL_OF(scope)]);
     const applied = await s.engine.apply({ ...s.run(scope), plan: s.plan });
     expect(applied.run.status).toBe("succeeded");
-    expect(applied.lines[0]).toMatchObject({ parent: null, result: "unchanged" });
+    expect(applied.lines[0]).toMatchObject({ parent: `clerk:instance:${s.c.instance}`, result: "foreign" });
     expect(s.requests.filter((r) => !r.startsWith("GET"))).toEqual([]);
-    expect((await receipt("preview", scope))?.ledger).toEqual([]);
+    expect((await receipt("preview", scope))?.ledger.map((e) => e.holding)).toEqual(["foreign"]);
     expect((await s.engine.destroy(s.run(scope))).run.status).toBe("succeeded");
     expect(await s.urls()).toEqual([URL_OF(scope)]);
   });

@@ -6,6 +6,7 @@
  * long_message, code, meta }] }`; a 429 says how many seconds to wait in `Retry-After`.
  */
 import { z } from "zod";
+import type { SponsonError } from "../../../shared/errors";
 import {
   type HttpContext,
   type ProviderHttpSpec,
@@ -15,6 +16,7 @@ import {
   providerStatus,
   secondsResetHeader,
 } from "../http";
+import { StaleState } from "../stale-state";
 import type { ClerkConfig } from "./config";
 
 export interface ClerkContext extends HttpContext {
@@ -112,8 +114,11 @@ export async function listRedirectUrls(ctx: ClerkContext): Promise<ClerkRedirect
 }
 
 /**
- * Creates the redirect URL. A refusal (4xx) of a URL the instance already holds — a retry whose
- * first attempt landed unanswered, or Clerk refusing a duplicate — adopts the one that is there.
+ * Creates the redirect URL. Clerk refuses a URL the instance already holds (422
+ * `duplicate_record`). After an earlier attempt of ours that got no answer (or a 5xx), that URL is
+ * our own landing: adopted. On the first attempt it is someone else's, created since the
+ * inspection under the lease: nothing was written, so the engine reads and decides again
+ * (StaleState) and joins it as foreign rather than taking it for its own creation.
  */
 export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise<ClerkRedirectUrl> {
   try {
@@ -128,6 +133,8 @@ export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise
     if (status === null || status < 400 || status >= 500 || status === 401 || status === 403) throw err;
     const existing = (await listRedirectUrls(ctx)).find((r) => r.url === url);
     if (!existing) throw err;
+    const attempts = (err as SponsonError).detail?.attempts;
+    if (attempts === 1) throw new StaleState({ provider: "clerk", url, reason: "created by someone else" });
     return existing;
   }
 }

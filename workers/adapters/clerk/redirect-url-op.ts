@@ -1,14 +1,17 @@
 /**
  * `clerk.redirectUrl`: a native/mobile SSO redirect URL, an object of its own on the instance
- * (`/v1/redirect_urls`). Its lock identity is null (docs/design.md, "Vocabulary"): no parent lease,
- * nothing shared to lose, each URL its own group; the intent before the create and the ledger
- * entry after it still make every one a scope creates removed by its destroy. Found by listing
- * the instance's URLs 500 a page; removed by id (every copy, should a retry ever have made two).
+ * (`/v1/redirect_urls`), created and deleted one by one. Its parent is still the instance
+ * (`lockOn`), as Kinde's URLs are their application's: two scopes (or two repositories) wanting
+ * one URL need their ownership serialized and recorded, or one scope's destroy takes away a URL
+ * another still wants (docs/design.md, "Ownership of shared entries"). The instance's one lease
+ * also serves its `allowed_origins`: a policy's `parents` pin on the instance covers both, and a
+ * URL write is one short call. Found by listing the instance's URLs 500 a page; removed by id
+ * (every copy, should a retry ever have made two).
  */
 import { z } from "zod";
 import type { OpSpec, Params } from "../op-spec";
 import { type ClerkContext, createRedirectUrl, deleteRedirectUrl, listRedirectUrls } from "./backend-api";
-import { type ClerkConfig, clerkRedirectUrlParamsSchema } from "./config";
+import { type ClerkConfig, clerkInstanceIdentity, clerkRedirectUrlParamsSchema } from "./config";
 
 const parse = (params: Params) => clerkRedirectUrlParamsSchema.parse(params);
 const seenSchema = z.object({ ids: z.array(z.string()) });
@@ -23,7 +26,7 @@ export const clerkRedirectUrlOp: OpSpec<ClerkConfig> = {
   params: clerkRedirectUrlParamsSchema,
   key: (params) => parse(params).url,
   itemParam: "url",
-  lockOn: () => null,
+  lockOn: (_params, connection) => clerkInstanceIdentity(connection),
   list: async (ctx) => (await listRedirectUrls(ctx)).map((r) => r.url),
   async inspect(ctx, params) {
     const ids = await idsOf(ctx, parse(params).url);
