@@ -11,8 +11,9 @@ import type { Env } from "../../../shared/env";
 import type { Plan } from "../../../shared/schemas/plan";
 import { lockStub } from "../../../workers/locks/lock-target";
 import { sweepAndReport } from "../../../workers/sweep/sweep-handler";
+import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { call, testApp } from "../../helpers/app";
-import { registerConnection } from "../../helpers/connections";
+import { connectionOf, registerConnection } from "../../helpers/connections";
 import { freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
 import { appLockKey } from "../../helpers/engine";
 import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "../../helpers/plans";
@@ -178,4 +179,65 @@ describe("the sweep's report of lists near their cap", () => {
     await sweepAndReport(createScheduledController({ scheduledTime: now + 5 * DAY_MS }), sweepEnv, parts);
     expect(ours()).toHaveLength(1);
   });
+});
+
+describe("a cap that counts the whole object (Entra: every platform's redirect URIs)", () => {
+  it("records the measured fill with the application's cap, and the sweep reports it near capacity", async () => {
+    const t = await entraTenant({
+      spa: Array.from({ length: 250 }, (_, i) => `https://kept-${i}.example.com/`),
+    });
+    const connection = connectionOf(`fill-entra-${t.tenantId}`, {
+      type: "entra",
+      tenant: t.domain,
+      clientId: t.clientId,
+      clientSecret: { secret: "FILL_ENTRA" },
+    });
+    const plan: Plan = {
+      version: 2,
+      lines: [
+        {
+          id: "spa",
+          op: "entra.redirectUri",
+          connection,
+          params: t.params("spa", "https://{scope}.example.com/"),
+        },
+      ],
+    };
+    const result = await testEngine({ bindings: { FILL_ENTRA: t.secret } }).apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope: `pr-${Math.floor(Math.random() * 1e6)}`,
+      plan,
+      wait: true,
+      waitTimeoutMs: 30_000,
+    });
+    expect(result.run.status).toBe("succeeded");
+    const told: Array<{ kind: string; subject: Record<string, unknown> }> = [];
+    const notifications = {
+      send: async (body: { kind: string; subject: Record<string, unknown> }) => void told.push(body),
+    } as unknown as Queue;
+    const report = await sweepAndReport(
+      createScheduledController({ scheduledTime: Date.now() }),
+      { ...env, NOTIFY_QUEUE: notifications } as Env,
+      {
+        resolveStaleIntents: async () => ({ resolved: 0 }),
+        orphans: async () => ({ orphans: [], problems: [] }),
+        scopesOwningEntries: async () => [],
+      },
+    );
+    const ours = <T extends { identity?: unknown; subject?: Record<string, unknown> }>(l: T) =>
+      String(l.identity ?? l.subject?.identity ?? "").includes(t.application);
+    const lists = report.nearCapacity?.ok ? report.nearCapacity.value : [];
+    expect(lists.filter(ours)).toEqual([
+      expect.objectContaining({ op: "entra.redirectUri", cap: 256, entries: 251 }),
+    ]);
+    const key = lists.find(ours)?.lock as string;
+    const res = await call(app, "GET", `/v1/locks/${encodeURIComponent(key)}`);
+    expect(((await res.json()) as { fills?: unknown }).fills).toEqual([
+      { op: "entra.redirectUri", cap: 256, entries: 251, at: expect.any(Number) },
+    ]);
+    expect(told.filter(ours)).toEqual([
+      expect.objectContaining({ kind: "list-near-capacity", subject: expect.objectContaining({ cap: 256 }) }),
+    ]);
+  }, 60_000);
 });

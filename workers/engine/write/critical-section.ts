@@ -179,7 +179,7 @@ export class CriticalSection {
       owns = room.owns;
       if (room.added) decisions = decideFor(new Set());
     }
-    if (capped) decisions = await this.#fit(first.parent as string, state, decisions, decideFor, capOf);
+    if (capped) decisions = await this.#fit(first.parent as string, state, decideFor, capOf);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
@@ -193,10 +193,11 @@ export class CriticalSection {
     ]);
     if (goneList.length > 0) {
       for (const waiter of goneList) this.#gone.add(waiter);
-      decisions = decideFor(new Set([...this.#gone, ...this.#full.keys()]));
-      // A gone waiter's removal may have been what made room.
-      const fill = capped ? overCap(first.parent as string, state, decisions, capOf) : null;
-      if (fill) throw await this.#refusal(fill);
+      // A gone waiter's removal may have been what made room: the others are fitted again, and a
+      // waiter that no longer fits is refused alone (the run's own changes fit without any waiter).
+      decisions = capped
+        ? await this.#fit(first.parent as string, state, decideFor, capOf)
+        : decideFor(new Set([...this.#gone, ...this.#full.keys()]));
     }
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
@@ -241,34 +242,35 @@ export class CriticalSection {
   /**
    * The run's own changes must fit the list's cap, or the group is refused (LIST_FULL, nothing
    * touched); then each waiter in queue order joins the write only if it still fits, else its
-   * changes go back and it is refused alone when it writes them itself.
+   * changes go back and it is refused alone when it writes them itself. Each trial is decided
+   * afresh with only the waiters admitted so far: a change that only joined a refused waiter's
+   * entry creates it once that waiter is out, so the write sent is always one that was checked.
+   * Waiters found gone are left out.
    */
   async #fit(
     object: string,
     state: unknown,
-    decisions: Decided[],
     decideFor: (without: ReadonlySet<string>) => Decided[],
     capOf: CapOf,
   ): Promise<Decided[]> {
     const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
-    const ownFill = overCap(
-      object,
-      state,
-      decisions.filter((d) => waiterOf(d) === null),
-      capOf,
-    );
+    const everyone = decideFor(this.#gone);
+    const own = everyone.filter((d) => waiterOf(d) === null);
+    const ownFill = overCap(object, state, own, capOf);
     if (ownFill) throw await this.#refusal(ownFill);
-    const waiters = [...new Set(decisions.map(waiterOf).filter((x): x is string => x !== null))];
+    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
     const kept = new Set<string>();
+    const without = (trying: string | null) =>
+      new Set([...this.#gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);
     for (const waiter of waiters) {
-      const trial = decisions.filter(
-        (d) => waiterOf(d) === null || kept.has(waiterOf(d) as string) || waiterOf(d) === waiter,
-      );
-      const fill = overCap(object, state, trial, capOf);
+      const fill = overCap(object, state, decideFor(without(waiter)), capOf);
       if (fill) this.#full.set(waiter, listFull(fill));
-      else kept.add(waiter);
+      else {
+        kept.add(waiter);
+        this.#full.delete(waiter);
+      }
     }
-    return this.#full.size > 0 ? decideFor(new Set(this.#full.keys())) : decisions;
+    return kept.size === waiters.length ? everyone : decideFor(without(null));
   }
 
   /**

@@ -2,11 +2,11 @@
  * The fill level each capped list of a group's object has once its write is made (docs/design.md,
  * "Lists at their cap"; issue 32, "Capacity is visible"): counted from the read under the lease and
  * the decisions the write carried, the same way the cap check counts (../capacity/list-fill.ts), so
- * no provider call is added. Lists whose cap counts more than the op's own entries are left out
- * there and here.
+ * no provider call is added. A cap that counts the whole object (`capacity.measure`: Entra's
+ * platforms, S3's rules) is measured on the object as the whole write leaves it, with its own cap.
  */
 import type { FillLevel } from "../../../shared/schemas/fill-level";
-import type { CapOf } from "../capacity/list-fill";
+import { type CapOf, effectiveCap } from "../capacity/list-fill";
 import type { Decided } from "../rules/group-decisions";
 
 export function fillsAfterWrite(
@@ -17,11 +17,23 @@ export function fillsAfterWrite(
 ): FillLevel[] {
   const byOp = new Map<string, Decided[]>();
   for (const d of decisions) byOp.set(d.change.item.opName, [...(byOp.get(d.change.item.opName) ?? []), d]);
+  let whole = state;
+  for (const d of decisions) {
+    const batch = d.change.item.op.batch;
+    if (d.write && batch) whole = batch.edit(whole, d.change.item.params, d.change.action);
+  }
   const fills: FillLevel[] = [];
   for (const [op, ds] of byOp) {
     const item = (ds[0] as Decided).change.item;
     const batch = item.op.batch;
-    if (item.op.capacity?.counts !== undefined || !batch) continue;
+    if (!batch) continue;
+    const measure = item.op.capacity?.measure;
+    if (measure) {
+      const after = measure(whole);
+      const cap = effectiveCap(capOf(item), after.cap) ?? item.op.capacity?.maxEntries;
+      if (cap !== undefined) fills.push({ op, cap, entries: after.entries, at });
+      continue;
+    }
     const cap = capOf(item);
     if (cap === undefined) continue;
     let edited = state;
