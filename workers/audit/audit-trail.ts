@@ -13,8 +13,8 @@ import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
 import { auditLifecycleSchema } from "./audit-intent";
-import { orphanRemovalAuditSchema } from "./orphan-audit";
 import { EVICTION_AUDIT_PREFIX } from "./evictions";
+import { orphanRemovalAuditSchema } from "./orphan-audit";
 import { TOKEN_AUDIT_PREFIX, tokenMintAuditSchema, tokenMintEntry } from "./token-mints";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";

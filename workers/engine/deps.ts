@@ -1,7 +1,6 @@
 /** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
 import type { Clock } from "../../shared/clock";
 import type { EvictionAudit } from "../../shared/schemas/eviction";
-import type { OrphanRemoval } from "../../shared/schemas/orphans";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
