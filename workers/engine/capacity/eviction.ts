@@ -9,7 +9,6 @@
 import { SponsonError } from "../../../shared/errors";
 import type { EvictionNote } from "../../../shared/schemas/eviction";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
-import type { ParentLock } from "../../locks/parent-lock";
 import { ScopeLock } from "../../locks/scope-lock";
 import type { StoredReceipt } from "../../receipts/receipt-store";
 import { type Item, itemOfRecord, sameItem } from "../plan/item";
@@ -17,7 +16,7 @@ import { ownerOf } from "../rules/ownership";
 import { runLeaseOptions } from "../run/run-lease";
 import type { WriterParts } from "../write/writer-parts";
 import type { ListFill } from "./list-fill";
-import { listOwners, type ScopeShare } from "./list-owners";
+import type { OwnersOf, ScopeShare } from "./list-owners";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -32,23 +31,19 @@ export interface Candidate {
 
 export class Evictions {
   readonly #w: WriterParts;
+  readonly #owners: OwnersOf;
   /** Scopes asked once per group write: null when busy, not evictable or holding nothing here. */
   readonly #taken = new Map<string, Candidate | null>();
 
-  constructor(w: WriterParts) {
+  constructor(w: WriterParts, owners: OwnersOf) {
     this.#w = w;
+    this.#owners = owners;
   }
 
   /** The caller's repository's stale scopes holding entries of `fill`'s object, stalest first. */
-  async candidates(lease: ParentLock, fill: ListFill): Promise<Candidate[]> {
+  async candidates(fill: ListFill): Promise<Candidate[]> {
     const w = this.#w;
-    const owners = await listOwners({
-      deps: w.deps,
-      lease,
-      repository: w.run.repository,
-      op: fill.op,
-      keys: fill.keys,
-    });
+    const owners = await this.#owners(fill);
     const out: Candidate[] = [];
     for (const share of owners.scopes) {
       if (share.stale === null) continue;

@@ -128,3 +128,25 @@ async function inBatches<T, R>(items: readonly T[], size: number, f: (t: T) => P
     out.push(...(await Promise.all(items.slice(i, i + size).map(f))));
   return out;
 }
+
+/** Who holds one list: the op and its keys as read under the lease. */
+export type OwnersOf = (list: { op: string; keys: readonly string[] }) => Promise<ListOwners>;
+
+/**
+ * listOwners at most once per list under one lease: eviction chooses from the answer and a refusal
+ * that follows reports the same one, instead of reading the ownership and every owner's receipt
+ * twice while the lease is held. A failed read is not kept.
+ */
+export function ownersOnce(input: Omit<OwnersInput, "op" | "keys">): OwnersOf {
+  const known = new Map<string, Promise<ListOwners>>();
+  return ({ op, keys }) => {
+    const id = [op, ...[...new Set(keys)].sort()].join("\u0000");
+    let answer = known.get(id);
+    if (!answer) {
+      answer = listOwners({ ...input, op, keys });
+      known.set(id, answer);
+      answer.catch(() => known.delete(id));
+    }
+    return answer;
+  };
+}

@@ -1,7 +1,7 @@
 /**
  * Eviction inside the critical section (docs/design.md, "Evicting stale scopes"): while the run's
  * own changes do not fit, the next stalest stale scope's entries on the object join the group as
- * that scope's removals, but only entries it alone owns (never foreign, never shared with a live
+ * that scope's removals (returned, for the section to add), but only entries it alone owns (never foreign, never shared with a live
  * scope). They are then written in the group's one fenced write. Room still short: they are taken
  * out again, nothing is evicted, and the refusal counts the list as it is.
  */
@@ -22,34 +22,38 @@ export interface RoomInput {
   fence: Fence;
   ctx: OpContext;
   capOf: CapOf;
-  /** The group's participants, their presence and ownership: extended in place with removals. */
-  all: Participant[];
-  seen: Inspection[];
+  /** The group's participants, their presence and ownership, as decided so far. */
+  all: readonly Participant[];
+  seen: readonly Inspection[];
   owns: ItemOwnership[];
 }
 
 export interface Room {
   owns: ItemOwnership[];
-  added: boolean;
+  /** The evicted scopes' removals to add to the group, and their presence (present, all). */
+  added: Participant[];
+  seen: Inspection[];
   /** Each added removal's change, and whose entry it is. */
   evicted: Map<Change, Candidate>;
 }
 
 export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInput): Promise<Room> {
-  const mine = (i: number) => !("waiter" in (r.all[i] as Participant));
+  const all = [...r.all];
+  const seen = [...r.seen];
+  const mine = (i: number) => !("waiter" in (all[i] as Participant));
   let owns = r.owns;
   const ownOnly = () =>
     decideInOrder(
-      r.all.filter((_, i) => mine(i)),
-      r.seen.filter((_, i) => mine(i)).map((s) => s.present),
+      all.filter((_, i) => mine(i)),
+      seen.filter((_, i) => mine(i)).map((s) => s.present),
       owns.filter((_, i) => mine(i)),
     );
-  const none: Room = { owns: r.owns, added: false, evicted: new Map() };
+  const none: Room = { owns: r.owns, added: [], seen: [], evicted: new Map() };
   const fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   if (!fill) return none;
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
-  for (const c of await evictions.candidates(r.lease, fill)) {
+  for (const c of await evictions.candidates(fill)) {
     const items = c.entries.map((e) => e.item);
     const theirs = await ownershipOf(w, {
       items,
@@ -64,13 +68,12 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
       if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) return;
       const change: Change = { item, action: "remove" };
       evicted.set(change, c);
-      r.all.push({ change, owner: c.owner });
-      r.seen.push({ present: true });
+      all.push({ change, owner: c.owner });
+      seen.push({ present: true });
       owns = [...owns, own];
     });
-    if (!overCap(r.object, r.state, ownOnly(), r.capOf)) return { owns, added: evicted.size > 0, evicted };
+    if (!overCap(r.object, r.state, ownOnly(), r.capOf))
+      return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
   }
-  r.all.length = kept;
-  r.seen.length = kept;
   return none;
 }

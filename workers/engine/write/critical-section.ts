@@ -12,7 +12,7 @@ import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/st
 import type { ParentLock } from "../../locks/parent-lock";
 import { type Candidate, Evictions } from "../capacity/eviction";
 import { type CapOf, effectiveCap, type ListFill, listFull, overCap } from "../capacity/list-fill";
-import { listOwners } from "../capacity/list-owners";
+import { type OwnersOf, ownersOnce } from "../capacity/list-owners";
 import { makeRoom } from "../capacity/make-room";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
@@ -78,12 +78,19 @@ export class CriticalSection {
   /** The removals eviction added, by change: whose entry each one is. */
   #evicted = new Map<Change, Candidate>();
 
+  /** Who holds a full list, read once under this lease (eviction and the refusal share it). */
+  readonly #owners: OwnersOf | null;
+
   constructor(input: SectionInput) {
     this.#in = input;
     const { deps, run } = input.parts;
+    this.#owners =
+      input.lease !== null && deps.ownership
+        ? ownersOnce({ deps, lease: input.lease, repository: run.repository })
+        : null;
     this.#evictions =
-      input.lease !== null && deps.ownership && deps.evictStale?.(run.environment) === true
-        ? new Evictions(input.parts)
+      this.#owners !== null && deps.evictStale?.(run.environment) === true
+        ? new Evictions(input.parts, this.#owners)
         : null;
   }
 
@@ -177,7 +184,9 @@ export class CriticalSection {
       });
       this.#evicted = room.evicted;
       owns = room.owns;
-      if (room.added) decisions = decideFor(new Set());
+      all.push(...room.added);
+      seen.push(...room.seen);
+      if (room.added.length > 0) decisions = decideFor(new Set());
     }
     if (capped) decisions = await this.#fit(first.parent as string, state, decideFor, capOf);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
@@ -279,17 +288,10 @@ export class CriticalSection {
    * help, not the decision: failing to gather it still refuses, with the counts alone.
    */
   async #refusal(fill: ListFill): Promise<SponsonError> {
-    const { parts: w, lease } = this.#in;
-    if (lease === null || !w.deps.ownership) return listFull(fill);
+    const w = this.#in.parts;
+    if (this.#owners === null) return listFull(fill);
     try {
-      const owners = await listOwners({
-        deps: w.deps,
-        lease,
-        repository: w.run.repository,
-        op: fill.op,
-        keys: fill.keys,
-      });
-      return listFull(fill, owners);
+      return listFull(fill, await this.#owners(fill));
     } catch (err) {
       w.deps.warn?.(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
       return listFull(fill);
