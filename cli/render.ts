@@ -1,7 +1,7 @@
 /** How runs, ledgers and locks read on a terminal and in CI logs: plain lines, no colours needed. */
 
 import { holdingText } from "../shared/holding-text";
-import { isNearCapacity } from "../shared/schemas/fill-level";
+import { fillPercent, fillShare, fillShareWords } from "../shared/fill-share";
 import { holderWords, type LockHolder, type RunHolder } from "../shared/schemas/provenance";
 import type { Waiting } from "../shared/schemas/run";
 import type { LockState, Receipt, RunEvent, RunResult, ScopeSummary } from "./client";
@@ -254,8 +254,10 @@ export function lockText(lock: LockState, now: number): string[] {
   }
   if (lock.fills && lock.fills.length > 0) {
     // Each capped list as the last write left it; above 80 % the sweep reports it (docs/operations.md).
-    const share = (f: { cap: number; entries: number }) =>
-      `${Math.round((f.entries / f.cap) * 100)} %${isNearCapacity(f) ? " (near its cap)" : ""}`;
+    const share = (f: { cap: number; entries: number }) => {
+      const words = fillShareWords(fillShare(f));
+      return `${fillPercent(f)} %${words ? ` (${words})` : ""}`;
+    };
     out.push(
       "",
       ...table(

@@ -35,6 +35,22 @@ describe("a lock's fill levels in `sponson locks <key>`", () => {
     expect(text).toMatch(/auth0\.logoutUrl\s+12\s+100\s+12 %\s+2026-12-02T07:00:00/);
   });
 
+  it("a list one short of its cap reads 99 %, not 100 %: only a full list reads 100 %", () => {
+    const at = Date.UTC(2026, 11, 2, 7, 0, 0);
+    const text = lockText(
+      {
+        ...lock,
+        fills: [
+          { op: "entra.redirectUri", cap: 256, entries: 255, at },
+          { op: "auth0.webOrigin", cap: 100, entries: 100, at },
+        ],
+      },
+      at,
+    ).join("\n");
+    expect(text).toMatch(/entra\.redirectUri\s+255\s+256\s+99 % \(near its cap\)/);
+    expect(text).toMatch(/auth0\.webOrigin\s+100\s+100\s+100 % \(full\)/);
+  });
+
   it("a lock with no fill level shows no capacity table", () => {
     expect(lockText(lock, Date.now()).join("\n")).not.toContain("CAP");
   });
