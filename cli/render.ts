@@ -1,7 +1,7 @@
 /** How runs, ledgers and locks read on a terminal and in CI logs: plain lines, no colours needed. */
 
-import { holdingText } from "../shared/holding-text";
 import { fillPercent, fillShare, fillShareWords } from "../shared/fill-share";
+import { holdingText } from "../shared/holding-text";
 import { holderWords, type LockHolder, type RunHolder } from "../shared/schemas/provenance";
 import type { Waiting } from "../shared/schemas/run";
 import type { LockState, Receipt, RunEvent, RunResult, ScopeSummary } from "./client";

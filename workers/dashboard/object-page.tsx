@@ -1,14 +1,17 @@
 /**
  * GET /dashboard/objects/{hash}: one provider object (an Auth0 application, a bucket's CORS…):
  * its lock, every entry the service knows on it with the scopes that own it, the foreign ones
- * (there before any scope), and for admins the orphans found at the provider (owned by no scope,
- * not foreign). A caller bound to one repository sees only its own scopes' entries.
+ * (there before any scope), how full each capped list is (counts only, shown to every caller of
+ * the page), and for admins the orphans found at the provider (owned by no scope, not foreign). A
+ * caller bound to one repository sees only its own scopes' entries.
  */
 import type { LeaseHolder } from "../../shared/schemas/provenance";
 import type { Role } from "../auth/caller";
+import { FillLevels } from "./fill-levels";
 import { formatAgo, formatUtc } from "./format";
 import { HolderText } from "./holder-text";
 import { Layout } from "./layout";
+import type { FillRow } from "./object-fills";
 
 export interface ObjectEntry {
   op: string;
@@ -35,6 +38,8 @@ export interface ObjectPageProps {
     waiters: string[];
   };
   entries: ObjectEntry[];
+  /** Each capped list's fill level, or that it is not measured yet. */
+  fills: FillRow[];
   /** Admins: entries at the provider no scope owns; null when not looked up (not an admin). */
   orphans: { op: string; key: string }[] | null;
   problems: string[];
@@ -108,6 +113,7 @@ export function ObjectPage(props: ObjectPageProps) {
               </table>
             </div>
           )}
+          <FillLevels rows={props.fills} now={props.now} />
           <h3>Orphans</h3>
           {props.orphans === null ? (
             <p class="muted">Admins see the entries at the provider that no scope owns (GET /v1/orphans).</p>

@@ -48,6 +48,9 @@ dl.facts dd { margin: 0; min-width: 0; }
 .badge.failed { color: var(--bad); }
 .badge.scope-open { color: var(--ok); }
 .badge.scope-closed { color: var(--warn); }
+.badge.fill-near { color: var(--warn); }
+.badge.fill-full { color: var(--bad); }
+td.fill meter { width: 6rem; vertical-align: middle; }
 .countdown { font-variant-numeric: tabular-nums; font-weight: 600; }
 .countdown.soon { color: var(--warn); }
 ul.waiters { margin: .2rem 0 0; padding-left: 1.1rem; }

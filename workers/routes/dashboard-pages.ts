@@ -1,7 +1,7 @@
 /**
  * The dashboard's run and object pages (README, "Dashboard"): `/dashboard/runs/{id}`, which the
  * Action's pull-request comment links, and `/dashboard/objects/{hash}`, one provider object with
- * its entries, owners, foreign and orphaned items and its lock. Viewer or above (the route table);
+ * its entries, owners, foreign and orphaned items, its capped lists' fill levels and its lock. Viewer or above (the route table);
  * a caller bound to one repository sees only that repository's runs and entries.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
@@ -9,16 +9,21 @@ import type { Context } from "hono";
 import { SponsonError } from "../../shared/errors";
 import { scopeOfOwner } from "../../shared/schemas/ownership";
 import { repositoryRefById, sameRepositoryName } from "../../shared/schemas/repository";
+import { ADAPTERS } from "../adapters";
 import type { AppEnv } from "../app-env";
 import { roleAtLeast } from "../auth/caller";
 import { configFromEnv } from "../config/config";
+import { Connections } from "../connections/connections";
+import { fillRows } from "../dashboard/object-fills";
 import { lockKeyOfHash, OBJECT_HASH, objectHash } from "../dashboard/object-hash";
 import type { ObjectEntry } from "../dashboard/object-page";
 import { pageHeaders } from "../dashboard/page-headers";
 import { renderObjectPage, renderRunLinkPage, renderRunPage } from "../dashboard/render-pages";
 import { ledgerRows, recentRuns } from "../dashboard/snapshot";
 import { boundRepositoryOf } from "../dashboard/view-filter";
+import { effectiveCap } from "../engine/capacity/list-fill";
 import type { Engine } from "../engine/engine";
+import { OpRegistry } from "../engine/plan/op-registry";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../lock-views/ledger-view";
@@ -27,6 +32,8 @@ import { lockForRepository } from "../lock-views/repository-view";
 import { lockStub } from "../locks/lock-target";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { html } from "./dashboard-openapi";
+
+const OPS = new OpRegistry(ADAPTERS);
 
 const runRoute = createRoute({
   method: "get",
@@ -55,7 +62,8 @@ const objectRoute = createRoute({
   path: "/dashboard/objects/{hash}",
   operationId: "dashboardObject",
   tags: ["dashboard"],
-  summary: "One provider object: its entries with their owners, foreign and orphaned ones, and its lock",
+  summary:
+    "One provider object: its entries with their owners, foreign and orphaned ones, its capped lists' fill levels, and its lock",
   security: bearerSecurity,
   request: { params: z.object({ hash: z.string().regex(OBJECT_HASH) }) },
   responses: {
@@ -131,8 +139,18 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
       const [state, ownership] = await Promise.all([stub.read({ key }), stub.ownership({ key })]);
       if (state.identity === null)
         throw new SponsonError("NOT_FOUND", "the service knows no object with this hash");
-      const repositories = configFromEnv(c.env).repositories;
+      const config = configFromEnv(c.env);
+      const repositories = config.repositories;
       const bound = boundRepositoryOf(caller, repositories);
+      // The object's lists with a cap now (documented or configured), the way a write finds it.
+      const connections = new Connections(config.connections);
+      const capped = ownership.locators
+        .filter(
+          (l) =>
+            effectiveCap(OPS.get(l.op)?.capacity?.maxEntries, connections.capacityOf(l.connection, l.op)) !==
+            undefined,
+        )
+        .map((l) => l.op);
       const entries: ObjectEntry[] = [];
       for (const item of ownership.items) {
         const owners = item.owners.map((o) => ({ o, scope: scopeOfOwner(o) }));
@@ -170,6 +188,8 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
             waiters: view.waiters.map((w) => w.holder),
           },
           entries,
+          // Counts only (docs/design.md, "Fill levels"): every caller of the page sees them, as the lock detail answers them.
+          fills: fillRows(state.fills ?? [], capped),
           orphans: found ? found.orphans.map((o) => ({ op: o.op, key: o.key })) : null,
           problems: found?.problems ?? [],
           now: Date.now(),

@@ -1,0 +1,31 @@
+/**
+ * The object page's capacity rows (issue 32, "Capacity is visible"; docs/design.md, "Fill levels"):
+ * each capped list on the object, as the lock's last recorded fill left it, or "not measured yet"
+ * for a capped list the lock has no fill for (written before its cap was set, or by a run that died
+ * before its release). Counts only: never an entry, a scope or a secret. Pure.
+ */
+import { type FillShare, fillPercent, fillShare } from "../../shared/fill-share";
+import type { FillLevel } from "../../shared/schemas/fill-level";
+
+export type FillRow =
+  | { op: string; level: "unmeasured" }
+  | { op: string; level: FillShare; entries: number; cap: number; percent: number; at: number };
+
+/**
+ * `fills`: what the lock recorded; `cappedOps`: the object's lists that have a cap now (documented
+ * or configured). A recorded fill is shown even when its cap has since been lifted: it is what the
+ * last write saw, and its date says so.
+ */
+export function fillRows(fills: readonly FillLevel[], cappedOps: readonly string[]): FillRow[] {
+  const rows: FillRow[] = fills.map((f) => ({
+    op: f.op,
+    level: fillShare(f),
+    entries: f.entries,
+    cap: f.cap,
+    percent: fillPercent(f),
+    at: f.at,
+  }));
+  const measured = new Set(fills.map((f) => f.op));
+  for (const op of new Set(cappedOps)) if (!measured.has(op)) rows.push({ op, level: "unmeasured" });
+  return rows.sort((a, b) => (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+}
