@@ -110,6 +110,10 @@ describe("the dashboard's filters, run page and object page in a browser", () =>
       await viewer.locator('tr[data-key="https://pr-42.preview.example.com/callback"] .owners').textContent(),
     ).toContain("preview/pr-42");
     expect(await viewer.locator(".lock-state").getAttribute("data-held")).toBe("false");
+    // Auth0's documented cap of 100 web origins: the list's fill as the last write left it.
+    const origins = viewer.locator('tr[data-fill-op="auth0.webOrigin"]');
+    expect(await origins.getAttribute("data-fill-level")).toBe("ok");
+    expect(await origins.locator("td.fill").textContent()).toMatch(/\b\d+ of 100 · \d+ %/);
   });
   it("a ledger the reader opened or closed stays so across a live refresh", async ({ expect }) => {
     const admin = await server.token("admin", "e2e-admin");
