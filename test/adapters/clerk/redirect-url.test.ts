@@ -6,7 +6,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../dev/emulators/transport";
-import { type ClerkContext, createRedirectUrl } from "../../../workers/adapters/clerk/backend-api";
+import {
+  type ClerkContext,
+  createRedirectUrl,
+  listRedirectUrls,
+} from "../../../workers/adapters/clerk/backend-api";
 import { StaleState } from "../../../workers/adapters/stale-state";
 import { configureHost } from "../../helpers/emulators";
 import { failure } from "../../helpers/provider-contract";
@@ -120,6 +124,26 @@ describe("clerk.redirectUrl", () => {
     expect((await op.inspect(c.ctx, { url: "my-app-0://cb" })).present).toBe(true);
     expect(c.calls).toEqual(["GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
     expect(await op.list(c.ctx, params)).toHaveLength(501);
+  });
+
+  it("a list longer than the pages it may read is refused, never read as complete (a URL not seen is not absent)", async () => {
+    // The bound lowered to 2 pages (1,000 URLs): the instance holds 1,001.
+    const urls = Array.from({ length: 1_001 }, (_, i) => `my-app-${i}://cb`);
+    const c = await clerkInstanceWith({ redirectUrls: urls });
+    const err = await failure(listRedirectUrls(c.ctx as ClerkContext, 2));
+    expect(err.code).toBe("PROVIDER_ERROR");
+    expect(err.message).toBe(
+      "clerk: 200 the instance holds 1001 redirect URLs; 1000 were read in 2 pages of 500, the most read for one list",
+    );
+    expect(err.detail).toMatchObject({ provider: "clerk", status: 200 });
+    expect(err.retriable).toBe(false);
+    expect(c.calls).toEqual(["GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
+  });
+
+  it("control: a list that ends on the last page it may read is complete", async () => {
+    const urls = Array.from({ length: 1_000 }, (_, i) => `my-app-${i}://cb`);
+    const c = await clerkInstanceWith({ redirectUrls: urls });
+    expect(await listRedirectUrls(c.ctx as ClerkContext, 2)).toHaveLength(1_000);
   });
 
   it("a 429 waits the seconds Retry-After asks, then the create goes through", async () => {
