@@ -74,7 +74,26 @@ export async function readInstance(ctx: ClerkContext): Promise<ClerkInstance> {
       attempts: 1,
     });
   }
+  verified.set(ctx.config, Promise.resolve());
   return instance;
+}
+
+/** Connections (a run's resolved config, one object per connection) whose key's instance was checked. */
+const verified = new WeakMap<ClerkConfig, Promise<void>>();
+
+/**
+ * readInstance's check for calls that do not read the instance (the redirect URLs: a key reaches
+ * only its own instance, whatever the connection names). Once per connection context: a key never
+ * changes instance, so one round trip per run covers all its URLs. A failed check is not kept.
+ */
+export function checkInstance(ctx: ClerkContext): Promise<void> {
+  let check = verified.get(ctx.config);
+  if (!check) {
+    check = readInstance(ctx).then(() => {});
+    verified.set(ctx.config, check);
+    check.catch(() => verified.delete(ctx.config));
+  }
+  return check;
 }
 
 /** `allowed_origins` written whole (204); the last write wins, so only under the instance's lease. */
