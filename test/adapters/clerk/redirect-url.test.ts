@@ -6,7 +6,11 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../dev/emulators/transport";
-import { type ClerkContext, createRedirectUrl } from "../../../workers/adapters/clerk/backend-api";
+import {
+  type ClerkContext,
+  createRedirectUrl,
+  listRedirectUrls,
+} from "../../../workers/adapters/clerk/backend-api";
 import { StaleState } from "../../../workers/adapters/stale-state";
 import { configureHost } from "../../helpers/emulators";
 import { failure } from "../../helpers/provider-contract";
@@ -110,7 +114,11 @@ describe("clerk.redirectUrl", () => {
       return inner(input, init);
     }) as typeof fetch;
     expect((await op.inspect(c.ctx, params)).present).toBe(true);
-    expect(sent).toEqual(["https://api.clerk.com/v1/redirect_urls?paginated=true&limit=500&offset=0"]);
+    expect(sent).toEqual([
+      // The key's instance, checked once (the connection names it: the lease's identity).
+      "https://api.clerk.com/v1/instance",
+      "https://api.clerk.com/v1/redirect_urls?paginated=true&limit=500&offset=0",
+    ]);
     expect(await op.list(c.ctx, params)).toHaveLength(25);
   });
 
@@ -118,8 +126,52 @@ describe("clerk.redirectUrl", () => {
     const urls = Array.from({ length: 501 }, (_, i) => `my-app-${i}://cb`);
     const c = await clerkInstanceWith({ redirectUrls: urls });
     expect((await op.inspect(c.ctx, { url: "my-app-0://cb" })).present).toBe(true);
-    expect(c.calls).toEqual(["GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
+    expect(c.calls).toEqual(["GET /v1/instance", "GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
     expect(await op.list(c.ctx, params)).toHaveLength(501);
+  });
+
+  it("a key of another instance than the connection names: refused like allowedOrigin's read, before any redirect-URL request", async () => {
+    // The connection names ins_other…, its key is another instance's: that instance's URLs would
+    // be written under ins_other…'s lease.
+    const c = await clerkInstanceWith({ redirectUrls: ["my-app://oauth-callback"] }, "missing");
+    const before = await urlsOf(c);
+    for (const attempt of [op.inspect(c.ctx, params), op.list(c.ctx, params)]) {
+      const err = await failure(attempt);
+      expect(err.code).toBe("PROVIDER_ERROR");
+      expect(err.message).toMatch(
+        /^clerk: 404 instance ins_other\w+ not found: the connection's secret key is instance ins_\w+'s$/,
+      );
+      expect(err.detail).toMatchObject({ provider: "clerk", status: 404 });
+    }
+    expect(c.calls.filter((x) => !x.startsWith("GET /v1/instance"))).toEqual([]);
+    expect(await urlsOf(c)).toEqual(before);
+  });
+
+  it("the key's instance is asked once per connection context: later calls go straight to the URLs", async () => {
+    const c = await clerkInstanceWith({});
+    await op.inspect(c.ctx, params);
+    await op.inspect(c.ctx, params);
+    expect(c.calls).toEqual(["GET /v1/instance", "GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
+  });
+
+  it("a list longer than the pages it may read is refused, never read as complete (a URL not seen is not absent)", async () => {
+    // The bound lowered to 2 pages (1,000 URLs): the instance holds 1,001.
+    const urls = Array.from({ length: 1_001 }, (_, i) => `my-app-${i}://cb`);
+    const c = await clerkInstanceWith({ redirectUrls: urls });
+    const err = await failure(listRedirectUrls(c.ctx as ClerkContext, 2));
+    expect(err.code).toBe("PROVIDER_ERROR");
+    expect(err.message).toBe(
+      "clerk: 200 the instance holds 1001 redirect URLs; 1000 were read in 2 pages of 500, the most read for one list",
+    );
+    expect(err.detail).toMatchObject({ provider: "clerk", status: 200 });
+    expect(err.retriable).toBe(false);
+    expect(c.calls).toEqual(["GET /v1/redirect_urls", "GET /v1/redirect_urls"]);
+  });
+
+  it("control: a list that ends on the last page it may read is complete", async () => {
+    const urls = Array.from({ length: 1_000 }, (_, i) => `my-app-${i}://cb`);
+    const c = await clerkInstanceWith({ redirectUrls: urls });
+    expect(await listRedirectUrls(c.ctx as ClerkContext, 2)).toHaveLength(1_000);
   });
 
   it("a 429 waits the seconds Retry-After asks, then the create goes through", async () => {

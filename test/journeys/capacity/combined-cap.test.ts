@@ -54,7 +54,84 @@ async function queued(domain: string, runs: Array<() => Promise<RunResult>>) {
   return (await Promise.all(started)) as RunResult[];
 }
 
+/** Records the longest `web_origins` any PATCH of the client carried: what the provider was sent. */
+function patchedOrigins(longest: { n: number }) {
+  return (inner: typeof fetch): typeof fetch =>
+    async (input, init) => {
+      const req = new Request(input, init);
+      if (req.method === "PATCH") {
+        const body = (await req.clone().json()) as { web_origins?: string[] };
+        longest.n = Math.max(longest.n, body.web_origins?.length ?? 0);
+      }
+      return inner(req);
+    };
+}
+
 describe("a combined write at the cap", () => {
+  it("holder and three waiters whose writes together cross the cap: the one that does not fit is refused alone, the rest written in one write, the list never past 100", async () => {
+    const kept = filled(97, "kept");
+    const domain = await tenantWith(kept);
+    const [h, w1, w2, w3] = [freshPr(), freshPr(), freshPr(), freshPr()];
+    const own = originPlan(domain, "https://{scope}.preview.example.com");
+    // W2 wants two entries: with H's and W1's, 101 of 100. W3's one still fits after W2 is out.
+    const two = auth0Plan(domain, [
+      { id: "origin", op: "auth0.webOrigin", url: "https://{scope}.preview.example.com" },
+      { id: "origin2", op: "auth0.webOrigin", url: "https://{scope}.two.example.com" },
+    ]);
+    const longest = { n: 0 };
+    const engine = () => testEngine({ combining: true, wrapFetch: patchedOrigins(longest) });
+    const [rh, r1, r2, r3] = await queued(domain, [
+      () => engine().apply(request(h, own)),
+      () => engine().apply(request(w1, own)),
+      () => engine().apply(request(w2, two)),
+      () => engine().apply(request(w3, own)),
+    ]);
+    expect(rh?.run.status).toBe("succeeded");
+    // W1 and W3 were written by the holder's one write; W2 came back and was refused by its own check.
+    for (const r of [r1, r3]) {
+      expect(r?.run.status).toBe("succeeded");
+      expect(r?.lines.map((l) => [l.result, l.writtenBy])).toEqual([["created", rh?.run.id]]);
+    }
+    expect(r2?.run.status).toBe("failed");
+    expect(r2?.run.error?.code).toBe("LIST_FULL");
+    expect(r2?.run.error?.detail).toMatchObject({ cap: 100, entries: 100, after: 102 });
+    const origins = (await auth0Client(domain, APP_CLIENT))?.web_origins ?? [];
+    expect(origins).toHaveLength(100);
+    expect([...origins].sort()).toEqual([...kept, ownOrigin(h), ownOrigin(w1), ownOrigin(w3)].sort());
+    // What the provider was sent, not what the service recorded: never past the cap.
+    expect(longest.n).toBe(100);
+  }, 90_000);
+
+  it("control: without the check the combined write carries 102 origins and the provider refuses it", async () => {
+    const domain = await tenantWith(filled(97, "kept"));
+    const [h, w1, w2, w3] = [freshPr(), freshPr(), freshPr(), freshPr()];
+    const own = originPlan(domain, "https://{scope}.preview.example.com");
+    const two = auth0Plan(domain, [
+      { id: "origin", op: "auth0.webOrigin", url: "https://{scope}.preview.example.com" },
+      { id: "origin2", op: "auth0.webOrigin", url: "https://{scope}.two.example.com" },
+    ]);
+    const longest = { n: 0 };
+    const engine = () => testEngine({ combining: true, uncapped: true, wrapFetch: patchedOrigins(longest) });
+    const results = await queued(domain, [
+      () => engine().apply(request(h, own)),
+      () => engine().apply(request(w1, own)),
+      () => engine().apply(request(w2, two)),
+      () => engine().apply(request(w3, own)),
+    ]);
+    // The combined write was sent past the cap and refused: every waiter's changes went back and
+    // each wrote its own (none by the holder); W2's own write is Auth0's refusal, mid-run.
+    expect(longest.n).toBe(102);
+    expect(results.map((r) => [r.run.status, r.lines.map((l) => l.writtenBy ?? null)])).toEqual([
+      ["succeeded", [null]],
+      ["succeeded", [null]],
+      ["failed", [null, null]],
+      ["succeeded", [null]],
+    ]);
+    expect(results[2]?.run.error?.code).toBe("PROVIDER_ERROR");
+    expect(results[2]?.run.error?.message).toMatch(/Array is too long \(101\), maximum 100/);
+    expect((await auth0Client(domain, APP_CLIENT))?.web_origins).toHaveLength(100);
+  }, 90_000);
+
   it("a waiter whose removal made room is found gone: the waiter that needed the room is refused alone, the holder is written", async () => {
     const kept = filled(98, "kept");
     const domain = await tenantWith(kept);

@@ -16,13 +16,14 @@ import { testEngine } from "../../helpers/test-engine";
 const URL_OF = (scope: string) => `https://${scope}.preview.example.com/sso-callback`;
 let n = 0;
 
-async function setup(redirectUrls: string[] = []) {
-  const c = await clerkInstanceWith({ redirectUrls });
+async function setup(redirectUrls: string[] = [], failure?: "missing") {
+  const c = await clerkInstanceWith({ redirectUrls }, failure);
   n += 1;
   const secret = `CLERK_JOURNEY_KEY_${n}`;
   const connection = connectionOf(`journey-clerk-${n}-${c.instance}`, {
     type: "clerk",
-    instance: c.instance,
+    // "missing": the connection names an instance its key does not belong to.
+    instance: c.ctx.config.instance as string,
     secretKey: { secret },
   });
   const plan: Plan = {
@@ -70,7 +71,8 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     s.requests.length = 0;
     const again = await s.engine.apply({ ...s.run(scope), plan: s.plan });
     expect(again.lines[0]).toMatchObject({ diff: "unchanged", result: "unchanged" });
-    expect(s.requests).toEqual([`GET ${CLERK_HOST}/v1/redirect_urls`]);
+    // The key's instance checked once a run (it must be the lease's), then the URLs.
+    expect(s.requests).toEqual([`GET ${CLERK_HOST}/v1/instance`, `GET ${CLERK_HOST}/v1/redirect_urls`]);
 
     const [mine] = (await s.c.redirectUrls()).filter((r) => r.url === URL_OF(scope));
     s.requests.length = 0;
@@ -111,5 +113,33 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     expect((await receipt("preview", scope))?.ledger.map((e) => e.holding)).toEqual(["foreign"]);
     expect((await s.engine.destroy(s.run(scope))).run.status).toBe("succeeded");
     expect(await s.urls()).toEqual([URL_OF(scope)]);
+  });
+
+  it("a line cannot name another instance: its params are the URL alone, refused before any request", async () => {
+    const s = await setup();
+    const line = s.plan.lines[0] as Plan["lines"][number];
+    const naming: Plan = {
+      ...s.plan,
+      lines: [{ ...line, params: { ...line.params, instance: "ins_other" } }],
+    };
+    // Refused while the plan is resolved: no run, no lease, no request.
+    await expect(s.engine.apply({ ...s.run(freshPr()), plan: naming })).rejects.toMatchObject({
+      code: "VALIDATION",
+      message: 'line "sso": : Unrecognized key: "instance"',
+    });
+    expect(s.requests).toEqual([]);
+    expect(await s.urls()).toEqual([]);
+  });
+
+  it("a connection whose key is another instance's: refused (404) before any redirect-URL request, nothing written", async () => {
+    const s = await setup([], "missing");
+    const scope = freshPr();
+    const applied = await s.engine.apply({ ...s.run(scope), plan: s.plan });
+    expect(applied.run.status).toBe("failed");
+    expect(applied.run.error?.code).toBe("PROVIDER_ERROR");
+    expect(applied.run.error?.detail).toMatchObject({ provider: "clerk", status: 404 });
+    expect(s.requests.filter((r) => !r.startsWith(`GET ${CLERK_HOST}/v1/instance`))).toEqual([]);
+    expect(await s.urls()).toEqual([]);
+    expect((await receipt("preview", scope))?.ledger ?? []).toEqual([]);
   });
 });

@@ -74,7 +74,26 @@ export async function readInstance(ctx: ClerkContext): Promise<ClerkInstance> {
       attempts: 1,
     });
   }
+  verified.set(ctx.config, Promise.resolve());
   return instance;
+}
+
+/** Connections (a run's resolved config, one object per connection) whose key's instance was checked. */
+const verified = new WeakMap<ClerkConfig, Promise<void>>();
+
+/**
+ * readInstance's check for calls that do not read the instance (the redirect URLs: a key reaches
+ * only its own instance, whatever the connection names). Once per connection context: a key never
+ * changes instance, so one round trip per run covers all its URLs. A failed check is not kept.
+ */
+export function checkInstance(ctx: ClerkContext): Promise<void> {
+  let check = verified.get(ctx.config);
+  if (!check) {
+    check = readInstance(ctx).then(() => {});
+    verified.set(ctx.config, check);
+    check.catch(() => verified.delete(ctx.config));
+  }
+  return check;
 }
 
 /** `allowed_origins` written whole (204); the last write wins, so only under the instance's lease. */
@@ -92,10 +111,16 @@ const redirectUrlSchema = z.object({ id: z.string().min(1), url: z.string() }).l
 export type ClerkRedirectUrl = z.infer<typeof redirectUrlSchema>;
 const pageSchema = z.object({ data: z.array(redirectUrlSchema), total_count: z.number().int().min(0) });
 
-/** Every redirect URL of the instance, 500 a page (the default page of 10 would hide the rest). */
-export async function listRedirectUrls(ctx: ClerkContext): Promise<ClerkRedirectUrl[]> {
+/**
+ * Every redirect URL of the instance, 500 a page (the default page of 10 would hide the rest).
+ * `maxPages` bounds the pages read (tests lower it rather than hold 50,000 URLs). A list longer
+ * than that is refused, never returned cut: a URL on an unread page would be judged absent and
+ * created again as a duplicate, or its removal skipped.
+ */
+export async function listRedirectUrls(ctx: ClerkContext, maxPages = MAX_PAGES): Promise<ClerkRedirectUrl[]> {
   const all: ClerkRedirectUrl[] = [];
-  for (let page = 0; page < MAX_PAGES; page += 1) {
+  let total = 0;
+  for (let page = 0; page < maxPages; page += 1) {
     const query = new URLSearchParams({
       paginated: "true",
       limit: String(REDIRECT_URL_PAGE),
@@ -108,9 +133,17 @@ export async function listRedirectUrls(ctx: ClerkContext): Promise<ClerkRedirect
       pageSchema,
     );
     all.push(...data);
+    total = total_count;
     if (data.length < REDIRECT_URL_PAGE || all.length >= total_count) return all;
   }
-  return all;
+  // Reading on would not end either: the same request fails until URLs are removed.
+  throw providerError(ctx.secrets, {
+    provider: "clerk",
+    status: 200,
+    message: `the instance holds ${total} redirect URLs; ${all.length} were read in ${maxPages} pages of ${REDIRECT_URL_PAGE}, the most read for one list`,
+    attempts: 1,
+    retriable: false,
+  });
 }
 
 /**

@@ -10,14 +10,29 @@
  */
 import { z } from "zod";
 import type { OpSpec, Params } from "../op-spec";
-import { type ClerkContext, createRedirectUrl, deleteRedirectUrl, listRedirectUrls } from "./backend-api";
+import {
+  type ClerkContext,
+  checkInstance,
+  createRedirectUrl,
+  deleteRedirectUrl,
+  listRedirectUrls,
+} from "./backend-api";
 import { type ClerkConfig, clerkInstanceIdentity, clerkRedirectUrlParamsSchema } from "./config";
 
 const parse = (params: Params) => clerkRedirectUrlParamsSchema.parse(params);
 const seenSchema = z.object({ ids: z.array(z.string()) });
 
+/**
+ * The instance's URLs, once the key is known to be the instance the connection names: its lease
+ * (`lockOn`) is that name's, and every write follows an inspection that came through here.
+ */
+async function urlsOf(ctx: ClerkContext) {
+  await checkInstance(ctx);
+  return listRedirectUrls(ctx);
+}
+
 async function idsOf(ctx: ClerkContext, url: string): Promise<string[]> {
-  return (await listRedirectUrls(ctx)).filter((r) => r.url === url).map((r) => r.id);
+  return (await urlsOf(ctx)).filter((r) => r.url === url).map((r) => r.id);
 }
 
 export const clerkRedirectUrlOp: OpSpec<ClerkConfig> = {
@@ -27,7 +42,7 @@ export const clerkRedirectUrlOp: OpSpec<ClerkConfig> = {
   key: (params) => parse(params).url,
   itemParam: "url",
   lockOn: (_params, connection) => clerkInstanceIdentity(connection),
-  list: async (ctx) => (await listRedirectUrls(ctx)).map((r) => r.url),
+  list: async (ctx) => (await urlsOf(ctx)).map((r) => r.url),
   async inspect(ctx, params) {
     const ids = await idsOf(ctx, parse(params).url);
     return { present: ids.length > 0, state: { ids } };

@@ -8,6 +8,7 @@
  */
 import { SponsonError } from "../../../shared/errors";
 import type { EvictionNote } from "../../../shared/schemas/eviction";
+import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLock } from "../../locks/scope-lock";
 import type { StoredReceipt } from "../../receipts/receipt-store";
@@ -29,6 +30,15 @@ export interface Candidate {
   entries: Array<{ entry: LedgerEntry; item: Item }>;
 }
 
+/** The stale scopes to take entries from, and the list's ownership as the same read answered it. */
+export interface Choice {
+  candidates: Candidate[];
+  /** An entry's ownership (op and key), undefined for one that is not on the list as read. */
+  ownership(item: Item): ItemOwnership | undefined;
+}
+
+const idOf = (op: string, key: string) => `${op}\u0000${key}`;
+
 export class Evictions {
   readonly #w: WriterParts;
   readonly #owners: OwnersOf;
@@ -40,18 +50,23 @@ export class Evictions {
     this.#owners = owners;
   }
 
-  /** The caller's repository's stale scopes holding entries of `fill`'s object, stalest first. */
-  async candidates(fill: ListFill): Promise<Candidate[]> {
+  /**
+   * The caller's repository's stale scopes holding entries of `fill`'s object, stalest first. The
+   * ownership that ranked them says which entries each alone owns: nobody else changes ownership
+   * while the parent lease is held, so it is not read again per scope.
+   */
+  async candidates(fill: ListFill): Promise<Choice> {
     const w = this.#w;
-    const owners = await this.#owners(fill);
+    const { answer, items } = await this.#owners(fill);
+    const byId = new Map(items.map((i) => [idOf(i.op, i.key), i]));
     const out: Candidate[] = [];
-    for (const share of owners.scopes) {
+    for (const share of answer.scopes) {
       if (share.stale === null) continue;
       if (share.environment === w.run.environment && share.scope === w.run.scope) continue;
       const c = await this.#take({ ...share, stale: share.stale }, fill);
       if (c) out.push(c);
     }
-    return out;
+    return { candidates: out, ownership: (item) => byId.get(idOf(item.opName, item.key)) };
   }
 
   async #take(share: Candidate["share"], fill: ListFill): Promise<Candidate | null> {

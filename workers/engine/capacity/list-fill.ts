@@ -43,7 +43,8 @@ export interface ListFill {
  * The first list `decisions`' writes would take past its cap, or null. A write that does not grow a
  * list is never refused, even above a cap lowered since it filled. A cap that counts more than the
  * op's own entries (`capacity.measure`: Entra's platforms, S3's rules and bytes) is measured on the
- * whole object.
+ * whole object with every write of the group applied, whichever op makes it: the write sent is the
+ * whole object, so one op's share alone could fit while the sum does not.
  */
 export function overCap(
   object: string,
@@ -51,25 +52,27 @@ export function overCap(
   decisions: readonly Decided[],
   capOf: CapOf,
 ): ListFill | null {
+  const writes = decisions.filter((d) => d.write && d.change.item.op.batch);
   const byOp = new Map<string, Decided[]>();
-  for (const d of decisions) {
-    if (!d.write) continue;
-    const ds = byOp.get(d.change.item.opName) ?? [];
-    ds.push(d);
-    byOp.set(d.change.item.opName, ds);
-  }
+  for (const d of writes) byOp.set(d.change.item.opName, [...(byOp.get(d.change.item.opName) ?? []), d]);
+  const whole = applied(state, writes);
   for (const [op, ds] of byOp) {
     const item = (ds[0] as Decided).change.item;
-    const batch = item.op.batch;
-    if (!batch) continue;
-    let edited = state;
-    for (const d of ds) edited = batch.edit(edited, d.change.item.params, d.change.action);
     const fill = item.op.capacity?.measure
-      ? measured(object, op, item, state, edited, capOf)
-      : counted(object, op, item, state, edited, capOf);
+      ? measured(object, op, item, state, whole, capOf)
+      : counted(object, op, item, state, applied(state, ds), capOf);
     if (fill) return fill;
   }
   return null;
+}
+
+/** The object with `writes` made to it, in order (each has the many-items form). */
+function applied(state: unknown, writes: readonly Decided[]): unknown {
+  return writes.reduce(
+    (acc, { change: { item, action } }) =>
+      item.op.batch ? item.op.batch.edit(acc, item.params, action) : acc,
+    state,
+  );
 }
 
 function counted(object: string, op: string, item: Item, state: unknown, edited: unknown, capOf: CapOf) {

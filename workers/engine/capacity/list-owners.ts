@@ -4,7 +4,7 @@
  * owning scope's state and last run. Repository isolation (docs/security.md): the caller's
  * repository's scopes are named; other repositories' are only counted.
  */
-import { scopeOfOwner } from "../../../shared/schemas/ownership";
+import { type ItemOwnership, scopeOfOwner } from "../../../shared/schemas/ownership";
 import type { ParentLock } from "../../locks/parent-lock";
 import type { EngineDeps } from "../deps";
 import { pullRequestOf, type StaleReason, staleReason } from "./stale-scopes";
@@ -44,9 +44,18 @@ export interface OwnersInput {
   keys: readonly string[];
 }
 
+/**
+ * The answer, and each key's ownership it was counted from: eviction takes a stale scope's entries
+ * from the same read (make-room.ts), since nothing else changes ownership while the lease is held.
+ */
+export interface OwnersRead {
+  answer: ListOwners;
+  items: readonly ItemOwnership[];
+}
+
 const READS_AT_ONCE = 8;
 
-export async function listOwners({ deps, lease, repository, op, keys }: OwnersInput): Promise<ListOwners> {
+export async function listOwners({ deps, lease, repository, op, keys }: OwnersInput): Promise<OwnersRead> {
   const view = await lease.owners([...new Set(keys)].map((key) => ({ op, key })));
   const counts = new Map<string, number>();
   let [foreign, unowned] = [0, 0];
@@ -64,7 +73,7 @@ export async function listOwners({ deps, lease, repository, op, keys }: OwnersIn
   );
   const mine = shares.filter((_, i) => owners[i]?.repositoryId === repository.id).sort(stalestFirst);
   const others = shares.filter((_, i) => owners[i]?.repositoryId !== repository.id);
-  return {
+  const answer: ListOwners = {
     scopes: mine,
     otherRepositories: {
       scopes: others.length,
@@ -77,6 +86,7 @@ export async function listOwners({ deps, lease, repository, op, keys }: OwnersIn
       .filter((s) => s.stale !== null)
       .map((s) => `sponson destroy --env ${s.environment} --scope ${s.scope}`),
   };
+  return { answer, items: view.items };
 }
 
 interface Owner {
@@ -130,7 +140,7 @@ async function inBatches<T, R>(items: readonly T[], size: number, f: (t: T) => P
 }
 
 /** Who holds one list: the op and its keys as read under the lease. */
-export type OwnersOf = (list: { op: string; keys: readonly string[] }) => Promise<ListOwners>;
+export type OwnersOf = (list: { op: string; keys: readonly string[] }) => Promise<OwnersRead>;
 
 /**
  * listOwners at most once per list under one lease: eviction chooses from the answer and a refusal
@@ -138,7 +148,7 @@ export type OwnersOf = (list: { op: string; keys: readonly string[] }) => Promis
  * twice while the lease is held. A failed read is not kept.
  */
 export function ownersOnce(input: Omit<OwnersInput, "op" | "keys">): OwnersOf {
-  const known = new Map<string, Promise<ListOwners>>();
+  const known = new Map<string, Promise<OwnersRead>>();
   return ({ op, keys }) => {
     const id = [op, ...[...new Set(keys)].sort()].join("\u0000");
     let answer = known.get(id);

@@ -6,21 +6,14 @@
  * out again, nothing is evicted, and the refusal counts the list as it is.
  */
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
-import type { Inspection, OpContext } from "../../adapters/op-spec";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { Inspection } from "../../adapters/op-spec";
 import { type Change, decideInOrder, keysOf, type Participant } from "../rules/group-decisions";
-import type { Fence } from "../write/fence";
-import { ownershipOf } from "../write/owner-bookkeeping";
-import type { WriterParts } from "../write/writer-parts";
 import type { Candidate, Evictions } from "./eviction";
 import { type CapOf, overCap } from "./list-fill";
 
 export interface RoomInput {
   object: string;
   state: unknown;
-  lease: ParentLock;
-  fence: Fence;
-  ctx: OpContext;
   capOf: CapOf;
   /** The group's participants, their presence and ownership, as decided so far. */
   all: readonly Participant[];
@@ -37,7 +30,7 @@ export interface Room {
   evicted: Map<Change, Candidate>;
 }
 
-export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInput): Promise<Room> {
+export async function makeRoom(evictions: Evictions, r: RoomInput): Promise<Room> {
   const all = [...r.all];
   const seen = [...r.seen];
   const mine = (i: number) => !("waiter" in (all[i] as Participant));
@@ -53,25 +46,20 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
   if (!fill) return none;
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
-  for (const c of await evictions.candidates(fill)) {
-    const items = c.entries.map((e) => e.item);
-    const theirs = await ownershipOf(w, {
-      items,
-      lease: r.lease,
-      fence: r.fence,
-      ctx: r.ctx,
-      state: r.state,
-    });
-    items.forEach((item, i) => {
-      const own = theirs?.[i];
+  const { candidates, ownership } = await evictions.candidates(fill);
+  for (const c of candidates) {
+    for (const { item } of c.entries) {
+      // Ownership as the list's owners were read under this lease: an entry not on the list as
+      // read is not there to remove (and its removal would make no room).
+      const own = ownership(item);
       const present = keysOf(item, r.state).includes(item.key);
-      if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) return;
+      if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) continue;
       const change: Change = { item, action: "remove" };
       evicted.set(change, c);
       all.push({ change, owner: c.owner });
       seen.push({ present: true });
       owns = [...owns, own];
-    });
+    }
     if (!overCap(r.object, r.state, ownOnly(), r.capOf))
       return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
   }

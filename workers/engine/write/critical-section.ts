@@ -171,12 +171,9 @@ export class CriticalSection {
     const capOf: CapOf = (item) =>
       effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
     if (capped && lease && owns && this.#evictions) {
-      const room = await makeRoom(w, this.#evictions, {
+      const room = await makeRoom(this.#evictions, {
         object: first.parent as string,
         state,
-        lease,
-        fence,
-        ctx,
         capOf,
         all,
         seen,
@@ -291,7 +288,7 @@ export class CriticalSection {
     const w = this.#in.parts;
     if (this.#owners === null) return listFull(fill);
     try {
-      return listFull(fill, await this.#owners(fill));
+      return listFull(fill, (await this.#owners(fill)).answer);
     } catch (err) {
       w.deps.warn?.(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
       return listFull(fill);
