@@ -346,6 +346,60 @@ describe("the near-capacity sweep past a failure (issue 32, review finding L9)",
     expect(about(healthy.key)).toHaveLength(1);
   });
 
+  it("a give-back that fails does not keep the lock's sent notice from being confirmed", async () => {
+    const domain = freshAuth0Domain("near-two-lists");
+    const kept = urls(8);
+    await seedAuth0Tenant(domain, {
+      m2m: TEST_M2M,
+      clients: { [APP_CLIENT]: { callbacks: kept, allowed_logout_urls: kept } },
+    });
+    const connection = registerConnection(`auth0-fill-${domain}`, {
+      type: "auth0",
+      config: { domain, clientId: TEST_M2M.clientId },
+      secrets: { clientSecret: SECRET_NAME },
+      capacity: { "auth0.callbackUrl": 10, "auth0.logoutUrl": 10 },
+    });
+    const url = "https://{scope}.preview.example.com/cb";
+    await applyScope({
+      version: 2,
+      lines: [
+        { id: "cb", op: "auth0.callbackUrl", connection, params: { client: APP_CLIENT, url } },
+        { id: "logout", op: "auth0.logoutUrl", connection, params: { client: APP_CLIENT, url } },
+      ],
+    });
+    const key = await appLockKey(domain);
+    // The logout notice fails to send; giving its claim back fails too. The callback one is sent.
+    let failing = true;
+    const { told, queue } = recordingQueue(
+      (body) => failing && body.subject.lock === key && body.subject.op === "auth0.logoutUrl",
+    );
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const now = Date.now();
+    const report = await sweepAndReport(
+      createScheduledController({ scheduledTime: now }),
+      {
+        ...env,
+        NOTIFY_QUEUE: queue,
+        LEASE_LOCK: failingAt(key, "unclaimNearCapacity", "Network connection lost."),
+      } as Env,
+      quietParts,
+    );
+    const value = report.nearCapacity?.ok ? report.nearCapacity.value : undefined;
+    expect(value?.claimsLeft).toEqual([expect.objectContaining({ lock: key })]);
+    const about = (op: string) => told.filter((n) => n.subject.lock === key && n.subject.op === op);
+    expect(about("auth0.callbackUrl")).toHaveLength(1);
+    expect(about("auth0.logoutUrl")).toEqual([]);
+
+    // Two days on: the logout claim (never given back) has lapsed and is told; the callback one was
+    // confirmed despite the failed give-back, so it is not told again.
+    failing = false;
+    const later = { ...env, NOTIFY_QUEUE: queue } as Env;
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 2 * DAY_MS }), later, quietParts);
+    expect(about("auth0.logoutUrl")).toHaveLength(1);
+    expect(about("auth0.callbackUrl")).toHaveLength(1);
+  });
+
   it("a notice whose send throws gives its claim back: the next sweep sends it", async () => {
     const near = await cappedTenant("near-send-fails", urls(8), 10);
     await applyScope(near.plan);
