@@ -25,11 +25,17 @@ export async function sweepAndReport(
 ): Promise<SweepReport> {
   const report = await runSweep(env, parts, controller.scheduledTime);
   report.nearCapacity = await settle(listsNearCapacity(env, report.at));
-  const near = report.nearCapacity.ok ? report.nearCapacity.value : [];
-  for (const list of near) {
+  const near = report.nearCapacity.ok
+    ? report.nearCapacity.value
+    : { lists: [], unreadable: [], claimsLeft: [] };
+  for (const list of near.lists) {
     const { notify: _, ...fill } = list;
     console.warn(JSON.stringify({ event: "list-near-capacity", ...fill }));
   }
+  for (const lock of near.unreadable)
+    console.warn(JSON.stringify({ event: "near-capacity-unreadable", ...lock }));
+  for (const lock of near.claimsLeft)
+    console.warn(JSON.stringify({ event: "near-capacity-claims-left", ...lock }));
   const closed = report.closedWithEntries.ok ? report.closedWithEntries.value : [];
   for (const scope of closed) console.warn(JSON.stringify({ event: "closed-scope-owns-entries", ...scope }));
   const orphans = report.orphans.ok ? report.orphans.value.orphans : [];

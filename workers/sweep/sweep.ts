@@ -6,10 +6,10 @@
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
 import type { Env } from "../../shared/env";
-import type { NearCapacity } from "../../shared/schemas/fill-level";
 import type { OrphanList } from "../../shared/schemas/orphans";
 import { configFromEnv } from "../config/config";
 import { type ClosedScopeWithEntries, closedScopesWithEntries, type ScopeRef } from "./closed-scopes";
+import type { NearCapacityReport } from "./near-capacity";
 import { type RedriveReport, redriveDeadLetters } from "./redrive-dead-letters";
 
 export interface SweepParts {
@@ -32,8 +32,12 @@ export interface SweepReport {
   deadLetters: Part<RedriveReport>;
   closedWithEntries: Part<ClosedScopeWithEntries[]>;
   orphans: Part<OrphanList>;
-  /** Lists above 80 % of their cap (./near-capacity.ts); run after the others by sweepAndReport. */
-  nearCapacity?: Part<NearCapacity[]>;
+  /**
+   * Lists above 80 % of their cap (./near-capacity.ts); run after the others by sweepAndReport. A
+   * lock that could not be asked is named in it and fails nothing: the part fails only when the
+   * owned-object index cannot be listed.
+   */
+  nearCapacity?: Part<NearCapacityReport>;
 }
 
 export async function runSweep(env: Env, parts: SweepParts, now: number): Promise<SweepReport> {

@@ -85,7 +85,7 @@ const ops = new OpRegistry(ADAPTERS);
 /** Env entries whose names say they are secrets are registered, so they can never leak. */
 const SECRET_NAME = /(SECRET|KEY|TOKEN|PASSWORD)/;
 
-function secretsFromEnv(env: Env): SecretRegistry {
+export function secretsFromEnv(env: Env): SecretRegistry {
   const secrets = new SecretRegistry();
   for (const [name, value] of Object.entries(env)) {
     if (SECRET_NAME.test(name) && typeof value === "string") secrets.register(value);

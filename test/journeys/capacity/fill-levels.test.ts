@@ -6,8 +6,9 @@
  */
 import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Env } from "../../../shared/env";
+import { ownedObjectKey } from "../../../shared/lock-index";
 import type { Plan } from "../../../shared/schemas/plan";
 import { lockStub } from "../../../workers/locks/lock-target";
 import { sweepAndReport } from "../../../workers/sweep/sweep-handler";
@@ -144,7 +145,7 @@ describe("the sweep's report of lists near their cap", () => {
       parts,
     );
     expect(told).toEqual([]);
-    const lists = report.nearCapacity?.ok ? report.nearCapacity.value : [];
+    const lists = report.nearCapacity?.ok ? report.nearCapacity.value.lists : [];
     expect(lists.filter((l) => l.lock === near.key)).toEqual([
       expect.objectContaining({ lock: near.key, op: "auth0.callbackUrl", cap: 10, entries: 10 }),
     ]);
@@ -178,6 +179,251 @@ describe("the sweep's report of lists near their cap", () => {
     // Told and confirmed: days later, still above, not told again.
     await sweepAndReport(createScheduledController({ scheduledTime: now + 5 * DAY_MS }), sweepEnv, parts);
     expect(ours()).toHaveLength(1);
+  });
+});
+
+/** The lock namespace as the sweep sees it, whose `broken` lock fails every call of `method`. */
+function failingAt(broken: string, method: string, message: string) {
+  const ns = env.LEASE_LOCK;
+  const brokenId = ns.idFromName(broken);
+  const namespace = new Proxy(ns, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (prop !== "get" || typeof value !== "function") {
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return (id: DurableObjectId) => {
+        const real = ns.get(id);
+        if (!id.equals(brokenId)) return real;
+        return new Proxy(real, {
+          get(stubTarget, name) {
+            if (name !== method) return Reflect.get(stubTarget, name);
+            return async () => {
+              throw new Error(message);
+            };
+          },
+        });
+      };
+    },
+  });
+  return namespace as typeof env.LEASE_LOCK;
+}
+
+/** The index lists in key order: the first answered is asked first, the other after it. */
+function askedInOrder<T extends { key: string }>(a: T, b: T): [T, T] {
+  return ownedObjectKey(a.key) < ownedObjectKey(b.key) ? [a, b] : [b, a];
+}
+
+const quietParts = {
+  resolveStaleIntents: async () => ({ resolved: 0 }),
+  orphans: async () => ({ orphans: [], problems: [] }),
+  scopesOwningEntries: async () => [],
+};
+
+function recordingQueue(fail: (body: { subject: Record<string, unknown> }) => boolean = () => false) {
+  const told: Array<{ kind: string; subject: Record<string, unknown> }> = [];
+  const queue = {
+    send: async (body: { kind: string; subject: Record<string, unknown> }) => {
+      if (fail(body)) throw new Error("Queue send failed: 503");
+      told.push(body);
+    },
+  } as unknown as Queue;
+  return { told, queue };
+}
+
+describe("the near-capacity sweep past a failure (issue 32, review finding L9)", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("a lock that cannot be read is named unreadable; the locks after it are still asked, reported and told", async () => {
+    const a = await cappedTenant("near-broken-a", urls(8), 10);
+    const b = await cappedTenant("near-broken-b", urls(8), 10);
+    await applyScope(a.plan);
+    await applyScope(b.plan);
+    const [broken, healthy] = askedInOrder(a, b);
+    const secret = env.AUTH0_CLIENT_SECRET as string;
+    const { told, queue } = recordingQueue();
+    const sweepEnv = {
+      ...env,
+      NOTIFY_QUEUE: queue,
+      // An error text that echoes a secret: the warning and the report must not.
+      LEASE_LOCK: failingAt(broken.key, "nearCapacity", `Network connection lost (${secret})`),
+    } as Env;
+    const warnings: string[] = [];
+    vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warnings.push(String(line)));
+    const logs: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: unknown) => void logs.push(String(line)));
+    const now = Date.now();
+    const report = await sweepAndReport(
+      createScheduledController({ scheduledTime: now }),
+      sweepEnv,
+      quietParts,
+    );
+
+    expect(report.nearCapacity?.ok).toBe(true);
+    const value = report.nearCapacity?.ok ? report.nearCapacity.value : undefined;
+    expect(value?.unreadable).toEqual([
+      {
+        lock: broken.key,
+        identity: expect.any(String),
+        error: expect.stringContaining("Network connection lost"),
+      },
+    ]);
+    expect(value?.lists.filter((l) => l.lock === healthy.key)).toEqual([
+      expect.objectContaining({ op: "auth0.callbackUrl", cap: 10, entries: 9 }),
+    ]);
+    expect(value?.lists.filter((l) => l.lock === broken.key)).toEqual([]);
+    const about = (lock: string) => told.filter((n) => n.subject.lock === lock);
+    expect(about(healthy.key)).toHaveLength(1);
+    expect(about(broken.key)).toEqual([]);
+    const unreadable = warnings
+      .map((w) => JSON.parse(w))
+      .filter((w) => w.event === "near-capacity-unreadable");
+    expect(unreadable).toEqual([
+      expect.objectContaining({ lock: broken.key, identity: value?.unreadable[0]?.identity }),
+    ]);
+    expect(warnings.map((w) => JSON.parse(w))).toContainEqual(
+      expect.objectContaining({ event: "list-near-capacity", lock: healthy.key, entries: 9 }),
+    );
+    for (const line of [...warnings, ...logs]) expect(line).not.toContain(secret);
+
+    // Nothing of the broken lock was claimed: once it answers, the next sweep tells.
+    await sweepAndReport(
+      createScheduledController({ scheduledTime: now + 60_000 }),
+      { ...env, NOTIFY_QUEUE: queue } as Env,
+      quietParts,
+    );
+    expect(about(broken.key)).toHaveLength(1);
+    expect(about(healthy.key)).toHaveLength(1);
+  });
+
+  it("a lock whose sent notice cannot be confirmed is named; its list is reported and the locks after it are told", async () => {
+    const a = await cappedTenant("near-unconfirmed-a", urls(8), 10);
+    const b = await cappedTenant("near-unconfirmed-b", urls(8), 10);
+    await applyScope(a.plan);
+    await applyScope(b.plan);
+    const [broken, healthy] = askedInOrder(a, b);
+    const { told, queue } = recordingQueue();
+    const sweepEnv = {
+      ...env,
+      NOTIFY_QUEUE: queue,
+      LEASE_LOCK: failingAt(
+        broken.key,
+        "confirmNearCapacity",
+        "Durable Object reset because its code was updated.",
+      ),
+    } as Env;
+    const warnings: string[] = [];
+    vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warnings.push(String(line)));
+    const now = Date.now();
+    const report = await sweepAndReport(
+      createScheduledController({ scheduledTime: now }),
+      sweepEnv,
+      quietParts,
+    );
+
+    const value = report.nearCapacity?.ok ? report.nearCapacity.value : undefined;
+    expect(value?.claimsLeft).toEqual([
+      {
+        lock: broken.key,
+        identity: expect.any(String),
+        error: expect.stringContaining("Durable Object reset"),
+      },
+    ]);
+    expect(value?.unreadable).toEqual([]);
+    const ours = value?.lists.filter((l) => l.lock === broken.key || l.lock === healthy.key);
+    expect(ours).toHaveLength(2);
+    const about = (lock: string) => told.filter((n) => n.subject.lock === lock);
+    expect(about(broken.key)).toHaveLength(1);
+    expect(about(healthy.key)).toHaveLength(1);
+    expect(warnings.map((w) => JSON.parse(w))).toContainEqual(
+      expect.objectContaining({ event: "near-capacity-claims-left", lock: broken.key }),
+    );
+
+    // The unconfirmed claim lapses after a day (told again); the confirmed one is never told again.
+    const later = { ...env, NOTIFY_QUEUE: queue } as Env;
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 2 * DAY_MS }), later, quietParts);
+    expect(about(broken.key)).toHaveLength(2);
+    expect(about(healthy.key)).toHaveLength(1);
+  });
+
+  it("a give-back that fails does not keep the lock's sent notice from being confirmed", async () => {
+    const domain = freshAuth0Domain("near-two-lists");
+    const kept = urls(8);
+    await seedAuth0Tenant(domain, {
+      m2m: TEST_M2M,
+      clients: { [APP_CLIENT]: { callbacks: kept, allowed_logout_urls: kept } },
+    });
+    const connection = registerConnection(`auth0-fill-${domain}`, {
+      type: "auth0",
+      config: { domain, clientId: TEST_M2M.clientId },
+      secrets: { clientSecret: SECRET_NAME },
+      capacity: { "auth0.callbackUrl": 10, "auth0.logoutUrl": 10 },
+    });
+    const url = "https://{scope}.preview.example.com/cb";
+    await applyScope({
+      version: 2,
+      lines: [
+        { id: "cb", op: "auth0.callbackUrl", connection, params: { client: APP_CLIENT, url } },
+        { id: "logout", op: "auth0.logoutUrl", connection, params: { client: APP_CLIENT, url } },
+      ],
+    });
+    const key = await appLockKey(domain);
+    // The logout notice fails to send; giving its claim back fails too. The callback one is sent.
+    let failing = true;
+    const { told, queue } = recordingQueue(
+      (body) => failing && body.subject.lock === key && body.subject.op === "auth0.logoutUrl",
+    );
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const now = Date.now();
+    const report = await sweepAndReport(
+      createScheduledController({ scheduledTime: now }),
+      {
+        ...env,
+        NOTIFY_QUEUE: queue,
+        LEASE_LOCK: failingAt(key, "unclaimNearCapacity", "Network connection lost."),
+      } as Env,
+      quietParts,
+    );
+    const value = report.nearCapacity?.ok ? report.nearCapacity.value : undefined;
+    expect(value?.claimsLeft).toEqual([expect.objectContaining({ lock: key })]);
+    const about = (op: string) => told.filter((n) => n.subject.lock === key && n.subject.op === op);
+    expect(about("auth0.callbackUrl")).toHaveLength(1);
+    expect(about("auth0.logoutUrl")).toEqual([]);
+
+    // Two days on: the logout claim (never given back) has lapsed and is told; the callback one was
+    // confirmed despite the failed give-back, so it is not told again.
+    failing = false;
+    const later = { ...env, NOTIFY_QUEUE: queue } as Env;
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 2 * DAY_MS }), later, quietParts);
+    expect(about("auth0.logoutUrl")).toHaveLength(1);
+    expect(about("auth0.callbackUrl")).toHaveLength(1);
+  });
+
+  it("a notice whose send throws gives its claim back: the next sweep sends it", async () => {
+    const near = await cappedTenant("near-send-fails", urls(8), 10);
+    await applyScope(near.plan);
+    let failing = true;
+    const { told, queue } = recordingQueue((body) => failing && body.subject.lock === near.key);
+    const sweepEnv = { ...env, NOTIFY_QUEUE: queue } as Env;
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const about = () => told.filter((n) => n.subject.lock === near.key);
+    const now = Date.now();
+    const first = await sweepAndReport(
+      createScheduledController({ scheduledTime: now }),
+      sweepEnv,
+      quietParts,
+    );
+    expect(about()).toEqual([]);
+    // Still reported: the list is above 80 % whether or not the notice went out.
+    const lists = first.nearCapacity?.ok ? first.nearCapacity.value.lists : [];
+    expect(lists.filter((l) => l.lock === near.key)).toHaveLength(1);
+    failing = false;
+    // Well within the day a kept claim would hold off other sweeps.
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 60_000 }), sweepEnv, quietParts);
+    expect(about()).toEqual([expect.objectContaining({ kind: "list-near-capacity" })]);
+    await sweepAndReport(createScheduledController({ scheduledTime: now + 120_000 }), sweepEnv, quietParts);
+    expect(about()).toHaveLength(1);
   });
 });
 
@@ -227,7 +473,7 @@ describe("a cap that counts the whole object (Entra: every platform's redirect U
     );
     const ours = <T extends { identity?: unknown; subject?: Record<string, unknown> }>(l: T) =>
       String(l.identity ?? l.subject?.identity ?? "").includes(t.application);
-    const lists = report.nearCapacity?.ok ? report.nearCapacity.value : [];
+    const lists = report.nearCapacity?.ok ? report.nearCapacity.value.lists : [];
     expect(lists.filter(ours)).toEqual([
       expect.objectContaining({ op: "entra.redirectUri", cap: 256, entries: 251 }),
     ]);
