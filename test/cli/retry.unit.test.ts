@@ -6,19 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../cli/client";
 import { backoffMs, type RetryClock, withRetries } from "../../cli/retry";
+import { StepClock } from "../helpers/clock";
 
-function manualClock(random = () => 0.5): RetryClock & { slept: number[] } {
-  let now = 0;
-  const slept: number[] = [];
-  return {
-    slept,
-    now: () => now,
-    sleep: async (ms) => {
-      slept.push(ms);
-      now += ms;
-    },
-    random,
-  };
+/** The kit's StepClock: each pause passes at once, moves time on and is recorded in `sleeps`. */
+function manualClock(random = () => 0.5): RetryClock & { sleeps: number[] } {
+  const clock = new StepClock(0);
+  return { sleeps: clock.sleeps, now: () => clock.now(), sleep: (ms) => clock.sleep(ms), random };
 }
 
 const isApiError = (err: unknown): err is ApiError => err instanceof ApiError;
@@ -43,7 +36,7 @@ describe("retries of retriable answers", () => {
     ]);
     await expect(withRetries(send, { budgetMs: 60_000, clock, isApiError })).resolves.toBe("done");
     expect(calls()).toBe(3);
-    expect(clock.slept).toEqual([500, 1_000]);
+    expect(clock.sleeps).toEqual([500, 1_000]);
   });
 
   it("pauses are full jitter under a doubling cap of at most 30 s, and never before Retry-After", () => {
@@ -59,8 +52,8 @@ describe("retries of retriable answers", () => {
     await expect(withRetries(send, { budgetMs: 10_000, clock, isApiError })).rejects.toMatchObject({
       code: "NETWORK",
     });
-    expect(clock.slept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10_000);
-    expect(calls()).toBe(clock.slept.length + 1);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(10_000);
+    expect(calls()).toBe(clock.sleeps.length + 1);
   });
 
   it("a zero budget sends once", async () => {

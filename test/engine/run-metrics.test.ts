@@ -6,22 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { RunMetrics } from "../../workers/engine/run/run-metrics";
 import { apply, testApp } from "../helpers/app";
+import { ManualClock } from "../helpers/clock";
 import { emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
 import { scopeAddress } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
-
-/** A clock the test moves by hand, so the metrics' arithmetic is exact. */
-function manualNow() {
-  let now = 1_000;
-  return {
-    now: () => now,
-    advance: (ms: number) => {
-      now += ms;
-    },
-  };
-}
 
 /** A promise the test settles when it chooses, standing for a call in flight. */
 function pending() {
@@ -34,8 +24,8 @@ function pending() {
 
 describe("run metrics", () => {
   it("two provider calls in flight at once count as one busy stretch, not their sum", async () => {
-    const clock = manualNow();
-    const metrics = new RunMetrics(undefined, clock.now);
+    const clock = new ManualClock(1_000);
+    const metrics = new RunMetrics(undefined, () => clock.now());
     const a = pending();
     const b = pending();
     const first = metrics.time("provider", () => a.promise);
@@ -53,10 +43,10 @@ describe("run metrics", () => {
   });
 
   it("time measured before the run (the request's authorization) counts from the request's arrival", () => {
-    const clock = manualNow();
+    const clock = new ManualClock(1_000);
     const arrival = clock.now();
     clock.advance(12);
-    const metrics = new RunMetrics(arrival, clock.now);
+    const metrics = new RunMetrics(arrival, () => clock.now());
     metrics.add("authorization", clock.now() - arrival);
     metrics.timeSync("authorization", () => clock.advance(3));
     metrics.count("lockOps", 2);
@@ -74,8 +64,8 @@ describe("run metrics", () => {
   });
 
   it("a call still in flight when the result is taken counts up to that moment", async () => {
-    const clock = manualNow();
-    const metrics = new RunMetrics(undefined, clock.now);
+    const clock = new ManualClock(1_000);
+    const metrics = new RunMetrics(undefined, () => clock.now());
     const call = pending();
     const inFlight = metrics.time("storage", () => call.promise);
     clock.advance(7);

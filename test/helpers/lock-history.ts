@@ -1,18 +1,20 @@
 /**
  * The one lock-history checker (docs/design.md, "Lease protocol"), pure: it returns the violations
  * it finds, so the control tests (test/locks/history-checker.test.ts, test/locks/lock-history.test.ts)
- * show it catching bad histories as well as passing good ones. Three views of one promise — one
- * holder at a time, fencing tokens only increase:
- * - checkLockHistory: a concurrent history the clients recorded (a model of what they were told),
- *   with mutual exclusion, FIFO for waiters, tokens 1..n and write combining;
- * - checkLeaseEvents: grants and releases as clients saw them, as half-open holds;
- * - checkHistorySequence: the object's own bounded history, in order.
+ * show it catching bad histories as well as passing good ones. One promise — one holder at a time,
+ * fencing tokens only increase — checked on one event type, whoever recorded it:
+ * - clients recording what they were told (test/locks/lock-history-runner.ts, concurrent acquirers);
+ * - the object's own bounded history, through `objectHistory` (which only translates its entries)
+ *   with `{ window: true }`: it may start mid-lease, so the first token need not be 1.
  *
- * checkLockHistory: with write combining, a report acts for its token like a renewal (never after
- * the next grant), and a waiter told its change was written is never granted and was reported by
- * the holder of that token. `inv`/`res` are the client's logical invocation/response instants (one
- * counter for all callers, so `a.res < b.inv` means a finished before b started);
- * `at`/`since`/`expiresAt` are object time.
+ * Checked: tokens 1..n (or consecutive, in a window), each granted once, in real-time order; no grant
+ * while the previous lease was valid; nothing acts for a token but its holder, between its grant
+ * and its end, and never once the next token is granted; FIFO for waiters; with write combining, a
+ * report acts for its token like a renewal, and a waiter told its change was written is never
+ * granted, was reported by the holder of that token, and is not that holder.
+ *
+ * `inv`/`res` are the recorder's logical invocation/response instants (one counter for all callers,
+ * so `a.res < b.inv` means a finished before b started); `at`/`since`/`expiresAt` are object time.
  */
 import type { HistoryEntry } from "../../shared/schemas/lock";
 
@@ -21,7 +23,8 @@ export type LockEvent =
   | { type: "reacquire" | "renew"; holder: string; token: number; expiresAt: number }
   | { type: "renew-lost"; holder: string; token: number }
   | { type: "release"; holder: string; token: number; released: boolean; at: number }
-  | { type: "force" | "expire"; token: number | null; at: number }
+  /** The lease ended without its holder's release; `holder`, when known, must be the token's. */
+  | { type: "force" | "expire"; token: number | null; at: number; holder?: string }
   | { type: "refused"; holder: string; waited: boolean; code: string }
   | { type: "snapshot"; waiters: Array<{ holder: string; since: number }> }
   /** A holder took the queue and reported it; `reported` names the waiters it wrote for. */
@@ -31,13 +34,19 @@ export type LockEvent =
 
 export type Recorded = LockEvent & { inv: number; res: number };
 
+export interface CheckOptions {
+  /** The history is a bounded window (the object's own): its first grant need not be token 1. */
+  window?: boolean;
+}
+
 type Grant = Extract<Recorded, { type: "grant" }>;
 
-export function checkLockHistory(history: readonly Recorded[]): string[] {
+export function checkLockHistory(history: readonly Recorded[], options: CheckOptions = {}): string[] {
   const v: string[] = [];
   const grants = history.filter((e): e is Grant => e.type === "grant").sort((a, b) => a.token - b.token);
-  checkTokens(grants, v);
+  checkTokens(grants, options, v);
   checkExclusion(history, grants, v);
+  checkActs(history, grants, v);
   checkFifo(history, grants, v);
   checkCombined(history, grants, v);
   for (const e of history) {
@@ -46,10 +55,13 @@ export function checkLockHistory(history: readonly Recorded[]): string[] {
   return v;
 }
 
-function checkTokens(grants: readonly Grant[], v: string[]): void {
+function checkTokens(grants: readonly Grant[], options: CheckOptions, v: string[]): void {
+  const first = options.window ? (grants[0]?.token ?? 1) : 1;
   grants.forEach((g, i) => {
-    if (g.token !== i + 1) v.push(`tokens are not 1..n: position ${i + 1} holds token ${g.token}`);
     const prev = grants[i - 1];
+    if (prev && g.token === prev.token) v.push(`token ${g.token} granted twice`);
+    else if (g.token !== first + i)
+      v.push(`tokens are not ${first}..n: position ${i + 1} holds token ${g.token}`);
     if (prev && g.at < prev.at) v.push(`token ${g.token} granted at ${g.at}, before token ${prev.token}`);
   });
   // Real-time order: a grant that finished before another started has the lower token.
@@ -61,6 +73,9 @@ function checkTokens(grants: readonly Grant[], v: string[]): void {
   }
 }
 
+/** A lease's end: a release by its holder, or the object ending it (force, expiry, lapsed claim). */
+const isEnd = (e: Recorded): boolean => (e.type === "release" && e.released) || e.type === "force";
+
 /** When lease `token` stopped being valid, as far as anyone observed it. */
 function endOf(history: readonly Recorded[], token: number): number {
   let end = Infinity;
@@ -68,12 +83,21 @@ function endOf(history: readonly Recorded[], token: number): number {
   for (const e of history) {
     if ((e.type === "grant" || e.type === "reacquire" || e.type === "renew") && e.token === token)
       expiresAt = Math.max(expiresAt, e.expiresAt);
-    if (e.type === "release" && e.released && e.token === token) end = Math.min(end, e.at);
-    if (e.type === "force" && e.token === token) end = Math.min(end, e.at);
+    if (isEnd(e) && "token" in e && e.token === token) end = Math.min(end, (e as { at: number }).at);
     // The injected expiry rewrote expires_at to before at - 1 (past its lock-delay too).
     if (e.type === "expire" && e.token === token) end = Math.min(end, e.at - 1);
   }
   return Math.min(end, expiresAt);
+}
+
+/** An event that succeeded in acting for its token: only the live lease's holder may do that. */
+function actsFor(e: Recorded): e is Recorded & { token: number } {
+  return (
+    e.type === "renew" ||
+    e.type === "reacquire" ||
+    (e.type === "release" && e.released) ||
+    (e.type === "combine" && e.ok)
+  );
 }
 
 function checkExclusion(history: readonly Recorded[], grants: readonly Grant[], v: string[]): void {
@@ -88,20 +112,38 @@ function checkExclusion(history: readonly Recorded[], grants: readonly Grant[], 
     }
     // Nothing acts for the old token once the new grant has completed.
     for (const e of history) {
-      const late = e.inv > next.res && e.type !== "grant" && "token" in e && e.token === prev.token;
-      const acted =
-        e.type === "renew" ||
-        e.type === "reacquire" ||
-        (e.type === "release" && e.released) ||
-        (e.type === "combine" && e.ok);
-      if (late && acted)
+      if (e.inv > next.res && actsFor(e) && e.token === prev.token)
         v.push(`${e.type} of token ${prev.token} succeeded after token ${next.token} was granted`);
     }
   }
-  const released = history
-    .filter((e) => e.type === "release" && e.released)
-    .map((e) => (e as { token: number }).token);
-  if (new Set(released).size !== released.length) v.push("a token was released twice");
+  const ended = new Set<number>();
+  for (const e of history) {
+    if (!isEnd(e) || !("token" in e) || e.token === null) continue;
+    if (ended.has(e.token)) v.push(`token ${e.token} ended twice (${e.type})`);
+    ended.add(e.token);
+  }
+}
+
+/** Whatever acts for a token, or ends it naming a holder, is that token's holder, inside its lease. */
+function checkActs(history: readonly Recorded[], grants: readonly Grant[], v: string[]): void {
+  const grantOf = new Map(grants.map((g) => [g.token, g]));
+  for (const e of history) {
+    const named = e.type === "force" && e.holder !== undefined && e.token !== null;
+    if (!actsFor(e) && !named) continue;
+    const { token, holder } = e as { token: number; holder: string };
+    const grant = grantOf.get(token);
+    if (!grant) {
+      v.push(`${e.type} of token ${token} by ${holder}, a token never granted`);
+      continue;
+    }
+    if (grant.holder !== holder)
+      v.push(`${e.type} of token ${token} by ${holder}, granted to ${grant.holder}`);
+    if (e.res < grant.inv || ("at" in e && e.at < grant.at))
+      v.push(`${e.type} of token ${token} before it was granted`);
+    if (!actsFor(e)) continue;
+    const ended = history.find((end) => isEnd(end) && end !== e && "token" in end && end.token === token);
+    if (ended && e.inv > ended.res) v.push(`${e.type} of token ${token} succeeded after its lease ended`);
+  }
 }
 
 function checkFifo(history: readonly Recorded[], grants: readonly Grant[], v: string[]): void {
@@ -137,9 +179,14 @@ function checkFifo(history: readonly Recorded[], grants: readonly Grant[], v: st
   }
 }
 
-/** A combined answer: a report under a lease of `by`, naming this waiter, and no grant to it ever. */
+/**
+ * A holder never reports writing for itself; a combined answer is a report under a lease of `by`,
+ * naming this waiter, and no grant to it ever.
+ */
 function checkCombined(history: readonly Recorded[], grants: readonly Grant[], v: string[]): void {
   for (const e of history) {
+    if (e.type === "combine" && e.ok && e.reported.includes(e.holder))
+      v.push(`combined for ${e.holder} under its own lease (token ${e.token})`);
     if (e.type !== "combined") continue;
     const lease = grants.find((g) => g.token === e.token);
     if (!lease || lease.holder !== e.by)
@@ -169,98 +216,57 @@ export function fifoPairsChecked(history: readonly Recorded[]): number {
   return pairs.size;
 }
 
-/** One grant or release as a client saw it, stamped with the object's own time and token. */
-export interface LeaseEvent {
-  type: "grant" | "release";
-  holder: string;
-  token: number;
-  at: number;
-}
-
-interface Interval {
-  holder: string;
-  token: number;
-  from: number;
-  to: number;
-}
-
-/** Client-side events: each token granted once, released by its holder, intervals disjoint. */
-export function checkLeaseEvents(events: readonly LeaseEvent[]): string[] {
-  const violations: string[] = [];
-  const grants = new Map<number, LeaseEvent>();
-  const releases = new Map<number, LeaseEvent>();
-  for (const e of events) {
-    const seen = e.type === "grant" ? grants : releases;
-    if (seen.has(e.token)) violations.push(`token ${e.token} ${e.type}ed twice`);
-    seen.set(e.token, e);
-  }
-  for (const [token, release] of releases) {
-    const grant = grants.get(token);
-    if (!grant) violations.push(`token ${token} released by ${release.holder} but never granted`);
-    else if (grant.holder !== release.holder)
-      violations.push(`token ${token} granted to ${grant.holder} but released by ${release.holder}`);
-    else if (release.at < grant.at) violations.push(`token ${token} released before it was granted`);
-  }
-  const intervals: Interval[] = [...grants.values()]
-    .map((g) => ({ holder: g.holder, token: g.token, from: g.at, to: releases.get(g.token)?.at ?? Infinity }))
-    .sort((a, b) => a.token - b.token);
-  for (let i = 1; i < intervals.length; i++) {
-    const prev = intervals[i - 1] as Interval;
-    const next = intervals[i] as Interval;
-    // Tokens increase with time: a higher token is never granted before a lower one.
-    if (next.from < prev.from) {
-      violations.push(`token ${next.token} was granted before token ${prev.token}`);
-    }
-    // Half-open holds [from, to): a release and the next grant may share a millisecond.
-    if (next.from < prev.to) {
-      violations.push(
-        `${next.holder} (token ${next.token}) was granted at ${next.from} while ${prev.holder} ` +
-          `(token ${prev.token}) held the lock until ${prev.to}`,
-      );
-    }
-  }
-  return violations;
-}
-
-const OPENS = new Set(["acquired", "taken-over"]);
-const CLOSES = new Set(["released", "released-expired", "expired", "claim-lapsed", "force-released"]);
-/** Transitions of the live lease that leave it live. */
-const KEEPS = new Set(["renewed", "claimed"]);
-
 /**
- * The object's own history in order: every grant comes after the previous lease closed, with a
- * higher token, renewals belong to the live lease, and a waiter's changes are only ever written
- * (`combined`) under the live lease's token. The history is bounded, so the window may
- * start in the middle of a lease: entries before the first grant are skipped.
+ * The object's own history as the checker's events, translated entry by entry (check it with
+ * `{ window: true }`). Its order is the object's, so each entry's position serves as its instants
+ * and its time (several share a millisecond). The window may start mid-lease: entries before its
+ * first grant are dropped. A `combined` entry is the holder's report that it wrote for the waiter
+ * (by its token's holder in the window; none: the lease is unknown, which the checker reports), not
+ * the waiter's answer: a waiter with a change handed back is still granted later. Holds neither
+ * grant nor end a lease.
  */
-export function checkHistorySequence(history: readonly HistoryEntry[]): string[] {
-  const violations: string[] = [];
-  const start = history.findIndex((h) => OPENS.has(h.transition));
-  if (start < 0) return violations;
-  let live: HistoryEntry | null = null;
-  let lastToken = 0;
-  for (const entry of history.slice(start)) {
-    if (OPENS.has(entry.transition)) {
-      if (live)
-        violations.push(`${entry.holder} (token ${entry.token}) granted while ${live.holder} held it`);
-      if (entry.token <= lastToken) violations.push(`token ${entry.token} after token ${lastToken}`);
-      live = entry;
-      lastToken = Math.max(lastToken, entry.token);
-    } else if (CLOSES.has(entry.transition) || KEEPS.has(entry.transition)) {
-      if (!live || live.token !== entry.token || live.holder !== entry.holder) {
-        violations.push(
-          `${entry.transition} of token ${entry.token} by ${entry.holder} with no such live lease`,
-        );
+export function objectHistory(entries: readonly HistoryEntry[]): Recorded[] {
+  const start = entries.findIndex((h) => h.transition === "acquired" || h.transition === "taken-over");
+  if (start < 0) return [];
+  const window = entries.slice(start);
+  const holderOf = new Map<number, string>();
+  for (const h of window)
+    if (h.transition === "acquired" || h.transition === "taken-over") holderOf.set(h.token, h.holder);
+  const out: Recorded[] = [];
+  let n = 0;
+  const push = (e: LockEvent) => {
+    n++;
+    out.push({ ...e, inv: n, res: n } as Recorded);
+  };
+  for (const { transition, holder, token } of window) {
+    switch (transition) {
+      case "acquired":
+      case "taken-over":
+        push({ type: "grant", holder, token, at: n + 1, expiresAt: Infinity, waited: false });
+        break;
+      case "renewed":
+      case "claimed":
+        push({ type: "renew", holder, token, expiresAt: Infinity });
+        break;
+      case "released":
+      case "released-expired":
+        push({ type: "release", holder, token, released: true, at: n + 1 });
+        break;
+      case "expired":
+      case "claim-lapsed":
+      case "force-released":
+        push({ type: "force", holder, token, at: n + 1 });
+        break;
+      case "combined": {
+        const by = holderOf.get(token) ?? "(no lease in the window)";
+        push({ type: "combine", holder: by, token, ok: true, reported: [holder] });
+        break;
       }
-      if (CLOSES.has(entry.transition)) live = null;
-    } else if (entry.transition === "combined") {
-      // A waiter's changes written by the holder: under the live lease's token, for someone else.
-      // It is not a grant, so it neither opens nor closes a lease.
-      if (!live || live.token !== entry.token)
-        violations.push(`combined for ${entry.holder} under token ${entry.token} with no such live lease`);
-      else if (live.holder === entry.holder)
-        violations.push(`combined for ${entry.holder} under its own lease (token ${entry.token})`);
+      case "hold-set":
+      case "hold-lifted":
+      case "hold-expired":
+        break;
     }
   }
-  return violations;
+  return out;
 }

@@ -5,7 +5,7 @@
  * proves from the object's own timestamps and tokens that no two holders overlapped.
  */
 import { describe, it } from "vitest";
-import { checkHistorySequence, checkLeaseEvents, type LeaseEvent } from "../helpers/lock-history";
+import { checkLockHistory, objectHistory, type Recorded } from "../helpers/lock-history";
 import { freshScopeKey, stub } from "../helpers/locks";
 
 const ACQUIRERS = 60;
@@ -49,7 +49,9 @@ describe("many concurrent acquirers on one key", () => {
       };
     });
 
-    const events: LeaseEvent[] = [];
+    const events: Recorded[] = [];
+    // Logical instants, one counter for every caller: a.res < b.inv means a finished before b began.
+    let clock = 0;
     const refusals: { holder: string; code: string }[] = [];
     const problems: string[] = [];
     // A witness on the client side as well: who believes they hold the lock right now.
@@ -58,6 +60,7 @@ describe("many concurrent acquirers on one key", () => {
     const run = async (plan: Plan) => {
       // Each run has its own stub, as separate CI jobs would.
       const lock = stub(key);
+      const inv = ++clock;
       const result = await lock.acquire({
         key,
         holder: plan.holder,
@@ -69,18 +72,43 @@ describe("many concurrent acquirers on one key", () => {
         refusals.push({ holder: plan.holder, code: result.error.code });
         return;
       }
-      const { token, acquiredAt } = result.value;
-      events.push({ type: "grant", holder: plan.holder, token, at: acquiredAt });
+      const { token, acquiredAt, expiresAt } = result.value;
+      const grant = { holder: plan.holder, token, at: acquiredAt, expiresAt, waited: plan.wait };
+      events.push({ type: "grant", ...grant, inv, res: ++clock });
       if (inside !== null) problems.push(`${plan.holder} was granted while ${inside} held the lock`);
       inside = plan.holder;
       for (let i = 0; i < plan.holdRenewals; i++) {
+        const renewInv = ++clock;
         const renewed = await lock.renew({ key, holder: plan.holder, token });
         if (!renewed.ok || renewed.value.token !== token) problems.push(`${plan.holder} lost its lease`);
+        else {
+          const { expiresAt: until } = renewed.value;
+          events.push({
+            type: "renew",
+            holder: plan.holder,
+            token,
+            expiresAt: until,
+            inv: renewInv,
+            res: ++clock,
+          });
+        }
       }
       inside = null;
+      const releaseInv = ++clock;
       const released = await lock.release({ key, holder: plan.holder, token });
       if (!released.ok || !released.value.released) problems.push(`${plan.holder} could not release`);
-      else events.push({ type: "release", holder: plan.holder, token, at: released.value.at });
+      else {
+        const { at } = released.value;
+        events.push({
+          type: "release",
+          holder: plan.holder,
+          token,
+          released: true,
+          at,
+          inv: releaseInv,
+          res: ++clock,
+        });
+      }
     };
 
     await Promise.all(plans.map(run));
@@ -89,7 +117,7 @@ describe("many concurrent acquirers on one key", () => {
     expect(refusals.length).toBeGreaterThan(0);
     expect(events.filter((e) => e.type === "grant").length).toBeGreaterThan(ACQUIRERS / 2);
     expect(problems).toEqual([]);
-    expect(checkLeaseEvents(events)).toEqual([]);
+    expect(checkLockHistory(events)).toEqual([]);
     // Everyone who asked was either granted or refused, and only ever with LOCK_HELD.
     const grants = events.filter((e) => e.type === "grant");
     expect(grants.length + refusals.length).toBe(ACQUIRERS);
@@ -105,8 +133,10 @@ describe("many concurrent acquirers on one key", () => {
     // Cross-check against the object's own (bounded) history.
     const state = await stub(key).read({ key });
     expect(state).toMatchObject({ held: false, waiters: [], lastToken: grants.length });
-    expect(checkHistorySequence(state.history)).toEqual([]);
-    const recorded = new Set(events.map((e) => `${e.type}:${e.holder}:${e.token}:${e.at}`));
+    expect(checkLockHistory(objectHistory(state.history), { window: true })).toEqual([]);
+    const recorded = new Set(
+      events.map((e) => ("at" in e ? `${e.type}:${e.holder}:${e.token}:${e.at}` : "")),
+    );
     for (const h of state.history) {
       if (h.transition === "acquired") expect(recorded).toContain(`grant:${h.holder}:${h.token}:${h.at}`);
       if (h.transition === "released") expect(recorded).toContain(`release:${h.holder}:${h.token}:${h.at}`);

@@ -12,7 +12,7 @@ import type { CombinedOutcome, QueuedChange } from "../../shared/schemas/combine
 import type { LeaseOptions } from "../../workers/locks/lease-options";
 import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
 import { ParentLock } from "../../workers/locks/parent-lock";
-import { checkHistorySequence } from "../helpers/lock-history";
+import { checkLockHistory, objectHistory } from "../helpers/lock-history";
 import { expireLeaseNow, freshScopeKey, rawStub, stub, withState } from "../helpers/locks";
 
 const OPTS: LeaseOptions = { ttlMs: 30_000, wait: true, waitTimeoutMs: 60_000 };
@@ -113,7 +113,7 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
     await holder.release();
     const state = await stub(key).read({ key });
     expect(state).toMatchObject({ held: false, waiters: [] });
-    expect(checkHistorySequence(state.history)).toEqual([]);
+    expect(checkLockHistory(objectHistory(state.history), { window: true })).toEqual([]);
   });
 
   it("a waiter with a returned change is granted its own lease, claimed, and told what was written for it", async ({

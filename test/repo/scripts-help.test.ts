@@ -45,7 +45,10 @@ describe("npm scripts answer --help", () => {
       "prestart",
       "pretest",
       "start",
+      "test",
+      "test",
       "token",
+      "typecheck",
       "webhook",
     ]);
     for (const { file } of ours) expect(existsSync(join(ROOT, file)), file).toBe(true);

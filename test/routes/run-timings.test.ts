@@ -9,6 +9,7 @@ import type { RunEvent, RunResult, RunTimings } from "../../shared/schemas/run";
 import { RunMetrics } from "../../workers/engine/run/run-metrics";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { call, testApp } from "../helpers/app";
+import { ManualClock } from "../helpers/clock";
 import { configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
@@ -99,8 +100,8 @@ describe("run timings and counts over HTTP", () => {
     const plan = previewPlan(domain);
     // The run's clock moves only while the test says: 250 ms pass while the run waits in the
     // parent lock's queue, and none anywhere else, so the split is exact (no two timings raced).
-    let now = 0;
-    const metrics = new RunMetrics(0, () => now);
+    const clock = new ManualClock(0);
+    const metrics = new RunMetrics(0, () => clock.now());
     const engine = testEngine();
     const held = await holdAppLock(domain);
     const pending = engine.apply({
@@ -112,7 +113,7 @@ describe("run timings and counts over HTTP", () => {
       metrics,
     });
     await untilWaiters(held.key, 1);
-    now += 250;
+    clock.advance(250);
     await held.release();
     const result = await pending;
     expect(result.run.status).toBe("succeeded");
