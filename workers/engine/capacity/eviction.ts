@@ -4,7 +4,8 @@
  * stalest stale scopes on that object. Each scope is taken by its own scope lease without waiting
  * (a busy one is skipped), so its receipt is written the way its own runs write it: conditionally,
  * by the lease's holder. The removal itself is part of the one fenced group write
- * (critical-section.ts); this file chooses the scopes and records what was evicted.
+ * (critical-section.ts); this file chooses the scopes, checks their leases before the write and
+ * before their leaves, and records what was evicted.
  */
 import { SponsonError } from "../../../shared/errors";
 import type { EvictionNote } from "../../../shared/schemas/eviction";
@@ -17,6 +18,7 @@ import { runLeaseOptions } from "../run/run-lease";
 import type { WriterParts } from "../write/writer-parts";
 import type { ListFill } from "./list-fill";
 import type { OwnersOf, ScopeShare } from "./list-owners";
+import { staleReason } from "./stale-scopes";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -48,6 +50,9 @@ export class Evictions {
     for (const share of owners.scopes) {
       if (share.stale === null) continue;
       if (share.environment === w.run.environment && share.scope === w.run.scope) continue;
+      // Only a scope whose own environment evicts: a preview run never evicts a production scope
+      // that merely has not deployed for a while.
+      if (w.deps.evictStale?.(share.environment) !== true) continue;
       const c = await this.#take({ ...share, stale: share.stale }, fill);
       if (c) out.push(c);
     }
@@ -67,42 +72,104 @@ export class Evictions {
         runLeaseOptions(deps, { wait: false, waitTimeoutMs: 0 }),
       );
     } catch (err) {
-      // Busy (a run of its own, a destroy): never waited for under the parent lease.
-      if (err instanceof SponsonError && err.code === "LOCK_HELD") return null;
-      throw err;
-    }
-    const address = { repository: run.repository, environment: share.environment, scope: share.scope };
-    const stored = await deps.store.read(address);
-    const measured = deps.ops.get(fill.op)?.capacity?.measure !== undefined;
-    const entries: Candidate["entries"] = [];
-    try {
-      // A scope with intents to resolve is left to its own next run.
-      if (lease.pendingIntents.length > 0 || stored.receipt.intents.length > 0) throw new Error("intents");
-      for (const entry of stored.receipt.ledger) {
-        if (entry.parent !== fill.object || !(entry.op === fill.op || measured)) continue;
-        entries.push({ entry, item: itemOfRecord(entry, deps.ops, deps.connections, share.environment) });
-      }
-    } catch {
-      entries.length = 0;
-    }
-    if (entries.length === 0) {
-      await lease.release();
+      // Busy (a run of its own, a destroy): never waited for under the parent lease. Any other
+      // refusal (the lock overloaded, a reset) skips the scope the same way: it is room this run
+      // may do without, not a reason to fail its own changes.
+      if (!(err instanceof SponsonError && err.code === "LOCK_HELD"))
+        deps.warn?.(`eviction: ${share.scope} skipped, its scope lock was not taken: ${String(err)}`);
       return null;
     }
-    const c: Candidate = { share, owner: ownerOf(address), lease, stored, entries };
-    this.#taken.set(id, c);
-    return c;
+    try {
+      const c = await this.#underLease(share, { lease, fill });
+      if (c) this.#taken.set(id, c);
+      else await lease.release();
+      return c;
+    } catch (err) {
+      // Every failure under the lease gives it back at once: never left renewing until the run ends.
+      deps.warn?.(`eviction: ${share.scope} skipped: ${String(err)}`);
+      await lease.release().catch(() => {});
+      return null;
+    }
   }
 
   /**
-   * After the write: each evicted scope's ledger loses the entries now gone from the provider (or
-   * no longer its own), its receipt notes the eviction, and the audit trail records it.
+   * The scope's receipt read under its lease, and its staleness decided again from that read and
+   * the scope's state now: the owners read that ranked it came before the lease, and its own run
+   * (or a reopened PR) may have come in between. Null: nothing to take from it.
+   */
+  async #underLease(
+    share: Candidate["share"],
+    { lease, fill }: { lease: ScopeLock; fill: ListFill },
+  ): Promise<Candidate | null> {
+    const { deps, run } = this.#w;
+    const address = { repository: run.repository, environment: share.environment, scope: share.scope };
+    const [state, stored] = await Promise.all([
+      deps.gate ? deps.gate.read(run.repository.id, share.scope) : null,
+      deps.store.read(address),
+    ]);
+    // A scope with intents to resolve is left to its own next run.
+    if (lease.pendingIntents.length > 0 || stored.receipt.intents.length > 0) return null;
+    const lastRunAt = stored.receipt.runs.reduce<number | null>(
+      (t, r) => Math.max(t ?? 0, r.finishedAt),
+      null,
+    );
+    const staleAfterDays = deps.staleAfterDays?.(share.environment);
+    const stale = staleReason({
+      status: state?.status ?? null,
+      lastRunAt,
+      now: deps.clock.now(),
+      ...(staleAfterDays !== undefined ? { staleAfterDays } : {}),
+    });
+    if (stale === null) return null;
+    const measured = deps.ops.get(fill.op)?.capacity?.measure !== undefined;
+    const entries: Candidate["entries"] = [];
+    for (const entry of stored.receipt.ledger) {
+      if (entry.parent !== fill.object || !(entry.op === fill.op || measured)) continue;
+      entries.push({ entry, item: itemOfRecord(entry, deps.ops, deps.connections, share.environment) });
+    }
+    if (entries.length === 0) return null;
+    return { share: { ...share, stale, lastRunAt }, owner: ownerOf(address), lease, stored, entries };
+  }
+
+  /**
+   * The candidates whose lease is lost now, by a round trip each (a renewal that must succeed):
+   * asked right before the write and before the leaves. A lost one is dropped: its removals must
+   * not be written nor its leave recorded, since another holder may have the scope now.
+   */
+  async lost(candidates: ReadonlySet<Candidate>): Promise<Candidate[]> {
+    const checked = await Promise.all(
+      [...candidates].map(async (c) => {
+        if (!this.holds(c)) return c;
+        try {
+          await c.lease.check();
+          return null;
+        } catch {
+          this.#taken.set(`${c.share.environment}/${c.share.scope}`, null);
+          await c.lease.release().catch(() => {});
+          return c;
+        }
+      }),
+    );
+    return checked.filter((c): c is Candidate => c !== null);
+  }
+
+  /** Whether `c` is still held for eviction (not dropped for a lost lease). */
+  holds(c: Candidate): boolean {
+    return this.#taken.get(`${c.share.environment}/${c.share.scope}`) === c;
+  }
+
+  /**
+   * After the write and the evicted scopes' leaves, while each lease is still held: each evicted
+   * scope's ledger loses the entries now gone from the provider (or no longer its own), its receipt
+   * notes the eviction, the audit trail records it, and only then is the lease released. A failure
+   * before the receipt is written leaves its ledger naming an entry that is gone and no longer its
+   * own: its destroy finds it absent or someone else's, and removes nothing.
    */
   async record(evicted: ReadonlyMap<Candidate, Item[]>): Promise<void> {
     const { deps, run } = this.#w;
     const now = deps.clock.now();
     for (const [c, items] of evicted) {
-      if (items.length === 0) continue;
+      if (items.length === 0 || !this.holds(c)) continue;
       const first = items[0] as Item;
       const note: EvictionNote = {
         runId: run.id,
@@ -117,9 +184,9 @@ export class Evictions {
       };
       const { receipt, etag } = c.stored;
       const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
-      let receiptUpdated = false;
+      let written: string | null = null;
       try {
-        const written = await deps.store.write(
+        written = await deps.store.write(
           {
             ...receipt,
             ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
@@ -127,21 +194,24 @@ export class Evictions {
           },
           etag,
         );
-        receiptUpdated = true;
-        await c.lease.release(written);
       } catch (err) {
         deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
       }
+      try {
+        await deps.auditEviction?.({
+          ...note,
+          actor: `run ${run.id}`,
+          repository: run.repository,
+          environment: c.share.environment,
+          scope: c.share.scope,
+          receiptUpdated: written !== null,
+        });
+      } catch (err) {
+        // The eviction happened and the scope's receipt says so: the run's answer stands.
+        deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
+      }
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
-      if (!receiptUpdated) await c.lease.release().catch(() => {});
-      await deps.auditEviction?.({
-        ...note,
-        actor: `run ${run.id}`,
-        repository: run.repository,
-        environment: c.share.environment,
-        scope: c.share.scope,
-        receiptUpdated,
-      });
+      await c.lease.release(written).catch(() => {});
     }
   }
 
