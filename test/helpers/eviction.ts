@@ -3,8 +3,12 @@
  * web origins capped at `cap`, an environment that evicts, and ways to make a scope stale.
  */
 import { env } from "cloudflare:workers";
+import { SponsonError } from "../../shared/errors";
+import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RepositoryRef } from "../../shared/schemas/repository";
+import { lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLock } from "../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import type { EngineOverrides } from "../../workers/wiring/wire";
@@ -81,4 +85,20 @@ export async function cappedOrigins(name: string, cap: number) {
 
 export async function receiptOf(scope: string, environment = "preview") {
   return (await new R2ReceiptStore(env.RECEIPTS).read(scopeAddress(environment, scope))).receipt;
+}
+
+/** Whether the preview scope's lock is free: a try to take it without waiting. */
+export async function scopeLockFree(scope: string): Promise<boolean> {
+  try {
+    const probe = await ScopeLock.acquire(
+      lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope)),
+      "test-probe",
+      { ttlMs: 60_000 },
+    );
+    await probe.release();
+    return true;
+  } catch (err) {
+    if (err instanceof SponsonError && err.code === "LOCK_HELD") return false;
+    throw err;
+  }
 }

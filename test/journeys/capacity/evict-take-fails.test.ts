@@ -4,13 +4,9 @@
  * evicting run ends), and a lock that refuses for any other reason than being held skips that
  * scope like a busy one, instead of failing the run that wanted room.
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../../shared/errors";
-import { scopeLockKey } from "../../../shared/lock-keys";
 import type { LockProvider } from "../../../workers/engine/deps";
-import { lockTarget } from "../../../workers/locks/lock-target";
-import { ScopeLock } from "../../../workers/locks/scope-lock";
 import type { ReceiptStore } from "../../../workers/receipts/receipt-store";
 import { freshPr } from "../../helpers/engine";
 import {
@@ -20,9 +16,9 @@ import {
   evictingEngine,
   origin,
   receiptOf,
+  scopeLockFree,
   setPullRequest,
 } from "../../helpers/eviction";
-import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
 /** Reads of `scope`'s receipt fail after the first one (the owners read that ranks it). */
 function failReadsAfterFirst(scope: string) {
@@ -38,22 +34,6 @@ function failReadsAfterFirst(scope: string) {
       },
     };
   };
-}
-
-/** Whether the scope lock is free: a try to take it without waiting. */
-async function scopeLockFree(scope: string): Promise<boolean> {
-  try {
-    const probe = await ScopeLock.acquire(
-      lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope)),
-      "test-probe",
-      { ttlMs: 60_000 },
-    );
-    await probe.release();
-    return true;
-  } catch (err) {
-    if (err instanceof SponsonError && err.code === "LOCK_HELD") return false;
-    throw err;
-  }
 }
 
 describe("a stale scope that cannot be taken cleanly", () => {

@@ -42,11 +42,13 @@ export class Evictions {
     this.#owners = owners;
   }
 
-  /** The caller's repository's stale scopes holding entries of `fill`'s object, stalest first. */
-  async candidates(fill: ListFill): Promise<Candidate[]> {
+  /**
+   * The caller's repository's stale scopes holding entries of `fill`'s object, stalest first, each
+   * taken only when asked for: a caller that stops once the run fits holds no more than it needed.
+   */
+  async *candidates(fill: ListFill): AsyncGenerator<Candidate> {
     const w = this.#w;
     const owners = await this.#owners(fill);
-    const out: Candidate[] = [];
     for (const share of owners.scopes) {
       if (share.stale === null) continue;
       if (share.environment === w.run.environment && share.scope === w.run.scope) continue;
@@ -54,9 +56,15 @@ export class Evictions {
       // that merely has not deployed for a while.
       if (w.deps.evictStale?.(share.environment) !== true) continue;
       const c = await this.#take({ ...share, stale: share.stale }, fill);
-      if (c) out.push(c);
+      if (c) yield c;
     }
-    return out;
+  }
+
+  /** A taken scope that gives no room after all (its entries shared or gone): released at once. */
+  async drop(c: Candidate): Promise<void> {
+    if (!this.holds(c)) return;
+    this.#taken.set(`${c.share.environment}/${c.share.scope}`, null);
+    await c.lease.release().catch(() => {});
   }
 
   async #take(share: Candidate["share"], fill: ListFill): Promise<Candidate | null> {

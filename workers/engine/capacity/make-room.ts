@@ -53,7 +53,8 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
   if (!fill) return none;
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
-  for (const c of await evictions.candidates(fill)) {
+  for await (const c of evictions.candidates(fill)) {
+    const before = all.length;
     const items = c.entries.map((e) => e.item);
     const theirs = await ownershipOf(w, {
       items,
@@ -72,6 +73,7 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
       seen.push({ present: true });
       owns = [...owns, own];
     });
+    if (all.length === before) await evictions.drop(c);
     if (!overCap(r.object, r.state, ownOnly(), r.capOf))
       return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
   }
