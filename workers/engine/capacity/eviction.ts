@@ -60,10 +60,19 @@ export class Evictions {
     }
   }
 
-  /** A taken scope that gives no room after all (its entries shared or gone): released at once. */
+  /** `c`'s entries on `fill`'s list (all on the object where the cap measures the whole object). */
+  entriesFor(c: Candidate, fill: ListFill): Item[] {
+    const measured = this.#w.deps.ops.get(fill.op)?.capacity?.measure !== undefined;
+    return c.entries.filter(({ entry }) => measured || entry.op === fill.op).map(({ item }) => item);
+  }
+
+  /**
+   * A taken scope that gives no room after all (its entries shared or gone): released at once,
+   * and taken again if another full list needs it.
+   */
   async drop(c: Candidate): Promise<void> {
     if (!this.holds(c)) return;
-    this.#taken.set(`${c.share.environment}/${c.share.scope}`, null);
+    this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
     await c.lease.release().catch(() => {});
   }
 
@@ -129,10 +138,10 @@ export class Evictions {
       ...(staleAfterDays !== undefined ? { staleAfterDays } : {}),
     });
     if (stale === null) return null;
-    const measured = deps.ops.get(fill.op)?.capacity?.measure !== undefined;
+    // Every entry on the object: a scope taken for one full list may make room in another too.
     const entries: Candidate["entries"] = [];
     for (const entry of stored.receipt.ledger) {
-      if (entry.parent !== fill.object || !(entry.op === fill.op || measured)) continue;
+      if (entry.parent !== fill.object) continue;
       entries.push({ entry, item: itemOfRecord(entry, deps.ops, deps.connections, share.environment) });
     }
     if (entries.length === 0) return null;
@@ -178,18 +187,22 @@ export class Evictions {
     const now = deps.clock.now();
     for (const [c, items] of evicted) {
       if (items.length === 0 || !this.holds(c)) continue;
-      const first = items[0] as Item;
-      const note: EvictionNote = {
-        runId: run.id,
-        object: first.parent ?? first.key,
-        op: first.opName,
-        keys: items.map((i) => i.key),
-        reason: c.share.stale,
-        ...(c.share.stale === "idle" && c.share.lastRunAt !== null
-          ? { idleDays: Math.floor((now - c.share.lastRunAt) / DAY_MS) }
-          : {}),
-        at: now,
-      };
+      // One note per list: a scope may have made room in two lists of the object.
+      const notes = [...new Set(items.map((i) => i.opName))].map((op): EvictionNote => {
+        const ofOp = items.filter((i) => i.opName === op);
+        const first = ofOp[0] as Item;
+        return {
+          runId: run.id,
+          object: first.parent ?? first.key,
+          op,
+          keys: ofOp.map((i) => i.key),
+          reason: c.share.stale,
+          ...(c.share.stale === "idle" && c.share.lastRunAt !== null
+            ? { idleDays: Math.floor((now - c.share.lastRunAt) / DAY_MS) }
+            : {}),
+          at: now,
+        };
+      });
       const { receipt, etag } = c.stored;
       const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
       let written: string | null = null;
@@ -198,25 +211,27 @@ export class Evictions {
           {
             ...receipt,
             ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
-            evictions: [...(receipt.evictions ?? []), note],
+            evictions: [...(receipt.evictions ?? []), ...notes],
           },
           etag,
         );
       } catch (err) {
         deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
       }
-      try {
-        await deps.auditEviction?.({
-          ...note,
-          actor: `run ${run.id}`,
-          repository: run.repository,
-          environment: c.share.environment,
-          scope: c.share.scope,
-          receiptUpdated: written !== null,
-        });
-      } catch (err) {
-        // The eviction happened and the scope's receipt says so: the run's answer stands.
-        deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
+      for (const note of notes) {
+        try {
+          await deps.auditEviction?.({
+            ...note,
+            actor: `run ${run.id}`,
+            repository: run.repository,
+            environment: c.share.environment,
+            scope: c.share.scope,
+            receiptUpdated: written !== null,
+          });
+        } catch (err) {
+          // The eviction happened and the scope's receipt says so: the run's answer stands.
+          deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
+        }
       }
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
       await c.lease.release(written).catch(() => {});

@@ -1,13 +1,15 @@
 /**
  * Eviction inside the critical section (docs/design.md, "Evicting stale scopes"): while the run's
- * own changes do not fit, the next stalest stale scope's entries on the object join the group as
- * that scope's removals (returned, for the section to add), but only entries it alone owns (never foreign, never shared with a live
- * scope). They are then written in the group's one fenced write. Room still short: they are taken
- * out again, nothing is evicted, and the refusal counts the list as it is.
+ * own changes do not fit a list (each full list of the object in turn), the next stalest stale
+ * scope's entries on that list join the group as that scope's removals (returned, for the section
+ * to add), but only entries it alone owns (never foreign, never shared with a live scope). They are
+ * then written in the group's one fenced write. Room still short: they are taken out again, nothing
+ * is evicted, and the refusal counts the list as it is.
  */
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection, OpContext } from "../../adapters/op-spec";
 import type { ParentLock } from "../../locks/parent-lock";
+import type { Item } from "../plan/item";
 import { type Change, decideInOrder, keysOf, type Participant } from "../rules/group-decisions";
 import type { Fence } from "../write/fence";
 import { ownershipOf } from "../write/owner-bookkeeping";
@@ -49,33 +51,37 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
       owns.filter((_, i) => mine(i)),
     );
   const none: Room = { owns: r.owns, added: [], seen: [], evicted: new Map() };
-  const fill = overCap(r.object, r.state, ownOnly(), r.capOf);
+  let fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   if (!fill) return none;
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
-  for await (const c of evictions.candidates(fill)) {
-    const before = all.length;
-    const items = c.entries.map((e) => e.item);
-    const theirs = await ownershipOf(w, {
-      items,
-      lease: r.lease,
-      fence: r.fence,
-      ctx: r.ctx,
-      state: r.state,
-    });
-    items.forEach((item, i) => {
-      const own = theirs?.[i];
-      const present = keysOf(item, r.state).includes(item.key);
-      if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) return;
-      const change: Change = { item, action: "remove" };
-      evicted.set(change, c);
-      all.push({ change, owner: c.owner });
-      seen.push({ present: true });
-      owns = [...owns, own];
-    });
-    if (all.length === before) await evictions.drop(c);
-    if (!overCap(r.object, r.state, ownOnly(), r.capOf))
-      return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
+  const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
+  const tried = new Set<string>();
+  // Each list found full in turn: room made in one may leave another of the object still full.
+  while (fill && !tried.has(fill.op)) {
+    const list = fill;
+    tried.add(list.op);
+    for await (const c of evictions.candidates(list)) {
+      const items = evictions.entriesFor(c, list).filter((item) => !taken(item));
+      const theirs =
+        items.length > 0
+          ? await ownershipOf(w, { items, lease: r.lease, fence: r.fence, ctx: r.ctx, state: r.state })
+          : [];
+      items.forEach((item, i) => {
+        const own = theirs?.[i];
+        const present = keysOf(item, r.state).includes(item.key);
+        if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) return;
+        const change: Change = { item, action: "remove" };
+        evicted.set(change, c);
+        all.push({ change, owner: c.owner });
+        seen.push({ present: true });
+        owns = [...owns, own];
+      });
+      if (![...evicted.values()].includes(c)) await evictions.drop(c);
+      if (overCap(r.object, r.state, ownOnly(), r.capOf)?.op !== list.op) break;
+    }
+    fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   }
+  if (!fill) return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
   return none;
 }
