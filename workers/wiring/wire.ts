@@ -27,6 +27,7 @@ import { urlChecksOf } from "../policy/check-item-shapes";
 import { assertWrite } from "../policy/check-write";
 import type { PolicyConfig } from "../policy/policy-schema";
 import { configuredReceiptStore } from "../receipts/configured-store";
+import type { ReceiptStore } from "../receipts/receipt-store";
 import { scopeStateClient } from "../scope-state/scope-state-client";
 
 /**
@@ -69,6 +70,8 @@ export interface EngineOverrides {
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the lock objects' provider (tests make one lock read fail). */
   wrapLocks?: (inner: LockProvider) => LockProvider;
+  /** Wraps the receipt store (tests make one receipt read or write fail). */
+  wrapStore?: (inner: ReceiptStore) => ReceiptStore;
   /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
   sharedTokens?: boolean;
   /**
@@ -148,7 +151,9 @@ export function createEngine(
   const secrets = secretsFromEnv(env);
   const providerFetch = transport(env);
   const deps: EngineDeps = {
-    store: configuredReceiptStore(env),
+    store: overrides.wrapStore
+      ? overrides.wrapStore(configuredReceiptStore(env))
+      : configuredReceiptStore(env),
     locks: overrides.wrapLocks ? overrides.wrapLocks(durableLocks(env, secrets)) : durableLocks(env, secrets),
     ops,
     connections: new Connections(config.connections),

@@ -4,7 +4,8 @@
  * stalest stale scopes on that object. Each scope is taken by its own scope lease without waiting
  * (a busy one is skipped), so its receipt is written the way its own runs write it: conditionally,
  * by the lease's holder. The removal itself is part of the one fenced group write
- * (critical-section.ts); this file chooses the scopes and records what was evicted.
+ * (critical-section.ts); this file chooses the scopes, checks their leases before the write and
+ * before their leaves, and records what was evicted.
  */
 import { SponsonError } from "../../../shared/errors";
 import type { EvictionNote } from "../../../shared/schemas/eviction";
@@ -18,8 +19,11 @@ import { runLeaseOptions } from "../run/run-lease";
 import type { WriterParts } from "../write/writer-parts";
 import type { ListFill } from "./list-fill";
 import type { OwnersOf, ScopeShare } from "./list-owners";
+import { staleReason } from "./stale-scopes";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+const idOf = (op: string, key: string) => `${op}\u0000${key}`;
 
 /** A stale scope held for eviction: its lease, its receipt as read under it, its entries there. */
 export interface Candidate {
@@ -29,15 +33,6 @@ export interface Candidate {
   stored: StoredReceipt;
   entries: Array<{ entry: LedgerEntry; item: Item }>;
 }
-
-/** The stale scopes to take entries from, and the list's ownership as the same read answered it. */
-export interface Choice {
-  candidates: Candidate[];
-  /** An entry's ownership (op and key), undefined for one that is not on the list as read. */
-  ownership(item: Item): ItemOwnership | undefined;
-}
-
-const idOf = (op: string, key: string) => `${op}\u0000${key}`;
 
 export class Evictions {
   readonly #w: WriterParts;
@@ -51,22 +46,48 @@ export class Evictions {
   }
 
   /**
-   * The caller's repository's stale scopes holding entries of `fill`'s object, stalest first. The
-   * ownership that ranked them says which entries each alone owns: nobody else changes ownership
-   * while the parent lease is held, so it is not read again per scope.
+   * The caller's repository's stale scopes holding entries of `fill`'s object, stalest first, each
+   * taken only when asked for: a caller that stops once the run fits holds no more than it needed.
    */
-  async candidates(fill: ListFill): Promise<Choice> {
+  async *candidates(fill: ListFill): AsyncGenerator<Candidate> {
     const w = this.#w;
-    const { answer, items } = await this.#owners(fill);
-    const byId = new Map(items.map((i) => [idOf(i.op, i.key), i]));
-    const out: Candidate[] = [];
+    const { answer } = await this.#owners(fill);
     for (const share of answer.scopes) {
       if (share.stale === null) continue;
       if (share.environment === w.run.environment && share.scope === w.run.scope) continue;
+      // Only a scope whose own environment evicts: a preview run never evicts a production scope
+      // that merely has not deployed for a while.
+      if (w.deps.evictStale?.(share.environment) !== true) continue;
       const c = await this.#take({ ...share, stale: share.stale }, fill);
-      if (c) out.push(c);
+      if (c) yield c;
     }
-    return { candidates: out, ownership: (item) => byId.get(idOf(item.opName, item.key)) };
+  }
+
+  /**
+   * An entry's ownership as the list's one owners read under this lease answered it (the same read
+   * that ranked the candidates: nobody else changes ownership while the parent lease is held, so it
+   * is not read again per scope); undefined for an entry not on that list as read.
+   */
+  async ownershipOn(fill: ListFill): Promise<(item: Item) => ItemOwnership | undefined> {
+    const { items } = await this.#owners(fill);
+    const byId = new Map(items.map((i) => [idOf(i.op, i.key), i]));
+    return (item) => byId.get(idOf(item.opName, item.key));
+  }
+
+  /** `c`'s entries on `fill`'s list (all on the object where the cap measures the whole object). */
+  entriesFor(c: Candidate, fill: ListFill): Item[] {
+    const measured = this.#w.deps.ops.get(fill.op)?.capacity?.measure !== undefined;
+    return c.entries.filter(({ entry }) => measured || entry.op === fill.op).map(({ item }) => item);
+  }
+
+  /**
+   * A taken scope that gives no room after all (its entries shared or gone): released at once,
+   * and taken again if another full list needs it.
+   */
+  async drop(c: Candidate): Promise<void> {
+    if (!this.holds(c)) return;
+    this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
+    await c.lease.release().catch(() => {});
   }
 
   async #take(share: Candidate["share"], fill: ListFill): Promise<Candidate | null> {
@@ -82,81 +103,152 @@ export class Evictions {
         runLeaseOptions(deps, { wait: false, waitTimeoutMs: 0 }),
       );
     } catch (err) {
-      // Busy (a run of its own, a destroy): never waited for under the parent lease.
-      if (err instanceof SponsonError && err.code === "LOCK_HELD") return null;
-      throw err;
-    }
-    const address = { repository: run.repository, environment: share.environment, scope: share.scope };
-    const stored = await deps.store.read(address);
-    const measured = deps.ops.get(fill.op)?.capacity?.measure !== undefined;
-    const entries: Candidate["entries"] = [];
-    try {
-      // A scope with intents to resolve is left to its own next run.
-      if (lease.pendingIntents.length > 0 || stored.receipt.intents.length > 0) throw new Error("intents");
-      for (const entry of stored.receipt.ledger) {
-        if (entry.parent !== fill.object || !(entry.op === fill.op || measured)) continue;
-        entries.push({ entry, item: itemOfRecord(entry, deps.ops, deps.connections, share.environment) });
-      }
-    } catch {
-      entries.length = 0;
-    }
-    if (entries.length === 0) {
-      await lease.release();
+      // Busy (a run of its own, a destroy): never waited for under the parent lease. Any other
+      // refusal (the lock overloaded, a reset) skips the scope the same way: it is room this run
+      // may do without, not a reason to fail its own changes.
+      if (!(err instanceof SponsonError && err.code === "LOCK_HELD"))
+        deps.warn?.(`eviction: ${share.scope} skipped, its scope lock was not taken: ${String(err)}`);
       return null;
     }
-    const c: Candidate = { share, owner: ownerOf(address), lease, stored, entries };
-    this.#taken.set(id, c);
-    return c;
+    try {
+      const c = await this.#underLease(share, { lease, fill });
+      if (c) this.#taken.set(id, c);
+      else await lease.release();
+      return c;
+    } catch (err) {
+      // Every failure under the lease gives it back at once: never left renewing until the run ends.
+      deps.warn?.(`eviction: ${share.scope} skipped: ${String(err)}`);
+      await lease.release().catch(() => {});
+      return null;
+    }
   }
 
   /**
-   * After the write: each evicted scope's ledger loses the entries now gone from the provider (or
-   * no longer its own), its receipt notes the eviction, and the audit trail records it.
+   * The scope's receipt read under its lease, and its staleness decided again from that read and
+   * the scope's state now: the owners read that ranked it came before the lease, and its own run
+   * (or a reopened PR) may have come in between. Null: nothing to take from it.
+   */
+  async #underLease(
+    share: Candidate["share"],
+    { lease, fill }: { lease: ScopeLock; fill: ListFill },
+  ): Promise<Candidate | null> {
+    const { deps, run } = this.#w;
+    const address = { repository: run.repository, environment: share.environment, scope: share.scope };
+    const [state, stored] = await Promise.all([
+      deps.gate ? deps.gate.read(run.repository.id, share.scope) : null,
+      deps.store.read(address),
+    ]);
+    // A scope with intents to resolve is left to its own next run.
+    if (lease.pendingIntents.length > 0 || stored.receipt.intents.length > 0) return null;
+    const lastRunAt = stored.receipt.runs.reduce<number | null>(
+      (t, r) => Math.max(t ?? 0, r.finishedAt),
+      null,
+    );
+    const staleAfterDays = deps.staleAfterDays?.(share.environment);
+    const stale = staleReason({
+      status: state?.status ?? null,
+      lastRunAt,
+      now: deps.clock.now(),
+      ...(staleAfterDays !== undefined ? { staleAfterDays } : {}),
+    });
+    if (stale === null) return null;
+    // Every entry on the object: a scope taken for one full list may make room in another too.
+    const entries: Candidate["entries"] = [];
+    for (const entry of stored.receipt.ledger) {
+      if (entry.parent !== fill.object) continue;
+      entries.push({ entry, item: itemOfRecord(entry, deps.ops, deps.connections, share.environment) });
+    }
+    if (entries.length === 0) return null;
+    return { share: { ...share, stale, lastRunAt }, owner: ownerOf(address), lease, stored, entries };
+  }
+
+  /**
+   * The candidates whose lease is lost now, by a round trip each (a renewal that must succeed):
+   * asked right before the write and before the leaves. A lost one is dropped: its removals must
+   * not be written nor its leave recorded, since another holder may have the scope now.
+   */
+  async lost(candidates: ReadonlySet<Candidate>): Promise<Candidate[]> {
+    const checked = await Promise.all(
+      [...candidates].map(async (c) => {
+        if (!this.holds(c)) return c;
+        try {
+          await c.lease.check();
+          return null;
+        } catch {
+          this.#taken.set(`${c.share.environment}/${c.share.scope}`, null);
+          await c.lease.release().catch(() => {});
+          return c;
+        }
+      }),
+    );
+    return checked.filter((c): c is Candidate => c !== null);
+  }
+
+  /** Whether `c` is still held for eviction (not dropped for a lost lease). */
+  holds(c: Candidate): boolean {
+    return this.#taken.get(`${c.share.environment}/${c.share.scope}`) === c;
+  }
+
+  /**
+   * After the write and the evicted scopes' leaves, while each lease is still held: each evicted
+   * scope's ledger loses the entries now gone from the provider (or no longer its own), its receipt
+   * notes the eviction, the audit trail records it, and only then is the lease released. A failure
+   * before the receipt is written leaves its ledger naming an entry that is gone and no longer its
+   * own: its destroy finds it absent or someone else's, and removes nothing.
    */
   async record(evicted: ReadonlyMap<Candidate, Item[]>): Promise<void> {
     const { deps, run } = this.#w;
     const now = deps.clock.now();
     for (const [c, items] of evicted) {
-      if (items.length === 0) continue;
-      const first = items[0] as Item;
-      const note: EvictionNote = {
-        runId: run.id,
-        object: first.parent ?? first.key,
-        op: first.opName,
-        keys: items.map((i) => i.key),
-        reason: c.share.stale,
-        ...(c.share.stale === "idle" && c.share.lastRunAt !== null
-          ? { idleDays: Math.floor((now - c.share.lastRunAt) / DAY_MS) }
-          : {}),
-        at: now,
-      };
+      if (items.length === 0 || !this.holds(c)) continue;
+      // One note per list: a scope may have made room in two lists of the object.
+      const notes = [...new Set(items.map((i) => i.opName))].map((op): EvictionNote => {
+        const ofOp = items.filter((i) => i.opName === op);
+        const first = ofOp[0] as Item;
+        return {
+          runId: run.id,
+          object: first.parent ?? first.key,
+          op,
+          keys: ofOp.map((i) => i.key),
+          reason: c.share.stale,
+          ...(c.share.stale === "idle" && c.share.lastRunAt !== null
+            ? { idleDays: Math.floor((now - c.share.lastRunAt) / DAY_MS) }
+            : {}),
+          at: now,
+        };
+      });
       const { receipt, etag } = c.stored;
       const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
-      let receiptUpdated = false;
+      let written: string | null = null;
       try {
-        const written = await deps.store.write(
+        written = await deps.store.write(
           {
             ...receipt,
             ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
-            evictions: [...(receipt.evictions ?? []), note],
+            evictions: [...(receipt.evictions ?? []), ...notes],
           },
           etag,
         );
-        receiptUpdated = true;
-        await c.lease.release(written);
       } catch (err) {
         deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
       }
+      for (const note of notes) {
+        try {
+          await deps.auditEviction?.({
+            ...note,
+            actor: `run ${run.id}`,
+            repository: run.repository,
+            environment: c.share.environment,
+            scope: c.share.scope,
+            receiptUpdated: written !== null,
+          });
+        } catch (err) {
+          // The eviction happened and the scope's receipt says so: the run's answer stands.
+          deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
+        }
+      }
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
-      if (!receiptUpdated) await c.lease.release().catch(() => {});
-      await deps.auditEviction?.({
-        ...note,
-        actor: `run ${run.id}`,
-        repository: run.repository,
-        environment: c.share.environment,
-        scope: c.share.scope,
-        receiptUpdated,
-      });
+      await c.lease.release(written).catch(() => {});
     }
   }
 

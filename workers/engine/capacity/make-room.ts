@@ -1,19 +1,28 @@
 /**
  * Eviction inside the critical section (docs/design.md, "Evicting stale scopes"): while the run's
- * own changes do not fit, the next stalest stale scope's entries on the object join the group as
- * that scope's removals (returned, for the section to add), but only entries it alone owns (never foreign, never shared with a live
- * scope). They are then written in the group's one fenced write. Room still short: they are taken
- * out again, nothing is evicted, and the refusal counts the list as it is.
+ * own changes do not fit a list (each full list of the object in turn), the next stalest stale
+ * scope's entries on that list join the group as that scope's removals (returned, for the section
+ * to add), but only entries it alone owns (never foreign, never shared with a live scope). They are
+ * then written in the group's one fenced write. Room still short: they are taken out again, nothing
+ * is evicted, and the refusal counts the list as it is.
  */
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
-import type { Inspection } from "../../adapters/op-spec";
+import type { Inspection, OpContext } from "../../adapters/op-spec";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { Item } from "../plan/item";
 import { type Change, decideInOrder, keysOf, type Participant } from "../rules/group-decisions";
+import type { Fence } from "../write/fence";
+import { ownershipOf } from "../write/owner-bookkeeping";
+import type { WriterParts } from "../write/writer-parts";
 import type { Candidate, Evictions } from "./eviction";
 import { type CapOf, overCap } from "./list-fill";
 
 export interface RoomInput {
   object: string;
   state: unknown;
+  lease: ParentLock;
+  fence: Fence;
+  ctx: OpContext;
   capOf: CapOf;
   /** The group's participants, their presence and ownership, as decided so far. */
   all: readonly Participant[];
@@ -30,7 +39,7 @@ export interface Room {
   evicted: Map<Change, Candidate>;
 }
 
-export async function makeRoom(evictions: Evictions, r: RoomInput): Promise<Room> {
+export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInput): Promise<Room> {
   const all = [...r.all];
   const seen = [...r.seen];
   const mine = (i: number) => !("waiter" in (all[i] as Participant));
@@ -42,26 +51,47 @@ export async function makeRoom(evictions: Evictions, r: RoomInput): Promise<Room
       owns.filter((_, i) => mine(i)),
     );
   const none: Room = { owns: r.owns, added: [], seen: [], evicted: new Map() };
-  const fill = overCap(r.object, r.state, ownOnly(), r.capOf);
+  let fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   if (!fill) return none;
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
-  const { candidates, ownership } = await evictions.candidates(fill);
-  for (const c of candidates) {
-    for (const { item } of c.entries) {
-      // Ownership as the list's owners were read under this lease: an entry not on the list as
-      // read is not there to remove (and its removal would make no room).
-      const own = ownership(item);
-      const present = keysOf(item, r.state).includes(item.key);
-      if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) continue;
-      const change: Change = { item, action: "remove" };
-      evicted.set(change, c);
-      all.push({ change, owner: c.owner });
-      seen.push({ present: true });
-      owns = [...owns, own];
+  const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
+  const tried = new Set<string>();
+  // Each list found full in turn: room made in one may leave another of the object still full.
+  while (fill && !tried.has(fill.op)) {
+    const list = fill;
+    tried.add(list.op);
+    const known = await evictions.ownershipOn(list);
+    for await (const c of evictions.candidates(list)) {
+      const items = evictions.entriesFor(c, list).filter((item) => !taken(item));
+      // The list's owners read answers for its own entries; only an entry of another op on a
+      // whole-object cap (none today) is asked for.
+      const unread = items.filter((item) => known(item) === undefined);
+      const read =
+        unread.length > 0
+          ? await ownershipOf(w, {
+              items: unread,
+              lease: r.lease,
+              fence: r.fence,
+              ctx: r.ctx,
+              state: r.state,
+            })
+          : [];
+      items.forEach((item) => {
+        const own = known(item) ?? read?.[unread.indexOf(item)];
+        const present = keysOf(item, r.state).includes(item.key);
+        if (!own || !present || own.foreign || own.owners.length !== 1 || own.owners[0] !== c.owner) return;
+        const change: Change = { item, action: "remove" };
+        evicted.set(change, c);
+        all.push({ change, owner: c.owner });
+        seen.push({ present: true });
+        owns = [...owns, own];
+      });
+      if (![...evicted.values()].includes(c)) await evictions.drop(c);
+      if (overCap(r.object, r.state, ownOnly(), r.capOf)?.op !== list.op) break;
     }
-    if (!overCap(r.object, r.state, ownOnly(), r.capOf))
-      return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
+    fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   }
+  if (!fill) return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
   return none;
 }

@@ -6,7 +6,7 @@
  * right before the write, which carried changes must go back.
  */
 import type { SponsonError } from "../../../shared/errors";
-import type { ItemOwnership } from "../../../shared/schemas/ownership";
+import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
 import type { Inspection } from "../../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
@@ -100,16 +100,35 @@ export class CriticalSection {
 
   /**
    * Read, decide, write; a write its precondition refused (StaleState: nothing written) withdraws
-   * the claims made for it and is read and decided again, a bounded number of times.
+   * the claims made for it and is read and decided again, a bounded number of times. The evicted
+   * scopes stay held after it: their leaves, receipts and release follow (`leaves`, `recordEvictions`,
+   * `releaseEvictions`).
    */
   async run(): Promise<SectionOutcome> {
-    try {
-      const outcome = await this.#run();
-      await this.#evictions?.record(this.#evictedItems(outcome.decisions));
-      return outcome;
-    } finally {
-      await this.#evictions?.releaseAll();
-    }
+    return this.#run();
+  }
+
+  /**
+   * The ownership the write's removals give up, checked right before it is recorded: an evicted
+   * scope whose lease is lost by now keeps its ownership (another holder may have the scope; its
+   * receipt is then not written either, and its destroy finds the entry absent).
+   */
+  async leaves(done: SectionOutcome): Promise<OwnerChange[]> {
+    const after = done.decisions.flatMap((d) => d.ownersAfter);
+    if (!this.#evictions || this.#evicted.size === 0) return after;
+    const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
+    const gone = new Set(lost.map((c) => c.owner));
+    return after.filter((change) => !("owner" in change && gone.has(change.owner as string)));
+  }
+
+  /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
+  async recordEvictions(done: SectionOutcome): Promise<void> {
+    await this.#evictions?.record(this.#evictedItems(done.decisions));
+  }
+
+  /** The stale scope leases still held (the write failed, or they were not needed): given back. */
+  async releaseEvictions(): Promise<void> {
+    await this.#evictions?.releaseAll();
   }
 
   /** The evicted scopes' items the write removed or found gone (not those only let go of). */
@@ -171,9 +190,12 @@ export class CriticalSection {
     const capOf: CapOf = (item) =>
       effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
     if (capped && lease && owns && this.#evictions) {
-      const room = await makeRoom(this.#evictions, {
+      const room = await makeRoom(w, this.#evictions, {
         object: first.parent as string,
         state,
+        lease,
+        fence,
+        ctx,
         capOf,
         all,
         seen,
@@ -220,6 +242,20 @@ export class CriticalSection {
     // as the parent's check after the write.
     const parentCallFollows =
       lease !== null && (carried !== null || decisions.some((d) => d.ownersAfter.length > 0));
+    // Each evicted scope's lease, by a round trip right before the write: one lost since it was
+    // taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
+    // Its removals are dropped and the group is read, decided and fitted again without them.
+    if (this.#evictions && this.#evicted.size > 0) {
+      const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
+      if (lost.length > 0)
+        return {
+          stale: new StaleState({
+            evictedLeaseLost: lost.map((c) => `${c.share.environment}/${c.share.scope}`),
+          }),
+          decisions,
+          owns,
+        };
+    }
     try {
       await fence.write(
         () =>
@@ -261,10 +297,12 @@ export class CriticalSection {
   ): Promise<Decided[]> {
     const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
     const everyone = decideFor(this.#gone);
-    const own = everyone.filter((d) => waiterOf(d) === null);
+    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
+    // The run's own changes are fitted with no waiter at all: a waiter that joins an entry an
+    // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
+    const own = decideFor(new Set([...this.#gone, ...waiters])).filter((d) => waiterOf(d) === null);
     const ownFill = overCap(object, state, own, capOf);
     if (ownFill) throw await this.#refusal(ownFill);
-    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
     const kept = new Set<string>();
     const without = (trying: string | null) =>
       new Set([...this.#gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);

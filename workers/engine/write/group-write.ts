@@ -102,39 +102,58 @@ export class GroupWrite {
     let carried: CombiningHolder | null =
       takeQueue && lease ? await CombiningHolder.take(w, { first, lease }) : null;
     let done: SectionOutcome;
-    for (;;) {
-      const section = new CriticalSection({ parts: w, first, lease, fence, own, carried });
-      try {
-        done = await section.run();
-        this.#touched ||= section.touched;
-        break;
-      } catch (err) {
-        this.#touched ||= section.touched;
-        if (!carried || err instanceof SimulatedCrash) throw err;
-        await carried.returnAll(err);
-        // A provider refusing one carried change must not fail this run: write its own alone.
-        if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;
-        carried = null;
+    let section: CriticalSection;
+    const sections: CriticalSection[] = [];
+    try {
+      for (;;) {
+        section = new CriticalSection({ parts: w, first, lease, fence, own, carried });
+        sections.push(section);
+        try {
+          done = await section.run();
+          this.#touched ||= section.touched;
+          break;
+        } catch (err) {
+          this.#touched ||= section.touched;
+          if (!carried || err instanceof SimulatedCrash) throw err;
+          await carried.returnAll(err);
+          // A provider refusing one carried change must not fail this run: write its own alone.
+          if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;
+          carried = null;
+        }
       }
+      await this.#afterWrite({ fence, lease, carried, section }, done);
+      // Evicted scopes (docs/design.md, "Evicting stale scopes"): their leaves are recorded above
+      // while their leases are held; only then their receipts, the audit trail and the release.
+      await section.recordEvictions(done);
+    } finally {
+      await Promise.all(sections.map((s) => s.releaseEvictions()));
     }
-    await this.#afterWrite({ fence, lease, carried }, done);
     if (lease && own[0]) await fault(w, "after-report", own[0], own);
     return done.decisions.slice(0, own.length);
   }
 
   /**
-   * The ownership the removals give up, only while this run still holds its scope (a round trip),
-   * and the holder's report: after a write, the fence counts them as its checks after it.
+   * The ownership the removals give up, only while this run still holds its scope and each evicted
+   * scope's lease is still held (round trips), and the holder's report: after a write, the fence
+   * counts them as its checks after it.
    */
-  async #afterWrite(
-    { fence, lease, carried }: { fence: Fence; lease: ParentLock | null; carried: CombiningHolder | null },
-    done: SectionOutcome,
-  ): Promise<void> {
-    const after = done.decisions.flatMap((d) => d.ownersAfter);
-    if (after.length > 0) await fence.follow(() => this.#w.scopeLease.check(), false);
+  async #afterWrite({ fence, lease, carried, section }: AfterWrite, done: SectionOutcome): Promise<void> {
+    let after = done.decisions.flatMap((d) => d.ownersAfter);
+    if (after.length > 0)
+      [, after] = await fence.follow(
+        () => Promise.all([this.#w.scopeLease.check(), section.leaves(done)]),
+        false,
+      );
     if (carried) await fence.follow(() => carried.report(done, after));
     else if (after.length > 0 && lease) await fence.follow(() => lease.changeOwners(after));
   }
+}
+
+interface AfterWrite {
+  fence: Fence;
+  lease: ParentLock | null;
+  carried: CombiningHolder | null;
+  section: CriticalSection;
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */

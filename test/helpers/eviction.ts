@@ -1,0 +1,104 @@
+/**
+ * What the eviction journeys share (docs/design.md, "Evicting stale scopes"): an Auth0 client's
+ * web origins capped at `cap`, an environment that evicts, and ways to make a scope stale.
+ */
+import { env } from "cloudflare:workers";
+import { SponsonError } from "../../shared/errors";
+import { scopeLockKey } from "../../shared/lock-keys";
+import type { Plan } from "../../shared/schemas/plan";
+import type { RepositoryRef } from "../../shared/schemas/repository";
+import { lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLock } from "../../workers/locks/scope-lock";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
+import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
+import type { EngineOverrides } from "../../workers/wiring/wire";
+import { registerConnection } from "./connections";
+import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "./emulators";
+import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "./plans";
+import { DEFAULT_REPOSITORY, scopeAddress } from "./repositories";
+import { testEngine } from "./test-engine";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const EVICTING = JSON.stringify([{ name: "preview", staleAfterDays: 7, evictStale: true }]);
+
+export const evictingEngine = (o: EngineOverrides = {}) =>
+  testEngine({ bindings: { SPONSON_ENVIRONMENTS: EVICTING }, ...o });
+
+export const applyRequest = (plan: Plan, scope: string, repository: RepositoryRef = DEFAULT_REPOSITORY) => ({
+  repository,
+  environment: "preview",
+  scope,
+  plan,
+  wait: true,
+  waitTimeoutMs: 30_000,
+});
+
+export const destroyRequest = (scope: string) => ({
+  repository: DEFAULT_REPOSITORY,
+  environment: "preview",
+  scope,
+  wait: true,
+  waitTimeoutMs: 30_000,
+});
+
+export const origin = (scope: string) => `https://${scope}.preview.example.com`;
+
+/** The scope's runs moved `days` into the past: idle that long. */
+export async function ageRuns(scope: string, days: number, environment = "preview"): Promise<void> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const { receipt, etag } = await store.read(scopeAddress(environment, scope));
+  const at = Date.now() - days * DAY_MS;
+  await store.write(
+    { ...receipt, runs: receipt.runs.map((r) => ({ ...r, startedAt: at, finishedAt: at })) },
+    etag,
+  );
+}
+
+export async function setPullRequest(scope: string, status: "open" | "closed"): Promise<void> {
+  await scopeStateClient(env, DEFAULT_REPOSITORY.id, scope).applyEvent({
+    status,
+    revision: Date.now(),
+    deliveryId: crypto.randomUUID(),
+  });
+}
+
+/** An empty Auth0 client whose web origins are capped at `cap`; the plan adds the scope's origin. */
+export async function cappedOrigins(name: string, cap: number) {
+  const domain = freshAuth0Domain(name);
+  await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: { web_origins: [] } } });
+  const connection = registerConnection(`auth0-${name}-${domain}`, {
+    type: "auth0",
+    config: { domain, clientId: TEST_M2M.clientId },
+    secrets: { clientSecret: SECRET_NAME },
+    capacity: { "auth0.webOrigin": cap },
+  });
+  const line = (id: string, url: string) => ({
+    id,
+    op: "auth0.webOrigin",
+    connection,
+    params: { client: APP_CLIENT, url },
+  });
+  const plan: Plan = { version: 2, lines: [line("origin", "https://{scope}.preview.example.com")] };
+  const origins = async () => (await auth0Client(domain, APP_CLIENT))?.web_origins ?? [];
+  return { domain, plan, line, origins };
+}
+
+export async function receiptOf(scope: string, environment = "preview") {
+  return (await new R2ReceiptStore(env.RECEIPTS).read(scopeAddress(environment, scope))).receipt;
+}
+
+/** Whether the preview scope's lock is free: a try to take it without waiting. */
+export async function scopeLockFree(scope: string): Promise<boolean> {
+  try {
+    const probe = await ScopeLock.acquire(
+      lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope)),
+      "test-probe",
+      { ttlMs: 60_000 },
+    );
+    await probe.release();
+    return true;
+  } catch (err) {
+    if (err instanceof SponsonError && err.code === "LOCK_HELD") return false;
+    throw err;
+  }
+}
