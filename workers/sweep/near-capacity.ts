@@ -6,7 +6,7 @@
  * answers, a failed send gives the claim back, and a list that drops to 80 % or below may tell again.
  */
 import type { Env } from "../../shared/env";
-import type { NearCapacity } from "../../shared/schemas/fill-level";
+import { listId, type NearCapacity } from "../../shared/schemas/fill-level";
 import { SecretRegistry } from "../../shared/secrets";
 import { ownedObjectIndex } from "../lock-views/owned-objects";
 import { lockStub } from "../locks/lock-target";
@@ -24,7 +24,7 @@ export async function listsNearCapacity(env: Env, now: number): Promise<NearCapa
     for (const list of lists) {
       const near: NearCapacity = { lock: key, identity, ...list };
       found.push(near);
-      if (list.notify) (sent(await tellOperators(env, near, now)) ? told : unsent).push(list.op);
+      if (list.notify) (sent(await tellOperators(env, near, now)) ? told : unsent).push(listId(list));
     }
     if (unsent.length > 0) await stub.unclaimNearCapacity({ key, ops: unsent });
     // Until confirmed, a claim only holds off other sweeps for a day: one whose sweep died lapses.
@@ -38,14 +38,15 @@ const sent = (outcome: string) => outcome === "queued" || outcome === "off";
 function tellOperators(env: Env, near: NearCapacity, now: number) {
   return notify(env, {
     // One per crossing: the claim's time tells a new crossing from a repeat delivery.
-    id: `list-near-capacity:${near.lock}:${near.op}:${now}`,
+    id: `list-near-capacity:${near.lock}:${listId(near)}:${now}`,
     kind: "list-near-capacity",
     at: now,
-    summary: `${near.identity ?? near.lock}: ${near.op}'s list holds ${near.entries} of at most ${near.cap} entries`,
+    summary: `${near.identity ?? near.lock}: ${near.op}'s list${near.list ? ` (${near.list})` : ""} holds ${near.entries} of at most ${near.cap} entries`,
     subject: {
       lock: near.lock,
       ...(near.identity ? { identity: near.identity } : {}),
       op: near.op,
+      ...(near.list ? { list: near.list } : {}),
       cap: near.cap,
       entries: near.entries,
       seenAt: near.at,
