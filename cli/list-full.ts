@@ -6,9 +6,11 @@
 import { z } from "zod";
 
 const detailSchema = z.object({
-  list: z.object({ object: z.string(), op: z.string() }),
+  list: z.object({ object: z.string(), op: z.string(), name: z.string().optional() }),
   cap: z.number(),
   entries: z.number(),
+  /** Set when the cap counts something other than the owners' entries (S3: rules, origins). */
+  counts: z.object({ cap: z.string(), owners: z.string() }).optional(),
   scopes: z.array(
     z.object({
       scope: z.string(),
@@ -43,8 +45,10 @@ export function listFullLines(
     String(s.entries),
     s.stale ?? "live",
   ]);
-  const out = [`  ${d.list.op} on ${d.list.object}: ${d.entries} of at most ${d.cap} entries`];
-  if (rows.length > 0) out.push(...table(["scope", "pull", "last run", "entries", "stale"], rows));
+  const list = d.list.name ? `${d.list.op} (${d.list.name})` : d.list.op;
+  const [capCounts, ownersCount] = d.counts ? [d.counts.cap, d.counts.owners] : ["entries", "entries"];
+  const out = [`  ${list} on ${d.list.object}: ${d.entries} of at most ${d.cap} ${capCounts}`];
+  if (rows.length > 0) out.push(...table(["scope", "pull", "last run", ownersCount, "stale"], rows));
   const o = d.otherRepositories;
   if (o.scopes > 0)
     out.push(

@@ -262,7 +262,13 @@ export function lockText(lock: LockState, now: number): string[] {
       "",
       ...table(
         ["LIST", "ENTRIES", "CAP", "FILL", "SEEN"],
-        lock.fills.map((f) => [f.op, String(f.entries), String(f.cap), share(f), iso(f.at)]),
+        lock.fills.map((f) => [
+          f.list ? `${f.op} (${f.list})` : f.op,
+          String(f.entries),
+          String(f.cap),
+          share(f),
+          iso(f.at),
+        ]),
       ),
     );
   }

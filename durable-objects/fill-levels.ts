@@ -4,7 +4,7 @@
  * (no extra call), read by the lock detail and the sweep. Each list also remembers whether the
  * sweep told operators it crossed the near-capacity share, so it is told once per crossing.
  */
-import { type FillLevel, fillLevelsSchema, isNearCapacity } from "../shared/schemas/fill-level";
+import { type FillLevel, fillLevelsSchema, isNearCapacity, listId } from "../shared/schemas/fill-level";
 import type { LeaseStore } from "./lease-store";
 
 const META_KEY = "fill_levels";
@@ -34,14 +34,17 @@ function keep(store: LeaseStore, lists: Kept[]): void {
   store.setMeta(META_KEY, JSON.stringify(lists));
 }
 
-/** The release's fills replace each op's older one; a list back at or below the share may warn again. */
+/**
+ * The release's fills replace each list's older one (a list: op and, for an op with several lists
+ * on the object, its name); a list back at or below the share may warn again.
+ */
 export function recordFills(store: LeaseStore, fills: unknown): void {
   const parsed = fillLevelsSchema.safeParse(fills);
   // Only ever sent by the engine: a malformed value is dropped, never failing the release.
   if (!parsed.success || parsed.data.length === 0) return;
   const lists = readKept(store);
   for (const fill of parsed.data) {
-    const at = lists.findIndex((l) => l.op === fill.op);
+    const at = lists.findIndex((l) => listId(l) === listId(fill));
     const old = at < 0 ? undefined : lists[at];
     if (old && old.at > fill.at) continue;
     const still = isNearCapacity(fill);
@@ -78,22 +81,24 @@ export function claimNearCapacity(store: LeaseStore, now: number): Array<FillLev
   return answer;
 }
 
-/** A claimed notice whose send failed: the next sweep tells. */
+/** A claimed notice whose send failed: the next sweep tells. `ops`: the lists' `listId`s. */
 export function unclaimNearCapacity(store: LeaseStore, ops: readonly string[]): void {
   const lists = readKept(store);
   keep(
     store,
-    lists.map(({ claimed, ...l }) => (ops.includes(l.op) || claimed === undefined ? l : { ...l, claimed })),
+    lists.map(({ claimed, ...l }) =>
+      ops.includes(listId(l)) || claimed === undefined ? l : { ...l, claimed },
+    ),
   );
 }
 
-/** A claimed notice the sweep sent: told for this crossing. */
+/** A claimed notice the sweep sent: told for this crossing. `ops`: the lists' `listId`s. */
 export function confirmNearCapacity(store: LeaseStore, ops: readonly string[]): void {
   const lists = readKept(store);
   keep(
     store,
     lists.map(({ claimed, ...l }) =>
-      ops.includes(l.op) && claimed !== undefined
+      ops.includes(listId(l)) && claimed !== undefined
         ? { ...l, warned: claimed }
         : claimed === undefined
           ? l

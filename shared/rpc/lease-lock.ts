@@ -143,7 +143,10 @@ export interface LeaseLockApi {
    * (`notify`), so two sweeps at once tell once (durable-objects/fill-levels.ts).
    */
   nearCapacity(req: { key: string; now: number }): Promise<Array<FillLevel & { notify: boolean }>>;
-  /** Gives back the claims of notices the sweep could not send: the next sweep tells. */
+  /**
+   * Gives back the claims of notices the sweep could not send: the next sweep tells. `ops`: each
+   * list's `listId` (its op, or op and name for an op with several lists on the object).
+   */
   unclaimNearCapacity(req: { key: string; ops: string[] }): Promise<void>;
   /** Marks the claimed notices the sweep sent as told: a claim alone lapses after a day. */
   confirmNearCapacity(req: { key: string; ops: string[] }): Promise<void>;

@@ -8,6 +8,11 @@ import { z } from "zod";
 export const fillLevelSchema = z.strictObject({
   /** The op whose list it is (its list on the object the lock guards). */
   op: z.string().min(1).max(100),
+  /**
+   * Which of the op's lists on the object, when it has several there (a bucket's CORS rules:
+   * `rule previews`); absent when the op has one. A list is `op` and `list` together.
+   */
+  list: z.string().min(1).max(300).optional(),
   cap: z.number().int().positive(),
   /** Entries in the list after the run's write (or as read, when it wrote nothing there). */
   entries: z.number().int().nonnegative(),
@@ -16,7 +21,15 @@ export const fillLevelSchema = z.strictObject({
 });
 export type FillLevel = z.infer<typeof fillLevelSchema>;
 
-/** A release carries at most this many (one per capped op of the object). */
+/**
+ * One list of the object: its op, and its name when the op has several (`r2.corsOrigin/rule
+ * previews`; an op name has no `/`, so the two never run together). Also in notice ids.
+ */
+export function listId(fill: { op: string; list?: string | undefined }): string {
+  return fill.list === undefined ? fill.op : `${fill.op}/${fill.list}`;
+}
+
+/** A release carries at most this many (one per capped list of the object). */
 export const fillLevelsSchema = z.array(fillLevelSchema).max(32);
 
 /** The sweep reports a list above this share of its cap (issue 32: "above 80 %"). */

@@ -53,6 +53,37 @@ describe("a LIST_FULL refusal as the CLI prints it", () => {
     expect(text).toContain("to free room: sponson destroy --env preview --scope pr-3");
   });
 
+  it("an S3 bucket: the cap's figures are in rules, the owners' in origins, each said", () => {
+    const s3 = {
+      ...listFull,
+      detail: {
+        ...listFull.detail,
+        list: { object: "s3:eu-west-1:assets:cors", op: "s3.corsOrigin" },
+        cap: 100,
+        entries: 100,
+        after: 101,
+        counts: { cap: "CORS rules of the bucket", owners: "origins" },
+      },
+    };
+    const text = runText({ ...result, run: { ...result.run, error: s3 } }).join("\n");
+    expect(text).toContain(
+      "s3.corsOrigin on s3:eu-west-1:assets:cors: 100 of at most 100 CORS rules of the bucket",
+    );
+    expect(text).toMatch(/scope\s+pull\s+last run\s+origins\s+stale/);
+  });
+
+  it("one of an op's several lists is named: r2.corsOrigin (rule B)", () => {
+    const r2 = {
+      ...listFull,
+      detail: {
+        ...listFull.detail,
+        list: { object: "r2:acct:assets:cors", op: "r2.corsOrigin", name: "rule B" },
+      },
+    };
+    const text = runText({ ...result, run: { ...result.run, error: r2 } }).join("\n");
+    expect(text).toContain("r2.corsOrigin (rule B) on r2:acct:assets:cors: 5 of at most 5 entries");
+  });
+
   it("prints nothing more for another error, or a LIST_FULL without owners", () => {
     const bare = { ...listFull, detail: { list: listFull.detail.list, cap: 5, entries: 5, after: 6 } };
     const text = runText({ ...result, run: { ...result.run, error: bare } });

@@ -51,6 +51,22 @@ describe("a lock's fill levels in `sponson locks <key>`", () => {
     expect(text).toMatch(/auth0\.webOrigin\s+100\s+100\s+100 % \(full\)/);
   });
 
+  it("an op with a list per CORS rule shows each rule's list by name", () => {
+    const at = Date.UTC(2026, 11, 2, 7, 0, 0);
+    const text = lockText(
+      {
+        ...lock,
+        fills: [
+          { op: "r2.corsOrigin", list: "rule A", cap: 10, entries: 2, at },
+          { op: "r2.corsOrigin", list: "rule B", cap: 10, entries: 9, at },
+        ],
+      },
+      at,
+    ).join("\n");
+    expect(text).toMatch(/r2\.corsOrigin \(rule A\)\s+2\s+10\s+20 %/);
+    expect(text).toMatch(/r2\.corsOrigin \(rule B\)\s+9\s+10\s+90 % \(near its cap\)/);
+  });
+
   it("a lock with no fill level shows no capacity table", () => {
     expect(lockText(lock, Date.now()).join("\n")).not.toContain("CAP");
   });

@@ -123,4 +123,19 @@ describe("fill rows (pure)", () => {
       ["d.list", "unmeasured"],
     ]);
   });
+
+  it("an op with several lists on the object (one per CORS rule) has a row per list, each named", () => {
+    const at = Date.now();
+    const rows = fillRows(
+      [
+        { op: "r2.corsOrigin", list: "rule B", cap: 10, entries: 9, at },
+        { op: "r2.corsOrigin", list: "rule A", cap: 10, entries: 2, at },
+      ],
+      ["r2.corsOrigin"],
+    );
+    expect(rows.map((r) => [r.op, "list" in r ? r.list : null, r.level])).toEqual([
+      ["r2.corsOrigin", "rule A", "ok"],
+      ["r2.corsOrigin", "rule B", "near"],
+    ]);
+  });
 });

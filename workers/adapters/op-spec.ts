@@ -87,6 +87,12 @@ export interface ListCapacity {
   readonly counts?: string;
   /** A lower cap in a documented case (Entra: 100 when personal Microsoft accounts sign in). */
   readonly lower?: { readonly maxEntries: number; readonly when: string };
+  /**
+   * When the op's items are not what the cap counts (S3: the cap counts rules, an item is an
+   * origin in one): what a LIST_FULL answer's per-owner figures count, and how removing them frees
+   * room, so the answer says which figure is which (docs/design.md, "Who holds a full list").
+   */
+  readonly owners?: { readonly counts: string; readonly frees: string };
   /** At most this many characters in one entry. */
   readonly maxEntryChars?: number;
   /** At most this many bytes in the document written (S3's CORS configuration: 64 KB). */
@@ -127,6 +133,12 @@ export interface BatchForm<Config = Record<string, unknown>> {
   read(ctx: OpContext<Config>, params: Params): Promise<unknown>;
   /** The keys of this op's list in the state (the list `params`' item belongs to). */
   keys(state: unknown, params: Params): string[];
+  /**
+   * For an op with several lists on one object (a bucket's CORS rules, each a list of origins):
+   * the name of the list `params`' item is in (`rule previews`), so a cap is counted and its fill
+   * recorded per list (docs/design.md, "Lists at their cap"). Absent: one list per object.
+   */
+  listName?(params: Params): string;
   /** Pure: the state with this op's item added or removed; the same state when it already is. */
   edit(state: unknown, params: Params, action: ItemAction): unknown;
   /**

@@ -34,8 +34,8 @@ export function FillLevels({ rows, now }: { rows: FillRow[]; now: number }) {
                     </td>
                   </tr>
                 ) : (
-                  <tr data-fill-op={r.op} data-fill-level={r.level}>
-                    <td class="mono">{r.op}</td>
+                  <tr data-fill-op={r.op} data-fill-list={r.list} data-fill-level={r.level}>
+                    <td class="mono">{r.list ? `${r.op} (${r.list})` : r.op}</td>
                     <td class="fill">
                       {/* The browser colours the bar past `low` (the sweep's share) and past `high` (full). */}
                       <meter

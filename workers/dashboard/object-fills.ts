@@ -5,11 +5,20 @@
  * before its release). Counts only: never an entry, a scope or a secret. Pure.
  */
 import { type FillShare, fillPercent, fillShare } from "../../shared/fill-share";
-import type { FillLevel } from "../../shared/schemas/fill-level";
+import { type FillLevel, listId } from "../../shared/schemas/fill-level";
 
+/** `list`: which of the op's lists on the object, when it has several (a bucket's CORS rules). */
 export type FillRow =
   | { op: string; level: "unmeasured" }
-  | { op: string; level: FillShare; entries: number; cap: number; percent: number; at: number };
+  | {
+      op: string;
+      list?: string;
+      level: FillShare;
+      entries: number;
+      cap: number;
+      percent: number;
+      at: number;
+    };
 
 /**
  * `fills`: what the lock recorded; `cappedOps`: the object's lists that have a cap now (documented
@@ -19,13 +28,16 @@ export type FillRow =
 export function fillRows(fills: readonly FillLevel[], cappedOps: readonly string[]): FillRow[] {
   const rows: FillRow[] = fills.map((f) => ({
     op: f.op,
+    ...(f.list !== undefined ? { list: f.list } : {}),
     level: fillShare(f),
     entries: f.entries,
     cap: f.cap,
     percent: fillPercent(f),
     at: f.at,
   }));
+  // An op with several lists is measured once any of them is: the others are named by a write.
   const measured = new Set(fills.map((f) => f.op));
   for (const op of new Set(cappedOps)) if (!measured.has(op)) rows.push({ op, level: "unmeasured" });
-  return rows.sort((a, b) => (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+  const id = (r: FillRow) => listId("list" in r ? r : { op: r.op });
+  return rows.sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
 }

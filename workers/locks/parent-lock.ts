@@ -6,7 +6,7 @@
  */
 import { fail, ok, SponsonError } from "../../shared/errors";
 import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "../../shared/schemas/combine";
-import type { FillLevel } from "../../shared/schemas/fill-level";
+import { type FillLevel, listId } from "../../shared/schemas/fill-level";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
@@ -39,7 +39,7 @@ export class ParentLock extends Lease {
    * their cap"); kept by the lock object when the release carries it, so no call is added.
    */
   noteFills(fills: readonly FillLevel[]): void {
-    for (const fill of fills) this.#fills.set(fill.op, fill);
+    for (const fill of fills) this.#fills.set(listId(fill), fill);
   }
 
   override async release(): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import type { Env } from "../../shared/env";
 import type { LeaseLockApi } from "../../shared/rpc/lease-lock";
-import type { NearCapacity } from "../../shared/schemas/fill-level";
+import { listId, type NearCapacity } from "../../shared/schemas/fill-level";
 import { SecretRegistry } from "../../shared/secrets";
 import { ownedObjectIndex } from "../lock-views/owned-objects";
 import { lockStub } from "../locks/lock-target";
@@ -74,7 +74,7 @@ async function tellAndSettle(
   const told: string[] = [];
   for (const near of found) {
     // notify never throws: a send that threw comes back "failed", and its claim is given back.
-    if (near.notify) (sent(await tellOperators(env, near, now)) ? told : unsent).push(near.op);
+    if (near.notify) (sent(await tellOperators(env, near, now)) ? told : unsent).push(listId(near));
   }
   const errors: unknown[] = [];
   if (unsent.length > 0) await stub.unclaimNearCapacity({ key, ops: unsent }).catch((e) => errors.push(e));
@@ -88,14 +88,15 @@ const sent = (outcome: string) => outcome === "queued" || outcome === "off";
 function tellOperators(env: Env, near: NearCapacity, now: number) {
   return notify(env, {
     // One per crossing: the claim's time tells a new crossing from a repeat delivery.
-    id: `list-near-capacity:${near.lock}:${near.op}:${now}`,
+    id: `list-near-capacity:${near.lock}:${listId(near)}:${now}`,
     kind: "list-near-capacity",
     at: now,
-    summary: `${near.identity ?? near.lock}: ${near.op}'s list holds ${near.entries} of at most ${near.cap} entries`,
+    summary: `${near.identity ?? near.lock}: ${near.op}'s list${near.list ? ` (${near.list})` : ""} holds ${near.entries} of at most ${near.cap} entries`,
     subject: {
       lock: near.lock,
       ...(near.identity ? { identity: near.identity } : {}),
       op: near.op,
+      ...(near.list ? { list: near.list } : {}),
       cap: near.cap,
       entries: near.entries,
       seenAt: near.at,

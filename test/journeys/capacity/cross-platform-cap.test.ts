@@ -136,7 +136,15 @@ describe("s3: one group adding two rules is measured whole", () => {
       cap: 100,
       entries: 99,
       after: 101,
+      // One answer, two units, each named: the cap counts rules, who holds them is counted in origins.
+      counts: { cap: "CORS rules of the bucket", owners: "origins" },
     });
+    expect(result.run.error?.message).toContain(
+      "s3.corsOrigin's cap counts CORS rules of the bucket: 99 of at most 100",
+    );
+    expect(result.run.error?.message).toContain(
+      "Each owner's entries count origins: a rule goes only when its last origin does",
+    );
     expect(requests.filter((r) => r.startsWith("PUT "))).toEqual([]);
     expect(await b.stored()).toEqual(before);
   });

@@ -92,6 +92,9 @@ export function corsOriginOp<Config, R, Seen extends { rules: R[] }>(
       const at = findRule(rules, p.rule, spec.access(p));
       return at < 0 ? [] : spec.access(p).origins(rules[at] as R);
     },
+    // Each rule is its own list of origins: an operator's cap counts each rule (S3's documented
+    // cap counts the rules themselves, measured whole: s3/capacity.ts).
+    listName: (params) => `rule ${parse(params).rule}`,
     edit,
     async write(ctx, params, state, editAll) {
       const { bucket } = parse(params);

@@ -23,6 +23,9 @@ function measure(state: unknown): CapacityMeasure {
 export const S3_CAPACITY: ListCapacity = {
   maxEntries: 100,
   counts: "CORS rules of the bucket",
+  // Ownership is per origin (an origin is the item), so who holds the bucket is counted in
+  // origins: removing a scope's origins frees a rule only when they were all the rule had.
+  owners: { counts: "origins", frees: "a rule goes only when its last origin does" },
   maxDocumentBytes: 65_536,
   measure,
 };

@@ -27,6 +27,10 @@ export interface ListFill {
   object: string;
   /** The op whose list it is (its list in the object). */
   op: string;
+  /** Which of the op's lists on the object, when it has several (`rule previews`): each is capped alone. */
+  name?: string;
+  /** Set when the cap counts something other than the op's items (S3: rules, not origins). */
+  counts?: { cap: string; owners: string; frees: string };
   cap: number;
   /** Entries in the list as read under the lease. */
   entries: number;
@@ -44,7 +48,8 @@ export interface ListFill {
  * list is never refused, even above a cap lowered since it filled. A cap that counts more than the
  * op's own entries (`capacity.measure`: Entra's platforms, S3's rules and bytes) is measured on the
  * whole object with every write of the group applied, whichever op makes it: the write sent is the
- * whole object, so one op's share alone could fit while the sum does not.
+ * whole object, so one op's share alone could fit while the sum does not. An op with several lists
+ * on the object (`batch.listName`: a bucket's CORS rules) has each list counted on its own.
  */
 export function overCap(
   object: string,
@@ -53,17 +58,30 @@ export function overCap(
   capOf: CapOf,
 ): ListFill | null {
   const writes = decisions.filter((d) => d.write && d.change.item.op.batch);
-  const byOp = new Map<string, Decided[]>();
-  for (const d of writes) byOp.set(d.change.item.opName, [...(byOp.get(d.change.item.opName) ?? []), d]);
   const whole = applied(state, writes);
-  for (const [op, ds] of byOp) {
+  for (const ds of byList(writes).values()) {
     const item = (ds[0] as Decided).change.item;
     const fill = item.op.capacity?.measure
-      ? measured(object, op, item, state, whole, capOf)
-      : counted(object, op, item, state, applied(state, ds), capOf);
+      ? measured(object, item, state, whole, capOf)
+      : counted(object, item, state, applied(state, ds), capOf);
     if (fill) return fill;
   }
   return null;
+}
+
+/** The named list `item` is in; none for a cap measured on the whole object, or an op with one list. */
+export function listNameOf(item: Item): string | undefined {
+  return item.op.capacity?.measure ? undefined : item.op.batch?.listName?.(item.params);
+}
+
+/** `decisions` by the list their item is in: op, and the list's name when the op has several. */
+export function byList(decisions: readonly Decided[]): Map<string, Decided[]> {
+  const lists = new Map<string, Decided[]>();
+  for (const d of decisions) {
+    const id = `${d.change.item.opName}\u0000${listNameOf(d.change.item) ?? ""}`;
+    lists.set(id, [...(lists.get(id) ?? []), d]);
+  }
+  return lists;
 }
 
 /** The object with `writes` made to it, in order (each has the many-items form). */
@@ -75,24 +93,38 @@ function applied(state: unknown, writes: readonly Decided[]): unknown {
   );
 }
 
-function counted(object: string, op: string, item: Item, state: unknown, edited: unknown, capOf: CapOf) {
+/** One list of the op, `edited` by its own writes: the item's list is all `keys` counts. */
+function counted(object: string, item: Item, state: unknown, edited: unknown, capOf: CapOf): ListFill | null {
   const batch = item.op.batch;
   const cap = capOf(item);
   if (!batch || cap === undefined) return null;
-  const entries = batch.keys(state, item.params).length;
+  const keys = batch.keys(state, item.params);
   const after = batch.keys(edited, item.params).length;
-  if (!(after > cap && after > entries)) return null;
-  return { object, op, cap, entries, after, keys: batch.keys(state, item.params) };
+  if (!(after > cap && after > keys.length)) return null;
+  const name = listNameOf(item);
+  return { object, op: item.opName, ...(name ? { name } : {}), cap, entries: keys.length, after, keys };
 }
 
-function measured(object: string, op: string, item: Item, state: unknown, edited: unknown, capOf: CapOf) {
+function measured(object: string, item: Item, state: unknown, edited: unknown, capOf: CapOf) {
   const capacity = item.op.capacity;
   if (!capacity?.measure) return null;
   const [before, after] = [capacity.measure(state), capacity.measure(edited)];
   // The object's own lower cap (Entra's personal accounts) and the operator's: the lowest holds.
   const cap = effectiveCap(capOf(item), after.cap) ?? capacity.maxEntries;
   const keys = before.keys ?? item.op.batch?.keys(state, item.params) ?? [];
-  const fill: ListFill = { object, op, cap, entries: before.entries, after: after.entries, keys };
+  const counts =
+    capacity.counts && capacity.owners
+      ? { counts: { cap: capacity.counts, owners: capacity.owners.counts, frees: capacity.owners.frees } }
+      : {};
+  const fill: ListFill = {
+    object,
+    op: item.opName,
+    ...counts,
+    cap,
+    entries: before.entries,
+    after: after.entries,
+    keys,
+  };
   if (after.entries > cap && after.entries > before.entries) return fill;
   const maxBytes = capacity.maxDocumentBytes;
   const [was, bytes] = [before.bytes ?? 0, after.bytes];
@@ -103,10 +135,17 @@ function measured(object: string, op: string, item: Item, state: unknown, edited
 
 /** The refusal: nothing was claimed or sent; the same request fails until entries are removed. */
 export function listFull(fill: ListFill, owners?: ListOwners): SponsonError {
+  const list = fill.name ? `${fill.op}'s list (${fill.name})` : `${fill.op}'s list`;
   const what =
     fill.bytes !== undefined
       ? `${fill.op}'s document would be ${fill.bytes} bytes, past its limit of ${fill.maxBytes}`
-      : `${fill.op}'s list holds ${fill.entries} of at most ${fill.cap} entries; this write would make it ${fill.after}`;
+      : fill.counts
+        ? `${fill.op}'s cap counts ${fill.counts.cap}: ${fill.entries} of at most ${fill.cap}; this write would make it ${fill.after}`
+        : `${list} holds ${fill.entries} of at most ${fill.cap} entries; this write would make it ${fill.after}`;
+  // The owners' figures count the op's items; say so when the cap counts something else.
+  const figures = fill.counts
+    ? `. Each owner's entries count ${fill.counts.owners}: ${fill.counts.frees}`
+    : "";
   const stale = owners?.scopes.filter((s) => s.stale !== null) ?? [];
   const remedy =
     stale.length > 0
@@ -114,12 +153,13 @@ export function listFull(fill: ListFill, owners?: ListOwners): SponsonError {
       : "remove entries (`sponson destroy --scope …` for scopes that are done)";
   return new SponsonError(
     "LIST_FULL",
-    `${fill.object}: ${what}. Nothing was written: ${remedy}, and run again`,
+    `${fill.object}: ${what}${figures}. Nothing was written: ${remedy}, and run again`,
     {
-      list: { object: fill.object, op: fill.op },
+      list: { object: fill.object, op: fill.op, ...(fill.name ? { name: fill.name } : {}) },
       cap: fill.cap,
       entries: fill.entries,
       after: fill.after,
+      ...(fill.counts ? { counts: { cap: fill.counts.cap, owners: fill.counts.owners } } : {}),
       ...(fill.bytes !== undefined ? { bytes: fill.bytes, maxBytes: fill.maxBytes } : {}),
       ...(owners ?? {}),
     },
