@@ -17,7 +17,7 @@ import { type Item, itemOfRecord, sameItem } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
 import { runLeaseOptions } from "../run/run-lease";
 import type { WriterParts } from "../write/writer-parts";
-import type { ListFill } from "./list-fill";
+import { type ListFill, listNameOf } from "./list-fill";
 import type { OwnersOf, ScopeShare } from "./list-owners";
 import { staleReason } from "./stale-scopes";
 
@@ -77,7 +77,9 @@ export class Evictions {
   /** `c`'s entries on `fill`'s list (all on the object where the cap measures the whole object). */
   entriesFor(c: Candidate, fill: ListFill): Item[] {
     const measured = this.#w.deps.ops.get(fill.op)?.capacity?.measure !== undefined;
-    return c.entries.filter(({ entry }) => measured || entry.op === fill.op).map(({ item }) => item);
+    // A named list (one CORS rule of a bucket) takes only the entries in that list.
+    const onList = (item: Item) => item.opName === fill.op && listNameOf(item) === fill.name;
+    return c.entries.filter(({ item }) => measured || onList(item)).map(({ item }) => item);
   }
 
   /**

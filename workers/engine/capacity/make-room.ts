@@ -57,10 +57,11 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
   const evicted = new Map<Change, Candidate>();
   const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
   const tried = new Set<string>();
+  const listOf = (f: { op: string; name?: string } | null) => (f ? `${f.op}\u0000${f.name ?? ""}` : null);
   // Each list found full in turn: room made in one may leave another of the object still full.
-  while (fill && !tried.has(fill.op)) {
+  while (fill && !tried.has(listOf(fill) as string)) {
     const list = fill;
-    tried.add(list.op);
+    tried.add(listOf(list) as string);
     const known = await evictions.ownershipOn(list);
     for await (const c of evictions.candidates(list)) {
       const items = evictions.entriesFor(c, list).filter((item) => !taken(item));
@@ -88,7 +89,7 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
         owns = [...owns, own];
       });
       if (![...evicted.values()].includes(c)) await evictions.drop(c);
-      if (overCap(r.object, r.state, ownOnly(), r.capOf)?.op !== list.op) break;
+      if (listOf(overCap(r.object, r.state, ownOnly(), r.capOf)) !== listOf(list)) break;
     }
     fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   }
