@@ -115,7 +115,13 @@ export type LockState = z.infer<typeof lockStateSchema>;
 
 export const releaseOutcomeSchema = z.object({
   released: z.boolean(),
-  reason: z.enum(["released", "stale-token", "not-held"]),
+  /**
+   * `released`: the token was current and unexpired when the release arrived, so its holder held
+   * the lock all along (a parent's release is the check after its write, docs/design.md "Lease
+   * protocol"). `released-expired`: freed, but the lease had expired (nobody else took it yet):
+   * not live, and its lock-delay follows the expiry.
+   */
+  reason: z.enum(["released", "released-expired", "stale-token", "not-held"]),
   /** The object's own clock when it decided (history and audits compare against it). */
   at: z.number().int(),
 });

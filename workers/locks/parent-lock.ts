@@ -43,7 +43,16 @@ export class ParentLock extends Lease {
   }
 
   override async release(): Promise<void> {
-    await this.releaseWith(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {});
+    await this.releaseHeld();
+  }
+
+  /**
+   * The release, as the check after a write (docs/design.md, "Fencing around a write"): true only
+   * when the object answered that this token was still live when it arrived, so the lease was held
+   * all through the write; false when it had expired, was taken away, or no answer came.
+   */
+  releaseHeld(): Promise<boolean> {
+    return this.releaseWith(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {});
   }
 
   static async #started(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {

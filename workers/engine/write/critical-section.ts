@@ -25,7 +25,7 @@ import {
   undoChanges,
 } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "./fence";
+import type { Fence, ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
 import { ownershipOf } from "./owner-bookkeeping";
 import { sendWrites } from "./provider-write";
@@ -220,9 +220,13 @@ export class CriticalSection {
       return decisions;
     }
     // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
-    // as the parent's check after the write.
-    const parentCallFollows =
-      lease !== null && (carried !== null || decisions.some((d) => d.ownersAfter.length > 0));
+    // as the parent's check after the write; with none, the release that ends the lease is.
+    const after: ParentCheckAfter =
+      lease === null
+        ? "renew"
+        : carried !== null || decisions.some((d) => d.ownersAfter.length > 0)
+          ? "call"
+          : "release";
     try {
       await fence.write(
         () =>
@@ -237,7 +241,7 @@ export class CriticalSection {
             items: all.map((p) => p.change.item),
             seen,
           }),
-        parentCallFollows,
+        after,
       );
     } catch (err) {
       if (err instanceof StaleState) return { stale: err, decisions, owns };

@@ -119,6 +119,8 @@ export class GroupWrite {
     }
     await this.#afterWrite({ fence, lease, carried }, done);
     if (lease && own[0]) await fault(w, "after-report", own[0], own);
+    // Where nothing else followed the write, the release is the parent's check after it.
+    await fence.releaseAfterWrite();
     return done.decisions.slice(0, own.length);
   }
 
