@@ -72,7 +72,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    */
   async claim(req: ClaimRequest): Promise<Result<LeaseGrant>> {
     const claimed = this.#core.renew(req, this.#scope.refused);
-    return this.#scope.withPending(this.#parent.withOwnership(req.items)(claimed));
+    return this.#scope.withPending(
+      this.#parent.withQueue(req.take)(this.#parent.withOwnership(req.items)(claimed)),
+    );
   }
 
   async renew(req: FencedRequest): Promise<Result<LeaseGrant>> {

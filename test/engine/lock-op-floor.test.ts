@@ -49,9 +49,8 @@ describe("lock operations of a warm group write", () => {
     expect(calls).toEqual([
       "scope acquire",
       // The group's intents are made durable by a receipt put, not a lock call (issue 29 item 3).
-      // Grant with the ownership view; takes what others queued (write combining).
+      // Grant with the ownership view, taking what others queued (write combining) in its step.
       "parent acquireOrCombine",
-      "parent takeQueued",
       // The scope lease checked by a round trip before the claims (docs/design.md, "Ownership").
       "scope renew",
       // The claims, renewing the lease: the fencing check right before the write.
@@ -65,8 +64,9 @@ describe("lock operations of a warm group write", () => {
     // The run's counts stop at its result, before the scope release. Before issue 24 item 3 they
     // were 10 (an ownership read of its own, and a parent renewal right before the write); 9 with
     // the scope lock's putIntents; 8 since issue 29 item 3, whose intents are a receipt put again;
-    // 7 since the parent release is the check after the write (no renewal of its own).
-    expect(result.counts?.lockOps).toBe(7);
+    // 7 since the parent release is the check after the write (no renewal of its own); 6 since
+    // the grant takes the queue (no takeQueued).
+    expect(result.counts?.lockOps).toBe(6);
     expect(result.counts?.storageWrites).toBe(2);
   });
 
@@ -79,7 +79,6 @@ describe("lock operations of a warm group write", () => {
     const parent = calls.filter((c) => c.startsWith("parent "));
     expect(parent).toEqual([
       "parent acquireOrCombine",
-      "parent takeQueued",
       // The grant's view says ownership was never rebuilt: rebuilt from the receipts, read again.
       "parent changeOwners",
       "parent owners",
@@ -97,7 +96,7 @@ describe("lock operations of a warm group write", () => {
     ]);
     // With the scope lease's acquire and its two round trips; 19 before issue 24 item 3, 18 with
     // the scope lock's putIntents, 17 since issue 29 item 3 (a receipt put instead), 16 since the
-    // release is the parent's check after the write.
-    expect(result.counts?.lockOps).toBe(16);
+    // release is the parent's check after the write, 15 since the grant takes the queue.
+    expect(result.counts?.lockOps).toBe(15);
   });
 });

@@ -221,12 +221,8 @@ export class CriticalSection {
     }
     // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
     // as the parent's check after the write; with none, the release that ends the lease is.
-    const after: ParentCheckAfter =
-      lease === null
-        ? "renew"
-        : carried !== null || decisions.some((d) => d.ownersAfter.length > 0)
-          ? "call"
-          : "release";
+    const follows = carried !== null || decisions.some((d) => d.ownersAfter.length > 0);
+    const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
     try {
       await fence.write(
         () =>
