@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ERROR_CODES } from "../errors";
 import { leaseGrantSchema } from "./lock";
 import { locatorSchema, ownerChangeSchema } from "./ownership";
-import { MAX_QUEUED_CHANGES, queuedChangeSchema, queuedWaiterSchema } from "./queued-change";
+import { MAX_QUEUED_CHANGES, queuedWaiterSchema } from "./queued-change";
 
 export {
   MAX_QUEUED_CHANGES,

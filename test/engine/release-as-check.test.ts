@@ -78,7 +78,7 @@ describe("the parent release as the check after a write", () => {
       plan,
     });
     expect(result.run.status).toBe("succeeded");
-    expect(calls).toEqual(["acquireOrCombine", "takeQueued", "changeOwners", "release"]);
+    expect(calls).toEqual(["acquireOrCombine", "changeOwners", "release"]);
     expect(releases).toEqual([expect.objectContaining({ released: true, reason: "released" })]);
   });
 
