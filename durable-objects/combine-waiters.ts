@@ -16,7 +16,7 @@ import {
   type TakenQueue,
 } from "../shared/schemas/combine";
 import type { LeaseGrant } from "../shared/schemas/lock";
-import { type CombineSlot, coversAll, isOffered, mergeOutcomes, newSlot } from "./combine-queue";
+import { type CombineSlot, coversAll, isOffered, isTaken, mergeOutcomes, newSlot } from "./combine-queue";
 import { deleteAnswer, pruneAnswers, readAnswer, storeAnswer } from "./combine-store";
 import type { LeaseRow } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
@@ -85,16 +85,30 @@ export class CombineWaiters {
    * lease ends, and their waiters go on as without combining.
    */
   take(token: number): TakenQueue {
+    return { waiters: this.#take(token, false) };
+  }
+
+  /**
+   * The take a grant makes in its own step (parent-lock-role.ts withQueue): as `take`, and again
+   * what this token took and has not reported, so a holder asking again (a retried acquire) hears
+   * the same queue instead of losing what the lost answer named.
+   */
+  takeWithGrant(token: number): QueuedWaiter[] {
+    return this.#take(token, true);
+  }
+
+  #take(token: number, again: boolean): QueuedWaiter[] {
     const waiters: QueuedWaiter[] = [];
     for (const w of this.#p.queue.all()) {
       if (waiters.length >= MAX_COMBINE_REPORTS) break;
-      if (!w.combine || !isOffered(w.combine, token)) continue;
-      w.combine.takenBy = token;
-      w.combine.everTaken = true;
-      waiters.push({ waiter: w.holder, changes: w.combine.changes });
+      const slot = w.combine;
+      if (!slot || !(isOffered(slot, token) || (again && !slot.settled && isTaken(slot, token)))) continue;
+      slot.takenBy = token;
+      slot.everTaken = true;
+      waiters.push({ waiter: w.holder, changes: slot.changes });
     }
     if (waiters.length > 0) this.#p.announce("waiters");
-    return { waiters };
+    return waiters;
   }
 
   /**

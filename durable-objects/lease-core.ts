@@ -140,7 +140,10 @@ export class LeaseCore {
     return expiresAt;
   }
 
-  /** The holder's release; `settled` runs when it freed the lease, before the next grant. */
+  /**
+   * The holder's release; `settled` runs when it freed the lease, before the next grant. The answer
+   * says whether the lease was live when it arrived (`released`) or had expired (`released-expired`).
+   */
   release(req: ReleaseRequest, settled: () => void): Result<ReleaseOutcome> {
     this.store.remember(req.key, null);
     const now = Date.now();
@@ -163,7 +166,8 @@ export class LeaseCore {
     settled();
     this.lease.promote(now);
     this.index.syncLater();
-    return ok({ released: true, reason: "released", at: now });
+    // Not live any more: a holder using this release as its check after a write must hear it.
+    return ok({ released: true, reason: expired ? "released-expired" : "released", at: now });
   }
 
   forceRelease(req: { key: string; reason: string; actor: string }): Result<ReleaseOutcome> {

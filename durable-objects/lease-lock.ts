@@ -72,7 +72,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    */
   async claim(req: ClaimRequest): Promise<Result<LeaseGrant>> {
     const claimed = this.#core.renew(req, this.#scope.refused);
-    return this.#scope.withPending(this.#parent.withOwnership(req.items)(claimed));
+    return this.#scope.withPending(
+      this.#parent.withQueue(req.take)(this.#parent.withOwnership(req.items)(claimed)),
+    );
   }
 
   async renew(req: FencedRequest): Promise<Result<LeaseGrant>> {
@@ -82,8 +84,10 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   async release(req: ReleaseRequest & { fills?: FillLevel[] }): Promise<Result<ReleaseOutcome>> {
     const released = this.#core.release(req, () => this.#scope.settled(req));
     if (released.ok && released.value.released) this.#scope.ended();
-    // Only the holder's own release brings its fills: the run's writes left the lists so.
-    if (released.ok && released.value.released && req.fills) recordFills(this.#core.store, req.fills);
+    // Only the holder's own release in time brings its fills: the run's writes left the lists so
+    // (after an expiry the write's outcome is unknown to it).
+    if (released.ok && released.value.reason === "released" && req.fills)
+      recordFills(this.#core.store, req.fills);
     return released;
   }
 

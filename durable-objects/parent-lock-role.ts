@@ -67,6 +67,19 @@ export class ParentLockRole {
     };
   }
 
+  /**
+   * A combining holder's grant with the queue taken in the same synchronous step: a grant made at
+   * once, or the claim that asked to take (`take`). A waiter queued after this step stays untaken
+   * for the next holder. Nothing is taken while a hold is in force (as `takeQueued`).
+   */
+  withQueue(take: boolean | undefined): (result: Result<LeaseGrant>) => Result<LeaseGrant> {
+    return (result) => {
+      if (!take || !result.ok || result.value.claimBy !== undefined) return result;
+      const onHold = this.#core.holds.view(Date.now()) !== undefined;
+      return ok({ ...result.value, queued: onHold ? [] : this.#combining.takeWithGrant(result.value.token) });
+    };
+  }
+
   /** acquire, with the grant answering the ownership of `req.items`. */
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
     return this.#core.acquire(req, this.withOwnership(req.items));
@@ -85,7 +98,11 @@ export class ParentLockRole {
     if (!changes.success) {
       return Promise.resolve(fail("VALIDATION", `queued changes refused: ${changes.error.message}`));
     }
-    return this.#combining.acquireOrCombine(req, changes.data, (r) => this.acquire(r));
+    // A grant made at once takes the queue with it (empty unless this holder asks again).
+    const takes = this.withQueue(true);
+    return this.#combining.acquireOrCombine(req, changes.data, (r) =>
+      this.#core.acquire(r, (result) => takes(this.withOwnership(r.items)(result))),
+    );
   }
 
   /** Ownership of `items`, for the live holder only: a holder whose lease lapsed must not decide from it. */

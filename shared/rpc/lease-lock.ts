@@ -57,6 +57,8 @@ export interface ClaimRequest {
   holder: string;
   token: number;
   items?: OwnedItem[];
+  /** Write combining: take the queue behind this holder in the claim's step (LeaseGrant.queued). */
+  take?: boolean;
 }
 
 /** The holder of the lease, by its token: fenced calls answer LOCK_LOST to anyone else. */

@@ -9,9 +9,17 @@ import { z } from "zod";
 import { ERROR_CODES } from "../errors";
 import { leaseGrantSchema } from "./lock";
 import { locatorSchema, ownerChangeSchema } from "./ownership";
+import { MAX_QUEUED_CHANGES, queuedWaiterSchema } from "./queued-change";
 
-/** At most this many changes per waiter: one run's lines on one parent object. */
-export const MAX_QUEUED_CHANGES = 200;
+export {
+  MAX_QUEUED_CHANGES,
+  type QueuedChange,
+  type QueuedWaiter,
+  queuedChangeSchema,
+  queuedChangesSchema,
+  queuedWaiterSchema,
+} from "./queued-change";
+
 /** At most this many waiters reported on in one report (a queue longer than this is taken in parts). */
 export const MAX_COMBINE_REPORTS = 256;
 /** Owner changes of one report: a few per change (add, not-foreign, foreign marks of a first look). */
@@ -19,38 +27,8 @@ export const MAX_COMBINE_OWNER_CHANGES = 20_000;
 
 const MAX_ID_CHARS = 2_048;
 const MAX_FIELD_CHARS = 1_024;
-const MAX_PARAMS = 32;
 
 const bounded = (max: number) => z.string().max(max);
-
-/** One item change a waiter wants made on the parent object: its line's intent, as data. */
-export const queuedChangeSchema = z.object({
-  /**
-   * Unique within the waiter, e.g. `${op}\n${key}` (the item on this object); outcomes name the change by it, and a stored
-   * answer is matched to a re-joining waiter's changes by it, so one id always means one change.
-   */
-  id: bounded(MAX_ID_CHARS).min(1),
-  action: z.enum(["create", "remove"]),
-  op: bounded(MAX_FIELD_CHARS),
-  key: bounded(MAX_ID_CHARS),
-  params: z
-    .record(bounded(MAX_FIELD_CHARS), bounded(MAX_ID_CHARS))
-    .refine((p) => Object.keys(p).length <= MAX_PARAMS, `at most ${MAX_PARAMS} params`),
-  connection: bounded(MAX_FIELD_CHARS),
-  /** The waiter's scope as `ownerOf` names it: whose ownership the holder records. */
-  owner: bounded(MAX_FIELD_CHARS),
-  environment: bounded(MAX_FIELD_CHARS),
-  runId: bounded(MAX_FIELD_CHARS),
-});
-export type QueuedChange = z.infer<typeof queuedChangeSchema>;
-
-export const queuedChangesSchema = z
-  .array(queuedChangeSchema)
-  .max(MAX_QUEUED_CHANGES)
-  .refine(
-    (changes) => new Set(changes.map((c) => c.id)).size === changes.length,
-    "change ids must be unique",
-  );
 
 /**
  * What the holder's write did for one change: `written` (the write added or removed it), `already`
@@ -97,10 +75,6 @@ export const reportCombinedBodySchema = z.object({
   locator: locatorSchema.optional(),
 });
 export type ReportCombinedBody = z.infer<typeof reportCombinedBodySchema>;
-
-/** One waiter's queued changes, as the holder takes them. */
-export const queuedWaiterSchema = z.object({ waiter: z.string(), changes: z.array(queuedChangeSchema) });
-export type QueuedWaiter = z.infer<typeof queuedWaiterSchema>;
 
 export const takenQueueSchema = z.object({ waiters: z.array(queuedWaiterSchema) });
 export type TakenQueue = z.infer<typeof takenQueueSchema>;

@@ -3,6 +3,7 @@ import { fillLevelSchema } from "./fill-level";
 import { holdViewSchema } from "./hold";
 import { ownershipViewSchema } from "./ownership";
 import { leaseHolderSchema, runHolderSchema } from "./provenance";
+import { queuedWaiterSchema } from "./queued-change";
 import { intentSchema } from "./receipt";
 
 export const lockKindSchema = z.enum(["scope", "parent"]);
@@ -88,6 +89,13 @@ export const leaseGrantSchema = z.object({
    * no lock takes new ones (docs/design.md, "Intent recovery").
    */
   pendingIntents: z.array(intentSchema).optional(),
+  /**
+   * Parent locks, write combining: the queued changes this grant took for its holder to write and
+   * report, taken in the same step as a grant made at once (acquireOrCombine) or as the claim that
+   * asked to take (`take`). A waiter that queues after that step is not this holder's: it stays
+   * untaken for the next one (docs/design.md, "Write combining: the lock object's side").
+   */
+  queued: z.array(queuedWaiterSchema).optional(),
 });
 export type LeaseGrant = z.infer<typeof leaseGrantSchema>;
 
@@ -115,7 +123,13 @@ export type LockState = z.infer<typeof lockStateSchema>;
 
 export const releaseOutcomeSchema = z.object({
   released: z.boolean(),
-  reason: z.enum(["released", "stale-token", "not-held"]),
+  /**
+   * `released`: the token was current and unexpired when the release arrived, so its holder held
+   * the lock all along (a parent's release is the check after its write, docs/design.md "Lease
+   * protocol"). `released-expired`: freed, but the lease had expired (nobody else took it yet):
+   * not live, and its lock-delay follows the expiry.
+   */
+  reason: z.enum(["released", "released-expired", "stale-token", "not-held"]),
   /** The object's own clock when it decided (history and audits compare against it). */
   at: z.number().int(),
 });

@@ -80,8 +80,8 @@ describe("the parent's check after a write, merged into the call that follows it
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
     expect(await ownersOnApp(domain)).toEqual([]);
     expect(calls.filter((c) => c.startsWith("parent "))).toEqual([
+      // The grant took the queue (nobody waited).
       "parent acquireOrCombine",
-      "parent takeQueued",
       // No ownership change before a removal's write: its fencing check is a renewal.
       "parent renew",
       // The leaves, after the write: token-checked, so the parent's check after it.
@@ -137,7 +137,9 @@ describe("the parent's check after a write, merged into the call that follows it
     expect(ra.lines[0]?.error?.message).toContain("may have landed");
     // The report after the write was its check: refused, and the lease abandoned, not released.
     const parent = calls.filter((c) => c.startsWith("parent "));
-    expect(parent).toContain("parent takeQueued");
+    // Handed the lock after its wait, its claim took the waiter's changes (no takeQueued).
+    expect(parent).toContain("parent claim");
+    expect(parent).not.toContain("parent takeQueued");
     expect(parent.at(-1)).toBe("parent reportCombined");
     expect((await receipt("preview", a)).intents).toHaveLength(3);
     // The waiter's changes were taken and never reported: it writes them itself, and nothing is lost.

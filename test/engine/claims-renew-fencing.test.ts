@@ -1,8 +1,8 @@
 /**
  * The group's claims renew the parent lease at the object, and are the round-trip check right
  * before the write (docs/design.md, "Lease protocol"). A lease lost after that call answered is a
- * lease lost while the write is in flight: the write may land, the check after it fails, and the
- * group ends LOCK_LOST with an unknown outcome, its intents kept and its lease abandoned. Lost
+ * lease lost while the write is in flight: the write may land, the check after it (the release)
+ * fails, and the group ends LOCK_LOST with an unknown outcome, its intents kept. Lost
  * before the call, the claims are refused and nothing is written; a deadline passed in between is
  * still caught before the write by the local check.
  */
@@ -90,9 +90,10 @@ describe("the claims as the fencing check before the write", () => {
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toContain(
       `https://${scope}.preview.example.com/callback`,
     );
-    // Its intents stay for recovery; the lease was abandoned (ends by expiry), not released.
+    // Its intents stay for recovery. The check after the write is the release (nothing else
+    // follows a group of creates): it answered that the lease was no longer this run's.
     expect((await receipt("preview", scope)).intents).toHaveLength(3);
-    expect(calls.filter((c) => c !== "takeQueued")).toEqual(["acquireOrCombine", "changeOwners", "renew"]);
+    expect(calls.filter((c) => c !== "takeQueued")).toEqual(["acquireOrCombine", "changeOwners", "release"]);
   });
 
   it("lost right before the claims: they are refused and nothing is written", async () => {

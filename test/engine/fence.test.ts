@@ -25,6 +25,11 @@ function stubs(refuse: ReadonlySet<string> = new Set()) {
       if (refuse.has(`${kind} check`)) throw lost();
     },
     abandon: () => calls.push(`${kind} abandon`),
+    target: { key: `${kind}-lock` },
+    releaseHeld: async () => {
+      calls.push(`${kind} releaseHeld`);
+      return !refuse.has(`${kind} releaseHeld`);
+    },
     changeOwners: async () => {
       calls.push(`${kind} changeOwners`);
       return view(true);
@@ -90,7 +95,7 @@ describe("the group write's fence", () => {
   it("a parent call that follows the write stands for its check after; refused, the outcome is unknown and the lease abandoned", async () => {
     const { calls, fence } = stubs();
     await fence.claim(claim);
-    await fence.write(sent, true);
+    await fence.write(sent, "call");
     expect(calls.slice(-1)).toEqual(["scope check"]);
     const err = await failure(
       fence.follow(() => Promise.reject(new SponsonError("LOCK_LOST", "token refused"))),
@@ -102,7 +107,7 @@ describe("the group write's fence", () => {
 
   it("a call after the write that is not the parent's makes the check it stands for", async () => {
     const { calls, fence } = stubs();
-    await fence.write(sent, true);
+    await fence.write(sent, "call");
     calls.length = 0;
     const err = await failure(
       fence.follow(() => Promise.reject(new SponsonError("LOCK_LOST", "scope lost")), false),
@@ -132,6 +137,35 @@ describe("the group write's fence", () => {
     expect(refusal.fence.abandoned).toBe(false);
     // Nothing after a refused write: no check after it, no abandon.
     expect(refusal.calls).toEqual(["scope assertHeld", "parent check"]);
+  });
+
+  it("with nothing else after the write, the release is the parent's check after it", async () => {
+    const { calls, fence } = stubs();
+    await fence.claim(claim);
+    await fence.write(sent, "release");
+    expect(calls.slice(-1)).toEqual(["scope check"]);
+    expect(calls).not.toContain("parent check");
+    await fence.releaseAfterWrite();
+    expect(calls.slice(-2)).toEqual(["parent assertHeld", "parent releaseHeld"]);
+    expect(fence.abandoned).toBe(false);
+    // Owed once: a second call (the lease's own finally) makes no check.
+    await fence.releaseAfterWrite();
+    expect(calls.filter((c) => c === "parent releaseHeld")).toHaveLength(1);
+  });
+
+  it("a release that finds the lease no longer live makes the outcome unknown", async () => {
+    const { fence } = stubs(new Set(["parent releaseHeld"]));
+    await fence.write(sent, "release");
+    const err = await failure(fence.releaseAfterWrite());
+    expect(err.code).toBe("LOCK_LOST");
+    expect(err.detail).toMatchObject({ outcome: "unknown" });
+    expect(fence.abandoned).toBe(true);
+  });
+
+  it("control: without a write nothing is owed, and no release is made by the fence", async () => {
+    const { calls, fence } = stubs(new Set(["parent releaseHeld"]));
+    await fence.releaseAfterWrite();
+    expect(calls).toEqual([]);
   });
 
   it("a check after the write that fails makes the outcome unknown", async () => {

@@ -8,7 +8,7 @@ import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
-import { readLock } from "../../workers/locks/lock-target";
+import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { configureHost } from "../helpers/emulators";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
@@ -154,9 +154,11 @@ export async function runStep(world: FleetWorld, step: Step): Promise<RunOutcome
 }
 
 /**
- * The holder takes the object's parent lease; at that point the waiter starts and queues its lines
- * (write combining); once it is queued the tenant answers slowly, so the holder, which takes the
- * queue next, is still reading and writing when the waiter's short wait ends.
+ * The holder queues for the object's parent lease behind a stand-in that holds it, and the waiter
+ * queues behind the holder with its lines (write combining); the stand-in lets go, so the holder's
+ * grant is a handoff whose claim takes the waiter's changes in its step (docs/design.md, "Write
+ * combining: the lock object's side"). The tenant then answers slowly, so the holder is still
+ * reading and writing when the waiter's short wait ends while its changes are taken.
  */
 async function runCombineTimeout(world: FleetWorld, step: Extract<Step, { action: "combine-timeout" }>) {
   const object = step.lines[0]?.object ?? 0;
@@ -164,32 +166,50 @@ async function runCombineTimeout(world: FleetWorld, step: Extract<Step, { action
   const domain = world.domains[tenant] as string;
   const holderState = freshState();
   const waiterState = freshState();
-  let waiter: Promise<RunOutcome> | null = null;
-  const startWaiter = () => {
-    waiter ??= runOne(world, {
-      scope: step.waiter,
-      plan: step.waiterLines,
-      state: waiterState,
-      waitTimeoutMs: WAITER_TIMEOUT_MS,
-    });
-    return waiter;
-  };
   const key = await parentKey(world, object);
-  const hook: FaultHook = async (point, detail) => {
-    if (point !== "after-acquire" || waiter || !detail.group.some((c) => c.line === "z")) return;
-    holderState.fired = true;
-    const started = startWaiter();
-    const end = Date.now() + 5_000;
-    while (Date.now() < end) {
-      const lock = await readLock(env, key);
-      if (lock.waiters.some((w) => (w.changes ?? 0) > 0)) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    await configureHost(domain, { latencyMs: COMBINE_STALL_MS });
-    void started.finally(() => configureHost(domain, {}));
+  const lock = lockStub(env, key);
+  const standIn = await lock.acquire({ key, holder: "fleet-stand-in", ttlMs: 60_000 });
+  if (!standIn.ok) throw new Error(`the stand-in could not take ${key}: ${standIn.error.message}`);
+  let waiter: Promise<RunOutcome> | null = null;
+  let holding = true;
+  const letGo = async () => {
+    if (!holding) return;
+    holding = false;
+    await lock.release({ key, holder: "fleet-stand-in", token: standIn.value.token });
   };
-  const holder = await runOne(world, { scope: step.scope, plan: step.lines, hook, state: holderState });
-  await configureHost(domain, {});
-  const other = await startWaiter();
-  return [holder, { ...other, faultFired: holderState.fired, shortWait: true }];
+  try {
+    const holderRun = runOne(world, { scope: step.scope, plan: step.lines, state: holderState });
+    if (await queued(key, 1)) {
+      holderState.fired = true;
+      waiter = runOne(world, {
+        scope: step.waiter,
+        plan: step.waiterLines,
+        state: waiterState,
+        waitTimeoutMs: WAITER_TIMEOUT_MS,
+      });
+      if (await queued(key, 2)) {
+        await configureHost(domain, { latencyMs: COMBINE_STALL_MS });
+        void waiter.finally(() => configureHost(domain, {}));
+      }
+    }
+    await letGo();
+    const holder = await holderRun;
+    await configureHost(domain, {});
+    const other = await (waiter ??
+      runOne(world, { scope: step.waiter, plan: step.waiterLines, state: waiterState }));
+    return [holder, { ...other, faultFired: holderState.fired, shortWait: true }];
+  } finally {
+    await letGo();
+  }
+}
+
+/** Whether `count` runs wait for `key` with changes to hand over, within a few seconds. */
+async function queued(key: string, count: number): Promise<boolean> {
+  const end = Date.now() + 5_000;
+  while (Date.now() < end) {
+    const lock = await readLock(env, key);
+    if (lock.waiters.filter((w) => (w.changes ?? 0) > 0).length >= count) return true;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return false;
 }

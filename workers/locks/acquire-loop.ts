@@ -136,7 +136,8 @@ async function attempt(
     const { grant } = answered.value;
     if (grant.claimBy === undefined) return { kind: "granted", grant, before };
     before = s.clock.now();
-    const claimed = await target.claim({ holder, token: grant.token, ...items });
+    const take = s.takeQueue ? { take: true } : {};
+    const claimed = await target.claim({ holder, token: grant.token, ...items, ...take });
     if (claimed.ok) return { kind: "granted", grant: claimed.value, before };
     // Too late to claim (the window passed): the lock went on to the next waiter; queue again.
     if (claimed.error.code === "LOCK_LOST") return { kind: "rejoin", why: "lapsed", error: null };

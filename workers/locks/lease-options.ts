@@ -76,6 +76,11 @@ export interface LeaseSettings extends z.output<typeof leaseTimingSchema> {
   readonly items?: OwnedItem[];
   readonly origin?: RunOrigin;
   readonly onWaiting?: (waiting: Waiting) => void;
+  /**
+   * Write combining (set by `ParentLock.acquireOrCombine`, never an option): the claim of a grant
+   * handed over after a wait takes the queue behind it in the same step (LeaseGrant.queued).
+   */
+  readonly takeQueue?: boolean;
 }
 
 export function defaultSafetyMarginMs(ttlMs: number): number {

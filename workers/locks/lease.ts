@@ -149,15 +149,22 @@ export class Lease {
     await this.releaseWith({});
   }
 
-  protected async releaseWith(handOver: HandOver): Promise<void> {
-    if (this.#released) return;
+  /**
+   * Releases, answering whether the object said the lease was live when the release arrived
+   * (`released`, not `released-expired`, `stale-token` or `not-held`). False too when no attempt
+   * was answered, or the lease was already released or abandoned: nobody vouched for it then.
+   */
+  protected async releaseWith(handOver: HandOver): Promise<boolean> {
+    if (this.#released) return false;
     this.#released = true;
     this.#stop();
     const { releaseAttempts: attempts, clock } = this.settings;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       try {
         const result = await this.target.release({ holder: this.holder, token: this.token, ...handOver });
-        if (result.ok) return;
+        // A retry after an attempt whose answer was lost may hear `not-held` for a release that
+        // landed: "not live" then is only too careful, never wrong the other way.
+        if (result.ok) return result.value.released && result.value.reason === "released";
       } catch {
         // fall through to the backoff
       }
@@ -166,6 +173,7 @@ export class Lease {
     const until = new Date(this.#expiresAt).toISOString();
     const what = this.target.identity ? `${this.target.key} (${this.target.identity})` : this.target.key;
     this.settings.onWarning(`could not release ${what}; it stays held by ${this.holder} until ${until}`);
+    return false;
   }
 
   #schedule(): void {

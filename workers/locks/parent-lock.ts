@@ -26,12 +26,15 @@ export interface CombineOutcome {
 export class ParentLock extends Lease {
   /** The ownership view the grant carried, until the first decision takes it (`grantedOwners`). */
   #granted: OwnershipView | null;
+  /** The queue the grant took for this holder, until the holder takes it (`takenWithGrant`). */
+  #queued: QueuedWaiter[] | null;
   /** Each capped list's fill as this holder's writes left it, for the release to carry. */
   readonly #fills = new Map<string, FillLevel>();
 
   private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
     super(target, holder, granted, s);
     this.#granted = granted.grant.ownership ?? null;
+    this.#queued = granted.grant.queued ?? null;
   }
 
   /**
@@ -43,7 +46,16 @@ export class ParentLock extends Lease {
   }
 
   override async release(): Promise<void> {
-    await this.releaseWith(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {});
+    await this.releaseHeld();
+  }
+
+  /**
+   * The release, as the check after a write (docs/design.md, "Fencing around a write"): true only
+   * when the object answered that this token was still live when it arrived, so the lease was held
+   * all through the write; false when it had expired, was taken away, or no answer came.
+   */
+  releaseHeld(): Promise<boolean> {
+    return this.releaseWith(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {});
   }
 
   static async #started(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
@@ -83,7 +95,8 @@ export class ParentLock extends Lease {
     const s = leaseOptions(opts);
     let combined: CombinedAnswer | null = null;
     let taken = false;
-    const end = await acquireLoop(target, holder, s, async (req) => {
+    // The grant takes the queue behind this run in its own step: no takeQueued call after it.
+    const end = await acquireLoop(target, holder, { ...s, takeQueue: true }, async (req) => {
       const result = await target.acquireOrCombine({ ...req, changes });
       if (!result.ok) return result;
       // The answer naming what was written is delivered once: a re-join after it keeps it.
@@ -142,6 +155,17 @@ export class ParentLock extends Lease {
     this.renewed(before, answer.expiresAt);
     const { expiresAt: _, ...view } = answer;
     return view;
+  }
+
+  /**
+   * The changes the grant (or its claim) took for this holder, once (LeaseGrant.queued); null when
+   * the grant answered none (a plain acquire, or an object of the version before: then
+   * `takeQueued` asks). Waiters that queued after the grant are the next holder's.
+   */
+  takenWithGrant(): QueuedWaiter[] | null {
+    const queued = this.#queued;
+    this.#queued = null;
+    return queued;
   }
 
   /**

@@ -44,11 +44,11 @@ export class CombiningHolder implements Carried {
   }
 
   /**
-   * Takes the changes queued for `first`'s object and admits them; null when nobody queued (then
-   * no report follows the write).
+   * The changes queued for `first`'s object that the grant took (asked of the object only when the
+   * grant answered none), admitted; null when nobody queued (then no report follows the write).
    */
   static async take(w: WriterParts, at: { first: Item; lease: ParentLock }): Promise<CombiningHolder | null> {
-    const waiters = await at.lease.takeQueued();
+    const waiters = at.lease.takenWithGrant() ?? (await at.lease.takeQueued());
     if (waiters.length === 0) return null;
     const alive = await Promise.all(waiters.map((q) => stillRunning(w, q.changes[0])));
     const admitted = waiters.map((q, i) =>

@@ -25,7 +25,7 @@ import {
   undoChanges,
 } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "./fence";
+import type { Fence, ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
 import { ownershipOf } from "./owner-bookkeeping";
 import { sendWrites } from "./provider-write";
@@ -239,9 +239,9 @@ export class CriticalSection {
       return decisions;
     }
     // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
-    // as the parent's check after the write.
-    const parentCallFollows =
-      lease !== null && (carried !== null || decisions.some((d) => d.ownersAfter.length > 0));
+    // as the parent's check after the write; with none, the release that ends the lease is.
+    const follows = carried !== null || decisions.some((d) => d.ownersAfter.length > 0);
+    const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
     // Each evicted scope's lease, by a round trip right before the write: one lost since it was
     // taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
     // Its removals are dropped and the group is read, decided and fitted again without them.
@@ -270,7 +270,7 @@ export class CriticalSection {
             items: all.map((p) => p.change.item),
             seen,
           }),
-        parentCallFollows,
+        after,
       );
     } catch (err) {
       if (err instanceof StaleState) return { stale: err, decisions, owns };

@@ -4,7 +4,8 @@
  * again by a round trip right after it. Every round trip the write path saves is decided here and
  * nowhere else: the claims made last before the write renewed the parent lease at the object (its
  * check before), a token-checked parent call that follows the write (the leaves, a combining
- * holder's report) is its check after, and the grant's ownership view stands for the first read.
+ * holder's report) is its check after, else the parent's release is (it answers whether the token
+ * was still live), and the grant's ownership view stands for the first read.
  * A write whose lease was lost while it was in flight, or whose answer never came before the lease
  * deadline, may or may not have landed: it fails LOCK_LOST saying so and the parent lease is
  * abandoned (never released), so the lock-delay of its expiry covers a late landing.
@@ -16,6 +17,12 @@ import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
 import type { ParentLock } from "../../locks/parent-lock";
 import { fencedFetch, leaseDeadline } from "./fenced-fetch";
+
+/**
+ * What stands for the parent's check after the write: a renewal of its own, a token-checked call
+ * that follows anyway (`follow`), or the release that ends the lease (`releaseAfterWrite`).
+ */
+export type ParentCheckAfter = "renew" | "call" | "release";
 
 export interface FenceLeases {
   /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
@@ -35,6 +42,8 @@ export class Fence {
   #wrote = false;
   /** Parent calls after the write that stand for its check after (`afterWrite`'s argument). */
   #parentCheckOwed = false;
+  /** The parent's release is its check after the write (`releaseAfterWrite`). */
+  #releaseOwed = false;
   #abandoned = false;
 
   constructor(leases: FenceLeases) {
@@ -93,10 +102,11 @@ export class Fence {
   }
 
   /**
-   * Sends the write between the two checks. `parentCallFollows`: a token-checked parent call comes
-   * after the write anyway (made through `follow`), so it is the parent's check after.
+   * Sends the write between the two checks. `after` says what the parent's check after it is: a
+   * renewal, a token-checked parent call that comes after the write anyway (made through
+   * `follow`), or the release (`releaseAfterWrite`), when nothing else is left to ask the object.
    */
-  async write(send: () => Promise<void>, parentCallFollows = false): Promise<void> {
+  async write(send: () => Promise<void>, after: ParentCheckAfter = "renew"): Promise<void> {
     await this.beforeWrite();
     try {
       await send();
@@ -106,16 +116,21 @@ export class Fence {
       if (err instanceof StaleState || !unanswered(err)) throw err;
       throw this.#unknownOutcome(err);
     }
-    await this.afterWrite(parentCallFollows);
+    await this.afterWrite(after);
   }
 
-  /** The check after the write: the parent's (unless a parent call follows), then the scope's. */
-  async afterWrite(parentCallFollows = false): Promise<void> {
+  /**
+   * The check after the write: the parent's renewal (unless a call or the release stands for it),
+   * then the scope's. The scope's stays a renewal: its release comes only after the run's result
+   * and receipt save, too late to reopen what this group reports.
+   */
+  async afterWrite(after: ParentCheckAfter = "renew"): Promise<void> {
     if (!this.#leases.checkAfter) return;
     this.#wrote = true;
-    this.#parentCheckOwed = parentCallFollows;
+    this.#parentCheckOwed = after === "call";
+    this.#releaseOwed = after === "release" && this.#leases.parent !== null;
     try {
-      if (!parentCallFollows) await this.#leases.parent?.check();
+      if (after === "renew") await this.#leases.parent?.check();
       await this.#leases.scope?.check();
     } catch (err) {
       throw this.#unknownOutcome(err);
@@ -144,6 +159,31 @@ export class Fence {
         throw this.#unknownOutcome(lost);
       }
       throw err;
+    }
+  }
+
+  /**
+   * The parent's release, when it is the check after the write (nothing is done otherwise: the
+   * lease's owner releases it). Past the holder's own deadline it is not sent: the lease is
+   * abandoned as before, so it ends by expiry with its lock-delay. Sent, the object answers
+   * whether the token was live when it arrived; live, the lease was held all through the write
+   * (a token once lost never comes back, an expired lease is never renewed). Not live (expired:
+   * freed with the lock-delay after its expiry; taken away; no answer), the write's outcome is
+   * unknown exactly as when a renewal after it is refused.
+   */
+  async releaseAfterWrite(): Promise<void> {
+    const parent = this.#leases.parent;
+    if (!this.#releaseOwed || !parent) return;
+    this.#releaseOwed = false;
+    try {
+      parent.assertHeld();
+    } catch (err) {
+      throw this.#unknownOutcome(err);
+    }
+    if (!(await parent.releaseHeld())) {
+      throw this.#unknownOutcome(
+        new Error(`the release of ${parent.target.key} found the lease no longer live`),
+      );
     }
   }
 

@@ -129,6 +129,8 @@ export class GroupWrite {
       await Promise.all(sections.map((s) => s.releaseEvictions()));
     }
     if (lease && own[0]) await fault(w, "after-report", own[0], own);
+    // Where nothing else followed the write, the release is the parent's check after it.
+    await fence.releaseAfterWrite();
     return done.decisions.slice(0, own.length);
   }
 
@@ -138,7 +140,8 @@ export class GroupWrite {
    * counts them as its checks after it.
    */
   async #afterWrite({ fence, lease, carried, section }: AfterWrite, done: SectionOutcome): Promise<void> {
-    let after = done.decisions.flatMap((d) => d.ownersAfter);
+    const planned = done.decisions.flatMap((d) => d.ownersAfter);
+    let after = planned;
     if (after.length > 0)
       [, after] = await fence.follow(
         () => Promise.all([this.#w.scopeLease.check(), section.leaves(done)]),
@@ -146,6 +149,9 @@ export class GroupWrite {
       );
     if (carried) await fence.follow(() => carried.report(done, after));
     else if (after.length > 0 && lease) await fence.follow(() => lease.changeOwners(after));
+    // The write counted on the leaves as the parent's check after it; every leave dropped (each an
+    // evicted scope whose lease was lost meanwhile), that check is still made, by a round trip.
+    else if (planned.length > 0 && lease) await fence.follow(() => lease.check());
   }
 }
 
