@@ -10,10 +10,8 @@ import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownersh
 import type { Inspection } from "../../adapters/op-spec";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
-import { type Candidate, Evictions } from "../capacity/eviction";
-import { type CapOf, effectiveCap, type ListFill, listFull, overCap } from "../capacity/list-fill";
-import { type OwnersOf, ownersOnce } from "../capacity/list-owners";
-import { makeRoom } from "../capacity/make-room";
+import { type CapOf, effectiveCap } from "../capacity/list-fill";
+import { SectionCapacity } from "../capacity/section-capacity";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
 import {
@@ -71,27 +69,12 @@ export class CriticalSection {
   #touched = false;
   /** Waiters found gone right before a write: their changes go back, written or not. */
   readonly #gone = new Set<string>();
-  /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
-  readonly #full = new Map<string, SponsonError>();
-  /** With the environment's `evictStale`: the stale scopes taken to make room (eviction.ts). */
-  readonly #evictions: Evictions | null;
-  /** The removals eviction added, by change: whose entry each one is. */
-  #evicted = new Map<Change, Candidate>();
-
-  /** Who holds a full list, read once under this lease (eviction and the refusal share it). */
-  readonly #owners: OwnersOf | null;
+  /** The lists' caps: fitting, refusals and eviction (capacity/section-capacity.ts). */
+  readonly #capacity: SectionCapacity;
 
   constructor(input: SectionInput) {
     this.#in = input;
-    const { deps, run } = input.parts;
-    this.#owners =
-      input.lease !== null && deps.ownership
-        ? ownersOnce({ deps, lease: input.lease, repository: run.repository })
-        : null;
-    this.#evictions =
-      this.#owners !== null && deps.evictStale?.(run.environment) === true
-        ? new Evictions(input.parts, this.#owners)
-        : null;
+    this.#capacity = new SectionCapacity(input.parts, input.lease);
   }
 
   get touched(): boolean {
@@ -108,44 +91,25 @@ export class CriticalSection {
     return this.#run();
   }
 
-  /**
-   * The ownership the write's removals give up, checked right before it is recorded: an evicted
-   * scope whose lease is lost by now keeps its ownership (another holder may have the scope; its
-   * receipt is then not written either, and its destroy finds the entry absent).
-   */
-  async leaves(done: SectionOutcome): Promise<OwnerChange[]> {
-    const after = done.decisions.flatMap((d) => d.ownersAfter);
-    if (!this.#evictions || this.#evicted.size === 0) return after;
-    const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
-    const gone = new Set(lost.map((c) => c.owner));
-    return after.filter((change) => !("owner" in change && gone.has(change.owner as string)));
+  /** The ownership the write's removals give up, less an evicted scope's whose lease is lost. */
+  leaves(done: SectionOutcome): Promise<OwnerChange[]> {
+    return this.#capacity.leaves(done.decisions);
   }
 
   /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
-  async recordEvictions(done: SectionOutcome): Promise<void> {
-    await this.#evictions?.record(this.#evictedItems(done.decisions));
+  recordEvictions(done: SectionOutcome): Promise<void> {
+    return this.#capacity.recordEvictions(done.decisions);
   }
 
   /** The stale scope leases still held (the write failed, or they were not needed): given back. */
-  async releaseEvictions(): Promise<void> {
-    await this.#evictions?.releaseAll();
-  }
-
-  /** The evicted scopes' items the write removed or found gone (not those only let go of). */
-  #evictedItems(decisions: readonly Decided[]): Map<Candidate, Item[]> {
-    const out = new Map<Candidate, Item[]>();
-    for (const d of decisions) {
-      const c = this.#evicted.get(d.change);
-      if (!c || d.outcome === "left") continue;
-      out.set(c, [...(out.get(c) ?? []), d.change.item]);
-    }
-    return out;
+  releaseEvictions(): Promise<void> {
+    return this.#capacity.releaseEvictions();
   }
 
   async #run(): Promise<SectionOutcome> {
     for (let attempt = 1; ; attempt += 1) {
       const tried = await this.#attempt(attempt);
-      if (!("stale" in tried)) return { decisions: tried, gone: this.#gone, full: this.#full };
+      if (!("stale" in tried)) return { decisions: tried, gone: this.#gone, full: this.#capacity.full };
       if (attempt >= MAX_DECIDE_ATTEMPTS)
         throw keptChanging(this.#in.first.parent, attempt, tried.stale.detail);
       const claimed = tried.decisions.flatMap((d) => d.ownersBefore);
@@ -158,7 +122,7 @@ export class CriticalSection {
     const ctx = fence.context(contextOf(w, first));
     const me = ownerOf(w.run);
     const all: Participant[] = [...own.map((change) => ({ change, owner: me })), ...(carried?.queued ?? [])];
-    this.#evicted = new Map();
+    this.#capacity.startAttempt();
     const items = all.map((p) => p.change.item);
     // The read made before the lease may be stale: decide from what is there now.
     const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
@@ -189,8 +153,8 @@ export class CriticalSection {
     // Before anything is touched: a group past a list's cap leaves nothing behind.
     const capOf: CapOf = (item) =>
       effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
-    if (capped && lease && owns && this.#evictions) {
-      const room = await makeRoom(w, this.#evictions, {
+    if (capped && lease && owns) {
+      const room = await this.#capacity.makeRoom({
         object: first.parent as string,
         state,
         lease,
@@ -201,13 +165,13 @@ export class CriticalSection {
         seen,
         owns,
       });
-      this.#evicted = room.evicted;
       owns = room.owns;
       all.push(...room.added);
       seen.push(...room.seen);
       if (room.added.length > 0) decisions = decideFor(new Set());
     }
-    if (capped) decisions = await this.#fit(first.parent as string, state, decideFor, capOf);
+    const fit = { object: first.parent as string, state, decideFor, capOf };
+    if (capped) decisions = await this.#capacity.fit(fit, this.#gone);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
@@ -224,8 +188,8 @@ export class CriticalSection {
       // A gone waiter's removal may have been what made room: the others are fitted again, and a
       // waiter that no longer fits is refused alone (the run's own changes fit without any waiter).
       decisions = capped
-        ? await this.#fit(first.parent as string, state, decideFor, capOf)
-        : decideFor(new Set([...this.#gone, ...this.#full.keys()]));
+        ? await this.#capacity.fit(fit, this.#gone)
+        : decideFor(new Set([...this.#gone, ...this.#capacity.full.keys()]));
     }
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
@@ -245,17 +209,8 @@ export class CriticalSection {
     // Each evicted scope's lease, by a round trip right before the write: one lost since it was
     // taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
     // Its removals are dropped and the group is read, decided and fitted again without them.
-    if (this.#evictions && this.#evicted.size > 0) {
-      const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
-      if (lost.length > 0)
-        return {
-          stale: new StaleState({
-            evictedLeaseLost: lost.map((c) => `${c.share.environment}/${c.share.scope}`),
-          }),
-          decisions,
-          owns,
-        };
-    }
+    const lost = await this.#capacity.evictedLeasesLost();
+    if (lost.length > 0) return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns };
     try {
       await fence.write(
         () =>
@@ -279,57 +234,5 @@ export class CriticalSection {
     noteFills();
     for (const { change } of ownWrites) await fault(w, "after-write", change, own);
     return decisions;
-  }
-
-  /**
-   * The run's own changes must fit the list's cap, or the group is refused (LIST_FULL, nothing
-   * touched); then each waiter in queue order joins the write only if it still fits, else its
-   * changes go back and it is refused alone when it writes them itself. Each trial is decided
-   * afresh with only the waiters admitted so far: a change that only joined a refused waiter's
-   * entry creates it once that waiter is out, so the write sent is always one that was checked.
-   * Waiters found gone are left out.
-   */
-  async #fit(
-    object: string,
-    state: unknown,
-    decideFor: (without: ReadonlySet<string>) => Decided[],
-    capOf: CapOf,
-  ): Promise<Decided[]> {
-    const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
-    const everyone = decideFor(this.#gone);
-    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
-    // The run's own changes are fitted with no waiter at all: a waiter that joins an entry an
-    // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
-    const own = decideFor(new Set([...this.#gone, ...waiters])).filter((d) => waiterOf(d) === null);
-    const ownFill = overCap(object, state, own, capOf);
-    if (ownFill) throw await this.#refusal(ownFill);
-    const kept = new Set<string>();
-    const without = (trying: string | null) =>
-      new Set([...this.#gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);
-    for (const waiter of waiters) {
-      const fill = overCap(object, state, decideFor(without(waiter)), capOf);
-      if (fill) this.#full.set(waiter, listFull(fill));
-      else {
-        kept.add(waiter);
-        this.#full.delete(waiter);
-      }
-    }
-    return kept.size === waiters.length ? everyone : decideFor(without(null));
-  }
-
-  /**
-   * The run's own refusal names who holds the list (its owners under this lease, their scopes'
-   * staleness); a waiter's goes back without it and its own check answers in full. The detail is
-   * help, not the decision: failing to gather it still refuses, with the counts alone.
-   */
-  async #refusal(fill: ListFill): Promise<SponsonError> {
-    const w = this.#in.parts;
-    if (this.#owners === null) return listFull(fill);
-    try {
-      return listFull(fill, (await this.#owners(fill)).answer);
-    } catch (err) {
-      w.deps.warn?.(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
-      return listFull(fill);
-    }
   }
 }

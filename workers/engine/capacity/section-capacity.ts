@@ -1,0 +1,151 @@
+/**
+ * The lists' caps inside one critical section (docs/design.md, "Lists at their cap", "Evicting
+ * stale scopes"): the run's own changes fitted without any waiter, each waiter fitted in queue
+ * order, the refusal naming who holds a full list, and — with the environment's `evictStale` — the
+ * stale scopes taken to make room, their leases checked before the write and before their leaves.
+ */
+import type { SponsonError } from "../../../shared/errors";
+import type { OwnerChange } from "../../../shared/schemas/ownership";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { Item } from "../plan/item";
+import type { Change, Decided } from "../rules/group-decisions";
+import type { WriterParts } from "../write/writer-parts";
+import { type Candidate, Evictions } from "./eviction";
+import { type CapOf, type ListFill, listFull, overCap } from "./list-fill";
+import { type OwnersOf, ownersOnce } from "./list-owners";
+import { makeRoom, type Room, type RoomInput } from "./make-room";
+
+/** One attempt's group as the section decides it: the decisions without the waiters named. */
+export interface FitInput {
+  object: string;
+  state: unknown;
+  decideFor: (without: ReadonlySet<string>) => Decided[];
+  capOf: CapOf;
+}
+
+export class SectionCapacity {
+  readonly #w: WriterParts;
+  /** Who holds a full list, read once under this lease (eviction and the refusal share it). */
+  readonly #owners: OwnersOf | null;
+  /** With the environment's `evictStale`: the stale scopes taken to make room (eviction.ts). */
+  readonly #evictions: Evictions | null;
+  /** The removals eviction added this attempt, by change: whose entry each one is. */
+  #evicted = new Map<Change, Candidate>();
+  /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
+  readonly full = new Map<string, SponsonError>();
+
+  constructor(w: WriterParts, lease: ParentLock | null) {
+    this.#w = w;
+    const { deps, run } = w;
+    this.#owners =
+      lease !== null && deps.ownership ? ownersOnce({ deps, lease, repository: run.repository }) : null;
+    this.#evictions =
+      this.#owners !== null && deps.evictStale?.(run.environment) === true
+        ? new Evictions(w, this.#owners)
+        : null;
+  }
+
+  /** A new attempt decides afresh: what the last one meant to evict is chosen again. */
+  startAttempt(): void {
+    this.#evicted = new Map();
+  }
+
+  /** Room made by evicting stale scopes' entries, when the environment evicts (else none). */
+  async makeRoom(input: RoomInput): Promise<Room> {
+    if (!this.#evictions) return { owns: input.owns, added: [], seen: [], evicted: new Map() };
+    const room = await makeRoom(this.#w, this.#evictions, input);
+    this.#evicted = room.evicted;
+    return room;
+  }
+
+  /**
+   * Each evicted scope's lease, by a round trip right before the write: one lost since it was
+   * taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
+   * Answers the lost ones (environment/scope): the group is read, decided and fitted again.
+   */
+  async evictedLeasesLost(): Promise<string[]> {
+    if (!this.#evictions || this.#evicted.size === 0) return [];
+    const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
+    return lost.map((c) => `${c.share.environment}/${c.share.scope}`);
+  }
+
+  /**
+   * The ownership the write's removals give up, checked right before it is recorded: an evicted
+   * scope whose lease is lost by now keeps its ownership (another holder may have the scope; its
+   * receipt is then not written either, and its destroy finds the entry absent).
+   */
+  async leaves(decisions: readonly Decided[]): Promise<OwnerChange[]> {
+    const after = decisions.flatMap((d) => d.ownersAfter);
+    if (!this.#evictions || this.#evicted.size === 0) return after;
+    const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
+    const gone = new Set(lost.map((c) => c.owner));
+    return after.filter((change) => !("owner" in change && gone.has(change.owner as string)));
+  }
+
+  /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
+  async recordEvictions(decisions: readonly Decided[]): Promise<void> {
+    await this.#evictions?.record(this.#evictedItems(decisions));
+  }
+
+  /** The stale scope leases still held (the write failed, or they were not needed): given back. */
+  async releaseEvictions(): Promise<void> {
+    await this.#evictions?.releaseAll();
+  }
+
+  /** The evicted scopes' items the write removed or found gone (not those only let go of). */
+  #evictedItems(decisions: readonly Decided[]): Map<Candidate, Item[]> {
+    const out = new Map<Candidate, Item[]>();
+    for (const d of decisions) {
+      const c = this.#evicted.get(d.change);
+      if (!c || d.outcome === "left") continue;
+      out.set(c, [...(out.get(c) ?? []), d.change.item]);
+    }
+    return out;
+  }
+
+  /**
+   * The run's own changes must fit the list's cap, or the group is refused (LIST_FULL, nothing
+   * touched); then each waiter in queue order joins the write only if it still fits, else its
+   * changes go back and it is refused alone when it writes them itself. Each trial is decided
+   * afresh with only the waiters admitted so far: a change that only joined a refused waiter's
+   * entry creates it once that waiter is out, so the write sent is always one that was checked.
+   * Waiters found `gone` are left out.
+   */
+  async fit({ object, state, decideFor, capOf }: FitInput, gone: ReadonlySet<string>): Promise<Decided[]> {
+    const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
+    const everyone = decideFor(gone);
+    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
+    // The run's own changes are fitted with no waiter at all: a waiter that joins an entry an
+    // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
+    const own = decideFor(new Set([...gone, ...waiters])).filter((d) => waiterOf(d) === null);
+    const ownFill = overCap(object, state, own, capOf);
+    if (ownFill) throw await this.#refusal(ownFill);
+    const kept = new Set<string>();
+    const without = (trying: string | null) =>
+      new Set([...gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);
+    for (const waiter of waiters) {
+      const fill = overCap(object, state, decideFor(without(waiter)), capOf);
+      if (fill) this.full.set(waiter, listFull(fill));
+      else {
+        kept.add(waiter);
+        this.full.delete(waiter);
+      }
+    }
+    return kept.size === waiters.length ? everyone : decideFor(without(null));
+  }
+
+  /**
+   * The run's own refusal names who holds the list (its owners under this lease, their scopes'
+   * staleness); a waiter's goes back without it and its own check answers in full. The detail is
+   * help, not the decision: failing to gather it still refuses, with the counts alone.
+   */
+  async #refusal(fill: ListFill): Promise<SponsonError> {
+    if (this.#owners === null) return listFull(fill);
+    try {
+      return listFull(fill, (await this.#owners(fill)).answer);
+    } catch (err) {
+      this.#w.deps.warn?.(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
+      return listFull(fill);
+    }
+  }
+}
