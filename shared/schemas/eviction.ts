@@ -13,6 +13,8 @@ export const evictionNoteSchema = z.object({
   /** The shared object and the op whose list the entries were on. */
   object: z.string(),
   op: z.string(),
+  /** Which of the op's lists on the object, when it has several (a bucket's CORS rule: `rule B`). */
+  list: z.string().optional(),
   keys: z.array(z.string()),
   reason: evictionReasonSchema,
   /** For `idle`: whole days since the scope's last run. */

@@ -17,13 +17,23 @@ import { type Item, itemOfRecord, sameItem } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
 import { runLeaseOptions } from "../run/run-lease";
 import type { WriterParts } from "../write/writer-parts";
-import { type ListFill, listNameOf } from "./list-fill";
+import { itemListId, type ListFill, listNameOf } from "./list-fill";
 import type { OwnersOf, ScopeShare } from "./list-owners";
 import { staleReason } from "./stale-scopes";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const idOf = (op: string, key: string) => `${op}\u0000${key}`;
+
+/** `items` by the list they are in: op, and the list's name when the op has several. */
+function byListOf(items: readonly Item[]): Map<string, Item[]> {
+  const lists = new Map<string, Item[]>();
+  for (const item of items) {
+    const id = itemListId(item);
+    lists.set(id, [...(lists.get(id) ?? []), item]);
+  }
+  return lists;
+}
 
 /** A stale scope held for eviction: its lease, its receipt as read under it, its entries there. */
 export interface Candidate {
@@ -203,15 +213,17 @@ export class Evictions {
     const now = deps.clock.now();
     for (const [c, items] of evicted) {
       if (items.length === 0 || !this.holds(c)) continue;
-      // One note per list: a scope may have made room in two lists of the object.
-      const notes = [...new Set(items.map((i) => i.opName))].map((op): EvictionNote => {
-        const ofOp = items.filter((i) => i.opName === op);
-        const first = ofOp[0] as Item;
+      // One note per list: a scope may have made room in two lists of the object, or in two
+      // named lists of one op (a bucket's CORS rules), each capped and so recorded on its own.
+      const notes = [...byListOf(items).values()].map((ofList): EvictionNote => {
+        const first = ofList[0] as Item;
+        const list = listNameOf(first);
         return {
           runId: run.id,
           object: first.parent ?? first.key,
-          op,
-          keys: ofOp.map((i) => i.key),
+          op: first.opName,
+          ...(list !== undefined ? { list } : {}),
+          keys: ofList.map((i) => i.key),
           reason: c.share.stale,
           ...(c.share.stale === "idle" && c.share.lastRunAt !== null
             ? { idleDays: Math.floor((now - c.share.lastRunAt) / DAY_MS) }

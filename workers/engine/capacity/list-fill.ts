@@ -74,11 +74,18 @@ export function listNameOf(item: Item): string | undefined {
   return item.op.capacity?.measure ? undefined : item.op.batch?.listName?.(item.params);
 }
 
+/** One list's identity on the object: its op, and its name when the op has several. */
+export const listIdOf = (list: { op: string; name?: string | undefined }) =>
+  `${list.op}\u0000${list.name ?? ""}`;
+
+/** The identity of the list `item` is in. */
+export const itemListId = (item: Item) => listIdOf({ op: item.opName, name: listNameOf(item) });
+
 /** `decisions` by the list their item is in: op, and the list's name when the op has several. */
 export function byList(decisions: readonly Decided[]): Map<string, Decided[]> {
   const lists = new Map<string, Decided[]>();
   for (const d of decisions) {
-    const id = `${d.change.item.opName}\u0000${listNameOf(d.change.item) ?? ""}`;
+    const id = itemListId(d.change.item);
     lists.set(id, [...(lists.get(id) ?? []), d]);
   }
   return lists;

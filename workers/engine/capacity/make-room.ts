@@ -15,7 +15,7 @@ import type { Fence } from "../write/fence";
 import { ownershipOf } from "../write/owner-bookkeeping";
 import type { WriterParts } from "../write/writer-parts";
 import type { Candidate, Evictions } from "./eviction";
-import { type CapOf, overCap } from "./list-fill";
+import { type CapOf, listIdOf, overCap } from "./list-fill";
 
 export interface RoomInput {
   object: string;
@@ -57,11 +57,10 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
   const evicted = new Map<Change, Candidate>();
   const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
   const tried = new Set<string>();
-  const listOf = (f: { op: string; name?: string } | null) => (f ? `${f.op}\u0000${f.name ?? ""}` : null);
   // Each list found full in turn: room made in one may leave another of the object still full.
-  while (fill && !tried.has(listOf(fill) as string)) {
+  while (fill && !tried.has(listIdOf(fill))) {
     const list = fill;
-    tried.add(listOf(list) as string);
+    tried.add(listIdOf(list));
     const known = await evictions.ownershipOn(list);
     for await (const c of evictions.candidates(list)) {
       const items = evictions.entriesFor(c, list).filter((item) => !taken(item));
@@ -89,7 +88,8 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
         owns = [...owns, own];
       });
       if (![...evicted.values()].includes(c)) await evictions.drop(c);
-      if (listOf(overCap(r.object, r.state, ownOnly(), r.capOf)) !== listOf(list)) break;
+      const still = overCap(r.object, r.state, ownOnly(), r.capOf);
+      if (!still || listIdOf(still) !== listIdOf(list)) break;
     }
     fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   }
