@@ -59,7 +59,7 @@ export class SectionCapacity {
   }
 
   /**
-   * Each evicted scope's lease, by a round trip right before the write: one lost since it was
+   * Each evicted scope's lease, by a round trip right before the claims: one lost since it was
    * taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
    * Answers the lost ones (environment/scope): the group is read, decided and fitted again.
    */

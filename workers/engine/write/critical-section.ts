@@ -178,11 +178,18 @@ export class CriticalSection {
     // Claims, joins and the write itself only while this run holds its scope, asked of the scope's
     // lock object (a round trip): a force-released or recovered scope's run has a deadline that has
     // not passed, and would record an owner no receipt names (docs/design.md, "Ownership"). Each
-    // waiter's run must still hold its own scope too: the check at the take may be long past.
-    const [, goneList] = await Promise.all([
+    // waiter's run must still hold its own scope too: the check at the take may be long past. And
+    // each evicted scope's lease: one lost since it was taken (force-released, lapsed) may have a
+    // holder of its own by now, whose entry this is again; its removals are dropped and the group is
+    // read, decided and fitted again without them. All before the claims: the claims are the
+    // parent's check before the write, with no other round trip between them and the send.
+    const [, goneList, lost] = await Promise.all([
       decisions.some((d) => d.write || d.ownersBefore.length > 0) ? w.scopeLease.check() : null,
       carried ? carried.goneNow() : ([] as string[]),
+      this.#capacity.evictedLeasesLost(),
     ]);
+    // Nothing claimed yet: nothing to withdraw.
+    if (lost.length > 0) return { stale: new StaleState({ evictedLeaseLost: lost }), decisions: [], owns };
     if (goneList.length > 0) {
       for (const waiter of goneList) this.#gone.add(waiter);
       // A gone waiter's removal may have been what made room: the others are fitted again, and a
@@ -206,11 +213,6 @@ export class CriticalSection {
     // as the parent's check after the write; with none, the release that ends the lease is.
     const follows = carried !== null || decisions.some((d) => d.ownersAfter.length > 0);
     const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
-    // Each evicted scope's lease, by a round trip right before the write: one lost since it was
-    // taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
-    // Its removals are dropped and the group is read, decided and fitted again without them.
-    const lost = await this.#capacity.evictedLeasesLost();
-    if (lost.length > 0) return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns };
     try {
       await fence.write(
         () =>
