@@ -37,6 +37,8 @@ export interface Room {
   seen: Inspection[];
   /** Each added removal's change, and whose entry it is. */
   evicted: Map<Change, Candidate>;
+  /** The list still past its cap after eviction (its id; null when the run fits). */
+  short: string | null;
 }
 
 export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInput): Promise<Room> {
@@ -50,9 +52,15 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
       seen.filter((_, i) => mine(i)).map((s) => s.present),
       owns.filter((_, i) => mine(i)),
     );
-  const none: Room = { owns: r.owns, added: [], seen: [], evicted: new Map() };
+  const none = (short: string | null): Room => ({
+    owns: r.owns,
+    added: [],
+    seen: [],
+    evicted: new Map(),
+    short,
+  });
   let fill = overCap(r.object, r.state, ownOnly(), r.capOf);
-  if (!fill) return none;
+  if (!fill) return none(null);
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
   const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
@@ -93,6 +101,6 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
     }
     fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   }
-  if (!fill) return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
-  return none;
+  if (!fill) return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted, short: null };
+  return none(listIdOf(fill));
 }
