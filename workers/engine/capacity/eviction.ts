@@ -228,13 +228,16 @@ export class Evictions {
    * scope's ledger loses the entries now gone from the provider (or no longer its own), its receipt
    * notes the eviction, the audit trail records it, and only then is the lease released. A failure
    * before the receipt is written leaves its ledger naming an entry that is gone and no longer its
-   * own: its destroy finds it absent or someone else's, and removes nothing.
+   * own: its destroy finds it absent or someone else's, and removes nothing. A scope whose lease
+   * was lost before its leave keeps its receipt as it was (another holder may have it now), but the
+   * removal happened: a warning and the audit trail say so, `receiptUpdated: false`.
    */
   async record(evicted: ReadonlyMap<Candidate, Item[]>): Promise<void> {
     const { deps, run } = this.#w;
     const now = deps.clock.now();
     for (const [c, items] of evicted) {
-      if (items.length === 0 || !this.holds(c)) continue;
+      if (items.length === 0) continue;
+      const held = this.holds(c);
       // One note per list: a scope may have made room in two lists of the object, or in two
       // named lists of one op (a bucket's CORS rules), each capped and so recorded on its own.
       const notes = [...byListOf(items).values()].map((ofList): EvictionNote => {
@@ -256,18 +259,23 @@ export class Evictions {
       const { receipt, etag } = c.stored;
       const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
       let written: string | null = null;
-      try {
-        written = await deps.store.write(
-          {
-            ...receipt,
-            ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
-            evictions: [...(receipt.evictions ?? []), ...notes],
-          },
-          etag,
+      if (!held)
+        deps.warn?.(
+          `eviction: ${c.share.scope}'s entries ${items.map((i) => i.key).join(", ")} were removed, but its lease was lost before its leave: its receipt was not updated`,
         );
-      } catch (err) {
-        deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
-      }
+      else
+        try {
+          written = await deps.store.write(
+            {
+              ...receipt,
+              ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
+              evictions: [...(receipt.evictions ?? []), ...notes],
+            },
+            etag,
+          );
+        } catch (err) {
+          deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
+        }
       for (const note of notes) {
         try {
           await deps.auditEviction?.({
@@ -283,6 +291,7 @@ export class Evictions {
           deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
         }
       }
+      if (!held) continue;
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
       this.#fence.unguard(c.lease);
       await c.lease.release(written).catch(() => {});
