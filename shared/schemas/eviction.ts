@@ -30,7 +30,10 @@ export const evictionAuditSchema = evictionNoteSchema.extend({
   repository: z.object({ id: z.int(), name: z.string() }),
   environment: z.string(),
   scope: z.string(),
-  /** False when the receipt could not be written (its scope lease was busy after the write). */
+  /**
+   * False when the receipt was not written: its write failed, or the scope's lease was lost after
+   * the provider write (the entries were removed all the same; another holder may have the scope).
+   */
   receiptUpdated: z.boolean(),
 });
 export type EvictionAudit = z.infer<typeof evictionAuditSchema>;

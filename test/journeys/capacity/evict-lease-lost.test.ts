@@ -5,10 +5,11 @@
  * fitted again, instead of a second holder removing an entry the scope's own new run relies on.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { scopeLockKey } from "../../../shared/lock-keys";
 import type { LockProvider } from "../../../workers/engine/deps";
 import { lockStub } from "../../../workers/locks/lock-target";
+import { call, testApp } from "../../helpers/app";
 import { freshPr } from "../../helpers/engine";
 import {
   applyRequest,
@@ -20,6 +21,8 @@ import {
   setPullRequest,
 } from "../../helpers/eviction";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("an evicted scope's lease lost before the write", () => {
   it("force-released and run again by its own reopened PR right before the write: its entry is kept and the evicting run is refused LIST_FULL", async () => {
@@ -75,7 +78,7 @@ describe("an evicted scope's lease lost before the write", () => {
     expect((await receiptOf(closed)).ledger).toEqual([]);
   });
 
-  it("lost while the write is in flight: its leave is not recorded nor its receipt written, and its destroy removes the entry another scope re-created and left", async () => {
+  it("lost while the write is in flight: its leave is not recorded nor its receipt written (a warning and an audit record say so), and its destroy removes the entry another scope re-created and left", async () => {
     const { plan, line, origins } = await cappedOrigins("ev-lost-after", 2);
     const [closed, live, next, other] = [freshPr(), freshPr(), freshPr(), freshPr()];
     for (const s of [closed, live])
@@ -92,10 +95,21 @@ describe("an evicted scope's lease lost before the write", () => {
         }
         return inner(input, init);
       };
+    const warnings: string[] = [];
+    vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warnings.push(String(line)));
     const result = await evictingEngine({ wrapFetch }).apply(applyRequest(plan, next));
     expect(released).toBe(true);
     expect(result.run.status).toBe("succeeded");
     expect([...(await origins())].sort()).toEqual([origin(live), origin(next)].sort());
+    // The removal happened: the warning and the audit trail say so, its receipt not updated.
+    expect(
+      warnings.filter((w) => w.includes(`eviction: ${closed}'s entries ${origin(closed)} were removed`)),
+    ).toHaveLength(1);
+    const audit = await call(testApp(), "GET", "/v1/audit");
+    const entries = ((await audit.json()) as { entries: Array<Record<string, unknown>> }).entries;
+    expect(entries.filter((e) => e.kind === "eviction" && e.runId === result.run.id)).toMatchObject([
+      { scope: closed, keys: [origin(closed)], reason: "closed", receiptUpdated: false },
+    ]);
     // Not its holder any more: its receipt is left as it was, naming the entry it still owns.
     const receipt = await receiptOf(closed);
     expect(receipt.ledger.map((e) => e.key)).toEqual([origin(closed)]);

@@ -16,9 +16,10 @@ import type { StoredReceipt } from "../../receipts/receipt-store";
 import { type Item, itemOfRecord, sameItem } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
 import { runLeaseOptions } from "../run/run-lease";
+import type { Fence } from "../write/fence";
 import type { WriterParts } from "../write/writer-parts";
 import { itemListId, type ListFill, listNameOf } from "./list-fill";
-import type { OwnersOf, ScopeShare } from "./list-owners";
+import type { OwnersOf, OwnersRead, ScopeShare } from "./list-owners";
 import { staleReason } from "./stale-scopes";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -47,12 +48,29 @@ export interface Candidate {
 export class Evictions {
   readonly #w: WriterParts;
   readonly #owners: OwnersOf;
+  /** The group's fence: each scope lease held for eviction is part of it (fence.ts `guard`). */
+  readonly #fence: Fence;
   /** Scopes asked once per group write: null when busy, not evictable or holding nothing here. */
   readonly #taken = new Map<string, Candidate | null>();
 
-  constructor(w: WriterParts, owners: OwnersOf) {
+  constructor(w: WriterParts, { owners, fence }: { owners: OwnersOf; fence: Fence }) {
     this.#w = w;
     this.#owners = owners;
+    this.#fence = fence;
+  }
+
+  /**
+   * The list's owners, or null when they could not be read (a receipt or scope state of any owning
+   * scope, another repository's too): eviction is help, not the decision, so it then evicts nothing
+   * and the run is refused with the counts alone, as without eviction.
+   */
+  async #ownersOf(fill: ListFill): Promise<OwnersRead | null> {
+    try {
+      return await this.#owners(fill);
+    } catch (err) {
+      this.#w.deps.warn?.(`eviction: none on ${fill.object}, its owners were not read: ${String(err)}`);
+      return null;
+    }
   }
 
   /**
@@ -61,8 +79,8 @@ export class Evictions {
    */
   async *candidates(fill: ListFill): AsyncGenerator<Candidate> {
     const w = this.#w;
-    const { answer } = await this.#owners(fill);
-    for (const share of answer.scopes) {
+    const read = await this.#ownersOf(fill);
+    for (const share of read?.answer.scopes ?? []) {
       if (share.stale === null) continue;
       if (share.environment === w.run.environment && share.scope === w.run.scope) continue;
       // Only a scope whose own environment evicts: a preview run never evicts a production scope
@@ -79,7 +97,7 @@ export class Evictions {
    * is not read again per scope); undefined for an entry not on that list as read.
    */
   async ownershipOn(fill: ListFill): Promise<(item: Item) => ItemOwnership | undefined> {
-    const { items } = await this.#owners(fill);
+    const items = (await this.#ownersOf(fill))?.items ?? [];
     const byId = new Map(items.map((i) => [idOf(i.op, i.key), i]));
     return (item) => byId.get(idOf(item.opName, item.key));
   }
@@ -99,6 +117,7 @@ export class Evictions {
   async drop(c: Candidate): Promise<void> {
     if (!this.holds(c)) return;
     this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
+    this.#fence.unguard(c.lease);
     await c.lease.release().catch(() => {});
   }
 
@@ -124,8 +143,10 @@ export class Evictions {
     }
     try {
       const c = await this.#underLease(share, { lease, fill });
-      if (c) this.#taken.set(id, c);
-      else await lease.release();
+      if (c) {
+        this.#taken.set(id, c);
+        this.#fence.guard(lease);
+      } else await lease.release();
       return c;
     } catch (err) {
       // Every failure under the lease gives it back at once: never left renewing until the run ends.
@@ -188,6 +209,7 @@ export class Evictions {
           return null;
         } catch {
           this.#taken.set(`${c.share.environment}/${c.share.scope}`, null);
+          this.#fence.unguard(c.lease);
           await c.lease.release().catch(() => {});
           return c;
         }
@@ -206,13 +228,16 @@ export class Evictions {
    * scope's ledger loses the entries now gone from the provider (or no longer its own), its receipt
    * notes the eviction, the audit trail records it, and only then is the lease released. A failure
    * before the receipt is written leaves its ledger naming an entry that is gone and no longer its
-   * own: its destroy finds it absent or someone else's, and removes nothing.
+   * own: its destroy finds it absent or someone else's, and removes nothing. A scope whose lease
+   * was lost before its leave keeps its receipt as it was (another holder may have it now), but the
+   * removal happened: a warning and the audit trail say so, `receiptUpdated: false`.
    */
   async record(evicted: ReadonlyMap<Candidate, Item[]>): Promise<void> {
     const { deps, run } = this.#w;
     const now = deps.clock.now();
     for (const [c, items] of evicted) {
-      if (items.length === 0 || !this.holds(c)) continue;
+      if (items.length === 0) continue;
+      const held = this.holds(c);
       // One note per list: a scope may have made room in two lists of the object, or in two
       // named lists of one op (a bucket's CORS rules), each capped and so recorded on its own.
       const notes = [...byListOf(items).values()].map((ofList): EvictionNote => {
@@ -234,18 +259,23 @@ export class Evictions {
       const { receipt, etag } = c.stored;
       const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
       let written: string | null = null;
-      try {
-        written = await deps.store.write(
-          {
-            ...receipt,
-            ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
-            evictions: [...(receipt.evictions ?? []), ...notes],
-          },
-          etag,
+      if (!held)
+        deps.warn?.(
+          `eviction: ${c.share.scope}'s entries ${items.map((i) => i.key).join(", ")} were removed, but its lease was lost before its leave: its receipt was not updated`,
         );
-      } catch (err) {
-        deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
-      }
+      else
+        try {
+          written = await deps.store.write(
+            {
+              ...receipt,
+              ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
+              evictions: [...(receipt.evictions ?? []), ...notes],
+            },
+            etag,
+          );
+        } catch (err) {
+          deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
+        }
       for (const note of notes) {
         try {
           await deps.auditEviction?.({
@@ -261,15 +291,21 @@ export class Evictions {
           deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
         }
       }
+      if (!held) continue;
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
+      this.#fence.unguard(c.lease);
       await c.lease.release(written).catch(() => {});
     }
   }
 
-  /** The scope leases taken and not used (or the write failed): given back untouched. */
+  /**
+   * The scope leases taken and not used (or the write failed): given back untouched. One the fence
+   * abandoned (the write's outcome is unknown) is not released: it ends by expiry and lock-delay.
+   */
   async releaseAll(): Promise<void> {
     const held = [...this.#taken.values()].filter((c): c is Candidate => c !== null);
     this.#taken.clear();
+    for (const c of held) this.#fence.unguard(c.lease);
     await Promise.all(held.map((c) => c.lease.release().catch(() => {})));
   }
 }

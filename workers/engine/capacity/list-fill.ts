@@ -56,10 +56,12 @@ export function overCap(
   state: unknown,
   decisions: readonly Decided[],
   capOf: CapOf,
+  only: string | null = null,
 ): ListFill | null {
   const writes = decisions.filter((d) => d.write && d.change.item.op.batch);
   const whole = applied(state, writes);
-  for (const ds of byList(writes).values()) {
+  for (const [id, ds] of byList(writes)) {
+    if (only !== null && id !== only) continue;
     const item = (ds[0] as Decided).change.item;
     const fill = item.op.capacity?.measure
       ? measured(object, item, state, whole, capOf)

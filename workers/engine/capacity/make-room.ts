@@ -37,22 +37,32 @@ export interface Room {
   seen: Inspection[];
   /** Each added removal's change, and whose entry it is. */
   evicted: Map<Change, Candidate>;
+  /** The list still past its cap after eviction (its id; null when the run fits). */
+  short: string | null;
 }
 
 export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInput): Promise<Room> {
-  const all = [...r.all];
-  const seen = [...r.seen];
-  const mine = (i: number) => !("waiter" in (all[i] as Participant));
+  let all = [...r.all];
+  let seen = [...r.seen];
   let owns = r.owns;
-  const ownOnly = () =>
-    decideInOrder(
+  // The run's own changes and the removals added, without any waiter; `leave` drops one more.
+  const ownOnly = (leave: (i: number) => boolean = () => false) => {
+    const mine = (i: number) => !("waiter" in (all[i] as Participant)) && !leave(i);
+    return decideInOrder(
       all.filter((_, i) => mine(i)),
       seen.filter((_, i) => mine(i)).map((s) => s.present),
       owns.filter((_, i) => mine(i)),
     );
-  const none: Room = { owns: r.owns, added: [], seen: [], evicted: new Map() };
+  };
+  const none = (short: string | null): Room => ({
+    owns: r.owns,
+    added: [],
+    seen: [],
+    evicted: new Map(),
+    short,
+  });
   let fill = overCap(r.object, r.state, ownOnly(), r.capOf);
-  if (!fill) return none;
+  if (!fill) return none(null);
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
   const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
@@ -93,6 +103,16 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
     }
     fill = overCap(r.object, r.state, ownOnly(), r.capOf);
   }
-  if (!fill) return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted };
-  return none;
+  if (fill) return none(listIdOf(fill));
+  // A scope taken whose removals the fit turns out not to need (a cap on whole rules: its origin
+  // shared a rule with a live scope, and a later scope freed a rule) is let go, stalest first.
+  for (const c of new Set(evicted.values())) {
+    const its = (i: number) => i >= kept && evicted.get((all[i] as Participant).change) === c;
+    if (overCap(r.object, r.state, ownOnly(its), r.capOf)) continue;
+    const stay = (_: unknown, i: number) => !its(i);
+    [all, seen, owns] = [all.filter(stay), seen.filter(stay), owns.filter(stay)];
+    for (const [change, of] of evicted) if (of === c) evicted.delete(change);
+    await evictions.drop(c);
+  }
+  return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted, short: null };
 }

@@ -9,6 +9,7 @@ import type { OwnerChange } from "../../../shared/schemas/ownership";
 import type { ParentLock } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
+import type { Fence } from "../write/fence";
 import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
 import { type CapOf, type ListFill, listFull, overCap } from "./list-fill";
@@ -31,30 +32,34 @@ export class SectionCapacity {
   readonly #evictions: Evictions | null;
   /** The removals eviction added this attempt, by change: whose entry each one is. */
   #evicted = new Map<Change, Candidate>();
+  /** The list eviction could not make fit this attempt (its id): the refusal names that one. */
+  #short: string | null = null;
   /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
   readonly full = new Map<string, SponsonError>();
 
-  constructor(w: WriterParts, lease: ParentLock | null) {
+  constructor(w: WriterParts, { lease, fence }: { lease: ParentLock | null; fence: Fence }) {
     this.#w = w;
     const { deps, run } = w;
     this.#owners =
       lease !== null && deps.ownership ? ownersOnce({ deps, lease, repository: run.repository }) : null;
     this.#evictions =
       this.#owners !== null && deps.evictStale?.(run.environment) === true
-        ? new Evictions(w, this.#owners)
+        ? new Evictions(w, { owners: this.#owners, fence })
         : null;
   }
 
   /** A new attempt decides afresh: what the last one meant to evict is chosen again. */
   startAttempt(): void {
     this.#evicted = new Map();
+    this.#short = null;
   }
 
   /** Room made by evicting stale scopes' entries, when the environment evicts (else none). */
   async makeRoom(input: RoomInput): Promise<Room> {
-    if (!this.#evictions) return { owns: input.owns, added: [], seen: [], evicted: new Map() };
+    if (!this.#evictions) return { owns: input.owns, added: [], seen: [], evicted: new Map(), short: null };
     const room = await makeRoom(this.#w, this.#evictions, input);
     this.#evicted = room.evicted;
+    this.#short = room.short;
     return room;
   }
 
@@ -119,7 +124,8 @@ export class SectionCapacity {
     // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
     const own = decideFor(new Set([...gone, ...waiters])).filter((d) => waiterOf(d) === null);
     const ownFill = overCap(object, state, own, capOf);
-    if (ownFill) throw await this.#refusal(ownFill);
+    // Several lists full: the one eviction could not make fit is named, not one it could have.
+    if (ownFill) throw await this.#refusal(overCap(object, state, own, capOf, this.#short) ?? ownFill);
     const kept = new Set<string>();
     const without = (trying: string | null) =>
       new Set([...gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);

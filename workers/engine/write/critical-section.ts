@@ -74,7 +74,7 @@ export class CriticalSection {
 
   constructor(input: SectionInput) {
     this.#in = input;
-    this.#capacity = new SectionCapacity(input.parts, input.lease);
+    this.#capacity = new SectionCapacity(input.parts, { lease: input.lease, fence: input.fence });
   }
 
   get touched(): boolean {

@@ -8,7 +8,9 @@
  * was still live), and the grant's ownership view stands for the first read.
  * A write whose lease was lost while it was in flight, or whose answer never came before the lease
  * deadline, may or may not have landed: it fails LOCK_LOST saying so and the parent lease is
- * abandoned (never released), so the lock-delay of its expiry covers a late landing.
+ * abandoned (never released), so the lock-delay of its expiry covers a late landing. So is every
+ * stale scope's lease held for eviction (`guard`): the write removes that scope's entries, and a
+ * new run of the scope must not start before a late landing of the removal has come and gone.
  */
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/schemas/ownership";
@@ -45,9 +47,33 @@ export class Fence {
   /** The parent's release is its check after the write (`releaseAfterWrite`). */
   #releaseOwed = false;
   #abandoned = false;
+  /**
+   * Every lease the write is made under, read at each request (fenced-fetch.ts): the run's scope's,
+   * the parent's and each evicted scope's while it is held (`guard`).
+   */
+  readonly #fencing: Array<Lease | null>;
+  /** The evicted scopes' leases: checked before each request, and abandoned with the parent's. */
+  readonly #guarded = new Set<Lease>();
 
   constructor(leases: FenceLeases) {
     this.#leases = leases;
+    this.#fencing = [leases.scope, leases.parent];
+  }
+
+  /**
+   * An evicted scope's lease joins the fence while it is held: each request that can change the
+   * provider checks it, the write's deadline is its too, and an unknown outcome abandons it.
+   */
+  guard(lease: Lease): void {
+    if (this.#guarded.has(lease)) return;
+    this.#guarded.add(lease);
+    this.#fencing.push(lease);
+  }
+
+  /** The lease is given back (or dropped) by its holder: no longer part of the write's fence. */
+  unguard(lease: Lease): void {
+    if (!this.#guarded.delete(lease)) return;
+    this.#fencing.splice(this.#fencing.indexOf(lease), 1);
   }
 
   /** Whether this fence left the parent lease to expire (an unknown outcome). */
@@ -60,7 +86,8 @@ export class Fence {
    * the earliest lease deadline (fenced-fetch.ts).
    */
   context(ctx: OpContext): OpContext {
-    const leases = [this.#leases.scope, this.#leases.parent];
+    // The live list: an evicted scope's lease guarded later in the attempt counts from then on.
+    const leases = this.#fencing;
     return { ...ctx, fetch: fencedFetch(ctx.fetch, leases, ctx.clock), deadline: leaseDeadline(leases) };
   }
 
@@ -189,13 +216,15 @@ export class Fence {
 
   /**
    * The parent lease is abandoned, not released: a write that may still land must be followed by
-   * the lock-delay of an expiry before anyone else reads the object.
+   * the lock-delay of an expiry before anyone else reads the object. The evicted scopes' leases
+   * too: the write may still remove their entries, so no run of theirs may start before then.
    */
   #unknownOutcome(cause: unknown): SponsonError {
     if (this.#leases.parent) {
       this.#leases.parent.abandon("a provider write under it has an unknown outcome");
       this.#abandoned = true;
     }
+    for (const lease of this.#guarded) lease.abandon("an evicting write under it has an unknown outcome");
     const reason = cause instanceof Error ? cause.message : String(cause);
     return new SponsonError(
       "LOCK_LOST",
