@@ -95,9 +95,10 @@ describe("eviction reads the list's ownership once", () => {
     // The run's lock calls, with the two evicted scopes' leases: 16 with a read per scope, 14 with
     // the one read, 18 with each evicted lease checked before the claims and before its leave (two
     // round trips per scope: docs/design.md, "Evicting stale scopes"), 17 since the grant takes the
-    // queue (no takeQueued). A slow machine may add one timed renewal of a lease held that long;
-    // a read per scope again would add two.
-    expect(result.counts?.lockOps).toBeGreaterThanOrEqual(17);
-    expect(result.counts?.lockOps).toBeLessThanOrEqual(18);
+    // queue (no takeQueued), 18 with the parent checked again after the evicted leases' check
+    // (it comes between the claims and the write). A slow machine may add one timed renewal of a
+    // lease held that long; a read per scope again would add two.
+    expect(result.counts?.lockOps).toBeGreaterThanOrEqual(18);
+    expect(result.counts?.lockOps).toBeLessThanOrEqual(19);
   });
 });

@@ -8,7 +8,6 @@
  * before their leaves, and records what was evicted.
  */
 import { SponsonError } from "../../../shared/errors";
-import type { EvictionNote } from "../../../shared/schemas/eviction";
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLock } from "../../locks/scope-lock";
@@ -18,23 +17,12 @@ import { ownerOf } from "../rules/ownership";
 import { runLeaseOptions } from "../run/run-lease";
 import type { Fence } from "../write/fence";
 import type { WriterParts } from "../write/writer-parts";
-import { itemListId, type ListFill, listNameOf } from "./list-fill";
+import { evictionNotes } from "./eviction-notes";
+import { type ListFill, listNameOf } from "./list-fill";
 import type { OwnersOf, OwnersRead, ScopeShare } from "./list-owners";
 import { staleReason } from "./stale-scopes";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 const idOf = (op: string, key: string) => `${op}\u0000${key}`;
-
-/** `items` by the list they are in: op, and the list's name when the op has several. */
-function byListOf(items: readonly Item[]): Map<string, Item[]> {
-  const lists = new Map<string, Item[]>();
-  for (const item of items) {
-    const id = itemListId(item);
-    lists.set(id, [...(lists.get(id) ?? []), item]);
-  }
-  return lists;
-}
 
 /** A stale scope held for eviction: its lease, its receipt as read under it, its entries there. */
 export interface Candidate {
@@ -238,24 +226,7 @@ export class Evictions {
     for (const [c, items] of evicted) {
       if (items.length === 0) continue;
       const held = this.holds(c);
-      // One note per list: a scope may have made room in two lists of the object, or in two
-      // named lists of one op (a bucket's CORS rules), each capped and so recorded on its own.
-      const notes = [...byListOf(items).values()].map((ofList): EvictionNote => {
-        const first = ofList[0] as Item;
-        const list = listNameOf(first);
-        return {
-          runId: run.id,
-          object: first.parent ?? first.key,
-          op: first.opName,
-          ...(list !== undefined ? { list } : {}),
-          keys: ofList.map((i) => i.key),
-          reason: c.share.stale,
-          ...(c.share.stale === "idle" && c.share.lastRunAt !== null
-            ? { idleDays: Math.floor((now - c.share.lastRunAt) / DAY_MS) }
-            : {}),
-          at: now,
-        };
-      });
+      const notes = evictionNotes(run.id, c.share, items, now);
       const { receipt, etag } = c.stored;
       const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
       let written: string | null = null;

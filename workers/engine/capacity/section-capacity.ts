@@ -63,8 +63,13 @@ export class SectionCapacity {
     return room;
   }
 
+  /** Whether this attempt's write removes stale scopes' entries (their leases are held). */
+  get evicting(): boolean {
+    return this.#evictions !== null && this.#evicted.size > 0;
+  }
+
   /**
-   * Each evicted scope's lease, by a round trip right before the claims: one lost since it was
+   * Each evicted scope's lease, by a round trip after the claims: one lost since it was
    * taken (force-released, lapsed) may have a holder of its own by now, whose entry this is again.
    * Answers the lost ones (environment/scope): the group is read, decided and fitted again.
    */

@@ -178,18 +178,11 @@ export class CriticalSection {
     // Claims, joins and the write itself only while this run holds its scope, asked of the scope's
     // lock object (a round trip): a force-released or recovered scope's run has a deadline that has
     // not passed, and would record an owner no receipt names (docs/design.md, "Ownership"). Each
-    // waiter's run must still hold its own scope too: the check at the take may be long past. And
-    // each evicted scope's lease: one lost since it was taken (force-released, lapsed) may have a
-    // holder of its own by now, whose entry this is again; its removals are dropped and the group is
-    // read, decided and fitted again without them. All before the claims: the claims are the
-    // parent's check before the write, with no other round trip between them and the send.
-    const [, goneList, lost] = await Promise.all([
+    // waiter's run must still hold its own scope too: the check at the take may be long past.
+    const [, goneList] = await Promise.all([
       decisions.some((d) => d.write || d.ownersBefore.length > 0) ? w.scopeLease.check() : null,
       carried ? carried.goneNow() : ([] as string[]),
-      this.#capacity.evictedLeasesLost(),
     ]);
-    // Nothing claimed yet: nothing to withdraw.
-    if (lost.length > 0) return { stale: new StaleState({ evictedLeaseLost: lost }), decisions: [], owns };
     if (goneList.length > 0) {
       for (const waiter of goneList) this.#gone.add(waiter);
       // A gone waiter's removal may have been what made room: the others are fitted again, and a
@@ -208,6 +201,15 @@ export class CriticalSection {
     if (writes.length === 0) {
       noteFills();
       return decisions;
+    }
+    // Each evicted scope's lease, by a round trip after the claims: one lost since it was taken
+    // (force-released, lapsed; also during the claims) may have a holder of its own by now, whose
+    // entry this is again; its removals are dropped and the group is read, decided and fitted
+    // again without them. A round trip between the claims and the send: through the fence, which
+    // then checks the parent again right before the write (its force-release meanwhile).
+    if (this.#capacity.evicting) {
+      const lost = await fence.follow(() => this.#capacity.evictedLeasesLost(), false);
+      if (lost.length > 0) return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns };
     }
     // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
     // as the parent's check after the write; with none, the release that ends the lease is.
