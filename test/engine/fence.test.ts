@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import type { OwnedItem, OwnershipView } from "../../shared/schemas/ownership";
 import type { OpContext } from "../../workers/adapters/op-spec";
+import { StaleState } from "../../workers/adapters/stale-state";
 import { Fence } from "../../workers/engine/write/fence";
 import type { ParentLock } from "../../workers/locks/parent-lock";
 import type { ScopeLock } from "../../workers/locks/scope-lock";
@@ -180,6 +181,32 @@ describe("the group write's fence", () => {
     expect((await fence.owners([])).rebuilt).toBe(true);
     expect((await fence.owners([])).rebuilt).toBe(false);
     expect(calls).toEqual(["granted", "parent owners"]);
+  });
+
+  it("an evicted scope's lease past its deadline before the send: nothing is sent, the group is decided again", async () => {
+    const { calls, fence } = stubs();
+    const lapsed = {
+      assertHeld: () => {
+        calls.push("evicted assertHeld");
+        throw new SponsonError("LOCK_LOST", "past its deadline");
+      },
+      deadline: 0,
+    };
+    fence.guard(lapsed as unknown as ScopeLock);
+    await fence.claim(claim);
+    let sends = 0;
+    const err = await fence
+      .write(async () => {
+        sends += 1;
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(StaleState);
+    expect(sends).toBe(0);
+    // Not an unknown outcome: no lease is abandoned.
+    expect(calls.filter((c) => c.endsWith("abandon"))).toEqual([]);
   });
 
   it("hands out a context whose writes re-check the leases", async () => {

@@ -7,7 +7,7 @@
  * (critical-section.ts); this file chooses the scopes, checks their leases before the write and
  * before their leaves, and records what was evicted.
  */
-import { SponsonError } from "../../../shared/errors";
+import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLock } from "../../locks/scope-lock";
@@ -56,6 +56,8 @@ export class Evictions {
     try {
       return await this.#owners(fill);
     } catch (err) {
+      // The parent lease lost is the run's failure, not a list that cannot be made room in.
+      if (isSponsonError(err) && err.code === "LOCK_LOST") throw err;
       this.#w.deps.warn?.(`eviction: none on ${fill.object}, its owners were not read: ${String(err)}`);
       return null;
     }

@@ -126,6 +126,15 @@ export class Fence {
     scope?.assertHeld();
     if (claimed) parent?.assertHeld();
     else await parent?.check();
+    // An evicted scope's lease past its deadline since its check: nothing is sent, and the group is
+    // decided again (that check then drops it), rather than a send refused as an unknown outcome.
+    for (const lease of this.#guarded) {
+      try {
+        lease.assertHeld();
+      } catch {
+        throw new StaleState({ evictedLeaseLapsed: true });
+      }
+    }
   }
 
   /**

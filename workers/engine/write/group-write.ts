@@ -119,6 +119,9 @@ export class GroupWrite {
           // A provider refusing one carried change must not fail this run: write its own alone.
           if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;
           carried = null;
+          // Refused, nothing written: this section's stale scopes are given back (and unguarded)
+          // before the next one may take the same scopes again.
+          await section.releaseEvictions();
         }
       }
       await this.#afterWrite({ fence, lease, carried, section }, done);
