@@ -3,7 +3,7 @@
  * redirect URLs (./redirect-urls-endpoint.ts), for the instance the Bearer secret key belongs to;
  * ClerkErrors envelopes and the per-key rate limit (./responses.ts). State: ./state.ts.
  */
-import type { ProviderEmulatorModule } from "../emulator";
+import type { EmulatorState, ProviderEmulatorModule } from "../emulator";
 import { provisionDemoInstance } from "./demo";
 import { getInstance, patchInstance } from "./instance-endpoint";
 import {
@@ -70,7 +70,8 @@ export const clerkEmulator: ProviderEmulatorModule = {
     const match = url.pathname.match(REDIRECT_URLS_PATH);
     if (match) {
       const id = match[1] === undefined ? undefined : decodeURIComponent(match[1]);
-      if (id === undefined && request.method === "GET") return listRedirectUrls(state, instance.id, url);
+      if (id === undefined && request.method === "GET")
+        return listRedirectUrls(state, instance.id, url, takeShortPage(state, secretKey, key));
       if (id === undefined && request.method === "POST")
         return createRedirectUrl(request, state, instance.id);
       if (id !== undefined && request.method === "GET") return getRedirectUrl(state, instance.id, id);
@@ -106,3 +107,10 @@ export {
   clerkKeys,
   clerkRedirectUrl,
 } from "./state";
+
+/** Whether this list page is answered short (ClerkKey.shortPages), counting the fault down. */
+function takeShortPage(state: EmulatorState, secretKey: string, key: ClerkKey): boolean {
+  if (!key.shortPages) return false;
+  state.put(clerkKeys.key(secretKey), { ...key, shortPages: key.shortPages - 1 } satisfies ClerkKey);
+  return true;
+}

@@ -36,13 +36,15 @@ function intParam(url: URL, name: string, fallback: number, min: number, max: nu
   return n;
 }
 
-export function listRedirectUrls(state: EmulatorState, instance: string, url: URL): Response {
+/** `short`: the page leaves out its last URL, `total_count` unchanged (the ClerkKey.shortPages hook). */
+export function listRedirectUrls(state: EmulatorState, instance: string, url: URL, short = false): Response {
   const limit = intParam(url, "limit", 10, 1, 500);
   if (limit instanceof Response) return limit;
   const offset = intParam(url, "offset", 0, 0, Number.MAX_SAFE_INTEGER);
   if (offset instanceof Response) return offset;
   const all = stored(state, instance);
-  const data = all.slice(offset, offset + limit);
+  const page = all.slice(offset, offset + limit);
+  const data = short ? page.slice(0, -1) : page;
   return clerkJson(
     200,
     url.searchParams.get("paginated") === "true" ? { data, total_count: all.length } : data,

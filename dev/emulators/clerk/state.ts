@@ -11,6 +11,11 @@ export interface ClerkKey {
   instance: string;
   /** A key the emulator refuses with 403 authorization_invalid (a revoked or restricted key). */
   forbidden?: boolean;
+  /**
+   * Test hook: the next N pages listed with this key leave out their last URL while `total_count`
+   * still counts it, as when Clerk's paging moves underneath a reader (0 or absent: off).
+   */
+  shortPages?: number;
 }
 
 export interface ClerkInstanceRecord {

@@ -28,7 +28,13 @@ export function freshClerkInstance(kind: "live" | "test" = "live") {
 }
 
 export async function clerkInstanceWith(
-  seed: { allowedOrigins?: string[] | null; redirectUrls?: string[]; keyKind?: "live" | "test" },
+  seed: {
+    allowedOrigins?: string[] | null;
+    redirectUrls?: string[];
+    keyKind?: "live" | "test";
+    /** The emulator's ClerkKey.shortPages hook: that many list pages answered one URL short. */
+    shortPages?: number;
+  },
   failure?: SetupFailure,
 ) {
   const { instance, secretKey } = freshClerkInstance(seed.keyKind);
@@ -37,6 +43,7 @@ export async function clerkInstanceWith(
     [clerkKeys.key(secretKey)]: {
       instance,
       ...(failure === "forbidden" ? { forbidden: true } : {}),
+      ...(seed.shortPages ? { shortPages: seed.shortPages } : {}),
     } satisfies ClerkKey,
     [clerkKeys.instance(instance)]: clerkInstance(instance, seed.allowedOrigins ?? null),
   };

@@ -115,9 +115,30 @@ const pageSchema = z.object({ data: z.array(redirectUrlSchema), total_count: z.n
  * Every redirect URL of the instance, 500 a page (the default page of 10 would hide the rest).
  * `maxPages` bounds the pages read (tests lower it rather than hold 50,000 URLs). A list longer
  * than that is refused, never returned cut: a URL on an unread page would be judged absent and
- * created again as a duplicate, or its removal skipped.
+ * created again as a duplicate, or its removal skipped. For the same reason a page that ends the
+ * list short of its `total_count` (Clerk's offset paging moved underneath: a URL removed or added
+ * between pages) is no end: the list is read once more from the start, and refused if still short.
  */
 export async function listRedirectUrls(ctx: ClerkContext, maxPages = MAX_PAGES): Promise<ClerkRedirectUrl[]> {
+  const first = await readPages(ctx, maxPages);
+  if (first.all.length >= first.total) return first.all;
+  const again = await readPages(ctx, maxPages);
+  if (again.all.length >= again.total) return again.all;
+  // Retriable, unlike the page cap: a list that stops moving reads whole on a later run.
+  throw providerError(ctx.secrets, {
+    provider: "clerk",
+    status: 200,
+    message: `the instance holds ${again.total} redirect URLs; a page ended the list after ${again.all.length}, on two reads from the start: the list changed while it was read`,
+    attempts: 2,
+    retriable: true,
+  });
+}
+
+/** One read of the list from offset 0 to a page shorter than the limit, with the last `total_count`. */
+async function readPages(
+  ctx: ClerkContext,
+  maxPages: number,
+): Promise<{ all: ClerkRedirectUrl[]; total: number }> {
   const all: ClerkRedirectUrl[] = [];
   let total = 0;
   for (let page = 0; page < maxPages; page += 1) {
@@ -134,7 +155,7 @@ export async function listRedirectUrls(ctx: ClerkContext, maxPages = MAX_PAGES):
     );
     all.push(...data);
     total = total_count;
-    if (data.length < REDIRECT_URL_PAGE || all.length >= total_count) return all;
+    if (data.length < REDIRECT_URL_PAGE || all.length >= total_count) return { all, total };
   }
   // Reading on would not end either: the same request fails until URLs are removed.
   throw providerError(ctx.secrets, {
