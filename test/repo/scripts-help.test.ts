@@ -46,7 +46,6 @@ describe("npm scripts answer --help", () => {
       "pretest",
       "start",
       "test",
-      "test",
       "token",
       "typecheck",
       "webhook",
