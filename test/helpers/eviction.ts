@@ -3,6 +3,7 @@
  * web origins capped at `cap`, an environment that evicts, and ways to make a scope stale.
  */
 import { env } from "cloudflare:workers";
+import { expect } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
@@ -14,6 +15,7 @@ import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import type { EngineOverrides } from "../../workers/wiring/wire";
 import { registerConnection } from "./connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "./emulators";
+import { freshPr } from "./engine";
 import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "./plans";
 import { DEFAULT_REPOSITORY, scopeAddress } from "./repositories";
 import { testEngine } from "./test-engine";
@@ -60,6 +62,14 @@ export async function setPullRequest(scope: string, status: "open" | "closed"): 
     revision: Date.now(),
     deliveryId: crypto.randomUUID(),
   });
+}
+
+/** Two new scopes, each of which has applied `plan` (its entries on the list). */
+export async function twoAppliedScopes(plan: Plan): Promise<[string, string]> {
+  const scopes: [string, string] = [freshPr(), freshPr()];
+  for (const s of scopes)
+    expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+  return scopes;
 }
 
 /** An empty Auth0 client whose web origins are capped at `cap`; the plan adds the scope's origin. */

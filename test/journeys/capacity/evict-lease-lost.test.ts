@@ -19,6 +19,7 @@ import {
   origin,
   receiptOf,
   setPullRequest,
+  twoAppliedScopes,
 } from "../../helpers/eviction";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
@@ -27,9 +28,8 @@ afterEach(() => vi.restoreAllMocks());
 describe("an evicted scope's lease lost before the write", () => {
   it("force-released and run again by its own reopened PR right before the write: its entry is kept and the evicting run is refused LIST_FULL", async () => {
     const { plan, origins } = await cappedOrigins("ev-lost", 2);
-    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, live])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, live] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     let ownRun: string | null = null;
     const wrapLocks = (inner: LockProvider): LockProvider => ({
@@ -68,9 +68,8 @@ describe("an evicted scope's lease lost before the write", () => {
 
   it("control: the same run with the closed scope's lease kept evicts it and succeeds", async () => {
     const { plan, origins } = await cappedOrigins("ev-kept", 2);
-    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, live])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, live] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     const result = await evictingEngine().apply(applyRequest(plan, next));
     expect(result.run.status).toBe("succeeded");

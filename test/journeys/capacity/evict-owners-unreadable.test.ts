@@ -14,6 +14,7 @@ import {
   origin,
   scopeLockFree,
   setPullRequest,
+  twoAppliedScopes,
 } from "../../helpers/eviction";
 
 afterEach(() => vi.restoreAllMocks());
@@ -34,9 +35,8 @@ const unreadable =
 describe("eviction with an owner's receipt unreadable", () => {
   it("the live scope's receipt unreadable: nothing evicted, a warning, and LIST_FULL with the counts alone", async () => {
     const { plan, origins } = await cappedOrigins("ev-ownfail", 2);
-    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, live])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, live] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     const warnings: string[] = [];
     vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warnings.push(String(line)));
@@ -54,9 +54,8 @@ describe("eviction with an owner's receipt unreadable", () => {
 
   it("control: every receipt readable, the same run evicts the closed scope and succeeds", async () => {
     const { plan, origins } = await cappedOrigins("ev-ownfail-ctl", 2);
-    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, live])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, live] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     const result = await evictingEngine().apply(applyRequest(plan, next));
     expect(result.run.status).toBe("succeeded");

@@ -18,6 +18,7 @@ import {
   receiptOf,
   scopeLockFree,
   setPullRequest,
+  twoAppliedScopes,
 } from "../../helpers/eviction";
 
 /** Reads of `scope`'s receipt fail after the first one (the owners read that ranks it). */
@@ -39,9 +40,8 @@ function failReadsAfterFirst(scope: string) {
 describe("a stale scope that cannot be taken cleanly", () => {
   it("its receipt read under its lease fails: the run is answered and the scope's lock is free right after", async () => {
     const { plan, origins } = await cappedOrigins("ev-readfail", 2);
-    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, live])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, live] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     const result = await evictingEngine({ wrapStore: failReadsAfterFirst(closed) }).apply(
       applyRequest(plan, next),
@@ -54,9 +54,8 @@ describe("a stale scope that cannot be taken cleanly", () => {
 
   it("its lock answers LOCK_UNAVAILABLE: that scope is skipped and the next stale one evicted", async () => {
     const { plan, origins } = await cappedOrigins("ev-unavail", 2);
-    const [closed, idle, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, idle])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, idle] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     await ageRuns(idle, 10);
     const wrapLocks = (inner: LockProvider): LockProvider => ({

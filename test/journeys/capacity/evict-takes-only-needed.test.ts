@@ -16,6 +16,7 @@ import {
   receiptOf,
   scopeLockFree,
   setPullRequest,
+  twoAppliedScopes,
 } from "../../helpers/eviction";
 
 /** Counts the scope-lock acquires the run makes, per scope. */
@@ -40,9 +41,8 @@ function countingAcquires(counts: Map<string, number>) {
 describe("eviction takes only the stale scopes it needs", () => {
   it("one slot short, a closed and an idle scope: only the closed one is taken", async () => {
     const { plan, origins } = await cappedOrigins("ev-lazy", 2);
-    const [closed, idle, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, idle])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, idle] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     await ageRuns(idle, 10);
     const acquires = new Map<string, number>();

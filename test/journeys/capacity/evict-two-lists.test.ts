@@ -8,7 +8,14 @@ import type { Plan } from "../../../shared/schemas/plan";
 import { registerConnection } from "../../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
 import { freshPr } from "../../helpers/engine";
-import { applyRequest, evictingEngine, origin, receiptOf, setPullRequest } from "../../helpers/eviction";
+import {
+  applyRequest,
+  evictingEngine,
+  origin,
+  receiptOf,
+  setPullRequest,
+  twoAppliedScopes,
+} from "../../helpers/eviction";
 import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "../../helpers/plans";
 
 const callback = (scope: string) => `https://${scope}.preview.example.com/callback`;
@@ -43,9 +50,8 @@ describe("eviction with two lists at their caps", () => {
         },
       ],
     };
-    const [closed, live, next] = [freshPr(), freshPr(), freshPr()];
-    for (const s of [closed, live])
-      expect((await evictingEngine().apply(applyRequest(plan, s))).run.status).toBe("succeeded");
+    const [closed, live] = await twoAppliedScopes(plan);
+    const next = freshPr();
     await setPullRequest(closed, "closed");
     const result = await evictingEngine().apply(applyRequest(plan, next));
     expect(result.run.error?.code).toBeUndefined();
