@@ -12,6 +12,7 @@ import {
   existsSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
 } from "node:fs";
@@ -38,7 +39,9 @@ export async function bundledChromium(): Promise<BundledChromium> {
   if (!existsSync(join(PACKAGE, "package.json")))
     throw new Error("@sparticuz/chromium is not installed: run `npm ci`");
   const { version } = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8")) as { version: string };
-  const dir = join(ROOT, "node_modules", ".cache", `sponson-chromium-${version}`);
+  // By its real path: fonts.conf names it absolutely, and a checkout whose node_modules is a link to
+  // another's must not unpack a copy that names a folder only it has.
+  const dir = join(realpathSync(join(ROOT, "node_modules")), ".cache", `sponson-chromium-${version}`);
   if (!existsSync(dir)) await unpack(dir);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
