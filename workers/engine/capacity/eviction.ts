@@ -18,7 +18,7 @@ import { runLeaseOptions } from "../run/run-lease";
 import type { Fence } from "../write/fence";
 import type { WriterParts } from "../write/writer-parts";
 import { evictionNotes } from "./eviction-notes";
-import { type ListFill, listNameOf } from "./list-fill";
+import { type ListFill, listIdOf, listNameOf } from "./list-fill";
 import type { OwnersOf, OwnersRead, ScopeShare } from "./list-owners";
 import { staleReason } from "./stale-scopes";
 
@@ -40,6 +40,8 @@ export class Evictions {
   readonly #fence: Fence;
   /** Scopes asked once per group write: null when busy, not evictable or holding nothing here. */
   readonly #taken = new Map<string, Candidate | null>();
+  /** Lists whose owners could not be read under this lease: not read (nor warned of) again. */
+  readonly #unread = new Set<string>();
 
   constructor(w: WriterParts, { owners, fence }: { owners: OwnersOf; fence: Fence }) {
     this.#w = w;
@@ -53,11 +55,13 @@ export class Evictions {
    * and the run is refused with the counts alone, as without eviction.
    */
   async #ownersOf(fill: ListFill): Promise<OwnersRead | null> {
+    if (this.#unread.has(listIdOf(fill))) return null;
     try {
       return await this.#owners(fill);
     } catch (err) {
       // The parent lease lost is the run's failure, not a list that cannot be made room in.
       if (isSponsonError(err) && err.code === "LOCK_LOST") throw err;
+      this.#unread.add(listIdOf(fill));
       this.#w.deps.warn?.(`eviction: none on ${fill.object}, its owners were not read: ${String(err)}`);
       return null;
     }
