@@ -176,15 +176,41 @@ describe("providerRequest", () => {
     const err = await rejection(providerRequest(context(fetcher), spec, conditionalPatch));
     expect(calls).toHaveLength(2);
     expect(err.detail).toMatchObject({ status: 401, outcome: "unknown" });
-    // A request with no precondition (a read, a token exchange: POSTs too) keeps its plain answer.
-    for (const method of ["GET", "POST"] as const) {
+    // A read (a GET) or a request that changes nothing (a token exchange, a read sent as a POST:
+    // marked `read`) keeps its plain answer.
+    for (const req of [{ method: "GET" }, { method: "POST", read: true }] as const) {
       const plain = scripted(lostAnswer, json(401, { message: "token revoked" }));
       const refused = await rejection(
-        providerRequest(context(plain.fetcher), spec, { method, url: "https://a.test/oauth/token" }),
+        providerRequest(context(plain.fetcher), spec, { ...req, url: "https://a.test/oauth/token" }),
       );
       expect(refused.detail).toMatchObject({ status: 401 });
       expect(refused.detail?.outcome).toBeUndefined();
     }
+  });
+
+  it("after an unanswered attempt of an unconditional write, its final refusal is an unknown outcome too: the attempt may still land", async () => {
+    const pastTheBudget = { "x-ratelimit-reset": String(1_000 + 3_600) };
+    for (const method of ["PATCH", "PUT", "DELETE", "POST"] as const) {
+      for (const refusal of [
+        json(429, { message: "slow down" }, pastTheBudget),
+        json(400, { message: "bad request" }),
+        json(401, { message: "token revoked" }),
+      ]) {
+        const { fetcher, calls } = scripted(lostAnswer, refusal);
+        const err = await rejection(
+          providerRequest(context(fetcher), spec, { method, url: "https://a.test/x" }),
+        );
+        expect(calls).toHaveLength(2);
+        expect(err.detail, `${method} ${err.message}`).toMatchObject({ outcome: "unknown", attempts: 2 });
+      }
+    }
+    // Control: refused on its first attempt, the write never landed: a plain refusal.
+    const { fetcher } = scripted(json(400, { message: "bad request" }));
+    const err = await rejection(
+      providerRequest(context(fetcher), spec, { method: "PATCH", url: "https://a.test/x" }),
+    );
+    expect(err.detail).toMatchObject({ status: 400 });
+    expect(err.detail?.outcome).toBeUndefined();
   });
 
   it("a 401 whose write may have landed is not sent again with a fresh token: the retry would meet the write's own landing", async () => {

@@ -78,6 +78,7 @@ async function tokenSource(ctx: Auth0Context) {
           auth0Http,
           {
             method: "POST",
+            read: true,
             url: endpoint,
             // Made per attempt: a client assertion is one-use, and a retry may follow a lost answer.
             eachAttempt: async () => ({

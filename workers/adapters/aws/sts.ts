@@ -61,6 +61,7 @@ export async function assumeRoleWithWebIdentity(
   try {
     response = await providerRequest(ctx, stsHttp(family), {
       method: "POST",
+      read: true,
       url: endpoint,
       headers: { "content-type": "application/x-www-form-urlencoded; charset=utf-8", accept: "text/xml" },
       body: new URLSearchParams({

@@ -79,7 +79,12 @@ async function call<S extends z.ZodType>(
         datetime: amzDate(ctx.clock.now()),
       });
       const headers = Object.fromEntries((await signer.sign()).headers);
-      return providerJson(ctx, cognitoHttp, { method: "POST", url, headers, body }, schema);
+      return providerJson(
+        ctx,
+        cognitoHttp,
+        { method: "POST", url, headers, body, ...(write ? {} : { read: true as const }) },
+        schema,
+      );
     },
     { write },
   );

@@ -85,6 +85,7 @@ function withGraphToken<T>(ctx: EntraContext, call: (token: string) => Promise<T
           entraHttp,
           {
             method: "POST",
+            read: true,
             url: tokenEndpoint(ctx),
             headers: { "content-type": "application/x-www-form-urlencoded" },
             body: new URLSearchParams({

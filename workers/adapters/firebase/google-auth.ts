@@ -101,6 +101,7 @@ export function withServiceAccountKeyToken<T>(
         googleHttp(provider),
         {
           method: "POST",
+          read: true,
           url: GOOGLE_TOKEN_URL,
           headers: { "content-type": "application/x-www-form-urlencoded" },
           body: new URLSearchParams({

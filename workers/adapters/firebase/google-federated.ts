@@ -80,6 +80,7 @@ export async function fetchFederatedGoogleToken(
       spec,
       {
         method: "POST",
+        read: true,
         url: GOOGLE_STS_URL,
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: new URLSearchParams({
@@ -104,6 +105,7 @@ export async function fetchFederatedGoogleToken(
       spec,
       {
         method: "POST",
+        read: true,
         url: generateAccessTokenUrl(federated.serviceAccount),
         headers: { authorization: `Bearer ${federatedToken}` },
         json: { scope: scopes, lifetime: `${LIFETIME_SECONDS}s` },

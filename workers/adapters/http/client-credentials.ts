@@ -33,6 +33,7 @@ export function formClientCredentials(
         spec,
         {
           method: "POST",
+          read: true,
           url: endpoint,
           headers: { "content-type": "application/x-www-form-urlencoded" },
           body: new URLSearchParams({

@@ -6,7 +6,8 @@
  * A conditional write (`precondition`) is retried too, the precondition keeping the retry from
  * landing twice; but once an attempt went unanswered (or failed 5xx) it may have landed, so a
  * precondition refusal after it may be refusing that landing: an unknown outcome, never a
- * "nothing was written" (docs/design.md, "Lease protocol").
+ * "nothing was written" (docs/design.md, "Lease protocol"). The same holds for any write's final
+ * refusal after such an attempt.
  */
 import type { z } from "zod";
 import type { Clock } from "../../../shared/clock";
@@ -81,6 +82,12 @@ export interface ProviderRequest {
    * instead of being returned: the refusal may be of this write's own earlier landing.
    */
   precondition?: number;
+  /**
+   * The request changes nothing at the provider (a token exchange, a read sent as a POST). Every
+   * other method than GET is taken as a write: its final refusal after an attempt that may have
+   * landed says nothing of that attempt (outcome "unknown").
+   */
+  read?: true;
   /** Non-2xx statuses the caller handles itself (e.g. "not found" meaning "empty"). */
   accept?: readonly number[];
   retry?: Partial<RetryPolicy>;
@@ -133,10 +140,10 @@ export async function providerRequest(
 ): Promise<Response> {
   const policy = { ...DEFAULT_RETRY, ...req.retry };
   let waitedMs = 0;
-  // Only a conditional write can mistake its own landing for someone else's change (a 412): its
-  // refusal after an attempt that may have landed says nothing of that attempt. A token exchange
-  // or a read (Cognito's are POSTs too) has no precondition and keeps its plain answer.
-  const conditional = req.precondition !== undefined;
+  // A write's refusal after an attempt that may have landed says nothing of that attempt: the
+  // attempt may still land (an unconditional write) or be what the refusal refuses (a 412). A token
+  // exchange or a read (Cognito's are POSTs too) keeps its plain answer.
+  const write = req.method !== "GET" && req.read !== true;
   let mayHaveLanded = false;
   for (let attempt = 1; ; attempt += 1) {
     const landedBefore = mayHaveLanded;
@@ -173,11 +180,11 @@ export async function providerRequest(
           providerCode: described.code,
           attempts: attempt,
           ...(throttled ? { retriable: true } : {}),
-          // A refusal (a 401 above all, which a token refresh would send again) says nothing of an
-          // earlier attempt that may still land (docs/design.md, "Lease protocol"): the caller must
-          // not take it as "nothing was written". A last 5xx stays a provider failure (a gap kept
-          // from before: the fence releases the lease rather than abandoning it).
-          ...(conditional && landedBefore && response.status < 500 ? { outcome: "unknown" as const } : {}),
+          // A refusal (a 401 above all, which a token refresh would send again; a 429 past the
+          // retry budget) says nothing of an earlier attempt that may still land (docs/design.md,
+          // "Lease protocol"): the caller must not take it as "nothing was written". A last 5xx
+          // stays a provider failure (a gap kept: the fence releases the lease, not abandons it).
+          ...(write && landedBefore && response.status < 500 ? { outcome: "unknown" as const } : {}),
         });
       }
     } else {

@@ -49,6 +49,7 @@ export async function withOktaAuthorization<T>(
           oktaHttp,
           {
             method: "POST",
+            read: true,
             url: endpoint,
             headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
             eachAttempt: form,
