@@ -175,6 +175,15 @@ export class LeaseCore {
     const now = Date.now();
     const lease = this.store.lease();
     if (lease === null) return ok({ released: false, reason: "not-held", at: now });
+    if (isExpired(lease, now)) {
+      // Expired before the admin's release came (the alarm had not freed it yet): it ends as the
+      // expiry it is, so the lock-delay after that expiry still keeps the next holder from a late
+      // landing of its holder's last write; an admin's decision lifts no lock-delay.
+      this.lease.expireIfDue(now);
+      this.lease.promote(now);
+      this.index.syncLater();
+      return ok({ released: true, reason: "released-expired", at: now });
+    }
     this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.lease.promote(now);
     this.index.syncLater();

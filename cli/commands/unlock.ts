@@ -13,7 +13,11 @@ export async function unlockCommand(inv: Invocation): Promise<ExitCode> {
   if (inv.flags.json === true) {
     inv.io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
   } else {
-    const line = outcome.released ? `released ${key}` : `${key} was not held (${outcome.reason})`;
+    const line = !outcome.released
+      ? `${key} was not held (${outcome.reason})`
+      : outcome.reason === "released-expired"
+        ? `released ${key}: its lease had already expired, so the next holder still waits out the lock-delay after that expiry`
+        : `released ${key}`;
     inv.io.stdout.write(`${line}\n`);
   }
   return 0;

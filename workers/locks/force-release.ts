@@ -52,7 +52,7 @@ export async function auditedForceRelease(
   });
   const entry =
     outcome.released && lock !== undefined
-      ? lock.history.findLast((h) => h.transition === "force-released" && h.at === outcome.at)
+      ? lock.history.findLast((h) => endedAs(outcome).includes(h.transition) && h.at === outcome.at)
       : undefined;
   const named = !outcome.released ? { holder: null, token: null } : entry === undefined ? {} : entry;
   await writeCompletion(env.RECEIPTS, auditKey, {
@@ -63,4 +63,9 @@ export async function auditedForceRelease(
     status: "done",
   } satisfies ForceReleaseAudit);
   return lock === undefined ? { outcome } : { outcome, lock };
+}
+
+/** The history entry a force-release left: its own, or the expiry of a lease that had already expired. */
+function endedAs(outcome: ReleaseOutcome): readonly string[] {
+  return outcome.reason === "released-expired" ? ["expired", "claim-lapsed"] : ["force-released"];
 }
