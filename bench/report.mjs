@@ -184,6 +184,14 @@ function cpuTables(r) {
   L.push(
     `| one three-line apply on a warm application (mean of ${p?.applies ?? "?"} profiled, same measure) | ${fmt(p?.cpuMsPerApply)} |`,
   );
+  const c = r.cpuPerRequest;
+  if (c) {
+    L.push(
+      `| the same apply with no profiler attached (mean of 20) | ${fmt(c.applyUnprofiled)} |`,
+      `| one \`GET /healthz\` (the local runtime's cost of a request that does nothing; mean of 100) | ${fmt(c.healthz)} |`,
+      `| one \`GET /v1/locks/{key}\` (a request and one lock-object call; mean of 100) | ${fmt(c.lockRead)} |`,
+    );
+  }
   L.push("");
   const w = r.warmPath;
   if (w) {

@@ -190,6 +190,17 @@ function workerdCpuMs(rootPid) {
   return (ticks * 1000) / CLK_TCK;
 }
 
+/**
+ * workerd's CPU per request over `n` sequential requests, nothing else running against the service:
+ * the local runtime's cost of one request (healthz), of one lock-object call (a lock read) and of
+ * one apply, to set the apply's CPU beside (docs/performance.md, "The two figures not met").
+ */
+async function cpuPerRequest(svc, n, op) {
+  const before = workerdCpuMs(svc.child.pid);
+  for (let i = 0; i < n; i++) await op(i);
+  return (workerdCpuMs(svc.child.pid) - before) / n;
+}
+
 /** PROFILE_APPLIES sequential three-line applies on a warm application, profiled together. */
 const PROFILE_APPLIES = 20;
 async function profileApplies(svc, auth) {
@@ -204,6 +215,11 @@ async function profileApplies(svc, auth) {
     });
   const first = 900_000 + Math.floor(Math.random() * 90_000);
   await apply(`pr-${first}`); // warm: the token, the application's lock object
+  // The same applies with no profiler attached (sampling costs workerd CPU of its own).
+  const unprofiledFrom = first + PROFILE_APPLIES + PATH_APPLIES + 1;
+  results.cpuPerRequest.applyUnprofiled = await cpuPerRequest(svc, PROFILE_APPLIES, (i) =>
+    apply(`pr-${unprofiledFrom + i}`),
+  );
   results.warmPath = await warmOneLinePath(svc, auth, first + PROFILE_APPLIES + 1);
   try {
     const cpuBefore = workerdCpuMs(svc.child.pid);
@@ -248,6 +264,9 @@ async function warmOneLinePath(svc, auth, first) {
   }
 }
 
+/** Requests each per-request CPU figure is averaged over (CLK_TCK is 10 ms: 100 keep it within 0.1 ms). */
+const CPU_REQUESTS = 100;
+
 async function httpPart() {
   const svc = await startService();
   const auth = { authorization: `Bearer ${svc.token}`, "content-type": "application/json" };
@@ -268,6 +287,14 @@ async function httpPart() {
     fetch(`${svc.base}/v1/locks/${key}`, { headers: auth }).then((r) => r.arrayBuffer()),
   );
   results.http.healthz = await timeLoop(N, () => fetch(`${svc.base}/healthz`).then((r) => r.arrayBuffer()));
+  results.cpuPerRequest = {
+    healthz: await cpuPerRequest(svc, CPU_REQUESTS, () =>
+      fetch(`${svc.base}/healthz`).then((r) => r.arrayBuffer()),
+    ),
+    lockRead: await cpuPerRequest(svc, CPU_REQUESTS, () =>
+      fetch(`${svc.base}/v1/locks/${key}`, { headers: auth }).then((r) => r.arrayBuffer()),
+    ),
+  };
   results.load = await loadRun(svc.base, auth, () => workerdCpuMs(svc.child.pid));
   results.memory = { workerdPeakRssMiBAfterLoad: workerdPeakMiB(svc.child.pid) };
   results.profile = await profileApplies(svc, auth);
