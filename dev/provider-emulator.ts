@@ -1,10 +1,10 @@
 /**
  * One object per emulated provider host. Dispatches to the provider's emulator module and applies
- * the test knobs (latency, read barrier, injected failures, lost answers) the same way for every provider.
+ * the test knobs (latency, read barrier, injected failures, lost answers, late writes) the same way for every provider.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
-import { type EmulatorState, withProviderHeaders } from "./emulators/emulator";
+import { type EmulatorState, type ProviderEmulatorModule, withProviderHeaders } from "./emulators/emulator";
 import {
   type EmulatorKnobs,
   type EmulatorKnobsInput,
@@ -18,6 +18,8 @@ export class ProviderEmulator extends DurableObject<Env> {
   #arrived = 0;
   #held: Array<() => void> = [];
   #heldWrites: Array<() => void> = [];
+  /** Writes answered as lost and not applied yet (knob `lateWrites`), in arrival order. */
+  #lateWrites: Array<() => Promise<void>> = [];
   #requests = 0;
   #writes = 0;
 
@@ -33,6 +35,7 @@ export class ProviderEmulator extends DurableObject<Env> {
     if (this.#knobs.latencyMs > 0) await new Promise((r) => setTimeout(r, this.#knobs.latencyMs));
     const isRead = module.isRead(request);
     const isWrite = module.isWrite(request);
+    if (isWrite && this.#knobs.lateWrites > 0) return this.#late(request, module);
     const failure = this.#knobs.failures.find(
       (f) => f.on === "any" || (f.on === "read" && isRead) || (f.on === "write" && isWrite),
     );
@@ -56,6 +59,29 @@ export class ProviderEmulator extends DurableObject<Env> {
       return new Response(null, { status: 204, headers: { [LOST_ANSWER_HEADER]: "1" } });
     }
     return answer;
+  }
+
+  /** Takes a write to apply later (`landLateWrites`) and answers it as lost now. */
+  async #late(request: Request, module: ProviderEmulatorModule): Promise<Response> {
+    this.#knobs.lateWrites -= 1;
+    this.#knobs.failures.push(...this.#knobs.failuresAfterLateWrite.map((f) => ({ ...f })));
+    // The body is read now: the request's own stream ends with this answer.
+    const body = await request.text();
+    const init = { method: request.method, headers: request.headers, body: body === "" ? null : body };
+    this.#lateWrites.push(async () => {
+      this.#writes += 1;
+      // Applied against the state as it is when it lands, as a late request would be.
+      const answer = await module.handle(new Request(request.url, init), this.#state(), this.#outbound);
+      await answer.body?.cancel();
+    });
+    return new Response(null, { status: 204, headers: { [LOST_ANSWER_HEADER]: "1" } });
+  }
+
+  /** Applies every write answered as lost (knob `lateWrites`), oldest first; says how many. */
+  async landLateWrites(): Promise<number> {
+    const late = this.#lateWrites.splice(0);
+    for (const land of late) await land();
+    return late.length;
   }
 
   /** Test knobs; replaces all knobs and resets the barrier count. */

@@ -1,5 +1,12 @@
 import { z } from "zod";
 
+/** `count` requests (reads or writes, as `on` says) answered `status`. */
+const failureSchema = z.object({
+  status: z.number().int().min(400).max(599),
+  count: z.number().int().min(1).max(1_000),
+  on: z.enum(["any", "read", "write"]).default("any"),
+});
+
 /** Test knobs of an emulator host (set over RPC by tests, or the local control route under npm start). */
 export const emulatorKnobsSchema = z.object({
   /** Added before answering every request. */
@@ -16,16 +23,15 @@ export const emulatorKnobsSchema = z.object({
    * when a connection breaks after the provider committed the change (0: off).
    */
   loseWriteAnswers: z.number().int().min(0).max(1_000).default(0),
+  /**
+   * The next N writes are answered at once as lost (the caller sees a network error) and applied
+   * only at `landLateWrites()`: a write that lands after its caller stopped waiting for it (0: off).
+   */
+  lateWrites: z.number().int().min(0).max(1_000).default(0),
+  /** Failures armed each time a late write is taken: what the retries of that write are told. */
+  failuresAfterLateWrite: z.array(failureSchema).default([]),
   /** The next N requests (reads or writes, as `on` says) fail with `status`. */
-  failures: z
-    .array(
-      z.object({
-        status: z.number().int().min(400).max(599),
-        count: z.number().int().min(1).max(1_000),
-        on: z.enum(["any", "read", "write"]).default("any"),
-      }),
-    )
-    .default([]),
+  failures: z.array(failureSchema).default([]),
 });
 export type EmulatorKnobs = z.infer<typeof emulatorKnobsSchema>;
 /** What a caller may pass: every field optional, defaults filled in by the schema. */

@@ -1,6 +1,6 @@
 /**
  * A fleet step's fault (./fleet-model.ts) as the engine's fault hook: a crash, a lease taken away
- * (an admin force-release), provider failures, slow or hung provider requests. The hook is awaited
+ * (an admin force-release), provider failures, slow, hung or late-landing provider writes. The hook is awaited
  * by the engine, so what it does happens exactly at its point of the run: a force-release of the
  * scope lock is followed, before the stale run goes on, by a recovery of the scope that holds the
  * scope lease (and, where the stale run holds no parent lease, runs to its end).
@@ -10,7 +10,8 @@ import { env } from "cloudflare:workers";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, type FaultPoint, SimulatedCrash } from "../../workers/engine/deps";
 import { readLock } from "../../workers/locks/lock-target";
-import { configureHost } from "../helpers/emulators";
+import { configureHost, emulatorStub } from "../helpers/emulators";
+import { expireLeaseNow } from "../helpers/locks";
 import { type Fault, OBJECTS } from "./fleet-model";
 import { type FleetWorld, forceRelease, parentKey, scopeKey } from "./fleet-world";
 
@@ -32,6 +33,8 @@ export interface FaultState {
   recovery: Promise<unknown> | null;
   /** Knobs set on a tenant that the step must reset. */
   tenants: Set<number>;
+  /** Objects written by a write answered as lost, to land once the run ended. */
+  late: Set<number>;
 }
 
 export interface FaultContext {
@@ -64,6 +67,18 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
       state.tenants.add(tenant);
       await configureHost(ctx.world.domains[tenant] as string, {
         failures: [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts, on: "write" }],
+      });
+      return;
+    }
+    if (fault.kind === "late-write") {
+      if (point !== "after-intent") return;
+      if (++seen !== fault.nth) return;
+      state.fired = true;
+      state.tenants.add(tenant);
+      state.late.add(object);
+      await configureHost(ctx.world.domains[tenant] as string, {
+        lateWrites: 1,
+        failuresAfterLateWrite: [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts, on: "write" }],
       });
       return;
     }
@@ -100,6 +115,20 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
       await recovery.catch(() => {});
     }
   };
+}
+
+/**
+ * Lands the writes answered as lost, after the run that sent them ended (and any rollback it made),
+ * then lets the time pass that a real late landing would be given: every parent lease a run left
+ * to expire ends, with its lock-delay (docs/design.md, "Lock-delay"), as it would before the
+ * next holder's grant. A run that wrongly took the refusal as "nothing was written" has released
+ * its lease and resolved its intents by now: the landing is then an entry no receipt names.
+ */
+export async function landLateWrites(world: FleetWorld, state: FaultState): Promise<void> {
+  const tenants = new Set([...state.late].map((object) => OBJECTS[object]?.tenant ?? 0));
+  for (const tenant of tenants) await emulatorStub(world.domains[tenant] as string).landLateWrites();
+  for (const object of state.late) await expireLeaseNow(await parentKey(world, object));
+  state.late.clear();
 }
 
 export async function resetTenants(world: FleetWorld, state: FaultState): Promise<void> {

@@ -2,7 +2,8 @@
  * Property (docs/design.md, "Run algorithm", "Ownership of shared entries", "Write combining"):
  * whatever a fleet does — scopes applying plans that change between runs over several objects,
  * ops and connections, destroying, two or three at once, crashing or losing a lease at every
- * await of a group write, meeting provider failures and slow writes, combining with a waiter that
+ * await of a group write, meeting provider failures, slow writes and writes whose answer was lost
+ * and which land after their run ended (their retries refused), combining with a waiter that
  * gives up while taken, starting from receipts of the previous version with intents, writing
  * more on one object than one combined request carries — no entry is lost, none is leaked, and
  * every answer is true (./fleet-checks.ts), judged against a model of the history

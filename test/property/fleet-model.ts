@@ -95,6 +95,11 @@ export type Fault =
   | { kind: "parent-lost"; point: FaultPoint; nth: number }
   /** The run's nth write meets more provider failures than the retry budget allows. */
   | { kind: "fail-write"; nth: number; status: number }
+  /**
+   * The run's nth write is sent but its answer lost, and it lands only after the run ended; the
+   * write's retries are refused `status` (a refusal that says nothing of the lost attempt).
+   */
+  | { kind: "late-write"; nth: number; status: number }
   /** Every provider request of the run's tenant answers this much later (slow writes). */
   | { kind: "slow"; latencyMs: number }
   /** From `point` on, the tenant's requests take longer than the lease (a hung provider write). */
@@ -205,6 +210,16 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
         status: fc.constantFrom(500, 503),
       }),
       weight: 1,
+    });
+  }
+  if (alone && features.has("late-writes")) {
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("late-write" as const),
+        nth: fc.integer({ min: 1, max: 2 }),
+        status: fc.constantFrom(400, 401, 429),
+      }),
+      weight: 2,
     });
   }
   if (alone) {
@@ -326,6 +341,7 @@ function describeFault(f: Fault | undefined): string {
   if (f.kind === "crash" || f.kind === "scope-lost" || f.kind === "parent-lost")
     return ` ${f.kind} ${f.point} #${f.nth}`;
   if (f.kind === "fail-write") return ` provider ${f.status} on write #${f.nth}`;
+  if (f.kind === "late-write") return ` write #${f.nth} lands late, its retries ${f.status}`;
   if (f.kind === "slow") return ` slow ${f.latencyMs} ms`;
   return ` hung from ${f.point}`;
 }

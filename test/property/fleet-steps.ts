@@ -12,7 +12,7 @@ import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { configureHost } from "../helpers/emulators";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
-import { type FaultState, faultHook, resetTenants } from "./fleet-faults";
+import { type FaultState, faultHook, landLateWrites, resetTenants } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
 import { ENVIRONMENT, type FleetWorld, identityOf, parentKey, planOf } from "./fleet-world";
 
@@ -112,12 +112,13 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
     return { ...base, crashed: false, thrown: { code, message }, faultFired: r.state.fired };
   } finally {
     await r.state.recovery;
+    await landLateWrites(world, r.state);
     await resetTenants(world, r.state);
   }
 }
 
 function freshState(): FaultState {
-  return { fired: false, recovery: null, tenants: new Set() };
+  return { fired: false, recovery: null, tenants: new Set(), late: new Set() };
 }
 
 /** Runs one step; a combining step answers for both of its runs. */

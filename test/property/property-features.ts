@@ -22,6 +22,8 @@ export type FeatureName =
   | "old-receipts"
   /** Every provider request of a step answers later. */
   | "slow-writes"
+  /** A write whose answer is lost lands after its run ended; its retries are refused (an unknown outcome). */
+  | "late-writes"
   /** A provider request that takes longer than the lease (request deadlines, maximum critical section). */
   | "hung-writes"
   /**
@@ -42,6 +44,7 @@ export const ALL_FEATURES: readonly FeatureName[] = [
   "waiter-timeout",
   "old-receipts",
   "slow-writes",
+  "late-writes",
   "hung-writes",
   "gcs-412-take",
   "crash-before-first-look",
@@ -66,6 +69,7 @@ export const DEFAULT_FEATURES: readonly FeatureName[] = [
   "gcs-412-take",
   "crash-before-first-look",
   "slow-writes",
+  "late-writes",
 ];
 
 /** `all` is every feature but hung writes (each costs a lease's length of waiting). */
