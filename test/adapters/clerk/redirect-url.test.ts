@@ -6,13 +6,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../dev/emulators/transport";
+import { SponsonError } from "../../../shared/errors";
 import {
   type ClerkContext,
   createRedirectUrl,
   listRedirectUrls,
 } from "../../../workers/adapters/clerk/backend-api";
 import { StaleState } from "../../../workers/adapters/stale-state";
-import { configureHost } from "../../helpers/emulators";
+import { configureHost, emulatorStub } from "../../helpers/emulators";
 import { failure } from "../../helpers/provider-contract";
 import { CLERK_HOST, clerkInstanceWith, clerkOp } from "./clerk-instance";
 
@@ -66,6 +67,31 @@ describe("clerk.redirectUrl", () => {
     }
     expect(await urlsOf(c)).toEqual([ITEM]);
     expect(c.calls.filter((x) => x.startsWith("POST"))).toHaveLength(2);
+  });
+
+  it("a POST whose answer was lost, refused on retry, and whose look after it is refused too: still an unknown outcome (it may land)", async () => {
+    const c = await clerkInstanceWith({});
+    const seen = await op.inspect(c.ctx, params);
+    // The POST is taken but lands only later; its retry and the list read after it are refused.
+    await configureHost(CLERK_HOST, {
+      lateWrites: 1,
+      failuresAfterLateWrite: [{ status: 400, count: 2, on: "any" }],
+    });
+    let thrown: unknown;
+    try {
+      thrown = await op.create(c.ctx, params, seen).then(
+        () => null,
+        (err: unknown) => err,
+      );
+    } finally {
+      await configureHost(CLERK_HOST, {});
+    }
+    expect(thrown).toBeInstanceOf(SponsonError);
+    expect((thrown as SponsonError).detail).toMatchObject({ outcome: "unknown" });
+    expect(c.calls.filter((x) => x.startsWith("POST"))).toHaveLength(2);
+    // And it does land.
+    await emulatorStub(CLERK_HOST).landLateWrites();
+    expect(await urlsOf(c)).toEqual([ITEM]);
   });
 
   it("a refusal that is not a duplicate stays a refusal (Clerk's envelope: long message and code)", async () => {

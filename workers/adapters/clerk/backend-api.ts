@@ -185,11 +185,25 @@ export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise
   } catch (err) {
     const status = providerStatus(err);
     if (status === null || status < 400 || status >= 500 || status === 401 || status === 403) throw err;
-    const existing = (await listRedirectUrls(ctx)).find((r) => r.url === url);
+    const existing = (await lookAfterRefusal(ctx, err)).find((r) => r.url === url);
     if (!existing) throw err;
     const attempts = (err as SponsonError).detail?.attempts;
     if (attempts === 1) throw new StaleState({ provider: "clerk", url, reason: "created by someone else" });
     return existing;
+  }
+}
+
+/**
+ * The list read after a create's refusal. When the refusal followed an attempt that may still land
+ * (outcome "unknown"), a failed read settles nothing: the write's own error stands, so the run
+ * keeps its intent and lets the lease expire (docs/design.md, "After the write").
+ */
+async function lookAfterRefusal(ctx: ClerkContext, refusal: unknown): Promise<ClerkRedirectUrl[]> {
+  try {
+    return await listRedirectUrls(ctx);
+  } catch (err) {
+    if ((refusal as SponsonError).detail?.outcome === "unknown") throw refusal;
+    throw err;
   }
 }
 
