@@ -175,19 +175,14 @@ export class LeaseCore {
     const now = Date.now();
     const lease = this.store.lease();
     if (lease === null) return ok({ released: false, reason: "not-held", at: now });
-    if (isExpired(lease, now)) {
-      // Expired before the admin's release came (the alarm had not freed it yet): it ends as the
-      // expiry it is, so the lock-delay after that expiry still keeps the next holder from a late
-      // landing of its holder's last write; an admin's decision lifts no lock-delay.
-      this.lease.expireIfDue(now);
-      this.lease.promote(now);
-      this.index.syncLater();
-      return ok({ released: true, reason: "released-expired", at: now });
-    }
-    this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
+    // A lease past its expiry (the alarm had not freed it) ends as that expiry: its lock-delay, if
+    // any, still applies (an unclaimed grant has none: nobody wrote); an admin lifts no lock-delay.
+    const expired = isExpired(lease, now) && !lease.claimPending;
+    if (isExpired(lease, now)) this.lease.expireIfDue(now);
+    else this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.lease.promote(now);
     this.index.syncLater();
-    return ok({ released: true, reason: "released", at: now });
+    return ok({ released: true, reason: expired ? "released-expired" : "released", at: now });
   }
 
   waiting(req: { key: string; holder: string; origin?: RunOrigin }): {

@@ -26,6 +26,25 @@ describe("force-release of a lease that has already expired", () => {
     expect(lock.history.at(-1)?.transition).toBe("expired");
   });
 
+  it("a waiter's grant never claimed ends as a lapsed claim: answered released, the next holder granted at once (nobody wrote)", async () => {
+    const key = freshKey();
+    const stub = lockStub(env, key);
+    const a = await stub.acquire({ key, holder: "run-a", ttlMs: 30_000 });
+    if (!a.ok) throw new Error("run-a was not granted");
+    // Its caller is gone: nobody claims what it is granted.
+    const b = stub.acquire({ key, holder: "run-b", ttlMs: 30_000, wait: true, waitTimeoutMs: 60_000 });
+    await stub.release({ key, holder: "run-a", token: a.value.token });
+    expect((await b).ok).toBe(true);
+    await expireLeaseJustNow(key);
+
+    const forced = await stub.forceRelease({ key, reason: "looks stuck", actor: "admin" });
+
+    expect(forced.ok && forced.value).toMatchObject({ released: true, reason: "released" });
+    expect((await stub.acquire({ key, holder: "run-next", ttlMs: 30_000 })).ok).toBe(true);
+    const lock = await stub.read({ key });
+    expect(lock.history.map((h) => h.transition)).toContain("claim-lapsed");
+  });
+
   it("control: a live lease is taken away at once, with no lock-delay", async () => {
     const key = freshKey();
     const stub = lockStub(env, key);

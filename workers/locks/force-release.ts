@@ -65,7 +65,10 @@ export async function auditedForceRelease(
   return lock === undefined ? { outcome } : { outcome, lock };
 }
 
-/** The history entry a force-release left: its own, or the expiry of a lease that had already expired. */
+/**
+ * The history entry a force-release left: its own, or the end of a lease already past its expiry
+ * (`expired`; `claim-lapsed` for a grant never claimed, answered `released`: no lock-delay follows).
+ */
 function endedAs(outcome: ReleaseOutcome): readonly string[] {
-  return outcome.reason === "released-expired" ? ["expired", "claim-lapsed"] : ["force-released"];
+  return outcome.reason === "released-expired" ? ["expired"] : ["force-released", "claim-lapsed"];
 }
