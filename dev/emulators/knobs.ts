@@ -25,7 +25,8 @@ export const emulatorKnobsSchema = z.object({
   loseWriteAnswers: z.number().int().min(0).max(1_000).default(0),
   /**
    * The next N writes are answered at once as lost (the caller sees a network error) and applied
-   * only at `landLateWrites()`: a write that lands after its caller stopped waiting for it (0: off).
+   * only at `landLateWrites()` (kept until then, across `configure`): a write that lands after its
+   * caller stopped waiting for it (0: off).
    */
   lateWrites: z.number().int().min(0).max(1_000).default(0),
   /** Failures armed each time a late write is taken: what the retries of that write are told. */

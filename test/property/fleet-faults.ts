@@ -33,7 +33,7 @@ export interface FaultState {
   recovery: Promise<unknown> | null;
   /** Knobs set on a tenant that the step must reset. */
   tenants: Set<number>;
-  /** Objects written by a write answered as lost, to land once the run ended. */
+  /** Tenants holding a write answered as lost, to land once the run ended. */
   late: Set<number>;
 }
 
@@ -75,7 +75,7 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
       if (++seen !== fault.nth) return;
       state.fired = true;
       state.tenants.add(tenant);
-      state.late.add(object);
+      state.late.add(tenant);
       await configureHost(ctx.world.domains[tenant] as string, {
         lateWrites: 1,
         failuresAfterLateWrite: [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts, on: "write" }],
@@ -125,9 +125,13 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
  * its lease and resolved its intents by now: the landing is then an entry no receipt names.
  */
 export async function landLateWrites(world: FleetWorld, state: FaultState): Promise<void> {
-  const tenants = new Set([...state.late].map((object) => OBJECTS[object]?.tenant ?? 0));
-  for (const tenant of tenants) await emulatorStub(world.domains[tenant] as string).landLateWrites();
-  for (const object of state.late) await expireLeaseNow(await parentKey(world, object));
+  for (const tenant of state.late) await emulatorStub(world.domains[tenant] as string).landLateWrites();
+  // The late write is the tenant's next write, whichever of its objects that was: every one still held.
+  for (const [object, o] of OBJECTS.entries()) {
+    if (!state.late.has(o.tenant)) continue;
+    const key = await parentKey(world, object);
+    if ((await readLock(env, key)).held) await expireLeaseNow(key);
+  }
   state.late.clear();
 }
 
