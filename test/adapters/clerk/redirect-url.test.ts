@@ -56,23 +56,44 @@ describe("clerk.redirectUrl", () => {
     ]);
   });
 
-  it("adopts its own landing: a POST whose answer was lost is retried, refused as a duplicate, and the one URL kept", async () => {
+  it("a POST whose answer was lost, refused as a duplicate on its retry: an unknown outcome, never adopted (the URL found may be anyone's, and an attempt may still land)", async () => {
     const c = await clerkInstanceWith({});
     const seen = await op.inspect(c.ctx, params);
+    const before = c.calls.length;
     await configureHost(CLERK_HOST, { loseWriteAnswers: 1 });
+    let thrown: unknown;
     try {
-      await op.create(c.ctx, params, seen);
+      thrown = await op.create(c.ctx, params, seen).then(
+        () => null,
+        (err: unknown) => err,
+      );
+    } finally {
+      await configureHost(CLERK_HOST, {});
+    }
+    expect((thrown as SponsonError).detail).toMatchObject({ status: 422, outcome: "unknown" });
+    expect(await urlsOf(c)).toEqual([ITEM]);
+    // No look settles it: the error stands as the write's own.
+    expect(c.calls.slice(before)).toEqual(["POST /v1/redirect_urls", "POST /v1/redirect_urls"]);
+  });
+
+  it("a URL someone else created, met after a 429 (nothing of ours can have landed): StaleState, not adopted", async () => {
+    const c = await clerkInstanceWith({ redirectUrls: [ITEM] });
+    await configureHost(CLERK_HOST, { failures: [{ status: 429, count: 1, on: "write" }] });
+    try {
+      // An inspection made before someone created it; the 429's wait passes on the test clock.
+      await expect(op.create(c.ctx, params, { present: false, state: { ids: [] } })).rejects.toBeInstanceOf(
+        StaleState,
+      );
     } finally {
       await configureHost(CLERK_HOST, {});
     }
     expect(await urlsOf(c)).toEqual([ITEM]);
-    expect(c.calls.filter((x) => x.startsWith("POST"))).toHaveLength(2);
   });
 
-  it("a POST whose answer was lost, refused on retry, and whose look after it is refused too: still an unknown outcome (it may land)", async () => {
+  it("a POST whose answer was lost and whose retry is refused (400): an unknown outcome, and the POST does land later", async () => {
     const c = await clerkInstanceWith({});
     const seen = await op.inspect(c.ctx, params);
-    // The POST is taken but lands only later; its retry and the list read after it are refused.
+    // The POST is taken but lands only later; its retry is refused.
     await configureHost(CLERK_HOST, {
       lateWrites: 1,
       failuresAfterLateWrite: [{ status: 400, count: 2, on: "any" }],

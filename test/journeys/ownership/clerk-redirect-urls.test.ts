@@ -1,15 +1,18 @@
 /**
  * Clerk's redirect URLs through the engine: objects of their own, written one by one under their
  * instance's lease (docs/design.md, "Ownership of shared entries"). A scope creates its URL,
- * records it (parent: the instance) and its destroy deletes it by id; a create whose answer was lost is adopted, not doubled, and
- * still removed on close; a URL that was there before the scope named it is not the scope's to remove.
+ * records it (parent: the instance) and its destroy deletes it by id; a create whose answer was lost is
+ * an unknown outcome the next run recovers, not doubled, and still removed on close; a URL that was there before the scope named it is not the scope's to remove.
  */
 import { describe, expect, it } from "vitest";
+import { parentLockKey } from "../../../shared/lock-keys";
 import type { Plan } from "../../../shared/schemas/plan";
+import { SecretRegistry } from "../../../shared/secrets";
 import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
 import { connectionOf } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
-import { freshPr, receipt } from "../../helpers/engine";
+import { durableIntents, freshPr, receipt } from "../../helpers/engine";
+import { expireLeaseNow } from "../../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";
 
@@ -83,7 +86,7 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     expect(await s.urls()).toEqual(["my-app://oauth-callback"]);
   });
 
-  it("a create whose answer was lost is adopted (one URL, in the ledger) and the destroy still removes it", async () => {
+  it("a create whose answer was lost is an unknown outcome: the intent kept, the lease left to expire; the next run recovers it (one URL, in the ledger) and the destroy removes it", async () => {
     const s = await setup();
     const scope = freshPr();
     await configureHost(CLERK_HOST, { loseWriteAnswers: 1 });
@@ -93,9 +96,16 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     } finally {
       await configureHost(CLERK_HOST, {});
     }
-    expect(applied.run.status).toBe("succeeded");
-    expect(applied.lines[0]).toMatchObject({ result: "created" });
+    expect(applied.run.status).toBe("failed");
+    expect(applied.lines[0]?.error).toMatchObject({ code: "LOCK_LOST", detail: { outcome: "unknown" } });
     expect(s.requests.filter((r) => r.startsWith("POST"))).toHaveLength(2);
+    expect(await s.urls()).toEqual([URL_OF(scope)]);
+    expect((await durableIntents("preview", scope)).map((i) => i.key)).toEqual([URL_OF(scope)]);
+
+    // The instance's lease and its lock-delay pass; the scope's next run recovers what it wanted.
+    await expireLeaseNow(await parentLockKey(`clerk:instance:${s.c.instance}`, new SecretRegistry()));
+    const again = await s.engine.apply({ ...s.run(scope), plan: s.plan });
+    expect(again.run.status).toBe("succeeded");
     expect(await s.urls()).toEqual([URL_OF(scope)]);
     expect((await receipt("preview", scope))?.ledger.map((e) => e.key)).toEqual([URL_OF(scope)]);
 

@@ -169,10 +169,13 @@ async function readPages(
 
 /**
  * Creates the redirect URL. Clerk refuses a URL the instance already holds (422
- * `duplicate_record`). After an earlier attempt of ours that got no answer (or a 5xx), that URL is
- * our own landing: adopted. On the first attempt it is someone else's, created since the
- * inspection under the lease: nothing was written, so the engine reads and decides again
- * (StaleState) and joins it as foreign rather than taking it for its own creation.
+ * `duplicate_record`). Refused when no earlier attempt of ours may have landed, the URL is someone
+ * else's, created since the inspection under the lease: nothing was written, so the engine reads and
+ * decides again (StaleState) and joins it as foreign rather than taking it for its own creation.
+ * After an attempt that got no answer (or a 5xx), the refusal carries `outcome: "unknown"`
+ * (../http/provider-request.ts) and nothing here settles it: a URL found may be that landing or
+ * someone else's, and an attempt still on its way may land after any look. So it stands as it is:
+ * the run keeps its intent and the lease is left to expire (docs/design.md, "After the write").
  */
 export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise<ClerkRedirectUrl> {
   try {
@@ -185,25 +188,10 @@ export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise
   } catch (err) {
     const status = providerStatus(err);
     if (status === null || status < 400 || status >= 500 || status === 401 || status === 403) throw err;
-    const existing = (await lookAfterRefusal(ctx, err)).find((r) => r.url === url);
+    if ((err as SponsonError).detail?.outcome === "unknown") throw err;
+    const existing = (await listRedirectUrls(ctx)).find((r) => r.url === url);
     if (!existing) throw err;
-    const attempts = (err as SponsonError).detail?.attempts;
-    if (attempts === 1) throw new StaleState({ provider: "clerk", url, reason: "created by someone else" });
-    return existing;
-  }
-}
-
-/**
- * The list read after a create's refusal. When the refusal followed an attempt that may still land
- * (outcome "unknown"), a failed read settles nothing: the write's own error stands, so the run
- * keeps its intent and lets the lease expire (docs/design.md, "After the write").
- */
-async function lookAfterRefusal(ctx: ClerkContext, refusal: unknown): Promise<ClerkRedirectUrl[]> {
-  try {
-    return await listRedirectUrls(ctx);
-  } catch (err) {
-    if ((refusal as SponsonError).detail?.outcome === "unknown") throw refusal;
-    throw err;
+    throw new StaleState({ provider: "clerk", url, reason: "created by someone else" });
   }
 }
 
