@@ -127,7 +127,9 @@ export const releaseOutcomeSchema = z.object({
    * `released`: the token was current and unexpired when the release arrived, so its holder held
    * the lock all along (a parent's release is the check after its write, docs/design.md "Lease
    * protocol"). `released-expired`: freed, but the lease had expired (nobody else took it yet):
-   * not live, and its lock-delay follows the expiry.
+   * not live, and its lock-delay follows the expiry. An admin's force-release answers `released`
+   * for a live lease taken away and for a waiter's grant that lapsed unclaimed (no lock-delay:
+   * nobody wrote), `released-expired` for an expired one.
    */
   reason: z.enum(["released", "released-expired", "stale-token", "not-held"]),
   /** The object's own clock when it decided (history and audits compare against it). */

@@ -11,7 +11,7 @@ import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, type FaultPoint, SimulatedCrash } from "../../workers/engine/deps";
 import { readLock } from "../../workers/locks/lock-target";
 import { configureHost, emulatorStub } from "../helpers/emulators";
-import { expireLeaseNow } from "../helpers/locks";
+import { endLockDelay, expireLeaseNow } from "../helpers/locks";
 import { type Fault, OBJECTS } from "./fleet-model";
 import { type FleetWorld, forceRelease, parentKey, scopeKey } from "./fleet-world";
 
@@ -130,7 +130,9 @@ export async function landLateWrites(world: FleetWorld, state: FaultState): Prom
   for (const [object, o] of OBJECTS.entries()) {
     if (!state.late.has(o.tenant)) continue;
     const key = await parentKey(world, object);
+    // Read without a grant: a lease past its TTL ends here with its lock-delay, which ends too.
     if ((await readLock(env, key)).held) await expireLeaseNow(key);
+    await endLockDelay(key);
   }
   state.late.clear();
 }
