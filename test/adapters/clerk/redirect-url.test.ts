@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { EmulatorKnobsInput } from "../../../dev/emulators/knobs";
 import { providerFetch } from "../../../dev/emulators/transport";
 import { SponsonError } from "../../../shared/errors";
 import {
@@ -22,6 +23,25 @@ const ITEM = "https://pr-1.preview.example.com/sso-callback";
 const params = { url: ITEM };
 const urlsOf = async (c: Awaited<ReturnType<typeof clerkInstanceWith>>) =>
   (await c.redirectUrls()).map((r) => r.url).sort();
+
+/** The create's refusal with the emulator's knobs set for it (cleared after). */
+async function createRefused(
+  c: Awaited<ReturnType<typeof clerkInstanceWith>>,
+  seen: Awaited<ReturnType<typeof op.inspect>>,
+  knobs: EmulatorKnobsInput,
+): Promise<SponsonError> {
+  await configureHost(CLERK_HOST, knobs);
+  try {
+    const thrown = await op.create(c.ctx, params, seen).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    if (!(thrown instanceof SponsonError)) throw new Error(`expected a refusal, got ${String(thrown)}`);
+    return thrown;
+  } finally {
+    await configureHost(CLERK_HOST, {});
+  }
+}
 
 describe("clerk.redirectUrl", () => {
   it("locks on its instance, as allowed origins do: ownership of a URL two scopes want is kept there", () => {
@@ -60,17 +80,8 @@ describe("clerk.redirectUrl", () => {
     const c = await clerkInstanceWith({});
     const seen = await op.inspect(c.ctx, params);
     const before = c.calls.length;
-    await configureHost(CLERK_HOST, { loseWriteAnswers: 1 });
-    let thrown: unknown;
-    try {
-      thrown = await op.create(c.ctx, params, seen).then(
-        () => null,
-        (err: unknown) => err,
-      );
-    } finally {
-      await configureHost(CLERK_HOST, {});
-    }
-    expect((thrown as SponsonError).detail).toMatchObject({ status: 422, outcome: "unknown" });
+    const thrown = await createRefused(c, seen, { loseWriteAnswers: 1 });
+    expect(thrown.detail).toMatchObject({ status: 422, outcome: "unknown" });
     expect(await urlsOf(c)).toEqual([ITEM]);
     // No look settles it: the error stands as the write's own.
     expect(c.calls.slice(before)).toEqual(["POST /v1/redirect_urls", "POST /v1/redirect_urls"]);
@@ -94,21 +105,11 @@ describe("clerk.redirectUrl", () => {
     const c = await clerkInstanceWith({});
     const seen = await op.inspect(c.ctx, params);
     // The POST is taken but lands only later; its retry is refused.
-    await configureHost(CLERK_HOST, {
+    const thrown = await createRefused(c, seen, {
       lateWrites: 1,
       failuresAfterLateWrite: [{ status: 400, count: 2, on: "any" }],
     });
-    let thrown: unknown;
-    try {
-      thrown = await op.create(c.ctx, params, seen).then(
-        () => null,
-        (err: unknown) => err,
-      );
-    } finally {
-      await configureHost(CLERK_HOST, {});
-    }
-    expect(thrown).toBeInstanceOf(SponsonError);
-    expect((thrown as SponsonError).detail).toMatchObject({ outcome: "unknown" });
+    expect(thrown.detail).toMatchObject({ outcome: "unknown" });
     expect(c.calls.filter((x) => x.startsWith("POST"))).toHaveLength(2);
     // And it does land.
     await emulatorStub(CLERK_HOST).landLateWrites();
