@@ -177,12 +177,13 @@ export class LeaseCore {
     if (lease === null) return ok({ released: false, reason: "not-held", at: now });
     // A lease past its expiry (the alarm had not freed it) ends as that expiry: its lock-delay, if
     // any, still applies (an unclaimed grant has none: nobody wrote); an admin lifts no lock-delay.
-    const expired = isExpired(lease, now) && !lease.claimPending;
-    if (isExpired(lease, now)) this.lease.expireIfDue(now);
+    const past = isExpired(lease, now);
+    if (past) this.lease.expireIfDue(now);
     else this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
     this.lease.promote(now);
     this.index.syncLater();
-    return ok({ released: true, reason: expired ? "released-expired" : "released", at: now });
+    const lockDelay = past && !lease.claimPending;
+    return ok({ released: true, reason: lockDelay ? "released-expired" : "released", at: now });
   }
 
   waiting(req: { key: string; holder: string; origin?: RunOrigin }): {
