@@ -8,7 +8,8 @@ import { SponsonError } from "../../shared/errors";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RepositoryRef } from "../../shared/schemas/repository";
-import { lockTarget } from "../../workers/locks/lock-target";
+import type { LockProvider } from "../../workers/engine/deps";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
 import { ScopeLock } from "../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
@@ -111,4 +112,24 @@ export async function scopeLockFree(scope: string): Promise<boolean> {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") return false;
     throw err;
   }
+}
+
+/** The run's locks with every scope lock's calls passed through `wrap` (parent locks as they are). */
+export function wrapScopeLocks(wrap: (target: LockTarget, scope: string) => LockTarget) {
+  return (inner: LockProvider): LockProvider => ({
+    ...inner,
+    parent: inner.parent.bind(inner),
+    holdsScope: inner.holdsScope.bind(inner),
+    scope: (repositoryId, environment, scope) => wrap(inner.scope(repositoryId, environment, scope), scope),
+  });
+}
+
+/** The run's locks with every parent lock's calls passed through `wrap` (scope locks as they are). */
+export function wrapParentLocks(wrap: (target: LockTarget, inner: LockProvider) => LockTarget) {
+  return (inner: LockProvider): LockProvider => ({
+    ...inner,
+    scope: inner.scope.bind(inner),
+    holdsScope: inner.holdsScope.bind(inner),
+    parent: async (identity) => wrap(await inner.parent(identity), inner),
+  });
 }

@@ -7,7 +7,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { scopeLockKey } from "../../../shared/lock-keys";
-import type { LockProvider } from "../../../workers/engine/deps";
 import { lockStub } from "../../../workers/locks/lock-target";
 import { call, testApp } from "../../helpers/app";
 import { freshPr } from "../../helpers/engine";
@@ -20,6 +19,7 @@ import {
   receiptOf,
   setPullRequest,
   twoAppliedScopes,
+  wrapParentLocks,
 } from "../../helpers/eviction";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
@@ -32,30 +32,22 @@ describe("an evicted scope's lease lost before the write", () => {
     const next = freshPr();
     await setPullRequest(closed, "closed");
     let ownRun: string | null = null;
-    const wrapLocks = (inner: LockProvider): LockProvider => ({
-      ...inner,
-      scope: inner.scope.bind(inner),
-      holdsScope: inner.holdsScope.bind(inner),
-      parent: async (identity) => {
-        const t = await inner.parent(identity);
-        return {
-          ...t,
-          changeOwners: async (r) => {
-            if (ownRun === null && r.changes.some((c) => c.action === "add")) {
-              // The claims, the last call before the write: the closed scope's lease ends (an
-              // operator's force-release; a lapse of its renewals does the same) and its reopened
-              // PR's run goes through.
-              await inner
-                .scope(DEFAULT_REPOSITORY.id, "preview", closed)
-                .forceRelease({ reason: "test", actor: "test" });
-              await setPullRequest(closed, "open");
-              ownRun = (await evictingEngine().apply(applyRequest(plan, closed))).run.status;
-            }
-            return t.changeOwners(r);
-          },
-        };
+    const wrapLocks = wrapParentLocks((t, inner) => ({
+      ...t,
+      changeOwners: async (r) => {
+        if (ownRun === null && r.changes.some((c) => c.action === "add")) {
+          // The claims, the last call before the write: the closed scope's lease ends (an
+          // operator's force-release; a lapse of its renewals does the same) and its reopened
+          // PR's run goes through.
+          await inner
+            .scope(DEFAULT_REPOSITORY.id, "preview", closed)
+            .forceRelease({ reason: "test", actor: "test" });
+          await setPullRequest(closed, "open");
+          ownRun = (await evictingEngine().apply(applyRequest(plan, closed))).run.status;
+        }
+        return t.changeOwners(r);
       },
-    });
+    }));
     const result = await evictingEngine({ wrapLocks }).apply(applyRequest(plan, next));
     expect(ownRun).toBe("succeeded");
     // Without the closed scope's entry the run's own does not fit: refused as without eviction.

@@ -17,29 +17,22 @@ import {
   origin,
   receiptOf,
   setPullRequest,
+  wrapParentLocks,
 } from "../../helpers/eviction";
 
 /** Parent locks whose first ownership change carrying a removal fails in transport. */
 function failFirstLeave(inner: LockProvider): LockProvider {
   let failed = false;
-  return {
-    ...inner,
-    scope: inner.scope.bind(inner),
-    holdsScope: inner.holdsScope.bind(inner),
-    parent: async (identity) => {
-      const t = await inner.parent(identity);
-      return {
-        ...t,
-        changeOwners: async (r) => {
-          if (!failed && r.changes.some((c) => c.action === "remove")) {
-            failed = true;
-            throw new Error("test: changeOwners transport failure");
-          }
-          return t.changeOwners(r);
-        },
-      };
+  return wrapParentLocks((t) => ({
+    ...t,
+    changeOwners: async (r) => {
+      if (!failed && r.changes.some((c) => c.action === "remove")) {
+        failed = true;
+        throw new Error("test: changeOwners transport failure");
+      }
+      return t.changeOwners(r);
     },
-  };
+  }))(inner);
 }
 
 /** A receipt store whose first write of `scope`'s receipt fails. */

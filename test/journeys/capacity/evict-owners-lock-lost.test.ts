@@ -5,7 +5,6 @@
  * saying the list is full (and what to destroy) would be untrue.
  */
 import { describe, expect, it } from "vitest";
-import type { LockProvider } from "../../../workers/engine/deps";
 import { freshPr } from "../../helpers/engine";
 import {
   applyRequest,
@@ -13,6 +12,7 @@ import {
   evictingEngine,
   setPullRequest,
   twoAppliedScopes,
+  wrapParentLocks,
 } from "../../helpers/eviction";
 
 describe("the parent lease lost while eviction reads the list's owners", () => {
@@ -22,25 +22,17 @@ describe("the parent lease lost while eviction reads the list's owners", () => {
     await setPullRequest(closed, "closed");
     const before = [...(await origins())].sort();
     let asked = 0;
-    const wrapLocks = (inner: LockProvider): LockProvider => ({
-      ...inner,
-      scope: inner.scope.bind(inner),
-      holdsScope: inner.holdsScope.bind(inner),
-      parent: async (identity) => {
-        const target = await inner.parent(identity);
+    const wrapLocks = wrapParentLocks((target) => ({
+      ...target,
+      // The lease taken away (an operator's force-release) as the owners are read.
+      owners: async () => {
+        asked += 1;
         return {
-          ...target,
-          // The lease taken away (an operator's force-release) as the owners are read.
-          owners: async () => {
-            asked += 1;
-            return {
-              ok: false,
-              error: { code: "LOCK_LOST", message: "test: the lease was taken away" },
-            } as never;
-          },
-        };
+          ok: false,
+          error: { code: "LOCK_LOST", message: "test: the lease was taken away" },
+        } as never;
       },
-    });
+    }));
     const result = await evictingEngine({ wrapLocks }).apply(applyRequest(plan, freshPr()));
     expect(asked).toBeGreaterThan(0);
     expect(result.run.error?.code).toBe("LOCK_LOST");

@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
-import type { LockProvider } from "../../../workers/engine/deps";
 import { freshPr } from "../../helpers/engine";
 import {
   ageRuns,
@@ -16,30 +15,26 @@ import {
   origin,
   receiptOf,
   setPullRequest,
+  wrapScopeLocks,
 } from "../../helpers/eviction";
 
 /** Runs `between` once, right before the scope lease of `scope` is asked for. */
 function beforeTaking(scope: string, between: () => Promise<void>) {
   let done = false;
-  return (inner: LockProvider): LockProvider => ({
-    ...inner,
-    parent: inner.parent.bind(inner),
-    holdsScope: inner.holdsScope.bind(inner),
-    scope: (repositoryId, environment, s) => {
-      const t = inner.scope(repositoryId, environment, s);
-      if (s !== scope) return t;
-      return {
-        ...t,
-        acquire: async (r) => {
-          if (!done) {
-            done = true;
-            await between();
-          }
-          return t.acquire(r);
+  return wrapScopeLocks((t, s) =>
+    s !== scope
+      ? t
+      : {
+          ...t,
+          acquire: async (r) => {
+            if (!done) {
+              done = true;
+              await between();
+            }
+            return t.acquire(r);
+          },
         },
-      };
-    },
-  });
+  );
 }
 
 async function ownRun(plan: Plan, scope: string): Promise<string> {

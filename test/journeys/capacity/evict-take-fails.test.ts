@@ -6,7 +6,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../../shared/errors";
-import type { LockProvider } from "../../../workers/engine/deps";
 import type { ReceiptStore } from "../../../workers/receipts/receipt-store";
 import { freshPr } from "../../helpers/engine";
 import {
@@ -19,6 +18,7 @@ import {
   scopeLockFree,
   setPullRequest,
   twoAppliedScopes,
+  wrapScopeLocks,
 } from "../../helpers/eviction";
 
 /** Reads of `scope`'s receipt fail after the first one (the owners read that ranks it). */
@@ -58,21 +58,16 @@ describe("a stale scope that cannot be taken cleanly", () => {
     const next = freshPr();
     await setPullRequest(closed, "closed");
     await ageRuns(idle, 10);
-    const wrapLocks = (inner: LockProvider): LockProvider => ({
-      ...inner,
-      parent: inner.parent.bind(inner),
-      holdsScope: inner.holdsScope.bind(inner),
-      scope: (repositoryId, environment, scope) => {
-        const t = inner.scope(repositoryId, environment, scope);
-        if (scope !== closed) return t;
-        return {
-          ...t,
-          acquire: async () => {
-            throw new SponsonError("LOCK_UNAVAILABLE", "test: the lock is overloaded");
+    const wrapLocks = wrapScopeLocks((t, scope) =>
+      scope !== closed
+        ? t
+        : {
+            ...t,
+            acquire: async () => {
+              throw new SponsonError("LOCK_UNAVAILABLE", "test: the lock is overloaded");
+            },
           },
-        };
-      },
-    });
+    );
     const result = await evictingEngine({ wrapLocks }).apply(applyRequest(plan, next));
     expect(result.run.status).toBe("succeeded");
     expect([...(await origins())].sort()).toEqual([origin(closed), origin(next)].sort());

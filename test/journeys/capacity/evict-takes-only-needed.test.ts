@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
-import type { LockProvider } from "../../../workers/engine/deps";
 import { freshPr } from "../../helpers/engine";
 import {
   ageRuns,
@@ -17,25 +16,18 @@ import {
   scopeLockFree,
   setPullRequest,
   twoAppliedScopes,
+  wrapScopeLocks,
 } from "../../helpers/eviction";
 
 /** Counts the scope-lock acquires the run makes, per scope. */
 function countingAcquires(counts: Map<string, number>) {
-  return (inner: LockProvider): LockProvider => ({
-    ...inner,
-    parent: inner.parent.bind(inner),
-    holdsScope: inner.holdsScope.bind(inner),
-    scope: (repositoryId, environment, scope) => {
-      const t = inner.scope(repositoryId, environment, scope);
-      return {
-        ...t,
-        acquire: (r) => {
-          counts.set(scope, (counts.get(scope) ?? 0) + 1);
-          return t.acquire(r);
-        },
-      };
+  return wrapScopeLocks((t, scope) => ({
+    ...t,
+    acquire: (r) => {
+      counts.set(scope, (counts.get(scope) ?? 0) + 1);
+      return t.acquire(r);
     },
-  });
+  }));
 }
 
 describe("eviction takes only the stale scopes it needs", () => {
