@@ -16,7 +16,7 @@ import type { RunResult } from "../../shared/schemas/run";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { ManualClock } from "../helpers/clock";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
-import { appLockKey, durableIntents, freshPr, holdAppLock, untilWaiters } from "../helpers/engine";
+import { appLockKey, durableIntents, freshPr, holdAppLock, receipt, untilWaiters } from "../helpers/engine";
 import { expireLeaseNow, rawStub } from "../helpers/locks";
 import { APP_CLIENT, auth0Connection, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
@@ -139,6 +139,41 @@ describe("a run's wait is bounded by one deadline", () => {
     expect(recovered.run.status).toBe("succeeded");
     expect(await durableIntents("preview", scope)).toEqual([]);
     expect((await auth0Client(domain, OTHER_CLIENT))?.callbacks).toEqual([]);
+  });
+
+  it("a destroy's removal waits until the run's deadline, not the service's timeout: the entry stays in the ledger", async () => {
+    const { domain, plan } = await twoObjects();
+    const clock = new ManualClock();
+    const engine = testEngine({ clock, bindings: { LEASE_TTL_SECONDS: "600" } });
+    const scope = freshPr();
+    const req = { repository: DEFAULT_REPOSITORY, environment: "preview", scope };
+    expect((await engine.apply({ ...req, plan })).run.status).toBe("succeeded");
+    const first = await holdAppLock(domain, "run-first-holder", APP_CLIENT);
+    const start = clock.now();
+    // A short budget: the service's own timeout (120 s) would have been each removal's before.
+    const destroy = engine.destroy({ ...req, wait: true, waitTimeoutMs: 10_000 });
+    await untilWaiters(first.key, 1);
+    clock.advance(10_000);
+    const answered = await settledWithin(destroy);
+    if (answered === "still waiting") await first.release();
+    expect(answered).not.toBe("still waiting");
+    const result = answered as RunResult;
+    expect(clock.now() - start).toBe(10_000);
+    expect(result.run.status).toBe("failed");
+    expect(result.lines.find((l) => l.id === "first")).toMatchObject({
+      result: "failed",
+      error: { code: "LOCK_HELD", detail: { budgetMs: 10_000, budgetLeftMs: 0 } },
+    });
+    // The other object's lock was free: removed. This one's entry is still the scope's, recorded.
+    expect(result.lines.find((l) => l.id === "second")?.result).toBe("removed");
+    expect((await receipt("preview", scope)).ledger.map((e) => e.line)).toEqual(["first"]);
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([callbackOf(scope, "first")]);
+
+    await first.release();
+    await expireLeaseNow(first.key);
+    await runDurableObjectAlarm(rawStub(first.key));
+    expect((await engine.destroy(req)).run.status).toBe("succeeded");
+    expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
   });
 
   it("control: the same three locks each held for less, all within the budget: granted as before", async () => {
