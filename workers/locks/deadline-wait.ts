@@ -34,7 +34,8 @@ export async function untilDeadline<T>(call: Promise<T>, w: DeadlineWait): Promi
   const { clock } = deadline;
   const inTime = await before(call, deadline.at, clock);
   if (inTime) return { answered: inTime.value };
-  const read = w.target.waiting({ holder: w.holder, ...w.origin });
+  // A read that throws, even before it is sent, only leaves the holder unnamed.
+  const read = Promise.resolve().then(() => w.target.waiting({ holder: w.holder, ...w.origin }));
   const seen = (await before(read, clock.now() + DEADLINE_READ_MS, clock).catch(() => null))?.value ?? null;
   if (seen?.taken === true && w.takenGraceMs > 0) {
     // That holder may be writing this run's changes now: its report (or the end of its lease)
