@@ -67,10 +67,13 @@ function holderText(holder: LockHolder | null): string {
   return holderWords(holder);
 }
 
-/** `waiting for <lock> — held by pull #9 (octocat), position 2, 30 s`. */
+/** `waiting for <lock> — held by pull #9 (octocat), position 2, 30 s, 90 s of the wait budget left`. */
 export function waitingText(w: Waiting): string {
   const seconds = Math.round(w.waitedMs / 1000);
-  return `  waiting for ${w.identity ?? w.lock} — held by ${holderText(w.holder)}, position ${w.position}, ${seconds} s`;
+  // One budget for the run's whole wait (docs/design.md, "Lease protocol"); older services omit it.
+  const left =
+    w.budgetLeftMs === undefined ? "" : `, ${Math.round(w.budgetLeftMs / 1000)} s of the wait budget left`;
+  return `  waiting for ${w.identity ?? w.lock} — held by ${holderText(w.holder)}, position ${w.position}, ${seconds} s${left}`;
 }
 
 /** One run's printer: `eventText` that says each lock conflict once (`Conflicts`). */

@@ -8,10 +8,11 @@
 import type { Env } from "../shared/env";
 import { ok, type Result } from "../shared/errors";
 import { lockKind } from "../shared/lock-keys";
-import type { AcquireRequest, FencedRequest } from "../shared/rpc/lease-lock";
+import type { AcquireRequest, FencedRequest, WaitingAnswer } from "../shared/rpc/lease-lock";
 import type { HoldOutcome } from "../shared/schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../shared/schemas/lock";
-import type { LockHolder, RunOrigin } from "../shared/schemas/provenance";
+import type { RunOrigin } from "../shared/schemas/provenance";
+import { isTaken } from "./combine-queue";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
 import { HoldStore } from "./hold-store";
@@ -186,16 +187,15 @@ export class LeaseCore {
     return ok({ released: true, reason: lockDelay ? "released-expired" : "released", at: now });
   }
 
-  waiting(req: { key: string; holder: string; origin?: RunOrigin }): {
-    position: number | null;
-    holder: LockHolder | null;
-  } {
+  waiting(req: { key: string; holder: string; origin?: RunOrigin }): WaitingAnswer {
     // Read-only: no promote, no index work; a report may only ever say what is.
-    const at = this.lease.queue.all().findIndex((w) => w.holder === req.holder);
+    const queue = this.lease.queue.all();
+    const at = queue.findIndex((w) => w.holder === req.holder);
     const lease = this.store.lease();
     const { viewer } = this.lease.askerOf(req);
     // A hold in force is what a queued run waits for, whoever holds the lease now.
     const hold = this.holds.view(Date.now());
+    const combine = queue[at]?.combine;
     return {
       position: at < 0 ? null : at + 1,
       holder: hold
@@ -203,6 +203,8 @@ export class LeaseCore {
         : lease === null
           ? null
           : leaseHolderOf(lease, viewer),
+      // The same test as the waiter's timeout (lease-transitions.ts): taken by the live lease.
+      taken: combine !== undefined && isTaken(combine, lease?.token ?? null),
     };
   }
 

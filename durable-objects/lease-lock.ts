@@ -14,6 +14,7 @@ import type {
   FencedRequest,
   LeaseLockApi,
   ReportCombinedRequest,
+  WaitingAnswer,
 } from "../shared/rpc/lease-lock";
 import type { GrantOrCombined, TakenQueue } from "../shared/schemas/combine";
 import type { FillLevel } from "../shared/schemas/fill-level";
@@ -27,7 +28,7 @@ import type {
   OwnershipRecord,
   OwnershipView,
 } from "../shared/schemas/ownership";
-import type { LockHolder, RunOrigin } from "../shared/schemas/provenance";
+import type { RunOrigin } from "../shared/schemas/provenance";
 import type { Intent } from "../shared/schemas/receipt";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import {
@@ -97,11 +98,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return released;
   }
 
-  async waiting(req: {
-    key: string;
-    holder: string;
-    origin?: RunOrigin;
-  }): Promise<{ position: number | null; holder: LockHolder | null }> {
+  async waiting(req: { key: string; holder: string; origin?: RunOrigin }): Promise<WaitingAnswer> {
     return this.#core.waiting(req);
   }
 

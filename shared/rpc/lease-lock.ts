@@ -51,6 +51,17 @@ export interface AcquireRequest {
   origin?: RunOrigin;
 }
 
+/** A waiter's place and what it waits for (`waiting`). */
+export interface WaitingAnswer {
+  position: number | null;
+  holder: LockHolder | null;
+  /**
+   * Write combining: the live lease took this waiter's changes and has not reported (the object
+   * keeps it past its wait timeout for that report). Absent from an object of the version before.
+   */
+  taken?: boolean;
+}
+
 /** A waiter confirming its grant; `items` as in AcquireRequest, answered with the claim. */
 export interface ClaimRequest {
   key: string;
@@ -101,13 +112,10 @@ export interface LeaseLockApi {
   /**
    * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it (or the hold in force,
    * which is what it waits for),
-   * read-only: what the `waiting` events of a queued run say (docs/design.md, "Lock answers").
+   * read-only: what the `waiting` events of a queued run say (docs/design.md, "Lock answers"), and
+   * what a run whose wait deadline passed unanswered asks ("Lease protocol": the run's side).
    */
-  waiting(req: {
-    key: string;
-    holder: string;
-    origin?: RunOrigin;
-  }): Promise<{ position: number | null; holder: LockHolder | null }>;
+  waiting(req: { key: string; holder: string; origin?: RunOrigin }): Promise<WaitingAnswer>;
   read(req: { key: string }): Promise<LockState>;
   /** Holds (docs/design.md, "Lease protocol: holds"); the route checks the admin role and audits. */
   hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>>;

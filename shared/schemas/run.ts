@@ -88,7 +88,8 @@ export type RunResult = z.infer<typeof runResultSchema>;
 
 /**
  * A queued run's report (docs/design.md, "Lock answers"): which lock, who holds it (as this run may
- * see it), its place in the queue (1 next) and how long it has waited so far.
+ * see it), its place in the queue (1 next), how long it has waited for this lock so far and what is
+ * left of the run's one wait budget.
  */
 export const waitingSchema = z.object({
   lock: z.string(),
@@ -97,6 +98,11 @@ export const waitingSchema = z.object({
   holder: lockHolderSchema.nullable(),
   position: z.number().int().positive(),
   waitedMs: z.number().int().nonnegative(),
+  /**
+   * What is left of the run's wait budget (`waitTimeoutSeconds`), one deadline for every lock it
+   * waits on (docs/design.md, "Lease protocol"). Absent from a service of the version before.
+   */
+  budgetLeftMs: z.number().int().nonnegative().optional(),
 });
 export type Waiting = z.infer<typeof waitingSchema>;
 

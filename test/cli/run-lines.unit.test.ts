@@ -91,6 +91,24 @@ describe("a queued run", () => {
     });
     expect(text).toBe(`  waiting for ${IDENTITY} — held by pull #9 (octocat), position 2, 30 s`);
   });
+
+  it("says how much of the run's one wait budget is left, when the service says", () => {
+    const print = runPrinter();
+    const text = print({
+      type: "waiting",
+      waiting: {
+        lock: LOCK,
+        identity: IDENTITY,
+        holder,
+        position: 2,
+        waitedMs: 30_400,
+        budgetLeftMs: 89_600,
+      },
+    });
+    expect(text).toBe(
+      `  waiting for ${IDENTITY} — held by pull #9 (octocat), position 2, 30 s, 90 s of the wait budget left`,
+    );
+  });
 });
 
 const state: LockState = {

@@ -37,7 +37,12 @@ const overloaded = () =>
   });
 const reset = () => Object.assign(new Error("reset"), { durableObjectReset: true, retryable: true });
 
-/** Runs `acquire` under `clock`, recording the delay of every timer it waits on until it settles. */
+/**
+ * Runs `acquire` under `clock`, recording the delay of every timer it waits on until it settles. A
+ * waiting ask races its call against the wait deadline with a timer of its own, cleared once the
+ * call fails; the test's own task waits a turn (a macrotask: every microtask done) so only the
+ * timer the acquire is left waiting on is read.
+ */
 async function delaysOf(
   clock: ManualClock,
   acquire: Promise<unknown>,
@@ -53,7 +58,9 @@ async function delaysOf(
   const delays: number[] = [];
   for (;;) {
     await Promise.race([result, clock.untilTimer()]);
+    await scheduler.wait(0);
     if (settled) return { delays, result: await result };
+    if (clock.pending.length === 0) continue;
     delays.push((clock.pending[0] as number) - clock.now());
     clock.advanceToNext();
   }
@@ -150,5 +157,32 @@ describe("the acquire loop", () => {
     // Bounded: however many re-joins, a delay never passes the cap, and never drops below half of it.
     expect(rejoinDelayMs(40, () => 0.999)).toBeLessThanOrEqual(REJOIN_CAP_MS);
     expect(rejoinDelayMs(40, () => 0)).toBe(REJOIN_CAP_MS / 2);
+  });
+
+  it("a re-join or overloaded backoff never sleeps past the wait deadline: the acquire ends there", async ({
+    expect,
+  }) => {
+    // random() = 0: backoffs of 25, 50 and 100 ms; a budget of 120 ms cuts the third to 45.
+    for (const [error, code] of [
+      [reset, "LOCK_HELD"],
+      [overloaded, "LOCK_UNAVAILABLE"],
+    ] as const) {
+      const clock = new ManualClock();
+      const start = clock.now();
+      const { target, calls } = failing(Infinity, error);
+      const { delays, result } = await delaysOf(
+        clock,
+        ScopeLock.acquire(target, "run-a", {
+          ttlMs: TTL_MS,
+          wait: true,
+          waitTimeoutMs: 120,
+          clock,
+          random: () => 0,
+        }),
+      );
+      expect({ code: (result as SponsonError).code, delays }).toEqual({ code, delays: [25, 50, 45] });
+      expect(calls.acquire).toBe(3);
+      expect(clock.now() - start).toBe(120);
+    }
   });
 });

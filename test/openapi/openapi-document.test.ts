@@ -208,6 +208,32 @@ describe("what the service answers matches what the document says", () => {
     }
   });
 
+  it("a waiting event says what is left of the run's one wait budget", async ({ expect }) => {
+    const doc = await fetchDocument();
+    const eventSchema = responseSchema(
+      doc,
+      "post",
+      "/v1/scopes/{environment}/{scope}/apply",
+      200,
+      "application/x-ndjson",
+    );
+    const waiting = (budgetLeftMs: unknown) => ({
+      type: "waiting",
+      waiting: {
+        lock: "scope:1/preview/pr-1",
+        identity: null,
+        holder: null,
+        position: 1,
+        waitedMs: 1_000,
+        budgetLeftMs,
+      },
+    });
+    expect(check(doc, eventSchema, waiting(59_000))).toEqual([]);
+    // The field is documented, not merely allowed: a negative or non-integer budget is refused.
+    expect(check(doc, eventSchema, waiting(-1))).not.toEqual([]);
+    expect(check(doc, eventSchema, waiting(1.5))).not.toEqual([]);
+  });
+
   it("a run as JSON and as NDJSON events, the ledger, locks and a problem", async ({ expect }) => {
     const doc = await fetchDocument();
     const domain = freshAuth0Domain();

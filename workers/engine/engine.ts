@@ -22,7 +22,7 @@ import { refusedRun } from "./run/refused-run";
 import { removeEntries } from "./run/remove-entries";
 import { newRunId, Run } from "./run/run";
 import { metricsFor } from "./run/run-metrics";
-import { type PlanRequest, type ScopeGuard, type ScopeRequest, waitingOf } from "./run/scope-request";
+import type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
 import { type BodyOutcome, DONE, runUnderScope } from "./run/under-scope";
 
 export type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
@@ -47,7 +47,7 @@ export class Engine {
       req,
       emit,
       body: async (ctx) => {
-        await applyLines(ctx, resolved, waitingOf(this.#deps, req));
+        await applyLines(ctx, resolved);
         return DONE;
       },
       planConnections: resolved.map((l) => l.connection),

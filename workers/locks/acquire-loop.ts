@@ -14,13 +14,19 @@
  * Asking again with the same holder is idempotent: it re-attaches to its place, or finds the grant
  * it was already given. Every re-join waits a bounded, jittered backoff first (through the
  * settings' clock and random, so tests decide it).
+ *
+ * The whole loop waits until one deadline, the run's (wait-deadline.ts): each waiting ask asks the
+ * object for what is left of it and races its open call against it (deadline-wait.ts), no backoff
+ * sleeps past it, and once it has passed an ask is a try that does not wait.
  */
 import { type Result, SponsonError } from "../../shared/errors";
 import type { AcquireRequest } from "../../shared/rpc/lease-lock";
 import type { CombinedAnswer } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
+import { untilDeadline, withBudget } from "./deadline-wait";
 import type { LeaseSettings } from "./lease-options";
 import type { LockTarget } from "./lock-target";
+import { WaitDeadline } from "./wait-deadline";
 import { reportWhileWaiting } from "./waiting-reports";
 
 /** How often one acquire re-joins after an object restart or a lapsed claim before giving up. */
@@ -77,60 +83,82 @@ export function rejoinDelayMs(n: number, random: () => number): number {
   return Math.floor(full / 2 + (full / 2) * random());
 }
 
-/** Asks until granted, combined or refused; re-joins are bounded by count and by the wait timeout. */
+/**
+ * Asks until granted, combined or refused; re-joins are bounded by count and by the wait deadline
+ * (the run's, else one of `waitTimeoutMs` started now).
+ */
 export async function acquireLoop(
   target: LockTarget,
   holder: string,
   s: LeaseSettings,
   ask: Ask,
 ): Promise<Final> {
-  const giveUpAt = s.clock.now() + s.waitTimeoutMs;
+  const deadline = s.deadline ?? WaitDeadline.start(s.waitTimeoutMs, s.clock);
+  const end = await loop(target, holder, { s, ask, deadline });
+  return end.kind === "refused" && s.wait ? { ...end, error: withBudget(end.error, deadline) } : end;
+}
+
+interface Asking {
+  s: LeaseSettings;
+  ask: Ask;
+  deadline: WaitDeadline;
+}
+
+async function loop(target: LockTarget, holder: string, a: Asking): Promise<Final> {
+  const { s, deadline } = a;
   let rejoins = 0;
   let overloads = 0;
   for (let asks = 1; ; asks++) {
-    const outcome = await attempt(target, holder, s, ask, giveUpAt);
+    const outcome = await attempt(target, holder, a);
     if (outcome.kind !== "rejoin") return { ...outcome, asks };
-    const expired = s.clock.now() >= giveUpAt;
     if (outcome.why === "overloaded") {
       overloads += 1;
-      if (overloads >= OVERLOAD_ATTEMPTS || (s.wait && expired))
+      if (overloads < OVERLOAD_ATTEMPTS && !(s.wait && deadline.passed()))
+        await backoff(a, rejoinDelayMs(overloads, s.random));
+      // A waiting caller never sleeps past its deadline: the truth there is still "overloaded".
+      if (overloads >= OVERLOAD_ATTEMPTS || (s.wait && deadline.passed()))
         return { kind: "refused", error: stillOverloaded(target, overloads), asks };
-      await s.clock.sleep(rejoinDelayMs(overloads, s.random));
       continue;
     }
     rejoins += 1;
-    if (rejoins >= REJOIN_ATTEMPTS || expired)
+    if (rejoins < REJOIN_ATTEMPTS && !deadline.passed()) await backoff(a, rejoinDelayMs(rejoins, s.random));
+    if (rejoins >= REJOIN_ATTEMPTS || deadline.passed())
       return { kind: "refused", error: gaveUp(target, holder, asks), asks };
-    await s.clock.sleep(rejoinDelayMs(rejoins, s.random));
   }
 }
 
-async function attempt(
-  target: LockTarget,
-  holder: string,
-  s: LeaseSettings,
-  ask: Ask,
-  giveUpAt: number,
-): Promise<Outcome> {
+/** A backoff before asking again, cut short at the deadline when the caller waits. */
+function backoff({ s, deadline }: Asking, ms: number): Promise<void> {
+  return s.clock.sleep(s.wait ? Math.min(ms, deadline.leftMs()) : ms);
+}
+
+async function attempt(target: LockTarget, holder: string, { s, ask, deadline }: Asking): Promise<Outcome> {
   // Measured before the call: the server's expiry can only be later than this plus the TTL.
   let before = s.clock.now();
   const items = s.items ? { items: s.items } : {};
   const origin = s.origin ? { origin: s.origin } : {};
+  // Past the run's deadline an ask does not wait: it is a try, granted only if the lock is free.
+  const waits = s.wait && !deadline.passed();
   const stopReports =
-    s.wait && s.onWaiting
-      ? reportWhileWaiting({ target, holder, clock: s.clock, onWaiting: s.onWaiting }, origin)
+    waits && s.onWaiting
+      ? reportWhileWaiting({ target, holder, clock: s.clock, deadline, onWaiting: s.onWaiting }, origin)
       : null;
   try {
-    const answered = await ask({
+    const asked = ask({
       holder,
       ttlMs: s.ttlMs,
-      wait: s.wait,
-      waitTimeoutMs: Math.max(0, giveUpAt - before),
+      wait: waits,
+      waitTimeoutMs: waits ? deadline.objectWaitMs() : 0,
       ...(s.lockDelayMs !== undefined ? { lockDelayMs: s.lockDelayMs } : {}),
       ...items,
       ...origin,
     });
+    const waited = waits
+      ? await untilDeadline(asked, { target, holder, origin, deadline, takenGraceMs: s.takenGraceMs })
+      : { answered: await asked };
     stopReports?.();
+    if ("refused" in waited) return { kind: "refused", error: waited.refused };
+    const answered = waited.answered;
     if (!answered.ok) return { kind: "refused", error: SponsonError.fromInfo(answered.error) };
     if ("combined" in answered.value) return { kind: "combined", answer: answered.value.combined };
     const { grant } = answered.value;

@@ -14,6 +14,7 @@ import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import type { OwnedItem } from "../../shared/schemas/ownership";
 import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { Waiting } from "../../shared/schemas/run";
+import type { WaitDeadline } from "./wait-deadline";
 
 /** Release calls made before a failed release only warns (retried with backoff). */
 export const RELEASE_ATTEMPTS = 5;
@@ -27,8 +28,17 @@ export const leaseTimingSchema = z
     ttlMs: ms.positive(),
     /** Queue behind the holder (true) or be refused at once with LOCK_HELD (false, the default). */
     wait: z.boolean().default(false),
-    /** How long a waiting acquire waits in all, re-joins included (default DEFAULT_WAIT_TIMEOUT_MS). */
+    /**
+     * How long a waiting acquire waits in all, re-joins included (default DEFAULT_WAIT_TIMEOUT_MS):
+     * the budget of the deadline it starts when the options name none (`deadline`).
+     */
     waitTimeoutMs: ms.nonnegative().default(DEFAULT_WAIT_TIMEOUT_MS),
+    /**
+     * Write combining: how long past the deadline a waiter whose changes a live holder took waits
+     * on for that holder's report (default 0: it stops at the deadline, its intents kept). The
+     * engine gives the longest a parent lease can live (docs/design.md, "Lease protocol").
+     */
+    takenGraceMs: ms.nonnegative().default(0),
     /** How long before the server-side expiry the holder stops trusting its lease (default: defaultSafetyMarginMs). */
     safetyMarginMs: ms.nonnegative().optional(),
     /** Release calls before giving up with a warning (default RELEASE_ATTEMPTS). */
@@ -66,6 +76,11 @@ export interface LeaseOptions extends z.input<typeof leaseTimingSchema> {
   origin?: RunOrigin;
   /** While queued (`wait`): told the lock, its holder, this run's place and the time waited so far. */
   onWaiting?: (waiting: Waiting) => void;
+  /**
+   * The run's one wait deadline, shared by every acquire it makes (docs/design.md, "Lease
+   * protocol": the run's side). Unset: the acquire starts its own, of `waitTimeoutMs`.
+   */
+  deadline?: WaitDeadline;
 }
 
 /** Options as built by `leaseOptions`: every default filled in, every rule checked. */
@@ -76,6 +91,7 @@ export interface LeaseSettings extends z.output<typeof leaseTimingSchema> {
   readonly items?: OwnedItem[];
   readonly origin?: RunOrigin;
   readonly onWaiting?: (waiting: Waiting) => void;
+  readonly deadline?: WaitDeadline;
   /**
    * Write combining (set by `ParentLock.acquireOrCombine`, never an option): the claim of a grant
    * handed over after a wait takes the queue behind it in the same step (LeaseGrant.queued).
@@ -108,6 +124,7 @@ export function leaseOptions(opts: LeaseOptions | LeaseSettings): LeaseSettings 
     ...(opts.items ? { items: opts.items } : {}),
     ...(opts.origin ? { origin: opts.origin } : {}),
     ...(opts.onWaiting ? { onWaiting: opts.onWaiting } : {}),
+    ...(opts.deadline ? { deadline: opts.deadline } : {}),
   };
   settled.add(built);
   return Object.freeze(built);

@@ -1,13 +1,14 @@
 /**
  * What a queued run tells its caller while it waits (docs/design.md, "Lock answers"): a report soon
  * after it starts waiting and one every WAITING_REPORT_MS, each asking the lock object its place
- * and its holder (a read-only call). The wait itself is one open call to the object, which answers
+ * and its holder (a read-only call), with what is left of the run's wait budget. The wait itself is one open call to the object, which answers
  * only with the grant or the refusal, so the reports are a side channel beside it: a report that
  * fails is skipped, never the wait.
  */
 import type { Clock } from "../../shared/clock";
 import type { Waiting } from "../../shared/schemas/run";
 import type { LockTarget } from "./lock-target";
+import type { WaitDeadline } from "./wait-deadline";
 
 /** How soon after a wait starts the first report is made: a lock granted sooner is reported never. */
 export const WAITING_FIRST_REPORT_MS = 1_000;
@@ -18,6 +19,8 @@ export interface WaitingReports {
   target: LockTarget;
   holder: string;
   clock: Clock;
+  /** The run's wait deadline: each report says what is left of its budget. */
+  deadline: WaitDeadline;
   onWaiting: (waiting: Waiting) => void;
 }
 
@@ -36,6 +39,7 @@ export function reportWhileWaiting(w: WaitingReports, origin: object): () => voi
         holder: answer.holder,
         position: answer.position,
         waitedMs: Math.max(0, Math.round(w.clock.now() - started)),
+        budgetLeftMs: Math.round(w.deadline.leftMs()),
       });
     } catch {
       // A report is a courtesy: the wait goes on without it.

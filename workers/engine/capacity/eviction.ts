@@ -125,7 +125,7 @@ export class Evictions {
       lease = await ScopeLock.acquire(
         deps.locks.scope(run.repository.id, share.environment, share.scope),
         run.id,
-        runLeaseOptions(deps, { wait: false, waitTimeoutMs: 0 }),
+        runLeaseOptions(deps, { wait: false }),
       );
     } catch (err) {
       // Busy (a run of its own, a destroy): never waited for under the parent lease. Any other

@@ -8,13 +8,7 @@ import type { Diff, LineOutcome } from "../../../shared/schemas/run";
 import { rethrowCrash } from "../deps";
 import { type Item, itemOfLine, refOf, sameItem } from "../plan/item";
 import type { ResolvedLine } from "../plan/resolve-plan";
-import {
-  type Change,
-  groupChanges,
-  type WaitPolicy,
-  type WriteOutcome,
-  type Written,
-} from "../write/item-writer";
+import { type Change, groupChanges, type WriteOutcome, type Written } from "../write/item-writer";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
@@ -28,12 +22,8 @@ const APPLY_RESULT = {
   left: { diff: "unchanged", result: "unchanged" },
 } as const satisfies Record<WriteOutcome, { diff: Diff; result: LineOutcome }>;
 
-export async function applyLines(
-  ctx: RunContext,
-  lines: readonly ResolvedLine[],
-  waiting: WaitPolicy,
-): Promise<void> {
-  const { run, session, writer } = ctx;
+export async function applyLines(ctx: RunContext, lines: readonly ResolvedLine[]): Promise<void> {
+  const { run, session, writer, waiting } = ctx;
   const baseOf = (l: ResolvedLine) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent });
   const items = lines.map((line) => {
     const item = itemOfLine(line);

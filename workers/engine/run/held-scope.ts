@@ -10,7 +10,7 @@ import { itemOfRecord } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
 import { originOf } from "./run";
 import { runLeaseOptions } from "./run-lease";
-import { type ScopeRequest, waitingOf } from "./scope-request";
+import type { RunWaiting, ScopeRequest } from "./scope-request";
 
 /** The lease, and what its release hands the next holder: the run says what it saved, then releases. */
 export class HeldScope {
@@ -45,6 +45,8 @@ export interface ScopeAsk {
   emit: Emit;
   contexts: ProviderContexts;
   prepared: Set<string>;
+  /** The run's wait, its deadline started just before this first lock (`runWaiting`). */
+  waiting: RunWaiting;
 }
 
 /**
@@ -61,8 +63,8 @@ export async function takeScope({
   emit,
   contexts,
   prepared,
+  waiting,
 }: ScopeAsk): Promise<HeldScope> {
-  const waiting = waitingOf(deps, req);
   for (;;) {
     const lease = await ScopeLock.acquire(
       deps.locks.scope(req.repository.id, req.environment, req.scope),

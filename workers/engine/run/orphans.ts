@@ -13,6 +13,7 @@ import { entryOfKey, type OpSpec } from "../../adapters/op-spec";
 import { outcomeOfError } from "../../audit/audit-intent";
 import type { OrphanRemovalAudit } from "../../audit/orphan-audit";
 import { ParentLock } from "../../locks/parent-lock";
+import { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, OwnedObjects } from "../deps";
 import { sameItem } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
@@ -196,7 +197,7 @@ async function removeUnderLease(
   const lease = await ParentLock.acquire(
     await deps.locks.parent(req.parent),
     runId,
-    runLeaseOptions(deps, { wait: true, waitTimeoutMs: deps.waitTimeoutMs }),
+    runLeaseOptions(deps, { wait: true, deadline: WaitDeadline.start(deps.waitTimeoutMs, deps.clock) }),
   );
   try {
     // Checked again under the lease: a scope may have claimed it since the report.

@@ -4,40 +4,54 @@
  * wrote it is known to have succeeded or the ledger already owns it; otherwise it is removed.
  */
 import type { Intent } from "../../../shared/schemas/receipt";
+import { rethrowCrash } from "../deps";
 import { itemOfRecord, recordOf } from "../plan/item";
-import type { WaitPolicy } from "../write/item-writer";
 import type { RunContext } from "./run-context";
+import { alwaysWaiting } from "./scope-request";
 
-export async function recoverIntents(
-  { deps, run, session, writer }: RunContext,
-  only?: (intent: Intent) => boolean,
-): Promise<number> {
+export async function recoverIntents(ctx: RunContext, only?: (intent: Intent) => boolean): Promise<number> {
+  const { run, session } = ctx;
   const intents = session.receipt.intents.filter((i) => !only || only(i));
-  // Recovery always waits: giving up would leave an orphan behind.
-  const waiting: WaitPolicy = { wait: true, waitTimeoutMs: deps.waitTimeoutMs };
   for (const intent of intents) {
     // Resolving an earlier intent may have resolved this one too (the same run's other intent of
     // the item, or a receipt of an older version holding it twice).
     if (!session.receipt.intents.includes(intent)) continue;
-    const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
-    const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
-    const owned = session.ledgerEntry(intent) !== undefined;
-    if (intent.action === "create" && (succeeded || owned)) {
-      const present = await writer.adopt(item, waiting);
-      session.dropIntent(intent);
-      if (present && !owned) {
-        session.addLedger({ ...recordOf(item, intent.runId), createdAt: intent.at });
-      }
-      await session.save();
-      continue;
+    try {
+      await resolveIntent(ctx, intent);
+    } catch (err) {
+      rethrowCrash(err);
+      // Never dropped while its outcome is unknown ("Intent recovery"): the next run or the sweep
+      // resolves it. Said once, however often a rollback tries.
+      const said = `the ${intent.action} intent of ${intent.key} (run ${intent.runId}) stays in the receipt for the scope's next run or the sweep: ${run.errorOf(err).message}`;
+      if (!run.warnings.includes(said)) run.warn(said);
+      throw err;
     }
-    // A crashed create or an unfinished remove: make sure the item is gone, then forget the intent.
-    await writer.write(item, "remove", waiting);
-    // The item is gone: every intent its run left for it (a create and its rollback's remove) is.
-    session.resolveIntents(intent.runId, intent);
-    session.dropLedger(intent);
-    await session.save();
   }
   if (intents.length > 0 && !only) run.warn(`recovered ${intents.length} intent(s) left by an earlier run`);
   return intents.length;
+}
+
+/** One intent resolved under its parent lease, waiting until the run's deadline (recovery always waits). */
+async function resolveIntent(
+  { deps, run, session, writer, waiting }: RunContext,
+  intent: Intent,
+): Promise<void> {
+  const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
+  const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
+  const owned = session.ledgerEntry(intent) !== undefined;
+  if (intent.action === "create" && (succeeded || owned)) {
+    const present = await writer.adopt(item, alwaysWaiting(waiting));
+    session.dropIntent(intent);
+    if (present && !owned) {
+      session.addLedger({ ...recordOf(item, intent.runId), createdAt: intent.at });
+    }
+    await session.save();
+    return;
+  }
+  // A crashed create or an unfinished remove: make sure the item is gone, then forget the intent.
+  await writer.write(item, "remove", alwaysWaiting(waiting));
+  // The item is gone: every intent its run left for it (a create and its rollback's remove) is.
+  session.resolveIntents(intent.runId, intent);
+  session.dropLedger(intent);
+  await session.save();
 }

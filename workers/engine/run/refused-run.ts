@@ -12,7 +12,7 @@ import type { RefusedLine } from "./admission";
 import { ReceiptSession } from "./receipt-session";
 import { newRunId, Run, type RunStart } from "./run";
 import { runLeaseOptions } from "./run-lease";
-import { type ScopeRequest, waitingOf } from "./scope-request";
+import { runWaiting, type ScopeRequest } from "./scope-request";
 
 /**
  * An apply is still recorded in the receipt like every other failed run, and the receipt is only
@@ -55,7 +55,7 @@ async function recordRefused(engineDeps: EngineDeps, run: Run, req: ScopeRequest
     lease = await ScopeLock.acquire(
       deps.locks.scope(req.repository.id, req.environment, req.scope),
       run.id,
-      runLeaseOptions(deps, waitingOf(deps, req), {
+      runLeaseOptions(deps, runWaiting(deps, req), {
         origin: run.origin,
         onWaiting: (report) => run.waiting(report),
       }),

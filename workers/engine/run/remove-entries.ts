@@ -2,16 +2,18 @@
  * Removes ledger entries (docs/design.md, "Run algorithm": apply step 8, destroy and rollback):
  * what a run created when it rolls back, what a destroy or a dropped line no longer wants. Newest
  * first, grouped by the object recorded in the ledger: one parent lease and one write per object.
- * Always waits for those locks, bounded by the wait timeout: giving up would leave resources behind.
+ * Always waits for those locks, until the run's one wait deadline (giving up would leave resources
+ * behind); past it each lock is asked once, and an entry not removed stays in the ledger.
  */
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { rethrowCrash } from "../deps";
 import { itemOfRecord, sameItem } from "../plan/item";
 import { type Change, groupChanges, type Written } from "../write/item-writer";
 import type { RunContext } from "./run-context";
+import { alwaysWaiting } from "./scope-request";
 
 export async function removeEntries(
-  { deps, run, writer }: RunContext,
+  { deps, run, writer, waiting }: RunContext,
   entries: readonly LedgerEntry[],
   outcome: "removed" | "rolled-back",
 ): Promise<boolean> {
@@ -46,7 +48,7 @@ export async function removeEntries(
   }
   for (const group of groupChanges(changes)) {
     try {
-      const written = await writer.writeGroup(group, { wait: true, waitTimeoutMs: deps.waitTimeoutMs });
+      const written = await writer.writeGroup(group, alwaysWaiting(waiting));
       // Others still own it, or it is foreign: the scope let go and the entry stays.
       for (const [i, { entry }] of group.entries()) {
         const { outcome: done, writtenBy } = written[i] as Written;

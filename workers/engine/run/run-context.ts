@@ -8,7 +8,7 @@ import type { ItemWriter } from "../write/item-writer";
 import type { HeldScope } from "./held-scope";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
-import type { ScopeRequest } from "./scope-request";
+import type { RunWaiting, ScopeRequest } from "./scope-request";
 
 export interface RunContext {
   /** The engine's deps as this run sees them: recording into its metrics. */
@@ -21,4 +21,6 @@ export interface RunContext {
   writer: ItemWriter;
   /** The scope lease, and what its release hands the next holder. */
   lease: HeldScope;
+  /** How the run waits for locks: its one deadline, started when it asked for the scope lease. */
+  waiting: RunWaiting;
 }

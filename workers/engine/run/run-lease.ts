@@ -1,8 +1,9 @@
 /**
  * A run's lease options, assembled once from the engine's deps (docs/design.md, "Lease protocol"):
  * the scope lease, the parent leases and the orphan removal's lease all take the same TTL, clock,
- * wait policy and warnings; each caller adds only what is its own (its origin, its reports, the
- * items its grant should answer). Checked by `leaseOptions` when built, before any lock call.
+ * wait policy and warnings, and every acquire of a run the run's one wait deadline; each caller
+ * adds only what is its own (its origin, its reports, the items its grant should answer). Checked
+ * by `leaseOptions` when built, before any lock call.
  */
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "../../locks/lease-options";
 import type { EngineDeps } from "../deps";
@@ -11,12 +12,12 @@ import type { WaitPolicy } from "../write/writer-parts";
 export function runLeaseOptions(
   deps: Pick<EngineDeps, "ttlMs" | "clock" | "warn">,
   waiting: WaitPolicy,
-  own: Omit<LeaseOptions, "ttlMs" | "wait" | "waitTimeoutMs" | "clock"> = {},
+  own: Omit<LeaseOptions, "ttlMs" | "wait" | "waitTimeoutMs" | "deadline" | "clock"> = {},
 ): LeaseSettings {
   return leaseOptions({
     ttlMs: deps.ttlMs,
     wait: waiting.wait,
-    waitTimeoutMs: waiting.waitTimeoutMs,
+    ...(waiting.deadline ? { deadline: waiting.deadline } : {}),
     clock: deps.clock,
     ...(deps.warn ? { onWarning: deps.warn } : {}),
     ...own,

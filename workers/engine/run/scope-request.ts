@@ -2,6 +2,7 @@
 import type { Plan } from "../../../shared/schemas/plan";
 import type { Provenance } from "../../../shared/schemas/provenance";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
+import { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, ScopeSnapshot } from "../deps";
 import type { WaitPolicy } from "../write/item-writer";
 import type { RunMetrics } from "./run-metrics";
@@ -14,6 +15,7 @@ export interface ScopeRequest {
   environment: string;
   scope: string;
   wait?: boolean;
+  /** The run's wait budget: one deadline for every lock it waits on (`runWaiting`). */
   waitTimeoutMs?: number;
   /** Started when the request arrived, with its authorization measured (HTTP); else the engine starts them. */
   metrics?: RunMetrics;
@@ -40,7 +42,23 @@ export interface PlanRequest extends ScopeRequest {
  */
 export type ScopeGuard = (state: ScopeSnapshot) => string | null;
 
-/** How long the scope lease is waited for: as the request asked, else not at all. */
-export function waitingOf(deps: Pick<EngineDeps, "waitTimeoutMs">, req: ScopeRequest): WaitPolicy {
-  return { wait: req.wait ?? false, waitTimeoutMs: req.waitTimeoutMs ?? deps.waitTimeoutMs };
+/** A run's wait: whether its request waits for held locks, and the one deadline every wait ends at. */
+export type RunWaiting = Required<WaitPolicy>;
+
+/**
+ * How a run waits for its locks (docs/design.md, "Lease protocol": the run's side): as the request
+ * asked (else not at all), and in all no longer than its wait timeout (else WAIT_TIMEOUT_SECONDS),
+ * one deadline from now for every lock. Made once per run, when it asks for its first lock.
+ */
+export function runWaiting(deps: Pick<EngineDeps, "waitTimeoutMs" | "clock">, req: ScopeRequest): RunWaiting {
+  const budgetMs = req.waitTimeoutMs ?? deps.waitTimeoutMs;
+  return { wait: req.wait ?? false, deadline: WaitDeadline.start(budgetMs, deps.clock) };
+}
+
+/**
+ * Removals and recovery always wait (giving up would leave an entry no receipt records), until the
+ * run's same deadline; past it they ask once, and what they could not do stays in the receipt.
+ */
+export function alwaysWaiting(waiting: RunWaiting): RunWaiting {
+  return { wait: true, deadline: waiting.deadline };
 }

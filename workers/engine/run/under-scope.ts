@@ -20,7 +20,7 @@ import { recoverIntents } from "./recover";
 import { newRunId, Run } from "./run";
 import type { RunContext } from "./run-context";
 import { metricsFor, type RunMetrics } from "./run-metrics";
-import type { ScopeGuard, ScopeRequest } from "./scope-request";
+import { type RunWaiting, runWaiting, type ScopeGuard, type ScopeRequest } from "./scope-request";
 
 /** How the action's body ended: what is written for the run. */
 export type BodyOutcome =
@@ -62,6 +62,7 @@ interface BeforeLease {
   read: StoredReceipt;
   contexts: ProviderContexts;
   runId: string;
+  waiting: RunWaiting;
 }
 
 export async function runUnderScope<T>(engineDeps: EngineDeps, spec: ScopeRun<T>): Promise<RunResult> {
@@ -90,9 +91,12 @@ export async function runUnderScope<T>(engineDeps: EngineDeps, spec: ScopeRun<T>
   ]);
   await contexts.prepare(prepared);
   const runId = newRunId(deps.clock.now());
-  const lease = await takeScope({ deps, req, runId, emit: spec.emit, contexts, prepared });
+  // The run's one wait deadline starts with its first lock: the scope lease's wait, then every
+  // parent lease's and every removal's, share it (docs/design.md, "Lease protocol").
+  const waiting = runWaiting(deps, req);
+  const lease = await takeScope({ deps, req, runId, emit: spec.emit, contexts, prepared, waiting });
   try {
-    return await underLease(spec, { deps, metrics, before, read, contexts, runId }, lease);
+    return await underLease(spec, { deps, metrics, before, read, contexts, runId, waiting }, lease);
   } finally {
     await lease.release();
   }
@@ -143,7 +147,7 @@ async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, lease: HeldS
     return run.result(deps.clock.now());
   }
   const writer = new ItemWriter({ deps, run, session, scopeLease: lease.lock, contexts: known.contexts });
-  const ctx: RunContext = { deps, req, run, session, writer, lease };
+  const ctx: RunContext = { deps, req, run, session, writer, lease, waiting: known.waiting };
   const outcome = await act(ctx, spec, found);
   if (outcome.kind === "no-receipt") return run.result(deps.clock.now());
   if (outcome.kind === "done") spec.finish?.(ctx);

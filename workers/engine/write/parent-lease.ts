@@ -1,5 +1,6 @@
 /** The parent lease an item write is made under: one at a time, only for that write. */
 import { SponsonError } from "../../../shared/errors";
+import { LOCK_DELAY_MS } from "../../../shared/lease-defaults";
 import type { OwnedItem } from "../../../shared/schemas/ownership";
 import type { LeaseSettings } from "../../locks/lease-options";
 import { ParentLock } from "../../locks/parent-lock";
@@ -76,6 +77,10 @@ export async function acquireParent<T>(
       runLeaseOptions(w.deps, waiting, {
         onWarning: (m) => w.run.warn(m),
         maxHoldMs: MAX_CRITICAL_SECTION_MS,
+        // A holder that took this run's changes before its deadline has reported, or its lease
+        // has ended and the lock-delay after it passed, this long after (docs/design.md, "Lease
+        // protocol": the run's side).
+        takenGraceMs: MAX_CRITICAL_SECTION_MS + w.deps.ttlMs + LOCK_DELAY_MS,
         origin: w.run.origin,
         onWaiting: (report) => w.run.waiting(report),
         ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),

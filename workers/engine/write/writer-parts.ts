@@ -3,6 +3,7 @@
  * compose: the parent lease, the critical section, combining, ownership bookkeeping, recording).
  */
 import type { ScopeLock } from "../../locks/scope-lock";
+import type { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, FaultPoint } from "../deps";
 import type { Item } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
@@ -24,9 +25,11 @@ export interface WriterParts {
   readonly abandoned: ReadonlySet<string>;
 }
 
+/** How a lease is asked for: waiting in line or not, and until when (docs/design.md, "Lease protocol"). */
 export interface WaitPolicy {
   wait: boolean;
-  waitTimeoutMs: number;
+  /** The run's one wait deadline, shared by every acquire of the run; unset only for a try. */
+  deadline?: WaitDeadline;
 }
 
 /** What became of one change: its outcome, and the run whose write carried it when not this one. */
