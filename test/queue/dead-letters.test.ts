@@ -56,7 +56,7 @@ describe("dead letters", () => {
     expect(await env.RECEIPTS.head(key)).toBeNull();
   });
 
-  it("a destroy re-driven three times stays parked and is reported stuck, not looped again", async () => {
+  it("a destroy re-driven three times is set aside in the audit trail, not looped again", async () => {
     const job = deadDestroy(3);
     const batch = batchOf(DEAD_LETTER_QUEUE_NAME, [job], 6);
     await consume(batch);
@@ -64,9 +64,22 @@ describe("dead letters", () => {
 
     const queue = recordingQueue();
     const report = await sweepAndReport(createScheduledController(), envWith(queue.queue), idleSweepParts);
-    expect(report.deadLetters).toMatchObject({ ok: true, value: { stuck: expect.arrayContaining([key]) } });
+    expect(report.deadLetters).toMatchObject({
+      ok: true,
+      value: {
+        setAside: expect.arrayContaining([expect.objectContaining({ key, reason: "redrives-exhausted" })]),
+      },
+    });
     expect(queue.sent.filter((m) => m.deliveryId === job.deliveryId)).toEqual([]);
-    expect(await env.RECEIPTS.head(key)).not.toBeNull();
+    expect(await env.RECEIPTS.head(key)).toBeNull();
+    const moved = report.deadLetters.ok
+      ? report.deadLetters.value.setAside.find((s) => s.key === key)
+      : undefined;
+    expect(await (await env.RECEIPTS.get(moved?.to ?? ""))?.json()).toMatchObject({
+      key,
+      reason: "redrives-exhausted",
+      letter: { body: job },
+    });
   });
 
   it("the Worker's own cron entry re-drives a parked destroy", async () => {

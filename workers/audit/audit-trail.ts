@@ -15,6 +15,7 @@ import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
 import { auditLifecycleSchema } from "./audit-intent";
 import { EVICTION_AUDIT_PREFIX } from "./evictions";
 import { orphanRemovalAuditSchema } from "./orphan-audit";
+import { SET_ASIDE_PREFIX, setAsideLetterSchema } from "./set-aside-letters";
 import { TOKEN_AUDIT_PREFIX, tokenMintAuditSchema, tokenMintEntry } from "./token-mints";
 
 export const FORCE_RELEASE_AUDIT_PREFIX = "audit/force-releases/";
@@ -94,6 +95,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   destroyResendAuditSchema.extend({ kind: z.literal("destroy-resend") }),
   // Stale scopes' entries a write past a list's cap removed (workers/audit/evictions.ts).
   evictionAuditSchema.extend({ kind: z.literal("eviction") }),
+  // Parked destroys the sweep will never re-drive, moved here with their reason (./set-aside-letters.ts).
+  setAsideLetterSchema.extend({ kind: z.literal("dead-letter-set-aside") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -142,46 +145,50 @@ async function readNewest<T>(
 }
 
 /**
- * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks and the
- * sweep's destroy re-sends, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
+ * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks, the
+ * sweep's destroy re-sends, evictions and dead letters set aside, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
  */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  const [releases, removals, holds, mints, revocations, webhooks, resends, evictions] = await Promise.all([
-    readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
-      const parsed = forceReleaseAuditSchema.safeParse(json);
-      return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
-    }),
-    readNewest(env, ORPHAN_AUDIT_PREFIX, limit, (json) => {
-      const parsed = orphanRemovalAuditSchema.safeParse(json);
-      return parsed.success ? { kind: "orphan-removal" as const, ...parsed.data } : null;
-    }),
-    readNewest(env, HOLD_AUDIT_PREFIX, limit, (json) => {
-      const parsed = holdAuditSchema.safeParse(json);
-      return parsed.success ? { kind: "hold" as const, ...parsed.data } : null;
-    }),
-    readNewest(env, TOKEN_AUDIT_PREFIX, limit, (json) => {
-      const entry = tokenMintEntry(json);
-      return entry === null ? null : { kind: "token-mint" as const, ...entry };
-    }),
-    listRevokedTokens(env.RECEIPTS).then((records) =>
-      records.map((r) => ({ kind: "token-revocation" as const, ...r })),
-    ),
-    readNewest(env, WEBHOOK_AUDIT_PREFIX, limit, (json) => {
-      const parsed = storedFutureRevisionSchema.safeParse(json);
-      if (!parsed.success) return null;
-      const { receivedAt, kind: _stored, ...rest } = parsed.data;
-      return { kind: "webhook-refused" as const, rule: "webhook.future-revision", ...rest, at: receivedAt };
-    }),
-    readNewest(env, DESTROY_RESEND_AUDIT_PREFIX, limit, (json) => {
-      const parsed = destroyResendAuditSchema.safeParse(json);
-      return parsed.success ? { kind: "destroy-resend" as const, ...parsed.data } : null;
-    }),
-    readNewest(env, EVICTION_AUDIT_PREFIX, limit, (json) => {
-      const parsed = evictionAuditSchema.safeParse(json);
-      return parsed.success ? { kind: "eviction" as const, ...parsed.data } : null;
-    }),
-  ]);
-  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends, ...evictions]
-    .sort((a, b) => b.at - a.at)
-    .slice(0, limit);
+  const [releases, removals, holds, mints, revocations, webhooks, resends, evictions, letters] =
+    await Promise.all([
+      readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
+        const parsed = forceReleaseAuditSchema.safeParse(json);
+        return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
+      }),
+      readNewest(env, ORPHAN_AUDIT_PREFIX, limit, (json) => {
+        const parsed = orphanRemovalAuditSchema.safeParse(json);
+        return parsed.success ? { kind: "orphan-removal" as const, ...parsed.data } : null;
+      }),
+      readNewest(env, HOLD_AUDIT_PREFIX, limit, (json) => {
+        const parsed = holdAuditSchema.safeParse(json);
+        return parsed.success ? { kind: "hold" as const, ...parsed.data } : null;
+      }),
+      readNewest(env, TOKEN_AUDIT_PREFIX, limit, (json) => {
+        const entry = tokenMintEntry(json);
+        return entry === null ? null : { kind: "token-mint" as const, ...entry };
+      }),
+      listRevokedTokens(env.RECEIPTS).then((records) =>
+        records.map((r) => ({ kind: "token-revocation" as const, ...r })),
+      ),
+      readNewest(env, WEBHOOK_AUDIT_PREFIX, limit, (json) => {
+        const parsed = storedFutureRevisionSchema.safeParse(json);
+        if (!parsed.success) return null;
+        const { receivedAt, kind: _stored, ...rest } = parsed.data;
+        return { kind: "webhook-refused" as const, rule: "webhook.future-revision", ...rest, at: receivedAt };
+      }),
+      readNewest(env, DESTROY_RESEND_AUDIT_PREFIX, limit, (json) => {
+        const parsed = destroyResendAuditSchema.safeParse(json);
+        return parsed.success ? { kind: "destroy-resend" as const, ...parsed.data } : null;
+      }),
+      readNewest(env, EVICTION_AUDIT_PREFIX, limit, (json) => {
+        const parsed = evictionAuditSchema.safeParse(json);
+        return parsed.success ? { kind: "eviction" as const, ...parsed.data } : null;
+      }),
+      readNewest(env, SET_ASIDE_PREFIX, limit, (json) => {
+        const parsed = setAsideLetterSchema.safeParse(json);
+        return parsed.success ? { kind: "dead-letter-set-aside" as const, ...parsed.data } : null;
+      }),
+    ]);
+  const all = [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends];
+  return [...all, ...evictions, ...letters].sort((a, b) => b.at - a.at).slice(0, limit);
 }

@@ -28,6 +28,10 @@ function what(entry: AuditEntry): string {
   }
   if (entry.kind === "eviction")
     return `${entry.environment}/${entry.scope}: ${entry.keys.length} entries evicted from ${entry.object} (${entry.reason})`;
+  if (entry.kind === "dead-letter-set-aside") {
+    const scope = entry.scope === undefined ? entry.key : `${entry.environment}/${entry.scope}`;
+    return `${scope}: parked destroy set aside (${entry.reason}: ${entry.detail})`;
+  }
   return `${entry.key} on ${entry.parent}${entry.outcome === undefined ? "" : ` (${entry.outcome})`}`;
 }
 

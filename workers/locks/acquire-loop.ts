@@ -69,7 +69,7 @@ export function grantOf(end: Final): { grant: LeaseGrant; before: number } {
 }
 
 /** The Durable Object runtime's flags on an error thrown into a call (Cloudflare's error handling). */
-function flagsOf(err: unknown): { reset: boolean; overloaded: boolean } {
+export function flagsOf(err: unknown): { reset: boolean; overloaded: boolean } {
   if (typeof err !== "object" || err === null) return { reset: false, overloaded: false };
   const f = err as { durableObjectReset?: unknown; retryable?: unknown; overloaded?: unknown };
   // An overloaded object is not a reset: it kept its waiters and its leases, only the call failed.

@@ -11,7 +11,7 @@ import type { LeaseGrant } from "../../shared/schemas/lock";
 import type { LeaseSettings } from "./lease-options";
 import type { LockTarget } from "./lock-target";
 
-const RELEASE_BACKOFF_MS = 100;
+export const RELEASE_BACKOFF_MS = 100;
 
 /** A grant, and the clock read just before the call that granted (or claimed) it. */
 export interface Granted {

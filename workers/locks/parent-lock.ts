@@ -9,10 +9,11 @@ import type { CombinedAnswer, CombineReport, QueuedChange, QueuedWaiter } from "
 import { type FillLevel, listId } from "../../shared/schemas/fill-level";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
-import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
+import { grantOf, plainAsk } from "./acquire-loop";
 import { type Granted, Lease } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
 import type { LockTarget } from "./lock-target";
+import { acquireGivingBack } from "./lost-answer";
 
 /** What acquire-or-combine came to: a lease (what is left to write), or every change written. */
 export interface CombineOutcome {
@@ -74,7 +75,7 @@ export class ParentLock extends Lease {
     return ParentLock.#started(
       target,
       holder,
-      grantOf(await acquireLoop(target, holder, s, plainAsk(target))),
+      grantOf(await acquireGivingBack(target, holder, s, plainAsk(target))),
       s,
     );
   }
@@ -96,7 +97,7 @@ export class ParentLock extends Lease {
     let combined: CombinedAnswer | null = null;
     let taken = false;
     // The grant takes the queue behind this run in its own step: no takeQueued call after it.
-    const end = await acquireLoop(target, holder, { ...s, takeQueue: true }, async (req) => {
+    const end = await acquireGivingBack(target, holder, { ...s, takeQueue: true }, async (req) => {
       const result = await target.acquireOrCombine({ ...req, changes });
       if (!result.ok) return result;
       // The answer naming what was written is delivered once: a re-join after it keeps it.

@@ -4,10 +4,11 @@
  * unsettled), and whose release hands its own receipt etag on.
  */
 import type { Intent } from "../../shared/schemas/receipt";
-import { acquireLoop, grantOf, plainAsk } from "./acquire-loop";
+import { grantOf, plainAsk } from "./acquire-loop";
 import { type Granted, Lease } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
 import type { LockTarget } from "./lock-target";
+import { acquireGivingBack } from "./lost-answer";
 
 export class ScopeLock extends Lease {
   /**
@@ -39,7 +40,7 @@ export class ScopeLock extends Lease {
     opts: LeaseOptions | LeaseSettings,
   ): Promise<ScopeLock> {
     const s = leaseOptions(opts);
-    const granted = grantOf(await acquireLoop(target, holder, s, plainAsk(target)));
+    const granted = grantOf(await acquireGivingBack(target, holder, s, plainAsk(target)));
     const lease = new ScopeLock(target, holder, granted, s);
     await lease.start(granted.before);
     return lease;

@@ -1,7 +1,7 @@
 /**
  * The periodic sweep (docs/design.md, "Webhooks and the sweep"): GitHub does not redeliver failed webhooks
  * and runs can crash, so on a Cron Trigger it (1) resolves intents older than the lease TTL, (2) re-drives
- * dead-letter destroys and (3) reports closed scopes that still own entries, re-sending the destroys of
+ * dead-letter destroys, within a budget, setting aside those it never will (./redrive-dead-letters.ts), and (3) reports closed scopes that still own entries, re-sending the destroys of
  * an unconfirmed close, or of a confirmed one past its grace period (./closed-scopes.ts). A thin orchestrator: the engine
  * supplies (1) and the "owns entries" listing for (3); each part runs even when another fails.
  */
@@ -49,7 +49,7 @@ export async function runSweep(env: Env, parts: SweepParts, now: number): Promis
         return parts.resolveStaleIntents(env, { olderThan: now - ttlMs, now });
       }),
     ),
-    settle(redriveDeadLetters(env)),
+    settle(redriveDeadLetters(env, now)),
     settle(parts.scopesOwningEntries(env).then((owning) => closedScopesWithEntries(env, owning, now))),
     settle(parts.orphans(env)),
   ]);
@@ -58,7 +58,9 @@ export async function runSweep(env: Env, parts: SweepParts, now: number): Promis
 
 export function sweepFailed(report: SweepReport): boolean {
   const parts = [report.intents, report.deadLetters, report.closedWithEntries, report.orphans];
-  return parts.some((part) => !part.ok) || report.nearCapacity?.ok === false;
+  // A parked letter left for the next sweep (its send failed) fails the invocation as before.
+  const lettersLeft = report.deadLetters.ok && report.deadLetters.value.failed.length > 0;
+  return parts.some((part) => !part.ok) || lettersLeft || report.nearCapacity?.ok === false;
 }
 
 export async function settle<T>(work: Promise<T>): Promise<Part<T>> {
