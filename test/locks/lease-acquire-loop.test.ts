@@ -185,7 +185,8 @@ describe("the acquire loop", () => {
         }),
       );
       expect({ code: (result as SponsonError).code, delays }).toEqual({ code, delays: [25, 50, 45] });
-      expect(calls.acquire).toBe(3);
+      // A reset may have been granted unanswered: one ask more gives it back; an overload reached nothing.
+      expect(calls.acquire).toBe(error === reset ? 4 : 3);
       expect(clock.now() - start).toBe(120);
     }
   });
