@@ -99,7 +99,7 @@ export async function createRedirectUrl(
 function raceFor(state: EmulatorState, instance: string, secretKey: string, url: string): void {
   const prefix = clerkKeys.races(secretKey);
   for (const [key, race] of state.list<ClerkRace>(prefix)) {
-    if (!url.includes(key.slice(prefix.length))) continue;
+    if (race.nth < 1 || !url.includes(key.slice(prefix.length))) continue;
     if (race.nth > 1) {
       state.put<ClerkRace>(key, { nth: race.nth - 1 });
       continue;

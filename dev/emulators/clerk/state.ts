@@ -38,8 +38,8 @@ export interface ClerkRedirectUrl {
  * Test hook: the `nth` POST of a redirect URL containing the substring the storage key names,
  * made with that secret key, finds the URL created by someone else just before it (an id starting
  * `ru_outside`), so Clerk refuses it as a duplicate: another writer won the race between a read and
- * that request. Counted down; removed once it fired. One row per substring, so tests (or steps)
- * running at once each arm their own.
+ * that request. Counted down; removed once it fired; `nth` 0 is off. One row per substring, so
+ * tests (or steps) running at once each arm their own.
  */
 export interface ClerkRace {
   nth: number;
