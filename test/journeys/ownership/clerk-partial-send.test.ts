@@ -15,11 +15,13 @@ import type { Plan } from "../../../shared/schemas/plan";
 import type { RunResult } from "../../../shared/schemas/run";
 import { SecretRegistry } from "../../../shared/secrets";
 import { MAX_DECIDE_ATTEMPTS } from "../../../workers/adapters/stale-state";
+import type { LockProvider } from "../../../workers/engine/deps";
 import { ownerOf } from "../../../workers/engine/rules/ownership";
-import { lockStub, lockTarget } from "../../../workers/locks/lock-target";
+import { type LockTarget, lockStub, lockTarget, overriding } from "../../../workers/locks/lock-target";
 import { clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
 import { connectionOf } from "../../helpers/connections";
 import { durableIntents, freshPr, receipt, untilWaiters } from "../../helpers/engine";
+import { endLockDelay, expireLeaseJustNow } from "../../helpers/locks";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";
 
@@ -44,7 +46,8 @@ async function world() {
       params: { url: `https://{scope}.preview.example.com/${path}` },
     })),
   });
-  const engine = () => testEngine({ bindings: { [secret]: c.secretKey } });
+  const engine = (wrapLocks?: (inner: LockProvider) => LockProvider) =>
+    testEngine({ bindings: { [secret]: c.secretKey }, ...(wrapLocks ? { wrapLocks } : {}) });
   /** url → whose: the run's (an id Clerk gave our POST) or someone else's (the race hook's). */
   const urls = async () =>
     Object.fromEntries(
@@ -161,6 +164,40 @@ describe("a Clerk group refused half-way: what was sent stays the run's", () => 
     });
     for (const path of paths)
       expect(await s.owned(urlOf(scope, path))).toEqual({ owners: [], foreign: false });
+    expect(await durableIntents("preview", scope)).toEqual([]);
+  });
+
+  it("the lease expires at the object after the send refused half-way, and the next attempt writes nothing: its release is still the check after what was written (LOCK_LOST, outcome unknown, intents kept); recovery removes A", async () => {
+    const s = await world();
+    const scope = freshPr();
+    const [A, B] = [urlOf(scope, "a"), urlOf(scope, "b")];
+    await s.c.raceCreate(B);
+    // Once the second attempt has made its claims (B joined as foreign), only the object knows
+    // the lease ran out: the holder's own deadline is far away.
+    const expireAfterJoin = (inner: LockProvider): LockProvider => ({
+      ...inner,
+      parent: async (identity) => {
+        const target: LockTarget = await inner.parent(identity);
+        return overriding(target, {
+          changeOwners: async (req) => {
+            const answer = await target.changeOwners(req);
+            if (req.changes.some((c) => c.key === B && c.action === "foreign"))
+              await expireLeaseJustNow(s.lockKey);
+            return answer;
+          },
+        });
+      },
+    });
+    const applied = await s.engine(expireAfterJoin).apply({ ...at(scope), plan: s.plan("a", "b") });
+    expect(applied.run.status).toBe("failed");
+    expect(applied.lines[0]?.error).toMatchObject({ code: "LOCK_LOST", detail: { outcome: "unknown" } });
+    expect(applied.lines[0]?.error?.message).toContain("may have landed");
+    expect((await durableIntents("preview", scope)).map((i) => i.key).sort()).toEqual([A, B]);
+    // A stays the scope's (its claim was kept), so its recovery removes it; B is someone else's.
+    expect(await s.owned(A)).toEqual({ owners: [me(scope)], foreign: false });
+    await endLockDelay(s.lockKey);
+    expect((await s.engine().recover(at(scope))).run.status).toBe("succeeded");
+    expect(await s.urls()).toEqual({ [B]: "outside", "my-app://oauth-callback": "ours" });
     expect(await durableIntents("preview", scope)).toEqual([]);
   });
 
