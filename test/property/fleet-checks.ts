@@ -25,6 +25,7 @@ import {
   type FleetWorld,
   foreignItems,
   identityOf,
+  outsideItems,
   parentKey,
   scopeKey,
 } from "./fleet-world";
@@ -39,7 +40,8 @@ export async function allEntries(world: FleetWorld): Promise<string[]> {
 /** Lost, leaked and doubled entries, against the model (test/helpers/entry-history.ts). */
 export async function checkLists(world: FleetWorld, model: WantModel, when: string): Promise<string[]> {
   const wanted = new Map([...model.allWanted()].map(([id, scopes]) => [id, scopes.map(world.scopeName)]));
-  const foreign = objects().flatMap(foreignItems);
+  // Another writer's entries (the Clerk race) are theirs from then on: kept, as foreign entries are.
+  const foreign = [...objects().flatMap(foreignItems), ...(await outsideItems(world))];
   return checkEntries(await allEntries(world), { foreign, wanted, doubt: model.allDoubtful() }, { when });
 }
 
@@ -149,7 +151,7 @@ export async function checkQuiet(
 /** After every scope is destroyed: the lists hold the foreign entries alone, and no lock object names an owner. */
 export async function checkEmpty(world: FleetWorld): Promise<string[]> {
   const problems: string[] = [];
-  const foreign = objects().flatMap(foreignItems);
+  const foreign = [...objects().flatMap(foreignItems), ...(await outsideItems(world))];
   const nothingWanted = { foreign, wanted: [], doubt: [] };
   problems.push(
     ...checkEntries(await allEntries(world), nothingWanted, { when: "after destroying every scope" }),

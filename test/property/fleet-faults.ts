@@ -56,7 +56,8 @@ async function until(what: () => Promise<boolean>, boundMs: number): Promise<voi
 export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): FaultHook {
   let seen = 0;
   return async (point, detail) => {
-    if (fault.kind === "none" || fault.kind === "slow") return;
+    // Slow writes and the other writer's create are the emulator's, not the engine's hook's.
+    if (fault.kind === "none" || fault.kind === "slow" || fault.kind === "outside-create") return;
     // The object by the change's parent: a recovered intent's line may name another object today.
     const object = detail.parent ? ctx.objectOfParent(detail.parent) : 0;
     const tenant = OBJECTS[object]?.tenant ?? 0;

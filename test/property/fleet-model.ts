@@ -1,7 +1,9 @@
 /**
  * What a fleet history is made of (./fleet-histories.test.ts): several scopes applying plans that
  * change from run to run over several Auth0 applications (objects) on two tenants, reached through
- * three connections (two of them to the same tenant), with the four list ops of each application.
+ * three connections (two of them to the same tenant), with the four list ops of each application,
+ * and (feature `per-item-refused`) a Clerk instance's redirect URLs, whose send is one POST or
+ * DELETE per URL.
  * A plan is drawn afresh for every apply, so between two runs of one scope a line may be renamed,
  * change its op, its URL, its object or its connection, or come and go. Scopes, objects and
  * connections are indices here; the runner maps them to fresh names per execution, so a replayed
@@ -23,7 +25,10 @@ export const OPS = [
   "auth0.webOrigin",
   "auth0.allowedOrigin",
 ] as const;
-export type OpName = (typeof OPS)[number];
+export type Auth0Op = (typeof OPS)[number];
+/** The per-item op: each redirect URL an object of its own, one request per item of a group. */
+export const CLERK_OP = "clerk.redirectUrl";
+export type OpName = Auth0Op | typeof CLERK_OP;
 /** Callback and logout URLs take a path; origins do not. */
 const ORIGIN_OPS = new Set<string>(["auth0.webOrigin", "auth0.allowedOrigin"]);
 
@@ -51,14 +56,26 @@ export const FOREIGN = {
   allowed_origins: ["https://app.example.com"],
 } as const;
 
-/** Objects: (tenant, application). Connections: which tenant each reaches (0 and 1 reach the same). */
+/**
+ * Objects: (host, application). Hosts 0 and 1 are Auth0 tenants, host 2 is Clerk's API with one
+ * instance (the last object). Connections: which host each reaches (0 and 1 reach the same).
+ */
 export const OBJECTS = [
   { tenant: 0, client: "app-a" },
   { tenant: 0, client: "app-b" },
   { tenant: 1, client: "app-a" },
+  { tenant: 2, client: "clerk-instance" },
 ] as const;
-export const CONNECTIONS_OF_TENANT: Record<number, readonly number[]> = { 0: [0, 1], 1: [2] };
-export const TENANTS = 2;
+export const CONNECTIONS_OF_TENANT: Record<number, readonly number[]> = { 0: [0, 1], 1: [2], 2: [3] };
+/** Auth0 tenants: hosts 0 … AUTH0_TENANTS − 1. */
+export const AUTH0_TENANTS = 2;
+/** Every host, Clerk's included (the faults that turn a host's knobs may aim at any). */
+export const TENANTS = 3;
+export const CLERK_OBJECT = 3;
+/** The Auth0 applications: objects 0 … AUTH0_OBJECTS − 1. */
+export const AUTH0_OBJECTS = 3;
+/** On the Clerk instance before any scope (the last is in plans, the first in none). */
+export const CLERK_FOREIGN = ["my-app://oauth-callback", "https://app.example.com/callback"] as const;
 export const MAX_SCOPES = 3;
 export const LABELS = ["a", "b", "c", "d", "e", "f"] as const;
 /** The lock object's limit on one combined request is 200 changes: a big plan has more on one object. */
@@ -100,6 +117,14 @@ export type Fault =
    * write's retries are refused `status` (a refusal that says nothing of the lost attempt).
    */
   | { kind: "late-write"; nth: number; status: number }
+  /**
+   * Another writer creates the nth redirect URL of this scope's own that any run POSTs on the
+   * Clerk instance (the scope's run, or a combining holder carrying its change) right before that
+   * POST: the group's send, one POST per URL, is refused there, after the requests before it. An
+   * apply with this fault adds two new URLs of the scope's own (`raceLines`), so its group posts
+   * at least two.
+   */
+  | { kind: "outside-create"; nth: number }
   /** Every provider request of the run's tenant answers this much later (slow writes). */
   | { kind: "slow"; latencyMs: number }
   /** From `point` on, the tenant's requests take longer than the lease (a hung provider write). */
@@ -142,23 +167,33 @@ export function isShared(url: string): boolean {
   return !url.includes("{scope}");
 }
 
-const lineArb: fc.Arbitrary<Omit<LineSpec, "label">> = fc
-  .record({
-    op: fc.constantFrom(...OPS),
-    url: fc.nat({ max: 3 }),
-    object: fc.nat({ max: OBJECTS.length - 1 }),
-    connection: fc.nat({ max: 1 }),
-  })
-  .map(({ op, url, object, connection }) => {
-    const urls = ORIGIN_OPS.has(op) ? URLS.origin : URLS.path;
-    const conns = CONNECTIONS_OF_TENANT[OBJECTS[object]?.tenant ?? 0] ?? [0];
-    return {
-      op,
-      url: urls[url] as string,
-      object,
-      connection: conns[connection % conns.length] as number,
-    };
-  });
+/**
+ * A line on an Auth0 application, or (with `clerk`) often on the Clerk instance, a redirect URL:
+ * a group of several of them is a send of several requests, which a race can refuse half-way.
+ */
+function lineArb(clerk: boolean): fc.Arbitrary<Omit<LineSpec, "label">> {
+  const auth0 = fc.nat({ max: AUTH0_OBJECTS - 1 });
+  return fc
+    .record({
+      op: fc.constantFrom(...OPS),
+      url: fc.nat({ max: 3 }),
+      object: clerk
+        ? fc.oneof({ arbitrary: auth0, weight: 3 }, { arbitrary: fc.constant(CLERK_OBJECT), weight: 2 })
+        : auth0,
+      connection: fc.nat({ max: 1 }),
+    })
+    .map(({ op, url, object, connection }) => {
+      const onClerk = object === CLERK_OBJECT;
+      const urls = !onClerk && ORIGIN_OPS.has(op) ? URLS.origin : URLS.path;
+      const conns = CONNECTIONS_OF_TENANT[OBJECTS[object]?.tenant ?? 0] ?? [0];
+      return {
+        op: onClerk ? CLERK_OP : op,
+        url: urls[url] as string,
+        object,
+        connection: conns[connection % conns.length] as number,
+      };
+    });
+}
 
 /**
  * A plan: distinct items. With `plan-edits`, labelled by a random draw of line ids, so a later plan
@@ -166,7 +201,10 @@ const lineArb: fc.Arbitrary<Omit<LineSpec, "label">> = fc
  * line only comes and goes, or changes its connection).
  */
 export function planArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<LineSpec[]> {
-  const items = fc.uniqueArray(lineArb, { maxLength: 5, selector: (l) => `${l.op} ${l.url} ${l.object}` });
+  const items = fc.uniqueArray(lineArb(features.has("per-item-refused")), {
+    maxLength: 5,
+    selector: (l) => `${l.op} ${l.url} ${l.object}`,
+  });
   if (!features.has("plan-edits"))
     return items.map((lines) =>
       lines.map((l) => ({ ...l, label: `${l.op.slice(6)}-${URLS_ALL.indexOf(l.url)}-${l.object}` })),
@@ -201,6 +239,14 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
         nth,
       }),
       weight: 2,
+    });
+  if (features.has("per-item-refused"))
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("outside-create" as const),
+        nth: fc.integer({ min: 1, max: 2 }),
+      }),
+      weight: 3,
     });
   if (alone && features.has("provider-failures")) {
     options.push({
@@ -243,6 +289,24 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
   return fc.oneof(...options);
 }
 
+/** Labels of the lines an `outside-create` apply adds (made new in each group: ./fleet-runner.ts). */
+export const RACE_LABELS = ["ra", "rb"] as const;
+
+/**
+ * Two redirect URLs of the scope's own, absent when the step starts: the run's Clerk group posts
+ * at least two URLs, so the other writer's create can refuse its send half-way (nth 2) or on its
+ * first request (nth 1, the control).
+ */
+function raceLines(): LineSpec[] {
+  return RACE_LABELS.map((label) => ({
+    label,
+    op: CLERK_OP,
+    url: `https://{scope}.preview.example.com/race/${label}`,
+    object: CLERK_OBJECT,
+    connection: CONNECTIONS_OF_TENANT[OBJECTS[CLERK_OBJECT].tenant]?.[0] ?? 0,
+  }));
+}
+
 function stepArb(scope: number, features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitrary<Step> {
   const fault = faultArb(features, alone);
   const options: Array<fc.WeightedArbitrary<Step>> = [
@@ -250,7 +314,7 @@ function stepArb(scope: number, features: ReadonlySet<FeatureName>, alone: boole
       arbitrary: fc.record({ lines: planArb(features), fault }).map(({ lines, fault }) => ({
         action: "apply" as const,
         scope,
-        lines,
+        lines: fault.kind === "outside-create" ? [...lines, ...raceLines()] : lines,
         fault,
       })),
       weight: 6,
@@ -261,7 +325,7 @@ function stepArb(scope: number, features: ReadonlySet<FeatureName>, alone: boole
     options.push({
       arbitrary: fc
         .record({
-          object: fc.nat({ max: OBJECTS.length - 1 }),
+          object: fc.nat({ max: AUTH0_OBJECTS - 1 }),
           count: fc.integer({ min: BIG_PLAN_MIN, max: BIG_PLAN_MIN + 20 }),
           fault: fc.oneof({ arbitrary: fc.constant(NONE), weight: 3 }, { arbitrary: fault, weight: 1 }),
         })
@@ -282,7 +346,7 @@ function groupArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<Group> {
       arbitrary: fc
         .record({
           scopes: fc.uniqueArray(fc.nat({ max: MAX_SCOPES - 1 }), { minLength: 2, maxLength: 2 }),
-          object: fc.nat({ max: OBJECTS.length - 1 }),
+          object: fc.nat({ max: AUTH0_OBJECTS - 1 }),
           lines: planArb(features),
           waiterLines: planArb(features),
         })
@@ -333,7 +397,7 @@ export function historyArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<His
 }
 
 function describeLine(l: LineSpec): string {
-  return `${l.label}=${l.op.slice(6)}:${l.url.replace("https://", "")}@${l.object}/c${l.connection}`;
+  return `${l.label}=${l.op.replace(/^\w+\./, "")}:${l.url.replace("https://", "")}@${l.object}/c${l.connection}`;
 }
 
 function describeFault(f: Fault | undefined): string {
@@ -342,6 +406,7 @@ function describeFault(f: Fault | undefined): string {
     return ` ${f.kind} ${f.point} #${f.nth}`;
   if (f.kind === "fail-write") return ` provider ${f.status} on write #${f.nth}`;
   if (f.kind === "late-write") return ` write #${f.nth} lands late, its retries ${f.status}`;
+  if (f.kind === "outside-create") return ` someone else creates its URL before POST #${f.nth}`;
   if (f.kind === "slow") return ` slow ${f.latencyMs} ms`;
   return ` hung from ${f.point}`;
 }

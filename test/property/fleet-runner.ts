@@ -11,10 +11,31 @@ import { RECEIPT_VERSION } from "../../shared/schemas/receipt";
 import { seedAuth0Tenant } from "../helpers/emulators";
 import { TEST_M2M } from "../helpers/plans";
 import { allEntries, checkEmpty, checkLines, checkLists, checkOwners, checkQuiet } from "./fleet-checks";
-import { describeStep, FOREIGN, type History, itemId, type LineSpec, OBJECTS, urlOf } from "./fleet-model";
+import {
+  AUTH0_OBJECTS,
+  AUTH0_TENANTS,
+  type Auth0Op,
+  CLERK_OBJECT,
+  describeStep,
+  FOREIGN,
+  type History,
+  itemId,
+  type LineSpec,
+  OBJECTS,
+  RACE_LABELS,
+  urlOf,
+} from "./fleet-model";
 import { engineFor, type RunOutcome, recoverScope, request, runStep } from "./fleet-steps";
 import { WantModel } from "./fleet-wants";
-import { ENVIRONMENT, FIELD_OF, FIELDS, type FleetWorld, identityOf, receiptR2Key } from "./fleet-world";
+import {
+  ENVIRONMENT,
+  FIELD_OF,
+  FIELDS,
+  type FleetWorld,
+  identityOf,
+  outsideItems,
+  receiptR2Key,
+} from "./fleet-world";
 
 /** SPONSON_PROPERTY_VERBOSE=1: every group as it starts (where a hung history stopped). */
 const VERBOSE = Boolean(
@@ -33,25 +54,41 @@ export interface FleetTally {
   failed: number;
   shared: number;
   released: number;
+  /** Redirect URLs another writer created right before a run's POST of them (`outside-create`). */
+  outsideCreates: number;
 }
 
 export function emptyTally(): FleetTally {
-  return { histories: 0, steps: 0, concurrent: 0, crashes: 0, faults: 0, failed: 0, shared: 0, released: 0 };
+  return {
+    histories: 0,
+    steps: 0,
+    concurrent: 0,
+    crashes: 0,
+    faults: 0,
+    failed: 0,
+    shared: 0,
+    released: 0,
+    outsideCreates: 0,
+  };
 }
 
-/** The holder's own line of a combining step names its group, so no earlier step created it already. */
-function uniqueHolderLines(history: History): History {
+/**
+ * Lines that must be new in their group get the group's number in their URL: the holder's own
+ * line of a combining step (so no earlier step created it already), and the lines an
+ * `outside-create` apply adds (so its run posts them).
+ */
+function uniqueGroupLines(history: History): History {
+  const fresh = (labels: readonly string[], n: number) => (l: LineSpec) =>
+    labels.includes(l.label) ? { ...l, url: `${l.url}-${n}` } : l;
   return {
     ...history,
     groups: history.groups.map((g, n) => ({
       steps: g.steps.map((s) =>
         s.action === "combine-timeout"
-          ? {
-              ...s,
-              lines: s.lines.map((l) => (l.label === "z" ? { ...l, url: `${l.url}-${n}` } : l)),
-              waiterLines: s.waiterLines.map((l) => (l.label === "z" ? { ...l, url: `${l.url}-${n}` } : l)),
-            }
-          : s,
+          ? { ...s, lines: s.lines.map(fresh(["z"], n)), waiterLines: s.waiterLines.map(fresh(["z"], n)) }
+          : s.action === "apply"
+            ? { ...s, lines: s.lines.map(fresh(RACE_LABELS, n)) }
+            : s,
       ),
     })),
   };
@@ -68,12 +105,13 @@ async function plantOldReceipt(
   model: WantModel,
 ): Promise<void> {
   const scope = world.scopeName(old.scope);
-  const ledger = old.lines.filter((l) => !l.url.includes("app.example.com"));
+  // Auth0 entries only: the old version's receipts predate Clerk.
+  const ledger = old.lines.filter((l) => !l.url.includes("app.example.com") && l.object !== CLERK_OBJECT);
   const intents: LineSpec[] = Array.from({ length: old.created }, (_, i) => ({
     label: `old-${i}`,
     op: "auth0.callbackUrl" as const,
     url: `https://{scope}.preview.example.com/old/${i}`,
-    object: i % OBJECTS.length,
+    object: i % AUTH0_OBJECTS,
     connection: 0,
   })).map((l) => ({ ...l, connection: OBJECTS[l.object]?.tenant === 1 ? 2 : 0 }));
   const record = (l: LineSpec) => ({
@@ -96,14 +134,14 @@ async function plantOldReceipt(
   };
   await env.RECEIPTS.put(receiptR2Key(world, old.scope), JSON.stringify(receipt));
   // The provider holds what the receipt names (the old run wrote its intents' items before it died).
-  for (const [tenant, domain] of world.domains.entries()) {
+  for (const [tenant, domain] of world.domains.slice(0, AUTH0_TENANTS).entries()) {
     const clients: Record<string, Record<string, string[]>> = {};
     for (const [object, o] of OBJECTS.entries()) {
       if (o.tenant !== tenant) continue;
       const lists = Object.fromEntries(FIELDS.map((f) => [f, [...FOREIGN[f]]]));
       for (const l of [...ledger, ...intents])
         if (l.object === object) {
-          const list = lists[FIELD_OF[l.op]] as string[];
+          const list = lists[FIELD_OF[l.op as Auth0Op]] as string[];
           const url = urlOf(l, scope);
           if (!list.includes(url)) list.push(url);
         }
@@ -130,7 +168,7 @@ function takeOutcome(world: FleetWorld, model: WantModel, o: RunOutcome): void {
 }
 
 export async function runFleetHistory(world: FleetWorld, raw: History, tally: FleetTally): Promise<string[]> {
-  const history = uniqueHolderLines(raw);
+  const history = uniqueGroupLines(raw);
   const model = new WantModel();
   const problems: string[] = [];
   const name = (i: number) => world.scopeName(i);
@@ -197,6 +235,7 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
       problems.push(`final destroy of ${d.run.scope}: ${JSON.stringify(d.run.error)}`);
   }
   problems.push(...(await checkEmpty(world)));
+  tally.outsideCreates += (await outsideItems(world)).length;
   problems.push(...(await checkQuiet(world, all, "after destroying every scope")));
   tally.histories += 1;
   for (const p of problems) log(`problem: ${p}`);

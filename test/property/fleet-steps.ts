@@ -14,7 +14,16 @@ import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
 import { type FaultState, faultHook, landLateWrites, resetTenants } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
-import { ENVIRONMENT, type FleetWorld, identityOf, parentKey, planOf } from "./fleet-world";
+import {
+  armOutsideCreate,
+  CLERK_SECRET_BINDING,
+  CLERK_SECRET_KEY,
+  ENVIRONMENT,
+  type FleetWorld,
+  identityOf,
+  parentKey,
+  planOf,
+} from "./fleet-world";
 
 /**
  * Longer than a lease's TTL plus the lock-delay after its expiry: a run whose write had an unknown
@@ -48,6 +57,7 @@ export interface RunOutcome {
 export function engineFor(faults?: FaultHook) {
   return testEngine({
     clock: instantBackoffClock,
+    bindings: { [CLERK_SECRET_BINDING]: CLERK_SECRET_KEY },
     ...(faults ? { faults } : {}),
   });
 }
@@ -151,7 +161,15 @@ export async function runStep(world: FleetWorld, step: Step): Promise<RunOutcome
     const latencyMs = step.fault.latencyMs;
     await Promise.all(world.domains.map((d) => configureHost(d, { latencyMs })));
   }
-  return [await runOne(world, { scope: step.scope, plan, hook, state })];
+  // The other writer is the emulator's (the Clerk race hook): whichever run POSTs the URL meets it.
+  const disarm =
+    step.fault.kind === "outside-create" ? await armOutsideCreate(world, step.scope, step.fault.nth) : null;
+  const outcome = await runOne(world, { scope: step.scope, plan, hook, state });
+  if (disarm && (await disarm())) {
+    state.fired = true;
+    outcome.faultFired = true;
+  }
+  return [outcome];
 }
 
 /**

@@ -1,24 +1,48 @@
 /**
  * The fleet property's world (./fleet-model.ts): two fresh emulated Auth0 tenants, each seeded with
- * two applications holding the foreign entries, three connections (two to the first tenant), and
- * how to read what the applications hold, the locks and the receipts, each from its own authority.
+ * two applications holding the foreign entries, three connections (two to the first tenant), a
+ * fresh Clerk instance with its foreign redirect URLs and one connection, and how to read what the
+ * objects hold, the locks and the receipts, each from its own authority.
  */
 import { env } from "cloudflare:workers";
 import type { ListField } from "../../dev/emulators/auth0/state";
+import {
+  CLERK_HOST,
+  type ClerkRace,
+  type ClerkRedirectUrl,
+  clerkInstance,
+  clerkKeys,
+  clerkRedirectUrl,
+  OUTSIDE_ID_PREFIX,
+} from "../../dev/emulators/clerk";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
 import { lockStub } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";
 import { registerConnection } from "../helpers/connections";
-import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
+import { auth0Client, emulatorStub, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { SECRET_NAME, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
-import { FOREIGN, type LineSpec, OBJECTS, type OpName, TENANTS, urlOf } from "./fleet-model";
+import {
+  AUTH0_TENANTS,
+  type Auth0Op,
+  CLERK_FOREIGN,
+  CLERK_OBJECT,
+  CLERK_OP,
+  FOREIGN,
+  type LineSpec,
+  OBJECTS,
+  urlOf,
+} from "./fleet-model";
 
 export const ENVIRONMENT = "preview";
+/** The binding holding the Clerk key (every world's instance is reached with it: fleetEngine's bindings). */
+export const CLERK_SECRET_BINDING = "FLEET_CLERK_SECRET_KEY";
+/** One key for the file: each world points it at its own fresh instance (histories run one by one). */
+export const CLERK_SECRET_KEY = `sk_live_fleet${crypto.randomUUID().replaceAll("-", "")}`;
 
-export const FIELD_OF: Record<OpName, ListField> = {
+export const FIELD_OF: Record<Auth0Op, ListField> = {
   "auth0.callbackUrl": "callbacks",
   "auth0.logoutUrl": "allowed_logout_urls",
   "auth0.webOrigin": "web_origins",
@@ -27,7 +51,10 @@ export const FIELD_OF: Record<OpName, ListField> = {
 export const FIELDS = Object.values(FIELD_OF);
 
 export interface FleetWorld {
+  /** Hosts by tenant index: the Auth0 tenants, then Clerk's API. */
   domains: string[];
+  /** The Clerk instance of the world (ins_…). */
+  clerkInstance: string;
   /** Connection names by index (./fleet-model.ts CONNECTIONS_OF_TENANT). */
   connections: string[];
   scopeName(index: number): string;
@@ -36,8 +63,9 @@ export interface FleetWorld {
 let worlds = 0;
 export async function freshFleetWorld(scopeName: (i: number) => string): Promise<FleetWorld> {
   worlds += 1;
-  const domains = Array.from({ length: TENANTS }, () => freshAuth0Domain("fleet"));
+  const domains = [...Array.from({ length: AUTH0_TENANTS }, () => freshAuth0Domain("fleet")), CLERK_HOST];
   const [d0, d1] = domains as [string, string];
+  const clerk = `ins_fleet${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   const connection = (name: string, domain: string) =>
     registerConnection(name, {
       type: "auth0",
@@ -48,10 +76,26 @@ export async function freshFleetWorld(scopeName: (i: number) => string): Promise
     connection(`fleet-${worlds}-a-${d0}`, d0),
     connection(`fleet-${worlds}-b-${d0}`, d0),
     connection(`fleet-${worlds}-c-${d1}`, d1),
+    registerConnection(`fleet-${worlds}-clerk-${clerk}`, {
+      type: "clerk",
+      config: { instance: clerk },
+      secrets: { secretKey: CLERK_SECRET_BINDING },
+    }),
   ];
   const foreign = Object.fromEntries(FIELDS.map((f) => [f, [...FOREIGN[f]]]));
+  const redirects = Object.fromEntries(
+    CLERK_FOREIGN.map((url, i) => {
+      const id = `ru_seed${i}${clerk.slice(9, 17)}`;
+      return [clerkKeys.redirect(clerk, id), clerkRedirectUrl(id, url, 1_700_000_000_000 + i)];
+    }),
+  );
+  await emulatorStub(CLERK_HOST).seed({
+    [clerkKeys.key(CLERK_SECRET_KEY)]: { instance: clerk },
+    [clerkKeys.instance(clerk)]: clerkInstance(clerk),
+    ...redirects,
+  });
   await Promise.all(
-    domains.map((domain, tenant) =>
+    domains.slice(0, AUTH0_TENANTS).map((domain, tenant) =>
       seedAuth0Tenant(domain, {
         m2m: TEST_M2M,
         clients: Object.fromEntries(
@@ -60,12 +104,13 @@ export async function freshFleetWorld(scopeName: (i: number) => string): Promise
       }),
     ),
   );
-  return { domains, connections, scopeName };
+  return { domains, clerkInstance: clerk, connections, scopeName };
 }
 
 export function identityOf(world: FleetWorld, object: number): string {
   const o = OBJECTS[object];
   if (!o) throw new Error(`no object ${object}`);
+  if (object === CLERK_OBJECT) return `clerk:instance:${world.clerkInstance}`;
   return `auth0:${(world.domains[o.tenant] as string).toLowerCase()}:client:${o.client}`;
 }
 
@@ -76,7 +121,9 @@ export function planOf(world: FleetWorld, lines: readonly LineSpec[]): Plan {
       id: l.label,
       op: l.op,
       connection: world.connections[l.connection] as string,
-      params: { client: OBJECTS[l.object]?.client as string, url: l.url },
+      params: (l.object === CLERK_OBJECT
+        ? { url: l.url }
+        : { client: OBJECTS[l.object]?.client as string, url: l.url }) as Record<string, string>,
     })),
   };
 }
@@ -85,16 +132,51 @@ export function planOf(world: FleetWorld, lines: readonly LineSpec[]): Plan {
 export async function entriesOf(world: FleetWorld, object: number): Promise<string[]> {
   const o = OBJECTS[object];
   if (!o) throw new Error(`no object ${object}`);
+  if (object === CLERK_OBJECT)
+    return (await redirectUrls(world)).map((r) => `${CLERK_OP} ${r.url} @${object}`);
   const client = await auth0Client(world.domains[o.tenant] as string, o.client);
   if (!client) throw new Error(`application ${o.client} is gone`);
-  return (Object.entries(FIELD_OF) as Array<[OpName, ListField]>).flatMap(([op, field]) =>
+  return (Object.entries(FIELD_OF) as Array<[Auth0Op, ListField]>).flatMap(([op, field]) =>
     client[field].map((url) => `${op} ${url} @${object}`),
   );
 }
 
+async function redirectUrls(world: FleetWorld): Promise<ClerkRedirectUrl[]> {
+  return Object.values(
+    await emulatorStub(CLERK_HOST).dump(clerkKeys.redirects(world.clerkInstance)),
+  ) as ClerkRedirectUrl[];
+}
+
+/**
+ * The redirect URLs another writer created (the race hook's, `outside-create`), as item ids: theirs,
+ * foreign to every scope from then on, never the service's to remove.
+ */
+export async function outsideItems(world: FleetWorld): Promise<string[]> {
+  return (await redirectUrls(world))
+    .filter((r) => r.id.startsWith(OUTSIDE_ID_PREFIX))
+    .map((r) => `${CLERK_OP} ${r.url} @${CLERK_OBJECT}`);
+}
+
+/**
+ * The race hook (`outside-create`): another writer creates the nth URL of `scope`'s own that is
+ * POSTed on the instance, right before that POST. `disarm` says whether it fired and removes it if not.
+ */
+export async function armOutsideCreate(world: FleetWorld, scope: number, nth: number) {
+  const key = clerkKeys.race(CLERK_SECRET_KEY, `https://${world.scopeName(scope)}.`);
+  const stub = emulatorStub(CLERK_HOST);
+  await stub.seed({ [key]: { nth } satisfies ClerkRace });
+  return async (): Promise<boolean> => {
+    const left = (await stub.dump(key))[key];
+    if (left === undefined) return true;
+    await stub.seed({ [key]: { nth: 0 } satisfies ClerkRace });
+    return false;
+  };
+}
+
 /** The foreign entries every object holds, as item ids. */
 export function foreignItems(object: number): string[] {
-  return (Object.entries(FIELD_OF) as Array<[OpName, ListField]>).flatMap(([op, field]) =>
+  if (object === CLERK_OBJECT) return CLERK_FOREIGN.map((url) => `${CLERK_OP} ${url} @${object}`);
+  return (Object.entries(FIELD_OF) as Array<[Auth0Op, ListField]>).flatMap(([op, field]) =>
     FOREIGN[field].map((url) => `${op} ${url} @${object}`),
   );
 }

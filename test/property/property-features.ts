@@ -33,7 +33,13 @@ export type FeatureName =
    */
   | "crash-before-first-look"
   /** GCS: an outside writer takes away a foreign origin a run joins, before its write (412: decide again). */
-  | "gcs-412-take";
+  | "gcs-412-take"
+  /**
+   * A send of several requests refused half-way: Clerk redirect URLs in plans (one POST per URL),
+   * and another writer creating one of a group's URLs right before its POST (StaleState after the
+   * requests before it were written).
+   */
+  | "per-item-refused";
 
 export const ALL_FEATURES: readonly FeatureName[] = [
   "plan-edits",
@@ -48,6 +54,7 @@ export const ALL_FEATURES: readonly FeatureName[] = [
   "hung-writes",
   "gcs-412-take",
   "crash-before-first-look",
+  "per-item-refused",
 ];
 
 /**
@@ -57,6 +64,8 @@ export const ALL_FEATURES: readonly FeatureName[] = [
  * `gcs-412-take` once fencing is. `crash-before-first-look` fails on identity's branch (its rebuild
  * counts a crashed run's create intent as an owner, so a foreign entry the run never wrote is
  * removed by the recovery); `hung-writes` costs a lease's length per history and stays off.
+ * `per-item-refused` fails without a send refused half-way keeping what it wrote (the URLs posted
+ * before the refusal were joined as foreign and leaked: seed 586958664, path 1).
  */
 export const DEFAULT_FEATURES: readonly FeatureName[] = [
   "plan-edits",
@@ -70,6 +79,7 @@ export const DEFAULT_FEATURES: readonly FeatureName[] = [
   "crash-before-first-look",
   "slow-writes",
   "late-writes",
+  "per-item-refused",
 ];
 
 /** `all` is every feature but hung writes (each costs a lease's length of waiting). */

@@ -144,7 +144,10 @@ export interface BatchForm<Config = Record<string, unknown>> {
   /**
    * One provider write of `edit(state)`, nothing when it changes nothing. With a precondition (GCS)
    * a refused write throws StaleState (stale-state.ts): the engine reads again and decides every
-   * change of the group again, since the edits were decided from the state that changed.
+   * change of the group again, since the edits were decided from the state that changed. One
+   * request (retried as itself): StaleState here says that nothing of the write landed. An op whose
+   * write is several requests has no batch form: the engine sends one call per item and knows
+   * which were written before a refusal (docs/design.md, "Fencing around a write").
    */
   write(
     ctx: OpContext<Config>,

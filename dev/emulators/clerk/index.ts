@@ -73,7 +73,7 @@ export const clerkEmulator: ProviderEmulatorModule = {
       if (id === undefined && request.method === "GET")
         return listRedirectUrls(state, instance.id, url, takeShortPage(state, secretKey, key));
       if (id === undefined && request.method === "POST")
-        return createRedirectUrl(request, state, instance.id);
+        return createRedirectUrl(request, state, instance.id, secretKey);
       if (id !== undefined && request.method === "GET") return getRedirectUrl(state, instance.id, id);
       if (id !== undefined && request.method === "DELETE") return deleteRedirectUrl(state, instance.id, id);
     }
@@ -102,10 +102,12 @@ export { DEMO_CLERK } from "./demo";
 export {
   type ClerkInstanceRecord,
   type ClerkKey,
+  type ClerkRace,
   type ClerkRedirectUrl,
   clerkInstance,
   clerkKeys,
   clerkRedirectUrl,
+  OUTSIDE_ID_PREFIX,
 } from "./state";
 
 /** Whether this list page is answered short (ClerkKey.shortPages), counting the fault down. */

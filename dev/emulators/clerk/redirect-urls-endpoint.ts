@@ -8,7 +8,13 @@
  */
 import type { EmulatorState } from "../emulator";
 import { clerkError, clerkJson, notFound } from "./responses";
-import { type ClerkRedirectUrl, clerkKeys, clerkRedirectUrl } from "./state";
+import {
+  type ClerkRace,
+  type ClerkRedirectUrl,
+  clerkKeys,
+  clerkRedirectUrl,
+  OUTSIDE_ID_PREFIX,
+} from "./state";
 
 export const REDIRECT_URLS_PATH = /^\/v1\/redirect_urls(?:\/([^/]+))?$/;
 const URL_FORMAT = /^[a-z][a-z0-9+.-]*:\/\/[^\s]+$/i;
@@ -64,6 +70,7 @@ export async function createRedirectUrl(
   request: Request,
   state: EmulatorState,
   instance: string,
+  secretKey: string,
 ): Promise<Response> {
   const body = (await request.json().catch(() => null)) as { url?: unknown } | null;
   const url = body?.url;
@@ -77,6 +84,7 @@ export async function createRedirectUrl(
       "url must be prefixed with https:// or a custom scheme e.g. my-app://oauth-callback",
       { param_name: "url" },
     );
+  raceFor(state, instance, secretKey, url);
   if (stored(state, instance).some((r) => r.url === url))
     return clerkError(422, "duplicate_record", "duplicate record", `A redirect url ${url} already exists`, {
       param_name: "url",
@@ -85,6 +93,22 @@ export async function createRedirectUrl(
   const record = clerkRedirectUrl(newId(now), url, now);
   state.put(clerkKeys.redirect(instance, record.id), record);
   return clerkJson(200, record);
+}
+
+/** The ClerkRace hook: someone else creates `url` right before this POST, when its count is up. */
+function raceFor(state: EmulatorState, instance: string, secretKey: string, url: string): void {
+  const prefix = clerkKeys.races(secretKey);
+  for (const [key, race] of state.list<ClerkRace>(prefix)) {
+    if (race.nth < 1 || !url.includes(key.slice(prefix.length))) continue;
+    if (race.nth > 1) {
+      state.put<ClerkRace>(key, { nth: race.nth - 1 });
+      continue;
+    }
+    state.delete(key);
+    const now = Date.now();
+    const id = `${OUTSIDE_ID_PREFIX}${newId(now).slice(3)}`;
+    state.put(clerkKeys.redirect(instance, id), clerkRedirectUrl(id, url, now));
+  }
 }
 
 export function deleteRedirectUrl(state: EmulatorState, instance: string, id: string): Response {

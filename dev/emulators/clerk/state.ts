@@ -4,6 +4,7 @@
  *   key:<secret key>                 → ClerkKey (the instance it belongs to)
  *   instance:<ins_…>                 → ClerkInstanceRecord
  *   redirect:<ins_…>:<ru_…>          → ClerkRedirectUrl
+ *   race:<secret key>:<substring>    → ClerkRace (test hook)
  *   demo:provisioned                 → true (./demo.ts)
  */
 
@@ -33,11 +34,27 @@ export interface ClerkRedirectUrl {
   updated_at: number;
 }
 
+/**
+ * Test hook: the `nth` POST of a redirect URL containing the substring the storage key names,
+ * made with that secret key, finds the URL created by someone else just before it (an id starting
+ * `ru_outside`), so Clerk refuses it as a duplicate: another writer won the race between a read and
+ * that request. Counted down; removed once it fired; `nth` 0 is off. One row per substring, so
+ * tests (or steps) running at once each arm their own.
+ */
+export interface ClerkRace {
+  nth: number;
+}
+
+/** The id prefix of a URL the race hook created: someone else's, never the service's. */
+export const OUTSIDE_ID_PREFIX = "ru_outside";
+
 export const clerkKeys = {
   key: (secretKey: string) => `key:${secretKey}`,
   instance: (id: string) => `instance:${id}`,
   redirects: (instance: string) => `redirect:${instance}:`,
   redirect: (instance: string, id: string) => `redirect:${instance}:${id}`,
+  races: (secretKey: string) => `race:${secretKey}:`,
+  race: (secretKey: string, substring: string) => `race:${secretKey}:${substring}`,
 } as const;
 
 export function clerkInstance(id: string, allowedOrigins: string[] | null = null): ClerkInstanceRecord {

@@ -3,6 +3,7 @@ import {
   CLERK_HOST,
   type ClerkInstanceRecord,
   type ClerkKey,
+  type ClerkRace,
   type ClerkRedirectUrl,
   clerkInstance,
   clerkKeys,
@@ -65,5 +66,11 @@ export async function clerkInstanceWith(
     Object.values(await stub.dump(clerkKeys.redirects(instance))) as ClerkRedirectUrl[];
   const setOrigins = async (origins: string[]) =>
     stub.seed({ [clerkKeys.instance(instance)]: clerkInstance(instance, origins) });
-  return { ...h, instance, secretKey: key, stored, redirectUrls, setOrigins };
+  /**
+   * The emulator's ClerkRace hook: the `nth` POST of a URL containing `substring` finds it created
+   * by someone else just before (a deterministic race between a read and that request).
+   */
+  const raceCreate = async (substring: string, nth = 1) =>
+    stub.seed({ [clerkKeys.race(secretKey, substring)]: { nth } satisfies ClerkRace });
+  return { ...h, instance, secretKey: key, stored, redirectUrls, setOrigins, raceCreate };
 }

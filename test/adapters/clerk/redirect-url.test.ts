@@ -76,6 +76,25 @@ describe("clerk.redirectUrl", () => {
     ]);
   });
 
+  it("the emulator's race hook: the nth POST of a matching URL finds it created by someone else just before (422 duplicate), once", async () => {
+    const c = await clerkInstanceWith({});
+    const seen = await op.inspect(c.ctx, params);
+    const other = "https://pr-1.preview.example.com/other";
+    await c.raceCreate("pr-1.preview.example.com/sso", 2);
+    await op.create(c.ctx, { url: other }, seen);
+    // The first matching POST goes through; the second meets someone else's URL.
+    await op.create(c.ctx, { url: `${ITEM}-first` }, seen);
+    await expect(op.create(c.ctx, params, seen)).rejects.toBeInstanceOf(StaleState);
+    const byUrl = Object.fromEntries((await c.redirectUrls()).map((r) => [r.url, r.id]));
+    expect(byUrl[ITEM]).toMatch(/^ru_outside/);
+    expect(byUrl[`${ITEM}-first`]).not.toMatch(/^ru_outside/);
+    expect(byUrl[other]).not.toMatch(/^ru_outside/);
+    // Fired once: the hook is gone.
+    await op.remove(c.ctx, params, await op.inspect(c.ctx, params));
+    await op.create(c.ctx, params, await op.inspect(c.ctx, params));
+    expect((await c.redirectUrls()).find((r) => r.url === ITEM)?.id).not.toMatch(/^ru_outside/);
+  });
+
   it("a POST whose answer was lost, refused as a duplicate on its retry: an unknown outcome, never adopted (the URL found may be anyone's, and an attempt may still land)", async () => {
     const c = await clerkInstanceWith({});
     const seen = await op.inspect(c.ctx, params);

@@ -170,8 +170,9 @@ async function readPages(
 /**
  * Creates the redirect URL. Clerk refuses a URL the instance already holds (422
  * `duplicate_record`). Refused when no earlier attempt of ours may have landed, the URL is someone
- * else's, created since the inspection under the lease: nothing was written, so the engine reads and
- * decides again (StaleState) and joins it as foreign rather than taking it for its own creation.
+ * else's, created since the inspection under the lease: this POST wrote nothing, so the engine reads
+ * and decides again (StaleState) and joins it as foreign rather than taking it for its own creation
+ * (the group's URLs posted before it stay the run's: PartlySent, engine/write/provider-write.ts).
  * After an attempt that got no answer (or a 5xx), the refusal carries `outcome: "unknown"`
  * (../http/provider-request.ts) and nothing here settles it: a URL found may be that landing or
  * someone else's, and an attempt still on its way may land after any look. So it stands as it is:

@@ -81,22 +81,37 @@ function withChange(own: ItemOwnership, change: OwnerChange): ItemOwnership {
 }
 
 /**
- * The owner changes that take `baseline` back from where `made` left it: a write refused by its
- * precondition wrote nothing, so the claims made for it are withdrawn before deciding again.
+ * The owner changes that take `baseline` back from where `made` left it, to where `kept` alone
+ * would have: a write refused by its precondition wrote nothing, so the claims made for it are
+ * withdrawn before deciding again — all but those of changes a send of several requests wrote
+ * before the refusal (`kept`): those items are on the provider, and theirs.
  */
-export function undoChanges(baseline: readonly ItemOwnership[], made: readonly OwnerChange[]): OwnerChange[] {
+export function undoChanges(
+  baseline: readonly ItemOwnership[],
+  made: readonly OwnerChange[],
+  kept: readonly OwnerChange[] = [],
+): OwnerChange[] {
   const undo: OwnerChange[] = [];
-  for (const before of baseline) {
-    const after = made.reduce(withChange, before);
-    const item = { op: before.op, key: before.key };
-    for (const owner of after.owners.filter((o) => !before.owners.includes(o)))
+  for (const start of baseline) {
+    const after = made.reduce(withChange, start);
+    const target = kept.reduce(withChange, start);
+    const item = { op: start.op, key: start.key };
+    for (const owner of after.owners.filter((o) => !target.owners.includes(o)))
       undo.push({ ...item, action: "remove", owner });
-    for (const owner of before.owners.filter((o) => !after.owners.includes(o)))
+    for (const owner of target.owners.filter((o) => !after.owners.includes(o)))
       undo.push({ ...item, action: "add", owner });
-    if (after.foreign !== before.foreign)
-      undo.push({ ...item, action: before.foreign ? "foreign" : "not-foreign" });
+    if (after.foreign !== target.foreign)
+      undo.push({ ...item, action: target.foreign ? "foreign" : "not-foreign" });
   }
   return undo;
+}
+
+/** Each item's ownership with `changes` made to it (those of other items change nothing). */
+export function withOwnerChanges(
+  owns: readonly ItemOwnership[],
+  changes: readonly OwnerChange[],
+): ItemOwnership[] {
+  return owns.map((own) => changes.reduce(withChange, own));
 }
 
 /**

@@ -21,12 +21,13 @@ import {
   keysOf,
   type Participant,
   undoChanges,
+  withOwnerChanges,
 } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import type { Fence, ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
 import { ownershipOf } from "./owner-bookkeeping";
-import { sendWrites } from "./provider-write";
+import { PartlySent, sendWrites } from "./provider-write";
 import { readUnderLease } from "./recent-writes-section";
 import { contextOf, fault, type WriterParts } from "./writer-parts";
 
@@ -56,11 +57,15 @@ export interface SectionOutcome {
   full: ReadonlyMap<string, SponsonError>;
 }
 
-/** A write its precondition refused: nothing written; what was decided and claimed for it. */
+/**
+ * A write refused (StaleState): what was decided and claimed for it, and what of it was written
+ * all the same (`sent`: a send of several requests refused half-way; empty: nothing written).
+ */
 interface Refused {
   stale: StaleState;
   decisions: Decided[];
   owns: ItemOwnership[] | null;
+  sent: readonly Decided[];
 }
 
 export class CriticalSection {
@@ -71,6 +76,11 @@ export class CriticalSection {
   readonly #gone = new Set<string>();
   /** The lists' caps: fitting, refusals and eviction (capacity/section-capacity.ts). */
   readonly #capacity: SectionCapacity;
+  /**
+   * Changes an earlier attempt's send wrote before the provider refused a later one: decided for
+   * good (their claims stay), and left out of every later read and decision.
+   */
+  readonly #sent = new Map<Change, Decided>();
 
   constructor(input: SectionInput) {
     this.#in = input;
@@ -83,9 +93,11 @@ export class CriticalSection {
 
   /**
    * Read, decide, write; a write its precondition refused (StaleState: nothing written) withdraws
-   * the claims made for it and is read and decided again, a bounded number of times. The evicted
-   * scopes stay held after it: their leaves, receipts and release follow (`leaves`, `recordEvictions`,
-   * `releaseEvictions`).
+   * the claims made for it and is read and decided again, a bounded number of times. A send of
+   * several requests refused half-way (PartlySent) keeps what it wrote, claims included, and only
+   * the rest is withdrawn, read and decided again (docs/design.md, "Fencing around a write"). The
+   * evicted scopes stay held after it: their leaves, receipts and release follow (`leaves`,
+   * `recordEvictions`, `releaseEvictions`).
    */
   async run(): Promise<SectionOutcome> {
     return this.#run();
@@ -110,18 +122,43 @@ export class CriticalSection {
     for (let attempt = 1; ; attempt += 1) {
       const tried = await this.#attempt(attempt);
       if (!("stale" in tried)) return { decisions: tried, gone: this.#gone, full: this.#capacity.full };
-      if (attempt >= MAX_DECIDE_ATTEMPTS)
-        throw keptChanging(this.#in.first.parent, attempt, tried.stale.detail);
+      // The refused and the unsent wrote nothing: their claims go (an item this scope never wrote
+      // must not be its to remove); what was sent keeps its own.
+      for (const d of tried.sent) this.#sent.set(d.change, d);
       const claimed = tried.decisions.flatMap((d) => d.ownersBefore);
-      await this.#in.fence.withdraw(tried.owns ? undoChanges(tried.owns, claimed) : []);
+      const kept = tried.sent.flatMap((d) => d.ownersBefore);
+      await this.#in.fence.withdraw(tried.owns ? undoChanges(tried.owns, claimed, kept) : []);
+      if (attempt >= MAX_DECIDE_ATTEMPTS) {
+        const written = [...this.#sent.values()].map((d) => d.change.item.key);
+        throw keptChanging(this.#in.first.parent, attempt, tried.stale.detail, written);
+      }
     }
+  }
+
+  /**
+   * The attempt's decisions with those of changes an earlier attempt wrote, each in its change's
+   * place: own changes first, in order, as the group write and the holder's report expect.
+   */
+  #withSent(everyone: readonly Participant[], decisions: Decided[]): Decided[] {
+    if (this.#sent.size === 0) return decisions;
+    const now = new Map(decisions.map((d) => [d.change, d]));
+    const placed = everyone.flatMap((p) => this.#sent.get(p.change) ?? now.get(p.change) ?? []);
+    return [...placed, ...decisions.filter((d) => !placed.includes(d))];
   }
 
   async #attempt(attempt: number): Promise<Decided[] | Refused> {
     const { parts: w, first, lease, fence, own, carried } = this.#in;
     const ctx = fence.context(contextOf(w, first));
     const me = ownerOf(w.run);
-    const all: Participant[] = [...own.map((change) => ({ change, owner: me })), ...(carried?.queued ?? [])];
+    const everyone: Participant[] = [
+      ...own.map((change) => ({ change, owner: me })),
+      ...(carried?.queued ?? []),
+    ];
+    // What an earlier attempt wrote is decided; the rest is decided from what is there now.
+    const all = everyone.filter((p) => !this.#sent.has(p.change));
+    // The ownership those writes give up after the write (a removal's leave) is not recorded yet:
+    // the decisions see the items as those writes leave them, as they did in the first attempt.
+    const leftBySent = [...this.#sent.values()].flatMap((d) => d.ownersAfter);
     this.#capacity.startAttempt();
     const items = all.map((p) => p.change.item);
     // The read made before the lease may be stale: decide from what is there now.
@@ -142,10 +179,11 @@ export class CriticalSection {
     // the waiters found gone right before the write.
     const decideFor = (gone: ReadonlySet<string>) => {
       const kept = all.map((p) => !("waiter" in p) || !gone.has(p.waiter as string));
+      const keptOwns = owns?.filter((_, i) => kept[i]) ?? null;
       return decideInOrder(
         all.filter((_, i) => kept[i]),
         seen.filter((_, i) => kept[i]).map((s) => s.present),
-        owns?.filter((_, i) => kept[i]) ?? null,
+        keptOwns && withOwnerChanges(keptOwns, leftBySent),
       );
     };
     const capped = state !== null && first.parent !== null && !w.deps.uncapped;
@@ -198,9 +236,19 @@ export class CriticalSection {
     const noteFills = () => {
       if (capped && lease) lease.noteFills(fillsAfterWrite(state, decisions, capOf, w.deps.clock.now()));
     };
+    // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
+    // as the parent's check after the write; with none, the release that ends the lease is.
+    const whole = this.#withSent(everyone, decisions);
+    const follows = carried !== null || whole.some((d) => d.ownersAfter.length > 0);
+    const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
+    const ownWritten = () => whole.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (writes.length === 0) {
       noteFills();
-      return decisions;
+      if (this.#sent.size === 0) return whole;
+      // An earlier attempt wrote: its check after the write is owed all the same.
+      await fence.afterWrite(after);
+      for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
+      return whole;
     }
     // Each evicted scope's lease, by a round trip after the claims: one lost since it was taken
     // (force-released, lapsed; also during the claims) may have a holder of its own by now, whose
@@ -209,12 +257,9 @@ export class CriticalSection {
     // then checks the parent again right before the write (its force-release meanwhile).
     if (this.#capacity.evicting) {
       const lost = await fence.follow(() => this.#capacity.evictedLeasesLost(), false);
-      if (lost.length > 0) return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns };
+      if (lost.length > 0)
+        return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns, sent: [] };
     }
-    // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
-    // as the parent's check after the write; with none, the release that ends the lease is.
-    const follows = carried !== null || decisions.some((d) => d.ownersAfter.length > 0);
-    const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
     try {
       await fence.write(
         () =>
@@ -232,11 +277,12 @@ export class CriticalSection {
         after,
       );
     } catch (err) {
-      if (err instanceof StaleState) return { stale: err, decisions, owns };
+      if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
+      if (err instanceof PartlySent) return { stale: err.refused, decisions, owns, sent: err.sent };
       throw err;
     }
     noteFills();
-    for (const { change } of ownWrites) await fault(w, "after-write", change, own);
-    return decisions;
+    for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
+    return whole;
   }
 }
