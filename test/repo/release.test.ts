@@ -100,12 +100,14 @@ describe("the release workflow (.github/workflows/release.yml)", () => {
     expect(workflow).not.toMatch(/NPM_TOKEN|NODE_AUTH_TOKEN|secrets\.|^\s+registry-url:/m);
     // npm's provenance check: the package names the repository it is built in.
     expect(workflow).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's shell expansion, matched as written
       'npm pkg set "repository.url=git+https://github.com/${GITHUB_REPOSITORY}.git"',
     );
   });
 
   it("tags vX.Y.Z, moves the major tag, and attaches the tarball and a CycloneDX SBOM to the release", () => {
     expect(workflow).toContain('git tag -a "v$VERSION"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow's shell expansion, matched as written
     expect(workflow).toContain('echo "major=v${version%%.*}"');
     expect(workflow).toContain('git tag -f -a "$MAJOR"');
     expect(workflow).toContain('git push --force origin "$MAJOR"');

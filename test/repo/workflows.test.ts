@@ -27,7 +27,7 @@ const validator = createRequire(import.meta.url)("@action-validator/core") as {
   validateAction(text: string): ValidationState;
 };
 
-export const USES_LINE = "uses: <owner>/sponson-edge@v0";
+const USES_LINE = "uses: <owner>/sponson-edge@v0";
 
 const WORKFLOWS = [...filesIn(".github/workflows", /\.ya?ml$/), ...filesIn("examples/workflows", /\.ya?ml$/)];
 
