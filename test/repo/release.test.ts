@@ -75,15 +75,33 @@ describe("the release workflow (.github/workflows/release.yml)", () => {
     return i;
   };
 
+  /** One job's text: from its key to the next job's. */
+  const job = (name: string) => {
+    const from = jobs.indexOf(`\n  ${name}:\n`);
+    expect(from, name).toBeGreaterThan(-1);
+    const next = jobs.slice(from + 1).search(/\n {2}[a-z-]+:\n/);
+    return next === -1 ? jobs.slice(from) : jobs.slice(from, from + 1 + next);
+  };
+
   it("runs on a push to main that touches package.json, and releases only a version with no tag", () => {
     expect(workflow).toMatch(/^on:\n {2}push:\n {4}branches: \[main\]\n {4}paths: \[package\.json\]$/m);
-    expect(workflow).toContain('git rev-parse -q --verify "refs/tags/v$version"');
+    expect(job("version")).toContain('git rev-parse -q --verify "refs/tags/v$version"');
     // A version whose [Unreleased] still has entries is not this commit's: refused, never tagged.
-    expect(at("node scripts/release-notes.mjs Unreleased")).toBeLessThan(at("run: .ci/run"));
-    // Every step after the version's is skipped for a version already tagged.
-    const steps = jobs.slice(at("- name: Check")).split(/\n {6}- /);
-    expect(steps.length).toBeGreaterThan(6);
-    for (const step of steps) expect(step).toContain("if: steps.version.outputs.new == 'true'");
+    expect(job("version")).toContain("node scripts/release-notes.mjs Unreleased");
+    // Every later job waits for the version's and runs only for a version not tagged yet.
+    for (const name of ["check", "release"]) {
+      expect(job(name)).toMatch(/\n {4}needs: (?:version|\[version, check\])\n/);
+      expect(job(name)).toContain("if: needs.version.outputs.new == 'true'");
+    }
+    expect(job("release")).toContain("needs: [version, check]");
+  });
+
+  it("runs the tests where nothing can be written: no write permission, no stored git credential", () => {
+    expect(workflow).toMatch(/^permissions:\n {2}contents: read\n/m);
+    expect(job("check")).toContain("run: .ci/run");
+    expect(job("check")).not.toContain("permissions:");
+    expect(job("check")).toContain("persist-credentials: false");
+    expect(job("release")).not.toContain(".ci/run");
   });
 
   it("checks everything (.ci/run) before it builds, publishes or tags", () => {
@@ -94,7 +112,7 @@ describe("the release workflow (.github/workflows/release.yml)", () => {
   });
 
   it("publishes the CLI with provenance through trusted publishing: OIDC, no npm token anywhere", () => {
-    expect(workflow).toMatch(/^ {6}id-token: write$/m);
+    expect(job("release")).toMatch(/^ {6}id-token: write$/m);
     expect(workflow).toContain("npm publish --provenance");
     expect(workflow).toContain("npm install --global npm@11");
     expect(workflow).not.toMatch(/NPM_TOKEN|NODE_AUTH_TOKEN|secrets\.|^\s+registry-url:/m);
@@ -119,7 +137,7 @@ describe("the release workflow (.github/workflows/release.yml)", () => {
   });
 
   it("attests the Action's dist with a build provenance attestation", () => {
-    expect(workflow).toMatch(/^ {6}attestations: write$/m);
+    expect(job("release")).toMatch(/^ {6}attestations: write$/m);
     expect(workflow).toMatch(
       /uses: actions\/attest-build-provenance@v\d+\n(?:.*\n)*? {12}dist\/action\.js$/m,
     );
