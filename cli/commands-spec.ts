@@ -176,7 +176,8 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   config: {
     summary: "check the service's configuration offline: every problem at once, each with its path",
-    usage: "sponson config check [--wrangler <wrangler.toml>] [--env-file <file>] [--json]",
+    usage:
+      "sponson config check [--wrangler <wrangler.toml>] [--secret-names <file|->] [--env-file <file>] [--json]",
     options: {
       wrangler: {
         type: "string",
@@ -184,6 +185,11 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
         help: "the wrangler config to check: its [vars], bindings, migrations and rate limiters (default: wrangler.toml)",
       },
       config: { type: "string", value: "file", help: "the same as --wrangler" },
+      "secret-names": {
+        type: "string",
+        value: "file",
+        help: "the Worker secrets by name: the JSON `wrangler secret list` prints (- reads stdin); no value needed",
+      },
       "env-file": {
         type: "string",
         value: "file",
@@ -195,12 +201,14 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     positionals: 1,
     details:
       "Checks every var (JSON vars against their schemas, schemas/*.schema.json), every connection's provider\n" +
-      "fields, and with --env-file that each Worker secret a connection names is set. Prints names, never values.\n" +
+      "fields, and with --secret-names (or --env-file) that each Worker secret the configuration needs is set.\n" +
+      "Prints names, never values; a placeholder value in the env file counts as set, its content unchecked.\n" +
       "Names every Durable Object binding, migration, rate limiter, bucket and queue the Worker needs (the\n" +
-      "release's wrangler.toml) that the config lacks.\n" +
+      "release's wrangler.toml) that the config lacks, and a main that does not resolve from its folder;\n" +
+      "warns on every example value (acme, example domains and keys, <…>) left in.\n" +
       "Exit 0 when there is nothing to fix, 1 otherwise. The deployed service answers the same as GET /v1/config/status.",
     examples: [
-      "sponson config check --wrangler examples/production/wrangler.toml",
+      "npx wrangler secret list --config wrangler.production.toml | sponson config check --wrangler wrangler.production.toml --secret-names -",
       "sponson config check --env-file .env.production --json",
     ],
   },

@@ -10,7 +10,7 @@ import { planSchema } from "../shared/schemas/plan";
 import { JSON_VAR_NAMES, JSON_VARS } from "../workers/config/json-vars";
 import { notifyConfigSchema } from "../workers/notify/notify-config";
 
-const BASE = "https://raw.githubusercontent.com/your-org/sponson-edge/v1/schemas/";
+const BASE = "https://raw.githubusercontent.com/<owner>/sponson-edge/v0/schemas/";
 
 function document(file: string, title: string, schema: z.ZodType): Record<string, unknown> {
   const generated = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<

@@ -1,11 +1,15 @@
 // `npm start` and `npm test` on a fresh clone (their pre-scripts): runs `npm ci` when node_modules
 // is missing or was installed from another package-lock.json, so the README's two commands are the
-// whole set-up. Node's own modules only: it runs before anything is installed, under any Node.
+// whole set-up, and says npm's engine warnings about the machine's Node in one line when the
+// project's own Node satisfies them (engine-warnings.mjs). Node's own modules only: it runs before
+// anything is installed, under any Node.
 // After `npm ci` (CI, .ci/run) node_modules matches the lock file and nothing is installed again.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { engineWarningFilter, pinnedNode } from "./engine-warnings.mjs";
 
 const USAGE = `Usage: npm run prestart   (also npm run pretest; npm start and npm test run them first)
 
@@ -45,7 +49,15 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const reason = installReason(process.cwd());
   if (reason !== null) {
     process.stderr.write(`setup: ${reason}: running npm ci (once; the README's commands do the rest)\n`);
-    const npm = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });
-    process.exit(npm.status ?? 1);
+    // npm's stderr goes through the engine-warning filter (engine-warnings.mjs); stdout as it is.
+    const npm = spawn("npm", ["ci", "--no-audit", "--no-fund"], { stdio: ["inherit", "inherit", "pipe"] });
+    const filter = engineWarningFilter(pinnedNode(process.cwd()));
+    const print = (lines) => {
+      for (const line of lines) process.stderr.write(`${line}\n`);
+    };
+    for await (const line of createInterface({ input: npm.stderr })) print(filter.push(line));
+    const code = npm.exitCode ?? (await new Promise((done) => npm.on("close", (c) => done(c))));
+    print(filter.end());
+    process.exit(code ?? 1);
   }
 }

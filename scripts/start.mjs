@@ -50,6 +50,14 @@ const connections = JSON.stringify(
   JSON.parse(await readFile(new URL("../examples/connections.local.json", import.meta.url), "utf8")),
 );
 
+// The write policy, as production has one (docs/security.md, "Write policy"): the demo tenants'
+// objects and the production example's items (Vercel previews included), so a plan line is
+// admitted here exactly when the production example would admit it (test/repo/preview-policy.test.ts).
+// A SPONSON_POLICY in .dev.vars replaces it.
+const policy = JSON.stringify(
+  JSON.parse(await readFile(new URL("../examples/policy.local.json", import.meta.url), "utf8")),
+);
+
 const port = process.env.PORT ?? "8787";
 
 // Webhooks on the local door: the checkout's secret in .dev.vars, and the demo repository unless
@@ -69,6 +77,7 @@ const federationEnv = await localFederationEnv();
 // (`ps` shows every process's arguments to every user); .dev.vars is merged into it and wins.
 const envFile = writeStartEnv({
   SPONSON_CONNECTIONS: connections,
+  SPONSON_POLICY: policy,
   // The emulated demo tenant's M2M secret (dev/emulators/auth0): a local value, not a secret.
   AUTH0_CLIENT_SECRET: "local-demo-secret",
   // The other demo tenants (dev/emulators/*/demo.ts; examples/all-providers.plan.json).

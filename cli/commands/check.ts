@@ -2,14 +2,13 @@
  * `config check` and `plan check`: offline checks that print every problem at once, each with its
  * path, and exit 0 (nothing to fix) or 1. Nothing is sent anywhere.
  *
- * `config check` reads the vars a deployment would have: `[vars]` of a wrangler.toml (tables are
- * JSON vars, as wrangler binds them) and an env file (KEY=value lines: the Worker secrets, and any
- * var kept out of wrangler.toml), the env file winning. Without an env file the secrets cannot be
- * seen, so their presence is not checked (the deployed service's GET /v1/config/status does).
- * It also names every binding, migration and rate limiter the Worker needs that the config lacks.
- */
-import { readFileSync } from "node:fs";
-import { parseEnv } from "node:util";
+ * `config check` reads the vars a deployment would have (deployment-vars.ts): `[vars]` of a
+ * wrangler.toml (tables are JSON vars, as wrangler binds them), the Worker secrets by name
+ * (`--secret-names`, `wrangler secret list`'s JSON) and an env file (KEY=value lines), the env file
+ * winning. With neither, the secrets cannot be seen, so their presence is not checked (the deployed
+ * service's GET /v1/config/status does). It also names every binding, migration and rate limiter
+ * the Worker needs that the config lacks, a `main` wrangler would not find, and every example value
+ * left in (placeholders.ts, warnings). */
 import { parse as parseToml } from "smol-toml";
 import { didYouMean } from "../../shared/did-you-mean";
 import { PLACEHOLDER, PLACEHOLDER_NAMES, VAR_NAME, varOf } from "../../shared/placeholders";
@@ -20,15 +19,9 @@ import { type ConfigProblem, checkConfig } from "../../workers/config/config-rep
 import { queueNames } from "../../workers/queue/queue-names";
 import { CliError, type ExitCode } from "../cli-error";
 import { type Invocation, stringFlag, varsOf } from "../context";
-import { knownQueues, missingBindings } from "./wrangler-needs";
-
-function readText(path: string, what: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    throw new CliError(2, `cannot read the ${what} ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
-  }
-}
+import { deploymentVars, readText } from "./deployment-vars";
+import { placeholderWarnings } from "./placeholders";
+import { entryPointProblems, knownQueues, missingBindings } from "./wrangler-needs";
 
 interface WranglerConfig {
   config: Record<string, unknown>;
@@ -105,15 +98,21 @@ function printProblems(inv: Invocation, subject: string, problems: ConfigProblem
 export async function configCommand(inv: Invocation): Promise<ExitCode> {
   subcommand(inv);
   const configPath = stringFlag(inv, "wrangler") ?? stringFlag(inv, "config") ?? "wrangler.toml";
-  const envFile = stringFlag(inv, "env-file");
   const wrangler = readWrangler(configPath);
-  const vars: Record<string, unknown> = { ...wrangler.vars };
-  if (envFile !== undefined) Object.assign(vars, parseEnv(readText(envFile, "env file")));
-  const report = checkConfig(vars, { secretsKnown: envFile !== undefined });
-  report.problems.push(...missingBindings(wrangler.config, vars), ...queueProblems(wrangler.consumed, vars));
-  const subject = envFile === undefined ? configPath : `${configPath} + ${envFile}`;
-  if (envFile === undefined && inv.flags.json !== true)
-    inv.io.stderr.write("note: no --env-file: whether each Worker secret is set is not checked\n");
+  const { vars, namesOnly, warnings, secretsKnown } = deploymentVars(inv, wrangler.vars);
+  const report = checkConfig(vars, { secretsKnown, namesOnly });
+  report.problems.push(
+    ...entryPointProblems(wrangler.config, configPath),
+    ...missingBindings(wrangler.config, vars),
+    ...queueProblems(wrangler.consumed, vars),
+  );
+  report.warnings.push(...warnings, ...placeholderWarnings(wrangler.config));
+  const sources = [configPath, stringFlag(inv, "secret-names"), stringFlag(inv, "env-file")];
+  const subject = sources.filter((s) => s !== undefined).join(" + ");
+  if (!secretsKnown && inv.flags.json !== true)
+    inv.io.stderr.write(
+      "note: no --secret-names or --env-file: whether each Worker secret is set is not checked\n",
+    );
   if (inv.flags.json !== true)
     for (const { environment, rules } of report.urlCheckOptOuts)
       inv.io.stderr.write(

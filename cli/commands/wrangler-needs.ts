@@ -5,7 +5,8 @@
  * the one source of truth (docs/deploy.md, "Bindings"); the CLI's bundle carries a copy of it
  * (cli/build.mjs), so an installed CLI checks against the release it came with.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import type { ConfigProblem } from "../../workers/config/config-report";
 import { queueNames } from "../../workers/queue/queue-names";
@@ -92,6 +93,39 @@ export function missingBindings(
       message: "no cron trigger: the sweep (workers/sweep/) never runs",
     });
   return problems;
+}
+
+/**
+ * The Worker's code: `main`, resolved as wrangler resolves it (from the config file's folder), must be
+ * a file, and the production entry's: the dev entry (provider emulators, test hooks) never ships. A
+ * config copied elsewhere than docs/deploy.md says keeps a `main` that names nothing, which only
+ * `wrangler deploy` would find ("entry-point file … not found").
+ */
+export function entryPointProblems(
+  config: Table,
+  configPath: string,
+  root = workerConfig(),
+): ConfigProblem[] {
+  const main = config.main;
+  const want = String(root.main);
+  if (typeof main !== "string" || main === "")
+    return [{ path: "main", message: `not set: wrangler has no entry point (the Worker's is ${want})` }];
+  const file = resolve(dirname(configPath), main);
+  if (!existsSync(file))
+    return [
+      {
+        path: "main",
+        message: `${main} is not a file beside this config (it resolves to ${file}): wrangler deploy fails "entry-point file not found"; main is relative to the config's folder, ${want} from the checkout's root (docs/deploy.md)`,
+      },
+    ];
+  if (/(^|[/])dev[/]entry[/]/.test(file))
+    return [
+      {
+        path: "main",
+        message: `${main} is the dev entry (provider emulators and test hooks), never deployed: the Worker's entry is ${want}`,
+      },
+    ];
+  return [];
 }
 
 /** The queue names every consumer of the root config may read, as the given vars name them. */

@@ -4,7 +4,7 @@
  * consumer must park its dead letters, and renamed notification queues are this deployment's own.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +13,8 @@ import { buildCli } from "../../cli/build.mjs";
 const ROOT = join(import.meta.dirname, "..", "..");
 const PRODUCTION = readFileSync(join(ROOT, "examples", "production", "wrangler.toml"), "utf8");
 const dir = mkdtempSync(join(tmpdir(), "sponson-check-queues-"));
+// The copies sit where docs/deploy.md puts the example: `main` (workers/index.ts) resolves.
+symlinkSync(join(ROOT, "workers"), join(dir, "workers"));
 
 beforeAll(async () => {
   await buildCli();

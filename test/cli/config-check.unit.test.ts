@@ -1,18 +1,23 @@
 /**
  * `sponson config check` and `sponson plan check`, run as the bin (offline: no service). The
- * production example passes; a broken config lists every problem with its path and exits 1;
- * secrets are checked by name with --env-file, never printed.
+ * production example, copied where docs/deploy.md says, passes (its placeholders are warnings); a
+ * broken config lists every problem with its path and exits 1, a `main` wrangler would not find
+ * included; secrets are checked by name with --env-file, never printed.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildCli } from "../../cli/build.mjs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const PRODUCTION = join(ROOT, "examples", "production", "wrangler.toml");
 const dir = mkdtempSync(join(tmpdir(), "sponson-check-"));
+// Every config written here sits where docs/deploy.md puts the example: `main` (workers/index.ts) resolves.
+symlinkSync(join(ROOT, "workers"), join(dir, "workers"));
+const EXAMPLE = readFileSync(join(ROOT, "examples", "production", "wrangler.toml"), "utf8");
+const PRODUCTION = join(dir, "wrangler.production.toml");
+writeFileSync(PRODUCTION, EXAMPLE);
 
 beforeAll(async () => {
   await buildCli();
@@ -97,8 +102,7 @@ describe("sponson config check", () => {
       .replace('config = { domain = "acme.okta.com" }', "config = { }")
       .replace('"https://*.preview.example.com/*",', '"https://**.preview.example.com/*",')
       .replace('dead_letter_queue = "sponson-destroys-dlq"', 'dead_letter_queue = "other-dlq"')
-      .replace('queue = "sponson-destroys-dlq"', 'queue = "other-dlq"')
-      .replaceAll("../../workers", join(ROOT, "workers"));
+      .replace('queue = "sponson-destroys-dlq"', 'queue = "other-dlq"');
     const run = sponson(["config", "check", "--config", file("broken.toml", broken), "--json"]);
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as { valid: boolean; problems: { path: string }[] };
@@ -139,6 +143,96 @@ describe("sponson config check --wrangler: the bindings the Worker needs", () =>
     expect(paths.filter((p) => /^(durable_objects|migrations|ratelimits|r2_buckets|queues)/.test(p))).toEqual(
       [],
     );
+  });
+});
+
+describe("sponson config check --wrangler: the Worker's code (main)", () => {
+  const problemsOf = (run: { stdout: string }) =>
+    (JSON.parse(run.stdout) as { problems: { path: string; message: string }[] }).problems;
+
+  it("a main that does not resolve from the config's folder is a problem naming what wrangler looks for", () => {
+    // The example as it was: main relative to examples/production/, copied to the root of a checkout.
+    const moved = file(
+      "moved.toml",
+      EXAMPLE.replace('main = "workers/index.ts"', 'main = "../../workers/index.ts"'),
+    );
+    const run = sponson(["config", "check", "--wrangler", moved, "--json"]);
+    expect(run.code).toBe(1);
+    expect(problemsOf(run)).toEqual([
+      {
+        path: "main",
+        message: expect.stringContaining(
+          `../../workers/index.ts is not a file beside this config (it resolves to ${join(dir, "..", "..", "workers", "index.ts")})`,
+        ),
+      },
+    ]);
+    expect(problemsOf(run)[0]?.message).toContain("entry-point file not found");
+  });
+
+  it("the dev entry, or no main at all, is a problem too", () => {
+    mkdirSync(join(dir, "dev", "entry"), { recursive: true });
+    writeFileSync(join(dir, "dev", "entry", "index.ts"), "export default {};\n");
+    const dev = sponson([
+      "config",
+      "check",
+      "--wrangler",
+      file("dev-entry.toml", EXAMPLE.replace('main = "workers/index.ts"', 'main = "dev/entry/index.ts"')),
+      "--json",
+    ]);
+    expect(problemsOf(dev)).toEqual([{ path: "main", message: expect.stringContaining("is the dev entry") }]);
+    const none = sponson([
+      "config",
+      "check",
+      "--wrangler",
+      file("no-main.toml", EXAMPLE.replace('main = "workers/index.ts"\n', "")),
+      "--json",
+    ]);
+    expect(problemsOf(none)).toEqual([{ path: "main", message: expect.stringContaining("not set") }]);
+  });
+});
+
+describe("sponson config check --wrangler: example values left in", () => {
+  const warningsOf = (text: string) => {
+    const run = sponson([
+      "config",
+      "check",
+      "--wrangler",
+      file(`w-${Math.random().toString(36).slice(2)}.toml`, text),
+      "--json",
+    ]);
+    return (JSON.parse(run.stdout) as { warnings: { path: string; message: string }[] }).warnings;
+  };
+  const config = (vars: string) => `main = "workers/index.ts"\n[vars]\n${vars}\n`;
+
+  it.for([
+    ['SPONSON_AUDIENCE = "https://sponson.acme.example"', "SPONSON_AUDIENCE", "the example's company"],
+    ['SPONSON_PUBLIC_URL = "https://sponson.example.com"', "SPONSON_PUBLIC_URL", "an example name or key"],
+    [
+      'SPONSON_REPOSITORIES = \'[{"name":"your-org/web","id":4242}]\'',
+      "SPONSON_REPOSITORIES.0.name",
+      "your-org",
+    ],
+    [
+      'SPONSON_REPOSITORIES = \'[{"name":"octo/web","id":123456789}]\'',
+      "SPONSON_REPOSITORIES.0.id",
+      "a made-up id",
+    ],
+    ['[vars.X]\naccessKeyId = "AKIAEXAMPLEKEYID0001"', "X.accessKeyId", "an example name or key"],
+    ['[vars.X]\naudience = "<AUD tag>"', "X.audience", "a <…> stand-in"],
+    ['[vars.X]\nclientId = "00000000-0000-0000-0000-000000000000"', "X.clientId", "an all-zero id"],
+  ] as const)("%s: a warning at its path", ([vars, path, kind]) => {
+    expect(warningsOf(config(vars))).toContainEqual({ path, message: expect.stringContaining(kind) });
+  });
+
+  it("control: a deployment's own values are no placeholders", () => {
+    const own = config(
+      [
+        'SPONSON_AUDIENCE = "https://sponson.octo.dev"',
+        'SPONSON_REPOSITORIES = \'[{"name":"octo/web","id":718293645}]\'',
+        '[vars.X]\naccessKeyId = "AKIA4QXZ7J2LMN3OPQRS"\nclientId = "8f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"',
+      ].join("\n"),
+    );
+    expect(warningsOf(own).filter((w) => w.message.includes("placeholder"))).toEqual([]);
   });
 });
 
@@ -284,9 +378,10 @@ describe("sponson config check: repositories", () => {
   const repoConfig = (name: string, extra: string) =>
     file(
       name,
-      readFileSync(PRODUCTION, "utf8")
-        .replace('defaultBranch = "main"\n', `defaultBranch = "main"\n${extra}\n`)
-        .replaceAll("../../workers", join(ROOT, "workers")),
+      readFileSync(PRODUCTION, "utf8").replace(
+        'defaultBranch = "main"\n',
+        `defaultBranch = "main"\n${extra}\n`,
+      ),
     );
 
   it("a repository's webhookSecret that is not set is a problem naming the repository and the secret, never a value", () => {
@@ -320,9 +415,14 @@ describe("sponson config check: repositories", () => {
       /warning: SPONSON_REPOSITORIES\.0\.refEnvironments\.pullRequest: repository acme\/web: .*environment staging.*never destroyed on close/,
     );
     const json = sponson(["config", "check", "--config", wrangler, "--json"]);
-    expect(JSON.parse(json.stdout)).toMatchObject({
-      valid: true,
-      warnings: [{ path: "SPONSON_REPOSITORIES.0.refEnvironments.pullRequest" }],
-    });
+    const report = JSON.parse(json.stdout) as { valid: boolean; warnings: { path: string }[] };
+    expect(report.valid).toBe(true);
+    // The example's placeholders are warned of too; this one is the only one about pull requests.
+    expect(report.warnings.filter((w) => w.path.includes("refEnvironments"))).toEqual([
+      {
+        path: "SPONSON_REPOSITORIES.0.refEnvironments.pullRequest",
+        message: expect.stringContaining("staging"),
+      },
+    ]);
   });
 });

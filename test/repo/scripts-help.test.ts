@@ -40,6 +40,7 @@ describe("npm scripts answer --help", () => {
       "build:action",
       "build:cli",
       "build:schemas",
+      "docs:config",
       "keygen",
       "prepare",
       "prestart",

@@ -2,7 +2,8 @@
  * `npm start` (scripts/start.mjs) against a stand-in `wrangler` that records what it was given:
  * no secret on the command line (`ps` shows arguments to every user), all of them in an
  * owner-only env file that .dev.vars wins over, the port recorded for `npm run webhook`, and a
- * first start that says it loads the key it made (no "restart" it does not need).
+ * first start that says it loads the key it made (no "restart" it does not need), and the local
+ * write policy (examples/policy.local.json) in force.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -81,6 +82,10 @@ describe("npm start", () => {
     expect(JSON.parse(env.SPONSON_REPOSITORIES ?? "[]")).toEqual([
       { name: "Codertocat/Hello-World", id: 186853002 },
     ]);
+    // A write policy, as in production (test/repo/preview-policy.test.ts): not the open local fallback.
+    expect(JSON.parse(env.SPONSON_POLICY ?? "null")).toEqual(
+      JSON.parse(readFileSync(join(ROOT, "examples", "policy.local.json"), "utf8")),
+    );
     // .dev.vars wins, its `$` escaped so wrangler's loader keeps it literal.
     expect(readFileSync(join(seen, "start.env"), "utf8")).toContain("OKTA_API_TOKEN='mine\\$HOME'");
     expect(readFileSync(join(seen, "mode"), "utf8").trim()).toBe("600");

@@ -10,14 +10,13 @@
 
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
-import { ADAPTERS } from "../adapters";
 import { SERVICE_KEY_RING } from "../auth/service-keys";
-import { capacityProblems } from "../connections/capacity-check";
-import type { ConnectionsDocument } from "../connections/connection-schema";
+import { type ConnectionsDocument, isFederated } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
 import { DEFAULT_ENVIRONMENTS, environments, issuerSchema } from "./config-vars";
-import { federationProblems } from "./federation-check";
+import { checkConnection } from "./connection-check";
+import { issuerProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
 import { pullRequestEnvironmentWarnings, webhookSecretProblems } from "./repository-check";
@@ -63,9 +62,15 @@ export interface ConfigReport {
 export interface CheckOptions {
   /**
    * Whether Worker secrets can be seen in `vars`. The service sees its own; `config check` without
-   * an env file cannot, and then reports nothing about secret presence.
+   * an env file or a list of names cannot, and then reports nothing about secret presence.
    */
   secretsKnown: boolean;
+  /**
+   * Names known to be set whose values are not in `vars` (`config check --secret-names`: the names
+   * `wrangler secret list` prints; an env file's placeholder): each counts as set, and its content
+   * (a key's shape, a JSON var kept as a secret) is not judged.
+   */
+  namesOnly?: ReadonlySet<string>;
 }
 
 type Vars = Readonly<Record<string, unknown>>;
@@ -101,14 +106,27 @@ const joinPath = (name: string, path: readonly PropertyKey[]) =>
 
 export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   const problems: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
   const statuses: VarStatus[] = [];
   const note = (name: string, before: number) =>
     statuses.push({ name, set: !unset(vars[name]), valid: problems.length === before });
+  /** Set, but only its name is known: its content is not judged. */
+  const byName = (name: string) => options.namesOnly?.has(name) === true && !unset(vars[name]);
+  /** A var (not a key) known by name only: said once, since nothing else is said of it. */
+  const unjudged = (name: string) => {
+    if (!byName(name)) return false;
+    warnings.push({
+      path: name,
+      message:
+        "set as a Worker secret, known by name only: its content is not checked here (GET /v1/config/status checks it once deployed)",
+    });
+    return true;
+  };
 
   for (const name of SECONDS_VARS) {
     const before = problems.length;
     const raw = vars[name];
-    if (!unset(raw)) {
+    if (!unset(raw) && !unjudged(name)) {
       const n =
         typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
       if (!Number.isFinite(n) || n <= 0)
@@ -120,7 +138,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   {
     const before = problems.length;
     const raw = vars.GITHUB_OIDC_ISSUER;
-    if (!unset(raw) && !issuerSchema.safeParse(raw).success)
+    if (!unset(raw) && !unjudged("GITHUB_OIDC_ISSUER") && !issuerSchema.safeParse(raw).success)
       problems.push({ path: "GITHUB_OIDC_ISSUER", message: "must be an https URL" });
     note("GITHUB_OIDC_ISSUER", before);
   }
@@ -129,7 +147,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     const before = problems.length;
     const raw = vars.SPONSON_AUDIENCE;
     if (unset(raw)) problems.push({ path: "SPONSON_AUDIENCE", message: REQUIRED.SPONSON_AUDIENCE as string });
-    else if (typeof raw !== "string" || raw.trim() === "")
+    else if (unjudged("SPONSON_AUDIENCE")) {
+      // Known by name only.
+    } else if (typeof raw !== "string" || raw.trim() === "")
       problems.push({ path: "SPONSON_AUDIENCE", message: "must be a non-empty string" });
     note("SPONSON_AUDIENCE", before);
   }
@@ -145,6 +165,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
       const required = REQUIRED[name];
       const openDev = name === "SPONSON_POLICY" && vars.EMULATORS === "on";
       if (required && !openDev) problems.push({ path: name, message: required });
+    } else if (unjudged(name)) {
+      // Which environments a close destroys in is then unknown: no warning built on a guess.
+      if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = null;
     } else {
       if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = null;
       const json = parseJson(raw);
@@ -168,7 +191,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     const before = problems.length;
     const raw = vars[name];
     if (options.secretsKnown && unset(raw)) problems.push({ path: name, message });
-    if (name === "SERVICE_SIGNING_KEY" && !unset(raw)) {
+    if (name === "SERVICE_SIGNING_KEY" && !unset(raw) && !byName(name)) {
       const problem = signingSecretProblem(String(raw), SERVICE_KEY_RING);
       if (problem !== null)
         problems.push({ path: name, message: `${problem}; \`npm run keygen\` makes one` });
@@ -176,7 +199,11 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     note(name, before);
   }
 
-  const operatorProblems = operatorVarProblems(vars, options.secretsKnown);
+  // A notification setting known by name only is left out of the content checks.
+  const operatorVars = Object.fromEntries(
+    Object.entries(vars).filter(([name]) => !(OPERATOR_VARS.includes(name) && unjudged(name))),
+  );
+  const operatorProblems = operatorVarProblems(operatorVars, options.secretsKnown);
   problems.push(...operatorProblems);
   for (const name of OPERATOR_VARS)
     statuses.push({
@@ -187,12 +214,28 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
 
   problems.push(...webhookSecretProblems(repositories, vars, options.secretsKnown));
   // An invalid SPONSON_ENVIRONMENTS is a problem already: which scopes a close destroys is unknown.
-  const warnings =
-    destroyEnvironments === null ? [] : pullRequestEnvironmentWarnings(repositories, destroyEnvironments);
+  if (destroyEnvironments !== null)
+    warnings.push(...pullRequestEnvironmentWarnings(repositories, destroyEnvironments));
 
-  const connectionStatuses = Object.entries(connections).map(([name, connection]) =>
-    checkConnection(name, connection, vars, options, problems),
-  );
+  // The issuer and its key once, for every federated connection (docs/design.md, "Federated connections").
+  const federated = Object.entries(connections)
+    .filter(([, connection]) => isFederated(connection))
+    .map(([name]) => name)
+    .sort();
+  const issuer = issuerProblems(federated, vars, {
+    secretsKnown: options.secretsKnown,
+    keyByNameOnly: byName("FEDERATION_SIGNING_KEY"),
+  });
+  problems.push(...issuer);
+  const connectionStatuses = Object.entries(connections).map(([name, connection]) => {
+    const checked = checkConnection(name, connection, vars, {
+      secretsKnown: options.secretsKnown,
+      federationKeyReadable: !byName("FEDERATION_SIGNING_KEY"),
+      issuerBroken: issuer.length > 0,
+    });
+    problems.push(...checked.problems);
+    return checked.status;
+  });
   return {
     valid: problems.length === 0,
     vars: statuses,
@@ -208,71 +251,4 @@ function urlCheckOptOuts(policy: PolicyDocument): UrlCheckOptOut[] {
     const off = URL_CHECK_RULES.filter((rule) => rules.urlChecks?.[rule] === false);
     return off.length === 0 ? [] : [{ environment, rules: off }];
   });
-}
-
-/** Its adapter exists, its config and secret fields are what the adapter needs, its secrets are set. */
-function checkConnection(
-  name: string,
-  connection: ConnectionsDocument[string],
-  vars: Vars,
-  options: CheckOptions,
-  problems: ConfigProblem[],
-): ConnectionStatus {
-  const before = problems.length;
-  const base = `SPONSON_CONNECTIONS.${name}`;
-  const missingSecrets = options.secretsKnown
-    ? Object.values(connection.secrets).filter(
-        (secret) => typeof vars[secret] !== "string" || vars[secret] === "",
-      )
-    : [];
-  for (const secret of missingSecrets)
-    problems.push({
-      path: `${base}.secrets`,
-      message: `Worker secret ${secret} is not set (wrangler secret put ${secret})`,
-    });
-  const adapter = ADAPTERS.find((a) => a.type === connection.type);
-  if (adapter === undefined) {
-    problems.push({
-      path: `${base}.type`,
-      message: `unknown provider type "${connection.type}"; known: ${ADAPTERS.map((a) => a.type).join(", ")}`,
-    });
-  } else {
-    // The adapter's own schema, with a stand-in for each secret: checks fields, never values.
-    const standIns = Object.fromEntries(Object.keys(connection.secrets).map((field) => [field, "stand-in"]));
-    const keyless = {
-      ...(connection.federated ? { federated: connection.federated } : {}),
-      ...(connection.privateKeyJwt ? { privateKeyJwt: connection.privateKeyJwt } : {}),
-    };
-    const parsed = adapter.config.safeParse({
-      type: connection.type,
-      ...connection.config,
-      ...standIns,
-      ...keyless,
-    });
-    if (!parsed.success)
-      for (const issue of parsed.error.issues) {
-        // A secret's content is the provider's to judge: only its presence is checked here.
-        if (String(issue.path[0] ?? "") in connection.secrets) continue;
-        const missing = issue.code === "invalid_type" && issue.message.includes("received undefined");
-        // `federated` and `privateKeyJwt` are the connection's own fields, not its config's.
-        const own = issue.path[0] === "federated" || issue.path[0] === "privateKeyJwt";
-        problems.push({
-          path: joinPath(own ? base : `${base}.config`, issue.path),
-          message: missing
-            ? `${issue.message} (a config field, or a secrets field naming a Worker secret)`
-            : issue.message,
-        });
-      }
-  }
-  problems.push(...federationProblems(name, connection, vars, options.secretsKnown));
-  if (adapter)
-    for (const { op, message } of capacityProblems(connection.capacity, adapter))
-      problems.push({ path: `${base}.capacity.${op}`, message });
-  return {
-    name,
-    type: connection.type,
-    environments: connection.environments,
-    missingSecrets,
-    valid: problems.length === before,
-  };
 }

@@ -33,7 +33,7 @@ import {
 } from "./config-vars";
 
 /** Well under every idle timeout on the way (Node's fetch: 300 s; proxies: often 60–100 s). */
-const DEFAULT_STREAM_KEEPALIVE_SECONDS = 15;
+export const DEFAULT_STREAM_KEEPALIVE_SECONDS = 15;
 
 const PROVIDER_TYPES: ReadonlySet<string> = new Set(ADAPTERS.map((a) => a.type));
 
