@@ -12,6 +12,7 @@ import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from
 import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
+import { ADOPTION_AUDIT_PREFIX, adoptionAuditSchema } from "./adoption-audit";
 import { auditLifecycleSchema } from "./audit-intent";
 import { EVICTION_AUDIT_PREFIX } from "./evictions";
 import { orphanRemovalAuditSchema } from "./orphan-audit";
@@ -94,6 +95,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   destroyResendAuditSchema.extend({ kind: z.literal("destroy-resend") }),
   // Stale scopes' entries a write past a list's cap removed (workers/audit/evictions.ts).
   evictionAuditSchema.extend({ kind: z.literal("eviction") }),
+  // Entries an admin adopted into pull requests' scopes (workers/audit/adoption-audit.ts).
+  adoptionAuditSchema.extend({ kind: z.literal("adoption") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -142,10 +145,15 @@ async function readNewest<T>(
 }
 
 /**
- * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks and the
- * sweep's destroy re-sends, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
+ * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks, the
+ * sweep's destroy re-sends, evictions and adoptions, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
  */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
+  // Read beside the others (started first, awaited last).
+  const adoptions = readNewest(env, ADOPTION_AUDIT_PREFIX, limit, (json) => {
+    const parsed = adoptionAuditSchema.safeParse(json);
+    return parsed.success ? { kind: "adoption" as const, ...parsed.data } : null;
+  });
   const [releases, removals, holds, mints, revocations, webhooks, resends, evictions] = await Promise.all([
     readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
       const parsed = forceReleaseAuditSchema.safeParse(json);
@@ -181,7 +189,6 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       return parsed.success ? { kind: "eviction" as const, ...parsed.data } : null;
     }),
   ]);
-  return [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends, ...evictions]
-    .sort((a, b) => b.at - a.at)
-    .slice(0, limit);
+  const listed = [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends];
+  return [...listed, ...evictions, ...(await adoptions)].sort((a, b) => b.at - a.at).slice(0, limit);
 }
