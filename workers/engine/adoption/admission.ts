@@ -39,6 +39,12 @@ function exampleOf(p: AdoptionPattern): string {
   return `${p.prefix}${value}${p.suffix}`;
 }
 
+/** A plan line's params for `item` on the object: what a pattern, filled in, must make. */
+function lineParams(op: OpSpec, objectParams: Params, item: string): Params | null {
+  const parsed = op.params.safeParse({ ...objectParams, [op.itemParam]: item });
+  return parsed.success ? parsed.data : null;
+}
+
 /** The params that address `key` on the list `params` names, as the op validates them; null if none. */
 export function paramsOfKey(op: OpSpec, objectParams: Params, key: string): Params | null {
   const named = op.paramsOfKey ? op.paramsOfKey(key) : { [op.itemParam]: key };
@@ -67,7 +73,7 @@ export function admitAdoption(deps: EngineDeps, req: AdoptionRequest): AdmittedA
   for (const source of new Set(req.patterns)) {
     const parsed = parsePattern(source, req.environment);
     if (!parsed.ok) problems.push(`"${source}": ${parsed.problem}`);
-    else if (paramsOfKey(op, req.params, exampleOf(parsed.pattern)) === null)
+    else if (lineParams(op, req.params, exampleOf(parsed.pattern)) === null)
       problems.push(`"${source}": filled in (${exampleOf(parsed.pattern)}) it is not an item of ${op.name}`);
     else patterns.push(parsed.pattern);
   }
@@ -79,7 +85,7 @@ export function admitAdoption(deps: EngineDeps, req: AdoptionRequest): AdmittedA
     );
   if (patterns.some((p) => p.kind === "branch") && !github)
     refuse("a {branch} pattern needs a GitHub token (github.token): only GitHub says whose head a branch is");
-  const listParams = paramsOfKey(op, req.params, exampleOf(patterns[0] as AdoptionPattern)) as Params;
+  const listParams = lineParams(op, req.params, exampleOf(patterns[0] as AdoptionPattern)) as Params;
   const parent = op.lockOn(listParams, connection.settings);
   if (parent === null)
     refuse(`${op.name}'s items are objects of their own: there is no shared list to adopt from`);

@@ -95,6 +95,8 @@ export async function adoptIntoScope(r: AdoptionRun, work: ScopeWork): Promise<M
       : await ReceiptSession.open(deps.store, req);
     session.mergeIntents(held.lock.pendingIntents);
     const revision = session.receipt.revision;
+    // The bookkeeping every run's helpers share (recovery, removals, lease origins); never recorded
+    // in the receipt's runs: the ledger entries name the adoption, the audit trail records it.
     const run = new Run(
       { id: runId, action: "recover", req, emit: noEmit, metrics: metricsFor(req) },
       deps.clock.now(),
