@@ -6,6 +6,11 @@
  */
 import type { z } from "zod";
 import { ERROR_TABLE, type ErrorCode } from "../shared/errors";
+import {
+  type AdoptionResult,
+  type adoptionBodySchema,
+  adoptionResultSchema,
+} from "../shared/schemas/adoption";
 import { type LockState, lockStateSchema } from "../shared/schemas/lock";
 import { PROBLEM_CONTENT_TYPE, type ProblemBody } from "../shared/schemas/problem";
 import { type ReceiptView as Receipt, receiptViewSchema } from "../shared/schemas/receipt";
@@ -36,6 +41,7 @@ export type ApplyBody = z.input<typeof applyBodySchema>;
 export type PreviewBody = z.input<typeof previewBodySchema>;
 export type DestroyBody = z.input<typeof destroyBodySchema>;
 export type RollbackBody = z.input<typeof rollbackBodySchema>;
+export type AdoptionBody = z.input<typeof adoptionBodySchema>;
 export type RunAction = "apply" | "preview" | "destroy" | "rollback";
 export type RunBody<A extends RunAction> = {
   apply: ApplyBody;
@@ -44,6 +50,7 @@ export type RunBody<A extends RunAction> = {
   rollback: RollbackBody;
 }[A];
 export type {
+  AdoptionResult,
   ForceReleaseResult,
   HoldResult,
   LockState,
@@ -182,6 +189,11 @@ export class SponsonClient {
 
   unhold(key: string): Promise<HoldResult> {
     return this.#json("DELETE", `/v1/locks/${encodeURIComponent(key)}/hold`, holdResultSchema);
+  }
+
+  /** POST /v1/adopt: a dry run unless `body.apply` (docs/cli.md, "adopt"). */
+  adopt(body: AdoptionBody): Promise<AdoptionResult> {
+    return this.#json("POST", `/v1/adopt${this.#repositoryQuery("?")}`, adoptionResultSchema, body);
   }
 
   async #json<S extends z.ZodType>(

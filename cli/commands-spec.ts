@@ -1,4 +1,6 @@
 /** Every command's flags and help text, in one table: parsing and `--help` both read it. */
+
+import { ADOPT_SPEC } from "./adopt-spec";
 import {
   connection,
   json,
@@ -26,7 +28,8 @@ export type CommandName =
   | "unhold"
   | "token"
   | "config"
-  | "plan";
+  | "plan"
+  | "adopt";
 
 export interface CommandSpec {
   summary: string;
@@ -229,6 +232,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
       "sponson plan check sponson.plan.json --var url=https://my-app-git-feat-x.vercel.app",
     ],
   },
+  adopt: ADOPT_SPEC,
 };
 
 export const COMMAND_NAMES = Object.keys(COMMANDS) as CommandName[];

@@ -7,6 +7,7 @@ import { didYouMean } from "../shared/did-you-mean";
 import type { ErrorCode } from "../shared/errors";
 import { CliError, type ExitCode } from "./cli-error";
 import { ApiError, type ApiErrorCode } from "./client";
+import { adoptCommand } from "./commands/adopt";
 import { configCommand, planCommand } from "./commands/check";
 import { holdCommand, unholdCommand } from "./commands/hold";
 import { ledgerCommand, locksCommand } from "./commands/read";
@@ -45,6 +46,7 @@ const HANDLERS: Record<CommandName, (inv: Invocation) => Promise<ExitCode>> = {
   token: tokenCommand,
   config: configCommand,
   plan: planCommand,
+  adopt: adoptCommand,
 };
 
 export async function main(argv: string[], io: Omit<Io, "version">): Promise<ExitCode> {

@@ -145,7 +145,7 @@ export function runText(result: RunResult): string[] {
   ];
 }
 
-function table(header: string[], rows: string[][]): string[] {
+export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const format = (cells: string[]) =>
     cells

@@ -9,6 +9,7 @@ import { notFound, onError, problemResponse } from "./http/problem";
 import { rateLimit } from "./http/rate-limit";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
+import { adoptionRoutes } from "./routes/adoption";
 import { auditRoutes } from "./routes/audit";
 import { configStatusRoutes } from "./routes/config-status";
 import { dashboardRoutes } from "./routes/dashboard";
@@ -64,6 +65,10 @@ export function createApp(options: AppOptions) {
   app.route(
     "/",
     orphanRoutes((env) => createEngine(env, options.transport, options.engine)),
+  );
+  app.route(
+    "/",
+    adoptionRoutes((env) => createEngine(env, options.transport, options.engine)),
   );
   app.route("/", configStatusRoutes);
   app.route("/", tokenRoutes);

@@ -7,6 +7,7 @@ import type { ProviderEmulatorModule } from "./emulator";
 import { entraLoginEmulator, graphEmulator } from "./entra";
 import { identityToolkitEmulator } from "./firebase";
 import { gcsEmulator } from "./gcs";
+import { githubEmulator } from "./github";
 import { googleOAuthEmulator } from "./google";
 import { iamEmulator } from "./google-iam";
 import { googleStsEmulator, iamCredentialsEmulator } from "./google-sts";
@@ -40,6 +41,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   notificationSinkEmulator,
   googleStsEmulator,
   iamCredentialsEmulator,
+  githubEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

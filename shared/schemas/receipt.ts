@@ -51,6 +51,12 @@ export const intentSchema = z.looseObject({
    */
   claims: z.literal(true).optional(),
   /**
+   * Written by an adoption (docs/design.md, "Adopting existing entries"): the item was there before
+   * and the run only changes its ownership, so recovery keeps it (the scope joins it, and records
+   * it if present) instead of removing it as a crashed create's. Absent on every other intent.
+   */
+  adopts: z.literal(true).optional(),
+  /**
    * The scope lock's number for the put that made this intent durable there (`putIntents`, the
    * version before issue 29; absent on intents only ever saved in a receipt, as every one since).
    * A receipt whose `intentsThrough` is at least this number already accounts for the intent

@@ -12,6 +12,7 @@ import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from
 import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
+import { ADOPTION_AUDIT_PREFIX, adoptionAuditSchema } from "./adoption-audit";
 import { auditLifecycleSchema } from "./audit-intent";
 import { EVICTION_AUDIT_PREFIX } from "./evictions";
 import { orphanRemovalAuditSchema } from "./orphan-audit";
@@ -97,6 +98,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   evictionAuditSchema.extend({ kind: z.literal("eviction") }),
   // Parked destroys the sweep will never re-drive, moved here with their reason (./set-aside-letters.ts).
   setAsideLetterSchema.extend({ kind: z.literal("dead-letter-set-aside") }),
+  // Entries an admin adopted into pull requests' scopes (workers/audit/adoption-audit.ts).
+  adoptionAuditSchema.extend({ kind: z.literal("adoption") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -146,9 +149,14 @@ async function readNewest<T>(
 
 /**
  * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks, the
- * sweep's destroy re-sends, evictions and dead letters set aside, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
+ * sweep's destroy re-sends, evictions, dead letters set aside and adoptions, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
  */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
+  // Read beside the others (started first, awaited last).
+  const adoptions = readNewest(env, ADOPTION_AUDIT_PREFIX, limit, (json) => {
+    const parsed = adoptionAuditSchema.safeParse(json);
+    return parsed.success ? { kind: "adoption" as const, ...parsed.data } : null;
+  });
   const [releases, removals, holds, mints, revocations, webhooks, resends, evictions, letters] =
     await Promise.all([
       readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
@@ -190,5 +198,5 @@ export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<Aud
       }),
     ]);
   const all = [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends];
-  return [...all, ...evictions, ...letters].sort((a, b) => b.at - a.at).slice(0, limit);
+  return [...all, ...evictions, ...letters, ...(await adoptions)].sort((a, b) => b.at - a.at).slice(0, limit);
 }

@@ -32,6 +32,10 @@ function what(entry: AuditEntry): string {
     const scope = entry.scope === undefined ? entry.key : `${entry.environment}/${entry.scope}`;
     return `${scope}: parked destroy set aside (${entry.reason}: ${entry.detail})`;
   }
+  if (entry.kind === "adoption") {
+    const changed = entry.entries === undefined ? "" : `: ${entry.entries.length} entries adopted or removed`;
+    return `${entry.op} on ${entry.parent} into ${entry.environment}${changed}`;
+  }
   return `${entry.key} on ${entry.parent}${entry.outcome === undefined ? "" : ` (${entry.outcome})`}`;
 }
 
@@ -40,7 +44,8 @@ function what(entry: AuditEntry): string {
  * never completed may have acted, so it says so rather than looking like nothing happened.
  */
 function action(entry: AuditEntry): string {
-  if (entry.kind !== "force-release" && entry.kind !== "orphan-removal") return entry.kind;
+  if (entry.kind !== "force-release" && entry.kind !== "orphan-removal" && entry.kind !== "adoption")
+    return entry.kind;
   if (entry.status === "done") return entry.kind;
   if (entry.status === "started") return `${entry.kind}: started, outcome not recorded`;
   const code = entry.errorCode === undefined ? "" : ` (${entry.errorCode})`;
@@ -80,7 +85,9 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
                   <td>{action(e)}</td>
                   <td>{by(e)}</td>
                   <td class="mono">{what(e)}</td>
-                  <td>{e.kind === "webhook-refused" ? "refused" : (e.reason ?? "")}</td>
+                  <td>
+                    {e.kind === "webhook-refused" ? "refused" : e.kind === "adoption" ? "" : (e.reason ?? "")}
+                  </td>
                 </tr>
               ))}
             </tbody>

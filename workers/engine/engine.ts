@@ -5,10 +5,13 @@
  */
 
 import { SponsonError } from "../../shared/errors";
+import type { AdoptionResult } from "../../shared/schemas/adoption";
 import type { OrphanList, OrphanRemoval, OrphanRemovalBody } from "../../shared/schemas/orphans";
 import type { RunRecord } from "../../shared/schemas/receipt";
 import type { RunResult } from "../../shared/schemas/run";
+import type { AdoptionAuditTrail } from "../audit/adoption-audit";
 import type { StoredReceipt } from "../receipts/receipt-store";
+import { type AdoptionRequest, adopt } from "./adoption/adopt";
 import type { Emit, EngineDeps } from "./deps";
 import { meteredDeps } from "./metered-deps";
 import { ProviderContexts } from "./provider-context";
@@ -25,6 +28,7 @@ import { metricsFor } from "./run/run-metrics";
 import type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
 import { type BodyOutcome, DONE, runUnderScope } from "./run/under-scope";
 
+export type { AdoptionRequest } from "./adoption/adopt";
 export type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
 
 const noEmit: Emit = () => {};
@@ -129,6 +133,14 @@ export class Engine {
   /** An admin's removal of one orphan, checked again under the object's lease and recorded. */
   async removeOrphan(req: OrphanRemovalBody & { actor: string }): Promise<OrphanRemoval> {
     return removeOrphan(this.#deps, new ProviderContexts(this.#deps), req);
+  }
+
+  /**
+   * An admin's adoption of the entries already on one list (docs/design.md, "Adopting existing
+   * entries"): a dry run answers the table; an apply is recorded in `audit` before it acts.
+   */
+  async adopt(req: AdoptionRequest, audit: AdoptionAuditTrail | null = null): Promise<AdoptionResult> {
+    return adopt(this.#deps, req, audit);
   }
 
   /** Resolves intents older than the lease TTL for one scope (the sweep's recovery pass). */

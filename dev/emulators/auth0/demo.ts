@@ -4,7 +4,7 @@
  * secrets. The keyless example (connection `auth0-federated`): the M2M client `sponson-federated`
  * authenticates with Private Key JWT against the local issuer's published keys (fetched from its
  * JWKS URL through the emulator's outbound, so a rotated local ring needs no copy here) and edits
- * the application `federated-app`.
+ * the application `federated-app`. `legacy-app` holds entries from before the service (DEMO_LEGACY).
  */
 import type { EmulatorState } from "../emulator";
 import { auth0Keys, clientRecord, DEFAULT_M2M_SCOPES, type M2mClient } from "./state";
@@ -15,6 +15,20 @@ export const DEMO_APPLICATION_ID = "preview-app";
 /** The local issuer of `npm start` (SPONSON_PUBLIC_URL); its JWKS is served by the Worker itself. */
 export const LOCAL_ISSUER_JWKS = "https://sponson.localhost/.well-known/jwks.json";
 export const DEMO_FEDERATED = { clientId: "sponson-federated", application: "federated-app" } as const;
+/**
+ * An application that had preview URLs before the service (docs/deploy.md, "Day one: existing
+ * entries"): pull requests 71 and 73 of the demo repository are open, 72 is closed
+ * (dev/emulators/github/demo.ts), and one entry was added by hand. `sponson adopt` tries it locally.
+ */
+export const DEMO_LEGACY = {
+  application: "legacy-app",
+  callbacks: [
+    "https://pr-71.preview.example.com",
+    "https://pr-72.preview.example.com",
+    "http://localhost:3000/callback",
+    "https://pr-73.preview.example.com",
+  ],
+} as const;
 
 export function provisionDemoTenant(host: string, state: EmulatorState): void {
   if (!host.startsWith(DEMO_HOST_PREFIX) || state.get<boolean>(auth0Keys.demoProvisioned)) return;
@@ -33,6 +47,13 @@ export function provisionDemoTenant(host: string, state: EmulatorState): void {
   state.put(
     auth0Keys.client(DEMO_FEDERATED.application),
     clientRecord(DEMO_FEDERATED.application, { name: "Preview app (keyless connection)" }),
+  );
+  state.put(
+    auth0Keys.client(DEMO_LEGACY.application),
+    clientRecord(DEMO_LEGACY.application, {
+      name: "Preview app (before the service)",
+      callbacks: [...DEMO_LEGACY.callbacks],
+    }),
   );
   state.put(auth0Keys.demoProvisioned, true);
 }

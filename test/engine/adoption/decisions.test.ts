@@ -1,0 +1,110 @@
+/**
+ * The adoption's decisions (workers/engine/adoption/decide.ts), pure: what each entry is from the
+ * reads before any lease, and what adopting one does from its ownership under the object's lease.
+ */
+import { describe, expect, it } from "vitest";
+import { parsePattern } from "../../../shared/adoption-patterns";
+import type { ItemOwnership } from "../../../shared/schemas/ownership";
+import {
+  decideAdoption,
+  decideEntry,
+  type PullAnswer,
+  type Survey,
+} from "../../../workers/engine/adoption/decide";
+
+const pattern = (() => {
+  const p = parsePattern("https://pr-{pr}.preview.example.com", "preview");
+  if (!p.ok) throw new Error(p.problem);
+  return p.pattern;
+})();
+const key = (n: number) => `https://pr-${n}.preview.example.com`;
+const me = (scope: string) => `1/preview/${scope}`;
+const own = (k: string, owners: string[], foreign: boolean): ItemOwnership => ({
+  op: "auth0.callbackUrl",
+  key: k,
+  owners,
+  foreign,
+});
+
+function survey(over: Partial<Survey> & { states?: Record<number, PullAnswer> } = {}): Survey {
+  return {
+    ownership: () => undefined,
+    listed: true,
+    ownerOf: me,
+    inLedger: () => false,
+    pull: (m) => ("pr" in m ? (over.states?.[m.pr] ?? { number: m.pr, state: "open" }) : "none"),
+    refused: () => null,
+    ...over,
+  };
+}
+
+const decide = (k: string, s: Survey, removeClosed = false) =>
+  decideEntry(k, { item: k, patterns: [pattern], removeClosed }, s);
+
+describe("decideEntry", () => {
+  it("an open pull request's entry nobody owns is adopted; foreign as read when the list was never looked at", () => {
+    const d = decide(key(5), survey({ listed: false }));
+    expect(d).toMatchObject({
+      action: "adopt",
+      entry: { scope: "pr-5", outcome: "would-adopt", foreign: true, owners: 0 },
+    });
+  });
+
+  it("a closed one is kept unless removeClosed, then adopted and removed (or only removed if adopted already)", () => {
+    const closed = survey({ states: { 5: { number: 5, state: "closed" } } });
+    expect(decide(key(5), closed)).toMatchObject({
+      action: "keep",
+      entry: { reason: "pull-request-closed" },
+    });
+    expect(decide(key(5), closed, true)).toMatchObject({
+      action: "adopt-remove",
+      entry: { outcome: "would-remove" },
+    });
+    const adopted = {
+      ...closed,
+      ownership: (k: string) => own(k, [me("pr-5")], false),
+      inLedger: () => true,
+    };
+    expect(decide(key(5), adopted, true)).toMatchObject({ action: "remove" });
+  });
+
+  it("another scope's entry, a missing pull request, a refused item: kept, saying why", () => {
+    expect(decide(key(5), survey({ ownership: (k) => own(k, [me("main")], true) }))).toMatchObject({
+      action: "keep",
+      entry: { reason: "owned-by-another-scope", owners: 1 },
+    });
+    expect(decide(key(5), survey({ states: { 5: { number: 5, state: "missing" } } }))).toMatchObject({
+      entry: { reason: "no-pull-request" },
+    });
+    expect(decide(key(5), survey({ refused: () => "policy.environments.preview.items" }))).toMatchObject({
+      entry: { reason: "policy", rule: "policy.environments.preview.items" },
+    });
+  });
+
+  it("its own scope joined it as foreign: still adopted; owned and in its ledger: already its own", () => {
+    const joined = survey({ ownership: (k) => own(k, [me("pr-5")], true), inLedger: () => true });
+    expect(decide(key(5), joined).action).toBe("adopt");
+    const owned = survey({ ownership: (k) => own(k, [me("pr-5")], false), inLedger: () => true });
+    expect(decide(key(5), owned)).toMatchObject({ action: "keep", entry: { reason: "already-owned" } });
+    // The lock names the scope but its receipt does not (a lost receipt): the ledger entry is added.
+    expect(decide(key(5), { ...owned, inLedger: () => false }).action).toBe("adopt");
+  });
+});
+
+describe("decideAdoption (under the lease)", () => {
+  it("clears foreign and adds the scope; takes nothing another scope owns; nothing absent", () => {
+    expect(decideAdoption(own(key(5), [], true), true, me("pr-5"))).toEqual({
+      kind: "adopt",
+      changes: [
+        { op: "auth0.callbackUrl", key: key(5), action: "not-foreign" },
+        { op: "auth0.callbackUrl", key: key(5), action: "add", owner: me("pr-5") },
+      ],
+    });
+    expect(decideAdoption(own(key(5), [me("pr-5")], false), true, me("pr-5"))).toEqual({
+      kind: "adopt",
+      changes: [],
+    });
+    expect(decideAdoption(own(key(5), [me("main")], true), true, me("pr-5"))).toEqual({ kind: "taken" });
+    expect(decideAdoption(own(key(5), [], true), false, me("pr-5"))).toEqual({ kind: "absent" });
+  });
+});
