@@ -13,6 +13,7 @@ import type {
   ClaimRequest,
   FencedRequest,
   LeaseLockApi,
+  ReleaseRequest,
   ReportCombinedRequest,
 } from "../shared/rpc/lease-lock";
 import type { GrantOrCombined, TakenQueue } from "../shared/schemas/combine";
@@ -37,7 +38,7 @@ import {
   recordFills,
   unclaimNearCapacity,
 } from "./fill-levels";
-import { LeaseCore, type ReleaseRequest } from "./lease-core";
+import { LeaseCore } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
 import { ParentLockRole } from "./parent-lock-role";
 import { ScopeLockRole } from "./scope-lock-role";
@@ -81,7 +82,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return this.#core.renew(req, this.#scope.refused);
   }
 
-  async release(req: ReleaseRequest & { fills?: FillLevel[] }): Promise<Result<ReleaseOutcome>> {
+  async release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>> {
     const released = this.#core.release(req, () => this.#scope.settled(req));
     if (released.ok && released.value.released) this.#scope.ended();
     // Only the holder's own release in time brings its fills: the run's writes left the lists so
