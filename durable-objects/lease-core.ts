@@ -8,7 +8,7 @@
 import type { Env } from "../shared/env";
 import { ok, type Result } from "../shared/errors";
 import { lockKind } from "../shared/lock-keys";
-import type { AcquireRequest, FencedRequest, WaitingAnswer } from "../shared/rpc/lease-lock";
+import type { AcquireRequest, FencedRequest, ReleaseRequest, WaitingAnswer } from "../shared/rpc/lease-lock";
 import type { HoldOutcome } from "../shared/schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../shared/schemas/lock";
 import type { RunOrigin } from "../shared/schemas/provenance";
@@ -16,7 +16,14 @@ import { isTaken } from "./combine-queue";
 import { FeedNotices } from "./feed-notices";
 import { HeldIndex } from "./held-index";
 import { HoldStore } from "./hold-store";
-import { holdsToken, isExpired, type LeaseRow, leaseHolderOf, lostRefusal } from "./lease-rules";
+import {
+  holdsToken,
+  isExpired,
+  type LeaseRow,
+  leaseHolderOf,
+  lostRefusal,
+  QUIET_RELEASE_NOTE,
+} from "./lease-rules";
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockHolds } from "./lock-holds";
@@ -32,14 +39,6 @@ function receiptEtagOf(etag: unknown): string | null {
 
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
-
-export interface ReleaseRequest {
-  key: string;
-  holder: string;
-  token: number;
-  receiptEtag?: string;
-  intentsSettled?: boolean;
-}
 
 /** What a role adds to the alarm: its own aging, its own index, and whether that is out of step. */
 export interface AlarmWork {
@@ -160,7 +159,10 @@ export class LeaseCore {
     // Releasing an expired lease is still the holder's own release (nobody else had it yet), but
     // the history says it came late.
     const expired = isExpired(lease, now);
-    this.store.free(now, expired ? "released-expired" : "released", lease, null);
+    // Quiet: a write attempt under it went unanswered and may still land (lease-rules.ts quietUntil).
+    const quiet = req.quiet === true;
+    const how = expired ? "released-expired" : "released";
+    this.store.free({ how, at: now, quiet }, lease, quiet ? QUIET_RELEASE_NOTE : null);
     // The receipt etag its save left, for the next grant: only from a release in time (after an
     // expiry, nobody can vouch the holder's view was still the latest), and only a short string.
     if (!expired) this.store.handOverReceiptEtag(receiptEtagOf(req.receiptEtag));
@@ -180,7 +182,7 @@ export class LeaseCore {
     // any, still applies (an unclaimed grant has none: nobody wrote); an admin lifts no lock-delay.
     const past = isExpired(lease, now);
     if (past) this.lease.expireIfDue(now);
-    else this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
+    else this.store.free({ how: "force-released", at: now }, lease, `by ${req.actor}: ${req.reason}`);
     this.lease.promote(now);
     this.index.syncLater();
     const lockDelay = past && !lease.claimPending;

@@ -13,6 +13,7 @@ import type {
   ClaimRequest,
   FencedRequest,
   LeaseLockApi,
+  ReleaseRequest,
   ReportCombinedRequest,
   WaitingAnswer,
 } from "../shared/rpc/lease-lock";
@@ -38,7 +39,7 @@ import {
   recordFills,
   unclaimNearCapacity,
 } from "./fill-levels";
-import { LeaseCore, type ReleaseRequest } from "./lease-core";
+import { LeaseCore } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
 import { ParentLockRole } from "./parent-lock-role";
 import { ScopeLockRole } from "./scope-lock-role";
@@ -82,7 +83,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     return this.#core.renew(req, this.#scope.refused);
   }
 
-  async release(req: ReleaseRequest & { fills?: FillLevel[] }): Promise<Result<ReleaseOutcome>> {
+  async release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>> {
     const released = this.#core.release(req, () => this.#scope.settled(req));
     if (released.ok && released.value.released) this.#scope.ended();
     // Only the holder's own release in time brings its fills: the run's writes left the lists so

@@ -51,21 +51,37 @@ export function lockDelayOf(requested: number | undefined): number {
   return Math.min(Math.max(Math.floor(requested), 0), LOCK_DELAY_MS);
 }
 
+/** The history note of a quiet release (docs/design.md, "Fencing around a write"). */
+export const QUIET_RELEASE_NOTE = "a write sent under it may still land: quiet for its lock-delay";
+
+/** How a lease ended, as its history records it. */
+export type LeaseEnd = "expired" | "claim-lapsed" | "released" | "released-expired" | "force-released";
+
 /**
- * Until when nobody else may be granted the lock once `lease` ended at `endedAt` as `how`. A lease
- * that expired (or was released only after its expiry) may still have a write in flight, sent
- * just before its holder's deadline: the lock stays quiet for its lock-delay after the expiry. A
+ * One end of a lease: how, when (the object's clock), and whether its holder said a write it sent
+ * under the lease may still land (`quiet`: a release after a write attempt that got no answer,
+ * docs/design.md "Fencing around a write").
+ */
+export interface LeaseEnding {
+  how: LeaseEnd;
+  at: number;
+  quiet?: boolean;
+}
+
+/**
+ * Until when nobody else may be granted the lock once `lease` ended as `end` says. A lease that
+ * expired (or was released only after its expiry) may still have a write in flight, sent just
+ * before its holder's deadline: the lock stays quiet for its lock-delay after the expiry. A quiet
+ * release keeps it quiet for the lock-delay after the release itself: every attempt of the write
+ * was sent before it, so each has landed or is lost by then (docs/design.md, "Lock-delay"). A
  * release in time, a force-release (an admin's call) and an unclaimed grant (its holder never
  * claimed it, so never wrote) need none.
  */
-export function quietUntil(
-  lease: LeaseRow,
-  how: "expired" | "claim-lapsed" | "released" | "released-expired" | "force-released",
-  lockDelayMs: number,
-): number {
-  if (how !== "expired" && how !== "released-expired") return 0;
-  if (lease.claimPending) return 0;
-  return lease.expiresAt + lockDelayMs;
+export function quietUntil(lease: LeaseRow, end: LeaseEnding, lockDelayMs: number): number {
+  const afterRelease = end.quiet === true ? end.at + lockDelayMs : 0;
+  if (end.how !== "expired" && end.how !== "released-expired") return afterRelease;
+  if (lease.claimPending) return afterRelease;
+  return Math.max(lease.expiresAt + lockDelayMs, afterRelease);
 }
 
 /**
@@ -114,6 +130,8 @@ export interface FreeLockState {
   waiting: number;
   /** No grant before this (lease-store.ts quietUntil; 0: none). */
   quietUntil: number;
+  /** What started that quiet period: an expiry, or a quiet release (lease-store.ts quietAfter). */
+  quietAfter?: "expiry" | "release";
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -175,7 +193,9 @@ function freeRefusal(
   }
   const who = expired
     ? `the lease of ${holderWords(leaseHolderOf(expired, asker.viewer))} expired at ${iso(expired.expiresAt)}`
-    : "its last lease expired";
+    : free.quietAfter === "release"
+      ? "its last lease was released after a write attempt that got no answer"
+      : "its last lease expired";
   return fail(
     "LOCK_HELD",
     `${name} is free but in its lock-delay until ${iso(free.quietUntil)}: ${who}, and a write sent ` +

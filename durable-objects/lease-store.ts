@@ -8,10 +8,13 @@
 import { LOCK_DELAY_MS } from "../shared/lease-defaults";
 import type { HistoryEntry, LeaseGrant, Transition } from "../shared/schemas/lock";
 import { type RunOrigin, runOriginSchema } from "../shared/schemas/provenance";
-import { type LeaseRow, quietUntil } from "./lease-rules";
+import { type LeaseEnding, type LeaseRow, quietUntil } from "./lease-rules";
 import type { LockChange } from "./lock-feed";
 
 export const HISTORY_LIMIT = 50;
+
+/** Meta key: "release" while the stored quiet period is one a quiet release started. */
+const QUIET_AFTER = "quiet_after";
 
 /** What a transition tells the object around its storage: the alarm to arm, the change to announce. */
 export interface TransitionHooks {
@@ -164,22 +167,21 @@ export class LeaseStore {
     return { ...lease, expiresAt, ttlMs, claimPending: false };
   }
 
-  free(
-    now: number,
-    transition: "expired" | "claim-lapsed" | "released" | "released-expired" | "force-released",
-    lease: LeaseRow,
-    note: string | null,
-  ): void {
+  /** Frees the lease as `end` says, keeping the quiet period it leaves (lease-rules.ts quietUntil). */
+  free(end: LeaseEnding, lease: LeaseRow, note: string | null): void {
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
     // Only a holder's own timely release hands a receipt etag on (`release` sets it after this).
     this.handOverReceiptEtag(null);
     // The lock-delay outlives the row: the next grant waits for it, also across restarts.
-    const quiet = quietUntil(lease, transition, this.lockDelayMs());
-    if (quiet > now) {
+    const quiet = quietUntil(lease, end, this.lockDelayMs());
+    if (quiet > Math.max(end.at, this.quietUntil(end.at))) {
       this.setMeta("quiet_until", String(quiet));
+      // What started it, for a refusal that says only what is so (lease-rules.ts heldRefusal).
+      if (end.quiet === true) this.setMeta(QUIET_AFTER, "release");
+      else this.deleteMeta(QUIET_AFTER);
       this.#hooks.armAlarm(quiet);
     }
-    this.record(now, transition, lease.holder, lease.token, note);
+    this.record(end.at, end.how, lease.holder, lease.token, note);
     // The alarm stays armed: when it fires on the free lock it deletes the index entry (and ages
     // out stored combining answers), so a lock released and taken again before then pays no R2
     // write and no alarm write at all.
@@ -239,10 +241,24 @@ export class LeaseStore {
    * live row once it has expired.
    */
   quietUntil(now: number): number {
-    const stored = Number(this.meta("quiet_until") ?? "0");
+    return Math.max(this.#storedQuiet(), this.#pendingQuiet(now));
+  }
+
+  /** What started the quiet period `quietUntil` answers: a quiet release, else an expiry. */
+  quietAfter(now: number): "expiry" | "release" {
+    const release = this.meta(QUIET_AFTER) === "release" && this.#storedQuiet() >= this.#pendingQuiet(now);
+    return release ? "release" : "expiry";
+  }
+
+  #storedQuiet(): number {
+    return Number(this.meta("quiet_until") ?? "0");
+  }
+
+  /** The lock-delay of the live row once it has expired (not freed yet). */
+  #pendingQuiet(now: number): number {
     const lease = this.lease();
-    const pending = lease && now >= lease.expiresAt ? quietUntil(lease, "expired", this.lockDelayMs()) : 0;
-    return Math.max(stored, pending);
+    if (!lease || now < lease.expiresAt) return 0;
+    return quietUntil(lease, { how: "expired", at: now }, this.lockDelayMs());
   }
 
   lastToken(): number {

@@ -150,7 +150,12 @@ export class LeaseTransitions {
     // A lease outliving the hold still holds the lock after it: Retry-After is the later end.
     const leaseEnd = lease && !isExpired(lease, now) ? lease.expiresAt : 0;
     if (hold) return holdRefusal(hold, { key: store.key ?? "", now, leaseEnd, position: asker.position });
-    const free = { now, waiting: this.queue.length, quietUntil: store.quietUntil(now) };
+    const free = {
+      now,
+      waiting: this.queue.length,
+      quietUntil: store.quietUntil(now),
+      quietAfter: store.quietAfter(now),
+    };
     return heldRefusal({ key: store.key ?? "", identity: store.identity }, lease, asker, free);
   }
 
@@ -178,8 +183,7 @@ export class LeaseTransitions {
     const lapsed = endOfLease(lease) === "claim-lapsed";
     if (!lapsed) rememberExpired(this.#p.store, lease);
     this.#p.store.free(
-      now,
-      endOfLease(lease),
+      { how: endOfLease(lease), at: now },
       lease,
       lapsed ? "granted to a waiter that never claimed it" : null,
     );

@@ -6,9 +6,10 @@
  */
 import type { Env } from "../shared/env";
 import { ok, type Result } from "../shared/errors";
+import type { ReleaseRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import type { Intent } from "../shared/schemas/receipt";
-import type { LeaseCore, ReleaseRequest } from "./lease-core";
+import type { LeaseCore } from "./lease-core";
 import { PendingIndex } from "./pending-index";
 import { PendingIntents } from "./pending-intents";
 

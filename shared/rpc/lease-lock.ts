@@ -85,24 +85,33 @@ export interface ReportCombinedRequest extends FencedRequest {
   locator?: Locator;
 }
 
+/** The holder giving its lease back. */
+export interface ReleaseRequest {
+  key: string;
+  holder: string;
+  token: number;
+  /**
+   * Scope locks: the receipt's etag as this holder's last save left it, named only when that save
+   * succeeded; the next grant answers it (LeaseGrant.receiptEtag).
+   */
+  receiptEtag?: string;
+  /** The holder's last receipt save (or delete) holds every intent still unresolved. */
+  intentsSettled?: boolean;
+  /** Parent locks: the capped lists' fill as the holder's writes left them (shared/schemas/fill-level.ts). */
+  fills?: FillLevel[];
+  /**
+   * A write sent under this lease may still land (an attempt of it got no answer): the lock is
+   * granted to nobody for the lock-delay after this release (docs/design.md, "Fencing around a
+   * write"). The answer is the same as without it: `released` says the lease was live.
+   */
+  quiet?: boolean;
+}
+
 export interface LeaseLockApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
   claim(req: ClaimRequest): Promise<Result<LeaseGrant>>;
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
-  /**
-   * `receiptEtag` (scope locks): the receipt's etag as this holder's last save left it, named only
-   * when that save succeeded; the next grant answers it (LeaseGrant.receiptEtag).
-   */
-  release(req: {
-    key: string;
-    holder: string;
-    token: number;
-    receiptEtag?: string;
-    /** The holder's last receipt save (or delete) holds every intent still unresolved. */
-    intentsSettled?: boolean;
-    /** Parent locks: the capped lists' fill as the holder's writes left them (shared/schemas/fill-level.ts). */
-    fills?: FillLevel[];
-  }): Promise<Result<ReleaseOutcome>>;
+  release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>>;
   /**
    * The intents a lock of the version before issue 29 keeps that no receipt settled yet, read-only
    * (the sweep, upgrading: docs/design.md, "Intent recovery").

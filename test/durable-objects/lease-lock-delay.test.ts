@@ -5,7 +5,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it } from "vitest";
-import { lockDelayOf, quietUntil } from "../../durable-objects/lease-rules";
+import { type LeaseEnding, lockDelayOf, quietUntil } from "../../durable-objects/lease-rules";
 import { LOCK_DELAY_MS, PROVIDER_REQUEST_TIMEOUT_MS } from "../../shared/lease-defaults";
 import {
   armedAlarm,
@@ -26,21 +26,41 @@ describe("lock-delay", () => {
     expect(lockDelayOf(undefined)).toBe(LOCK_DELAY_MS);
     expect(lockDelayOf(LOCK_DELAY_MS * 10)).toBe(LOCK_DELAY_MS);
     expect(lockDelayOf(0)).toBe(0);
-    const lease = {
-      holder: "a",
-      token: 1,
-      acquiredAt: 0,
-      expiresAt: 1_000,
-      ttlMs: 1_000,
-      claimPending: false,
-    };
-    expect(quietUntil(lease, "expired", LOCK_DELAY_MS)).toBe(1_000 + LOCK_DELAY_MS);
-    expect(quietUntil(lease, "released-expired", LOCK_DELAY_MS)).toBe(1_000 + LOCK_DELAY_MS);
-    expect(quietUntil(lease, "released", LOCK_DELAY_MS)).toBe(0);
-    expect(quietUntil(lease, "force-released", LOCK_DELAY_MS)).toBe(0);
-    // An unclaimed grant's holder never claimed it, so never wrote.
-    expect(quietUntil({ ...lease, claimPending: true }, "expired", LOCK_DELAY_MS)).toBe(0);
   });
+
+  // The pure rule (lease-rules.ts quietUntil): a lease that ended at 5 000, its expiry at 1 000 or
+  // 9 000, released quietly or not. Quiet after an expiry; after a quiet release, from the release.
+  const ended = 5_000;
+  const table: Array<
+    [string, LeaseEnding["how"], { expiresAt: number; quiet?: boolean; pending?: boolean }, number]
+  > = [
+    ["an expiry", "expired", { expiresAt: 1_000 }, 1_000 + LOCK_DELAY_MS],
+    ["a release after the expiry", "released-expired", { expiresAt: 1_000 }, 1_000 + LOCK_DELAY_MS],
+    ["a release in time", "released", { expiresAt: 9_000 }, 0],
+    ["a force-release", "force-released", { expiresAt: 9_000 }, 0],
+    // An unclaimed grant's holder never claimed it, so never wrote.
+    ["an unclaimed grant's expiry", "expired", { expiresAt: 1_000, pending: true }, 0],
+    ["a quiet release in time", "released", { expiresAt: 9_000, quiet: true }, ended + LOCK_DELAY_MS],
+    // Released after its expiry: the later of the two ends (here the release's).
+    [
+      "a quiet release after the expiry",
+      "released-expired",
+      { expiresAt: 1_000, quiet: true },
+      ended + LOCK_DELAY_MS,
+    ],
+  ];
+  for (const [what, how, { expiresAt, quiet, pending }, until] of table)
+    it(`after ${what}: ${until === 0 ? "no quiet period" : `quiet until ${until}`}`, ({ expect }) => {
+      const lease = {
+        holder: "a",
+        token: 1,
+        acquiredAt: 0,
+        expiresAt,
+        ttlMs: 1_000,
+        claimPending: pending === true,
+      };
+      expect(quietUntil(lease, { how, at: ended, ...(quiet ? { quiet } : {}) }, LOCK_DELAY_MS)).toBe(until);
+    });
 
   it("a lease that just expired is not taken over: a newcomer is told LOCK_HELD", async ({ expect }) => {
     const key = freshScopeKey();

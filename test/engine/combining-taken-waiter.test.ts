@@ -32,7 +32,7 @@ import { StepClock } from "../reliability/harness";
 
 /** The waiter's wait timeout: long enough for the holder to take its changes first. */
 const WAITER_TIMEOUT_MS = 1_000;
-/** The holder's lease in the abandoned-lease case: longer than its stall and its write, short to wait out. */
+/** The holder's lease in the unknown-outcome case: longer than its stall and its write, short to wait out. */
 const HOLDER_TTL_SECONDS = 8;
 
 function apply(e: Engine, scope: string, plan: Plan, waitTimeoutMs = 30_000): Promise<RunResult> {
@@ -97,12 +97,13 @@ describe("a combining waiter whose changes were taken", () => {
     await expectLocksFree(expect, domain, [a, b]);
   });
 
-  it("the holder's write may have landed: its lease is abandoned, the waiter is granted when it ends and writes its own; nothing is left that no receipt names", async () => {
+  it("the holder's write may have landed: its lease ends quietly, the waiter is granted after the lock-delay and writes its own; nothing is left that no receipt names", async () => {
     // The holder's PATCH reaches the emulator, but every answer to it is lost (4 attempts); the
-    // holder's clock steps, so its retry backoff costs no time. Its outcome is unknown, so it
-    // abandons its parent lease (docs/design.md, "Lease protocol": no release, the lock-delay
-    // follows the expiry). The waiter whose changes it took is not timed out while they are taken:
-    // it is granted once that lease ends and writes its changes itself.
+    // holder's clock steps, so its retry backoff costs no time. Its outcome is unknown: it does not
+    // report the taken changes back as unwritten, and its parent lease (still held) ends by a quiet
+    // release (docs/design.md, "Fencing around a write": the lock-delay follows the release). The
+    // waiter whose changes it took is not timed out while they are taken: it is granted once the
+    // lock-delay after that release has passed, and writes its changes itself.
     let lost = 4;
     const answersLost = (inner: typeof fetch): typeof fetch => {
       return async (input, init) => {
@@ -114,8 +115,8 @@ describe("a combining waiter whose changes were taken", () => {
         return response;
       };
     };
-    // A short lease for the holder: the waiter is granted only once the abandoned lease expired
-    // and its lock-delay passed, real time in the lock object (the default TTL waited 30 s).
+    // A short lease for the holder, should it be left to expire: the waiter is granted only once
+    // the lease ended and its lock-delay passed, real time in the lock object.
     const holder = () =>
       testEngine({
         faults: stallPastTheWaitersTimeout,

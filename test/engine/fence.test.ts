@@ -26,6 +26,7 @@ function stubs(refuse: ReadonlySet<string> = new Set()) {
       if (refuse.has(`${kind} check`)) throw lost();
     },
     abandon: () => calls.push(`${kind} abandon`),
+    writeMayLand: () => calls.push(`${kind} writeMayLand`),
     target: { key: `${kind}-lock` },
     releaseHeld: async () => {
       calls.push(`${kind} releaseHeld`);
@@ -103,7 +104,7 @@ describe("the group write's fence", () => {
     );
     expect(err.detail).toMatchObject({ outcome: "unknown" });
     expect(calls).toContain("parent abandon");
-    expect(fence.abandoned).toBe(true);
+    expect(fence.inDoubt).toBe(true);
   });
 
   it("a call after the write that is not the parent's makes the check it stands for", async () => {
@@ -116,18 +117,23 @@ describe("the group write's fence", () => {
     // The parent lease is still held: the write stands, the call's own error is what fails.
     expect(calls).toEqual(["parent check"]);
     expect(err.message).toBe("scope lost");
-    expect(fence.abandoned).toBe(false);
+    expect(fence.inDoubt).toBe(false);
   });
 
   it("a write with no answer is an unknown outcome; a provider's refusal is its own answer", async () => {
     const noAnswer = stubs();
     const unknown = await failure(
       noAnswer.fence.write(() =>
-        Promise.reject(new SponsonError("PROVIDER_ERROR", "reset", { status: null })),
+        Promise.reject(new SponsonError("PROVIDER_ERROR", "reset", { status: null, outcome: "unknown" })),
       ),
     );
     expect(unknown.code).toBe("LOCK_LOST");
-    expect(noAnswer.fence.abandoned).toBe(true);
+    expect(unknown.detail).toMatchObject({ outcome: "unknown" });
+    expect(noAnswer.fence.inDoubt).toBe(true);
+    // The lease is still held (the provider answered, or the connection broke): not abandoned, its
+    // release is quiet (the lock-delay after it covers a late landing).
+    expect(noAnswer.calls).toContain("parent writeMayLand");
+    expect(noAnswer.calls).not.toContain("parent abandon");
     const refusal = stubs();
     const refused = await failure(
       refusal.fence.write(() =>
@@ -135,9 +141,53 @@ describe("the group write's fence", () => {
       ),
     );
     expect(refused.code).toBe("PROVIDER_ERROR");
-    expect(refusal.fence.abandoned).toBe(false);
+    expect(refusal.fence.inDoubt).toBe(false);
     // Nothing after a refused write: no check after it, no abandon.
     expect(refusal.calls).toEqual(["scope assertHeld", "parent check"]);
+  });
+
+  it("a failure of a request that changes nothing (a token exchange with no answer) is the provider's failure, not an unknown outcome", async () => {
+    const { calls, fence } = stubs();
+    const err = await failure(
+      fence.write(() =>
+        Promise.reject(new SponsonError("PROVIDER_ERROR", "auth0: network error", { status: null })),
+      ),
+    );
+    expect(err.code).toBe("PROVIDER_ERROR");
+    expect(fence.inDoubt).toBe(false);
+    expect(calls).toEqual(["scope assertHeld", "parent check"]);
+  });
+
+  it("a write the lease was lost around is an unknown outcome whose lease is abandoned, never released", async () => {
+    const { calls, fence } = stubs();
+    const err = await failure(
+      fence.write(() =>
+        Promise.reject(
+          new SponsonError("LOCK_LOST", "unanswered at the lease deadline", { outcome: "unknown" }),
+        ),
+      ),
+    );
+    expect(err.detail).toMatchObject({ outcome: "unknown" });
+    expect(calls).toContain("parent abandon");
+    expect(fence.inDoubt).toBe(true);
+  });
+
+  it("a write attempt the transport reports unanswered makes the parent's release quiet, even when the write then succeeds", async () => {
+    const { calls, fence } = stubs();
+    const ctx = fence.context({
+      fetch: async () => new Response("ok"),
+      clock: realClock,
+    } as unknown as OpContext);
+    await fence.claim(claim);
+    await fence.write(async () => {
+      ctx.onUnansweredWrite?.();
+    }, "release");
+    await fence.releaseAfterWrite();
+    expect(calls).toContain("parent writeMayLand");
+    expect(calls.indexOf("parent writeMayLand")).toBeLessThan(calls.indexOf("parent releaseHeld"));
+    // The write succeeded and the release said the lease was live: the outcome is known.
+    expect(fence.inDoubt).toBe(false);
+    expect(calls).not.toContain("parent abandon");
   });
 
   it("with nothing else after the write, the release is the parent's check after it", async () => {
@@ -148,7 +198,7 @@ describe("the group write's fence", () => {
     expect(calls).not.toContain("parent check");
     await fence.releaseAfterWrite();
     expect(calls.slice(-2)).toEqual(["parent assertHeld", "parent releaseHeld"]);
-    expect(fence.abandoned).toBe(false);
+    expect(fence.inDoubt).toBe(false);
     // Owed once: a second call (the lease's own finally) makes no check.
     await fence.releaseAfterWrite();
     expect(calls.filter((c) => c === "parent releaseHeld")).toHaveLength(1);
@@ -160,7 +210,7 @@ describe("the group write's fence", () => {
     const err = await failure(fence.releaseAfterWrite());
     expect(err.code).toBe("LOCK_LOST");
     expect(err.detail).toMatchObject({ outcome: "unknown" });
-    expect(fence.abandoned).toBe(true);
+    expect(fence.inDoubt).toBe(true);
   });
 
   it("control: without a write nothing is owed, and no release is made by the fence", async () => {

@@ -3,10 +3,10 @@
  * unknown, whatever the retry that followed it was told. Here Auth0's PATCH (no precondition) loses
  * its answer, the adapter sends it again and that attempt is refused (a 429 whose reset is past the
  * retry budget). The refusal says nothing of the first attempt, which may still land: the group fails
- * LOCK_LOST with outcome "unknown", its intents stay and the parent lease is abandoned, so the
- * lock-delay keeps the next holder from a late landing. Before, the refusal read as "nothing was
- * written": the lease was released, a newcomer was granted at once, and the late landing left an entry
- * no receipt named.
+ * LOCK_LOST with outcome "unknown", its intents stay and the parent lease, still held, ends by a quiet
+ * release, so the lock-delay after it keeps the next holder from a late landing. Before, the refusal
+ * read as "nothing was written": the lease was released in time, a newcomer was granted at once, and
+ * the late landing left an entry no receipt named.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -57,7 +57,7 @@ async function grantedAtOnce(key: string): Promise<boolean> {
 }
 
 describe("a write retried after its answer was lost", () => {
-  it("is an unknown outcome when the retry is refused: lease abandoned, intents kept, the late landing recorded", async () => {
+  it("is an unknown outcome when the retry is refused: the lease ends quietly, intents kept, the late landing recorded", async () => {
     const domain = freshAuth0Domain("retry-lost");
     await seedTenant(domain);
     const key = await appLockKey(domain);
@@ -73,6 +73,9 @@ describe("a write retried after its answer was lost", () => {
     expect(error?.code, JSON.stringify(error)).toBe("LOCK_LOST");
     expect(error?.detail).toMatchObject({ outcome: "unknown" });
     expect(await grantedAtOnce(key), "the lock-delay keeps a newcomer out").toBe(false);
+    // Released (the lease was held: the provider answered), quiet for the lock-delay after it.
+    const ended = (await lockStub(env, key).read({ key })).history.at(-1);
+    expect(ended).toMatchObject({ transition: "released", note: expect.stringMatching(/may still land/) });
     // The first attempt lands late: the entry is there, and the scope's intent still names it.
     await land();
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toContain(callbackOf(a));

@@ -1,6 +1,7 @@
 /**
  * A fleet step's fault (./fleet-model.ts) as the engine's fault hook: a crash, a lease taken away
- * (an admin force-release), provider failures, slow, hung or late-landing provider writes. The hook is awaited
+ * (an admin force-release), provider failures, slow, hung or late-landing provider writes (their
+ * retries refused, or answered). The hook is awaited
  * by the engine, so what it does happens exactly at its point of the run: a force-release of the
  * scope lock is followed, before the stale run goes on, by a recovery of the scope that holds the
  * scope lease (and, where the stale run holds no parent lease, runs to its end).
@@ -11,7 +12,7 @@ import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, type FaultPoint, SimulatedCrash } from "../../workers/engine/deps";
 import { readLock } from "../../workers/locks/lock-target";
 import { configureHost, emulatorStub } from "../helpers/emulators";
-import { endLockDelay, expireLeaseNow } from "../helpers/locks";
+import { endLockDelay, expireLeaseNow, metaValue } from "../helpers/locks";
 import { type Fault, OBJECTS } from "./fleet-model";
 import { type FleetWorld, forceRelease, parentKey, scopeKey } from "./fleet-world";
 
@@ -35,6 +36,10 @@ export interface FaultState {
   tenants: Set<number>;
   /** Tenants holding a write answered as lost, to land once the run ended. */
   late: Set<number>;
+  /** The objects those writes are of (the object of the group whose write it was). */
+  lateObjects: Set<number>;
+  /** Tenants whose objects a provider failure may have left in a lock-delay (an unknown outcome). */
+  quiet: Set<number>;
 }
 
 export interface FaultContext {
@@ -66,6 +71,7 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
       if (++seen !== fault.nth) return;
       state.fired = true;
       state.tenants.add(tenant);
+      state.quiet.add(tenant);
       await configureHost(ctx.world.domains[tenant] as string, {
         failures: [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts, on: "write" }],
       });
@@ -77,9 +83,14 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
       state.fired = true;
       state.tenants.add(tenant);
       state.late.add(tenant);
+      state.lateObjects.add(object);
+      state.quiet.add(tenant);
+      // The write about to be sent is kept; its retries are refused, or (status null) answered.
+      const refused =
+        fault.status === null ? [] : [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts }];
       await configureHost(ctx.world.domains[tenant] as string, {
         lateWrites: 1,
-        failuresAfterLateWrite: [{ status: fault.status, count: DEFAULT_RETRY.maxAttempts, on: "write" }],
+        failuresAfterLateWrite: refused.map((f) => ({ ...f, on: "write" as const })),
       });
       return;
     }
@@ -119,23 +130,56 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
 }
 
 /**
- * Lands the writes answered as lost, after the run that sent them ended (and any rollback it made),
- * then lets the time pass that a real late landing would be given: every parent lease a run left
- * to expire ends, with its lock-delay (docs/design.md, "Lock-delay"), as it would before the
- * next holder's grant. A run that wrongly took the refusal as "nothing was written" has released
- * its lease and resolved its intents by now: the landing is then an entry no receipt names.
+ * Lands the writes answered as lost once the run that sent them ended (and any rollback it made),
+ * at the latest moment the lock lets them (docs/design.md, "What this guarantees": a request lands
+ * within the request timeout of being sent, or never): while the object's lease is still held (left
+ * to expire) or its lock-delay keeps everyone out, they land now, before any next holder's read.
+ * Where nothing keeps the next holder out (the lease was released in time), a real late landing may
+ * come after the next holder's write: it is deferred until the next group has run
+ * (`landDeferredWrites`), and a run that wrongly took its write as clean has lost that holder's
+ * entry (or brought back one it removed). Then the time passes that a real late landing would be
+ * given: every parent lease a run left to expire ends, with its lock-delay, before the next step.
  */
 export async function landLateWrites(world: FleetWorld, state: FaultState): Promise<void> {
-  for (const tenant of state.late) await emulatorStub(world.domains[tenant] as string).landLateWrites();
-  // The late write is the tenant's next write, whichever of its objects that was: every one still held.
+  for (const tenant of state.late) {
+    const objects = [...state.lateObjects].filter((o) => OBJECTS[o]?.tenant === tenant);
+    const kept = await Promise.all(objects.map(async (o) => keptOut(await parentKey(world, o))));
+    if (kept.every(Boolean)) {
+      world.late.landed += await emulatorStub(world.domains[tenant] as string).landLateWrites();
+    } else {
+      world.late.deferred.add(tenant);
+      state.quiet.delete(tenant);
+    }
+  }
+  // A fault's writes were to the tenant's objects: every one still held, or quiet, ends here.
   for (const [object, o] of OBJECTS.entries()) {
-    if (!state.late.has(o.tenant)) continue;
+    if (!state.quiet.has(o.tenant)) continue;
     const key = await parentKey(world, object);
     // Read without a grant: a lease past its TTL ends here with its lock-delay, which ends too.
     if ((await readLock(env, key)).held) await expireLeaseNow(key);
     await endLockDelay(key);
   }
   state.late.clear();
+  state.lateObjects.clear();
+  state.quiet.clear();
+}
+
+/**
+ * The late writes of `tenants`, deferred by `landLateWrites` before the group that just ran, land
+ * now: after that group's writes.
+ */
+export async function landDeferredWrites(world: FleetWorld, tenants: ReadonlySet<number>): Promise<void> {
+  for (const tenant of tenants) {
+    const landed = await emulatorStub(world.domains[tenant] as string).landLateWrites();
+    world.late.landed += landed;
+    world.late.deferredLanded += landed;
+  }
+}
+
+/** Whether the lock keeps every next holder out now: a lease still held, or a lock-delay in force. */
+async function keptOut(key: string): Promise<boolean> {
+  if ((await readLock(env, key)).held) return true;
+  return Number((await metaValue(key, "quiet_until")) ?? "0") > Date.now();
 }
 
 export async function resetTenants(world: FleetWorld, state: FaultState): Promise<void> {

@@ -113,10 +113,12 @@ export type Fault =
   /** The run's nth write meets more provider failures than the retry budget allows. */
   | { kind: "fail-write"; nth: number; status: number }
   /**
-   * The run's nth write is sent but its answer lost, and it lands only after the run ended; the
-   * write's retries are refused `status` (a refusal that says nothing of the lost attempt).
+   * The run's nth write is sent but its answer lost, and it lands only after the run ended: at the
+   * latest moment the lock lets it (./fleet-faults.ts landLateWrites), after the next group's
+   * writes if nothing keeps that group out. The write's retries are refused `status` (a refusal that
+   * says nothing of the lost attempt), or with `status` null answered 2xx: the run succeeds.
    */
-  | { kind: "late-write"; nth: number; status: number }
+  | { kind: "late-write"; nth: number; status: number | null }
   /**
    * Another writer creates the nth redirect URL of this scope's own that any run POSTs on the
    * Clerk instance (the scope's run, or a combining holder carrying its change) right before that
@@ -263,7 +265,16 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
       arbitrary: fc.record({
         kind: fc.constant("late-write" as const),
         nth: fc.integer({ min: 1, max: 2 }),
-        status: fc.constantFrom(400, 401, 429),
+        status: fc.constantFrom<number | null>(400, 401, 429),
+      }),
+      weight: 2,
+    });
+    // Its retry answered: the run succeeds, and the lost attempt still lands.
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("late-write" as const),
+        nth: fc.integer({ min: 1, max: 2 }),
+        status: fc.constant(null),
       }),
       weight: 2,
     });
@@ -405,7 +416,8 @@ function describeFault(f: Fault | undefined): string {
   if (f.kind === "crash" || f.kind === "scope-lost" || f.kind === "parent-lost")
     return ` ${f.kind} ${f.point} #${f.nth}`;
   if (f.kind === "fail-write") return ` provider ${f.status} on write #${f.nth}`;
-  if (f.kind === "late-write") return ` write #${f.nth} lands late, its retries ${f.status}`;
+  if (f.kind === "late-write")
+    return ` write #${f.nth} lands late, ${f.status === null ? "its retry answered" : `its retries ${f.status}`}`;
   if (f.kind === "outside-create") return ` someone else creates its URL before POST #${f.nth}`;
   if (f.kind === "slow") return ` slow ${f.latencyMs} ms`;
   return ` hung from ${f.point}`;

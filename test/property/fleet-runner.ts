@@ -11,6 +11,7 @@ import { RECEIPT_VERSION } from "../../shared/schemas/receipt";
 import { seedAuth0Tenant } from "../helpers/emulators";
 import { TEST_M2M } from "../helpers/plans";
 import { allEntries, checkEmpty, checkLines, checkLists, checkOwners, checkQuiet } from "./fleet-checks";
+import { landDeferredWrites } from "./fleet-faults";
 import {
   AUTH0_OBJECTS,
   AUTH0_TENANTS,
@@ -56,6 +57,9 @@ export interface FleetTally {
   released: number;
   /** Redirect URLs another writer created right before a run's POST of them (`outside-create`). */
   outsideCreates: number;
+  /** Writes answered as lost that landed late, and how many of those only after the next group. */
+  lateLandings: number;
+  lateAfterNextGroup: number;
 }
 
 export function emptyTally(): FleetTally {
@@ -69,6 +73,8 @@ export function emptyTally(): FleetTally {
     shared: 0,
     released: 0,
     outsideCreates: 0,
+    lateLandings: 0,
+    lateAfterNextGroup: 0,
   };
 }
 
@@ -183,7 +189,11 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
     log(`group ${g + 1}: ${group.steps.map((s) => describeStep(s, name)).join(" || ")}`);
     tally.steps += group.steps.length;
     if (group.steps.length > 1) tally.concurrent += 1;
+    // A late write nothing kept this group from lands after its writes.
+    const due = new Set(world.late.deferred);
+    world.late.deferred.clear();
     const outcomes = (await Promise.all(group.steps.map((s) => runStep(world, s)))).flat();
+    await landDeferredWrites(world, due);
     const have = await allEntries(world);
     for (const o of outcomes) {
       scopes.add(o.scope);
@@ -212,6 +222,9 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
     problems.push(...(await checkOwners(world, [...scopes], `after group ${g + 1}`)));
   }
 
+  // One deferred after the last group lands before the recovery pass.
+  await landDeferredWrites(world, world.late.deferred);
+  world.late.deferred.clear();
   log("recovery");
   const recovered = await Promise.all([...unsettled].sort().map((i) => recoverScope(world, i)));
   for (const r of recovered)
@@ -238,6 +251,8 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
   tally.outsideCreates += (await outsideItems(world)).length;
   problems.push(...(await checkQuiet(world, all, "after destroying every scope")));
   tally.histories += 1;
+  tally.lateLandings += world.late.landed;
+  tally.lateAfterNextGroup += world.late.deferredLanded;
   for (const p of problems) log(`problem: ${p}`);
   return problems;
 }

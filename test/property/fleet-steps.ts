@@ -128,7 +128,14 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
 }
 
 function freshState(): FaultState {
-  return { fired: false, recovery: null, tenants: new Set(), late: new Set() };
+  return {
+    fired: false,
+    recovery: null,
+    tenants: new Set(),
+    late: new Set(),
+    lateObjects: new Set(),
+    quiet: new Set(),
+  };
 }
 
 /** Runs one step; a combining step answers for both of its runs. */

@@ -58,6 +58,11 @@ export interface FleetWorld {
   /** Connection names by index (./fleet-model.ts CONNECTIONS_OF_TENANT). */
   connections: string[];
   scopeName(index: number): string;
+  /**
+   * Writes answered as lost (./fleet-faults.ts): the tenants whose kept write lands after the next
+   * group (nothing kept that group out), and how many landed in all, at once or deferred.
+   */
+  late: { deferred: Set<number>; landed: number; deferredLanded: number };
 }
 
 let worlds = 0;
@@ -104,7 +109,13 @@ export async function freshFleetWorld(scopeName: (i: number) => string): Promise
       }),
     ),
   );
-  return { domains, clerkInstance: clerk, connections, scopeName };
+  return {
+    domains,
+    clerkInstance: clerk,
+    connections,
+    scopeName,
+    late: { deferred: new Set(), landed: 0, deferredLanded: 0 },
+  };
 }
 
 export function identityOf(world: FleetWorld, object: number): string {

@@ -10,6 +10,8 @@ import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
 import { configureHost } from "../helpers/emulators";
+import { appLockKey } from "../helpers/engine";
+import { endLockDelay } from "../helpers/locks";
 import { auth0Plan } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
@@ -106,6 +108,9 @@ export async function runStep(world: World, step: Step): Promise<StepOutcome> {
     throw err;
   } finally {
     if (fault.kind === "fail-read" || fault.kind === "fail-write") await configureHost(world.domain, {});
+    // A write that failed 5xx past the budget ends its lease quietly (it may have been applied):
+    // the time a late landing is given passes here, not in the next step's wait.
+    if (fault.kind === "fail-write" && faultFired) await endLockDelay(await appLockKey(world.domain));
   }
 }
 

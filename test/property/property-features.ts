@@ -22,7 +22,10 @@ export type FeatureName =
   | "old-receipts"
   /** Every provider request of a step answers later. */
   | "slow-writes"
-  /** A write whose answer is lost lands after its run ended; its retries are refused (an unknown outcome). */
+  /**
+   * A write whose answer is lost lands after its run ended: its retries refused (an unknown
+   * outcome), or answered (the run succeeds, and the lost attempt still lands).
+   */
   | "late-writes"
   /** A provider request that takes longer than the lease (request deadlines, maximum critical section). */
   | "hung-writes"

@@ -27,6 +27,8 @@ export interface OpContext<Config = Record<string, unknown>> {
   federation?: FederationAssertions;
   /** Under a lease, its deadline: a wait for another isolate's token ends there (token-cache.ts). */
   deadline?: () => number;
+  /** Under a fence: told of each write attempt that may have landed unanswered (http/provider-request.ts). */
+  onUnansweredWrite?: () => void;
 }
 
 export interface Inspection {

@@ -25,6 +25,8 @@ export interface HandOver {
   intentsSettled?: true;
   /** A parent lock's: the capped lists' fill as this holder's writes left them. */
   fills?: FillLevel[];
+  /** A parent lock's: a write sent under the lease may still land (ParentLock.writeMayLand). */
+  quiet?: true;
 }
 
 export class Lease {

@@ -31,6 +31,8 @@ export class ParentLock extends Lease {
   #queued: QueuedWaiter[] | null;
   /** Each capped list's fill as this holder's writes left it, for the release to carry. */
   readonly #fills = new Map<string, FillLevel>();
+  /** A write sent under this lease may still land: the release asks for a quiet period. */
+  #quiet = false;
 
   private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
     super(target, holder, granted, s);
@@ -46,6 +48,15 @@ export class ParentLock extends Lease {
     for (const fill of fills) this.#fills.set(listId(fill), fill);
   }
 
+  /**
+   * An attempt of a write under this lease got no answer and may still land, whatever the write's
+   * end: the release that ends the lease is quiet, so nobody is granted the lock before the
+   * lock-delay after it (docs/design.md, "Fencing around a write"). The normal path never calls it.
+   */
+  writeMayLand(): void {
+    this.#quiet = true;
+  }
+
   override async release(): Promise<void> {
     await this.releaseHeld();
   }
@@ -53,10 +64,14 @@ export class ParentLock extends Lease {
   /**
    * The release, as the check after a write (docs/design.md, "Fencing around a write"): true only
    * when the object answered that this token was still live when it arrived, so the lease was held
-   * all through the write; false when it had expired, was taken away, or no answer came.
+   * all through the write; false when it had expired, was taken away, or no answer came. A quiet
+   * release answers the same.
    */
   releaseHeld(): Promise<boolean> {
-    return this.releaseWith(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {});
+    return this.releaseWith({
+      ...(this.#fills.size > 0 ? { fills: [...this.#fills.values()] } : {}),
+      ...(this.#quiet ? { quiet: true as const } : {}),
+    });
   }
 
   static async #started(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {

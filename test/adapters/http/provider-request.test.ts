@@ -247,6 +247,84 @@ describe("providerRequest", () => {
     expect(again).toEqual(["token-2", "token-3"]);
   });
 
+  it("tells the context's observer of every write attempt that may have landed, also when a later attempt succeeds", async () => {
+    const cases: Array<[string, () => Response, number]> = [
+      ["no answer", lostAnswer, 1],
+      ["a 5xx", json(503, { message: "backend error" }), 1],
+      // A 429 is the provider's answer that it did nothing.
+      ["a 429", json(429, { message: "slow down" }), 0],
+    ];
+    for (const [what, first, told] of cases) {
+      let unanswered = 0;
+      const { fetcher, calls } = scripted(first, json(200, { ok: true }));
+      const res = await providerRequest(
+        { ...context(fetcher), onUnansweredWrite: () => unanswered++ },
+        spec,
+        { method: "PATCH", url: "https://a.test/x", json: {} },
+      );
+      expect(res.status).toBe(200);
+      expect(calls).toHaveLength(2);
+      expect(unanswered, what).toBe(told);
+    }
+    // A read (a GET) or a request that changes nothing (a token exchange, marked `read`) is never
+    // reported: nothing it sent can land.
+    for (const req of [{ method: "GET" }, { method: "POST", read: true }] as const) {
+      let unanswered = 0;
+      const { fetcher } = scripted(lostAnswer, json(503, {}), json(200, { ok: true }));
+      await providerRequest({ ...context(fetcher), onUnansweredWrite: () => unanswered++ }, spec, {
+        ...req,
+        url: "https://a.test/oauth/token",
+      });
+      expect(unanswered, req.method).toBe(0);
+    }
+  });
+
+  it("tells the observer of a write still in flight at the lease deadline, not of one refused before it was sent", async () => {
+    for (const [thrown, told] of [
+      [new SponsonError("LOCK_LOST", "still unanswered at the lease deadline", { outcome: "unknown" }), 1],
+      [new SponsonError("LOCK_LOST", "lease lost", { lock: "k" }), 0],
+    ] as const) {
+      let unanswered = 0;
+      const fetcher = (async () => {
+        throw thrown;
+      }) as typeof fetch;
+      const err = await rejection(
+        providerRequest({ ...context(fetcher), onUnansweredWrite: () => unanswered++ }, spec, {
+          method: "PATCH",
+          url: "https://a.test/x",
+        }),
+      );
+      expect(err).toBe(thrown);
+      expect(unanswered).toBe(told);
+    }
+  });
+
+  it("a write's final 5xx or network error is an unknown outcome (the attempts may have landed); a read's is not", async () => {
+    const down = json(503, { message: "down" });
+    for (const failing of [down, lostAnswer]) {
+      const write = scripted(failing, failing);
+      const err = await rejection(
+        providerRequest(context(write.fetcher), spec, {
+          method: "PATCH",
+          url: "https://a.test/x",
+          retry: { maxAttempts: 2 },
+        }),
+      );
+      expect(err.detail, err.message).toMatchObject({ outcome: "unknown", attempts: 2 });
+      for (const req of [{ method: "GET" }, { method: "POST", read: true }] as const) {
+        const read = scripted(failing, failing);
+        const plain = await rejection(
+          providerRequest(context(read.fetcher), spec, {
+            ...req,
+            url: "https://a.test/oauth/token",
+            retry: { maxAttempts: 2 },
+          }),
+        );
+        expect(plain.detail?.outcome, `${req.method} ${plain.message}`).toBeUndefined();
+      }
+    }
+  });
+
   it("providerJson refuses a body that does not match the schema", async () => {
     const { fetcher } = scripted(json(200, { items: "not-an-array" }));
     const err = await rejection(

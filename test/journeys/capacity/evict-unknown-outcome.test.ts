@@ -1,7 +1,7 @@
 /**
  * An evicting write whose outcome is unknown (docs/design.md, "Evicting stale scopes"; "Lease
- * protocol"): the stale scope's lease is abandoned with the parent's, never released, so it ends
- * by expiry and the lock-delay after it. Its reopened PR's run cannot start before then, and a
+ * protocol"): the stale scope's lease is abandoned, never released (the parent's, still held, ends
+ * by a quiet release), so it ends by expiry and the lock-delay after it. Its reopened PR's run cannot start before then, and a
  * late landing of the removal cannot take an entry that run has just reported in place.
  */
 import { describe, expect, it } from "vitest";
@@ -16,7 +16,7 @@ import {
   scopeLockFree,
   setPullRequest,
 } from "../../helpers/eviction";
-import { expireLeaseJustNow, expireLeaseNow } from "../../helpers/locks";
+import { endLockDelay, expireLeaseJustNow, expireLeaseNow } from "../../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 
 interface Held {
@@ -71,10 +71,10 @@ describe("an evicting write with an unknown outcome", () => {
     if (!late) throw new Error("no PATCH was sent");
     expect((await late.inner(late.input, late.init)).ok).toBe(true);
     expect(await origins()).not.toContain(origin(closed));
-    // Expiry and lock-delay past (the parent's too): the scope's own run finds its entry gone and
-    // creates it again, once the live scope has made room.
+    // Expiry and lock-delay past (the parent's quiet period too): the scope's own run finds its
+    // entry gone and creates it again, once the live scope has made room.
     await expireLeaseNow(closedKey);
-    await expireLeaseNow(await appLockKey(domain));
+    await endLockDelay(await appLockKey(domain));
     expect((await evictingEngine().destroy(destroyRequest(live))).run.status).toBe("succeeded");
     const own = await evictingEngine().apply({ ...applyRequest(plan, closed), wait: false });
     expect(own.run.status).toBe("succeeded");

@@ -12,7 +12,7 @@ import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instan
 import { connectionOf } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
 import { durableIntents, freshPr, receipt } from "../../helpers/engine";
-import { expireLeaseNow } from "../../helpers/locks";
+import { endLockDelay } from "../../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";
 
@@ -86,7 +86,7 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     expect(await s.urls()).toEqual(["my-app://oauth-callback"]);
   });
 
-  it("a create whose answer was lost is an unknown outcome: the intent kept, the lease left to expire; the next run recovers it (one URL, in the ledger) and the destroy removes it", async () => {
+  it("a create whose answer was lost is an unknown outcome: the intent kept, the lease ended with the lock-delay; the next run recovers it (one URL, in the ledger) and the destroy removes it", async () => {
     const s = await setup();
     const scope = freshPr();
     await configureHost(CLERK_HOST, { loseWriteAnswers: 1 });
@@ -102,8 +102,9 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     expect(await s.urls()).toEqual([URL_OF(scope)]);
     expect((await durableIntents("preview", scope)).map((i) => i.key)).toEqual([URL_OF(scope)]);
 
-    // The instance's lease and its lock-delay pass; the scope's next run recovers what it wanted.
-    await expireLeaseNow(await parentLockKey(`clerk:instance:${s.c.instance}`, new SecretRegistry()));
+    // The instance's lock-delay passes (its lease, still held, was released quietly); the scope's
+    // next run recovers what it wanted.
+    await endLockDelay(await parentLockKey(`clerk:instance:${s.c.instance}`, new SecretRegistry()));
     const again = await s.engine.apply({ ...s.run(scope), plan: s.plan });
     expect(again.run.status).toBe("succeeded");
     expect(await s.urls()).toEqual([URL_OF(scope)]);

@@ -1,8 +1,8 @@
 /**
  * An admin's orphan removal writes under the object's parent lease and is fenced like a run's
- * write (docs/design.md, "Lease protocol"): a write whose outcome is unknown abandons the lease
- * (never releases it), so the lock-delay keeps the next holder out while a late landing may still
- * come; and a lease lost while the write was in flight means the removal is not recorded as done
+ * write (docs/design.md, "Lease protocol"): a write whose outcome is unknown ends the lease so that
+ * the lock-delay keeps the next holder out while a late landing may still come (a quiet release
+ * while the lease is held, else by expiry); and a lease lost while the write was in flight means the removal is not recorded as done
  * (its audit intent is completed as `unknown`).
  * Lost answers are the emulator's knob `loseWriteAnswers`; a write in flight is `holdWrites`.
  */
@@ -20,7 +20,7 @@ import {
   seedAuth0Tenant,
 } from "../../helpers/emulators";
 import { appIdentity, appLockKey, freshPr, holdAppLock } from "../../helpers/engine";
-import { expireLeaseJustNow, expireLeaseNow, stub as lock } from "../../helpers/locks";
+import { endLockDelay, stub as lock } from "../../helpers/locks";
 import { APP_CLIENT, auth0Plan, seedTenant, TEST_M2M } from "../../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";
@@ -88,7 +88,7 @@ async function removalsOf(domain: string): Promise<OrphanRemovalAudit[]> {
 }
 
 describe("an orphan removal's write is fenced", () => {
-  it("a write with an unknown outcome abandons the lease: the next holder waits out the lock-delay", async () => {
+  it("a write with an unknown outcome ends the lease quietly: the next holder waits out the lock-delay", async () => {
     const w = await world();
     // Every attempt lands and loses its answer: the outcome is unknown.
     await configureHost(w.domain, { loseWriteAnswers: 4 });
@@ -100,11 +100,15 @@ describe("an orphan removal's write is fenced", () => {
     expect(await removalsOf(w.domain)).toEqual([
       expect.objectContaining({ status: "unknown", errorCode: "LOCK_LOST" }),
     ]);
-    // Never released: it ends by expiry, and the lock-delay follows it.
-    expect((await lock(w.key).read({ key: w.key })).held).toBe(true);
-    await expireLeaseJustNow(w.key);
-    await expect(holdAppLock(w.domain, "run-next")).rejects.toThrow();
-    await expireLeaseNow(w.key);
+    // Released quietly (the lease was held: no answer is not a lost lease): the lock-delay follows.
+    const state = await lock(w.key).read({ key: w.key });
+    expect(state.held).toBe(false);
+    expect(state.history.at(-1)).toMatchObject({
+      transition: "released",
+      note: expect.stringMatching(/may still land/),
+    });
+    await expect(holdAppLock(w.domain, "run-next")).rejects.toThrow(/lock-delay/);
+    await endLockDelay(w.key);
     await (await holdAppLock(w.domain, "run-next")).release();
   });
 

@@ -19,9 +19,10 @@ export interface ProviderFailure {
   /** Set when the provider said "slow down" with a status that does not say so (Cognito's 400). */
   retriable?: boolean;
   /**
-   * "unknown": the write may have landed although this answer says otherwise (a precondition
-   * refusing an earlier unanswered attempt's own landing); the engine's fence treats it as no
-   * answer at all (docs/design.md, "Lease protocol").
+   * "unknown": a write that may have landed although this answer says otherwise (an attempt got no
+   * answer or a 5xx: a later refusal, a precondition refusing that attempt's own landing, a last
+   * 5xx or no answer at all say nothing of it); the engine's fence treats it as no answer at all
+   * (docs/design.md, "Fencing around a write"). Never set for a read or a token exchange.
    */
   outcome?: "unknown";
 }

@@ -6,8 +6,9 @@
  * A conditional write (`precondition`) is retried too, the precondition keeping the retry from
  * landing twice; but once an attempt went unanswered (or failed 5xx) it may have landed, so a
  * precondition refusal after it may be refusing that landing: an unknown outcome, never a
- * "nothing was written" (docs/design.md, "Lease protocol"). The same holds for any write's final
- * refusal after such an attempt.
+ * "nothing was written" (docs/design.md, "Fencing around a write"). The same holds for any write's
+ * final failure after such an attempt (a refusal, a 5xx, no answer), and a write that succeeds after
+ * one tells the context's `onUnansweredWrite`: that attempt may still land.
  */
 import type { z } from "zod";
 import type { Clock } from "../../../shared/clock";
@@ -32,6 +33,12 @@ export interface HttpContext {
   deadline?: () => number;
   /** A federated connection's assertions (workers/keys/federation.ts); absent for secret credentials. */
   federation?: FederationAssertions;
+  /**
+   * Under a fence (workers/engine/write/fence.ts): told of each attempt of a write that may have
+   * landed without the provider saying so (no answer, a timeout, a broken connection, a 5xx, still
+   * in flight at the lease deadline), whatever a later attempt is answered. Never of a read.
+   */
+  onUnansweredWrite?: () => void;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */
@@ -145,9 +152,22 @@ export async function providerRequest(
   // exchange or a read (Cognito's are POSTs too) keeps its plain answer.
   const write = req.method !== "GET" && req.read !== true;
   let mayHaveLanded = false;
+  // An attempt of a write that may have landed is told at once: the caller hears of it even when a
+  // later attempt succeeds (docs/design.md, "Fencing around a write"). A read's never is.
+  const unanswered = () => {
+    mayHaveLanded = true;
+    if (write) ctx.onUnansweredWrite?.();
+  };
   for (let attempt = 1; ; attempt += 1) {
     const landedBefore = mayHaveLanded;
-    const outcome = await send(ctx, req.eachAttempt ? { ...req, ...(await req.eachAttempt()) } : req);
+    let outcome: Outcome;
+    try {
+      outcome = await send(ctx, req.eachAttempt ? { ...req, ...(await req.eachAttempt()) } : req);
+    } catch (err) {
+      // Still unanswered at the lease deadline (fenced-fetch.ts): sent, so it may land.
+      if (inFlightAtDeadline(err)) unanswered();
+      throw err;
+    }
     let waitMs: number;
     if ("response" in outcome) {
       const { response } = outcome;
@@ -170,7 +190,7 @@ export async function providerRequest(
         !(throttled || isRetriable(response.status)) ||
         attempt >= policy.maxAttempts ||
         waitedMs + waitMs > policy.maxTotalWaitMs;
-      if (response.status >= 500) mayHaveLanded = true;
+      if (response.status >= 500) unanswered();
       if (final) {
         const described = spec.describeError(body);
         throw providerError(ctx.secrets, {
@@ -181,14 +201,14 @@ export async function providerRequest(
           attempts: attempt,
           ...(throttled ? { retriable: true } : {}),
           // A refusal (a 401 above all, which a token refresh would send again; a 429 past the
-          // retry budget) says nothing of an earlier attempt that may still land (docs/design.md,
-          // "Lease protocol"): the caller must not take it as "nothing was written". A last 5xx
-          // stays a provider failure (a gap kept: the fence releases the lease, not abandons it).
-          ...(write && landedBefore && response.status < 500 ? { outcome: "unknown" as const } : {}),
+          // retry budget) says nothing of an earlier attempt that may still land, and a 5xx says
+          // nothing of itself (docs/design.md, "Fencing around a write"): the caller must not take
+          // it as "nothing was written".
+          ...(write && mayHaveLanded ? { outcome: "unknown" as const } : {}),
         });
       }
     } else {
-      mayHaveLanded = true;
+      unanswered();
       waitMs = backoffMs(policy, attempt);
       if (attempt >= policy.maxAttempts || waitedMs + waitMs > policy.maxTotalWaitMs) {
         throw providerError(ctx.secrets, {
@@ -196,12 +216,18 @@ export async function providerRequest(
           status: null,
           message: outcome.error,
           attempts: attempt,
+          ...(write ? { outcome: "unknown" as const } : {}),
         });
       }
     }
     await ctx.clock.sleep(waitMs);
     waitedMs += waitMs;
   }
+}
+
+/** The fenced transport's verdict on a request still in flight at the lease deadline (it may land). */
+function inFlightAtDeadline(err: unknown): boolean {
+  return isSponsonError(err) && (err.detail as { outcome?: unknown } | undefined)?.outcome === "unknown";
 }
 
 /** providerRequest, then the JSON body validated with `schema` (a provider is a trust boundary). */

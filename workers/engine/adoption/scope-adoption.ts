@@ -223,7 +223,7 @@ async function underParent(
 ): Promise<Map<string, Adoption>> {
   const { deps, run, session, lease: held } = ctx;
   const { a, contexts } = r;
-  const w = { deps, run, session, scopeLease: held.lock, contexts, abandoned: new Set<string>() };
+  const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: new Set<string>() };
   const first = items[0] as Item;
   return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLock | null) => {
     if (lease === null || !deps.ownership)

@@ -6,11 +6,15 @@
  * check before), a token-checked parent call that follows the write (the leaves, a combining
  * holder's report) is its check after, else the parent's release is (it answers whether the token
  * was still live), and the grant's ownership view stands for the first read.
- * A write whose lease was lost while it was in flight, or whose answer never came before the lease
- * deadline, may or may not have landed: it fails LOCK_LOST saying so and the parent lease is
- * abandoned (never released), so the lock-delay of its expiry covers a late landing. So is every
- * stale scope's lease held for eviction (`guard`): the write removes that scope's entries, and a
- * new run of the scope must not start before a late landing of the removal has come and gone.
+ * A write attempt that got no answer may still land, even when a retry succeeded: the transport
+ * tells the fence (`onUnansweredWrite`) and the parent lease ends by a quiet release, so the
+ * lock-delay after it covers a late landing. A write whose lease was lost while it was in flight,
+ * or whose answer never came before the lease deadline, may or may not have landed: it fails
+ * LOCK_LOST saying so and the parent lease is abandoned (never released), so the lock-delay of its
+ * expiry covers it; a write that may have landed while the lease is still held (a provider's own
+ * answer) fails the same but ends by the quiet release. So is every stale scope's lease held for
+ * eviction abandoned (`guard`): the write removes that scope's entries, and a new run of the scope
+ * must not start before a late landing of the removal has come and gone.
  */
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/schemas/ownership";
@@ -46,7 +50,8 @@ export class Fence {
   #parentCheckOwed = false;
   /** The parent's release is its check after the write (`releaseAfterWrite`). */
   #releaseOwed = false;
-  #abandoned = false;
+  /** A write under this fence has an unknown outcome: the run takes the object no more. */
+  #inDoubt = false;
   /**
    * Every lease the write is made under, read at each request (fenced-fetch.ts): the run's scope's,
    * the parent's and each evicted scope's while it is held (`guard`).
@@ -76,19 +81,27 @@ export class Fence {
     this.#fencing.splice(this.#fencing.indexOf(lease), 1);
   }
 
-  /** Whether this fence left the parent lease to expire (an unknown outcome). */
-  get abandoned(): boolean {
-    return this.#abandoned;
+  /** Whether a write under this fence has an unknown outcome (its lease abandoned or quietly released). */
+  get inDoubt(): boolean {
+    return this.#inDoubt;
   }
 
   /**
    * `ctx` whose requests re-check the leases before any that can change the provider, bounded by
-   * the earliest lease deadline (fenced-fetch.ts).
+   * the earliest lease deadline (fenced-fetch.ts), and whose write attempts that go unanswered make
+   * the parent's release quiet.
    */
   context(ctx: OpContext): OpContext {
     // The live list: an evicted scope's lease guarded later in the attempt counts from then on.
     const leases = this.#fencing;
-    return { ...ctx, fetch: fencedFetch(ctx.fetch, leases, ctx.clock), deadline: leaseDeadline(leases) };
+    return {
+      ...ctx,
+      fetch: fencedFetch(ctx.fetch, leases, ctx.clock),
+      deadline: leaseDeadline(leases),
+      // Told at the attempt, so every end of the lease is quiet: a release after a success (the
+      // release-as-check too), after the calls that follow the write, after a failure.
+      onUnansweredWrite: () => this.#leases.parent?.writeMayLand(),
+    };
   }
 
   /**
@@ -218,38 +231,50 @@ export class Fence {
     }
     if (!(await parent.releaseHeld())) {
       throw this.#unknownOutcome(
-        new Error(`the release of ${parent.target.key} found the lease no longer live`),
+        new SponsonError("LOCK_LOST", `the release of ${parent.target.key} found the lease no longer live`),
       );
     }
   }
 
   /**
-   * The parent lease is abandoned, not released: a write that may still land must be followed by
-   * the lock-delay of an expiry before anyone else reads the object. The evicted scopes' leases
-   * too: the write may still remove their entries, so no run of theirs may start before then.
+   * A write that may still land: the run does not take the object again, and the parent lease ends
+   * so that nobody reads the object before a late landing. Lost (LOCK_LOST: refused, its deadline
+   * passed), the lease is abandoned and ends by expiry, with the lock-delay after it. Still held (a
+   * provider's own answer says the outcome is unknown), it ends by its owner's quiet release, with
+   * the lock-delay after that release: every attempt was sent before it. The evicted scopes' leases
+   * are abandoned either way: the write may still remove their entries, so no run of theirs may
+   * start before then.
    */
   #unknownOutcome(cause: unknown): SponsonError {
-    if (this.#leases.parent) {
-      this.#leases.parent.abandon("a provider write under it has an unknown outcome");
-      this.#abandoned = true;
+    const lost = isSponsonError(cause) && cause.code === "LOCK_LOST";
+    const parent = this.#leases.parent;
+    if (parent) {
+      if (lost) parent.abandon("a provider write under it has an unknown outcome");
+      else parent.writeMayLand();
+      this.#inDoubt = true;
     }
     for (const lease of this.#guarded) lease.abandon("an evicting write under it has an unknown outcome");
     const reason = cause instanceof Error ? cause.message : String(cause);
+    const why = lost
+      ? "the lease was lost around the provider write"
+      : "an attempt of the provider write got no answer";
     return new SponsonError(
       "LOCK_LOST",
-      `${this.#leases.what}: the lease was lost around the provider write, so the write may have landed (outcome unknown); its intents stay for recovery (${reason})`,
+      `${this.#leases.what}: ${why}, so the write may have landed (outcome unknown); its intents stay for recovery (${reason})`,
       { outcome: "unknown" },
     );
   }
 }
 
 /**
- * No answer, or one that does not say whether the write landed: a precondition refusing what may
- * be the write's own earlier, unanswered attempt (outcome "unknown", adapters/http/provider-request.ts).
+ * No answer, or one that does not say whether the write landed: the lease lost around it, or the
+ * transport's verdict on a write attempt that may have landed (outcome "unknown",
+ * adapters/http/provider-request.ts). A read's or a token exchange's failure is never one: nothing
+ * it sent can land.
  */
 function unanswered(err: unknown): boolean {
   if (!isSponsonError(err)) return false;
   if (err.code === "LOCK_LOST") return true;
-  const detail = err.detail as { status?: unknown; outcome?: unknown } | undefined;
-  return err.code === "PROVIDER_ERROR" && (detail?.status === null || detail?.outcome === "unknown");
+  const detail = err.detail as { outcome?: unknown } | undefined;
+  return err.code === "PROVIDER_ERROR" && detail?.outcome === "unknown";
 }

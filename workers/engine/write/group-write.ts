@@ -42,9 +42,9 @@ export class GroupWrite {
     return this.#touched;
   }
 
-  /** Whether the parent lease was left to expire after a write with an unknown outcome (fence.ts). */
-  get abandoned(): boolean {
-    return this.#fence?.abandoned ?? false;
+  /** Whether a write of the group has an unknown outcome (fence.ts): the run takes its object no more. */
+  get inDoubt(): boolean {
+    return this.#fence?.inDoubt ?? false;
   }
 
   /** Every change's decision, in order; throws when the group could not be written. */
@@ -115,6 +115,10 @@ export class GroupWrite {
         } catch (err) {
           this.#touched ||= section.touched;
           if (!carried || err instanceof SimulatedCrash) throw err;
+          // A write with an unknown outcome may have carried them onto the provider: they are not
+          // reported back as unwritten. The lease's (quiet) end untakes them, and each waiter,
+          // granted after the lock-delay, decides from what it reads then.
+          if (fence.inDoubt) throw err;
           await carried.returnAll(err);
           // A provider refusing one carried change must not fail this run: write its own alone.
           if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;

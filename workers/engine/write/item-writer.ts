@@ -23,7 +23,7 @@ import { Fence } from "./fence";
 import { GroupWrite } from "./group-write";
 import { recordOutcome } from "./ledger-record";
 import { ownershipOf } from "./owner-bookkeeping";
-import { assertNotAbandoned, withParent } from "./parent-lease";
+import { assertNotInDoubt, withParent } from "./parent-lease";
 import { readBeforeLease } from "./recent-writes-section";
 import { contextOf, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
 
@@ -32,11 +32,11 @@ export type { WaitPolicy, Written } from "./writer-parts";
 
 export class ItemWriter {
   readonly #w: WriterParts;
-  /** WriterParts.abandoned: added to only here, when a group write abandoned its parent lease. */
-  readonly #abandoned = new Set<string>();
+  /** WriterParts.inDoubt: added to only here, when a group write's outcome is unknown. */
+  readonly #inDoubt = new Set<string>();
 
-  constructor(parts: Omit<WriterParts, "abandoned">) {
-    this.#w = { ...parts, abandoned: this.#abandoned };
+  constructor(parts: Omit<WriterParts, "inDoubt">) {
+    this.#w = { ...parts, inDoubt: this.#inDoubt };
   }
 
   context(item: Item) {
@@ -88,7 +88,7 @@ export class ItemWriter {
     const w = this.#w;
     const first = changes[0]?.item;
     if (!first) return [];
-    assertNotAbandoned(w, first);
+    assertNotInDoubt(w, first);
     const intents = changes.map(({ item, action }) => ({
       action,
       ...recordOf(item, w.run.id),
@@ -112,7 +112,7 @@ export class ItemWriter {
         for (const intent of intents) w.session.dropIntent(intent);
       throw err;
     } finally {
-      if (group.abandoned) this.#abandoned.add(first.parent ?? first.key);
+      if (group.inDoubt) this.#inDoubt.add(first.parent ?? first.key);
     }
     // After the lease: the ledger says what happened; the run's next receipt save keeps it.
     // A remove resolves the run's create intent of the item too (rollback's case): only now.

@@ -45,15 +45,16 @@ export async function withParent<T>(
 export const MAX_CRITICAL_SECTION_MS = 120_000;
 
 /**
- * A parent whose lease this run abandoned (write-fence.ts) is not written again by this run: its
- * rollback would re-acquire the lease it left to expire. Checked before any intent is touched, so
- * the intents of the unknown write stay as they are, for recovery.
+ * A parent where a write of this run has an unknown outcome (fence.ts) is not written again by this
+ * run: its rollback would take the lock again before the lock-delay that keeps every other run out
+ * of a late landing. Checked before any intent is touched, so the intents of the unknown write stay
+ * as they are, for recovery.
  */
-export function assertNotAbandoned(w: WriterParts, first: Item): void {
-  if (first.parent === null || !w.abandoned.has(first.parent)) return;
+export function assertNotInDoubt(w: WriterParts, first: Item): void {
+  if (first.parent === null || !w.inDoubt.has(first.parent)) return;
   throw new SponsonError(
     "LOCK_LOST",
-    `${first.parent}: this run left its lease there to expire after a write with an unknown outcome; recovery resolves what it wanted`,
+    `${first.parent}: a write of this run there has an unknown outcome (it may still land); recovery resolves what it wanted`,
     { parent: first.parent, outcome: "unknown" },
   );
 }
@@ -69,7 +70,7 @@ export async function acquireParent<T>(
 ): Promise<T> {
   // Never wait for a parent lock without the scope lease still ours.
   w.scopeLease.assertHeld();
-  assertNotAbandoned(w, first);
+  assertNotInDoubt(w, first);
   const target = await w.deps.locks.parent(first.parent as string);
   try {
     return await take(

@@ -18,11 +18,11 @@ export interface WriterParts {
   readonly scopeLease: ScopeLock;
   readonly contexts: ProviderContexts;
   /**
-   * Parents whose lease this run abandoned after a write with an unknown outcome (fence.ts):
-   * the run takes none of them again (its rollback would re-acquire the lease it left to expire,
-   * defeating the lock-delay); their intents stay for recovery.
+   * Parents where a write of this run has an unknown outcome (fence.ts): the run takes none of
+   * them again (its rollback would take the lock again before the lock-delay that keeps others out
+   * of a late landing, and meet that landing itself); their intents stay for recovery.
    */
-  readonly abandoned: ReadonlySet<string>;
+  readonly inDoubt: ReadonlySet<string>;
 }
 
 /** How a lease is asked for: waiting in line or not, and until when (docs/design.md, "Lease protocol"). */
