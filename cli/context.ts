@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { localInstance } from "../scripts/start-state.mjs";
 import { nearest } from "../shared/did-you-mean";
 import { MAX_VARS, SHA_PATTERN, VAR_NAME } from "../shared/placeholders";
 import { repositoryNamePattern } from "../shared/schemas/repository";
@@ -13,7 +14,6 @@ import { CliError } from "./cli-error";
 import { SponsonClient } from "./client";
 import { COMMANDS, type CommandName } from "./commands-spec";
 import { audienceFor, type Credentials, type Env, inGithubActions, resolveCredentials } from "./credentials";
-import { localInstance } from "../scripts/start-state.mjs";
 import { serviceUrlProblem } from "./service-url";
 
 export interface Io {

@@ -95,11 +95,10 @@ describe("a refused connection", () => {
 
   it("to a remote host is retried as before (control: the budget, not the host, ends it)", async () => {
     // A name that never resolves (RFC 6761 `.invalid`): a network failure that is not loopback.
-    const { code, stdout } = await sponsonIn(
-      work,
-      ["apply", "--plan", EXAMPLE_PLAN, "--scope", "pr-1"],
-      { SPONSON_URL: "https://sponson.invalid", SPONSON_RETRY_SECONDS: "2" },
-    );
+    const { code, stdout } = await sponsonIn(work, ["apply", "--plan", EXAMPLE_PLAN, "--scope", "pr-1"], {
+      SPONSON_URL: "https://sponson.invalid",
+      SPONSON_RETRY_SECONDS: "2",
+    });
     expect(code).toBe(1);
     expect(stdout).toMatch(/NETWORK: .*; retry 1 in/);
   });
