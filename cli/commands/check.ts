@@ -13,10 +13,22 @@ import { parseEnv } from "node:util";
 import { parse as parseToml } from "smol-toml";
 import { didYouMean } from "../../shared/did-you-mean";
 import { PLACEHOLDER, PLACEHOLDER_NAMES, VAR_NAME, varOf } from "../../shared/placeholders";
-import { planSchema } from "../../shared/schemas/plan";
+import {
+  duplicateLineIds,
+  type Line,
+  lineSchema,
+  MAX_PLAN_LINES,
+  planSchema,
+} from "../../shared/schemas/plan";
 import { itemShapeProblems } from "../../shared/url-shape";
 import { ADAPTERS } from "../../workers/adapters";
 import { type ConfigProblem, checkConfig } from "../../workers/config/config-report";
+import {
+  inLineOrder,
+  type PlanProblem,
+  paramIssueText,
+  showValue,
+} from "../../workers/engine/plan/param-problem";
 import { queueNames } from "../../workers/queue/queue-names";
 import { CliError, type ExitCode } from "../cli-error";
 import { type Invocation, stringFlag, varsOf } from "../context";
@@ -162,67 +174,121 @@ function fillVar(
     : { value };
 }
 
+/** Where a line's problems are reported: `lines.<i>(<id>)`. */
+const lineAt = (index: number, id: string) => `lines.${index}(${id})`;
+
 /**
- * Every problem of a plan that needs no service: shape, ops, placeholders (with `vars`), each op's
- * params, and the URL shape check on each item with every rule on.
+ * Every problem of a plan that needs no service, all at once and in line order: its shape (a
+ * malformed line is named and the lines around it still checked), duplicate line ids, ops,
+ * placeholders (with `vars`), each op's params (the value after filling, and a fix:
+ * workers/engine/plan/param-problem.ts), and the URL shape check on each item with every rule on.
  */
 export function planProblems(plan: unknown, vars: Readonly<Record<string, string>> = {}): ConfigProblem[] {
+  const found: PlanProblem[] = [];
+  const malformed = new Set<number>();
   const parsed = planSchema.safeParse(plan);
   if (!parsed.success)
-    return parsed.error.issues.map((i) => ({
-      path: ["plan", ...i.path.map(String)].join("."),
-      message: i.message,
-    }));
-  const problems: ConfigProblem[] = [];
-  const ops = new Map(ADAPTERS.flatMap((a) => a.ops.map((op) => [op.name, op] as const)));
-  parsed.data.lines.forEach((line, i) => {
-    const at = `lines.${i}(${line.id})`;
-    const op = ops.get(line.op);
-    if (!op)
-      problems.push({
-        path: `${at}.op`,
-        message: `unknown op "${line.op}".${didYouMean(line.op, ops.keys())} Known: ${[...ops.keys()].sort().join(", ")}`,
+    for (const issue of parsed.error.issues) {
+      const index = issue.path[0] === "lines" && typeof issue.path[1] === "number" ? issue.path[1] : -1;
+      if (index >= 0) malformed.add(index);
+      found.push({
+        line: null,
+        index,
+        path: ["plan", ...issue.path.map(String)].join("."),
+        message: issue.message,
       });
-    const params: Record<string, string> = {};
-    /** Params left with a placeholder in them: its problem is theirs, not the params schema's. */
-    const unfilled = new Set<string>();
-    for (const [key, value] of Object.entries(line.params)) {
-      params[key] = value.replace(PLACEHOLDER, (whole, name: string) => {
-        const varName = varOf(name);
-        if (varName !== null) {
-          const filled = fillVar(whole, varName, vars, {
-            isItem: op !== undefined && key === op.itemParam,
-            itemParam: op?.itemParam,
-          });
-          if ("value" in filled) return filled.value;
-          problems.push({ path: `${at}.params.${key}`, message: filled.problem });
-          unfilled.add(key);
-          return whole;
-        }
-        if (Object.hasOwn(SAMPLE, name)) return SAMPLE[name as keyof typeof SAMPLE];
+    }
+  const given = (plan as { lines?: unknown } | null)?.lines;
+  const lines: Array<{ line: Line; index: number }> = [];
+  if (Array.isArray(given))
+    given.slice(0, MAX_PLAN_LINES).forEach((raw, index) => {
+      const line = malformed.has(index) ? null : lineSchema.safeParse(raw);
+      if (line?.success) lines.push({ line: line.data, index });
+    });
+  for (const { index, id, first } of duplicateLineIds(lines.map((l) => l.line))) {
+    const at = lines[index]?.index ?? index;
+    found.push({
+      line: id,
+      index: at,
+      path: `${lineAt(at, id)}.id`,
+      message: `duplicate line id "${id}": line ${lines[first]?.index ?? first} has it already`,
+    });
+  }
+  for (const { line, index } of lines) found.push(...lineProblems(line, index, vars));
+  return inLineOrder(found).map(({ path, message }) => ({ path, message }));
+}
+
+const OPS = new Map(ADAPTERS.flatMap((a) => a.ops.map((op) => [op.name, op] as const)));
+
+/** One well-formed line's problems: its op, placeholders, params and item shape. */
+function lineProblems(line: Line, index: number, vars: Readonly<Record<string, string>>): PlanProblem[] {
+  const problems: PlanProblem[] = [];
+  const at = lineAt(index, line.id);
+  const add = (path: string, message: string) => problems.push({ line: line.id, index, path, message });
+  const op = OPS.get(line.op);
+  if (!op)
+    add(
+      `${at}.op`,
+      `unknown op "${line.op}".${didYouMean(line.op, OPS.keys())} Known: ${[...OPS.keys()].sort().join(", ")}`,
+    );
+  const params: Record<string, string> = {};
+  /** Params left with a placeholder in them: its problem is theirs, not the params schema's. */
+  const unfilled = new Set<string>();
+  for (const [key, value] of Object.entries(line.params)) {
+    params[key] = value.replace(PLACEHOLDER, (whole, name: string) => {
+      const varName = varOf(name);
+      if (varName !== null) {
+        const filled = fillVar(whole, varName, vars, {
+          isItem: op !== undefined && key === op.itemParam,
+          itemParam: op?.itemParam,
+        });
+        if ("value" in filled) return filled.value;
+        add(`${at}.params.${key}`, filled.problem);
         unfilled.add(key);
-        problems.push({
-          path: `${at}.params.${key}`,
-          message: `unknown placeholder ${whole}; known: ${PLACEHOLDER_NAMES.map((n) => `{${n}}`).join(", ")}`,
-        });
         return whole;
-      });
+      }
+      if (Object.hasOwn(SAMPLE, name)) return SAMPLE[name as keyof typeof SAMPLE];
+      unfilled.add(key);
+      add(
+        `${at}.params.${key}`,
+        `unknown placeholder ${whole}; known: ${PLACEHOLDER_NAMES.map((n) => `{${n}}`).join(", ")}`,
+      );
+      return whole;
+    });
+  }
+  if (!op) return problems;
+  const checked = op.params.safeParse(params);
+  if (!checked.success) {
+    for (const issue of checked.error.issues.filter((i) => !unfilled.has(String(i.path[0])))) {
+      const key = issue.path[0];
+      const path = [`${at}.params`, ...issue.path.map(String)].join(".");
+      if (typeof key !== "string" || issue.path.length !== 1 || !Object.hasOwn(params, key)) {
+        add(path, issue.message);
+        continue;
+      }
+      add(
+        path,
+        paramIssueText({
+          schema: op.params,
+          params,
+          key,
+          template: line.params[key] ?? "",
+          expected: issue.message,
+          fill: (name) => {
+            const v = varOf(name);
+            if (v !== null) return Object.hasOwn(vars, v) ? vars[v] : undefined;
+            return Object.hasOwn(SAMPLE, name) ? SAMPLE[name as keyof typeof SAMPLE] : undefined;
+          },
+          show: showValue,
+        }),
+      );
     }
-    if (!op) return;
-    const checked = op.params.safeParse(params);
-    if (!checked.success) {
-      for (const issue of checked.error.issues.filter((i) => !unfilled.has(String(i.path[0]))))
-        problems.push({
-          path: [`${at}.params`, ...issue.path.map(String)].join("."),
-          message: issue.message,
-        });
-      return;
-    }
-    const item = checked.data[op.itemParam];
-    if (item === undefined || unfilled.has(op.itemParam)) return;
-    for (const problem of itemShapeProblems(item))
-      problems.push({ path: `${at}.params.${op.itemParam}`, message: `${problem.rule}: ${problem.message}` });
-  });
+    return problems;
+  }
+  const item = checked.data[op.itemParam];
+  if (item === undefined || unfilled.has(op.itemParam)) return problems;
+  for (const problem of itemShapeProblems(item))
+    add(`${at}.params.${op.itemParam}`, `${problem.rule}: ${problem.message}`);
   return problems;
 }
 
