@@ -13,6 +13,7 @@ import type { HoldOutcome } from "../shared/schemas/hold";
 import type { LeaseGrant, LockState, ReleaseOutcome } from "../shared/schemas/lock";
 import type { LockHolder, RunOrigin } from "../shared/schemas/provenance";
 import { FeedNotices } from "./feed-notices";
+import { lastForceRelease, rememberForceRelease } from "./force-released";
 import { HeldIndex } from "./held-index";
 import { HoldStore } from "./hold-store";
 import { holdsToken, isExpired, type LeaseRow, leaseHolderOf, lostRefusal } from "./lease-rules";
@@ -124,7 +125,7 @@ export class LeaseCore {
       this.lease.expireIfDue(now);
       this.index.syncLater();
       refused();
-      return lostRefusal(req, lease, now);
+      return lostRefusal(req, lease, now, lastForceRelease(this.store));
     }
     const renewed = this.store.grantOf(this.store.extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
     // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
@@ -179,7 +180,10 @@ export class LeaseCore {
     // any, still applies (an unclaimed grant has none: nobody wrote); an admin lifts no lock-delay.
     const past = isExpired(lease, now);
     if (past) this.lease.expireIfDue(now);
-    else this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
+    else {
+      this.store.free(now, "force-released", lease, `by ${req.actor}: ${req.reason}`);
+      rememberForceRelease(this.store, lease, { actor: req.actor, reason: req.reason, at: now });
+    }
     this.lease.promote(now);
     this.index.syncLater();
     const lockDelay = past && !lease.claimPending;
@@ -250,7 +254,7 @@ export class LeaseCore {
     this.lease.promote(now);
     const lease = this.store.lease();
     if (holdsToken(lease, req.holder, req.token, now)) return null;
-    return lostRefusal(req, lease, now);
+    return lostRefusal(req, lease, now, lastForceRelease(this.store));
   }
 
   /**
