@@ -79,16 +79,28 @@ export interface PageRequest {
   keep?: (entry: AuditEntry) => boolean;
 }
 
-export async function auditPage(bucket: R2Bucket, req: PageRequest): Promise<AuditPage> {
-  const settled = req.now - AUDIT_SETTLE_MS;
+/** Every settled record's place after `from`, in stream order. */
+async function settledAfter(bucket: R2Bucket, from: AuditPosition | null, now: number) {
+  const settled = now - AUDIT_SETTLE_MS;
   const listed = await Promise.all(
-    AUDIT_SOURCES.map(async (from) => (await listKeys(bucket, from.prefix)).map((k) => ({ ...k, from }))),
+    AUDIT_SOURCES.map(async (source) =>
+      (await listKeys(bucket, source.prefix)).map((k) => ({ ...k, source })),
+    ),
   );
-  const ready = listed
+  return listed
     .flat()
-    .map(({ key, uploaded, from }) => ({ position: { at: uploaded, key }, from }))
-    .filter(({ position }) => position.at <= settled && after(position, req.after))
+    .map(({ key, uploaded, source }) => ({ position: { at: uploaded, key }, from: source }))
+    .filter(({ position }) => position.at <= settled && after(position, from))
     .sort((a, b) => a.position.at - b.position.at || (a.position.key < b.position.key ? -1 : 1));
+}
+
+/** The place of the newest settled record: a stream started here skips all written so far. */
+export async function settledEnd(bucket: R2Bucket, now: number): Promise<AuditPosition | null> {
+  return (await settledAfter(bucket, null, now)).at(-1)?.position ?? null;
+}
+
+export async function auditPage(bucket: R2Bucket, req: PageRequest): Promise<AuditPage> {
+  const ready = await settledAfter(bucket, req.after, req.now);
   const page = ready.slice(0, req.limit);
   const read = await Promise.all(page.map(({ position, from }) => readOne(bucket, position, from)));
   const entries = read.filter((e): e is StreamedEntry => e !== null && (req.keep?.(e) ?? true));
