@@ -28,7 +28,7 @@ import {
 import type { AuditEntry } from "./audit-trail";
 
 /** Where the forwarder keeps its position: outside every audit prefix, so it is no record itself. */
-export const AUDIT_FORWARD_STATE = "notify/audit-forwarded.json";
+export const AUDIT_FORWARD_STATE = "notifications/audit-forwarded.json";
 /** At most this many records per sweep: a backlog drains over a few sweeps, never one long one. */
 export const AUDIT_FORWARD_MAX = 500;
 const PAGE = 100;
