@@ -8,7 +8,7 @@
  */
 import type { Notification } from "./notification";
 
-const escape = (text: string) =>
+const escapeSlack = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 /** A fact that is a time: `expiredAt`, `seenAt`, `until`, `since` holding epoch ms. */
@@ -43,8 +43,8 @@ export function slackText(n: Notification, now: number, link: string | null): st
   // Only the link's own characters are Slack syntax; it is built from the service's URL and a path.
   const open = link === null ? "" : ` · <${link.replaceAll("&", "&amp;")}|open on the dashboard>`;
   return [
-    `[sponson] ${escape(n.kind)}: ${escape(n.summary)}`,
-    ...(facts ? [escape(facts)] : []),
+    `[sponson] ${escapeSlack(n.kind)}: ${escapeSlack(n.summary)}`,
+    ...(facts ? [escapeSlack(facts)] : []),
     `${found}${open}`,
   ].join("\n");
 }

@@ -30,11 +30,9 @@ const auditEntry = withOpenApi(auditEntrySchema, "AuditEntry");
 const streamedEntry = withOpenApi(
   auditEntrySchema.and(
     z.object({
-      record: z
-        .string()
-        .openapi({
-          description: "The record's id (its R2 key): a receiver drops a repeat by it and `writtenAt`",
-        }),
+      record: z.string().openapi({
+        description: "The record's id (its R2 key): a receiver drops a repeat by it and `writtenAt`",
+      }),
       writtenAt: z.number().int().openapi({ description: "When the record was (last) written, ms" }),
       cursor: z
         .string()
