@@ -4,7 +4,7 @@
  * the others (a duplicate line id used to stop the check at the plan's shape).
  */
 import { describe, expect, it } from "vitest";
-import { planProblems } from "../../cli/commands/check";
+import { planProblems } from "../../cli/commands/plan-check";
 
 const corsLine = (id: string, origin: string) => ({
   id,
