@@ -16,19 +16,24 @@ import { audienceFor } from "../cli/credentials";
 import { main } from "../cli/main";
 import { refusedSummary } from "../cli/step-summary";
 import { runResultSchema } from "../shared/schemas/run";
+import { failureAnnotation, runLink } from "./annotation";
 import { commentBody, upsertComment } from "./comment";
 import { pullRequestOf, readPayload } from "./event";
 import { actionInputs, cliArgs } from "./inputs";
 
 type Env = Record<string, string | undefined>;
 
-/** A stream that keeps what the CLI writes (its --json document). */
-function collector(): { stream: NodeJS.WriteStream; text: () => string } {
+/**
+ * A stream that keeps what the CLI writes (its --json document; its error lines), passing it on
+ * to `through` too when given (stderr stays in the job's log).
+ */
+function collector(through?: NodeJS.WriteStream): { stream: NodeJS.WriteStream; text: () => string } {
   let text = "";
   const stream = new Writable({
     write(chunk, _encoding, done) {
       text += chunk.toString();
-      done();
+      if (through) through.write(chunk, () => done());
+      else done();
     },
   });
   return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
@@ -59,7 +64,8 @@ export async function runAction(env: Env = process.env): Promise<void> {
   const cliEnv: Env = { ...env, SPONSON_TOKEN: token, SPONSON_URL: i.url };
   // The Action writes the step summary itself (one writer per step).
   delete cliEnv.GITHUB_STEP_SUMMARY;
-  const code = await main(cliArgs(i), { env: cliEnv, stdout: out.stream, stderr: process.stderr });
+  const err = collector(process.stderr);
+  const code = await main(cliArgs(i), { env: cliEnv, stdout: out.stream, stderr: err.stream });
 
   let doc: { error?: { code?: string; detail?: string } } = {};
   try {
@@ -116,13 +122,16 @@ export async function runAction(env: Env = process.env): Promise<void> {
   if (code === 3)
     core.warning(`sponson ${i.command}: ${result?.warnings.join("; ") ?? "the scope has no receipt"}`);
   else if (code !== 0)
-    core.setFailed(`sponson ${i.command} ${result?.run.status ?? "refused"} (exit ${code})`);
-}
-
-/** The run's page on the dashboard: the run id, and where its receipt lives. */
-export function runLink(url: string, result: RunResult): string {
-  const { run } = result;
-  const query = new URLSearchParams({ environment: run.environment, scope: run.scope });
-  if (run.repository) query.set("repository", run.repository.name);
-  return `${url.replace(/\/+$/, "")}/dashboard/runs/${encodeURIComponent(run.id)}?${query}`;
+    // The annotation is what the checks list shows first: the problem, and what to do about it.
+    core.setFailed(
+      failureAnnotation({
+        command: i.command,
+        target,
+        url: i.url,
+        exitCode: code,
+        result,
+        problem: doc.error,
+        stderr: err.text(),
+      }),
+    );
 }

@@ -34,6 +34,7 @@ import { type RunResult, runResultSchema } from "../shared/schemas/run";
 import type { RunEventWire } from "../shared/schemas/run-event";
 
 import { failedRunOf, parseWith, problemError, readJson, readRunStream, scopePath } from "./responses";
+import { isLoopbackUrl } from "./service-url";
 
 export const NDJSON = "application/x-ndjson";
 
@@ -228,11 +229,30 @@ export class SponsonClient {
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch (err) {
-      const cause =
-        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : "";
-      throw new ApiError("NETWORK", `cannot reach ${this.#base}: ${cause || String(err)}`, 0);
+      throw networkError(this.#base, err);
     }
     if (!res.ok && !(await keep?.(res))) throw await problemError(res);
     return res;
   }
+}
+
+/**
+ * A request that reached nothing. Retriable, except a refused connection on loopback: nothing
+ * listens on that port of this machine (the local instance is not started, or listens on another
+ * port), and no retry will change that, so the answer comes at once and says what to do.
+ */
+function networkError(base: string, err: unknown): ApiError {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  const text = cause instanceof Error ? cause.message : String(cause);
+  if ((cause as { code?: unknown } | null)?.code === "ECONNREFUSED" && isLoopbackUrl(base)) {
+    return new ApiError(
+      "NETWORK",
+      `nothing listens at ${base} (connection refused): start the local instance with \`npm start\`, ` +
+        "or set SPONSON_URL (or --url) to the service's URL",
+      0,
+      undefined,
+      { retriable: false },
+    );
+  }
+  return new ApiError("NETWORK", `cannot reach ${base}: ${text}`, 0);
 }

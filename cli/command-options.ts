@@ -79,6 +79,7 @@ export const LOCK_KEYS_HELP = [
   "Lock keys:",
   "  scope:<repository id>/<environment>/<scope>   a scope's lock, e.g. scope:186853002/preview/pr-12",
   "  _locks/<32 hex>                               a provider object's lock (hash of its identity)",
+  "  auth0:<tenant>:client:<client id>             the object's identity itself: the service finds its lock",
 ].join("\n");
 
 export const RUN_DETAILS =

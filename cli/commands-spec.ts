@@ -114,7 +114,11 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     options: { ...json, ...connection },
     positionals: 1,
     details: LOCK_KEYS_HELP,
-    examples: ["sponson locks", "sponson locks scope:186853002/preview/pr-12"],
+    examples: [
+      "sponson locks",
+      "sponson locks scope:186853002/preview/pr-12",
+      "sponson locks auth0:acme.us.auth0.com:client:preview-app",
+    ],
   },
   unlock: {
     summary: "force-release a lock (admin token), with a reason kept in the lock's history",
@@ -133,7 +137,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     details: `The run that held the lock loses its lease; its next write is refused (LOCK_LOST).\n${LOCK_KEYS_HELP}`,
     examples: [
       'sponson unlock scope:186853002/preview/pr-12 --reason "runner died mid-apply"',
-      'sponson unlock _locks/0123456789abcdef0123456789abcdef --reason "stuck parent lock"',
+      'sponson unlock auth0:acme.us.auth0.com:client:preview-app --reason "stuck parent lock"',
     ],
   },
   hold: {
@@ -152,7 +156,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
     positionals: 1,
     details: `The run holding the lock now keeps its lease; the hold applies from the next grant.\n${LOCK_KEYS_HELP}`,
     examples: [
-      'sponson hold _locks/0123456789abcdef0123456789abcdef --reason "IdP migration" --ttl 2h',
+      'sponson hold auth0:acme.us.auth0.com:client:preview-app --reason "IdP migration" --ttl 2h',
       'sponson hold scope:186853002/preview/main --reason "release freeze" --ttl 1d',
     ],
   },
@@ -270,7 +274,8 @@ export function mainHelp(version: string): string {
     ...COMMAND_NAMES.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
     "",
     "Environment:",
-    "  SPONSON_URL          the service (default http://127.0.0.1:8787 outside GitHub Actions)",
+    "  SPONSON_URL          the service (outside CI default: this checkout's running npm start,",
+    "                       http://127.0.0.1:$PORT when PORT is set, else http://127.0.0.1:8787)",
     "  SPONSON_TOKEN        a bearer token (service token, or any token the service accepts)",
     "  SPONSON_AUDIENCE     audience for the GitHub OIDC token (default: the URL's origin)",
     "  SPONSON_ENVIRONMENT  default environment (else preview)",

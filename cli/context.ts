@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { localInstance } from "../scripts/start-state.mjs";
 import { nearest } from "../shared/did-you-mean";
 import { MAX_VARS, SHA_PATTERN, VAR_NAME } from "../shared/placeholders";
 import { repositoryNamePattern } from "../shared/schemas/repository";
@@ -14,8 +15,6 @@ import { SponsonClient } from "./client";
 import { COMMANDS, type CommandName } from "./commands-spec";
 import { audienceFor, type Credentials, type Env, inGithubActions, resolveCredentials } from "./credentials";
 import { serviceUrlProblem } from "./service-url";
-
-export const LOCAL_URL = "http://127.0.0.1:8787";
 
 export interface Io {
   env: Env;
@@ -104,11 +103,11 @@ export function varsOf(inv: Invocation): Record<string, string> {
 export function serviceUrl(inv: Invocation): string {
   const url = stringFlag(inv, "url") ?? inv.io.env.SPONSON_URL;
   if (!url) {
-    // Outside CI the local instance (README, "Set up") is the sensible default; in CI a silent default hides
-    // a missing setting.
+    // Outside CI the local instance (README, "Set up") is the sensible default, found as `npm run
+    // webhook` finds it (scripts/start-state.mjs); in CI a silent default hides a missing setting.
     if (inGithubActions(inv.io.env) || inv.io.env.CI === "true")
       throw new CliError(2, "SPONSON_URL is not set");
-    return LOCAL_URL;
+    return localInstance(inv.io.env).url;
   }
   // https://, or http:// on loopback only: a token never crosses a network in clear.
   const problem = serviceUrlProblem(url);

@@ -19,6 +19,7 @@ const MARKS: Record<LineResult["result"], string> = {
   "would-create": "~+",
   "would-remove": "~-",
   skipped: "·",
+  "not-attempted": "·",
   failed: "x",
   "rolled-back": "<",
 };
@@ -55,8 +56,9 @@ export class Conflicts {
 }
 
 export function lineText(line: LineResult, conflicts = new Conflicts()): string {
-  // A line the run never reached says why instead of an error.
-  const error = line.error ? ` (${conflicts.text(line.error)})` : line.reason ? ` (${line.reason})` : "";
+  // A line the run never reached says why instead of an error, and what it was going to do.
+  const why = line.reason ? `${line.planned ? `planned: ${line.planned}; ` : ""}${line.reason}` : "";
+  const error = line.error ? ` (${conflicts.text(line.error)})` : why ? ` (${why})` : "";
   return `  ${MARKS[line.result].padEnd(2)} ${line.id}  ${line.op}  ${line.result}  ${line.key}${error}`;
 }
 

@@ -7,6 +7,11 @@
 /** URL.hostname spellings of loopback; `127.0.0.1.nip.io` or `localhost.example` are not. */
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/** Whether `url` names this machine (the local instance), where nothing listening means nothing to wait for. */
+export function isLoopbackUrl(url: string): boolean {
+  return URL.canParse(url) && LOOPBACK_HOSTS.has(new URL(url).hostname);
+}
+
 /** Why `url` cannot be the service URL, or null when it can. */
 export function serviceUrlProblem(url: string): string | null {
   let parsed: URL;

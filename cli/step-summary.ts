@@ -21,7 +21,11 @@ export function runSummary(result: RunResult): string {
   if (result.lines.length > 0) {
     out.push("| line | op | diff | result | item | parent |", "| --- | --- | --- | --- | --- | --- |");
     for (const l of result.lines) {
-      const result = l.error ? `${l.result} (${mdCell(mdText(l.error.code))})` : l.result;
+      const result = l.error
+        ? `${l.result} (${mdCell(mdText(l.error.code))})`
+        : l.planned
+          ? `${l.result} (planned ${l.planned})`
+          : l.result;
       out.push(
         `| ${mdCell(mdText(l.id))} | ${mdCell(mdCode(l.op))} | ${l.diff} | ${result} | ${mdCell(mdCode(l.key))} | ${l.parent ? mdCell(mdCode(l.parent)) : ""} |`,
       );

@@ -14,6 +14,7 @@ import type { LeaseGrant, LockState, ReleaseOutcome } from "../shared/schemas/lo
 import type { RunOrigin } from "../shared/schemas/provenance";
 import { isTaken } from "./combine-queue";
 import { FeedNotices } from "./feed-notices";
+import { lastForceRelease, rememberForceRelease } from "./force-released";
 import { HeldIndex } from "./held-index";
 import { HoldStore } from "./hold-store";
 import {
@@ -29,13 +30,6 @@ import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockHolds } from "./lock-holds";
 import { notifyTakeover } from "./takeover-notice";
 import { waiterView } from "./waiter-queue";
-
-/** The longest receipt etag a release may hand over (R2's are 32 hex digits; a legacy one is prefixed). */
-const MAX_RECEIPT_ETAG_LENGTH = 200;
-
-function receiptEtagOf(etag: unknown): string | null {
-  return typeof etag === "string" && etag.length > 0 && etag.length <= MAX_RECEIPT_ETAG_LENGTH ? etag : null;
-}
 
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
@@ -124,7 +118,7 @@ export class LeaseCore {
       this.lease.expireIfDue(now);
       this.index.syncLater();
       refused();
-      return lostRefusal(req, lease, now);
+      return lostRefusal(req, lease, now, lastForceRelease(this.store));
     }
     const renewed = this.store.grantOf(this.store.extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
     // Renewals are the steady heartbeat of a held lock: each one also repairs a lost index add.
@@ -165,7 +159,7 @@ export class LeaseCore {
     this.store.free({ how, at: now, quiet }, lease, quiet ? QUIET_RELEASE_NOTE : null);
     // The receipt etag its save left, for the next grant: only from a release in time (after an
     // expiry, nobody can vouch the holder's view was still the latest), and only a short string.
-    if (!expired) this.store.handOverReceiptEtag(receiptEtagOf(req.receiptEtag));
+    if (!expired) this.store.handOverReceiptEtag(req.receiptEtag ?? null);
     settled();
     this.lease.promote(now);
     this.index.syncLater();
@@ -182,7 +176,10 @@ export class LeaseCore {
     // any, still applies (an unclaimed grant has none: nobody wrote); an admin lifts no lock-delay.
     const past = isExpired(lease, now);
     if (past) this.lease.expireIfDue(now);
-    else this.store.free({ how: "force-released", at: now }, lease, `by ${req.actor}: ${req.reason}`);
+    else {
+      this.store.free({ how: "force-released", at: now }, lease, `by ${req.actor}: ${req.reason}`);
+      rememberForceRelease(this.store, lease, { actor: req.actor, reason: req.reason, at: now });
+    }
     this.lease.promote(now);
     this.index.syncLater();
     const lockDelay = past && !lease.claimPending;
@@ -254,7 +251,7 @@ export class LeaseCore {
     this.lease.promote(now);
     const lease = this.store.lease();
     if (holdsToken(lease, req.holder, req.token, now)) return null;
-    return lostRefusal(req, lease, now);
+    return lostRefusal(req, lease, now, lastForceRelease(this.store));
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import { fail, type Result } from "../shared/errors";
 import { LOCK_DELAY_MS } from "../shared/lease-defaults";
+import type { ForceReleased } from "../shared/schemas/lock";
 import { holderWords, type LeaseHolder, type RunOrigin, runHolderFor } from "../shared/schemas/provenance";
 
 export interface LeaseRow {
@@ -208,14 +209,34 @@ function freeRefusal(
   );
 }
 
-/** LOCK_LOST for a caller whose token is not the live lease's, naming the live holder if any. */
+/** The last live lease an admin force-released: whose, which token, by whom and why. */
+export interface LeaseForceReleased extends ForceReleased {
+  holder: string;
+  token: number;
+}
+
+/**
+ * LOCK_LOST for a caller whose token is not the live lease's, naming the live holder if any. When
+ * that very lease (holder and token) was force-released, it says by whom and why, so the run's
+ * answer can (`detail.forceReleased`); any other loss says only that it is lost.
+ */
 export function lostRefusal(
   req: { key: string; holder: string; token: number },
   lease: LeaseRow | null,
   now: number,
+  forced: LeaseForceReleased | null = null,
 ): Result<never> {
-  return fail("LOCK_LOST", `lease on ${req.key} (token ${req.token}) is no longer held by ${req.holder}`, {
-    lock: req.key,
-    holder: lease && !isExpired(lease, now) ? lease.holder : null,
-  });
+  const mine = forced !== null && forced.holder === req.holder && forced.token === req.token ? forced : null;
+  const lease_ = `lease on ${req.key} (token ${req.token})`;
+  return fail(
+    "LOCK_LOST",
+    mine
+      ? `${lease_} was force-released by ${mine.by}: ${mine.reason}`
+      : `${lease_} is no longer held by ${req.holder}`,
+    {
+      lock: req.key,
+      holder: lease && !isExpired(lease, now) ? lease.holder : null,
+      ...(mine ? { forceReleased: { by: mine.by, reason: mine.reason, at: mine.at } } : {}),
+    },
+  );
 }

@@ -11,6 +11,9 @@ import { type RunOrigin, runOriginSchema } from "../shared/schemas/provenance";
 import { type LeaseEnding, type LeaseRow, quietUntil } from "./lease-rules";
 import type { LockChange } from "./lock-feed";
 
+/** The longest receipt etag a release may hand over (R2's are 32 hex digits; a legacy one is prefixed). */
+const MAX_RECEIPT_ETAG_LENGTH = 200;
+
 export const HISTORY_LIMIT = 50;
 
 /** Meta key: "release" while the stored quiet period is one a quiet release started. */
@@ -103,8 +106,10 @@ export class LeaseStore {
    * forgotten by every other end of a lease (an expired or force-released holder may have saved
    * after it) and by a takeover. Every grant and renewal of the next lease answers it.
    */
-  handOverReceiptEtag(etag: string | null): void {
-    if (etag === null) this.#sql.exec("DELETE FROM meta WHERE k = 'receipt_etag'");
+  /** A release's etag is the caller's: one that is not a plausible etag is kept as none. */
+  handOverReceiptEtag(etag: unknown): void {
+    const valid = typeof etag === "string" && etag.length > 0 && etag.length <= MAX_RECEIPT_ETAG_LENGTH;
+    if (!valid) this.#sql.exec("DELETE FROM meta WHERE k = 'receipt_etag'");
     else this.setMeta("receipt_etag", etag);
   }
 

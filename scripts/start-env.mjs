@@ -1,15 +1,15 @@
 // What `npm start` hands `wrangler dev` besides its flags: the demo secrets, connections and
 // webhook vars in an env file (`--env-file`), never on the command line, where `ps` shows them to
-// every user of the machine; and a state file telling `npm run webhook` (and anyone else) where
-// the instance listens.
+// every user of the machine; and a state file telling `npm run webhook` and the CLI (and anyone
+// else) where the instance listens (./start-state.mjs).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { DEV_VARS } from "./dev-vars.mjs";
+import { removeStartState, START_DIR } from "./start-state.mjs";
 
-export const START_DIR = ".wrangler";
+export { START_STATE, writeStartState } from "./start-state.mjs";
 export const START_ENV = join(START_DIR, "start.env");
-export const START_STATE = join(START_DIR, "start.json");
 
 /**
  * One dotenv line wrangler reads back as `value`: its loader expands `$NAME` (an escaped `\$`
@@ -41,28 +41,7 @@ export function writeStartEnv(vars) {
   return ["--env-file", START_ENV];
 }
 
-/** Where this start listens, for `npm run webhook`; removed when it stops. */
-export function writeStartState(port) {
-  mkdirSync(START_DIR, { recursive: true });
-  writeFileSync(
-    START_STATE,
-    `${JSON.stringify({ url: `http://127.0.0.1:${port}`, port, pid: process.pid })}\n`,
-  );
-}
-
 export function removeStartFiles() {
   rmSync(START_ENV, { force: true });
-  rmSync(START_STATE, { force: true });
-}
-
-/** The URL of a running `npm start` in this checkout, if its state file names a live process. */
-export function runningStartUrl() {
-  if (!existsSync(START_STATE)) return undefined;
-  try {
-    const { url, pid } = JSON.parse(readFileSync(START_STATE, "utf8"));
-    process.kill(pid, 0);
-    return typeof url === "string" ? url : undefined;
-  } catch {
-    return undefined;
-  }
+  removeStartState();
 }

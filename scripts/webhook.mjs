@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { DEV_VARS, readDevVar } from "./dev-vars.mjs";
 import { DEMO_REPOSITORY } from "./dev-webhook.mjs";
 import { ACTIONS, deliveryHeaders, pullRequestPayload } from "./github-event.mjs";
-import { runningStartUrl } from "./start-env.mjs";
+import { localInstance } from "./start-state.mjs";
 
 const USAGE = `Usage: npm run webhook -- closed|reopened --pr <n> [options]  (add -s after run for quiet output)
 
@@ -67,14 +67,9 @@ const secret =
   values.secret ?? process.env.GITHUB_WEBHOOK_SECRET ?? readDevVar(devVars, "GITHUB_WEBHOOK_SECRET");
 if (!secret)
   usage(`no webhook secret: pass --secret, or run \`npm start\` once to create one in ${DEV_VARS}`);
-// PORT as npm start takes it, else the port the running `npm start` of this checkout was given.
-const url = (
-  values.url ??
-  process.env.SPONSON_URL ??
-  (process.env.PORT ? `http://127.0.0.1:${process.env.PORT}` : undefined) ??
-  runningStartUrl() ??
-  "http://127.0.0.1:8787"
-).replace(/\/+$/, "");
+// PORT as npm start takes it, else the port the running `npm start` of this checkout was given
+// (the rule the CLI follows too: scripts/start-state.mjs).
+const url = (values.url ?? process.env.SPONSON_URL ?? localInstance().url).replace(/\/+$/, "");
 
 const repository = repositoryOf(values.repository ?? DEMO_REPOSITORY.name, values["repository-id"]);
 let updatedAt;

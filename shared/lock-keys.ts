@@ -88,3 +88,29 @@ export function parseLockKey(key: string): ParsedLockKey | null {
 export function lockKind(key: string): LockKind | null {
   return parseLockKey(key)?.kind ?? null;
 }
+
+/**
+ * A provider object's identity as `lockOn` writes it (docs/design.md, "Vocabulary"): a provider
+ * prefix, a colon, then no whitespace (`auth0:<tenant>:client:<client id>`, `gcs:<bucket>:cors`).
+ */
+const IDENTITY_PATTERN = /^[a-z][a-z0-9-]{0,31}:\S{1,480}$/;
+
+/** The words every refusal of a lock name uses, so each door says the same. */
+export const LOCK_NAME_FORMS =
+  "a lock key (scope:<repository id>/<environment>/<scope> or _locks/<hash>) or a provider object's identity (e.g. auth0:<tenant>:client:<client id>)";
+
+/**
+ * What a caller typed to name a lock, as the lock's key: a lock key as it is; a provider object's
+ * identity as its parent lock's key (the one place outside the engine that hashes one, so the
+ * CLI, the API and the dashboard agree); null for anything else. Text that starts like a key but
+ * is not one (`scope:…/pr-0`, `_locks/abc`) is a mistyped key, never an identity, so it is not
+ * quietly turned into the name of a lock nobody uses.
+ */
+export async function resolveLockName(
+  name: string,
+): Promise<{ key: string; identity: string | null } | null> {
+  if (parseLockKey(name) !== null) return { key: name, identity: null };
+  if (name.startsWith("scope:") || name.startsWith(`${PARENT_LOCKS_ENVIRONMENT}/`)) return null;
+  if (!IDENTITY_PATTERN.test(name)) return null;
+  return { key: `${PARENT_LOCKS_ENVIRONMENT}/${(await sha256Hex(name)).slice(0, 32)}`, identity: name };
+}

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { systemClock } from "../shared/clock";
 import type { AppEnv } from "./app-env";
 import { type AuthOptions, authenticate } from "./auth/authenticate";
 import { routeAccess } from "./auth/route-access";
@@ -73,7 +74,11 @@ export function createApp(options: AppOptions) {
   app.route("/", configStatusRoutes);
   app.route("/", tokenRoutes);
   app.route("/", revokedTokenRoutes);
-  app.route("/", auditRoutes);
+  // The stream's settle window is measured on the engine's clock, which tests move.
+  app.route(
+    "/",
+    auditRoutes(() => (options.engine?.clock ?? systemClock).now()),
+  );
   app.route("/", githubWebhookRoutes);
   app.route("/", dashboardRoutes);
   app.route(

@@ -1,10 +1,28 @@
 /**
  * `hold <key> --reason --ttl` and `unhold <key>`: an admin's hold on a lock (README, "Holds":
  * POST and DELETE /v1/locks/{key}/hold). Runs that need a held lock are refused until it ends.
+ * `<key>` may be a provider object's identity: the service names its parent lock.
  */
 import { MAX_HOLD_SECONDS, MIN_HOLD_SECONDS } from "../../shared/schemas/hold";
+import type { LockState } from "../../shared/schemas/lock";
 import { CliError, type ExitCode } from "../cli-error";
 import { clientFor, type Invocation, stringFlag } from "../context";
+
+/** The lock as the caller named it, with its key when they named it by its object's identity. */
+export function lockName(given: string, lock: Pick<LockState, "key"> | undefined): string {
+  return lock === undefined || lock.key === given ? given : `${given} (${lock.key})`;
+}
+
+/**
+ * An identity whose lock no run has taken is still a lock (a hold before the first write is
+ * useful), but more often a typo: say so, beside the answer.
+ */
+export function unusedIdentityNote(inv: Invocation, given: string, lock: LockState): void {
+  if (lock.key !== given && lock.identity === null)
+    inv.io.stderr.write(
+      `note: no run has locked ${given} yet; check the identity (\`sponson locks\` lists held locks)\n`,
+    );
+}
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
@@ -34,7 +52,10 @@ export async function holdCommand(inv: Invocation): Promise<ExitCode> {
     return 0;
   }
   const until = new Date(result.hold?.until ?? 0).toISOString();
-  inv.io.stdout.write(`held ${key} until ${until}: ${result.hold?.reason ?? reason}\n`);
+  unusedIdentityNote(inv, key, result.lock);
+  inv.io.stdout.write(
+    `held ${lockName(key, result.lock)} until ${until}: ${result.hold?.reason ?? reason}\n`,
+  );
   if (result.previous) inv.io.stdout.write(`(replaced the hold set by ${result.previous.by})\n`);
   if (result.lock.held) {
     inv.io.stdout.write(`${result.lock.holder} keeps its lease; the hold applies from the next grant\n`);
@@ -51,8 +72,9 @@ export async function unholdCommand(inv: Invocation): Promise<ExitCode> {
     return 0;
   }
   const lifted = result.previous;
+  const name = lockName(key, result.lock);
   inv.io.stdout.write(
-    lifted ? `lifted the hold on ${key} (set by ${lifted.by}: ${lifted.reason})\n` : `no hold on ${key}\n`,
+    lifted ? `lifted the hold on ${name} (set by ${lifted.by}: ${lifted.reason})\n` : `no hold on ${name}\n`,
   );
   return 0;
 }

@@ -1,6 +1,10 @@
-/** `unlock <key> --reason`: an admin's force-release (README, "HTTP API (v1)": DELETE /v1/locks/{key}). */
+/**
+ * `unlock <key> --reason`: an admin's force-release (README, "HTTP API (v1)": DELETE
+ * /v1/locks/{key}); `<key>` may be a provider object's identity, as for `hold`.
+ */
 import { CliError, type ExitCode } from "../cli-error";
 import { clientFor, type Invocation, stringFlag } from "../context";
+import { lockName } from "./hold";
 
 export async function unlockCommand(inv: Invocation): Promise<ExitCode> {
   const key = inv.positionals[0];
@@ -13,11 +17,12 @@ export async function unlockCommand(inv: Invocation): Promise<ExitCode> {
   if (inv.flags.json === true) {
     inv.io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
   } else {
+    const name = lockName(key, outcome.lock);
     const line = !outcome.released
-      ? `${key} was not held (${outcome.reason})`
+      ? `${name} was not held (${outcome.reason})`
       : outcome.reason === "released-expired"
-        ? `released ${key}: its lease had already expired, so the next holder still waits out the lock-delay after that expiry`
-        : `released ${key}`;
+        ? `released ${name}: its lease had already expired, so the next holder still waits out the lock-delay after that expiry`
+        : `released ${name}`;
     inv.io.stdout.write(`${line}\n`);
   }
   return 0;

@@ -121,6 +121,19 @@ export const lockStateSchema = z.object({
 });
 export type LockState = z.infer<typeof lockStateSchema>;
 
+/**
+ * Who force-released a live lease, and why (docs/design.md, "Lease protocol": forceRelease): what
+ * the lock's refusal of that lease's holder carries as `detail.forceReleased`, so the run's
+ * LOCK_LOST can say it.
+ */
+export const forceReleasedSchema = z.object({
+  by: z.string(),
+  reason: z.string(),
+  /** The lock object's clock when it released (ms). */
+  at: z.number().int(),
+});
+export type ForceReleased = z.infer<typeof forceReleasedSchema>;
+
 export const releaseOutcomeSchema = z.object({
   released: z.boolean(),
   /**

@@ -35,22 +35,32 @@ export type Line = z.infer<typeof lineSchema>;
 
 export const MAX_PLAN_LINES = 500;
 
-export const planSchema = z
-  .strictObject(
-    {
-      /** The plan's JSON Schema, for editors (schemas/plan.schema.json); ignored by the service. */
-      $schema: z.string().max(2_000).optional(),
-      version: z.literal(PLAN_VERSION, { error: PLAN_MIGRATION }),
-      lines: z.array(lineSchema).max(MAX_PLAN_LINES),
-    },
-    { error: unknownKeys("providers") },
-  )
-  .superRefine((plan, ctx) => {
-    const seen = new Set<string>();
-    plan.lines.forEach((line, i) => {
-      if (seen.has(line.id))
-        ctx.addIssue({ code: "custom", path: ["lines", i, "id"], message: `duplicate line id "${line.id}"` });
-      seen.add(line.id);
-    });
-  });
+/**
+ * A plan's shape. Two lines with one id are refused too, but by the plan's checks
+ * (`duplicateLineIds`), not here: a refusal at the request's boundary would hide every other
+ * problem of the plan behind it (docs/design.md, "Run algorithm", step 1: every problem at once).
+ */
+export const planSchema = z.strictObject(
+  {
+    /** The plan's JSON Schema, for editors (schemas/plan.schema.json); ignored by the service. */
+    $schema: z.string().max(2_000).optional(),
+    version: z.literal(PLAN_VERSION, { error: PLAN_MIGRATION }),
+    lines: z.array(lineSchema).max(MAX_PLAN_LINES),
+  },
+  { error: unknownKeys("providers") },
+);
 export type Plan = z.infer<typeof planSchema>;
+
+/** Each line whose id an earlier line already has: its index, and the first line's. */
+export function duplicateLineIds(
+  lines: ReadonlyArray<{ id: string }>,
+): Array<{ index: number; id: string; first: number }> {
+  const seen = new Map<string, number>();
+  const out: Array<{ index: number; id: string; first: number }> = [];
+  lines.forEach((line, index) => {
+    const first = seen.get(line.id);
+    if (first === undefined) seen.set(line.id, index);
+    else out.push({ index, id: line.id, first });
+  });
+  return out;
+}

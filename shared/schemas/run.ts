@@ -25,7 +25,13 @@ export const lineOutcomeSchema = z.enum([
   "released",
   "would-create",
   "would-remove",
+  /** The name services before `not-attempted` gave a line the run never got to; none sends it now. */
   "skipped",
+  /**
+   * The run never got to the line (an earlier object failed, or recovery did): nothing was read or
+   * written for it; `planned` says what the run was going to do (docs/design.md, "Run algorithm").
+   */
+  "not-attempted",
   "failed",
   "rolled-back",
 ]);
@@ -41,8 +47,10 @@ export const lineResultSchema = z.object({
   error: errorInfoSchema.optional(),
   /** The run whose provider write carried this line's change (write combining), when not this run. */
   writtenBy: z.string().optional(),
-  /** Why a line was `skipped`: e.g. not reached, the run stopped at an earlier line. */
+  /** Why a line was `not-attempted`: the run stopped at an earlier line or step. */
   reason: z.string().optional(),
+  /** A `not-attempted` line's change the run had planned: what a preview says of it (`diff` too). */
+  planned: z.enum(["create", "remove"]).optional(),
 });
 export type LineResult = z.infer<typeof lineResultSchema>;
 

@@ -325,6 +325,9 @@ describe("the Action on a simulated runner", () => {
     expect(step.code).not.toBe(0);
     expect(step.outputs).toMatchObject({ status: "refused", "run-id": "" });
     expect(step.summary).toContain("refused");
+    // The annotation the checks list shows: the code, the service's message, and what to do.
+    expect(step.stdout).toMatch(/::error::sponson apply preview\/pr-\d+ was refused: UNAUTHENTICATED: \S/);
+    expect(step.stdout).toContain("What to do: the token was refused");
     expect(comments.get(number)).toBeUndefined();
   });
 

@@ -1,6 +1,6 @@
 /** "Did you mean" (shared/did-you-mean.ts): a slip finds its name, a different word finds none. */
 import { describe, expect, it } from "vitest";
-import { planProblems } from "../../cli/commands/check";
+import { planProblems } from "../../cli/commands/plan-check";
 import { didYouMean, nearest } from "../../shared/did-you-mean";
 import { ADAPTERS } from "../../workers/adapters";
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, it } from "vitest";
 import { parseDuration } from "../../cli/commands/hold";
 import { holdOutcomeSchema } from "../../shared/schemas/hold";
 import { lockStateSchema } from "../../shared/schemas/lock";
-import { EXAMPLE_PLAN, freshPr, mintToken, sponson } from "./helpers";
+import { DEMO_PARENT, EXAMPLE_PLAN, freshPr, holdParentLock, mintToken, sponson } from "./helpers";
 
 let admin: Record<string, string>;
 let viewer: Record<string, string>;
@@ -89,5 +89,47 @@ describe("sponson hold and unhold", () => {
     expect(
       lockStateSchema.parse(JSON.parse((await sponson(["locks", key, "--json"], viewer)).stdout)).hold,
     ).toBeUndefined();
+  });
+});
+
+describe("a lock named by its object's identity", () => {
+  it("hold, locks, unhold and unlock take `auth0:…:client:…`, and print the lock key it names", async ({
+    expect,
+  }) => {
+    const keyOf = /\((_locks\/[0-9a-f]{32})\)/;
+    try {
+      const held = await sponson(
+        ["hold", DEMO_PARENT, "--reason", "rotating the client", "--ttl", "10m"],
+        admin,
+      );
+      expect(held.stderr).toBe("");
+      expect(held.code).toBe(0);
+      expect(held.stdout).toMatch(
+        new RegExp(`^held ${DEMO_PARENT} \\(_locks/[0-9a-f]{32}\\) until \\S+Z: rotating the client$`, "m"),
+      );
+      const key = keyOf.exec(held.stdout)?.[1] ?? "";
+      const shown = lockStateSchema.parse(
+        JSON.parse((await sponson(["locks", DEMO_PARENT, "--json"], viewer)).stdout),
+      );
+      expect(shown).toMatchObject({ key, hold: { reason: "rotating the client" } });
+    } finally {
+      const lifted = await sponson(["unhold", DEMO_PARENT], admin);
+      expect(lifted.code).toBe(0);
+      expect(lifted.stdout).toMatch(new RegExp(`^lifted the hold on ${DEMO_PARENT} \\(_locks/`, "m"));
+    }
+    const stuck = await holdParentLock("run-stuck-identity", 60);
+    const released = await sponson(["unlock", DEMO_PARENT, "--reason", "stuck run"], admin);
+    expect(released.code).toBe(0);
+    expect(released.stdout).toBe(`released ${DEMO_PARENT} (${stuck.key})\n`);
+  });
+
+  it("an identity no run has locked yet is held all the same, with a note to check it", async ({
+    expect,
+  }) => {
+    const identity = `auth0:nobody-${freshPr()}.example.com:client:typo-app`;
+    const held = await sponson(["hold", identity, "--reason", "check", "--ttl", "1m"], admin);
+    expect(held.code).toBe(0);
+    expect(held.stderr).toContain(`note: no run has locked ${identity} yet`);
+    expect((await sponson(["unhold", identity], admin)).code).toBe(0);
   });
 });

@@ -42,7 +42,7 @@ function flakyReceipts() {
 }
 
 describe("run answers", () => {
-  it("lines after the first failing object get a result that says they were not reached", async () => {
+  it("lines after the first failing object are not-attempted, with the change the run planned (what the preview said)", async () => {
     const domain = freshAuth0Domain("nr");
     const lists = { callbacks: [], allowed_logout_urls: [], web_origins: [], allowed_origins: [] };
     await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: lists, [OTHER_CLIENT]: lists } });
@@ -61,11 +61,11 @@ describe("run answers", () => {
     const result = await apply(testApp(), "preview", scope, plan);
     await held.release();
     expect(result.run.status).toBe("failed");
-    expect(result.lines.map((l) => [l.id, l.result, l.error?.code])).toEqual([
-      [APP_CLIENT, "failed", "LOCK_HELD"],
-      [OTHER_CLIENT, "skipped", undefined],
+    expect(result.lines.map((l) => [l.id, l.result, l.diff, l.planned, l.error?.code])).toEqual([
+      [APP_CLIENT, "failed", "create", undefined, "LOCK_HELD"],
+      [OTHER_CLIENT, "not-attempted", "create", "create", undefined],
     ]);
-    expect(result.lines[1]?.reason).toContain("not reached");
+    expect(result.lines[1]?.reason).toContain("not attempted");
     expect((await auth0Client(domain, OTHER_CLIENT))?.callbacks).toEqual([]);
   });
 

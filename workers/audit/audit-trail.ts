@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { evictionAuditSchema } from "../../shared/schemas/eviction";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
-import { listRevokedTokens, revokedTokenSchema } from "../auth/revoked-tokens";
+import { REVOKED_TOKENS_PREFIX, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
 import { ADOPTION_AUDIT_PREFIX, adoptionAuditSchema } from "./adoption-audit";
@@ -121,82 +121,112 @@ export async function recordDestroyResend(env: Env, record: DestroyResendAudit):
 }
 
 /**
- * The newest `limit` records under `prefix`. Keys start with the time in ms (13 digits until 2286),
- * so listing the keys alone orders them; only the bodies shown are read.
+ * Where each kind of record lives and how a stored object reads as an entry (null: not one). Keys
+ * start with the time in ms (13 digits until 2286), so listing the keys alone orders them, except
+ * the deny list's, which is keyed by token id (`timeKeyed: false`). The listing below and the
+ * stream (./audit-stream.ts) read the trail through this one table.
  */
-async function readNewest<T>(
-  env: Env,
+export interface AuditSource {
+  prefix: string;
+  timeKeyed: boolean;
+  parse(json: unknown): AuditEntry | null;
+}
+
+function source<S extends z.ZodType, K extends AuditEntry["kind"]>(
   prefix: string,
-  limit: number,
-  parse: (json: unknown) => T | null,
-): Promise<T[]> {
-  const keys: string[] = [];
+  kind: K,
+  schema: S,
+): AuditSource {
+  return {
+    prefix,
+    timeKeyed: true,
+    parse: (json) => {
+      const parsed = schema.safeParse(json);
+      return parsed.success ? ({ kind, ...(parsed.data as object) } as AuditEntry) : null;
+    },
+  };
+}
+
+export const AUDIT_SOURCES: readonly AuditSource[] = [
+  source(FORCE_RELEASE_AUDIT_PREFIX, "force-release", forceReleaseAuditSchema),
+  source(ORPHAN_AUDIT_PREFIX, "orphan-removal", orphanRemovalAuditSchema),
+  source(HOLD_AUDIT_PREFIX, "hold", holdAuditSchema),
+  {
+    prefix: TOKEN_AUDIT_PREFIX,
+    timeKeyed: true,
+    parse: (json) => {
+      const entry = tokenMintEntry(json);
+      return entry === null ? null : { kind: "token-mint", ...entry };
+    },
+  },
+  {
+    prefix: REVOKED_TOKENS_PREFIX,
+    timeKeyed: false,
+    parse: (json) => {
+      const parsed = revokedTokenSchema.safeParse(json);
+      return parsed.success ? { kind: "token-revocation", ...parsed.data } : null;
+    },
+  },
+  {
+    prefix: WEBHOOK_AUDIT_PREFIX,
+    timeKeyed: true,
+    parse: (json) => {
+      const parsed = storedFutureRevisionSchema.safeParse(json);
+      if (!parsed.success) return null;
+      const { receivedAt, kind: _stored, ...rest } = parsed.data;
+      return { kind: "webhook-refused", rule: "webhook.future-revision", ...rest, at: receivedAt };
+    },
+  },
+  source(DESTROY_RESEND_AUDIT_PREFIX, "destroy-resend", destroyResendAuditSchema),
+  source(EVICTION_AUDIT_PREFIX, "eviction", evictionAuditSchema),
+  // Parked destroys the sweep will never re-drive, moved here with their reason (./set-aside-letters.ts).
+  source(SET_ASIDE_PREFIX, "dead-letter-set-aside", setAsideLetterSchema),
+  // Entries an admin adopted into pull requests' scopes (./adoption-audit.ts).
+  source(ADOPTION_AUDIT_PREFIX, "adoption", adoptionAuditSchema),
+];
+
+/** Every key under `prefix`, with when R2 says it was last written (ms). */
+export async function listKeys(
+  bucket: R2Bucket,
+  prefix: string,
+): Promise<Array<{ key: string; uploaded: number }>> {
+  const keys: Array<{ key: string; uploaded: number }> = [];
   let cursor: string | undefined;
   do {
-    const page = await env.RECEIPTS.list({ prefix, ...(cursor ? { cursor } : {}) });
-    keys.push(...page.objects.map((o) => o.key));
+    const page = await bucket.list({ prefix, ...(cursor ? { cursor } : {}) });
+    keys.push(...page.objects.map((o) => ({ key: o.key, uploaded: o.uploaded.getTime() })));
     cursor = page.truncated ? page.cursor : undefined;
   } while (cursor !== undefined);
-  const newest = keys.sort().reverse().slice(0, limit);
-  const bodies = await Promise.all(newest.map((key) => env.RECEIPTS.get(key)));
-  const out: T[] = [];
-  for (const body of bodies) {
-    const parsed = parse(body ? await body.json().catch(() => null) : null);
-    if (parsed !== null) out.push(parsed);
-  }
-  return out;
+  return keys;
+}
+
+/** The stored object at `key` read as `from`'s entry; null when absent or not one. */
+export async function readEntry(
+  bucket: R2Bucket,
+  key: string,
+  from: AuditSource,
+): Promise<AuditEntry | null> {
+  const body = await bucket.get(key);
+  return from.parse(body ? await body.json().catch(() => null) : null);
+}
+
+/** The newest `limit` records of one source (all of an untimed one); only the bodies shown are read. */
+async function readNewest(env: Env, from: AuditSource, limit: number): Promise<AuditEntry[]> {
+  const keys = (await listKeys(env.RECEIPTS, from.prefix)).map((k) => k.key);
+  const newest = from.timeKeyed ? keys.sort().reverse().slice(0, limit) : keys;
+  const entries = await Promise.all(newest.map((key) => readEntry(env.RECEIPTS, key, from)));
+  return entries.filter((e): e is AuditEntry => e !== null);
 }
 
 /**
  * Force-releases, orphan removals, holds, token mints and revocations, refused webhooks, the
- * sweep's destroy re-sends, evictions, dead letters set aside and adoptions, newest first; at most `limit`. The deny list is keyed by token id, not time, so it is read whole (it is small).
+ * sweep's destroy re-sends, evictions, dead letters set aside and adoptions, newest first; at
+ * most `limit`.
  */
 export async function listAudit(env: Env, limit = AUDIT_LISTED_MAX): Promise<AuditEntry[]> {
-  // Read beside the others (started first, awaited last).
-  const adoptions = readNewest(env, ADOPTION_AUDIT_PREFIX, limit, (json) => {
-    const parsed = adoptionAuditSchema.safeParse(json);
-    return parsed.success ? { kind: "adoption" as const, ...parsed.data } : null;
-  });
-  const [releases, removals, holds, mints, revocations, webhooks, resends, evictions, letters] =
-    await Promise.all([
-      readNewest(env, FORCE_RELEASE_AUDIT_PREFIX, limit, (json) => {
-        const parsed = forceReleaseAuditSchema.safeParse(json);
-        return parsed.success ? { kind: "force-release" as const, ...parsed.data } : null;
-      }),
-      readNewest(env, ORPHAN_AUDIT_PREFIX, limit, (json) => {
-        const parsed = orphanRemovalAuditSchema.safeParse(json);
-        return parsed.success ? { kind: "orphan-removal" as const, ...parsed.data } : null;
-      }),
-      readNewest(env, HOLD_AUDIT_PREFIX, limit, (json) => {
-        const parsed = holdAuditSchema.safeParse(json);
-        return parsed.success ? { kind: "hold" as const, ...parsed.data } : null;
-      }),
-      readNewest(env, TOKEN_AUDIT_PREFIX, limit, (json) => {
-        const entry = tokenMintEntry(json);
-        return entry === null ? null : { kind: "token-mint" as const, ...entry };
-      }),
-      listRevokedTokens(env.RECEIPTS).then((records) =>
-        records.map((r) => ({ kind: "token-revocation" as const, ...r })),
-      ),
-      readNewest(env, WEBHOOK_AUDIT_PREFIX, limit, (json) => {
-        const parsed = storedFutureRevisionSchema.safeParse(json);
-        if (!parsed.success) return null;
-        const { receivedAt, kind: _stored, ...rest } = parsed.data;
-        return { kind: "webhook-refused" as const, rule: "webhook.future-revision", ...rest, at: receivedAt };
-      }),
-      readNewest(env, DESTROY_RESEND_AUDIT_PREFIX, limit, (json) => {
-        const parsed = destroyResendAuditSchema.safeParse(json);
-        return parsed.success ? { kind: "destroy-resend" as const, ...parsed.data } : null;
-      }),
-      readNewest(env, EVICTION_AUDIT_PREFIX, limit, (json) => {
-        const parsed = evictionAuditSchema.safeParse(json);
-        return parsed.success ? { kind: "eviction" as const, ...parsed.data } : null;
-      }),
-      readNewest(env, SET_ASIDE_PREFIX, limit, (json) => {
-        const parsed = setAsideLetterSchema.safeParse(json);
-        return parsed.success ? { kind: "dead-letter-set-aside" as const, ...parsed.data } : null;
-      }),
-    ]);
-  const all = [...releases, ...removals, ...holds, ...mints, ...revocations, ...webhooks, ...resends];
-  return [...all, ...evictions, ...letters, ...(await adoptions)].sort((a, b) => b.at - a.at).slice(0, limit);
+  const all = await Promise.all(AUDIT_SOURCES.map((from) => readNewest(env, from, limit)));
+  return all
+    .flat()
+    .sort((a, b) => b.at - a.at)
+    .slice(0, limit);
 }

@@ -20,7 +20,8 @@ const FLASH_SKEW_MS = 5_000;
 
 export const flashSchema = z.object({
   kind: z.enum(["released", "refused", "held", "lifted"]),
-  key: z.string().min(1).max(300),
+  /** The lock as the admin named it: its key, or its object's identity (up to 512 characters). */
+  key: z.string().min(1).max(520),
   /** ms since the epoch: a replayed cookie older than FLASH_MAX_AGE_SECONDS says nothing. */
   at: z.number().int(),
 });

@@ -71,6 +71,9 @@ function minimumRole(method: string, path: string): Role {
   if (path === "/v1/orphans" || path.startsWith("/v1/orphans/")) return "admin";
   // The deny list and the audit trail name actors, reasons and token ids.
   if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return "admin";
+  // The audit trail: a repository-bound viewer may read its own repository's records, so the
+  // listing lets viewers in and refuses every unbound caller below admin itself (routes/audit.ts).
+  if (path === "/v1/audit" && (method === "GET" || method === "HEAD")) return "viewer";
   if (path === "/v1/audit" || path.startsWith("/v1/audit/")) return "admin";
   if (method === "GET" || method === "HEAD") return "viewer";
   return "admin";
@@ -106,7 +109,7 @@ export function routeAccess() {
   });
 }
 
-function assertRole(role: Role, minimum: Role, what: string): void {
+export function assertRole(role: Role, minimum: Role, what: string): void {
   if (!roleAtLeast(role, minimum)) {
     throw new SponsonError("FORBIDDEN", `role ${role} may not ${what}; it needs ${minimum}`, {
       rule: `role.${minimum}`,

@@ -19,7 +19,10 @@ export function HoldFacts({ hold, now }: { hold: HoldView; now: number }) {
   );
 }
 
-/** Sets a hold: on a card its key is fixed; above the cards the admin types one (a free lock is not listed). */
+/**
+ * Sets a hold: on a card or an object's page its key is fixed; above the cards the admin types a
+ * key or an object's identity (a free lock is not listed), resolved as the API resolves it.
+ */
 export function HoldForm({ csrf, lockKey }: { csrf: string; lockKey?: string }) {
   return (
     <details class="hold-form">
@@ -30,8 +33,9 @@ export function HoldForm({ csrf, lockKey }: { csrf: string; lockKey?: string }) 
           <input type="hidden" name="key" value={lockKey} />
         ) : (
           <label>
-            Lock key (scope:&lt;repository id&gt;/&lt;environment&gt;/&lt;scope&gt; or _locks/&lt;hash&gt;)
-            <input name="key" required maxlength={300} />
+            Lock key (scope:&lt;repository id&gt;/&lt;environment&gt;/&lt;scope&gt; or _locks/&lt;hash&gt;) or
+            the object's identity (auth0:&lt;tenant&gt;:client:&lt;client id&gt;)
+            <input name="key" required maxlength={520} />
           </label>
         )}
         <label>

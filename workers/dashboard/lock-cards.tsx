@@ -103,7 +103,7 @@ function LockCard({ lock, now, releaseCsrf }: { lock: LockView; now: number; rel
 }
 
 /** Force-release needs a reason and an explicit confirmation; both are checked again by the server. */
-function ReleaseForm({ lockKey, csrf }: { lockKey: string; csrf: string }) {
+export function ReleaseForm({ lockKey, csrf }: { lockKey: string; csrf: string }) {
   return (
     <details class="release" data-lock={lockKey}>
       <summary>Force release…</summary>

@@ -2,15 +2,19 @@
  * GET /dashboard/objects/{hash}: one provider object (an Auth0 application, a bucket's CORS…):
  * its lock, every entry the service knows on it with the scopes that own it, the foreign ones
  * (there before any scope), how full each capped list is (counts only, shown to every caller of
- * the page), and for admins the orphans found at the provider (owned by no scope, not foreign). A
+ * the page), and for admins the orphans found at the provider (owned by no scope, not foreign) and
+ * the lock's forms: hold, lift, force-release (the same routes and checks as the main page's). A
  * caller bound to one repository sees only its own scopes' entries.
  */
+import type { HoldView } from "../../shared/schemas/hold";
 import type { LeaseHolder } from "../../shared/schemas/provenance";
 import type { Role } from "../auth/caller";
 import { FillLevels } from "./fill-levels";
 import { formatAgo, formatUtc } from "./format";
+import { HoldFacts, HoldForm, LiftForm } from "./hold-forms";
 import { HolderText } from "./holder-text";
 import { Layout } from "./layout";
+import { ReleaseForm } from "./lock-cards";
 import type { FillRow } from "./object-fills";
 
 export interface ObjectEntry {
@@ -36,7 +40,10 @@ export interface ObjectPageProps {
     heldBy: LeaseHolder | null;
     since: number | null;
     waiters: string[];
+    hold?: HoldView | undefined;
   };
+  /** The CSRF token an admin's forms carry; null for anyone else (no forms). */
+  adminCsrf: string | null;
   entries: ObjectEntry[];
   /** Each capped list's fill level, or that it is not measured yet. */
   fills: FillRow[];
@@ -79,6 +86,8 @@ export function ObjectPage(props: ObjectPageProps) {
             <dt>Key</dt>
             <dd class="mono">_locks/{props.hash}</dd>
           </dl>
+          {lock.hold ? <HoldFacts hold={lock.hold} now={props.now} /> : null}
+          <LockForms csrf={props.adminCsrf} lockKey={`_locks/${props.hash}`} lock={lock} />
           <h3>Entries</h3>
           {props.entries.length === 0 ? (
             <p class="empty">The service knows no entry on this object.</p>
@@ -134,5 +143,17 @@ export function ObjectPage(props: ObjectPageProps) {
         </section>
       </main>
     </Layout>
+  );
+}
+
+/** An admin's forms for the object's lock: force-release while a run holds it, hold or lift. */
+function LockForms(props: { csrf: string | null; lockKey: string; lock: ObjectPageProps["lock"] }) {
+  const { csrf, lockKey, lock } = props;
+  if (csrf === null) return null;
+  return (
+    <div class="lock-forms" data-lock={lockKey}>
+      {lock.held ? <ReleaseForm lockKey={lockKey} csrf={csrf} /> : null}
+      {lock.hold ? <LiftForm lockKey={lockKey} csrf={csrf} /> : <HoldForm lockKey={lockKey} csrf={csrf} />}
+    </div>
   );
 }

@@ -59,7 +59,9 @@ export class Engine {
       ...(req.plan.lines.length === 0 && req.allowEmpty !== true ? { refuse: refuseEmptyPlan } : {}),
       // A line the run never got to (an earlier object failed, or recovery did) says so.
       finish: ({ run }) => {
-        run.notReached(resolved.map((l) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent })));
+        run.notReached(
+          resolved.map((l) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent, planned: "create" })),
+        );
         run.orderLines(resolved.map((l) => l.id));
       },
     });
@@ -100,7 +102,13 @@ export class Engine {
       // Entries the destroy never got to (recovery failed first) say so.
       finish: ({ run, session }) =>
         run.notReached(
-          session.receipt.ledger.map((e) => ({ id: e.line, op: e.op, key: e.key, parent: e.parent })),
+          session.receipt.ledger.map((e) => ({
+            id: e.line,
+            op: e.op,
+            key: e.key,
+            parent: e.parent,
+            planned: "remove" as const,
+          })),
         ),
     });
   }

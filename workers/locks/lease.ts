@@ -5,9 +5,9 @@
  * adds is in its role: scope-lock.ts and parent-lock.ts; taking the lease is acquire-loop.ts.
  */
 
-import { type Result, SponsonError } from "../../shared/errors";
+import { type ErrorInfo, type Result, SponsonError } from "../../shared/errors";
 import type { FillLevel } from "../../shared/schemas/fill-level";
-import type { LeaseGrant } from "../../shared/schemas/lock";
+import { type ForceReleased, forceReleasedSchema, type LeaseGrant } from "../../shared/schemas/lock";
 import type { LeaseSettings } from "./lease-options";
 import type { LockTarget } from "./lock-target";
 
@@ -114,7 +114,7 @@ export class Lease {
       return;
     }
     if (result.ok) this.renewed(before, result.value.expiresAt);
-    else if (result.error.code === "LOCK_LOST") this.#lose(result.error.message);
+    else if (result.error.code === "LOCK_LOST") this.#loseTo(result.error);
   }
 
   /** A renewal measured from `before` (the clock read just before its call) succeeded. */
@@ -128,7 +128,7 @@ export class Lease {
   protected fenced<T>(result: Result<T>): T {
     if (result.ok) return result.value;
     if (result.error.code === "LOCK_LOST") {
-      this.#lose(result.error.message);
+      this.#loseTo(result.error);
       throw this.#lost;
     }
     throw SponsonError.fromInfo(result.error);
@@ -195,10 +195,23 @@ export class Lease {
     this.#stop();
   }
 
-  #lostError(reason: string): SponsonError {
+  /**
+   * The lock refused the lease (LOCK_LOST): the object's words, or, when an admin force-released
+   * it, who and why as a typed fact (`detail.forceReleased`), which the run's answer carries.
+   */
+  #loseTo(refusal: ErrorInfo): void {
+    const forced = forceReleasedSchema.safeParse(refusal.detail?.forceReleased);
+    this.#lost = forced.success
+      ? this.#lostError(`force-released by ${forced.data.by}: ${forced.data.reason}`, forced.data)
+      : this.#lostError(refusal.message);
+    this.#stop();
+  }
+
+  #lostError(reason: string, forceReleased?: ForceReleased): SponsonError {
     return new SponsonError("LOCK_LOST", `lease on ${this.target.key} lost: ${reason}`, {
       lock: this.target.key,
       parent: this.target.identity,
+      ...(forceReleased ? { forceReleased } : {}),
     });
   }
 }

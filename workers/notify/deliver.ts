@@ -5,8 +5,10 @@
  */
 import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
+import { dashboardLink } from "./dashboard-link";
 import type { Notification } from "./notification";
 import type { NotifyConfig } from "./notify-config";
+import { slackText } from "./slack-text";
 
 export const SIGNATURE_HEADER = "x-sponson-signature-256";
 
@@ -51,11 +53,10 @@ export async function signBody(secret: string, body: string): Promise<string> {
   return `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-export function slackText(n: Notification): string {
-  const facts = Object.entries(n.subject)
-    .map(([k, v]) => `${k}: ${String(v)}`)
-    .join(", ");
-  return `[sponson] ${n.kind}: ${n.summary}${facts ? ` (${facts})` : ""}`;
+/** SPONSON_PUBLIC_URL, where the dashboard's links point; null when unset. */
+function publicUrlOf(env: Env): string | null {
+  const value = (env as { SPONSON_PUBLIC_URL?: unknown }).SPONSON_PUBLIC_URL;
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
 }
 
 const json = { "content-type": "application/json" };
@@ -65,10 +66,11 @@ export function unconfiguredRequest(n: Notification): OutboundNotification {
   return { target: "none", url: "", init: { method: "POST", headers: json, body: JSON.stringify(n) } };
 }
 
-export async function outboundRequests(env: Env, config: NotifyConfig, n: Notification) {
+/** The requests for `n`; `now` is when it is delivered, which Slack's "4 min ago" counts from. */
+export async function outboundRequests(env: Env, config: NotifyConfig, n: Notification, now = Date.now()) {
   const out: OutboundNotification[] = [];
   if (config.slack) {
-    const body = JSON.stringify({ text: slackText(n) });
+    const body = JSON.stringify({ text: slackText(n, now, await dashboardLink(publicUrlOf(env), n)) });
     out.push({
       target: "slack",
       url: secretOf(env, config.slack.urlSecret),

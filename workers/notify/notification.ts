@@ -6,7 +6,11 @@
  */
 import { z } from "zod";
 
-/** `list-near-capacity`: the sweep found a list above 80 % of its cap (workers/sweep/near-capacity.ts). */
+/**
+ * `list-near-capacity`: the sweep found a list above 80 % of its cap (workers/sweep/near-capacity.ts).
+ * `audit`: one record of the audit trail, forwarded by the sweep (workers/audit/audit-forward.ts);
+ * the one kind an operator must switch on (notify-config.ts).
+ */
 export const NOTIFICATION_KINDS = [
   "destroy-dead-lettered",
   "orphan-found",
@@ -14,6 +18,7 @@ export const NOTIFICATION_KINDS = [
   "scope-lingering",
   "destroy-resends-exhausted",
   "list-near-capacity",
+  "audit",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -29,5 +34,7 @@ export const notificationSchema = z.strictObject({
   summary: z.string().min(1).max(500),
   /** What it is about: repository id, environment, scope, lock key, parent, … */
   subject: z.record(z.string().max(64), fact),
+  /** `audit`: the record itself, as `GET /v1/audit` answers it (a SIEM takes it whole). */
+  record: z.record(z.string(), z.unknown()).optional(),
 });
 export type Notification = z.infer<typeof notificationSchema>;

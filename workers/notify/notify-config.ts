@@ -25,7 +25,7 @@ const httpsUrl = z
 export const notifyConfigSchema = z.strictObject({
   slack: z.strictObject({ urlSecret: secretName }).optional(),
   webhook: z.strictObject({ url: httpsUrl, secret: secretName }).optional(),
-  /** A kind set to false is not sent; every kind is on otherwise. */
+  /** A kind set to false is not sent; every kind is on otherwise, except `audit`, which is sent only when true. */
   kinds: z.partialRecord(z.enum(NOTIFICATION_KINDS), z.boolean()).optional(),
 });
 export type NotifyConfig = z.infer<typeof notifyConfigSchema>;
@@ -35,6 +35,12 @@ export function notifyConfigFromEnv(env: object): NotifyConfig {
   return jsonVar(env as Vars, "SPONSON_NOTIFY", notifyConfigSchema) ?? {};
 }
 
+/**
+ * Kinds an operator switches on: `audit` sends one notification per record of the trail, a volume
+ * nobody should get by upgrading.
+ */
+const OPT_IN_KINDS: ReadonlySet<NotificationKind> = new Set(["audit"]);
+
 export function kindEnabled(config: NotifyConfig, kind: NotificationKind): boolean {
-  return config.kinds?.[kind] !== false;
+  return OPT_IN_KINDS.has(kind) ? config.kinds?.[kind] === true : config.kinds?.[kind] !== false;
 }

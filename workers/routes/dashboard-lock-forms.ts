@@ -8,7 +8,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
-import { lockKind } from "../../shared/lock-keys";
+import { LOCK_NAME_FORMS, resolveLockName } from "../../shared/lock-keys";
 import { holdReasonSchema } from "../../shared/schemas/hold";
 import type { AppEnv } from "../app-env";
 import { assertDashboardPost } from "../auth/dashboard-session";
@@ -24,7 +24,7 @@ import { redirect } from "./dashboard-openapi";
 // `csrf` is optional in the schema so that a missing token is a 403 from the CSRF check, not a 400.
 const releaseForm = z.object({
   csrf: z.string().max(200).optional(),
-  key: z.string().min(1).max(300),
+  key: z.string().min(1).max(520),
   reason: z.string().trim().min(1).max(500),
   confirm: z.literal("yes"),
 });
@@ -49,7 +49,8 @@ const releaseRoute = createRoute({
 
 const holdForm = z.object({
   csrf: z.string().max(200).optional(),
-  key: z.string().min(1).max(300),
+  /** A lock key, or a provider object's identity (its parent lock), as the API takes it. */
+  key: z.string().trim().min(1).max(520),
   reason: holdReasonSchema,
   ttlMinutes: z.coerce.number().int().min(1).max(MAX_HOLD_MINUTES),
 });
@@ -84,7 +85,7 @@ const unholdRoute = createRoute({
     body: {
       content: {
         "application/x-www-form-urlencoded": {
-          schema: z.object({ csrf: z.string().max(200).optional(), key: z.string().min(1).max(300) }),
+          schema: z.object({ csrf: z.string().max(200).optional(), key: z.string().min(1).max(520) }),
         },
       },
       required: true,
@@ -96,30 +97,36 @@ const unholdRoute = createRoute({
   },
 });
 
+/**
+ * The lock a form names, by its key or its object's identity, resolved as the API resolves it
+ * (shared/lock-keys.ts); `shown` is how the notice names it: as the admin did.
+ */
+async function formLock(name: string): Promise<{ key: string; shown: string }> {
+  const resolved = await resolveLockName(name);
+  if (resolved === null) throw new SponsonError("NOT_FOUND", `"${name}" is not ${LOCK_NAME_FORMS}`);
+  return { key: resolved.key, shown: resolved.identity ?? resolved.key };
+}
+
 export const dashboardLockFormRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(releaseRoute, async (c) => {
     const form = c.req.valid("form");
     await assertDashboardPost(c, form.csrf);
-    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
-    const { outcome } = await auditedForceRelease(c.env, {
-      key: form.key,
-      reason: form.reason,
-      actor: c.get("actor"),
-    });
-    return flashRedirect(c, outcome.released ? "released" : "refused", form.key);
+    const { key, shown } = await formLock(form.key);
+    const { outcome } = await auditedForceRelease(c.env, { key, reason: form.reason, actor: c.get("actor") });
+    return flashRedirect(c, outcome.released ? "released" : "refused", shown);
   })
   .openapi(holdRoute, async (c) => {
     const form = c.req.valid("form");
     await assertDashboardPost(c, form.csrf);
-    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
+    const { key, shown } = await formLock(form.key);
     const ttlSeconds = form.ttlMinutes * 60;
-    await auditedHold(c.env, { key: form.key, reason: form.reason, ttlSeconds, actor: c.get("actor") });
-    return flashRedirect(c, "held", form.key);
+    await auditedHold(c.env, { key, reason: form.reason, ttlSeconds, actor: c.get("actor") });
+    return flashRedirect(c, "held", shown);
   })
   .openapi(unholdRoute, async (c) => {
     const form = c.req.valid("form");
     await assertDashboardPost(c, form.csrf);
-    if (lockKind(form.key) === null) throw new SponsonError("NOT_FOUND", "that is not a lock key");
-    await auditedUnhold(c.env, { key: form.key, actor: c.get("actor") });
-    return flashRedirect(c, "lifted", form.key);
+    const { key, shown } = await formLock(form.key);
+    await auditedUnhold(c.env, { key, actor: c.get("actor") });
+    return flashRedirect(c, "lifted", shown);
   });

@@ -31,6 +31,7 @@ import { repositoryRunsFor } from "../lock-views/repository-runs";
 import { lockForRepository } from "../lock-views/repository-view";
 import { lockStub } from "../locks/lock-target";
 import { configuredReceiptStore } from "../receipts/configured-store";
+import { adminFormCsrf } from "./admin-forms";
 import { html } from "./dashboard-openapi";
 
 const OPS = new OpRegistry(ADAPTERS);
@@ -186,7 +187,9 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
             heldBy: view.heldBy ?? null,
             since: view.since,
             waiters: view.waiters.map((w) => w.holder),
+            hold: view.hold,
           },
+          adminCsrf: await adminFormCsrf(c),
           entries,
           // Counts only (docs/design.md, "Fill levels"): every caller of the page sees them, as the lock detail answers them.
           fills: fillRows(state.fills ?? [], capped),

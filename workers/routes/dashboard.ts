@@ -28,6 +28,7 @@ import { loadSnapshot } from "../dashboard/snapshot";
 import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
+import { adminFormCsrf } from "./admin-forms";
 import { feedSocketFor } from "./dashboard-feed-socket";
 import { dashboardLockFormRoutes } from "./dashboard-lock-forms";
 import { html, redirect } from "./dashboard-openapi";
@@ -108,12 +109,6 @@ function noticeOf(flash: Flash): { kind: "ok" | "bad"; text: string } {
   }
 }
 
-async function releaseCsrfFor(c: Context<AppEnv>): Promise<string | null> {
-  const session = sessionOf(c);
-  if (session === undefined || !roleAtLeast(c.get("caller").role, "admin")) return null;
-  return csrfToken(session);
-}
-
 // Mounted in the order the routes were always registered, which the OpenAPI document follows.
 export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(pageRoute, async (c) => {
@@ -142,7 +137,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
         csrf: session === undefined ? "" : await csrfToken(session),
         snapshot,
         choices,
-        releaseCsrf: await releaseCsrfFor(c),
+        releaseCsrf: await adminFormCsrf(c),
         ...(notice ? { notice } : {}),
         ...(roleAtLeast(caller.role, "admin")
           ? { config: checkConfig(c.env as object as Record<string, unknown>, { secretsKnown: true }) }
@@ -155,7 +150,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(liveRoute, async (c) => {
     pageHeaders(c);
     const snapshot = await loadSnapshot(c.env, Date.now, viewOf(c, c.req.valid("query")));
-    return c.html(renderLive({ snapshot, releaseCsrf: await releaseCsrfFor(c) }), 200);
+    return c.html(renderLive({ snapshot, releaseCsrf: await adminFormCsrf(c) }), 200);
   })
   .openapi(feedRoute, async (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {

@@ -1,7 +1,7 @@
 /** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release and holds. */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
-import { lockKind, parseLockKey } from "../../shared/lock-keys";
+import { LOCK_NAME_FORMS, parseLockKey, resolveLockName } from "../../shared/lock-keys";
 import { holdBodySchema } from "../../shared/schemas/hold";
 import { lockStateSchema } from "../../shared/schemas/lock";
 import {
@@ -32,8 +32,14 @@ const keyParam = z.object({
   key: z
     .string()
     .min(1)
-    .max(300)
-    .openapi({ param: { name: "key", in: "path" }, example: "scope:186853002/preview/pr-1" }),
+    .max(520)
+    .openapi({
+      param: { name: "key", in: "path" },
+      description:
+        "The lock's key (`scope:<repository id>/<environment>/<scope>` or `_locks/<hash>`), or a provider " +
+        "object's identity (`auth0:<tenant>:client:<client id>`), which names its parent lock",
+      example: "scope:186853002/preview/pr-1",
+    }),
 });
 
 const lockState = withOpenApi(lockStateSchema, "LockState");
@@ -144,14 +150,11 @@ const holdLiftRoute = createRoute({
   },
 });
 
-function knownKey(key: string): string {
-  if (lockKind(key) === null) {
-    throw new SponsonError(
-      "NOT_FOUND",
-      `"${key}" is not a lock key (scope:<repository id>/<environment>/<scope> or _locks/<hash>)`,
-    );
-  }
-  return key;
+/** The key of the lock the path names, by its key or its object's identity (shared/lock-keys.ts). */
+export async function knownKey(name: string): Promise<string> {
+  const resolved = await resolveLockName(name);
+  if (resolved === null) throw new SponsonError("NOT_FOUND", `"${name}" is not ${LOCK_NAME_FORMS}`);
+  return resolved.key;
 }
 
 export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -161,7 +164,7 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     return c.json({ locks: bound === null ? held : locksForRepository(held, bound.id) }, 200);
   })
   .openapi(readRoute, async (c) => {
-    const key = knownKey(c.req.valid("param").key);
+    const key = await knownKey(c.req.valid("param").key);
     const bound = readBinding(c);
     if (bound === null) return c.json(await readLock(c.env, key), 200);
     // Another repository's scope lock does not exist for this token: the same 404 as an unknown one.
@@ -174,17 +177,17 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     return c.json(view ?? state, 200);
   })
   .openapi(forceReleaseRoute, async (c) => {
-    const key = knownKey(c.req.valid("param").key);
+    const key = await knownKey(c.req.valid("param").key);
     const { reason } = c.req.valid("json");
     const { outcome, lock } = await auditedForceRelease(c.env, { key, reason, actor: c.get("actor") });
     return c.json({ ...outcome, lock }, 200);
   })
   .openapi(holdSetRoute, async (c) => {
-    const key = knownKey(c.req.valid("param").key);
+    const key = await knownKey(c.req.valid("param").key);
     const { reason, ttlSeconds } = c.req.valid("json");
     return c.json(await auditedHold(c.env, { key, reason, ttlSeconds, actor: c.get("actor") }), 200);
   })
   .openapi(holdLiftRoute, async (c) => {
-    const key = knownKey(c.req.valid("param").key);
+    const key = await knownKey(c.req.valid("param").key);
     return c.json(await auditedUnhold(c.env, { key, actor: c.get("actor") }), 200);
   });

@@ -7,6 +7,7 @@
  * other part has run and the report is logged.
  */
 import type { Env } from "../../shared/env";
+import { forwardAudit } from "../audit/audit-forward";
 import { listsNearCapacity } from "./near-capacity";
 import { notifyNewOrphans } from "./orphan-notices";
 import { runSweep, type SweepParts, type SweepReport, settle, sweepFailed } from "./sweep";
@@ -46,6 +47,8 @@ export async function sweepAndReport(
       console.error(JSON.stringify({ event: "orphan-notices-failed", error: String(err) }));
     });
   }
+  // Last: the records the parts above wrote are forwarded by a later sweep, once settled.
+  report.audit = await settle(forwardAudit(env, report.at));
   console.log(JSON.stringify({ event: "sweep", cron: controller.cron, report }));
   if (sweepFailed(report)) throw new Error("sweep: a part failed; see the sweep report");
   return report;

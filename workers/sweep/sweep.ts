@@ -7,6 +7,7 @@
  */
 import type { Env } from "../../shared/env";
 import type { OrphanList } from "../../shared/schemas/orphans";
+import type { ForwardReport } from "../audit/audit-forward";
 import { configFromEnv } from "../config/config";
 import { type ClosedScopeWithEntries, closedScopesWithEntries, type ScopeRef } from "./closed-scopes";
 import type { NearCapacityReport } from "./near-capacity";
@@ -38,6 +39,8 @@ export interface SweepReport {
    * owned-object index cannot be listed.
    */
   nearCapacity?: Part<NearCapacityReport>;
+  /** Audit records forwarded as `audit` notifications (workers/audit/audit-forward.ts); run last. */
+  audit?: Part<ForwardReport>;
 }
 
 export async function runSweep(env: Env, parts: SweepParts, now: number): Promise<SweepReport> {
@@ -60,7 +63,12 @@ export function sweepFailed(report: SweepReport): boolean {
   const parts = [report.intents, report.deadLetters, report.closedWithEntries, report.orphans];
   // A parked letter left for the next sweep (its send failed) fails the invocation as before.
   const lettersLeft = report.deadLetters.ok && report.deadLetters.value.failed.length > 0;
-  return parts.some((part) => !part.ok) || lettersLeft || report.nearCapacity?.ok === false;
+  return (
+    parts.some((part) => !part.ok) ||
+    lettersLeft ||
+    report.nearCapacity?.ok === false ||
+    report.audit?.ok === false
+  );
 }
 
 export async function settle<T>(work: Promise<T>): Promise<Part<T>> {

@@ -136,7 +136,7 @@ describe("clerk.redirectUrl through the engine: an object of its own under its i
     // Refused while the plan is resolved: no run, no lease, no request.
     await expect(s.engine.apply({ ...s.run(freshPr()), plan: naming })).rejects.toMatchObject({
       code: "VALIDATION",
-      message: 'line "sso": : Unrecognized key: "instance"',
+      message: 'line "sso" params: Unrecognized key: "instance"',
     });
     expect(s.requests).toEqual([]);
     expect(await s.urls()).toEqual([]);

@@ -12,13 +12,13 @@ import {
   placeholderValues,
   VAR_NAME,
   varOf,
-  varsUsedIn,
 } from "../../../shared/placeholders";
-import type { Line, Plan } from "../../../shared/schemas/plan";
+import { duplicateLineIds, type Line, type Plan } from "../../../shared/schemas/plan";
 import type { SecretRegistry } from "../../../shared/secrets";
 import type { OpSpec, Params } from "../../adapters/op-spec";
-import type { Connections } from "../../connections/connections";
+import type { Connections, UsableConnection } from "../../connections/connections";
 import type { OpRegistry } from "./op-registry";
+import { inLineOrder, type PlanProblem, paramIssueText, type ShowValue, showValue } from "./param-problem";
 
 export interface ResolvedLine {
   id: string;
@@ -39,36 +39,67 @@ interface Fill {
   itemParam: string;
 }
 
-function substitute(text: string, { values, vars, itemParam }: Fill, where: string): string {
-  return text.replace(PLACEHOLDER, (whole, name: string) => {
+/** A param's text with its placeholders filled, or what stopped each one (all of them, not the first). */
+function substitute(
+  text: string,
+  { values, vars, itemParam }: Fill,
+): { value: string; problems: Array<{ message: string; var?: string }> } {
+  const problems: Array<{ message: string; var?: string }> = [];
+  const value = text.replace(PLACEHOLDER, (whole, name: string) => {
     const varName = varOf(name);
     if (varName !== null) {
-      if (!VAR_NAME.test(varName))
-        throw new SponsonError(
-          "VALIDATION",
-          `${where}: ${whole} is not a var name (a lowercase letter, then up to 31 of a-z 0-9 _)`,
-        );
+      if (!VAR_NAME.test(varName)) {
+        problems.push({
+          message: `${whole} is not a var name (a lowercase letter, then up to 31 of a-z 0-9 _)`,
+        });
+        return whole;
+      }
       // A var is the caller's value: in a param naming the object (a client id, a bucket, which
       // becomes a host) it could choose what is written to, so only the written item takes one.
-      if (vars === undefined)
-        throw new SponsonError(
-          "VALIDATION",
-          `${where}: ${whole}: vars fill only the line's item param (${itemParam}), never a param naming the provider object`,
-        );
-      const value = Object.hasOwn(vars, varName) ? vars[varName] : undefined;
-      if (value === undefined)
-        throw new SponsonError("VALIDATION", `${where}: ${whole} is not defined in the request's vars`, {
-          vars: [varName],
+      if (vars === undefined) {
+        problems.push({
+          message: `${whole}: vars fill only the line's item param (${itemParam}), never a param naming the provider object`,
         });
-      return value;
+        return whole;
+      }
+      const given = Object.hasOwn(vars, varName) ? vars[varName] : undefined;
+      if (given === undefined) {
+        problems.push({
+          message: `${whole} is not defined in the request's vars; send it in the body's \`vars\` (CLI: --var ${varName}=…)`,
+          var: varName,
+        });
+        return whole;
+      }
+      return given;
     }
-    if (!Object.hasOwn(values, name))
-      throw new SponsonError("VALIDATION", `${where}: unknown placeholder ${whole}`);
-    const value = values[name];
-    if (value === undefined)
-      throw new SponsonError("VALIDATION", `${where}: ${whole} has no value in this scope`);
-    return value;
+    if (!Object.hasOwn(values, name)) {
+      problems.push({ message: `unknown placeholder ${whole}` });
+      return whole;
+    }
+    const filled = values[name];
+    if (filled === undefined) {
+      problems.push({ message: `${whole} has no value in this scope` });
+      return whole;
+    }
+    return filled;
   });
+  return { value, problems };
+}
+
+/**
+ * A line's problems as one VALIDATION error: `admitPlan` gathers every line's into one answer
+ * (docs/design.md, "Run algorithm", step 1); on its own the message names the first.
+ */
+function lineRefusal(problems: PlanProblem[]): SponsonError {
+  const first = problems[0] as PlanProblem;
+  return new SponsonError("VALIDATION", problemText(first), { problems });
+}
+
+/** `line "origin" params.origin: …`: a problem as one line of text. */
+export function problemText(problem: PlanProblem): string {
+  const where = problem.path.replace(/^lines\.\d+\.?/, "");
+  if (problem.line === null) return `${problem.path}: ${problem.message}`;
+  return `line "${problem.line}"${where ? ` ${where}` : ""}: ${problem.message}`;
 }
 
 export interface ResolveContext {
@@ -77,40 +108,83 @@ export interface ResolveContext {
   secrets: SecretRegistry;
 }
 
+/**
+ * One line, resolved; or refused: VALIDATION naming every problem of the line (detail `problems`),
+ * FORBIDDEN for a connection the environment may not use, INTERNAL for a secret in it.
+ */
 export function resolveLine(
   line: Line,
   { ops, connections, secrets }: ResolveContext,
   placeholders: PlaceholderContext,
+  index = 0,
 ): ResolvedLine {
   const { environment } = placeholders;
   const where = `line "${line.id}"`;
+  const problems: PlanProblem[] = [];
+  const add = (path: string, message: string, extra: { var?: string } = {}) =>
+    problems.push({ line: line.id, index, path: `lines.${index}.${path}`, message, ...extra });
   const op = ops.get(line.op);
-  if (!op)
-    throw new SponsonError(
-      "VALIDATION",
-      `${where}: unknown op "${line.op}".${didYouMean(line.op, ops.names())}`,
-      {
-        known: ops.names(),
-      },
-    );
-  const connection = connections.use(line.connection, environment, where);
-  if (connection.type !== op.providerType) {
-    throw new SponsonError(
-      "VALIDATION",
-      `${where}: op ${line.op} needs a connection of type "${op.providerType}"; "${line.connection}" is ${connection.type}`,
-    );
+  if (!op) {
+    add("op", `unknown op "${line.op}".${didYouMean(line.op, ops.names())}`);
+    throw lineRefusal(problems);
   }
+  let connection: UsableConnection | undefined;
+  try {
+    connection = connections.use(line.connection, environment, where);
+  } catch (err) {
+    if (!(err instanceof SponsonError) || err.code !== "VALIDATION") throw err;
+    add("connection", err.message.replace(`${where}: `, ""));
+  }
+  if (connection && connection.type !== op.providerType)
+    add(
+      "connection",
+      `op ${line.op} needs a connection of type "${op.providerType}"; "${line.connection}" is ${connection.type}`,
+    );
   const values = placeholderValues(placeholders);
   const raw: Params = {};
+  /** Params whose placeholders could not be filled: their problem is said, not the schema's. */
+  const unfilled = new Set<string>();
   for (const [k, v] of Object.entries(line.params)) {
     const vars = k === op.itemParam ? (placeholders.vars ?? {}) : undefined;
-    raw[k] = substitute(v, { values, vars, itemParam: op.itemParam }, `${where} params.${k}`);
+    const filled = substitute(v, { values, vars, itemParam: op.itemParam });
+    raw[k] = filled.value;
+    if (filled.problems.length > 0) unfilled.add(k);
+    for (const p of filled.problems) add(`params.${k}`, p.message, p.var === undefined ? {} : { var: p.var });
   }
   const parsed = op.params.safeParse(raw);
   if (!parsed.success) {
-    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new SponsonError("VALIDATION", `${where}: ${msg}`);
+    // A value is shown back to the caller, who sent it, except one holding a registered secret.
+    const show: ShowValue = (value) =>
+      secrets.containsSecret(value) ? "(a value holding a registered secret, not shown)" : showValue(value);
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[0];
+      if (typeof key === "string" && unfilled.has(key)) continue;
+      const path = ["params", ...issue.path.map(String)].join(".");
+      if (typeof key !== "string" || issue.path.length !== 1 || !Object.hasOwn(raw, key)) {
+        add(path, issue.message);
+        continue;
+      }
+      add(
+        path,
+        paramIssueText({
+          schema: op.params,
+          params: raw,
+          key,
+          template: line.params[key] ?? "",
+          expected: issue.message,
+          fill: (name) => {
+            const v = varOf(name);
+            if (v === null) return (values as Record<string, string | undefined>)[name];
+            return placeholders.vars && Object.hasOwn(placeholders.vars, v)
+              ? placeholders.vars[v]
+              : undefined;
+          },
+          show,
+        }),
+      );
+    }
   }
+  if (problems.length > 0 || !parsed.success || !connection) throw lineRefusal(problems);
   const params = parsed.data;
   // Params and identities are written to receipts and lock records: no secret may hide in them.
   if (Object.values(params).some((v) => secrets.containsSecret(v))) {
@@ -138,41 +212,51 @@ export function resolveLine(
 }
 
 /**
- * Every `{vars.<name>}` the plan uses that the request's vars do not define, refused in one answer
- * (400) before any line is resolved: the caller fixes its `--var`s once, not one per retry.
- */
-export function refuseUndefinedVars(plan: Plan, vars: Readonly<Record<string, string>> = {}): void {
-  const missing = new Map<string, string>();
-  for (const line of plan.lines)
-    for (const value of Object.values(line.params))
-      for (const name of varsUsedIn(value))
-        if (!Object.hasOwn(vars, name) && !missing.has(name)) missing.set(name, line.id);
-  if (missing.size === 0) return;
-  const named = [...missing].map(([name, line]) => `{vars.${name}} (line "${line}")`).join(", ");
-  const flags = [...missing.keys()].map((name) => `--var ${name}=…`).join(" ");
-  throw new SponsonError(
-    "VALIDATION",
-    `the plan uses ${named}, which the request's vars do not define; send them in the body's \`vars\` (CLI: ${flags})`,
-    { vars: [...missing.keys()] },
-  );
-}
-
-/**
  * One item, one line: an item is its op, key and object (docs/design.md, "Ownership of shared
  * entries"), and two lines resolving to the same one would record one entry under two labels.
  */
-export function refuseTwoLinesOfOneItem(lines: readonly ResolvedLine[]): void {
+export function twoLinesOfOneItem(
+  lines: readonly ResolvedLine[],
+  indexOf: (id: string) => number,
+): PlanProblem[] {
   const seen = new Map<string, string>();
+  const problems: PlanProblem[] = [];
   for (const line of lines) {
     const id = JSON.stringify([line.opName, line.key, line.parent]);
     const other = seen.get(id);
     if (other !== undefined) {
-      throw new SponsonError(
-        "VALIDATION",
-        `lines "${other}" and "${line.id}" name the same ${line.opName} item on the same object`,
-        { lines: [other, line.id] },
-      );
-    }
-    seen.set(id, line.id);
+      const index = indexOf(line.id);
+      problems.push({
+        line: line.id,
+        index,
+        path: `lines.${index}`,
+        message: `names the same ${line.opName} item on the same object as line "${other}"`,
+      });
+    } else seen.set(id, line.id);
   }
+  return problems;
+}
+
+/** Each line whose id an earlier line has (the plan's shape allows it, so that it is said with the rest). */
+export function duplicateIds(plan: Plan): PlanProblem[] {
+  return duplicateLineIds(plan.lines).map(({ index, id, first }) => ({
+    line: id,
+    index,
+    path: `lines.${index}.id`,
+    message: `duplicate line id "${id}": line ${first} has it already`,
+  }));
+}
+
+/** One 400 for every problem found, in line order, naming the vars the request left undefined. */
+export function planRefusal(found: readonly PlanProblem[]): SponsonError {
+  const problems = inLineOrder(found);
+  const vars = [...new Set(problems.flatMap((p) => (p.var === undefined ? [] : [p.var])))];
+  const message =
+    problems.length === 1
+      ? problemText(problems[0] as PlanProblem)
+      : `the plan has ${problems.length} problems:\n${problems.map((p) => `  ${problemText(p)}`).join("\n")}`;
+  return new SponsonError("VALIDATION", message, {
+    problems: problems.map(({ line, path, message: m }) => ({ line, path, message: m })),
+    ...(vars.length > 0 ? { vars } : {}),
+  });
 }

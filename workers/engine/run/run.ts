@@ -173,15 +173,23 @@ export class Run {
     this.#error ??= info;
   }
 
-  /** Every line of `planned` without a result yet says it was not reached (the run stopped first). */
-  notReached(planned: ReadonlyArray<Pick<LineResult, "id" | "op" | "key" | "parent">>): void {
+  /**
+   * Every line of `planned` without a result yet was never attempted (the run stopped first): it
+   * says so, with the change the run had planned for it (docs/design.md, "Run algorithm", step 6),
+   * which is its diff too, as a preview would say.
+   */
+  notReached(
+    planned: ReadonlyArray<
+      Pick<LineResult, "id" | "op" | "key" | "parent"> & { planned: "create" | "remove" }
+    >,
+  ): void {
     for (const line of planned) {
       if (this.lines.some((l) => l.id === line.id && sameItem(l, line))) continue;
       this.line({
         ...line,
-        diff: "unchanged",
-        result: "skipped",
-        reason: "not reached: the run stopped at an earlier line or step",
+        diff: line.planned === "create" ? "create" : "delete",
+        result: "not-attempted",
+        reason: "not attempted: the run stopped at an earlier line or step",
       });
     }
   }

@@ -1,0 +1,40 @@
+/**
+ * What to do about each problem code (docs/design.md, "Errors"), in one line for a person reading
+ * a failed CI step: the Action's error annotation says it after the code and the message. One
+ * entry per code the service answers, plus the CLI's own two; the compiler refuses a missing one.
+ */
+import type { ApiErrorCode } from "./client";
+
+const NEXT_STEP: Record<ApiErrorCode, string> = {
+  VALIDATION:
+    "fix the plan or the vars the step passes (the message names each line and value); `npx sponson plan check <plan> --var …` finds every problem offline",
+  EMPTY_PLAN:
+    "the plan has no lines but the scope owns entries: fix the plan, or send allowEmpty (CLI --allow-empty) to remove them all; `sponson destroy` removes everything",
+  PAYLOAD_TOO_LARGE: "the request is over 1 MiB: split the plan",
+  UNAUTHENTICATED:
+    "the token was refused: give the job `permissions: id-token: write`, make the `audience` input equal the service's SPONSON_AUDIENCE, or pass a valid service token",
+  FORBIDDEN:
+    "the token's rights or the service's write policy refuse it (the message names the rule): act on a scope this job may, or ask an operator to allow it in SPONSON_POLICY",
+  NOT_FOUND: "check the environment, the scope and the run id the step names",
+  LOCK_HELD:
+    "another run holds the lock (the message says who and until when): set `wait: true` (CLI --wait) to queue behind it, or ask an admin to `sponson unhold`/`sponson unlock` it",
+  LOCK_LOST:
+    "the run lost its lease before a write (the message says if an admin force-released it, and why): run the job again; what it may have written stays recorded for recovery",
+  LOCK_UNAVAILABLE: "a lock object was overloaded and nothing was written: run the job again",
+  AUDIT_UNAVAILABLE: "the audit trail could not be written and nothing was done: try again",
+  CONCURRENT_MODIFICATION:
+    "the scope or its receipt changed while the run waited (a close, another run): run the job again",
+  RATE_LIMITED: "too many runs at once: run the job again after the time the answer gives",
+  PROVIDER_ERROR:
+    "the provider refused or failed (the message quotes it): retry later, or fix the connection's credentials or settings in the service's configuration",
+  INTERNAL:
+    "the service failed or is misconfigured: tell its operators, with the run id (the service logged the cause)",
+  LIST_FULL:
+    "the provider list is full: destroy closed or stale scopes (`sponson destroy --scope …`, the message lists them) or raise the cap",
+  NETWORK: "check the `url` input (SPONSON_URL) and that the service is reachable from the runner",
+  BAD_RESPONSE: "the URL answered something that is not Sponson Edge: check the `url` input (SPONSON_URL)",
+};
+
+export function nextStep(code: string): string {
+  return (NEXT_STEP as Record<string, string>)[code] ?? "read the step's log above for the cause";
+}
