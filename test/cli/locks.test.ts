@@ -98,7 +98,10 @@ describe("sponson locks and unlock", () => {
       check();
     });
     expect(said).toMatch(
-      new RegExp(`^  waiting for ${DEMO_PARENT} — held by stuck-run-b, position 1, \\d+ s$`, "m"),
+      new RegExp(
+        `^  waiting for ${DEMO_PARENT} — held by stuck-run-b, position 1, \\d+ s, \\d+ s of the wait budget left$`,
+        "m",
+      ),
     );
 
     const shown = await sponson(["locks", key], viewer);
