@@ -142,7 +142,18 @@ export class SectionCapacity {
         this.full.delete(waiter);
       }
     }
-    return kept.size === waiters.length ? everyone : decideFor(without(null));
+    return this.#takenOnly(kept.size === waiters.length ? everyone : decideFor(without(null)));
+  }
+
+  /**
+   * The decisions less every evicted removal that would not take the entry off the provider: a
+   * kept waiter that joins an entry being evicted makes that removal a let-go (`left`), and an
+   * eviction only ever takes what it removes. The stale scope keeps that entry whole — its
+   * ownership (no leave is claimed for it) and its ledger — both still true, and the waiter
+   * shares it (docs/design.md, "Evicting stale scopes").
+   */
+  #takenOnly(decisions: Decided[]): Decided[] {
+    return decisions.filter((d) => !this.#evicted.has(d.change) || d.outcome === "written");
   }
 
   /**
