@@ -82,14 +82,20 @@ export class SectionCapacity {
   /**
    * The ownership the write's removals give up, checked right before it is recorded: an evicted
    * scope whose lease is lost by now keeps its ownership (another holder may have the scope; its
-   * receipt is then not written either, and its destroy finds the entry absent).
+   * receipt is then not written either, and its destroy finds the entry absent), and so does one
+   * whose receipt could not record the eviction first (evicted-receipt.ts): the lock never stops
+   * naming a scope as owner of an entry its ledger still names.
    */
   async leaves(decisions: readonly Decided[]): Promise<OwnerChange[]> {
     const after = decisions.flatMap((d) => d.ownersAfter);
     if (!this.#evictions || this.#evicted.size === 0) return after;
-    const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
-    const gone = new Set(lost.map((c) => c.owner));
-    return after.filter((change) => !("owner" in change && gone.has(change.owner as string)));
+    await this.#evictions.lost(new Set(this.#evicted.values()));
+    const noted = await this.#evictions.noteRemovals(this.#evictedItems(decisions));
+    const evicted = new Set([...this.#evicted.values()].map((c) => c.owner));
+    return after.filter(
+      (change) =>
+        !("owner" in change) || !evicted.has(change.owner as string) || noted.has(change.owner as string),
+    );
   }
 
   /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
@@ -102,12 +108,12 @@ export class SectionCapacity {
     await this.#evictions?.releaseAll();
   }
 
-  /** The evicted scopes' items the write removed or found gone (not those only let go of). */
+  /** The evicted scopes' items the write removed (`#takenOnly` left no other evicted removal). */
   #evictedItems(decisions: readonly Decided[]): Map<Candidate, Item[]> {
     const out = new Map<Candidate, Item[]>();
     for (const d of decisions) {
       const c = this.#evicted.get(d.change);
-      if (!c || d.outcome === "left") continue;
+      if (!c || d.outcome !== "written") continue;
       out.set(c, [...(out.get(c) ?? []), d.change.item]);
     }
     return out;
