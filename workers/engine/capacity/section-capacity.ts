@@ -84,12 +84,18 @@ export class SectionCapacity {
    * scope whose lease is lost by now keeps its ownership (another holder may have the scope; its
    * receipt is then not written either, and its destroy finds the entry absent), and so does one
    * whose receipt could not record the eviction first (evicted-receipt.ts): the lock never stops
-   * naming a scope as owner of an entry its ledger still names.
+   * naming a scope as owner of an entry its ledger still names. `check`: the run's own scope check,
+   * made alongside.
    */
-  async leaves(decisions: readonly Decided[]): Promise<OwnerChange[]> {
+  async leaves(decisions: readonly Decided[], check: () => Promise<unknown>): Promise<OwnerChange[]> {
     const after = decisions.flatMap((d) => d.ownersAfter);
-    if (!this.#evictions || this.#evicted.size === 0) return after;
-    await this.#evictions.lost(new Set(this.#evicted.values()));
+    if (!this.#evictions || this.#evicted.size === 0) {
+      await check();
+      return after;
+    }
+    // Every lease checked before any evicted receipt is written: a failed check fails the group
+    // with no evicted receipt written, so each stale scope keeps owning what its ledger names.
+    await Promise.all([check(), this.#evictions.lost(new Set(this.#evicted.values()))]);
     const noted = await this.#evictions.noteRemovals(this.#evictedItems(decisions));
     const evicted = new Set([...this.#evicted.values()].map((c) => c.owner));
     return after.filter(
