@@ -13,18 +13,17 @@ import { type LockTarget, lockStub, lockTarget } from "../../workers/locks/lock-
 import { ScopeLock } from "../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
-import type { EngineOverrides } from "../../workers/wiring/wire";
 import { registerConnection } from "./connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "./emulators";
 import { appLockKey, freshPr } from "./engine";
 import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "./plans";
 import { DEFAULT_REPOSITORY, scopeAddress } from "./repositories";
-import { testEngine } from "./test-engine";
+import { type TestEngineOptions, testEngine } from "./test-engine";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const EVICTING = JSON.stringify([{ name: "preview", staleAfterDays: 7, evictStale: true }]);
 
-export const evictingEngine = (o: EngineOverrides = {}) =>
+export const evictingEngine = (o: TestEngineOptions = {}) =>
   testEngine({ bindings: { SPONSON_ENVIRONMENTS: EVICTING }, ...o });
 
 export const applyRequest = (plan: Plan, scope: string, repository: RepositoryRef = DEFAULT_REPOSITORY) => ({
