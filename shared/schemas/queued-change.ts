@@ -32,6 +32,11 @@ export const queuedChangeSchema = z.object({
   owner: bounded(MAX_FIELD_CHARS),
   environment: bounded(MAX_FIELD_CHARS),
   runId: bounded(MAX_FIELD_CHARS),
+  /**
+   * A create of an item the waiter's ledger already names, which it claims back (docs/design.md,
+   * "Evicting stale scopes"): decided as the waiter's own entry, never as a person's.
+   */
+  inLedger: z.literal(true).optional(),
 });
 export type QueuedChange = z.infer<typeof queuedChangeSchema>;
 

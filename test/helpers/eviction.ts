@@ -9,22 +9,21 @@ import { scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { LockProvider } from "../../workers/engine/deps";
-import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { type LockTarget, lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { ScopeLock } from "../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
-import type { EngineOverrides } from "../../workers/wiring/wire";
 import { registerConnection } from "./connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "./emulators";
-import { freshPr } from "./engine";
+import { appLockKey, freshPr } from "./engine";
 import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "./plans";
 import { DEFAULT_REPOSITORY, scopeAddress } from "./repositories";
-import { testEngine } from "./test-engine";
+import { type TestEngineOptions, testEngine } from "./test-engine";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const EVICTING = JSON.stringify([{ name: "preview", staleAfterDays: 7, evictStale: true }]);
 
-export const evictingEngine = (o: EngineOverrides = {}) =>
+export const evictingEngine = (o: TestEngineOptions = {}) =>
   testEngine({ bindings: { SPONSON_ENVIRONMENTS: EVICTING }, ...o });
 
 export const applyRequest = (plan: Plan, scope: string, repository: RepositoryRef = DEFAULT_REPOSITORY) => ({
@@ -73,10 +72,13 @@ export async function twoAppliedScopes(plan: Plan): Promise<[string, string]> {
   return scopes;
 }
 
-/** An empty Auth0 client whose web origins are capped at `cap`; the plan adds the scope's origin. */
-export async function cappedOrigins(name: string, cap: number) {
+/**
+ * An Auth0 client whose web origins are capped at `cap`, holding `foreign` (none by default); the
+ * plan adds the scope's origin.
+ */
+export async function cappedOrigins(name: string, cap: number, foreign: string[] = []) {
   const domain = freshAuth0Domain(name);
-  await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: { web_origins: [] } } });
+  await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: { web_origins: foreign } } });
   const connection = registerConnection(`auth0-${name}-${domain}`, {
     type: "auth0",
     config: { domain, clientId: TEST_M2M.clientId },
@@ -132,4 +134,12 @@ export function wrapParentLocks(wrap: (target: LockTarget, inner: LockProvider) 
     holdsScope: inner.holdsScope.bind(inner),
     parent: async (identity) => wrap(await inner.parent(identity), inner),
   });
+}
+
+/** The preview scopes the application's lock names as owners of web origin `url` (sorted). */
+export async function originOwners(domain: string, url: string): Promise<string[]> {
+  const key = await appLockKey(domain);
+  const { items } = await lockStub(env, key).ownership({ key });
+  const row = items.find((i) => i.op === "auth0.webOrigin" && i.key === url);
+  return (row?.owners ?? []).map((o) => o.replace(`${DEFAULT_REPOSITORY.id}/preview/`, "")).sort();
 }

@@ -4,11 +4,14 @@
  *   - lists: every object holds its foreign entries and every entry a live scope surely wants
  *     (`lost` otherwise), and nothing no scope may want (`leaked`), once each;
  *   - owners: every owner a lock object records for an item is named by that scope's ledger or
- *     intents (same op, key and parent);
+ *     intents (same op, key and parent), and every entry a scope's ledger names is named as that
+ *     scope's by the lock (or covered by an intent of the scope);
  *   - lines: every line of a run has a result, and a result that says the item is there
  *     (`created`, `unchanged`, `shared`, `foreign`) is true of the provider after the run.
  */
 import { env } from "cloudflare:workers";
+import type { OwnershipRecord } from "../../shared/schemas/ownership";
+import type { Receipt } from "../../shared/schemas/receipt";
 import type { LineResult } from "../../shared/schemas/run";
 import { ownerOf } from "../../workers/engine/rules/ownership";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
@@ -68,8 +71,10 @@ export function checkLines(
         `${where}: line ${line.label} has no result (run ${result.run.status} ${result.run.error?.code ?? ""})`,
       );
   }
-  // A run that failed or crashed on no fault of its own is an untrue answer in itself.
-  if (result.run.status !== "succeeded" && !outcome.faultFired && !outcome.shortWait)
+  // A run that failed or crashed on no fault of its own is an untrue answer in itself; a capped
+  // list full of live scopes' entries is a refusal of its own (LIST_FULL, nothing written).
+  const listFull = world.evicting && result.run.error?.code === "LIST_FULL";
+  if (result.run.status !== "succeeded" && !outcome.faultFired && !outcome.shortWait && !listFull)
     problems.push(
       `${where}: the run failed with no fault aimed at it: ${result.run.error?.code} ${result.run.error?.message ?? ""}`,
     );
@@ -87,7 +92,13 @@ export function checkLines(
   return problems;
 }
 
-/** Every owner a lock object records is named by that scope's ledger or intents. */
+/**
+ * Ledger and lock say the same (both ways): every owner a lock object records is named by that
+ * scope's ledger or intents, and every entry a scope's ledger names on an object whose lock keeps
+ * ownership is named as that scope's by the lock — unless an intent of the scope names it (a run
+ * between its ownership change and its ledger save; recovery settles it). Both are the system's
+ * records: the lists' checks against the model stand beside this one.
+ */
 export async function checkOwners(
   world: FleetWorld,
   scopes: readonly number[],
@@ -109,6 +120,7 @@ export async function checkOwners(
     const key = await parentKey(world, object);
     const parent = identityOf(world, object);
     const record = await lockStub(env, key).ownership({ key });
+    problems.push(...unbackedLedger({ world, scopes, receipts, record, parent, object }, when));
     for (const row of record.items) {
       for (const owner of row.owners) {
         const scope = byOwner.get(owner);
@@ -121,6 +133,36 @@ export async function checkOwners(
             `${when}: ${owner} owns ${row.op} ${row.key} @${object} but neither its ledger nor its intents name it`,
           );
       }
+    }
+  }
+  return problems;
+}
+
+interface LedgerAndLock {
+  world: FleetWorld;
+  scopes: readonly number[];
+  receipts: ReadonlyMap<number, Pick<Receipt, "ledger" | "intents">>;
+  record: OwnershipRecord;
+  parent: string;
+  object: number;
+}
+
+/** Ledger entries on `parent` its lock does not name the scope an owner of, with no intent for them. */
+function unbackedLedger({ world, scopes, receipts, record, parent, object }: LedgerAndLock, when: string) {
+  // A lock no holder of this version has decided under yet (an old receipt's object) knows no owners.
+  if (record.items.length === 0 && record.locators.length === 0) return [];
+  const problems: string[] = [];
+  for (const i of scopes) {
+    const receipt = receipts.get(i);
+    const owner = ownerOf(scopeAddress(ENVIRONMENT, world.scopeName(i)));
+    for (const e of receipt?.ledger ?? []) {
+      if (e.parent !== parent) continue;
+      const row = record.items.find((r) => r.op === e.op && r.key === e.key);
+      if (row?.owners.includes(owner)) continue;
+      if (receipt?.intents.some((n) => n.op === e.op && n.key === e.key && n.parent === parent)) continue;
+      problems.push(
+        `${when}: ${world.scopeName(i)}'s ledger names ${e.op} ${e.key} @${object} but the lock names ${row?.owners.join(",") || "nobody"} as its owners`,
+      );
     }
   }
   return problems;

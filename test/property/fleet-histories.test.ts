@@ -47,6 +47,7 @@ function kindOf(problem: string): string {
     [/says (\w+) but/, "line says $1 but the item is not there"],
     [/succeeded run's line \S+ says (\w+)/, "succeeded run's line says $1"],
     [/neither its ledger nor its intents/, "owner named by neither ledger nor intents"],
+    [/ledger names .* but the lock names/, "ledger entry the lock does not back"],
     [/after destroying every scope: leaked/, "leaked after destroying every scope"],
     [/after destroying every scope: .* still owned/, "owner left after destroying every scope"],
     [/: leaked/, "leaked (wanted by no scope)"],

@@ -141,7 +141,14 @@ export type Step =
    * Scope `holder` takes the object's parent lease; while it holds it, `waiter` queues its lines
    * with a short wait timeout; the holder takes them and stalls until the waiter gave up.
    */
-  | { action: "combine-timeout"; scope: number; waiter: number; lines: LineSpec[]; waiterLines: LineSpec[] };
+  | { action: "combine-timeout"; scope: number; waiter: number; lines: LineSpec[]; waiterLines: LineSpec[] }
+  /**
+   * Eviction histories (./fleet-evictions.ts): scope `holder` takes the object's parent lease
+   * (behind a stand-in) and carries `waiter`'s changes, queued behind it; both wait as long as any run.
+   */
+  | { action: "combine"; scope: number; waiter: number; lines: LineSpec[]; waiterLines: LineSpec[] }
+  /** Eviction histories: every engine's clock moves `days` forward (scopes that do not run go idle). */
+  | { action: "idle"; days: number };
 
 export interface Group {
   steps: Step[];
@@ -434,6 +441,10 @@ export function describeStep(step: Step, name: (i: number) => string): string {
       return `destroy ${name(step.scope)}${describeFault(step.fault)}`;
     case "combine-timeout":
       return `holder ${name(step.scope)} [${step.lines.map(describeLine).join(" ")}] takes waiter ${name(step.waiter)} [${step.waiterLines.map(describeLine).join(" ")}], which times out`;
+    case "combine":
+      return `holder ${name(step.scope)} [${step.lines.map(describeLine).join(" ")}] carries waiter ${name(step.waiter)} [${step.waiterLines.map(describeLine).join(" ")}]`;
+    case "idle":
+      return `${step.days} days pass`;
   }
 }
 

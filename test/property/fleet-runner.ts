@@ -8,8 +8,10 @@
  */
 import { env } from "cloudflare:workers";
 import { RECEIPT_VERSION } from "../../shared/schemas/receipt";
+import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { seedAuth0Tenant } from "../helpers/emulators";
 import { TEST_M2M } from "../helpers/plans";
+import { scopeAddress } from "../helpers/repositories";
 import { allEntries, checkEmpty, checkLines, checkLists, checkOwners, checkQuiet } from "./fleet-checks";
 import { landDeferredWrites } from "./fleet-faults";
 import {
@@ -60,6 +62,8 @@ export interface FleetTally {
   /** Writes answered as lost that landed late, and how many of those only after the next group. */
   lateLandings: number;
   lateAfterNextGroup: number;
+  /** Lists an eviction made room in (notes in the evicted scopes' receipts; eviction worlds only). */
+  evictions: number;
 }
 
 export function emptyTally(): FleetTally {
@@ -75,6 +79,7 @@ export function emptyTally(): FleetTally {
     outsideCreates: 0,
     lateLandings: 0,
     lateAfterNextGroup: 0,
+    evictions: 0,
   };
 }
 
@@ -173,6 +178,15 @@ function takeOutcome(world: FleetWorld, model: WantModel, o: RunOutcome): void {
   }
 }
 
+/** How many eviction notes the scopes' receipts hold (what the tally reports, never a check). */
+async function evictionsNoted(world: FleetWorld, scopes: readonly number[]): Promise<number> {
+  const store = new R2ReceiptStore(env.RECEIPTS);
+  const receipts = await Promise.all(
+    scopes.map((i) => store.read(scopeAddress(ENVIRONMENT, world.scopeName(i)))),
+  );
+  return receipts.reduce((n, { receipt }) => n + (receipt.evictions?.length ?? 0), 0);
+}
+
 export async function runFleetHistory(world: FleetWorld, raw: History, tally: FleetTally): Promise<string[]> {
   const history = uniqueGroupLines(raw);
   const model = new WantModel();
@@ -194,11 +208,17 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
     world.late.deferred.clear();
     const outcomes = (await Promise.all(group.steps.map((s) => runStep(world, s)))).flat();
     await landDeferredWrites(world, due);
+    // Days passed: every scope may be stale now, and its entries on a capped list evicted by a later
+    // write, until its next successful apply (./fleet-wants.ts).
+    if (world.evicting && group.steps.some((s) => s.action === "idle")) model.wentIdle();
     const have = await allEntries(world);
     for (const o of outcomes) {
       scopes.add(o.scope);
-      const step = group.steps.find((s) => s.scope === o.scope) ?? group.steps[0];
+      const step = group.steps.find((s) => "scope" in s && s.scope === o.scope) ?? group.steps[0];
       const where = `group ${g + 1}: ${step ? describeStep(step, name) : ""} (${name(o.scope)})`;
+      log(
+        `  ${name(o.scope)}: ${o.result?.run.status ?? (o.crashed ? "crashed" : "threw")} ${o.result?.run.error?.code ?? ""}`,
+      );
       if (o.crashed) tally.crashes += 1;
       if (o.faultFired) tally.faults += 1;
       if (o.thrown) {
@@ -235,8 +255,10 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
   problems.push(...(await checkLists(world, model, "after recovery")));
   problems.push(...(await checkOwners(world, all, "after recovery")));
 
+  if (world.evicting) tally.evictions += await evictionsNoted(world, all);
+
   log("final destroy");
-  const engine = engineFor();
+  const engine = engineFor(world);
   const destroyed = await Promise.all(
     all.map((i) =>
       engine.destroy(request(world, i)).catch((err: unknown) => ({ thrown: String(err), scope: i })),

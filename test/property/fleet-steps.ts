@@ -4,7 +4,6 @@
  * Retry backoff sleeps return at once; everything else is real time.
  */
 import { env } from "cloudflare:workers";
-import { type Clock, systemClock } from "../../shared/clock";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
@@ -12,6 +11,7 @@ import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { configureHost } from "../helpers/emulators";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
+import { EVICTING_ENVIRONMENTS } from "./fleet-evictions";
 import { type FaultState, faultHook, landLateWrites, resetTenants } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
 import {
@@ -31,10 +31,10 @@ import {
  * behind it in the same group is granted only after both, with no fault of its own.
  */
 const WAIT_TIMEOUT_MS = 60_000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 /** The combining waiter's wait: shorter than the holder's stall (COMBINE_STALL_MS), so it gives up while taken. */
 export const WAITER_TIMEOUT_MS = 700;
 const COMBINE_STALL_MS = 1_500;
-const instantBackoffClock: Clock = { ...systemClock, sleep: async () => {} };
 
 export interface RunOutcome {
   scope: number;
@@ -54,10 +54,13 @@ export interface RunOutcome {
   lines: LineResult[];
 }
 
-export function engineFor(faults?: FaultHook) {
+export function engineFor(world: FleetWorld, faults?: FaultHook) {
   return testEngine({
-    clock: instantBackoffClock,
-    bindings: { [CLERK_SECRET_BINDING]: CLERK_SECRET_KEY },
+    clock: world.clock,
+    bindings: {
+      [CLERK_SECRET_BINDING]: CLERK_SECRET_KEY,
+      ...(world.evicting ? { SPONSON_ENVIRONMENTS: EVICTING_ENVIRONMENTS } : {}),
+    },
     ...(faults ? { faults } : {}),
   });
 }
@@ -73,7 +76,7 @@ export function request(world: FleetWorld, scope: number, waitTimeoutMs = WAIT_T
 }
 
 export function recoverScope(world: FleetWorld, scope: number): Promise<RunResult> {
-  return engineFor().recover(request(world, scope));
+  return engineFor(world).recover(request(world, scope));
 }
 
 /** A big plan: `count` URLs of the scope's own on one object, one list. */
@@ -101,7 +104,7 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
   const emit = (event: { type: string; line?: LineResult }) => {
     if (event.type === "line" && event.line) lines.push(event.line);
   };
-  const engine = engineFor(r.hook);
+  const engine = engineFor(world, r.hook);
   const req = request(world, r.scope, r.waitTimeoutMs);
   const base = { scope: r.scope, plan: r.plan, lines };
   try {
@@ -138,9 +141,14 @@ function freshState(): FaultState {
   };
 }
 
-/** Runs one step; a combining step answers for both of its runs. */
+/** Runs one step; a combining step answers for both of its runs, days passing for none. */
 export async function runStep(world: FleetWorld, step: Step): Promise<RunOutcome[]> {
   if (step.action === "combine-timeout") return runCombineTimeout(world, step);
+  if (step.action === "combine") return runCombined(world, step);
+  if (step.action === "idle") {
+    world.clock.advance(step.days * DAY_MS);
+    return [];
+  }
   const plan =
     step.action === "apply"
       ? step.lines
@@ -224,6 +232,36 @@ async function runCombineTimeout(world: FleetWorld, step: Extract<Step, { action
     const other = await (waiter ??
       runOne(world, { scope: step.waiter, plan: step.waiterLines, state: waiterState }));
     return [holder, { ...other, faultFired: holderState.fired, shortWait: true }];
+  } finally {
+    await letGo();
+  }
+}
+
+/**
+ * The holder queues for the object's parent lease behind a stand-in, the waiter behind it with its
+ * changes; the stand-in lets go, so the holder's claim takes the waiter's changes and its one write
+ * carries them (an evicting write, when the holder's own changes need room). Both wait as any run.
+ */
+async function runCombined(world: FleetWorld, step: Extract<Step, { action: "combine" }>) {
+  const object = step.lines[0]?.object ?? step.waiterLines[0]?.object ?? 0;
+  const key = await parentKey(world, object);
+  const lock = lockStub(env, key);
+  const standIn = await lock.acquire({ key, holder: "fleet-stand-in", ttlMs: 60_000 });
+  if (!standIn.ok) throw new Error(`the stand-in could not take ${key}: ${standIn.error.message}`);
+  let released: Promise<unknown> | null = null;
+  const letGo = () => {
+    released ??= lock.release({ key, holder: "fleet-stand-in", token: standIn.value.token });
+    return released;
+  };
+  const [holderState, waiterState] = [freshState(), freshState()];
+  try {
+    const holder = runOne(world, { scope: step.scope, plan: step.lines, state: holderState });
+    // A holder with no line there never queues: the waiter then goes first.
+    await queued(key, step.lines.length > 0 ? 1 : 0);
+    const waiter = runOne(world, { scope: step.waiter, plan: step.waiterLines, state: waiterState });
+    await queued(key, (step.lines.length > 0 ? 1 : 0) + (step.waiterLines.length > 0 ? 1 : 0));
+    await letGo();
+    return await Promise.all([holder, waiter]);
   } finally {
     await letGo();
   }

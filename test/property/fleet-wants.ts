@@ -7,6 +7,9 @@
  * settles it. Items in doubt are never counted as lost, nor as leaked; the final destroy of every
  * scope settles them all (the lists must then hold the foreign entries alone).
  */
+/** The one capped list of an eviction world (./fleet-evictions.ts): what eviction may take. */
+const EVICTED_OP = "auth0.webOrigin";
+
 export class WantModel {
   readonly #wanted = new Map<number, Set<string>>();
   readonly #doubt = new Map<number, Set<string>>();
@@ -51,6 +54,21 @@ export class WantModel {
     const kept = [...before].filter((id) => plan.includes(id));
     for (const id of [...before, ...plan]) if (!kept.includes(id)) doubt.add(id);
     this.#wanted.set(scope, new Set(kept));
+  }
+
+  /**
+   * Days passed (eviction histories): every scope may be stale, so a later write that needs room on
+   * a capped list (web origins) may evict its entries there. They are in doubt — neither lost nor
+   * leaked — until the scope's next successful apply or destroy says again what it wants; its
+   * entries elsewhere stay wanted (nothing else is ever evicted).
+   */
+  wentIdle(): void {
+    for (const [scope, set] of this.#wanted)
+      for (const id of set)
+        if (id.startsWith(`${EVICTED_OP} `)) {
+          set.delete(id);
+          this.#of(this.#doubt, scope).add(id);
+        }
   }
 
   scopes(): number[] {

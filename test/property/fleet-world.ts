@@ -15,6 +15,7 @@ import {
   clerkRedirectUrl,
   OUTSIDE_ID_PREFIX,
 } from "../../dev/emulators/clerk";
+import { type Clock, systemClock } from "../../shared/clock";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { Plan } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
@@ -24,6 +25,7 @@ import { registerConnection } from "../helpers/connections";
 import { auth0Client, emulatorStub, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { SECRET_NAME, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { ORIGIN_CAP } from "./fleet-evictions";
 import {
   AUTH0_TENANTS,
   type Auth0Op,
@@ -33,6 +35,8 @@ import {
   FOREIGN,
   type LineSpec,
   OBJECTS,
+  type OpName,
+  TENANTS,
   urlOf,
 } from "./fleet-model";
 
@@ -63,10 +67,39 @@ export interface FleetWorld {
    * group (nothing kept that group out), and how many landed in all, at once or deferred.
    */
   late: { deferred: Set<number>; landed: number; deferredLanded: number };
+  /** Every engine's clock in this world: the wall clock, moved forward by `idle` steps. */
+  clock: FleetClock;
+  /** Web origins capped and the environment evicting its stale scopes (./fleet-evictions.ts). */
+  evicting: boolean;
+}
+
+/**
+ * The wall clock plus an offset the history moves forward between groups (days passing, so scopes
+ * go idle), with retry backoffs that return at once. Real time otherwise: lease objects expire
+ * leases and renewals run on timers, and an offset that only changes while no run is going is an
+ * offset between a run and the lock object, which the lease protocol tolerates ("Lease protocol").
+ */
+export interface FleetClock extends Clock {
+  advance(ms: number): void;
+}
+
+function fleetClock(): FleetClock {
+  let offset = 0;
+  return {
+    ...systemClock,
+    now: () => Date.now() + offset,
+    sleep: async () => {},
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
 }
 
 let worlds = 0;
-export async function freshFleetWorld(scopeName: (i: number) => string): Promise<FleetWorld> {
+export async function freshFleetWorld(
+  scopeName: (i: number) => string,
+  { evicting = false }: { evicting?: boolean } = {},
+): Promise<FleetWorld> {
   worlds += 1;
   const domains = [...Array.from({ length: AUTH0_TENANTS }, () => freshAuth0Domain("fleet")), CLERK_HOST];
   const [d0, d1] = domains as [string, string];
@@ -76,6 +109,7 @@ export async function freshFleetWorld(scopeName: (i: number) => string): Promise
       type: "auth0",
       config: { domain, clientId: TEST_M2M.clientId },
       secrets: { clientSecret: SECRET_NAME },
+      ...(evicting ? { capacity: { "auth0.webOrigin": ORIGIN_CAP } } : {}),
     });
   const connections = [
     connection(`fleet-${worlds}-a-${d0}`, d0),
@@ -115,6 +149,8 @@ export async function freshFleetWorld(scopeName: (i: number) => string): Promise
     connections,
     scopeName,
     late: { deferred: new Set(), landed: 0, deferredLanded: 0 },
+    clock: fleetClock(),
+    evicting,
   };
 }
 

@@ -12,12 +12,12 @@ import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLock } from "../../locks/scope-lock";
 import type { StoredReceipt } from "../../receipts/receipt-store";
-import { type Item, itemOfRecord, sameItem } from "../plan/item";
+import { type Item, itemOfRecord } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
 import { runLeaseOptions } from "../run/run-lease";
 import type { Fence } from "../write/fence";
 import type { WriterParts } from "../write/writer-parts";
-import { evictionNotes } from "./eviction-notes";
+import { EvictedReceipts } from "./evicted-receipt";
 import { type ListFill, listIdOf, listNameOf } from "./list-fill";
 import type { OwnersOf, OwnersRead, ScopeShare } from "./list-owners";
 import { staleReason } from "./stale-scopes";
@@ -42,11 +42,14 @@ export class Evictions {
   readonly #taken = new Map<string, Candidate | null>();
   /** Lists whose owners could not be read under this lease: not read (nor warned of) again. */
   readonly #unread = new Set<string>();
+  /** What is written of each evicted scope around its leave. */
+  readonly #receipts: EvictedReceipts;
 
   constructor(w: WriterParts, { owners, fence }: { owners: OwnersOf; fence: Fence }) {
     this.#w = w;
     this.#owners = owners;
     this.#fence = fence;
+    this.#receipts = new EvictedReceipts(w);
   }
 
   /**
@@ -218,60 +221,35 @@ export class Evictions {
   }
 
   /**
-   * After the write and the evicted scopes' leaves, while each lease is still held: each evicted
-   * scope's ledger loses the entries now gone from the provider (or no longer its own), its receipt
-   * notes the eviction, the audit trail records it, and only then is the lease released. A failure
-   * before the receipt is written leaves its ledger naming an entry that is gone and no longer its
-   * own: its destroy finds it absent or someone else's, and removes nothing. A scope whose lease
-   * was lost before its leave keeps its receipt as it was (another holder may have it now), but the
-   * removal happened: a warning and the audit trail say so, `receiptUpdated: false`.
+   * After the write, before the leaves, for each evicted scope still held: its receipt records the
+   * eviction first (evicted-receipt.ts), so the leave is never recorded while its ledger still names
+   * the entries. Answers the owners whose leave may be recorded; a scope whose receipt was not
+   * written keeps owning what its ledger names.
+   */
+  async noteRemovals(evicted: ReadonlyMap<Candidate, Item[]>): Promise<Set<string>> {
+    const noted = await Promise.all(
+      [...evicted].map(async ([c, items]) =>
+        items.length > 0 && this.holds(c) && (await this.#receipts.beforeLeave(c, items)) ? c.owner : null,
+      ),
+    );
+    return new Set(noted.filter((owner): owner is string => owner !== null));
+  }
+
+  /**
+   * After the leaves, while each lease is still held: the receipt settled and the audit record
+   * written (evicted-receipt.ts), and only then the lease released, handing on the receipt's etag.
+   * A scope whose lease was lost before its leave keeps its receipt as it was (another holder may
+   * have it now), but the removal happened: a warning and the audit trail say so.
    */
   async record(evicted: ReadonlyMap<Candidate, Item[]>): Promise<void> {
-    const { deps, run } = this.#w;
-    const now = deps.clock.now();
     for (const [c, items] of evicted) {
       if (items.length === 0) continue;
       const held = this.holds(c);
-      const notes = evictionNotes(run.id, c.share, items, now);
-      const { receipt, etag } = c.stored;
-      const gone = c.entries.filter(({ item }) => items.includes(item)).map(({ entry }) => entry);
-      let written: string | null = null;
-      if (!held)
-        deps.warn?.(
-          `eviction: ${c.share.scope}'s entries ${items.map((i) => i.key).join(", ")} were removed, but its lease was lost before its leave: its receipt was not updated`,
-        );
-      else
-        try {
-          written = await deps.store.write(
-            {
-              ...receipt,
-              ledger: receipt.ledger.filter((e) => !gone.some((g) => sameItem(g, e))),
-              evictions: [...(receipt.evictions ?? []), ...notes],
-            },
-            etag,
-          );
-        } catch (err) {
-          deps.warn?.(`eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}`);
-        }
-      for (const note of notes) {
-        try {
-          await deps.auditEviction?.({
-            ...note,
-            actor: `run ${run.id}`,
-            repository: run.repository,
-            environment: c.share.environment,
-            scope: c.share.scope,
-            receiptUpdated: written !== null,
-          });
-        } catch (err) {
-          // The eviction happened and the scope's receipt says so: the run's answer stands.
-          deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
-        }
-      }
+      const etag = await this.#receipts.afterLeave(c, items, held);
       if (!held) continue;
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
       this.#fence.unguard(c.lease);
-      await c.lease.release(written).catch(() => {});
+      await c.lease.release(etag).catch(() => {});
     }
   }
 

@@ -2,7 +2,8 @@
  * Eviction inside the critical section (docs/design.md, "Evicting stale scopes"): while the run's
  * own changes do not fit a list (each full list of the object in turn), the next stalest stale
  * scope's entries on that list join the group as that scope's removals (returned, for the section
- * to add), but only entries it alone owns (never foreign, never shared with a live scope). They are
+ * to add), but only entries it alone owns (never foreign, never shared with a live scope) and the
+ * run's own changes do not want (the run would join them: the removal would only let go). They are
  * then written in the group's one fenced write. Room still short: they are taken out again, nothing
  * is evicted, and the refusal counts the list as it is.
  */
@@ -66,6 +67,11 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
   const taken = (item: Item) => [...evicted.keys()].some((change) => change.item === item);
+  // An entry the run's own changes want too is never taken: its removal would only let it go (the
+  // run joins it), and the stale scope would stop owning an entry its ledger keeps naming.
+  const wanted = new Set(
+    r.all.filter((p) => !("waiter" in p) && p.change.action === "create").map((p) => itemIdOf(p.change.item)),
+  );
   const tried = new Set<string>();
   // Each list found full in turn: room made in one may leave another of the object still full.
   while (fill && !tried.has(listIdOf(fill))) {
@@ -73,7 +79,9 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
     tried.add(listIdOf(list));
     const known = await evictions.ownershipOn(list);
     for await (const c of evictions.candidates(list)) {
-      const items = evictions.entriesFor(c, list).filter((item) => !taken(item));
+      const items = evictions
+        .entriesFor(c, list)
+        .filter((item) => !taken(item) && !wanted.has(itemIdOf(item)));
       // The list's owners read answers for its own entries; only an entry of another op on a
       // whole-object cap (none today) is asked for.
       const unread = items.filter((item) => known(item) === undefined);
@@ -116,3 +124,6 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
   }
   return { owns, added: all.slice(kept), seen: seen.slice(kept), evicted, short: null };
 }
+
+/** An item on this object: its op and key (docs/design.md, "Item identity"). */
+const itemIdOf = (item: Item) => `${item.opName}\u0000${item.key}`;

@@ -82,14 +82,26 @@ export class SectionCapacity {
   /**
    * The ownership the write's removals give up, checked right before it is recorded: an evicted
    * scope whose lease is lost by now keeps its ownership (another holder may have the scope; its
-   * receipt is then not written either, and its destroy finds the entry absent).
+   * receipt is then not written either, and its destroy finds the entry absent), and so does one
+   * whose receipt could not record the eviction first (evicted-receipt.ts): the lock never stops
+   * naming a scope as owner of an entry its ledger still names. `check`: the run's own scope check,
+   * made alongside.
    */
-  async leaves(decisions: readonly Decided[]): Promise<OwnerChange[]> {
+  async leaves(decisions: readonly Decided[], check: () => Promise<unknown>): Promise<OwnerChange[]> {
     const after = decisions.flatMap((d) => d.ownersAfter);
-    if (!this.#evictions || this.#evicted.size === 0) return after;
-    const lost = await this.#evictions.lost(new Set(this.#evicted.values()));
-    const gone = new Set(lost.map((c) => c.owner));
-    return after.filter((change) => !("owner" in change && gone.has(change.owner as string)));
+    if (!this.#evictions || this.#evicted.size === 0) {
+      await check();
+      return after;
+    }
+    // Every lease checked before any evicted receipt is written: a failed check fails the group
+    // with no evicted receipt written, so each stale scope keeps owning what its ledger names.
+    await Promise.all([check(), this.#evictions.lost(new Set(this.#evicted.values()))]);
+    const noted = await this.#evictions.noteRemovals(this.#evictedItems(decisions));
+    const evicted = new Set([...this.#evicted.values()].map((c) => c.owner));
+    return after.filter(
+      (change) =>
+        !("owner" in change) || !evicted.has(change.owner as string) || noted.has(change.owner as string),
+    );
   }
 
   /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
@@ -102,12 +114,12 @@ export class SectionCapacity {
     await this.#evictions?.releaseAll();
   }
 
-  /** The evicted scopes' items the write removed or found gone (not those only let go of). */
+  /** The evicted scopes' items the write removed (`#takenOnly` left no other evicted removal). */
   #evictedItems(decisions: readonly Decided[]): Map<Candidate, Item[]> {
     const out = new Map<Candidate, Item[]>();
     for (const d of decisions) {
       const c = this.#evicted.get(d.change);
-      if (!c || d.outcome === "left") continue;
+      if (!c || d.outcome !== "written") continue;
       out.set(c, [...(out.get(c) ?? []), d.change.item]);
     }
     return out;
@@ -142,7 +154,18 @@ export class SectionCapacity {
         this.full.delete(waiter);
       }
     }
-    return kept.size === waiters.length ? everyone : decideFor(without(null));
+    return this.#takenOnly(kept.size === waiters.length ? everyone : decideFor(without(null)));
+  }
+
+  /**
+   * The decisions less every evicted removal that would not take the entry off the provider: a
+   * kept waiter that joins an entry being evicted makes that removal a let-go (`left`), and an
+   * eviction only ever takes what it removes. The stale scope keeps that entry whole — its
+   * ownership (no leave is claimed for it) and its ledger — both still true, and the waiter
+   * shares it (docs/design.md, "Evicting stale scopes").
+   */
+  #takenOnly(decisions: Decided[]): Decided[] {
+    return decisions.filter((d) => !this.#evicted.has(d.change) || d.outcome === "written");
   }
 
   /**

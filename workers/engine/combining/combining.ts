@@ -30,7 +30,7 @@ export function changeId({ item, action }: Pick<Change, "item" | "action">): str
 }
 
 export function queuedChangeOf(
-  { item, action }: Change,
+  { item, action, inLedger }: Change,
   run: { id: string; environment: string },
   owner: string,
 ): QueuedChange {
@@ -44,6 +44,7 @@ export function queuedChangeOf(
     owner,
     environment: run.environment,
     runId: run.id,
+    ...(inLedger ? { inLedger } : {}),
   };
 }
 
@@ -115,7 +116,8 @@ function admit(deps: EngineDeps, first: Item, queued: QueuedChange): Participant
     identity: parent,
     item: entryOfKey(op, key),
   });
-  return { change: { item, action: queued.action }, owner: queued.owner };
+  const change: Change = { item, action: queued.action, ...(queued.inLedger ? { inLedger: true } : {}) };
+  return { change, owner: queued.owner };
 }
 
 const HOLDING = { written: "created", already: "created", shared: "shared", foreign: "foreign" } as const;

@@ -16,6 +16,12 @@ export type WriteAction = "create" | "remove";
 export interface Change {
   item: Item;
   action: WriteAction;
+  /**
+   * A create of an item the scope's ledger already names, present, that the lock did not name the
+   * scope an owner of (docs/design.md, "Evicting stale scopes"): the scope claims it back, and an
+   * entry nobody owns is its own per its ledger, never a person's (not marked foreign).
+   */
+  inLedger?: true;
 }
 
 /**
@@ -122,13 +128,15 @@ function decide(part: Participant, present: boolean, own: ItemOwnership | null):
   const { change, owner } = part;
   const none = { ownersBefore: [], ownersAfter: [] };
   if (change.action === "create") {
-    const claim = own ? decideClaim(own, present, owner) : null;
+    const claim = own ? decideClaim(own, present, owner, { inLedger: change.inLedger === true }) : null;
     if (claim?.kind === "join") {
-      // Present and owned by this scope alone, yet not in its ledger (the writer never sees ledger
-      // items that are present): a write made for it whose answer was lost (a crashed combining
-      // holder) or an orphan it adopts. Either way this run now holds it as its creation, so a
-      // rollback of this run takes it away again.
-      const outcome = claim.holding === "created" ? "written" : claim.holding;
+      // Present and owned by this scope alone, yet not in its ledger (the writer sees ledger items
+      // that are present only to claim them back): a write made for it whose answer was lost (a
+      // crashed combining holder) or an orphan it adopts. Either way this run now holds it as its
+      // creation, so a rollback of this run takes it away again. One its ledger names stays the
+      // ledger's: nothing was written.
+      const outcome: WriteOutcome =
+        claim.holding !== "created" ? claim.holding : change.inLedger ? "already" : "written";
       return {
         ...part,
         outcome,

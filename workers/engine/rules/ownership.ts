@@ -3,7 +3,7 @@
  * the item's ownership and presence under the parent lease and asks what to do. An item is taken
  * off the provider only when its last owner — this scope — leaves and it is not foreign; otherwise a scope only
  * joins or leaves its owners. A present item nobody owns is foreign once a scope joins it, whether
- * it was there at the first look or added by hand after it.
+ * it was there at the first look or added by hand after it — unless the scope's own ledger names it.
  */
 import type { Holding, ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
 
@@ -15,15 +15,25 @@ export type ClaimDecision =
   /** Absent: the scope becomes an owner before it creates the item. */
   | { kind: "create"; changes: OwnerChange[] };
 
-export function decideClaim(own: ItemOwnership, present: boolean, me: string): ClaimDecision {
+/**
+ * `inLedger`: the scope's ledger already names the item (it is claiming back an entry the lock
+ * stopped naming it owner of): present and owned by nobody, it is the scope's own, not a person's.
+ */
+export function decideClaim(
+  own: ItemOwnership,
+  present: boolean,
+  me: string,
+  { inLedger = false }: { inLedger?: boolean } = {},
+): ClaimDecision {
   const item = { op: own.op, key: own.key };
   const add: OwnerChange = { ...item, action: "add", owner: me };
   const others = own.owners.filter((o) => o !== me);
   if (present) {
     if (others.length > 0) return { kind: "join", holding: "shared", changes: [add] };
     if (own.foreign) return { kind: "join", holding: "foreign", changes: [add] };
-    // Owned by this scope alone: its own earlier write (its ownership survived a crash).
-    if (own.owners.includes(me)) return { kind: "join", holding: "created", changes: [add] };
+    // Owned by this scope alone: its own earlier write (its ownership survived a crash), or named
+    // by its ledger (the lock lost track of it: the ledger's record is what the scope wrote).
+    if (own.owners.includes(me) || inLedger) return { kind: "join", holding: "created", changes: [add] };
     // Present and owned by nobody, though the list was looked at before (what was there then is
     // already foreign): a person added it by hand since. Every write of ours takes its ownership
     // before it creates the item, so nothing of ours ends up here. It stays theirs: the scope

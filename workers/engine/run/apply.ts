@@ -9,6 +9,7 @@ import { rethrowCrash } from "../deps";
 import { type Item, itemOfLine, refOf, sameItem } from "../plan/item";
 import type { ResolvedLine } from "../plan/resolve-plan";
 import { type Change, groupChanges, type WriteOutcome, type Written } from "../write/item-writer";
+import { unbackedByLock } from "./lock-backed";
 import type { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { removeEntries } from "./remove-entries";
@@ -36,7 +37,11 @@ export async function applyLines(ctx: RunContext, lines: readonly ResolvedLine[]
   // no lock (the steady state), one that is gone is drift. An item the ledger does not hold goes to
   // the writer whatever a read would say (it reads again under the lease, and joins or creates), so
   // a group of such items goes straight to its parent lease: one read and one write, the floor.
-  const peeked = (await writer.peek(items.filter((_, i) => owned[i]))).values();
+  // A scope another run evicted from is also asked of the lock: ledger and presence are not enough
+  // where the lock may no longer name it an owner (docs/design.md, "Evicting stale scopes").
+  const held = items.filter((_, i) => owned[i]);
+  const [peekedAll, unbacked] = await Promise.all([writer.peek(held), unbackedByLock(ctx, held)]);
+  const peeked = peekedAll.values();
   const unread: PromiseSettledResult<boolean> = { status: "fulfilled", value: false };
   const present = owned.map((o) => (o ? peeked.next().value : unread));
   const changes: Array<Change & { line: ResolvedLine }> = [];
@@ -53,13 +58,14 @@ export async function applyLines(ctx: RunContext, lines: readonly ResolvedLine[]
       });
       break;
     }
-    if (seen.value && owned[i]) {
+    const reclaim = seen.value && owned[i] && unbacked.has(item);
+    if (seen.value && owned[i] && !reclaim) {
       run.line({ ...baseOf(line), diff: "unchanged", result: "unchanged" });
       continue;
     }
     if (!seen.value && owned[i])
       run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
-    changes.push({ item, action: "create", line });
+    changes.push({ item, action: "create", line, ...(reclaim ? { inLedger: true as const } : {}) });
   }
   // Distinct objects one at a time, each in one critical section; none once a line failed.
   for (const group of run.failed ? [] : groupChanges(changes)) {

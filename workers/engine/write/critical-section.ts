@@ -103,12 +103,16 @@ export class CriticalSection {
     return this.#run();
   }
 
-  /** The ownership the write's removals give up, less an evicted scope's whose lease is lost. */
-  leaves(done: SectionOutcome): Promise<OwnerChange[]> {
-    return this.#capacity.leaves(done.decisions);
+  /**
+   * The ownership the write's removals give up, less an evicted scope's whose lease is lost or
+   * whose receipt did not record the eviction first; `check` (the run's own scope check) is made
+   * alongside the evicted leases' checks, before any evicted receipt is written.
+   */
+  leaves(done: SectionOutcome, check: () => Promise<unknown>): Promise<OwnerChange[]> {
+    return this.#capacity.leaves(done.decisions, check);
   }
 
-  /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
+  /** After the leaves: the evicted scopes' receipts settled and audit records, then their release. */
   recordEvictions(done: SectionOutcome): Promise<void> {
     return this.#capacity.recordEvictions(done.decisions);
   }

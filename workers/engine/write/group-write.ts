@@ -150,10 +150,7 @@ export class GroupWrite {
     const planned = done.decisions.flatMap((d) => d.ownersAfter);
     let after = planned;
     if (after.length > 0)
-      [, after] = await fence.follow(
-        () => Promise.all([this.#w.scopeLease.check(), section.leaves(done)]),
-        false,
-      );
+      after = await fence.follow(() => section.leaves(done, () => this.#w.scopeLease.check()), false);
     if (carried) await fence.follow(() => carried.report(done, after));
     else if (after.length > 0 && lease) await fence.follow(() => lease.changeOwners(after));
     // The write counted on the leaves as the parent's check after it; every leave dropped (each an
