@@ -35,8 +35,6 @@ import {
   FOREIGN,
   type LineSpec,
   OBJECTS,
-  type OpName,
-  TENANTS,
   urlOf,
 } from "./fleet-model";
 
