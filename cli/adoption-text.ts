@@ -11,6 +11,7 @@ const REASONS: Record<NonNullable<AdoptionEntry["reason"]>, string> = {
   "owned-by-another-scope": "another scope owns it",
   "already-owned": "already its scope's own",
   absent: "gone from the list",
+  "scope-closed": "the service already closed its scope (nothing would ever remove it)",
 };
 
 const OUTCOMES: Record<AdoptionEntry["outcome"], string> = {

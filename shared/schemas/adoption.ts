@@ -70,6 +70,8 @@ export const adoptionReasonSchema = z.enum([
   "already-owned",
   /** Gone from the list when read under the object's lease. */
   "absent",
+  /** The service knows the scope closed: its close is handled, so nothing may be adopted into it. */
+  "scope-closed",
 ]);
 export type AdoptionReason = z.infer<typeof adoptionReasonSchema>;
 

@@ -33,6 +33,7 @@ function survey(over: Partial<Survey> & { states?: Record<number, PullAnswer> } 
     ownerOf: me,
     inLedger: () => false,
     pull: (m) => ("pr" in m ? (over.states?.[m.pr] ?? { number: m.pr, state: "open" }) : "none"),
+    scopeClosed: () => false,
     refused: () => null,
     ...over,
   };
@@ -106,5 +107,19 @@ describe("decideAdoption (under the lease)", () => {
     });
     expect(decideAdoption(own(key(5), [me("main")], true), true, me("pr-5"))).toEqual({ kind: "taken" });
     expect(decideAdoption(own(key(5), [], true), false, me("pr-5"))).toEqual({ kind: "absent" });
+  });
+});
+
+describe("a scope the service knows closed", () => {
+  it("is never adopted into; a closed pull request's entry is still removed when asked", () => {
+    const closed = survey({ scopeClosed: (scope) => scope === "pr-4" });
+    expect(decide(key(4), closed).entry).toMatchObject({
+      scope: "pr-4",
+      outcome: "kept",
+      reason: "scope-closed",
+    });
+    expect(decide(key(5), closed).entry).toMatchObject({ scope: "pr-5", outcome: "would-adopt" });
+    const gone = survey({ scopeClosed: () => true, states: { 4: { number: 4, state: "closed" } } });
+    expect(decide(key(4), gone, true).entry).toMatchObject({ outcome: "would-remove" });
   });
 });

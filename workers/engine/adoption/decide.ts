@@ -27,6 +27,8 @@ export interface Survey {
   /** Whether the scope's receipt has the key in its ledger. */
   inLedger(scope: string, key: string): boolean;
   pull(match: PatternMatch): PullAnswer;
+  /** Whether the service knows the scope closed (its scope state): nothing is adopted into it. */
+  scopeClosed(scope: string): boolean;
   /** The rule that refuses the key in the environment, or null. */
   refused(key: string): string | null;
 }
@@ -72,6 +74,8 @@ export function decideEntry(
   const named = { scope, pullRequest: pull };
   const closed = pull.state === "closed";
   if (closed && !match.removeClosed) return keep("pull-request-closed", named);
+  // Its close was handled: no destroy would ever remove an entry adopted into it.
+  if (!closed && s.scopeClosed(scope)) return keep("scope-closed", named);
   const refused = s.refused(key);
   if (refused !== null) return keep("policy", { ...named, rule: refused });
   const me = s.ownerOf(scope);

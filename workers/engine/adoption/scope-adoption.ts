@@ -69,8 +69,22 @@ function provenanceOf(a: AdmittedAdoption, pullRequest: number): Provenance {
   return provenanceSchema.safeParse(p).success ? p : { ...p, actor: null };
 }
 
-export async function adoptIntoScope(r: AdoptionRun, work: ScopeWork): Promise<Map<string, ScopeOutcome>> {
+export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<Map<string, ScopeOutcome>> {
   const { deps, contexts, a, runId } = r;
+  // A scope the service knows closed is never adopted into: its close was handled (or is queued),
+  // so no destroy would ever remove what it adopted (docs/design.md, "Adopting existing entries").
+  // A closed pull request's entry adopted only to be removed at once stays allowed.
+  const closedOut = new Map<string, ScopeOutcome>();
+  const isClosed = async () =>
+    deps.gate ? (await deps.gate.read(a.req.repository.id, whole.scope)).status === "closed" : false;
+  const open = (work: ScopeWork, closed: boolean): ScopeWork => {
+    if (!closed) return work;
+    for (const e of work.entries)
+      if (e.action === "adopt") closedOut.set(e.key, { outcome: "kept", reason: "scope-closed" });
+    return { ...work, entries: work.entries.filter((e) => e.action !== "adopt") };
+  };
+  let work = open(whole, await isClosed());
+  if (work.entries.length === 0) return closedOut;
   const { repository, environment } = a.req;
   const req: ScopeRequest = {
     repository,
@@ -106,8 +120,10 @@ export async function adoptIntoScope(r: AdoptionRun, work: ScopeWork): Promise<M
     );
     const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts });
     const ctx: RunContext = { deps, req, run, session, writer, lease: held, waiting };
+    // Asked again under the scope lease: a close that came in while this waited for it counts.
+    work = open(work, await isClosed());
     await recoverIntents(ctx);
-    const out = await adoptAndRemove(ctx, r, work);
+    const out = new Map([...closedOut, ...(await adoptAndRemove(ctx, r, work))]);
     if (session.receipt.revision !== revision) held.saved(session.etag);
     return out;
   } finally {

@@ -83,6 +83,20 @@ export async function surveyList(
     if (slugs.size > 0) branches = await github.byBranch(slugs);
   }
 
+  // The scopes the service itself knows closed (a close webhook GitHub's answer may not show yet).
+  const scopes = [
+    ...numbers,
+    ...[...branches.values()].flatMap((b) => (b === "ambiguous" ? [] : [b.number])),
+  ];
+  const closedScopes = new Set<string>();
+  if (deps.gate) {
+    const gate = deps.gate;
+    const states = await Promise.all(
+      scopes.map(async (n) => [`pr-${n}`, (await gate.read(repository.id, `pr-${n}`)).status] as const),
+    );
+    for (const [scope, status] of states) if (status === "closed") closedScopes.add(scope);
+  }
+
   // The ledgers of scopes the lock says own an entry alone: is it theirs already (adopted before)?
   const ledgers = new Map<string, Set<string>>();
   for (const own of owned.values()) {
@@ -119,6 +133,7 @@ export async function surveyList(
       ownerOf: (scope) => ownerOf({ repository, environment, scope }),
       inLedger: (scope, key) => ledgers.get(scope)?.has(key) ?? false,
       pull,
+      scopeClosed: (scope) => closedScopes.has(scope),
       refused: (key) => refusedBy(deps, a, key),
     },
   };
