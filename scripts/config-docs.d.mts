@@ -3,7 +3,7 @@ export interface CatalogueEntry {
   what: string;
   unset: string;
 }
-export declare const DEPLOY_DOC: string;
+export declare const CONFIG_DOC: string;
 export declare function marker(table: string): { begin: string; end: string };
 export declare function markdownTable(header: string[], rows: string[][]): string;
 export declare function configTables(catalogue: {

@@ -1,17 +1,18 @@
-// `npm run docs:config`: docs/deploy.md's tables of vars and secrets, written between their markers
-// from workers/config/var-catalogue.ts (bundled with esbuild in memory: the sources use extensionless
-// imports Node's type stripping cannot resolve). test/repo/config-docs.test.ts fails when the
-// committed tables are not what this writes, and when the catalogue misses a var the code reads.
+// `npm run docs:config`: docs/configuration.md's tables of vars and secrets, written between their
+// markers from workers/config/var-catalogue.ts (bundled with esbuild in memory: the sources use
+// extensionless imports Node's type stripping cannot resolve). test/repo/config-docs.test.ts fails
+// when the committed tables are not what this writes, and when the catalogue misses a var the code
+// reads.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-export const DEPLOY_DOC = join(root, "docs", "deploy.md");
+export const CONFIG_DOC = join(root, "docs", "configuration.md");
 
 const USAGE = `Usage: npm run docs:config
 
-Writes docs/deploy.md's "Vars and secrets" tables between their markers from
+Writes docs/configuration.md's tables of vars and secrets between their markers from
 workers/config/var-catalogue.ts (every var and Worker secret the Worker reads). Takes no options.
 `;
 
@@ -53,7 +54,8 @@ export function withTables(text, tables) {
     const { begin, end } = marker(table);
     const from = out.indexOf(begin);
     const to = out.indexOf(end);
-    if (from === -1 || to < from) throw new Error(`docs/deploy.md lacks the markers of ${table}: ${begin}`);
+    if (from === -1 || to < from)
+      throw new Error(`docs/configuration.md lacks the markers of ${table}: ${begin}`);
     out = `${out.slice(0, from + begin.length)}\n\n${body}\n\n${out.slice(to)}`;
   }
   return out;
@@ -76,8 +78,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes("--help") || process.argv.includes("-h")) {
     process.stdout.write(USAGE);
   } else {
-    const text = readFileSync(DEPLOY_DOC, "utf8");
-    writeFileSync(DEPLOY_DOC, withTables(text, configTables(await catalogue())));
-    process.stdout.write("docs/deploy.md\n");
+    const text = readFileSync(CONFIG_DOC, "utf8");
+    writeFileSync(CONFIG_DOC, withTables(text, configTables(await catalogue())));
+    process.stdout.write("docs/configuration.md\n");
   }
 }

@@ -1,5 +1,5 @@
 /**
- * docs/deploy.md's tables of vars and secrets cannot miss one: they are generated from
+ * docs/configuration.md's tables of vars and secrets cannot miss one: they are generated from
  * workers/config/var-catalogue.ts (`npm run docs:config`), the committed tables are what it
  * generates, and the catalogue names exactly the vars and secrets the Worker's code reads: every
  * name the config reads (CONFIG_VARS), every queue var, and every var-like name in the sources of
@@ -14,7 +14,7 @@ import { CONFIG_VARS } from "../../workers/config/config";
 import * as catalogue from "../../workers/config/var-catalogue";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const DEPLOY = readFileSync(join(ROOT, "docs", "deploy.md"), "utf8");
+const CONFIGURATION = readFileSync(join(ROOT, "docs", "configuration.md"), "utf8");
 const listed = new Set([...catalogue.VARS, ...catalogue.SECRETS].map((e) => e.name));
 
 function sources(dir: string): string[] {
@@ -61,15 +61,15 @@ function namesInCode(): Set<string> {
   return found;
 }
 
-describe("the vars and secrets tables of docs/deploy.md", () => {
+describe("the vars and secrets tables of docs/configuration.md", () => {
   it("are what the catalogue generates (npm run docs:config)", () => {
     const tables = configTables(catalogue);
     for (const table of Object.keys(tables)) {
       const { begin, end } = marker(table);
-      expect(DEPLOY, table).toContain(begin);
-      expect(DEPLOY, table).toContain(end);
+      expect(CONFIGURATION, table).toContain(begin);
+      expect(CONFIGURATION, table).toContain(end);
     }
-    expect(withTables(DEPLOY, tables)).toBe(DEPLOY);
+    expect(withTables(CONFIGURATION, tables)).toBe(CONFIGURATION);
   });
 
   it("list every var the config reads, and the queue names", () => {

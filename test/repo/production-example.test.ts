@@ -1,6 +1,6 @@
 /**
  * examples/production/wrangler.toml is a deployment that works the first time: its policy admits
- * every example line of the README's provider table (read from the README, so a new row is
+ * every example line of docs/adapters.md's provider table (read from the page, so a new row is
  * covered), resolved through its own connections for a pull request's scope — Supabase's `/**`
  * entry included — and refuses an item outside the preview domain.
  */
@@ -32,18 +32,18 @@ const context = {
   secrets: new SecretRegistry(),
 };
 
-/** Each `{ "id": … }` example in the README's "Supported providers and ops" table. */
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-const table = readme.slice(
-  readme.indexOf("## Supported providers and ops"),
-  readme.indexOf("Connections per provider"),
+/** Each `{ "id": … }` example in docs/adapters.md's "Supported providers and ops" table. */
+const adapters = readFileSync(join(ROOT, "docs", "adapters.md"), "utf8");
+const table = adapters.slice(
+  adapters.indexOf("## Supported providers and ops"),
+  adapters.indexOf("Connections per provider"),
 );
 const examples = [...table.matchAll(/`(\{ "id": .*? \})`/g)].map((m) =>
   lineSchema.parse(JSON.parse(m[1] as string)),
 );
 
 describe("the production example", () => {
-  it("is enforced and the README's table has an example per op", () => {
+  it("is enforced and the providers table has an example per op", () => {
     expect(policy.mode).toBe("enforced");
     expect(examples.map((e) => e.op).sort()).toEqual(
       expect.arrayContaining(["auth0.callbackUrl", "supabase.redirectUrl", "s3.corsOrigin"]),
@@ -51,7 +51,7 @@ describe("the production example", () => {
     expect(examples.length).toBeGreaterThanOrEqual(10);
   });
 
-  it.for(examples.map((e) => [e.id, e] as const))("admits the README's %s line", ([, line]) => {
+  it.for(examples.map((e) => [e.id, e] as const))("admits the providers table's %s line", ([, line]) => {
     const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-12" });
     // What the engine asks the policy: the entry (an Entra key also names its platform).
     const item = entryOfKey(resolved.op, resolved.key);
@@ -61,7 +61,7 @@ describe("the production example", () => {
 
   it("refuses the same Supabase line outside the preview domain", () => {
     const supabase = examples.find((e) => e.op === "supabase.redirectUrl");
-    if (!supabase) throw new Error("the README has a Supabase example");
+    if (!supabase) throw new Error("docs/adapters.md has a Supabase example");
     const line = { ...supabase, params: { ...supabase.params, url: "https://evil.example.net/**" } };
     const resolved = resolveLine(line, context, { environment: "preview", scope: "pr-12" });
     const result = checkWrite(policy, "preview", {

@@ -1,7 +1,7 @@
 /**
  * Every var and Worker secret the Worker reads, with what it is and what happens when it is unset:
- * the one source of docs/deploy.md's "Vars and secrets" tables (`npm run docs:config` writes them
- * between their markers). test/repo/config-docs.test.ts fails when a var the code reads is missing
+ * the one source of docs/configuration.md's tables (`npm run docs:config` writes them between
+ * their markers). test/repo/config-docs.test.ts fails when a var the code reads is missing
  * here, when one listed here is read nowhere, and when the tables are not what this generates.
  * Defaults come from the constants the code uses, so a changed default changes the docs.
  *
@@ -42,12 +42,12 @@ export const VARS: readonly CatalogueEntry[] = [
   },
   {
     name: "SPONSON_REPOSITORIES",
-    what: "JSON: `[{ name, id, defaultBranch?, environments?, refEnvironments?, jobWorkflowRef?, webhookSecret? }]`",
+    what: 'JSON: `[{ name, id, defaultBranch?, environments?, refEnvironments?, deploymentEnvironments?, jobWorkflowRef?, webhookSecret? }]` ("Repositories")',
     unset: "the service acts for no repository",
   },
   {
     name: "SPONSON_CONNECTIONS",
-    what: 'JSON: the provider accounts (README, "Plans and connections"; "Keyless connections")',
+    what: 'JSON: the provider accounts (docs/adapters.md, "Connections"; keyless: docs/deploy.md, "Keyless connections")',
     unset: "plans name no connection",
   },
   {
@@ -57,7 +57,7 @@ export const VARS: readonly CatalogueEntry[] = [
   },
   {
     name: "SPONSON_ENVIRONMENTS",
-    what: "JSON: where a closed pull request's scope is destroyed; per environment `staleAfterDays`, `evictStale`",
+    what: 'JSON: where a closed pull request\'s scope is destroyed; per environment `staleAfterDays`, `evictStale` ("Environments")',
     unset: `\`${JSON.stringify(DEFAULT_ENVIRONMENTS)}\``,
   },
   {
@@ -67,7 +67,7 @@ export const VARS: readonly CatalogueEntry[] = [
   },
   {
     name: "SPONSON_ACCESS",
-    what: 'JSON: people signing in through Cloudflare Access, mapped to roles ("Sign-in with Cloudflare Access")',
+    what: 'JSON: people signing in through Cloudflare Access, mapped to roles (docs/security.md, "Cloudflare Access")',
     unset: "no Access sign-in (service tokens only)",
   },
   {
@@ -77,7 +77,7 @@ export const VARS: readonly CatalogueEntry[] = [
   },
   {
     name: "SPONSON_PUBLIC_URL",
-    what: 'the service\'s https origin: the issuer of the tokens keyless connections present ("Keyless connections")',
+    what: 'the service\'s https origin: the issuer of the tokens keyless connections present (docs/deploy.md, "Keyless connections")',
     unset: "every keyless connection fails (config check says so)",
   },
   {
@@ -151,17 +151,17 @@ export const VARS: readonly CatalogueEntry[] = [
 export const SECRETS: readonly CatalogueEntry[] = [
   {
     name: "SERVICE_SIGNING_KEY",
-    what: 'the Ed25519 key (or key ring) service tokens are signed with ("The signing key", `npm run keygen`)',
+    what: 'the Ed25519 key (or key ring) service tokens are signed with (`npm run keygen`; docs/deploy.md, "The signing key")',
     unset: "no service token (dashboard, admin, ci) is verified",
   },
   {
     name: "GITHUB_WEBHOOK_SECRET",
-    what: 'the GitHub webhook\'s secret ("Deploy and connect GitHub")',
+    what: 'the GitHub webhook\'s secret (docs/deploy.md, "Deploy and connect GitHub")',
     unset: "every webhook refused: closed pull requests keep their entries",
   },
   {
     name: "FEDERATION_SIGNING_KEY",
-    what: 'the RS256 key ring keyless connections\' tokens are signed with ("Keyless connections", `keygen -- --federation`)',
+    what: 'the RS256 key ring keyless connections\' tokens are signed with (`keygen -- --federation`; docs/deploy.md, "Keyless connections")',
     unset: "every keyless connection fails",
   },
   {
