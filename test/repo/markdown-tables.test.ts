@@ -1,6 +1,7 @@
 /**
- * Every Markdown table of the README and docs/ has one separator row, right under its header: a
- * stray `| --- |` row in the middle renders as a row of dashes (README's configuration table had one).
+ * Every Markdown table of the README, CONTRIBUTING.md and docs/ has one separator row, right under
+ * its header: a stray `| --- |` row in the middle renders as a row of dashes (README's configuration
+ * table had one).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { describe, expect, it } from "vitest";
 const ROOT = join(import.meta.dirname, "..", "..");
 const FILES = [
   "README.md",
+  "CONTRIBUTING.md",
   "CHANGELOG.md",
   ...readdirSync(join(ROOT, "docs"))
     .filter((f) => f.endsWith(".md"))
