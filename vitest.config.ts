@@ -67,7 +67,7 @@ const FRESH_RUNTIME = [
 
 /**
  * `npm run test:fast` (`--mode fast`): the property suites draw a few histories each instead of
- * the default (README.md, "Tests"); everything else is the same suite.
+ * the default (docs/development.md, "The suites"); everything else is the same suite.
  */
 const FAST_PROPERTY_RUNS = {
   VITE_PROPERTY_RUNS: "6",

@@ -1,10 +1,13 @@
 /**
  * The Action's `vars:` input: `name=value` lines, sent as the run's `vars` object (plans use
- * `{vars.<name>}`; a var fills only item params — docs/design.md, "Values from CI"). Names are
+ * `{vars.<name>}`; a var fills only item params — docs/design.md, "Plans and connections"). Names are
  * checked here with the service's own rule, so a typo fails the step before a token is asked for.
  */
 
-/** The service's var-name rule (issue 28, item 5): a lowercase letter, then up to 31 of [a-z0-9_]. */
+/**
+ * The service's var-name rule (docs/design.md, "Plans and connections"): a lowercase letter, then
+ * up to 31 of [a-z0-9_].
+ */
 export const VAR_NAME_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 
 export type VarsResult = { ok: true; vars: Record<string, string> } | { ok: false; problem: string };

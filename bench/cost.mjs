@@ -1,7 +1,7 @@
 // What a million runs cost on Cloudflare's published prices (Workers Paid, beyond the included
-// allowances), computed from a run's own counts (README, "HTTP API (v1)": providerCalls, lockOps,
-// storageReads, storageWrites) and the CPU the bench measured. Sources and the date they were read:
-// docs/performance.md, "Cost per million runs".
+// allowances), computed from a run's own counts (docs/api.md, "Where a run's time went":
+// providerCalls, lockOps, storageReads, storageWrites) and the CPU the bench measured. Sources and
+// the date they were read: docs/performance.md, "Cost per million runs".
 
 /** USD per unit, beyond what the plan includes. */
 export const PRICES = {

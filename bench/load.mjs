@@ -40,7 +40,10 @@ export function plan(object) {
   };
 }
 
-/** Mean of each count over the runs that reported counts (every run does, README "HTTP API (v1)"). */
+/**
+ * Mean of each count over the runs that reported counts (every run does: docs/api.md, "Where a run's
+ * time went").
+ */
 function meanCounts(all) {
   const keys = ["providerCalls", "lockOps", "storageReads", "storageWrites", "locks"];
   const out = Object.fromEntries(keys.map((k) => [k, 0]));
@@ -73,7 +76,8 @@ export async function loadRun(base, headers, cpuMs = () => Number.NaN) {
       });
       const body = await res.json().catch(() => ({}));
       latencies.push(performance.now() - t);
-      // A failed run answers by its cause (README, "Status codes of a run"): a 502 is a provider failure.
+      // A failed run answers by its cause (docs/design.md, "Run outcomes and status codes"): a 502 is
+      // a provider failure.
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       if (body.counts) counts.push(body.counts);
       if (body.timings) lockWaitMs.push(body.timings.scopeLockWait + body.timings.parentLockWait);

@@ -238,7 +238,7 @@ async function profileApplies(svc, auth) {
 const PATH_APPLIES = 40;
 
 /**
- * The warm one-line path (docs/performance.md, "The warm one-line path"): one new line applied to a
+ * The warm one-line path (docs/performance.md, "The core's weight"): one new line applied to a
  * new scope on a warm application — the product files it runs code in (sampled over PATH_APPLIES
  * repetitions, bench/path-files.mjs) and the lock-object calls it makes (the run's own counts).
  */

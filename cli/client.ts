@@ -1,5 +1,5 @@
 /**
- * A typed client for the HTTP API (README, "HTTP API (v1)") over fetch. Request and response types are the
+ * A typed client for the HTTP API (docs/api.md) over fetch. Request and response types are the
  * shared zod schemas' (shared/schemas/*), and every response is parsed with them, so the CLI and
  * the Worker cannot drift apart silently. A refused request becomes an `ApiError` carrying the
  * problem's stable `code`.
@@ -140,7 +140,7 @@ export class SponsonClient {
     onEvent?: (event: RunEventWire) => void,
   ): Promise<RunResult> {
     const path = `${scopePath(environment, scope)}/${action}${this.#repositoryQuery("?")}`;
-    // A failed run answers a non-2xx with the run in the body (README, "Status codes of a run").
+    // A failed run answers a non-2xx with the run in the body (docs/api.md, "A run's answer").
     const res = await this.#send("POST", path, body, onEvent ? NDJSON : "application/json", failedRunOf);
     if (onEvent && (res.headers.get("content-type") ?? "").includes(NDJSON)) {
       return readRunStream(res, path, onEvent);

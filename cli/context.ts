@@ -103,7 +103,7 @@ export function varsOf(inv: Invocation): Record<string, string> {
 export function serviceUrl(inv: Invocation): string {
   const url = stringFlag(inv, "url") ?? inv.io.env.SPONSON_URL;
   if (!url) {
-    // Outside CI the local instance (README, "Set up") is the sensible default, found as `npm run
+    // Outside CI the local instance (README, "Try it") is the sensible default, found as `npm run
     // webhook` finds it (scripts/start-state.mjs); in CI a silent default hides a missing setting.
     if (inGithubActions(inv.io.env) || inv.io.env.CI === "true")
       throw new CliError(2, "SPONSON_URL is not set");

@@ -38,7 +38,7 @@ type ErrorInfo = NonNullable<LineResult["error"]>;
 
 /**
  * Says each lock conflict once per run: every line the conflict failed (and the run's own error)
- * carries the same long message, so after the first only the lock is named (issue 28).
+ * carries the same long message, so after the first only the lock is named (docs/cli.md, "Output").
  */
 export class Conflicts {
   readonly #said = new Set<string>();

@@ -1,6 +1,6 @@
 /**
  * Reading the service's answers: JSON and problem bodies checked against their schemas, a run's
- * NDJSON stream, and the ApiError each failure becomes (README, "HTTP API (v1)").
+ * NDJSON stream, and the ApiError each failure becomes (docs/api.md).
  */
 import type { z } from "zod";
 import { ERROR_CODES, ERROR_TABLE, type ErrorCode } from "../shared/errors";

@@ -1,5 +1,5 @@
 /**
- * Retries of what the service marks `retriable` (README, "Problem codes and `retriable`"): the
+ * Retries of what the service marks `retriable` (docs/api.md, "Problem codes and `retriable`"): the
  * same request, unchanged, sent again after a pause, until the budget — the run's wait timeout —
  * is spent. Pauses grow exponentially with full jitter ("Exponential Backoff And Jitter", AWS
  * Architecture Blog, 2015), so many jobs refused at once do not come back at once, and never end

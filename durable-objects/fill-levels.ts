@@ -11,7 +11,8 @@ const META_KEY = "fill_levels";
 
 /**
  * `claimed`: a sweep is telling (since then); `warned`: it was told. A claim whose sweep died
- * before confirming lapses after a day (docs/operations.md, "list-near-capacity").
+ * before confirming lapses after a day (docs/operations.md, "What each kind means, and how to
+ * recover": `list-near-capacity`).
  */
 type Kept = FillLevel & { warned?: number; claimed?: number };
 

@@ -65,7 +65,7 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (op, item)
    );`,
   // Scope locks: intents made durable here before their parent lease (pending-intents.ts), until
-  // a holder's final receipt save holds them. Since issue 29 no row is added (intents live in the
+  // a holder's final receipt save holds them. Since 0.2.0 no row is added (intents live in the
   // receipt only): the table is read and cleared for what the version before left, never dropped.
   `CREATE TABLE pending_intents (
      id TEXT PRIMARY KEY,

@@ -1,9 +1,10 @@
 /**
  * The pending-intents index entry of one scope lock in R2 (docs/storage.md, "R2 pending-intents
- * index"): present while the lock is free and still keeps intents no receipt holds (a holder of
- * the version before issue 29 died or its final save failed; upgrading only), so the sweep finds the scope even when no run of it ever comes again.
- * Like the held-lock index it only says where to look: the sweep recovers the scope through the
- * engine, whose grant hands the intents over, and the lock deletes the entry once they are settled.
+ * index"): present while the lock is free and still keeps intents no receipt holds (a holder of a
+ * version before 0.2.0 died or its final save failed; upgrading only), so the sweep finds the scope
+ * even when no run of it ever comes again. Like the held-lock index it only says where to look: the
+ * sweep recovers the scope through the engine, whose grant hands the intents over, and the lock
+ * deletes the entry once they are settled.
  */
 import type { Env } from "../shared/env";
 import { pendingIntentsIndexKey } from "../shared/lock-index";

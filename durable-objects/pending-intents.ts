@@ -1,5 +1,5 @@
 /**
- * Intents a scope lock of the version before issue 29 kept for its holders (that version made a
+ * Intents a scope lock of a version before 0.2.0 kept for its holders (that version made a
  * group's intents durable here, not in the receipt). No lock takes new ones: the receipt is their
  * one home (docs/design.md, "Writing one object's items"). What a holder that died left here stays
  * until a holder's release vouches that its receipt save holds every one still unresolved; until

@@ -1,6 +1,6 @@
 /**
  * The scope lock's role over the lease core (docs/design.md, "Run algorithm"). Intents live in the
- * receipt only; what a lock of the version before issue 29 kept for a holder that died is handed to
+ * receipt only; what a lock of a version before 0.2.0 kept for a holder that died is handed to
  * each next grant until a holder's final receipt save holds them, with the pending-intents index
  * entry the sweep finds them by (upgrading only: no lock takes new ones).
  */
@@ -27,7 +27,7 @@ export class ScopeLockRole {
   }
 
   /**
-   * A grant, with the intents holders of the version before issue 29 left here unsettled (scope
+   * A grant, with the intents holders of a version before 0.2.0 left here unsettled (scope
    * locks, upgrading; none: no field).
    */
   withPending(result: Result<LeaseGrant>): Result<LeaseGrant> {

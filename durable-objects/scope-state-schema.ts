@@ -29,7 +29,8 @@ const MIGRATIONS: readonly string[] = [
      lingering_notified_at INTEGER,
      exhausted_notified_at INTEGER
    );`,
-  // A notice claimed by a sweep before it sends it, so two sweeps at once tell once (issue 33).
+  // A notice claimed by a sweep before it sends it, so two sweeps at once tell once (docs/design.md,
+  // "Webhooks and the sweep").
   `ALTER TABLE close_resends ADD COLUMN lingering_claimed_at INTEGER;
    ALTER TABLE close_resends ADD COLUMN exhausted_claimed_at INTEGER;`,
 ];

@@ -1,6 +1,6 @@
 // `npm run token -- --role admin|ci|viewer [--scope env/scope ...] [--repository owner/name] [--ttl 3600] [--sub name]` (--help)
 // `npm run token -- --access alice@example.com`: a Cloudflare Access assertion from the local issuer.
-// Prints a service token for the local instance (README, "Set up"), signed with SERVICE_SIGNING_KEY from
+// Prints a service token for the local instance (README, "Try it"), signed with SERVICE_SIGNING_KEY from
 // .dev.vars (gitignored; `wrangler dev` loads it). When the key is missing it is generated and
 // appended there. The private key is never printed.
 import { parseArgs } from "node:util";

@@ -1,5 +1,5 @@
 /**
- * Plan placeholders (README, "Plans and connections"), resolved in each line's params before the
+ * Plan placeholders (docs/adapters.md, "Plans"), resolved in each line's params before the
  * line is checked. Shared by the service (workers/engine/plan/resolve-plan.ts) and the CLI's offline
  * `plan check`, so both know the same names.
  *

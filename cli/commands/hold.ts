@@ -1,5 +1,5 @@
 /**
- * `hold <key> --reason --ttl` and `unhold <key>`: an admin's hold on a lock (README, "Holds":
+ * `hold <key> --reason --ttl` and `unhold <key>`: an admin's hold on a lock (docs/operations.md, "Holds":
  * POST and DELETE /v1/locks/{key}/hold). Runs that need a held lock are refused until it ends.
  * `<key>` may be a provider object's identity: the service names its parent lock.
  */

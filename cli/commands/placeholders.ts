@@ -1,6 +1,6 @@
 /**
  * Values a copy of examples/production/wrangler.toml still holds from the example (docs/deploy.md,
- * "The configuration file"): the example's company (acme), organisation (your-org), reserved example
+ * "Day one: the checklist"): the example's company (acme), organisation (your-org), reserved example
  * domains and keys, made-up ids, and `<…>` stand-ins. Such a config is valid, so `config check`
  * warns, once per value, naming its path; every example value is of one of these kinds, so none
  * passes unseen (test/repo/production-deploy.test.ts).

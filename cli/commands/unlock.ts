@@ -1,5 +1,5 @@
 /**
- * `unlock <key> --reason`: an admin's force-release (README, "HTTP API (v1)": DELETE
+ * `unlock <key> --reason`: an admin's force-release (docs/api.md, "Routes": DELETE
  * /v1/locks/{key}); `<key>` may be a provider object's identity, as for `hold`.
  */
 import { CliError, type ExitCode } from "../cli-error";

@@ -2,7 +2,7 @@
  * What a wrangler config must declare for the Worker to run: every list of tables in the
  * repository's wrangler.toml (Durable Object bindings, migrations, rate limiters, R2 buckets, queue
  * producers and consumers, and any kind added there later), each entry by its name. That file is
- * the one source of truth (docs/deploy.md, "Bindings"); the CLI's bundle carries a copy of it
+ * the one source of truth (docs/deploy.md, "Check the configuration"); the CLI's bundle carries a copy of it
  * (cli/build.mjs), so an installed CLI checks against the release it came with.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -147,7 +147,7 @@ function queueTranslation(vars: Record<string, unknown>, root: Table): Map<strin
 /**
  * A producer bound by the right name but sending to another queue (another deployment's, say) loses
  * every message to that queue's consumer; a main consumer without the dead-letter queue the vars name
- * drops what exhausts its retries unseen (docs/deploy.md, "Several deployments in one account").
+ * drops what exhausts its retries unseen (docs/deploy.md, "Resources").
  */
 function queueMismatch(
   path: string,

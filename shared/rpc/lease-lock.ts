@@ -113,7 +113,7 @@ export interface LeaseLockApi {
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
   release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>>;
   /**
-   * The intents a lock of the version before issue 29 keeps that no receipt settled yet, read-only
+   * The intents a lock of a version before 0.2.0 keeps that no receipt settled yet, read-only
    * (the sweep, upgrading: docs/design.md, "Intent recovery").
    */
   pendingIntents(req: { key: string }): Promise<Intent[]>;

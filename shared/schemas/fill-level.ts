@@ -32,7 +32,7 @@ export function listId(fill: { op: string; list?: string | undefined }): string 
 /** A release carries at most this many (one per capped list of the object). */
 export const fillLevelsSchema = z.array(fillLevelSchema).max(32);
 
-/** The sweep reports a list above this share of its cap (issue 32: "above 80 %"). */
+/** The sweep reports a list above this share of its cap (docs/design.md, "Fill levels": above 80 %). */
 export const NEAR_CAPACITY_SHARE = 0.8;
 
 export function isNearCapacity(fill: { cap: number; entries: number }): boolean {

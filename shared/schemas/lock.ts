@@ -83,8 +83,8 @@ export const leaseGrantSchema = z.object({
    */
   receiptEtag: z.string().optional(),
   /**
-   * Scope locks, on a grant and its claim (upgrading only): intents a lock of the version before
-   * issue 29 kept for a holder (its `putIntents`) that no receipt save settled since (the holder
+   * Scope locks, on a grant and its claim (upgrading only): intents a lock of a version before
+   * 0.2.0 kept for a holder (its `putIntents`) that no receipt save settled since (the holder
    * died, or its final save failed). The new holder merges them into its receipt and recovers them;
    * no lock takes new ones (docs/design.md, "Intent recovery").
    */
@@ -116,7 +116,10 @@ export const lockStateSchema = z.object({
   hold: holdViewSchema.optional(),
   lastToken: z.number().int(),
   history: z.array(historyEntrySchema),
-  /** Parent locks: each capped list's fill as the last write left it (issue 32); absent when none is known. */
+  /**
+   * Parent locks: each capped list's fill as the last write left it (docs/design.md, "Fill levels");
+   * absent when none is known.
+   */
   fills: z.array(fillLevelSchema).optional(),
 });
 export type LockState = z.infer<typeof lockStateSchema>;

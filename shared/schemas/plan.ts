@@ -7,11 +7,11 @@ import { z } from "zod";
 
 export const PLAN_VERSION = 2;
 
-/** What an old plan (provider blocks with secret references) is told; the README has the steps. */
+/** What an old plan (provider blocks with secret references) is told; docs/upgrading.md has the steps. */
 export const PLAN_MIGRATION =
   "plans no longer carry provider blocks or secret references: remove `providers`, replace each " +
   'line\'s `provider` with `connection: "<name>"` naming a connection the service defines in ' +
-  'SPONSON_CONNECTIONS, and set `version: 2` (README, "Plans and connections")';
+  'SPONSON_CONNECTIONS, and set `version: 2` (docs/upgrading.md, "Plans of version 1")';
 
 const nameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
 

@@ -122,8 +122,8 @@ export const leaseHolderSchema = runHolderSchema.extend({
 export type LeaseHolder = z.infer<typeof leaseHolderSchema>;
 
 /**
- * `detail.holder` of LOCK_HELD: a run's lease, or a hold an admin set (`{ hold: … }`, issue 28 item
- * 7): told apart by `hold`.
+ * `detail.holder` of LOCK_HELD: a run's lease, or a hold an admin set (`{ hold: … }`, docs/design.md,
+ * "Lock answers"): told apart by `hold`.
  */
 export const holdHolderSchema = z.object({
   hold: z.object({ reason: z.string(), by: z.string(), until: z.number().int() }),

@@ -57,8 +57,8 @@ export const intentSchema = z.looseObject({
    */
   adopts: z.literal(true).optional(),
   /**
-   * The scope lock's number for the put that made this intent durable there (`putIntents`, the
-   * version before issue 29; absent on intents only ever saved in a receipt, as every one since).
+   * The scope lock's number for the put that made this intent durable there (`putIntents`, a
+   * version before 0.2.0; absent on intents only ever saved in a receipt, as every one since).
    * A receipt whose `intentsThrough` is at least this number already accounts for the intent
    * (docs/design.md, "Intent recovery": upgrading).
    */
@@ -111,7 +111,7 @@ export const receiptSchema = z.looseObject({
   intents: z.array(intentSchema),
   runs: z.array(runRecordSchema),
   /**
-   * Every intent a scope lock of the version before issue 29 numbered up to this (`Intent.lockSeq`)
+   * Every intent a scope lock of a version before 0.2.0 numbered up to this (`Intent.lockSeq`)
    * is accounted for by this version: resolved, or in `intents`. The lock keeps its copies until a release says so, and a
    * holder may die between its save and that release: the next holder skips what this covers
    * instead of resolving it a second time against a newer ledger.

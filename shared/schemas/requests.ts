@@ -1,4 +1,4 @@
-/** Request bodies of the scope endpoints (README, "HTTP API (v1)"). */
+/** Request bodies of the scope endpoints (docs/api.md, "Routes"). */
 import { z } from "zod";
 import { MAX_VAR_VALUE_LENGTH, MAX_VARS, SHA_PATTERN, VAR_NAME } from "../placeholders";
 import { planSchema } from "./plan";

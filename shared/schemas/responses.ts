@@ -1,5 +1,5 @@
 /**
- * Response bodies of the routes that have no domain schema of their own (README, "HTTP API (v1)"). The routes
+ * Response bodies of the routes that have no domain schema of their own (docs/api.md, "Routes"). The routes
  * answer with them and the CLI's client parses with them, so neither side restates the shape.
  */
 import { z } from "zod";

@@ -1,7 +1,7 @@
 /**
- * The NDJSON events of a streamed run (README, "HTTP API (v1)": one JSON event per line as it happens, then
- * the result) as a schema, for the OpenAPI document and the CLI's client. The compile-time checks
- * below keep it and the engine's `RunEvent` type the same shape.
+ * The NDJSON events of a streamed run (docs/api.md, "Streaming (NDJSON)": one JSON event per line as
+ * it happens, then the result) as a schema, for the OpenAPI document and the CLI's client. The
+ * compile-time checks below keep it and the engine's `RunEvent` type the same shape.
  */
 import { z } from "zod";
 import { errorInfoSchema } from "./receipt";

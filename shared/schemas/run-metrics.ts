@@ -1,7 +1,7 @@
 /**
- * Where a run's time went (README, "HTTP API (v1)"): wall-clock milliseconds per kind of wait, and
- * how many calls of each kind it made. Kept apart from run.ts so the receipt's run records can carry
- * them too without an import cycle.
+ * Where a run's time went (docs/api.md, "Where a run's time went"): wall-clock milliseconds per kind
+ * of wait, and how many calls of each kind it made. Kept apart from run.ts so the receipt's run
+ * records can carry them too without an import cycle.
  */
 import { z } from "zod";
 

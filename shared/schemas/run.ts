@@ -1,5 +1,5 @@
 /**
- * What a run answers (README, "HTTP API (v1)"): the run, one result per line, drift, as JSON or NDJSON
+ * What a run answers (docs/api.md, "A run's answer"): the run, one result per line, drift, as JSON or NDJSON
  * events.
  */
 import { z } from "zod";

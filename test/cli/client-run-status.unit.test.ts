@@ -1,5 +1,5 @@
 /**
- * The client reads a failed run from a non-2xx JSON answer (README, "Status codes of a run"): a body
+ * The client reads a failed run from a non-2xx JSON answer (docs/api.md, "A run's answer"): a body
  * with `run` is the run, never a problem, so a failed apply is reported once and never retried as
  * if it had been refused. A problem stays an ApiError.
  */

@@ -1,6 +1,6 @@
 /**
  * `sponson config check --wrangler` and the queues a deployment names by its vars (docs/deploy.md,
- * "Several deployments in one account"): a producer must send to the queue the vars name, each main
+ * "Resources"): a producer must send to the queue the vars name, each main
  * consumer must park its dead letters, and renamed notification queues are this deployment's own.
  */
 import { spawnSync } from "node:child_process";

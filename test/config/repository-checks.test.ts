@@ -1,6 +1,6 @@
 /**
  * The config report's checks of SPONSON_REPOSITORIES (docs/deploy.md, "Check the configuration";
- * docs/security.md, "Configuration"): a repository whose `webhookSecret` names a Worker secret that
+ * docs/configuration.md, "Repositories"): a repository whose `webhookSecret` names a Worker secret that
  * is not set is a problem naming the repository and the secret (never a value); an environment
  * `refEnvironments.pullRequest` grants where closed pull requests are never destroyed (it is not in
  * SPONSON_ENVIRONMENTS) is a warning naming the repository and the environment.

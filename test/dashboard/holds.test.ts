@@ -1,5 +1,5 @@
 /**
- * Holds from the dashboard (README, "Holds"): an admin holds a lock with a reason and a duration
+ * Holds from the dashboard (docs/operations.md, "Holds"): an admin holds a lock with a reason and a duration
  * and lifts it, through forms that pass the same-origin and CSRF checks; the page shows a held
  * lock (held by nobody too) with its reason, who set it and until when. Viewers are refused.
  */

@@ -1,7 +1,8 @@
 /**
- * The object page's lock forms (README, "Dashboard"): an admin holds, lifts and force-releases the
- * object's lock from its own page, through the same CSRF-checked routes as the main page; a viewer
- * gets no form. The main page's hold form takes the object's identity as well as a lock key.
+ * The object page's lock forms (docs/operations.md, "The dashboard"): an admin holds, lifts and
+ * force-releases the object's lock from its own page, through the same CSRF-checked routes as the
+ * main page; a viewer gets no form. The main page's hold form takes the object's identity as well as
+ * a lock key.
  */
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";

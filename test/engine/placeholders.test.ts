@@ -1,5 +1,5 @@
 /**
- * Plan placeholders (README, "Plans and connections"): `{branch}` and `{branchSlug}` are the branch
+ * Plan placeholders (docs/adapters.md, "Plans"): `{branch}` and `{branchSlug}` are the branch
  * as a DNS label (lowercase `a-z 0-9 -`, at most 63 characters), `{sha}` / `{shortSha}` the commit
  * the request names, and on scope `main` the branch is the repository's configured default branch.
  */

@@ -37,7 +37,8 @@ describe("run outcomes", () => {
       },
     });
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, { plan: previewPlan(domain) });
-    // A failed run is never a 2xx (README, "Status codes of a run"); the run is the body still.
+    // A failed run is never a 2xx (docs/design.md, "Run outcomes and status codes"); the run is the
+    // body still.
     expect(res.status).toBe(409);
     const result = (await res.json()) as RunResult;
     expect(changed).toBe(1);

@@ -67,8 +67,8 @@ export async function destroy(
 }
 
 /**
- * The run a JSON answer carries: 200 when it succeeded, a non-2xx when it failed (README, "Status
- * codes of a run"). A problem, or a status that contradicts the run, throws.
+ * The run a JSON answer carries: 200 when it succeeded, a non-2xx when it failed (docs/design.md,
+ * "Run outcomes and status codes"). A problem, or a status that contradicts the run, throws.
  */
 export async function runOf(res: Response, what: string): Promise<RunResult> {
   const text = await res.text();

@@ -1,7 +1,8 @@
 /**
- * A client that only checks the status code never takes a failed run for success (README, "HTTP
- * API (v1)", "Status codes of a run"): a succeeded run answers 200, a failed one a non-2xx chosen
- * by its cause, with the run in the body unchanged; a streamed run keeps 200 and its final event.
+ * A client that only checks the status code never takes a failed run for success (docs/api.md, "A
+ * run's answer"; docs/design.md, "Run outcomes and status codes"): a succeeded run answers 200, a
+ * failed one a non-2xx chosen by its cause, with the run in the body unchanged; a streamed run keeps
+ * 200 and its final event.
  */
 import { describe, expect, it } from "vitest";
 import type { ErrorCode } from "../../shared/errors";

@@ -1,5 +1,5 @@
 /**
- * GET /v1/openapi.json (README, "HTTP API (v1)"): the document validates as OpenAPI 3.1, names every route
+ * GET /v1/openapi.json (docs/api.md): the document validates as OpenAPI 3.1, names every route
  * the app serves, documents each error as problem+json, and what the service really answers matches
  * the schemas it publishes.
  */
@@ -95,7 +95,7 @@ describe("the OpenAPI document", () => {
   }) => {
     const doc = await fetchDocument();
     const served = appRoutes();
-    // The README's "HTTP API (v1)" table, so a route dropped from both the app and the document is noticed
+    // docs/api.md's table of routes, so a route dropped from both the app and the document is noticed
     // too.
     for (const route of [
       "post /v1/scopes/{environment}/{scope}/apply",
@@ -160,7 +160,7 @@ describe("the OpenAPI document", () => {
         // The API's errors are problems; the dashboard's HTML pages may answer errors as pages.
         for (const status of statuses.filter((s) => s >= 400 && path.startsWith("/v1/"))) {
           const types = Object.keys(op.responses[String(status)]?.content ?? {});
-          // A run's failed-run statuses also carry the run result (README, "Status codes of a run").
+          // A run's failed-run statuses also carry the run result (docs/api.md, "A run's answer").
           if (RUN_PATH.test(path) && FAILED_RUN_STATUSES.has(status)) {
             expect(responseSchema(doc, method, path, status, "application/json"), where).toEqual({
               $ref: "#/components/schemas/RunResult",

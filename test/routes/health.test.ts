@@ -1,4 +1,4 @@
-/** GET /healthz (README, "HTTP API (v1)"): liveness, public, JSON. */
+/** GET /healthz (docs/api.md, "Routes"): liveness, public, JSON. */
 import { exports } from "cloudflare:workers";
 import { describe, it } from "vitest";
 

@@ -1,5 +1,5 @@
 /**
- * Holds through the API (README, "Holds"; docs/design.md, "Lease protocol: holds"): an admin
+ * Holds through the API (docs/operations.md, "Holds"; docs/design.md, "Lease protocol: holds"): an admin
  * holds a scope or an object's lock with a reason and an expiry, runs that need it are refused
  * naming the hold with `Retry-After`, a run already holding the lease finishes, the hold is
  * listed and audited, lifted by DELETE; nobody but an admin can set or lift one.

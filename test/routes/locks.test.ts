@@ -1,5 +1,5 @@
 /**
- * The lock routes (README, "HTTP API (v1)") through the Worker's own fetch: the listing built from the R2
+ * The lock routes (docs/api.md, "Routes") through the Worker's own fetch: the listing built from the R2
  * index and checked against each lock's object, one lock by URL-encoded key, and admin force-release.
  */
 import { runInDurableObject } from "cloudflare:test";

@@ -1,7 +1,7 @@
 /**
  * A signed delivery is GitHub's, but its fields are still data: an `action` spelling a property every
  * object inherits (`__proto__`, `constructor`) is refused 400 or ignored, never a 500, and moves no
- * scope (docs/security.md, "Webhooks").
+ * scope (docs/webhooks.md, "Receiver").
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

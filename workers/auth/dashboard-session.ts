@@ -1,9 +1,9 @@
 /**
- * The dashboard's browser session (README, "Dashboard"): the signed-in token lives in an HttpOnly, Secure,
- * SameSite=Strict cookie and counts as a credential only on /dashboard paths, so the JSON API stays
- * bearer-only and cannot be driven by ambient browser credentials. Every POST the dashboard answers
- * is checked twice against cross-site requests: the Origin must be this service's own, and the form
- * carries a CSRF token bound to the session (see csrfToken).
+ * The dashboard's browser session (docs/security.md, "The dashboard session"): the signed-in token
+ * lives in an HttpOnly, Secure, SameSite=Strict cookie and counts as a credential only on /dashboard
+ * paths, so the JSON API stays bearer-only and cannot be driven by ambient browser credentials. Every
+ * POST the dashboard answers is checked twice against cross-site requests: the Origin must be this
+ * service's own, and the form carries a CSRF token bound to the session (see csrfToken).
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";

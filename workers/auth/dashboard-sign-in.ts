@@ -1,8 +1,8 @@
 /**
- * Signing a browser in to the dashboard (README, "Dashboard"; docs/design.md, "Security model"): the
- * submitted token is verified as an Authorization header's would be, and only a service token that
- * is not revoked starts a session. A GitHub token is a CI credential, not a person's, so GitHub's
- * keys are never fetched for a form.
+ * Signing a browser in to the dashboard (docs/security.md, "The dashboard session"; docs/design.md,
+ * "Security model"): the submitted token is verified as an Authorization header's would be, and only
+ * a service token that is not revoked starts a session. A GitHub token is a CI credential, not a
+ * person's, so GitHub's keys are never fetched for a form.
  */
 import type { Context } from "hono";
 import { decodeJwt } from "jose";

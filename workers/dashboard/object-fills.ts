@@ -1,5 +1,5 @@
 /**
- * The object page's capacity rows (issue 32, "Capacity is visible"; docs/design.md, "Fill levels"):
+ * The object page's capacity rows (docs/design.md, "Fill levels"):
  * each capped list on the object, as the lock's last recorded fill left it, or "not measured yet"
  * for a capped list the lock has no fill for (written before its cap was set, or by a run that died
  * before its release). Counts only: never an entry, a scope or a secret. Pure.

@@ -1,7 +1,7 @@
 /**
- * The security headers of every dashboard HTML response (README, "Dashboard"): a per-response CSP
- * nonce for the page's own inline style and script, no caching of pages that show locks and
- * ledgers, no sniffing, and no Referer carrying a dashboard URL elsewhere.
+ * The security headers of every dashboard HTML response (docs/operations.md, "The dashboard"): a
+ * per-response CSP nonce for the page's own inline style and script, no caching of pages that show
+ * locks and ledgers, no sniffing, and no Referer carrying a dashboard URL elsewhere.
  */
 import type { Context } from "hono";
 import { contentSecurityPolicy, newNonce } from "./layout";

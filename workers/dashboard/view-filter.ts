@@ -1,8 +1,8 @@
 /**
- * What one dashboard page shows (README, "Dashboard"): a repository, an environment, a scope prefix
- * and a page of the scope list, from the query string. A caller bound to one repository (a GitHub
- * job's token, a ci token with a `repository` claim) sees that repository only, whatever the
- * query says: its filter is forced, never widened. Pure.
+ * What one dashboard page shows (docs/operations.md, "The dashboard"): a repository, an environment,
+ * a scope prefix and a page of the scope list, from the query string. A caller bound to one
+ * repository (a GitHub job's token, a ci token with a `repository` claim) sees that repository only,
+ * whatever the query says: its filter is forced, never widened. Pure.
  */
 import { SponsonError } from "../../shared/errors";
 import {

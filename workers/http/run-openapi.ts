@@ -1,5 +1,5 @@
 /**
- * What the OpenAPI document says a run route answers (README, "HTTP API (v1)"): the JSON result or
+ * What the OpenAPI document says a run route answers (docs/api.md, "A run's answer"): the JSON result or
  * the NDJSON stream that ./run-response.ts sends, its Server-Timing header, and the statuses of a
  * failed run (./run-status.ts) beside the problems that refuse a run.
  */

@@ -1,7 +1,8 @@
 /**
  * Scopes whose scope lock keeps intents no receipt holds (docs/storage.md, "R2 pending-intents
- * index"; upgrading only: locks of the version before issue 29 kept intents): the index names them, each lock's own object says what it keeps. The sweep recovers
- * them even when no run of the scope ever comes again.
+ * index"; upgrading only: locks of a version before 0.2.0 kept intents): the index names them, each
+ * lock's own object says what it keeps. The sweep recovers them even when no run of the scope ever
+ * comes again.
  */
 import type { Env } from "../../shared/env";
 import { lockKeyFromPendingIndex, PENDING_INTENTS_INDEX_PREFIX } from "../../shared/lock-index";

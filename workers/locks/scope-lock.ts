@@ -1,6 +1,6 @@
 /**
  * The scope lock's role (docs/design.md, "Run algorithm"): a lease whose grant hands over the
- * receipt etag the previous holder saved with (and what a lock of the version before issue 29 kept
+ * receipt etag the previous holder saved with (and what a lock of a version before 0.2.0 kept
  * unsettled), and whose release hands its own receipt etag on.
  */
 import type { Intent } from "../../shared/schemas/receipt";
@@ -17,7 +17,7 @@ export class ScopeLock extends Lease {
    */
   readonly receiptEtag: string | null;
   /**
-   * Intents a lock of the version before issue 29 kept for a holder that died, not settled yet
+   * Intents a lock of a version before 0.2.0 kept for a holder that died, not settled yet
    * (LeaseGrant.pendingIntents; upgrading only).
    */
   readonly pendingIntents: readonly Intent[];

@@ -8,8 +8,8 @@ export const NOTIFY_QUEUE_NAME = "sponson-notifications";
 export const NOTIFY_DEAD_LETTER_QUEUE_NAME = "sponson-notifications-dlq";
 
 /**
- * The queue names this deployment's wrangler.toml binds (docs/deploy.md, "Several deployments in
- * one account"): SPONSON_DESTROY_QUEUE, SPONSON_DEAD_LETTER_QUEUE, SPONSON_NOTIFY_QUEUE and
+ * The queue names this deployment's wrangler.toml binds (docs/deploy.md, "Resources"):
+ * SPONSON_DESTROY_QUEUE, SPONSON_DEAD_LETTER_QUEUE, SPONSON_NOTIFY_QUEUE and
  * SPONSON_NOTIFY_DEAD_LETTER_QUEUE, else the defaults.
  */
 export function queueNames(env: object): {

@@ -1,6 +1,6 @@
 /**
  * A scope's durable intents while upgrading (docs/design.md, "Intent recovery"): its receipt's,
- * and those a scope lock of the version before issue 29 still keeps for a run that died before its
+ * and those a scope lock of a version before 0.2.0 still keeps for a run that died before its
  * final save (no lock takes new ones; the sweep asks, through the pending-intents index). A lock's copy that the
  * receipt already accounts for (`intentsThrough`: its holder saved, then died before the release
  * that lets the lock drop them) is not an intent any more: it was resolved, or the receipt has it.

@@ -18,7 +18,8 @@ export function configuredRepositoryOf(
 
 /**
  * The one repository legacy receipts (written before scopes carried a repository) belong to:
- * only when exactly one is configured. With several, nothing is guessed (README "Migrating").
+ * only when exactly one is configured. With several, nothing is guessed (docs/upgrading.md, "Scopes
+ * per repository").
  */
 export function legacyRepository(repositories: readonly RepositoryConfig[]): RepositoryConfig | undefined {
   return repositories.length === 1 ? repositories[0] : undefined;

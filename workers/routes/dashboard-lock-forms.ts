@@ -1,10 +1,10 @@
 /**
- * The dashboard's admin lock forms (README, "Dashboard"): force-release, hold and lift a hold. The
- * route table requires admin (workers/auth/route-access.ts) and each route requires it again; every
- * POST passes the same-origin and CSRF checks of workers/auth/dashboard-session.ts. Outcomes are
- * redirects (post/redirect/get), so a reload never repeats an action; the outcome travels in a
- * session-sealed flash (workers/auth/dashboard-flash.ts), never the query string, and the notice's
- * wording is the page's (./dashboard.ts).
+ * The dashboard's admin lock forms (docs/operations.md, "The dashboard"): force-release, hold and
+ * lift a hold. The route table requires admin (workers/auth/route-access.ts) and each route requires
+ * it again; every POST passes the same-origin and CSRF checks of workers/auth/dashboard-session.ts.
+ * Outcomes are redirects (post/redirect/get), so a reload never repeats an action; the outcome
+ * travels in a session-sealed flash (workers/auth/dashboard-flash.ts), never the query string, and
+ * the notice's wording is the page's (./dashboard.ts).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";

@@ -1,8 +1,9 @@
 /**
- * The dashboard's run and object pages (README, "Dashboard"): `/dashboard/runs/{id}`, which the
- * Action's pull-request comment links, and `/dashboard/objects/{hash}`, one provider object with
- * its entries, owners, foreign and orphaned items, its capped lists' fill levels and its lock. Viewer or above (the route table);
- * a caller bound to one repository sees only that repository's runs and entries.
+ * The dashboard's run and object pages (docs/operations.md, "The dashboard"): `/dashboard/runs/{id}`,
+ * which the Action's pull-request comment links, and `/dashboard/objects/{hash}`, one provider object
+ * with its entries, owners, foreign and orphaned items, its capped lists' fill levels and its lock.
+ * Viewer or above (the route table); a caller bound to one repository sees only that repository's
+ * runs and entries.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";

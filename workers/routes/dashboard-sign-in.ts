@@ -1,8 +1,9 @@
 /**
- * The dashboard's sign-in and sign-out (README, "Dashboard"): the public sign-in form, the POST
- * that exchanges a token for a session cookie (workers/auth/dashboard-sign-in.ts), and sign-out.
- * Both POSTs are public in the route table (workers/auth/route-access.ts) and same-origin checked
- * here; sign-out also checks the session's CSRF token (workers/auth/dashboard-session.ts).
+ * The dashboard's sign-in and sign-out (docs/security.md, "The dashboard session"): the public
+ * sign-in form, the POST that exchanges a token for a session cookie
+ * (workers/auth/dashboard-sign-in.ts), and sign-out. Both POSTs are public in the route table
+ * (workers/auth/route-access.ts) and same-origin checked here; sign-out also checks the session's
+ * CSRF token (workers/auth/dashboard-session.ts).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";

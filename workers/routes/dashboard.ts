@@ -1,5 +1,5 @@
 /**
- * The dashboard (README, "Dashboard"): the server-rendered page, the live fragment the page
+ * The dashboard (docs/operations.md, "The dashboard"): the server-rendered page, the live fragment the page
  * re-fetches and the lock feed socket; its sign-in and sign-out (./dashboard-sign-in.ts) and admin
  * lock forms (./dashboard-lock-forms.ts) are mounted with it. Roles come from the route table
  * (workers/auth/route-access.ts): sign-in and sign-out are public, reads need viewer, the release

@@ -1,4 +1,7 @@
-/** Held locks (README, "HTTP API (v1)"): listing, one lock from its own object, admin force-release and holds. */
+/**
+ * Held locks (docs/api.md, "Routes"): listing, one lock from its own object, admin force-release and
+ * holds.
+ */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_NAME_FORMS, parseLockKey, resolveLockName } from "../../shared/lock-keys";

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/openapi.json` (README, "HTTP API (v1)"): the OpenAPI 3.1 document, generated from the zod schemas
+ * `GET /v1/openapi.json` (docs/api.md): the OpenAPI 3.1 document, generated from the zod schemas
  * the routes validate with. Public, as API tooling expects (workers/auth/route-access.ts). It is built
  * from the registry the OpenAPI sub-apps merge into, once per app (the registry is complete when
  * the app is built; building the document takes tens of milliseconds of CPU); a route added with

@@ -1,5 +1,5 @@
 /**
- * The scope endpoints (README, "HTTP API (v1)"): apply, preview, destroy, rollback, ledger, scope listing. A
+ * The scope endpoints (docs/api.md, "Routes"): apply, preview, destroy, rollback, ledger, scope listing. A
  * scope belongs to one repository: `?repository=owner/name` names it, or the caller's token does,
  * or the only configured one (workers/auth/resolve-repository.ts; resolved by the route table).
  */

@@ -1,10 +1,11 @@
 /**
- * The sweep's report of lists near their cap (issue 32, item 2; docs/operations.md,
- * "list-near-capacity"): every parent lock in the owned-object index is asked for its lists above
- * 80 % of their cap, as its last write left them (durable-objects/fill-levels.ts). Each is logged
- * every sweep; operators are told once per crossing: the lock claims the notice in the step that
- * answers, a failed send gives the claim back, and a list that drops to 80 % or below may tell again.
- * A lock that cannot be asked is named and skipped: the locks after it are still asked and told.
+ * The sweep's report of lists near their cap (docs/design.md, "Fill levels"; docs/operations.md,
+ * "What each kind means, and how to recover": `list-near-capacity`): every parent lock in the
+ * owned-object index is asked for its lists above 80 % of their cap, as its last write left them
+ * (durable-objects/fill-levels.ts). Each is logged every sweep; operators are told once per crossing:
+ * the lock claims the notice in the step that answers, a failed send gives the claim back, and a list
+ * that drops to 80 % or below may tell again. A lock that cannot be asked is named and skipped: the
+ * locks after it are still asked and told.
  */
 import type { Env } from "../../shared/env";
 import type { LeaseLockApi } from "../../shared/rpc/lease-lock";

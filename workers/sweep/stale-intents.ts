@@ -2,7 +2,7 @@
  * The sweep's intent recovery (docs/design.md, "Webhooks and the sweep"): every scope whose receipt
  * holds an intent older than the lease TTL is recovered through the engine's own path (under the
  * scope lease, each intent resolved under its parent lease). Upgrading only (docs/design.md,
- * "Intent recovery"): a scope lock of the version before issue 29 may still keep a dead run's
+ * "Intent recovery"): a scope lock of a version before 0.2.0 may still keep a dead run's
  * intents, found through the pending-intents index and recovered the same way. The count is of intents that are gone
  * from the receipt afterwards: a scope that was busy, or whose recovery failed, adds nothing to it
  * and is named in the detail instead.
@@ -16,7 +16,7 @@ import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
 
 export interface StaleIntentDeps {
   store: ReceiptStore;
-  /** Scopes whose scope lock (of the version before issue 29) keeps intents no receipt holds. */
+  /** Scopes whose scope lock (of a version before 0.2.0) keeps intents no receipt holds. */
   pendingScopes: () => Promise<Array<{ repositoryId: number; environment: string; scope: string }>>;
   /** The intents one scope's lock keeps. */
   pendingIntents: (address: ScopeAddress) => Promise<Intent[]>;

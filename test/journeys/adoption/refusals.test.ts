@@ -1,5 +1,5 @@
 /**
- * `POST /v1/adopt` is an admin's (docs/security.md, "Roles"): a viewer or ci token is refused 403
+ * `POST /v1/adopt` is an admin's (docs/security.md, "Who can do what"): a viewer or ci token is refused 403
  * before anything is read — no provider request, no GitHub request. So is every request whose own
  * content is wrong (a pattern that cannot be read back, a connection the environment may not use,
  * a closed pull request's removal without a way to ask GitHub). The GitHub token is the request's

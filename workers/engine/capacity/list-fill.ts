@@ -2,7 +2,7 @@
  * Capacity under the lease (docs/design.md, "Lists at their cap"): the write a group would send is
  * played on the object as read under the lease, list by list, and one that would take a list past
  * its cap is refused with LIST_FULL before anything is claimed or sent. Decided here as data, so
- * eviction (issue 32, item 2) can make room where this only refuses.
+ * eviction (docs/design.md, "Evicting stale scopes") can make room where this only refuses.
  */
 import { SponsonError } from "../../../shared/errors";
 import type { Item } from "../plan/item";

@@ -50,7 +50,7 @@ export interface ScopeAsk {
 }
 
 /**
- * Takes the scope lease. Upgrading only: intents a scope lock of the version before issue 29
+ * Takes the scope lease. Upgrading only: intents a scope lock of a version before 0.2.0
  * still keeps (handed with the grant) may name connections this run did not prepare; their token
  * exchanges must not happen under a lease, so the run gives the lease back (the lock keeps the
  * intents), prepares them and asks again, once per new connection at most. Once no lock keeps

@@ -13,7 +13,7 @@ export class ReceiptSession {
   #receipt: Receipt;
   #etag: string | null;
   /**
-   * The highest number a scope lock of the version before issue 29 gave a put of intents this copy
+   * The highest number a scope lock of a version before 0.2.0 gave a put of intents this copy
    * accounts for (Receipt.intentsThrough; only intents that lock handed over carry one).
    */
   #lockSeq = 0;
@@ -72,7 +72,7 @@ export class ReceiptSession {
   }
 
   /**
-   * Intents a scope lock of the version before issue 29 still keeps for a holder that died (the
+   * Intents a scope lock of a version before 0.2.0 still keeps for a holder that died (the
    * grant hands them over: LeaseGrant.pendingIntents), each numbered by that lock (`lockSeq`).
    * Those this receipt already accounts for (`intentsThrough`: a holder saved, then died before the
    * release that lets the lock drop them) are skipped: resolving them again would undo, against a

@@ -68,7 +68,7 @@ async function recordRefused(engineDeps: EngineDeps, run: Run, req: ScopeRequest
   let saved: string | null = null;
   try {
     const session = await ReceiptSession.open(deps.store, req);
-    // Intents a lock of the version before issue 29 still keeps go into the receipt with this save
+    // Intents a lock of a version before 0.2.0 still keeps go into the receipt with this save
     // (nothing resolves them here).
     session.mergeIntents(lease.pendingIntents);
     session.recordRun(run.record(deps.clock.now()));

@@ -133,8 +133,8 @@ async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, lease: HeldS
     deps.clock.now(),
     deps.logError,
   );
-  // Upgrading (docs/design.md, "Intent recovery"): intents a scope lock of the version before
-  // issue 29 kept for a holder that died are recovered like the receipt's own, and this run's
+  // Upgrading (docs/design.md, "Intent recovery"): intents a scope lock of a version before
+  // 0.2.0 kept for a holder that died are recovered like the receipt's own, and this run's
   // saves make what is left durable in the receipt before its release lets the lock drop them.
   session.mergeIntents(lease.lock.pendingIntents);
   // Every save bumps the revision: a higher one at the end means this run has written.

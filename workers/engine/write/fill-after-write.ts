@@ -1,6 +1,6 @@
 /**
  * The fill level each capped list of a group's object has once its write is made (docs/design.md,
- * "Lists at their cap"; issue 32, "Capacity is visible"): counted from the read under the lease and
+ * "Lists at their cap", "Fill levels"): counted from the read under the lease and
  * the decisions the write carried, the same way the cap check counts (../capacity/list-fill.ts), so
  * no provider call is added. A cap that counts the whole object (`capacity.measure`: Entra's
  * platforms, S3's rules) is measured on the object as the whole write leaves it, with its own cap.
