@@ -73,7 +73,7 @@ export async function adopt(
       ),
     );
     const applied = req.apply
-      ? await applyDecisions({ deps, contexts, a, runId }, decisions)
+      ? await applyDecisions({ deps, contexts, a, runId, inDoubt: new Set() }, decisions)
       : { entries: decisions.map((d) => d.entry), unknown: false };
     const { entries, unknown } = applied;
     const result = resultOf(a, runId, entries, warningsOf(req));

@@ -43,6 +43,12 @@ export interface AdoptionRun {
   a: AdmittedAdoption;
   /** The holder of every lease the adoption takes; the ledger entries it adds name it. */
   runId: string;
+  /**
+   * The objects where a write of the adoption has an unknown outcome (WriterParts.inDoubt), shared
+   * by every scope: they all ask with the one holder, so a later scope asking there would be
+   * handed the lease the write abandoned (docs/design.md, "Fencing around a write").
+   */
+  inDoubt: Set<string>;
 }
 
 export interface ScopeWork {
@@ -118,7 +124,7 @@ export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<
       deps.clock.now(),
       deps.logError,
     );
-    const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts });
+    const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt });
     const ctx: RunContext = { deps, req, run, session, writer, lease: held, waiting };
     // Asked again under the scope lease: a close that came in while this waited for it counts.
     work = open(work, await isClosed());
@@ -239,7 +245,7 @@ async function underParent(
 ): Promise<Map<string, Adoption>> {
   const { deps, run, session, lease: held } = ctx;
   const { a, contexts } = r;
-  const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: new Set<string>() };
+  const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt };
   const first = items[0] as Item;
   return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLock | null) => {
     if (lease === null || !deps.ownership)
