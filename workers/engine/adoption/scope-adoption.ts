@@ -49,6 +49,8 @@ export interface AdoptionRun {
    * handed the lease the write abandoned (docs/design.md, "Fencing around a write").
    */
   inDoubt: Set<string>;
+  /** What each scope's run warned (a recovery, a lock's lost answer), named by scope: the answer's. */
+  warnings: string[];
 }
 
 export interface ScopeWork {
@@ -126,12 +128,16 @@ export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<
     );
     const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt });
     const ctx: RunContext = { deps, req, run, session, writer, lease: held, waiting };
-    // Asked again under the scope lease: a close that came in while this waited for it counts.
-    work = open(work, await isClosed());
-    await recoverIntents(ctx);
-    const out = new Map([...closedOut, ...(await adoptAndRemove(ctx, r, work))]);
-    if (session.receipt.revision !== revision) held.saved(session.etag);
-    return out;
+    try {
+      // Asked again under the scope lease: a close that came in while this waited for it counts.
+      work = open(work, await isClosed());
+      await recoverIntents(ctx);
+      const out = new Map([...closedOut, ...(await adoptAndRemove(ctx, r, work))]);
+      if (session.receipt.revision !== revision) held.saved(session.etag);
+      return out;
+    } finally {
+      r.warnings.push(...run.warnings.map((w) => `${work.scope}: ${w}`));
+    }
   } finally {
     await held.release();
   }
