@@ -118,11 +118,13 @@ describe("an acquire answered after the run's wait deadline", () => {
     const clock = new ManualClock();
     await pastDeadline(flight.target, "run-late", clock);
 
-    // Asked again before the first call's answer came: refused here, the object never asked.
+    // Asked again before the first call's answer came: refused here, the object never asked (so
+    // nothing this ask would bring can have been taken by a holder: `untaken`).
     const again = ScopeLock.acquire(flight.target, "run-late", { ttlMs: TTL_MS, clock });
     await expect(again).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("has not been answered yet"),
+      detail: { untaken: true },
     });
     expect(flight.calls.acquire).toBe(1);
 

@@ -44,22 +44,27 @@ export function noteUnanswered(key: string, holder: string): () => void {
   };
 }
 
-/** Throws LOCK_HELD when `holder` may still hold a lease on `target` it does not hold client-side. */
+/**
+ * Throws LOCK_HELD when `holder` may still hold a lease on `target` it does not hold client-side.
+ * Nothing of this ask reached the object, so no holder can have taken the changes it would have
+ * brought (write combining): the refusal vouches `untaken`, as the object's own refusal of a try.
+ */
 export function refuseAskingAgain(target: LockTarget, holder: string, now: number): void {
   for (const [id, until] of abandoned) if (until <= now) abandoned.delete(id);
   const id = idOf(target.key, holder);
   const what = target.identity ? `${target.key} (${target.identity})` : target.key;
+  const detail = { lock: target.key, untaken: true };
   const until = abandoned.get(id);
   if (until !== undefined)
     throw new SponsonError(
       "LOCK_HELD",
       `${what}: ${holder} abandoned its lease there after a write whose outcome is unknown, and does not ask for it again before that lease has expired and its lock-delay passed (${new Date(until).toISOString()})`,
-      { lock: target.key },
+      detail,
     );
   if (unanswered.has(id))
     throw new SponsonError(
       "LOCK_HELD",
       `${what}: an earlier ask of ${holder} there has not been answered yet (a grant it brings is given back); ${holder} does not ask for it again until then`,
-      { lock: target.key },
+      detail,
     );
 }
