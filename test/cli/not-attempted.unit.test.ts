@@ -61,8 +61,14 @@ describe("a line the run never got to", () => {
   });
 
   it("an entry the scope already has reads as not-attempted, planned keep", () => {
-    const kept = { ...(result.lines[1] as RunResult["lines"][number]), diff: "unchanged" as const, planned: "keep" as const };
-    expect(lineText(kept)).toContain("not-attempted  https://pr-1.example.com/other (planned: keep; not attempted:");
+    const kept = {
+      ...(result.lines[1] as RunResult["lines"][number]),
+      diff: "unchanged" as const,
+      planned: "keep" as const,
+    };
+    expect(lineText(kept)).toContain(
+      "not-attempted  https://pr-1.example.com/other (planned: keep; not attempted:",
+    );
     const row = runSummary({ ...result, lines: [kept] })
       .split("\n")
       .find((l) => l.startsWith("| other"));

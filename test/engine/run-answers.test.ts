@@ -96,7 +96,12 @@ describe("run answers", () => {
       ["new", "not-attempted", "create", "create"],
     ]);
     // What a preview says of them, once the provider answers again.
-    const preview = await testEngine().preview({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan });
+    const preview = await testEngine().preview({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
     expect(preview.lines.map((l) => [l.id, l.diff])).toEqual([
       ["app", "unchanged"],
       ["other", "unchanged"],

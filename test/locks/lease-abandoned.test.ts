@@ -48,13 +48,20 @@ describe("a lease its holder abandoned", () => {
     const lease = await abandoned(key, clock);
     const before = await stub(key).read({ key });
 
-    await expect(ScopeLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock })).rejects.toMatchObject({
+    await expect(
+      ScopeLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock }),
+    ).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("abandoned its lease there"),
     });
     const after = await stub(key).read({ key });
     // Neither re-acquired nor extended: it ends by its own expiry.
-    expect(after).toMatchObject({ held: true, holder: "run-a", token: lease.token, expiresAt: before.expiresAt });
+    expect(after).toMatchObject({
+      held: true,
+      holder: "run-a",
+      token: lease.token,
+      expiresAt: before.expiresAt,
+    });
     expect(after.history.length).toBe(before.history.length);
   });
 
@@ -77,7 +84,9 @@ describe("a lease its holder abandoned", () => {
     const key = freshScopeKey("abandoned-later");
     const clock = new ManualClock();
     const lease = await abandoned(key, clock);
-    await expect(ScopeLock.acquire(lockTarget(env, key), "run-b", { ttlMs: TTL_MS, clock })).rejects.toMatchObject({
+    await expect(
+      ScopeLock.acquire(lockTarget(env, key), "run-b", { ttlMs: TTL_MS, clock }),
+    ).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("held by run-a"),
     });

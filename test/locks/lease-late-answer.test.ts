@@ -88,7 +88,11 @@ describe("an acquire answered after the run's wait deadline", () => {
 
     const state = await stub(key).read({ key });
     expect(state.held).toBe(false);
-    expect(state.history.at(-1)).toMatchObject({ holder: "run-late", token: late.token, transition: "released" });
+    expect(state.history.at(-1)).toMatchObject({
+      holder: "run-late",
+      token: late.token,
+      transition: "released",
+    });
     // Released in time, plainly: nobody waits for a lock-delay.
     const next = await stub(key).acquire({ key, holder: "run-next", ttlMs: TTL_MS });
     expect(next.ok).toBe(true);
@@ -99,7 +103,9 @@ describe("an acquire answered after the run's wait deadline", () => {
     const other = granted(await stub(key).acquire({ key, holder: "run-other", ttlMs: 600_000 }));
     const flight = slowFlight(lockTarget(env, key));
     const clock = new ManualClock();
-    expect(await pastDeadline(flight.target, "run-late", clock)).toMatchObject({ error: { code: "LOCK_HELD" } });
+    expect(await pastDeadline(flight.target, "run-late", clock)).toMatchObject({
+      error: { code: "LOCK_HELD" },
+    });
 
     flight.letThrough();
     // Without waiting: the object may answer only LOCK_HELD; the late call gets a refusal.

@@ -6,8 +6,8 @@
  */
 
 import { type ErrorInfo, type Result, SponsonError } from "../../shared/errors";
-import type { FillLevel } from "../../shared/schemas/fill-level";
 import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
+import type { FillLevel } from "../../shared/schemas/fill-level";
 import { type ForceReleased, forceReleasedSchema, type LeaseGrant } from "../../shared/schemas/lock";
 import { noteAbandoned } from "./ask-guard";
 import type { LeaseSettings } from "./lease-options";

@@ -17,7 +17,10 @@ describe("adoption without a GitHub token", () => {
     const day = await dayOne(freshAuth0Domain("notoken"), { open: 1, closed: 1 });
     const [closed] = day.closed as [number];
 
-    const result = await adopt(app, { ...adoptionBody(day, { apply: true, patterns: [PR_PATTERN] }), github: undefined });
+    const result = await adopt(app, {
+      ...adoptionBody(day, { apply: true, patterns: [PR_PATTERN] }),
+      github: undefined,
+    });
     expect(result.entries.find((e) => e.key === prUrl(closed))).toMatchObject({
       scope: `pr-${closed}`,
       pullRequest: { state: "unknown" },

@@ -33,7 +33,10 @@ describe("an evicting attempt refused", () => {
     for (const s of [first, second]) await setPullRequest(s, "closed");
     // Two new origins on a full list of three: both closed scopes are taken to make room.
     const next = freshPr();
-    const two = { version: 2 as const, lines: [line("a", `${origin(next)}/a`), line("b", `${origin(next)}/b`)] };
+    const two = {
+      version: 2 as const,
+      lines: [line("a", `${origin(next)}/a`), line("b", `${origin(next)}/b`)],
+    };
 
     let attempts = 0;
     const engine = evictingEngine({
@@ -46,7 +49,10 @@ describe("an evicting attempt refused", () => {
         await lockStub(env, key).forceRelease({ key, reason: "test: an operator", actor: "admin" });
         const client = await auth0Client(domain, APP_CLIENT);
         await emulatorStub(domain).seed({
-          [auth0Keys.client(APP_CLIENT)]: clientRecord(APP_CLIENT, { ...client, web_origins: [origin(second)] }),
+          [auth0Keys.client(APP_CLIENT)]: clientRecord(APP_CLIENT, {
+            ...client,
+            web_origins: [origin(second)],
+          }),
         });
       },
       // The second attempt's write never answers: its outcome is unknown.

@@ -96,7 +96,9 @@ describe("an eviction whose later step fails", () => {
     const result = await evictingEngine({ wrapStore }).apply(applyRequest(plan, next));
 
     expect(result.run.status).toBe("succeeded");
-    expect(result.warnings).toContainEqual(expect.stringContaining(`intents in ${closed}'s receipt were not settled`));
+    expect(result.warnings).toContainEqual(
+      expect.stringContaining(`intents in ${closed}'s receipt were not settled`),
+    );
     expect((await receiptOf(closed)).intents).toEqual([]);
     expect(await handedEtag(closed)).toBeUndefined();
   });

@@ -78,7 +78,7 @@ function provenanceOf(a: AdmittedAdoption, pullRequest: number): Provenance {
 }
 
 export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<Map<string, ScopeOutcome>> {
-  const { deps, contexts, a, runId } = r;
+  const { deps, contexts, a, runId, inDoubt } = r;
   // A scope the service knows closed is never adopted into: its close was handled (or is queued),
   // so no destroy would ever remove what it adopted (docs/design.md, "Adopting existing entries").
   // A closed pull request's entry adopted only to be removed at once stays allowed.
@@ -126,7 +126,7 @@ export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<
       deps.clock.now(),
       deps.logError,
     );
-    const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt });
+    const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts, inDoubt });
     const ctx: RunContext = { deps, req, run, session, writer, lease: held, waiting };
     try {
       // Asked again under the scope lease: a close that came in while this waited for it counts.

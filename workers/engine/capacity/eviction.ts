@@ -124,8 +124,7 @@ export class Evictions {
    * write with an unknown outcome would abandon its lease although none of its entries was sent.
    */
   async keepOnly(needed: ReadonlySet<Candidate>): Promise<void> {
-    for (const c of [...this.#taken.values()])
-      if (c !== null && !needed.has(c)) await this.drop(c);
+    for (const c of [...this.#taken.values()]) if (c !== null && !needed.has(c)) await this.drop(c);
   }
 
   async #take(share: Candidate["share"], fill: ListFill): Promise<Candidate | null> {
