@@ -10,6 +10,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
+import { overriding } from "../../workers/locks/lock-target";
 import { apply, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { auth0Client, configureHost, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
@@ -107,6 +108,46 @@ describe("run answers", () => {
       ["other", "unchanged"],
       ["new", "create"],
     ]);
+  });
+
+  it("a refused run whose scope lock's answer is lost, and asking again fails too, says the lease may stay held", async () => {
+    const domain = freshAuth0Domain("refused-lost");
+    await seedTenant(domain);
+    const scope = freshPr();
+    const plan = previewPlan(domain);
+    // The identity would hold the M2M secret: the lines are refused, the run only recorded.
+    for (const line of plan.lines) line.params.client = TEST_M2M.clientSecret.replace(/[^A-Za-z0-9_-]/g, "");
+    const engine = testEngine({
+      wrapLocks: (inner) => ({
+        ...inner,
+        parent: inner.parent.bind(inner),
+        holdsScope: inner.holdsScope.bind(inner),
+        scope: (repositoryId, environment, name) => {
+          const target = inner.scope(repositoryId, environment, name);
+          // Every acquire reaches the object, and its answer is lost to an object reset.
+          return overriding(target, {
+            acquire: async (req) => {
+              await target.acquire(req);
+              throw Object.assign(new Error("Durable Object reset because its code was updated."), {
+                durableObjectReset: true,
+              });
+            },
+          });
+        },
+      }),
+    });
+    const result = await engine.apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+      wait: true,
+    });
+    expect(result.run.status).toBe("failed");
+    expect(result.warnings).toContainEqual(
+      expect.stringContaining("stays held until its TTL and the lock-delay"),
+    );
+    expect(result.warnings).toContainEqual(expect.stringContaining("was not recorded"));
   });
 
   it("a receipt save that fails in transport after the run wrote: the run is answered, failed, saying it was not recorded", async () => {
