@@ -28,8 +28,8 @@ export const lineOutcomeSchema = z.enum([
   /** The name services before `not-attempted` gave a line the run never got to; none sends it now. */
   "skipped",
   /**
-   * The run never got to the line (an earlier object failed, or recovery did): nothing was read or
-   * written for it; `planned` says what the run was going to do (docs/design.md, "Run algorithm").
+   * The run never got to the line (an earlier object failed, or recovery did): nothing was written
+   * for it; `planned` says what the run was going to do (docs/design.md, "Run algorithm").
    */
   "not-attempted",
   "failed",
@@ -49,8 +49,12 @@ export const lineResultSchema = z.object({
   writtenBy: z.string().optional(),
   /** Why a line was `not-attempted`: the run stopped at an earlier line or step. */
   reason: z.string().optional(),
-  /** A `not-attempted` line's change the run had planned: what a preview says of it (`diff` too). */
-  planned: z.enum(["create", "remove"]).optional(),
+  /**
+   * A `not-attempted` line's change the run had planned (`diff` says the same): `create`, `remove`
+   * (a destroy's entry), or `keep` — an item the ledger holds and the run had not found gone,
+   * which it writes only if a read finds it gone (docs/design.md, "Run algorithm", step 6).
+   */
+  planned: z.enum(["create", "remove", "keep"]).optional(),
 });
 export type LineResult = z.infer<typeof lineResultSchema>;
 

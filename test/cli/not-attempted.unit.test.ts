@@ -1,7 +1,7 @@
 /**
  * A line the run never got to (docs/design.md, "Run algorithm", step 6) reads as what it is in the
  * CI log, the step summary and the pull-request comment: `not-attempted`, with the change the run
- * had planned (the preview's `create`), never `unchanged`.
+ * had planned (`create`, or `keep` for an entry the scope already has), never `unchanged`.
  */
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../cli/client";
@@ -58,5 +58,20 @@ describe("a line the run never got to", () => {
       .find((l) => l.startsWith("| other"));
     expect(row).toContain("| create | not-attempted (planned create) |");
     expect(row).not.toContain("unchanged");
+  });
+
+  it("an entry the scope already has reads as not-attempted, planned keep", () => {
+    const kept = {
+      ...(result.lines[1] as RunResult["lines"][number]),
+      diff: "unchanged" as const,
+      planned: "keep" as const,
+    };
+    expect(lineText(kept)).toContain(
+      "not-attempted  https://pr-1.example.com/other (planned: keep; not attempted:",
+    );
+    const row = runSummary({ ...result, lines: [kept] })
+      .split("\n")
+      .find((l) => l.startsWith("| other"));
+    expect(row).toContain("| unchanged | not-attempted (planned keep) |");
   });
 });

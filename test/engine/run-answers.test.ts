@@ -10,9 +10,10 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Plan } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
+import { overriding } from "../../workers/locks/lock-target";
 import { apply, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
-import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
+import { auth0Client, configureHost, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { durableIntents, freshPr, holdAppLock } from "../helpers/engine";
 import { APP_CLIENT, auth0Connection, previewPlan, seedTenant, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
@@ -67,6 +68,86 @@ describe("run answers", () => {
     ]);
     expect(result.lines[1]?.reason).toContain("not attempted");
     expect((await auth0Client(domain, OTHER_CLIENT))?.callbacks).toEqual([]);
+  });
+
+  it("a not-attempted line whose item the ledger holds was planned to be kept (diff unchanged), not created; a new one's was a create", async () => {
+    const domain = freshAuth0Domain("nr-keep");
+    const lists = { callbacks: [], allowed_logout_urls: [], web_origins: [], allowed_origins: [] };
+    await seedAuth0Tenant(domain, { m2m: TEST_M2M, clients: { [APP_CLIENT]: lists, [OTHER_CLIENT]: lists } });
+    const connection = auth0Connection(domain);
+    const scope = freshPr();
+    const line = (id: string, client: string, path: string) => ({
+      id,
+      op: "auth0.callbackUrl",
+      connection,
+      params: { client, url: `https://${scope}.preview.example.com/${path}` },
+    });
+    const held = [line("app", APP_CLIENT, "cb"), line("other", OTHER_CLIENT, "cb")];
+    expect((await apply(testApp(), "preview", scope, { version: 2, lines: held })).run.status).toBe(
+      "succeeded",
+    );
+    // The reads before any lease are refused: the first line fails, the run stops there.
+    await configureHost(domain, { failures: [{ status: 400, count: 2, on: "read" }] });
+    const plan: Plan = { version: 2, lines: [...held, line("new", OTHER_CLIENT, "new")] };
+    const result = await apply(testApp(), "preview", scope, plan);
+    await configureHost(domain, {});
+    expect(result.lines.map((l) => [l.id, l.result, l.diff, l.planned])).toEqual([
+      ["app", "failed", "create", undefined],
+      ["other", "not-attempted", "unchanged", "keep"],
+      ["new", "not-attempted", "create", "create"],
+    ]);
+    // What a preview says of them, once the provider answers again.
+    const preview = await testEngine().preview({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+    });
+    expect(preview.lines.map((l) => [l.id, l.diff])).toEqual([
+      ["app", "unchanged"],
+      ["other", "unchanged"],
+      ["new", "create"],
+    ]);
+  });
+
+  it("a refused run whose scope lock's answer is lost, and asking again fails too, says the lease may stay held", async () => {
+    const domain = freshAuth0Domain("refused-lost");
+    await seedTenant(domain);
+    const scope = freshPr();
+    const plan = previewPlan(domain);
+    // The identity would hold the M2M secret: the lines are refused, the run only recorded.
+    for (const line of plan.lines) line.params.client = TEST_M2M.clientSecret.replace(/[^A-Za-z0-9_-]/g, "");
+    const engine = testEngine({
+      wrapLocks: (inner) => ({
+        ...inner,
+        parent: inner.parent.bind(inner),
+        holdsScope: inner.holdsScope.bind(inner),
+        scope: (repositoryId, environment, name) => {
+          const target = inner.scope(repositoryId, environment, name);
+          // Every acquire reaches the object, and its answer is lost to an object reset.
+          return overriding(target, {
+            acquire: async (req) => {
+              await target.acquire(req);
+              throw Object.assign(new Error("Durable Object reset because its code was updated."), {
+                durableObjectReset: true,
+              });
+            },
+          });
+        },
+      }),
+    });
+    const result = await engine.apply({
+      repository: DEFAULT_REPOSITORY,
+      environment: "preview",
+      scope,
+      plan,
+      wait: true,
+    });
+    expect(result.run.status).toBe("failed");
+    expect(result.warnings).toContainEqual(
+      expect.stringContaining("stays held until its TTL and the lock-delay"),
+    );
+    expect(result.warnings).toContainEqual(expect.stringContaining("was not recorded"));
   });
 
   it("a receipt save that fails in transport after the run wrote: the run is answered, failed, saying it was not recorded", async () => {

@@ -57,10 +57,16 @@ export class Engine {
       planConnections: resolved.map((l) => l.connection),
       metrics,
       ...(req.plan.lines.length === 0 && req.allowEmpty !== true ? { refuse: refuseEmptyPlan } : {}),
-      // A line the run never got to (an earlier object failed, or recovery did) says so.
-      finish: ({ run }) => {
+      // A line the run never got to (an earlier object failed, or recovery did) says so, with what
+      // it planned: an item the ledger holds and that was not found gone is kept, never created.
+      finish: ({ run, session }) => {
+        const gone = new Set(run.drift.map((d) => d.line));
         run.notReached(
-          resolved.map((l) => ({ id: l.id, op: l.opName, key: l.key, parent: l.parent, planned: "create" })),
+          resolved.map((l) => {
+            const ref = { op: l.opName, key: l.key, parent: l.parent };
+            const kept = session.ledgerEntry(ref) !== undefined && !gone.has(l.id);
+            return { id: l.id, ...ref, planned: kept ? "keep" : "create" };
+          }),
         );
         run.orderLines(resolved.map((l) => l.id));
       },

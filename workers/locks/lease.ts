@@ -6,8 +6,10 @@
  */
 
 import { type ErrorInfo, type Result, SponsonError } from "../../shared/errors";
+import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
 import type { FillLevel } from "../../shared/schemas/fill-level";
 import { type ForceReleased, forceReleasedSchema, type LeaseGrant } from "../../shared/schemas/lock";
+import { noteAbandoned } from "./ask-guard";
 import type { LeaseSettings } from "./lease-options";
 import type { LockTarget } from "./lock-target";
 
@@ -137,13 +139,18 @@ export class Lease {
   /**
    * Gives the lease up without releasing it: no more renewals, no release call. After a write
    * whose outcome is unknown (it may still land), the lease must end by expiry, not by a release,
-   * so the lock-delay after its expiry keeps the next holder from reading before it lands.
+   * so the lock-delay after its expiry keeps the next holder from reading before it lands. Nor is
+   * it asked for again by this holder meanwhile (ask-guard.ts): that would be a re-acquire of this
+   * very lease, ended by a plain release. It may be live up to a TTL after the last answer of the
+   * object, plus a renewal's flight, which the lock-delay (at least a request's timeout) covers.
    */
   abandon(reason: string): void {
     if (this.#released) return;
     this.#released = true;
     this.#lost ??= this.#lostError(reason);
     this.#stop();
+    const { clock, ttlMs, lockDelayMs } = this.settings;
+    noteAbandoned(this.target.key, this.holder, clock.now() + ttlMs + (lockDelayMs ?? LOCK_DELAY_MS));
   }
 
   /** Idempotent; retried with backoff; a final failure warns with the key and until when. */

@@ -1,26 +1,36 @@
 /**
- * An acquire whose answer was lost (docs/design.md, "Lease protocol": a lost answer is given back).
- * A call that throws instead of answering — a connection lost, an object reset — may have been
- * decided by the object first: a grant made, a claim taken. Nobody holds that lease client-side, so
- * nobody renews or releases it, and the lock refuses every other run until its expiry and the
- * lock-delay after it. So when the loop ends refused with the object's last word on this holder
- * lost, the client asks once more without waiting, with the same holder: a live lease of that
- * holder is answered with its own token (a re-acquire, which also claims a provisional grant), a
- * free lock is granted as the lost call would have been; either way the release that follows is
- * holder- and token-checked, so it ends only the lease this holder was just answered, never anyone
- * else's. Refused (another run holds it, a hold): this holder holds nothing there.
+ * Answers the acquire loop did not get (docs/design.md, "Lease protocol": a lost answer is given
+ * back). Either may hold a lease nobody holds client-side — never renewed, never released — so the
+ * lock refuses every other run until its expiry and the lock-delay after it:
  *
- * "Overloaded" is not lost: the runtime refused the call before the object saw it.
+ * - **lost**: a call that throws instead of answering — a connection lost, an object reset — may
+ *   have been decided by the object first: a grant made, a claim taken. So when the loop ends
+ *   refused with the object's last word on this holder lost, the client asks once more without
+ *   waiting, with the same holder: a live lease of that holder is answered with its own token (a
+ *   re-acquire, which also claims a provisional grant), a free lock is granted as the lost call
+ *   would have been; either way the release that follows is holder- and token-checked, so it ends
+ *   only the lease this holder was just answered, never anyone else's. Refused (another run holds
+ *   it, a hold): this holder holds nothing there. "Overloaded" is not lost: the runtime refused the
+ *   call before the object saw it.
+ * - **late**: a waiting call the race against the run's wait deadline gave up on (deadline-wait.ts)
+ *   is still open, and the object may grant it after all — at once, when it reached a free lock
+ *   late, or by a handoff. The client keeps watching it: a grant it brings is released (holder and
+ *   token checked); a call that then throws is given back as a lost one.
+ *
+ * While either is in flight the holder does not ask for that lock again (ask-guard.ts): a
+ * re-acquire would be handed the very lease the give-back ends.
  */
+import type { Result } from "../../shared/errors";
 import type { LeaseGrant } from "../../shared/schemas/lock";
-import { type Ask, acquireLoop, type Final, flagsOf } from "./acquire-loop";
+import { type Answer, type Ask, acquireLoop, type Final, flagsOf } from "./acquire-loop";
+import { noteUnanswered, refuseAskingAgain } from "./ask-guard";
 import { RELEASE_BACKOFF_MS } from "./lease";
 import type { LeaseSettings } from "./lease-options";
 import { type LockTarget, overriding } from "./lock-target";
 
 /**
- * The acquire loop, and the give-back after it when it ended refused with the object's answer to
- * this holder's last acquire or claim lost.
+ * The acquire loop, the give-back after it when it ended refused with the object's answer to this
+ * holder's last acquire or claim lost, and a watch on an acquire it gave up on at the deadline.
  */
 export async function acquireGivingBack(
   target: LockTarget,
@@ -28,9 +38,13 @@ export async function acquireGivingBack(
   s: LeaseSettings,
   ask: Ask,
 ): Promise<Final> {
+  refuseAskingAgain(target, holder, s.clock.now());
   let lost = false;
-  const watched = <T>(call: Promise<T>): Promise<T> =>
-    call.then(
+  /** Asks not answered yet: one left when the loop ends is an ask the race gave up on. */
+  const open = new Set<Promise<Result<Answer>>>();
+  const watched = <T>(call: Promise<T>): Promise<T> => {
+    lost = false;
+    return call.then(
       (answer) => {
         lost = false;
         return answer;
@@ -40,18 +54,46 @@ export async function acquireGivingBack(
         throw err;
       },
     );
+  };
+  const asked: Ask = (req) => {
+    const call = ask(req);
+    open.add(call);
+    const settled = () => open.delete(call);
+    call.then(settled, settled);
+    return watched(call);
+  };
   const claimWatched = overriding(target, { claim: (req) => watched(target.claim(req)) });
-  const end = await acquireLoop(claimWatched, holder, s, (req) => watched(ask(req)));
+  const end = await acquireLoop(claimWatched, holder, s, asked);
+  for (const call of open) watchLate(call, { target, holder, s });
   if (end.kind === "refused" && lost) await giveBack(target, holder, s);
   return end;
 }
 
+interface Giving {
+  target: LockTarget;
+  holder: string;
+  s: LeaseSettings;
+}
+
+/** A call the race gave up on: what it brings later is given back, and until then not asked again. */
+function watchLate(call: Promise<Result<Answer>>, g: Giving): void {
+  const settle = noteUnanswered(g.target.key, g.holder);
+  call
+    .then(
+      async (answer) => {
+        // A combined answer wrote this run's changes and holds no lease; a refusal holds nothing.
+        if (answer.ok && "grant" in answer.value)
+          await release(g, answer.value.grant, "its answer came after the run's wait deadline");
+      },
+      async (err: unknown) => {
+        if (!flagsOf(err).overloaded) await giveBack(g.target, g.holder, g.s);
+      },
+    )
+    .catch(() => {})
+    .finally(settle);
+}
+
 async function giveBack(target: LockTarget, holder: string, s: LeaseSettings): Promise<void> {
-  const what = target.identity ? `${target.key} (${target.identity})` : target.key;
-  const stays = (why: string) =>
-    s.onWarning(
-      `the answer to ${holder}'s acquire of ${what} was lost and ${why}: a lease it may have been granted stays held until its TTL and the lock-delay after it pass`,
-    );
   let grant: LeaseGrant;
   try {
     const again = await target.acquire({
@@ -64,9 +106,14 @@ async function giveBack(target: LockTarget, holder: string, s: LeaseSettings): P
     if (!again.ok) return;
     grant = again.value;
   } catch {
-    stays("asking again failed too");
+    stays({ target, holder, s }, "the answer to its acquire was lost and asking again failed too");
     return;
   }
+  await release({ target, holder, s }, grant, "the answer to its acquire was lost");
+}
+
+/** The release of a lease this holder was answered and does not hold: holder- and token-checked. */
+async function release({ target, holder, s }: Giving, grant: LeaseGrant, why: string): Promise<void> {
   for (let attempt = 1; attempt <= s.releaseAttempts; attempt++) {
     try {
       // Any answer settles it: released, or already not this holder's (expired and taken, freed).
@@ -77,5 +124,12 @@ async function giveBack(target: LockTarget, holder: string, s: LeaseSettings): P
     }
     if (attempt < s.releaseAttempts) await s.clock.sleep(RELEASE_BACKOFF_MS * 2 ** (attempt - 1));
   }
-  stays("its release failed");
+  stays({ target, holder, s }, `${why} and its release failed`);
+}
+
+function stays({ target, holder, s }: Giving, why: string): void {
+  const what = target.identity ? `${target.key} (${target.identity})` : target.key;
+  s.onWarning(
+    `${holder}'s acquire of ${what}: ${why}: a lease it may have been granted stays held until its TTL and the lock-delay after it pass`,
+  );
 }

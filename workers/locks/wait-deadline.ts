@@ -51,8 +51,8 @@ export class WaitDeadline {
 
 /**
  * `call`'s value, or null once `until` (a time on `clock`) comes first; a rejection before then is
- * thrown. The timer is cleared either way, and a call that settles later is let go (its answer is
- * nobody's: docs/design.md, "Lease protocol" says why that leaves no lease held).
+ * thrown. The timer is cleared either way; a call that settles later is not waited for here (an
+ * acquire's is watched by its caller, lost-answer.ts: a grant it brings is given back).
  */
 export async function before<T>(call: Promise<T>, until: number, clock: Clock): Promise<{ value: T } | null> {
   if (until <= clock.now()) {

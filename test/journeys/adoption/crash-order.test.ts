@@ -92,6 +92,20 @@ describe("a crash during adoption", () => {
     expect(await callbacks(day.domain)).not.toContain(prUrl(n));
   });
 
+  it("after the receipt's intent: the next adoption recovers it first, and its answer says so", async () => {
+    const day = await dayOne(freshAuth0Domain("crash3"), { open: 1, closed: 0 });
+    await firstLook(day.domain);
+    const [n] = day.open as [number];
+    await expect(crashAt("after-intent", prUrl(n)).adopt(request(day))).rejects.toBeInstanceOf(
+      SimulatedCrash,
+    );
+
+    const again = await testEngine().adopt(request(day));
+    expect(again.entries.find((e) => e.key === prUrl(n))?.outcome).toBe("adopted");
+    // The scope's run warned of its recovery; the adoption's answer carries it, naming the scope.
+    expect(again.warnings).toContainEqual(expect.stringMatching(new RegExp(`^pr-${n}: recovered 1 intent`)));
+  });
+
   it("after the ownership change, before the receipt's last save: recovery keeps it the scope's, its destroy removes it", async () => {
     const day = await dayOne(freshAuth0Domain("crash2"), { open: 2, closed: 0 });
     await firstLook(day.domain);

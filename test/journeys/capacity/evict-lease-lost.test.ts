@@ -5,7 +5,7 @@
  * fitted again, instead of a second holder removing an entry the scope's own new run relies on.
  */
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { scopeLockKey } from "../../../shared/lock-keys";
 import { lockStub } from "../../../workers/locks/lock-target";
 import { call, testApp } from "../../helpers/app";
@@ -22,8 +22,6 @@ import {
   wrapParentLocks,
 } from "../../helpers/eviction";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
-
-afterEach(() => vi.restoreAllMocks());
 
 describe("an evicted scope's lease lost before the write", () => {
   it("force-released and run again by its own reopened PR right before the write: its entry is kept and the evicting run is refused LIST_FULL", async () => {
@@ -86,13 +84,12 @@ describe("an evicted scope's lease lost before the write", () => {
         }
         return inner(input, init);
       };
-    const warnings: string[] = [];
-    vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warnings.push(String(line)));
     const result = await evictingEngine({ wrapFetch }).apply(applyRequest(plan, next));
+    const { warnings } = result;
     expect(released).toBe(true);
     expect(result.run.status).toBe("succeeded");
     expect([...(await origins())].sort()).toEqual([origin(live), origin(next)].sort());
-    // The removal happened: the warning and the audit trail say so, its receipt not updated.
+    // The removal happened: the run's warning and the audit trail say so, its receipt not updated.
     expect(
       warnings.filter((w) => w.includes(`eviction: ${closed}'s entries ${origin(closed)} were removed`)),
     ).toHaveLength(1);

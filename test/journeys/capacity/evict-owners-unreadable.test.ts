@@ -4,7 +4,7 @@
  * unreadable receipt makes eviction evict nothing, with a warning, and the run is refused
  * LIST_FULL with the counts alone, as without eviction; never INTERNAL.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ReceiptStore } from "../../../workers/receipts/receipt-store";
 import { freshPr } from "../../helpers/engine";
 import {
@@ -16,8 +16,6 @@ import {
   setPullRequest,
   twoAppliedScopes,
 } from "../../helpers/eviction";
-
-afterEach(() => vi.restoreAllMocks());
 
 /** The receipt store, with every read of `scope`'s receipt failing. */
 const unreadable =
@@ -38,10 +36,9 @@ describe("eviction with an owner's receipt unreadable", () => {
     const [closed, live] = await twoAppliedScopes(plan);
     const next = freshPr();
     await setPullRequest(closed, "closed");
-    const warnings: string[] = [];
-    vi.spyOn(console, "warn").mockImplementation((line: unknown) => void warnings.push(String(line)));
 
     const result = await evictingEngine({ wrapStore: unreadable(live) }).apply(applyRequest(plan, next));
+    const { warnings } = result;
     expect(result.run.error?.code).toBe("LIST_FULL");
     expect(result.run.error?.detail).toMatchObject({ cap: 2, entries: 2, after: 3 });
     expect(result.run.error?.detail).not.toHaveProperty("scopes");

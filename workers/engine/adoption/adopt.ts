@@ -72,11 +72,12 @@ export async function adopt(
         survey,
       ),
     );
+    const run: AdoptionRun = { deps, contexts, a, runId, inDoubt: new Set(), warnings: [] };
     const applied = req.apply
-      ? await applyDecisions({ deps, contexts, a, runId }, decisions)
+      ? await applyDecisions(run, decisions)
       : { entries: decisions.map((d) => d.entry), unknown: false };
     const { entries, unknown } = applied;
-    const result = resultOf(a, runId, entries, warningsOf(req));
+    const result = resultOf(a, runId, entries, [...warningsOf(req), ...run.warnings]);
     if (req.apply) {
       const changed = entries.filter((e) => e.outcome !== "kept");
       await audit?.finished({
@@ -143,10 +144,15 @@ async function applyDecisions(
   return { entries, unknown: [...done.values()].some((o) => o.unknown === true) };
 }
 
+/**
+ * Without a token every pull request is taken as open. A close the service handles destroys the
+ * scope; a pull request closed before that (before the service existed) never gets that destroy,
+ * so what is adopted into its scope stays until someone removes it: the answer says so, and how.
+ */
 function warningsOf(req: AdoptionRequest): string[] {
   if (req.github) return [];
   return [
-    "no GitHub token: pull requests were not asked about, so a closed pull request's entry is adopted as an open one's (its scope's destroy removes it)",
+    "no GitHub token: pull requests were not asked about, so every matched entry is taken as an open pull request's. The service destroys a scope when its pull request's close reaches it; a pull request closed before that (before the service existed, say) is never destroyed by itself, so what is adopted into its scope stays until `sponson destroy` of that scope, or an adoption with a GitHub token and --remove-closed, removes it",
   ];
 }
 

@@ -43,6 +43,14 @@ export interface AdoptionRun {
   a: AdmittedAdoption;
   /** The holder of every lease the adoption takes; the ledger entries it adds name it. */
   runId: string;
+  /**
+   * The objects where a write of the adoption has an unknown outcome (WriterParts.inDoubt), shared
+   * by every scope: they all ask with the one holder, so a later scope asking there would be
+   * handed the lease the write abandoned (docs/design.md, "Fencing around a write").
+   */
+  inDoubt: Set<string>;
+  /** What each scope's run warned (a recovery, a lock's lost answer), named by scope: the answer's. */
+  warnings: string[];
 }
 
 export interface ScopeWork {
@@ -70,7 +78,7 @@ function provenanceOf(a: AdmittedAdoption, pullRequest: number): Provenance {
 }
 
 export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<Map<string, ScopeOutcome>> {
-  const { deps, contexts, a, runId } = r;
+  const { deps, contexts, a, runId, inDoubt } = r;
   // A scope the service knows closed is never adopted into: its close was handled (or is queued),
   // so no destroy would ever remove what it adopted (docs/design.md, "Adopting existing entries").
   // A closed pull request's entry adopted only to be removed at once stays allowed.
@@ -118,14 +126,18 @@ export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<
       deps.clock.now(),
       deps.logError,
     );
-    const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts });
+    const writer = new ItemWriter({ deps, run, session, scopeLease: held.lock, contexts, inDoubt });
     const ctx: RunContext = { deps, req, run, session, writer, lease: held, waiting };
-    // Asked again under the scope lease: a close that came in while this waited for it counts.
-    work = open(work, await isClosed());
-    await recoverIntents(ctx);
-    const out = new Map([...closedOut, ...(await adoptAndRemove(ctx, r, work))]);
-    if (session.receipt.revision !== revision) held.saved(session.etag);
-    return out;
+    try {
+      // Asked again under the scope lease: a close that came in while this waited for it counts.
+      work = open(work, await isClosed());
+      await recoverIntents(ctx);
+      const out = new Map([...closedOut, ...(await adoptAndRemove(ctx, r, work))]);
+      if (session.receipt.revision !== revision) held.saved(session.etag);
+      return out;
+    } finally {
+      r.warnings.push(...run.warnings.map((w) => `${work.scope}: ${w}`));
+    }
   } finally {
     await held.release();
   }
@@ -239,7 +251,7 @@ async function underParent(
 ): Promise<Map<string, Adoption>> {
   const { deps, run, session, lease: held } = ctx;
   const { a, contexts } = r;
-  const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: new Set<string>() };
+  const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt };
   const first = items[0] as Item;
   return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLock | null) => {
     if (lease === null || !deps.ownership)

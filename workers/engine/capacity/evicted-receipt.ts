@@ -5,8 +5,9 @@
  * leave, then the receipt again without those intents, and the audit record. A receipt write that
  * fails keeps the leave unrecorded: the scope still owns what its ledger names (gone from the
  * provider, which its next run or destroy settles). A leave that fails after the first write is
- * covered by the intents: the scope's next run resolves them under the parent lease as any other
- * unfinished removal, whatever the lock then says.
+ * covered by the intents: they stay, and the scope's next run resolves them under the parent lease
+ * as any other unfinished removal, whatever the lock then says. The write removed the entries
+ * whatever failed after it, so the audit record is written in every case, and the run warns.
  */
 import type { EvictionNote } from "../../../shared/schemas/eviction";
 import type { Intent, LedgerEntry } from "../../../shared/schemas/receipt";
@@ -22,9 +23,19 @@ interface Noted {
   notes: EvictionNote[];
 }
 
+/** How the steps before the receipt's settling went for one evicted scope. */
+export interface AfterLeave {
+  /** Its lease is still held (checked by a round trip before the leaves). */
+  held: boolean;
+  /** The ownership call carrying the leaves succeeded. */
+  left: boolean;
+}
+
 export class EvictedReceipts {
   readonly #w: WriterParts;
   readonly #noted = new Map<Candidate, Noted>();
+  /** Scopes whose first receipt write was tried (and warned of when it failed). */
+  readonly #tried = new Set<Candidate>();
 
   constructor(w: WriterParts) {
     this.#w = w;
@@ -37,6 +48,7 @@ export class EvictedReceipts {
    */
   async beforeLeave(c: Candidate, items: readonly Item[]): Promise<boolean> {
     const { deps, run } = this.#w;
+    this.#tried.add(c);
     const now = deps.clock.now();
     const gone = this.#entries(c, items);
     const intents = gone.map((entry) => removeIntent(entry, run.id, now));
@@ -55,7 +67,7 @@ export class EvictedReceipts {
       this.#noted.set(c, { etag: written, intents, notes });
       return true;
     } catch (err) {
-      deps.warn?.(
+      run.warn(
         `eviction: the receipt of ${c.share.scope} was not updated: ${String(err)}; its entries ${keys(items)} were removed, and it keeps owning them`,
       );
       return false;
@@ -63,21 +75,27 @@ export class EvictedReceipts {
   }
 
   /**
-   * After the leave (or with the scope's lease lost before it: `held` false): the intents the first
-   * write added go (only while the lease is held; else the scope's next run resolves them), the
-   * audit trail records the eviction, and the etag the scope's release hands on is answered (null:
-   * nothing written by this run, or the lease is not held).
+   * After the leave, whether it was recorded or not (or with the scope's lease lost before it):
+   * the intents the first write added go only once the leave was recorded under the held lease
+   * (else the scope's next run resolves them), the audit trail records the eviction, and the etag
+   * the scope's release hands on is answered: that of this run's last receipt write, only when it
+   * succeeded and the lease is held with the leave recorded; else null.
    */
-  async afterLeave(c: Candidate, items: readonly Item[], held: boolean): Promise<string | null> {
+  async afterLeave(c: Candidate, items: readonly Item[], { held, left }: AfterLeave): Promise<string | null> {
     const { deps, run } = this.#w;
     const noted = this.#noted.get(c);
     this.#noted.delete(c);
-    let etag = noted?.etag ?? null;
-    if (!held)
-      deps.warn?.(
-        `eviction: ${c.share.scope}'s entries ${keys(items)} were removed, but its lease was lost before its leave: its receipt was not updated`,
+    let etag: string | null = null;
+    const removed = `eviction: ${c.share.scope}'s entries ${keys(items)} were removed`;
+    if (!held) run.warn(`${removed}, but its lease was lost before its leave: its receipt was not updated`);
+    else if (!left && noted)
+      run.warn(
+        `${removed} and its receipt says so, but its leave was not recorded: the remove intents in its receipt stay for its next run to resolve`,
       );
+    else if (!left && !this.#tried.has(c))
+      run.warn(`${removed}, but the run stopped before its receipt was updated: it keeps owning them`);
     else if (noted) etag = await this.#settle(c, noted);
+    this.#tried.delete(c);
     const notes = noted?.notes ?? evictionNotes(run.id, c.share, items, deps.clock.now());
     for (const note of notes) {
       try {
@@ -91,14 +109,18 @@ export class EvictedReceipts {
         });
       } catch (err) {
         // The eviction happened and the scope's receipt says so: the run's answer stands.
-        deps.warn?.(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
+        run.warn(`eviction: the audit record of ${c.share.scope} was not written: ${String(err)}`);
       }
     }
-    return held ? etag : null;
+    return etag;
   }
 
-  /** The first write's intents dropped (its etag, so nothing newer is written over): the new etag. */
-  async #settle(c: Candidate, noted: Noted): Promise<string> {
+  /**
+   * The first write's intents dropped (its etag, so nothing newer is written over): the new etag,
+   * or null when the write failed — it may have landed with its answer lost, so the first write's
+   * etag may no longer be the receipt's, and a release naming it would vouch for a stale version.
+   */
+  async #settle(c: Candidate, noted: Noted): Promise<string | null> {
     const { deps } = this.#w;
     const { receipt } = c.stored;
     try {
@@ -111,10 +133,10 @@ export class EvictedReceipts {
         noted.etag,
       );
     } catch (err) {
-      deps.warn?.(
+      this.#w.run.warn(
         `eviction: the intents in ${c.share.scope}'s receipt were not settled (its next run resolves them): ${String(err)}`,
       );
-      return noted.etag;
+      return null;
     }
   }
 

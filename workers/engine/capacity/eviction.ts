@@ -65,7 +65,7 @@ export class Evictions {
       // The parent lease lost is the run's failure, not a list that cannot be made room in.
       if (isSponsonError(err) && err.code === "LOCK_LOST") throw err;
       this.#unread.add(listIdOf(fill));
-      this.#w.deps.warn?.(`eviction: none on ${fill.object}, its owners were not read: ${String(err)}`);
+      this.#w.run.warn(`eviction: none on ${fill.object}, its owners were not read: ${String(err)}`);
       return null;
     }
   }
@@ -118,6 +118,15 @@ export class Evictions {
     await c.lease.release().catch(() => {});
   }
 
+  /**
+   * An attempt's room is made: every scope held that it does not evict (taken for an earlier
+   * attempt, refused and decided again) is given back untouched now, not at the group's end — a
+   * write with an unknown outcome would abandon its lease although none of its entries was sent.
+   */
+  async keepOnly(needed: ReadonlySet<Candidate>): Promise<void> {
+    for (const c of [...this.#taken.values()]) if (c !== null && !needed.has(c)) await this.drop(c);
+  }
+
   async #take(share: Candidate["share"], fill: ListFill): Promise<Candidate | null> {
     const id = `${share.environment}/${share.scope}`;
     if (this.#taken.has(id)) return this.#taken.get(id) ?? null;
@@ -128,14 +137,15 @@ export class Evictions {
       lease = await ScopeLock.acquire(
         deps.locks.scope(run.repository.id, share.environment, share.scope),
         run.id,
-        runLeaseOptions(deps, { wait: false }),
+        // A give-back's warning is the run's (docs/design.md, "Lease protocol": a lost answer).
+        runLeaseOptions(deps, { wait: false }, { onWarning: (m) => run.warn(m) }),
       );
     } catch (err) {
       // Busy (a run of its own, a destroy): never waited for under the parent lease. Any other
       // refusal (the lock overloaded, a reset) skips the scope the same way: it is room this run
       // may do without, not a reason to fail its own changes.
       if (!(err instanceof SponsonError && err.code === "LOCK_HELD"))
-        deps.warn?.(`eviction: ${share.scope} skipped, its scope lock was not taken: ${String(err)}`);
+        run.warn(`eviction: ${share.scope} skipped, its scope lock was not taken: ${String(err)}`);
       return null;
     }
     try {
@@ -147,7 +157,7 @@ export class Evictions {
       return c;
     } catch (err) {
       // Every failure under the lease gives it back at once: never left renewing until the run ends.
-      deps.warn?.(`eviction: ${share.scope} skipped: ${String(err)}`);
+      run.warn(`eviction: ${share.scope} skipped: ${String(err)}`);
       await lease.release().catch(() => {});
       return null;
     }
@@ -236,16 +246,17 @@ export class Evictions {
   }
 
   /**
-   * After the leaves, while each lease is still held: the receipt settled and the audit record
-   * written (evicted-receipt.ts), and only then the lease released, handing on the receipt's etag.
-   * A scope whose lease was lost before its leave keeps its receipt as it was (another holder may
-   * have it now), but the removal happened: a warning and the audit trail say so.
+   * After the leaves (`left`: whether the call carrying them succeeded), while each lease is still
+   * held: the receipt settled and the audit record written (evicted-receipt.ts), and only then the
+   * lease released, handing on the receipt's etag. A scope whose lease was lost before its leave
+   * keeps its receipt as it was (another holder may have it now), and one whose leave failed keeps
+   * its remove intents; either way the removal happened: a warning and the audit trail say so.
    */
-  async record(evicted: ReadonlyMap<Candidate, Item[]>): Promise<void> {
+  async record(evicted: ReadonlyMap<Candidate, Item[]>, left: boolean): Promise<void> {
     for (const [c, items] of evicted) {
       if (items.length === 0) continue;
       const held = this.holds(c);
-      const etag = await this.#receipts.afterLeave(c, items, held);
+      const etag = await this.#receipts.afterLeave(c, items, { held, left });
       if (!held) continue;
       this.#taken.delete(`${c.share.environment}/${c.share.scope}`);
       this.#fence.unguard(c.lease);

@@ -58,6 +58,8 @@ export class SectionCapacity {
   async makeRoom(input: RoomInput): Promise<Room> {
     if (!this.#evictions) return { owns: input.owns, added: [], seen: [], evicted: new Map(), short: null };
     const room = await makeRoom(this.#w, this.#evictions, input);
+    // Each attempt decides afresh (a refused one is read again): what it does not evict goes back.
+    await this.#evictions.keepOnly(new Set(room.evicted.values()));
     this.#evicted = room.evicted;
     this.#short = room.short;
     return room;
@@ -104,9 +106,12 @@ export class SectionCapacity {
     );
   }
 
-  /** After the leaves: the evicted scopes' receipts and audit records, then their release. */
-  async recordEvictions(decisions: readonly Decided[]): Promise<void> {
-    await this.#evictions?.record(this.#evictedItems(decisions));
+  /**
+   * After the leaves, `left` saying whether the call carrying them succeeded: the evicted scopes'
+   * receipts and audit records, then their release.
+   */
+  async recordEvictions(decisions: readonly Decided[], { left }: { left: boolean }): Promise<void> {
+    await this.#evictions?.record(this.#evictedItems(decisions), left);
   }
 
   /** The stale scope leases still held (the write failed, or they were not needed): given back. */
@@ -178,7 +183,7 @@ export class SectionCapacity {
     try {
       return listFull(fill, (await this.#owners(fill)).answer);
     } catch (err) {
-      this.#w.deps.warn?.(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
+      this.#w.run.warn(`list-full: the owners of ${fill.object} were not read: ${String(err)}`);
       return listFull(fill);
     }
   }

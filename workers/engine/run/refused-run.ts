@@ -58,6 +58,8 @@ async function recordRefused(engineDeps: EngineDeps, run: Run, req: ScopeRequest
       runLeaseOptions(deps, runWaiting(deps, req), {
         origin: run.origin,
         onWaiting: (report) => run.waiting(report),
+        // A lost answer given back, a release that failed: the run's warnings, not the log's.
+        onWarning: (m) => run.warn(m),
       }),
     );
   } catch (err) {

@@ -37,6 +37,13 @@ export interface ErrorSite {
 
 const logged = new WeakSet<object>();
 
+/** A not-attempted line's diff: the change the run had planned for it. */
+const PLANNED_DIFF = {
+  create: "create",
+  remove: "delete",
+  keep: "unchanged",
+} as const satisfies Record<NonNullable<LineResult["planned"]>, LineResult["diff"]>;
+
 function logUnexpected(err: unknown, { runId, lines, log = console.error }: ErrorSite = {}): void {
   // One error reaches several answers (every line of a group, then the run): log it once.
   if (typeof err === "object" && err !== null) {
@@ -176,18 +183,18 @@ export class Run {
   /**
    * Every line of `planned` without a result yet was never attempted (the run stopped first): it
    * says so, with the change the run had planned for it (docs/design.md, "Run algorithm", step 6),
-   * which is its diff too, as a preview would say.
+   * which is its diff too.
    */
   notReached(
     planned: ReadonlyArray<
-      Pick<LineResult, "id" | "op" | "key" | "parent"> & { planned: "create" | "remove" }
+      Pick<LineResult, "id" | "op" | "key" | "parent"> & { planned: NonNullable<LineResult["planned"]> }
     >,
   ): void {
     for (const line of planned) {
       if (this.lines.some((l) => l.id === line.id && sameItem(l, line))) continue;
       this.line({
         ...line,
-        diff: line.planned === "create" ? "create" : "delete",
+        diff: PLANNED_DIFF[line.planned],
         result: "not-attempted",
         reason: "not attempted: the run stopped at an earlier line or step",
       });

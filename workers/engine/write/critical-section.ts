@@ -112,9 +112,12 @@ export class CriticalSection {
     return this.#capacity.leaves(done.decisions, check);
   }
 
-  /** After the leaves: the evicted scopes' receipts settled and audit records, then their release. */
-  recordEvictions(done: SectionOutcome): Promise<void> {
-    return this.#capacity.recordEvictions(done.decisions);
+  /**
+   * After the leaves (`left`: the call carrying them succeeded): the evicted scopes' receipts
+   * settled and audit records, then their release.
+   */
+  recordEvictions(done: SectionOutcome, how: { left: boolean }): Promise<void> {
+    return this.#capacity.recordEvictions(done.decisions, how);
   }
 
   /** The stale scope leases still held (the write failed, or they were not needed): given back. */

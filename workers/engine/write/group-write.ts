@@ -128,10 +128,16 @@ export class GroupWrite {
           await section.releaseEvictions();
         }
       }
-      await this.#afterWrite({ fence, lease, carried, section }, done);
-      // Evicted scopes (docs/design.md, "Evicting stale scopes"): their leaves are recorded above
-      // while their leases are held; only then their receipts, the audit trail and the release.
-      await section.recordEvictions(done);
+      let left = false;
+      try {
+        await this.#afterWrite({ fence, lease, carried, section }, done);
+        left = true;
+      } finally {
+        // Evicted scopes (docs/design.md, "Evicting stale scopes"): their leaves are recorded above
+        // while their leases are held; only then their receipts, the audit trail and the release.
+        // The write removed their entries whatever failed after it: that is recorded too.
+        await section.recordEvictions(done, { left });
+      }
     } finally {
       await Promise.all(sections.map((s) => s.releaseEvictions()));
     }

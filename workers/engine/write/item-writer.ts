@@ -33,9 +33,14 @@ export type { WaitPolicy, Written } from "./writer-parts";
 export class ItemWriter {
   readonly #w: WriterParts;
   /** WriterParts.inDoubt: added to only here, when a group write's outcome is unknown. */
-  readonly #inDoubt = new Set<string>();
+  readonly #inDoubt: Set<string>;
 
-  constructor(parts: Omit<WriterParts, "inDoubt">) {
+  /**
+   * `inDoubt`: the run's, when it writes through several writers (an adoption's scopes, all
+   * under one holder); else this writer's own.
+   */
+  constructor({ inDoubt, ...parts }: Omit<WriterParts, "inDoubt"> & { inDoubt?: Set<string> }) {
+    this.#inDoubt = inDoubt ?? new Set();
     this.#w = { ...parts, inDoubt: this.#inDoubt };
   }
 

@@ -1,0 +1,70 @@
+/**
+ * A holder never asks for a lock it may still hold (docs/design.md, "Lease protocol"). The lock
+ * object answers a live lease's own holder asking again as a re-acquire — the same token, the
+ * expiry extended — and the release that follows ends that lease plainly, with no lock-delay. A
+ * run's holder may hold a lease it does not hold client-side in two ways:
+ *
+ * - one it abandoned (lease.ts `abandon`: a write under it has an unknown outcome): it must end by
+ *   expiry, so that the lock-delay after it keeps every next holder from a late landing;
+ * - one an ask it gave up on may still be granted (the race against the run's wait deadline ended
+ *   first): given back once its answer comes (lost-answer.ts).
+ *
+ * Until such a lease can no longer be live — the abandoned one a TTL and a lock-delay after the
+ * abandon, the given-up ask once it was answered and given back — the holder's next ask of that
+ * lock is refused here, before anything reaches the object. Kept per isolate: a run lives in one,
+ * and its holder (the run id) names it alone.
+ */
+import { SponsonError } from "../../shared/errors";
+import type { LockTarget } from "./lock-target";
+
+/** Abandoned leases, by lock and holder: until when (the holder's clock) one may still be live. */
+const abandoned = new Map<string, number>();
+/** Given-up asks not answered (and given back) yet, by lock and holder: how many. */
+const unanswered = new Map<string, number>();
+
+const idOf = (key: string, holder: string) => `${key}\u0000${holder}`;
+
+/** `holder` abandoned its lease on `key`: the lease may be live until `until` (its clock). */
+export function noteAbandoned(key: string, holder: string, until: number): void {
+  const id = idOf(key, holder);
+  abandoned.set(id, Math.max(abandoned.get(id) ?? 0, until));
+}
+
+/** `holder` gave up on an ask of `key` still in flight; the answer returned settles it. */
+export function noteUnanswered(key: string, holder: string): () => void {
+  const id = idOf(key, holder);
+  unanswered.set(id, (unanswered.get(id) ?? 0) + 1);
+  let settled = false;
+  return () => {
+    if (settled) return;
+    settled = true;
+    const left = (unanswered.get(id) ?? 1) - 1;
+    if (left > 0) unanswered.set(id, left);
+    else unanswered.delete(id);
+  };
+}
+
+/**
+ * Throws LOCK_HELD when `holder` may still hold a lease on `target` it does not hold client-side.
+ * Nothing of this ask reached the object, so no holder can have taken the changes it would have
+ * brought (write combining): the refusal vouches `untaken`, as the object's own refusal of a try.
+ */
+export function refuseAskingAgain(target: LockTarget, holder: string, now: number): void {
+  for (const [id, until] of abandoned) if (until <= now) abandoned.delete(id);
+  const id = idOf(target.key, holder);
+  const what = target.identity ? `${target.key} (${target.identity})` : target.key;
+  const detail = { lock: target.key, untaken: true };
+  const until = abandoned.get(id);
+  if (until !== undefined)
+    throw new SponsonError(
+      "LOCK_HELD",
+      `${what}: ${holder} abandoned its lease there after a write whose outcome is unknown, and does not ask for it again before that lease has expired and its lock-delay passed (${new Date(until).toISOString()})`,
+      detail,
+    );
+  if (unanswered.has(id))
+    throw new SponsonError(
+      "LOCK_HELD",
+      `${what}: an earlier ask of ${holder} there has not been answered yet (a grant it brings is given back); ${holder} does not ask for it again until then`,
+      detail,
+    );
+}
