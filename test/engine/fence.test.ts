@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import type { OwnedItem, OwnershipView } from "../../shared/schemas/ownership";
+import { LeaseLostOnRead } from "../../workers/adapters/http/provider-error";
 import type { OpContext } from "../../workers/adapters/op-spec";
 import { StaleState } from "../../workers/adapters/stale-state";
 import { Fence } from "../../workers/engine/write/fence";
@@ -257,6 +258,39 @@ describe("the group write's fence", () => {
     expect(sends).toBe(0);
     // Not an unknown outcome: no lease is abandoned.
     expect(calls.filter((c) => c.endsWith("abandon"))).toEqual([]);
+  });
+
+  it("a read still in flight at the lease deadline is a lost lease; a write in flight then may have landed", async () => {
+    const passed = { deadline: Date.now() - 1, assertHeld: () => {} };
+    const fence = new Fence({
+      scope: passed as unknown as ScopeLock,
+      parent: passed as unknown as ParentLock,
+      checkAfter: true,
+      what: "app-1",
+    });
+    const ctx = fence.context({
+      fetch: () => new Promise<Response>(() => {}),
+      clock: realClock,
+    } as unknown as OpContext);
+    const read = await failure(ctx.fetch("https://provider.example/x"));
+    expect(read.code).toBe("LOCK_LOST");
+    expect(read.detail?.outcome).toBeUndefined();
+    expect(read.message).not.toContain("may have landed");
+    const write = await failure(ctx.fetch("https://provider.example/x", { method: "PATCH" }));
+    expect(write.detail).toMatchObject({ outcome: "unknown" });
+  });
+
+  it("a request that changes nothing, lost with the lease, fails the write as a lost lease: nothing abandoned, nothing in doubt", async () => {
+    const { calls, fence } = stubs();
+    const err = await failure(
+      fence.write(() =>
+        Promise.reject(new LeaseLostOnRead("token exchange unanswered at the lease deadline")),
+      ),
+    );
+    expect(err.code).toBe("LOCK_LOST");
+    expect(err.detail?.outcome).toBeUndefined();
+    expect(fence.inDoubt).toBe(false);
+    expect(calls).not.toContain("parent abandon");
   });
 
   it("hands out a context whose writes re-check the leases", async () => {

@@ -18,6 +18,7 @@
  */
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/schemas/ownership";
+import { LeaseLostOnRead } from "../../adapters/http/provider-error";
 import type { OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
@@ -269,11 +270,11 @@ export class Fence {
 /**
  * No answer, or one that does not say whether the write landed: the lease lost around it, or the
  * transport's verdict on a write attempt that may have landed (outcome "unknown",
- * adapters/http/provider-request.ts). A read's or a token exchange's failure is never one: nothing
- * it sent can land.
+ * adapters/http/provider-request.ts). A read's or a token exchange's failure is never one, the
+ * lease lost around it included (LeaseLostOnRead): nothing it sent can land.
  */
 function unanswered(err: unknown): boolean {
-  if (!isSponsonError(err)) return false;
+  if (!isSponsonError(err) || err instanceof LeaseLostOnRead) return false;
   if (err.code === "LOCK_LOST") return true;
   const detail = err.detail as { outcome?: unknown } | undefined;
   return err.code === "PROVIDER_ERROR" && detail?.outcome === "unknown";
