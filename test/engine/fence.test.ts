@@ -10,6 +10,7 @@ import { LeaseLostOnRead } from "../../workers/adapters/http/provider-error";
 import type { OpContext } from "../../workers/adapters/op-spec";
 import { StaleState } from "../../workers/adapters/stale-state";
 import { Fence } from "../../workers/engine/write/fence";
+import { PartlySent } from "../../workers/engine/write/provider-write";
 import type { ParentLock } from "../../workers/locks/parent-lock";
 import type { ScopeLock } from "../../workers/locks/scope-lock";
 
@@ -36,6 +37,9 @@ function stubs(refuse: ReadonlySet<string> = new Set()) {
     changeOwners: async () => {
       calls.push(`${kind} changeOwners`);
       return view(true);
+    },
+    withdrawOwners: async () => {
+      calls.push(`${kind} withdrawOwners`);
     },
     grantedOwners: (_: readonly OwnedItem[]) => {
       const answer = granted;
@@ -291,6 +295,43 @@ describe("the group write's fence", () => {
     expect(err.detail?.outcome).toBeUndefined();
     expect(fence.inDoubt).toBe(false);
     expect(calls).not.toContain("parent abandon");
+  });
+
+  it("a send of several requests that wrote part of its changes owes the check after: a later failure makes it first, and a lost lease makes the outcome unknown", async () => {
+    const { calls, fence } = stubs(new Set(["parent check"]));
+    await fence.claim(claim);
+    const refusedHalfWay = new PartlySent([], new StaleState({ duplicate: true }));
+    const err = await fence
+      .write(() => Promise.reject(refusedHalfWay))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBe(refusedHalfWay);
+    // The withdraw after it is refused: the lease was lost, so what was sent may have overlapped.
+    const lost = (await fence.failure(new SponsonError("LOCK_LOST", "token refused"))) as SponsonError;
+    expect(lost.detail).toMatchObject({ outcome: "unknown" });
+    expect(calls).toContain("parent abandon");
+    expect(fence.inDoubt).toBe(true);
+  });
+
+  it("control: a failure after a partial send whose check after passes stands as it is; before any send, no check is made", async () => {
+    const { calls, fence } = stubs();
+    const refused = new SponsonError("PROVIDER_ERROR", "bad request", { status: 400 });
+    expect(await fence.failure(refused)).toBe(refused);
+    expect(calls).toEqual([]);
+    await fence.claim(claim);
+    const partly = new PartlySent([], refused);
+    const err = await fence
+      .write(() => Promise.reject(partly))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBe(partly);
+    expect(await fence.failure(refused)).toBe(refused);
+    expect(calls.slice(-2)).toEqual(["parent check", "scope check"]);
+    expect(fence.inDoubt).toBe(false);
   });
 
   it("hands out a context whose writes re-check the leases", async () => {

@@ -25,17 +25,23 @@ export interface ProviderWrite {
 }
 
 /**
- * A send of several requests refused as StaleState after some of its requests were written
- * (docs/design.md, "Fencing around a write"): not "nothing was written". `sent` are the changes
- * whose requests the provider accepted, in order; `refused` is the refusal of the next one, which
- * wrote nothing, and the changes after it were never sent.
+ * A send of several requests that stopped after some of them wrote (docs/design.md, "A send of
+ * several requests refused half-way"): not "nothing was written". `sent` are the changes whose
+ * requests the provider accepted, in order; `failure` is what stopped the next one. A StaleState
+ * (`refused`) says that request wrote nothing and the changes after it were never sent; anything
+ * else fails the group, once the check after what was sent is made.
  */
 export class PartlySent extends Error {
   constructor(
     readonly sent: readonly Decided[],
-    readonly refused: StaleState,
+    readonly failure: unknown,
   ) {
-    super(`${sent.length} change(s) of the send were written before the provider refused the next`);
+    super(`${sent.length} change(s) of the send were written before the next request failed`);
+  }
+
+  /** The provider's refusal of the next request as made on a stale read, if that stopped the send. */
+  get refused(): StaleState | null {
+    return this.failure instanceof StaleState ? this.failure : null;
   }
 }
 
@@ -57,8 +63,9 @@ export async function sendWrites(p: ProviderWrite): Promise<void> {
     try {
       await send(ctx, change.item.params, { ...(p.seen[i] as Inspection), present: presentBefore ?? false });
     } catch (err) {
-      // This request wrote nothing, but the ones before it did: their claims must stay.
-      if (err instanceof StaleState && sent.length > 0) throw new PartlySent(sent, err);
+      // This request failed, but the ones before it wrote: their claims must stay, and the check
+      // after the write is owed for them.
+      if (sent.length > 0) throw new PartlySent(sent, err);
       throw err;
     }
     sent.push(d);
