@@ -24,7 +24,15 @@ import { ownerOf } from "../rules/ownership";
 import type { Fence, ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
 import { PartlySent, sendWrites } from "./provider-write";
-import { claimsToWithdraw, ownClaimsIn, type Refused, withSent, writtenBefore } from "./refused-write";
+import {
+  claimsOfHeldBack,
+  claimsToWithdraw,
+  heldBackOf,
+  ownClaimsIn,
+  type Refused,
+  withSent,
+  writtenBefore,
+} from "./refused-write";
 import { readSection } from "./section-read";
 import { contextOf, fault, type WriterParts } from "./writer-parts";
 
@@ -52,6 +60,9 @@ export interface SectionOutcome {
   gone: ReadonlySet<string>;
   /** Waiters whose changes did not fit the list's cap (docs/design.md, "Lists at their cap"). */
   full: ReadonlyMap<string, SponsonError>;
+  /** Carried changes held back (an earlier request on their item unanswered), `withdrawn` their claims. */
+  heldBack: ReadonlySet<Change>;
+  withdrawn: readonly OwnerChange[];
 }
 
 export class CriticalSection {
@@ -68,6 +79,10 @@ export class CriticalSection {
   readonly #refused = new Set<Change>();
   /** The run's own creates whose claims a failed withdraw left at the lock (`claimsLeft`). */
   #claimsLeft: Change[] = [];
+  /** Carried changes on an item an earlier request of the lease got no answer for: they go back. */
+  readonly #heldBack = new Set<Change>();
+  /** The claims taken back for changes held back in the attempt that wrote. */
+  #withdrawn: OwnerChange[] = [];
 
   constructor(input: SectionInput) {
     this.#in = input;
@@ -124,7 +139,14 @@ export class CriticalSection {
     for (let attempt = 1; ; attempt += 1) {
       const tried = await this.#attempt(attempt);
       if (!("stale" in tried)) {
-        return { decisions: tried, gone: this.#gone, full: this.#capacity.full };
+        const { full } = this.#capacity;
+        return {
+          decisions: tried,
+          gone: this.#gone,
+          full,
+          heldBack: this.#heldBack,
+          withdrawn: this.#withdrawn,
+        };
       }
       for (const d of tried.sent) this.#sent.set(d.change, d);
       for (const d of tried.decisions) if (d.write && !tried.sent.includes(d)) this.#refused.add(d.change);
@@ -151,8 +173,12 @@ export class CriticalSection {
       ...own.map((change) => ({ change, owner: me })),
       ...(carried?.queued ?? []),
     ];
-    // What an earlier attempt wrote is decided; the rest is decided from what is there now.
-    const all = everyone.filter((p) => !this.#sent.has(p.change));
+    // What an earlier attempt wrote is decided; the rest is decided from what is there now, but
+    // for a carried change on an item a request of this lease got no answer for: it goes back.
+    for (const p of everyone)
+      if (!this.#sent.has(p.change) && "waiter" in p && fence.unanswered.has(p.change.item))
+        this.#heldBack.add(p.change);
+    const all = everyone.filter((p) => !this.#sent.has(p.change) && !this.#heldBack.has(p.change));
     // The ownership those writes give up after the write (a removal's leave) is not recorded yet:
     // the decisions see the items as those writes leave them, as they did in the first attempt.
     const leftBySent = [...this.#sent.values()].flatMap((d) => d.ownersAfter);
@@ -248,8 +274,11 @@ export class CriticalSection {
         return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns, sent: [] };
     }
     const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
+    let heldBack: Decided[] = [];
     try {
-      await fence.write(() => sendWrites(toSend), after);
+      await fence.write(async () => {
+        heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
+      }, after);
     } catch (err) {
       if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
       if (err instanceof PartlySent && err.refused)
@@ -258,6 +287,12 @@ export class CriticalSection {
     }
     noteFills();
     for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
-    return whole;
+    if (heldBack.length === 0) return whole;
+    // Only carried changes come after a request of this send on the same item (own changes come
+    // first, one per item): each goes back to its waiter, its claims taken back in the report.
+    const held = heldBackOf(decisions, heldBack);
+    for (const d of held) this.#heldBack.add(d.change);
+    this.#withdrawn = claimsOfHeldBack(owns, decisions, held);
+    return whole.filter((d) => !held.includes(d));
   }
 }

@@ -20,7 +20,7 @@ import type { ParentLock } from "../../locks/parent-lock";
 import { SimulatedCrash } from "../deps";
 import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { PartlySent } from "./provider-write";
-import { mayHaveLanded } from "./unanswered";
+import { mayHaveLanded, UnansweredItems } from "./unanswered";
 
 /**
  * What stands for the parent's check after the write: a renewal of its own, a token-checked call
@@ -82,6 +82,9 @@ export class Fence {
   get inDoubt(): boolean {
     return this.#inDoubt;
   }
+
+  /** The items a write attempt under this lease got no answer for: no later request writes them. */
+  readonly unanswered = new UnansweredItems();
 
   /**
    * `ctx` whose requests re-check the leases before any that can change the provider, bounded by

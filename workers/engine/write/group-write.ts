@@ -159,7 +159,8 @@ export class GroupWrite {
     let after = planned;
     if (after.length > 0)
       after = await fence.follow(() => section.leaves(done, () => this.#w.scopeLease.check()), false);
-    if (carried) await fence.follow(() => carried.report(done, after));
+    // The claims of carried changes held back go in the report, which answers them returned.
+    if (carried) await fence.follow(() => carried.report(done, [...after, ...done.withdrawn]));
     else if (after.length > 0 && lease) await fence.follow(() => lease.changeOwners(after));
     // The write counted on the leaves as the parent's check after it; every leave dropped (each an
     // evicted scope whose lease was lost meanwhile), that check is still made, by a round trip.

@@ -1,8 +1,8 @@
 /**
- * What a write the provider refused leaves behind under the parent lease (docs/design.md, "A send
- * of several requests refused half-way"): which claims go, which of the run's own a failed
- * withdraw left, and what a send of several requests wrote for whom. Pure: the critical section
- * does the calls.
+ * What a write the provider refused, or held back, leaves behind under the parent lease
+ * (docs/design.md, "A send of several requests refused half-way"; "An unanswered attempt ends the
+ * lease quietly"): which claims go, which of the run's own a failed withdraw left, and what a send
+ * of several requests wrote for whom. Pure: the critical section does the calls.
  */
 import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
 import type { StaleState, WrittenBeforeRefusal } from "../../adapters/stale-state";
@@ -64,6 +64,43 @@ export function writtenBefore(sent: Iterable<Decided>, me: string): WrittenBefor
     removed: keys(mine.filter((d) => d.change.action === "remove")),
     writtenForOthers: keys(all.filter((d) => !mine.includes(d))),
   };
+}
+
+/**
+ * The decisions a send held back: on each item whose earlier request got no answer (`heldBack`:
+ * the writes it did not send), every decision after the last request it sent there. Each was
+ * decided from the item as the changes before it leave it, which a late landing may undo.
+ */
+export function heldBackOf(decisions: readonly Decided[], heldBack: readonly Decided[]): Decided[] {
+  const items = new Set(heldBack.map((d) => idOf(d.change.item)));
+  const lastSent = new Map<string, number>();
+  decisions.forEach((d, i) => {
+    const id = idOf(d.change.item);
+    if (items.has(id) && d.write && !heldBack.includes(d)) lastSent.set(id, i);
+  });
+  return decisions.filter((d, i) => {
+    const id = idOf(d.change.item);
+    return items.has(id) && i > (lastSent.get(id) ?? -1);
+  });
+}
+
+/** The owner changes that take back the claims made for `held` (the lock as `owns` read it). */
+export function claimsOfHeldBack(
+  owns: readonly ItemOwnership[] | null,
+  decisions: readonly Decided[],
+  held: readonly Decided[],
+): OwnerChange[] {
+  if (!owns || held.length === 0) return [];
+  const ids = new Set(held.map((d) => idOf(d.change.item)));
+  const baseline = owns.filter(
+    (o, i) => ids.has(`${o.op}\n${o.key}`) && owns.findIndex((x) => x.op === o.op && x.key === o.key) === i,
+  );
+  const kept = decisions.filter((d) => !held.includes(d));
+  return undoChanges(
+    baseline,
+    decisions.flatMap((d) => d.ownersBefore),
+    kept.flatMap((d) => d.ownersBefore),
+  );
 }
 
 /**

@@ -1,10 +1,32 @@
 /**
  * What a write attempt that got no answer leaves behind (docs/design.md, "Fencing around a write";
  * "An unanswered attempt ends the lease quietly"): it may still land, whatever its retries were
- * told.
+ * told, after any later request sent under the same lease.
  */
 import { isSponsonError } from "../../../shared/errors";
 import { LeaseLostOnRead } from "../../adapters/http/provider-error";
+import type { Item } from "../plan/item";
+
+/**
+ * The items (op and key; the object is the lease's own) a write attempt under one lease got no
+ * answer for: no later request under that lease writes them (provider-write.ts), so a late
+ * landing never overtakes a later request of the same holder.
+ */
+export class UnansweredItems {
+  readonly #ids = new Set<string>();
+
+  has(item: Item): boolean {
+    return this.#ids.has(idOf(item));
+  }
+
+  add(item: Item): void {
+    this.#ids.add(idOf(item));
+  }
+}
+
+function idOf(item: Item): string {
+  return `${item.opName}\n${item.key}`;
+}
 
 /**
  * No answer, or one that does not say whether the write landed: the lease lost around it, or the
