@@ -57,6 +57,13 @@ export const intentSchema = z.looseObject({
    */
   adopts: z.literal(true).optional(),
   /**
+   * The provider refused this run's create of the item (someone else had made it) or it was never
+   * sent, and the claim made for it could not be withdrawn: the scope is named its owner at the
+   * lock though it never wrote it. Recovery only leaves such an item, never removes it (the
+   * leave's own remove intent carries the mark too); docs/design.md, "Intent recovery".
+   */
+  refused: z.literal(true).optional(),
+  /**
    * The scope lock's number for the put that made this intent durable there (`putIntents`, a
    * version before 0.2.0; absent on intents only ever saved in a receipt, as every one since).
    * A receipt whose `intentsThrough` is at least this number already accounts for the intent

@@ -6,9 +6,11 @@
 import { describe, expect, it } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import type { OwnedItem, OwnershipView } from "../../shared/schemas/ownership";
+import { LeaseLostOnRead } from "../../workers/adapters/http/provider-error";
 import type { OpContext } from "../../workers/adapters/op-spec";
 import { StaleState } from "../../workers/adapters/stale-state";
 import { Fence } from "../../workers/engine/write/fence";
+import { PartlySent } from "../../workers/engine/write/provider-write";
 import type { ParentLock } from "../../workers/locks/parent-lock";
 import type { ScopeLock } from "../../workers/locks/scope-lock";
 
@@ -35,6 +37,9 @@ function stubs(refuse: ReadonlySet<string> = new Set()) {
     changeOwners: async () => {
       calls.push(`${kind} changeOwners`);
       return view(true);
+    },
+    withdrawOwners: async () => {
+      calls.push(`${kind} withdrawOwners`);
     },
     grantedOwners: (_: readonly OwnedItem[]) => {
       const answer = granted;
@@ -257,6 +262,76 @@ describe("the group write's fence", () => {
     expect(sends).toBe(0);
     // Not an unknown outcome: no lease is abandoned.
     expect(calls.filter((c) => c.endsWith("abandon"))).toEqual([]);
+  });
+
+  it("a read still in flight at the lease deadline is a lost lease; a write in flight then may have landed", async () => {
+    const passed = { deadline: Date.now() - 1, assertHeld: () => {} };
+    const fence = new Fence({
+      scope: passed as unknown as ScopeLock,
+      parent: passed as unknown as ParentLock,
+      checkAfter: true,
+      what: "app-1",
+    });
+    const ctx = fence.context({
+      fetch: () => new Promise<Response>(() => {}),
+      clock: realClock,
+    } as unknown as OpContext);
+    const read = await failure(ctx.fetch("https://provider.example/x"));
+    expect(read.code).toBe("LOCK_LOST");
+    expect(read.detail?.outcome).toBeUndefined();
+    expect(read.message).not.toContain("may have landed");
+    const write = await failure(ctx.fetch("https://provider.example/x", { method: "PATCH" }));
+    expect(write.detail).toMatchObject({ outcome: "unknown" });
+  });
+
+  it("a request that changes nothing, lost with the lease, fails the write as a lost lease: nothing abandoned, nothing in doubt", async () => {
+    const { calls, fence } = stubs();
+    const err = await failure(
+      fence.write(() =>
+        Promise.reject(new LeaseLostOnRead("token exchange unanswered at the lease deadline")),
+      ),
+    );
+    expect(err.code).toBe("LOCK_LOST");
+    expect(err.detail?.outcome).toBeUndefined();
+    expect(fence.inDoubt).toBe(false);
+    expect(calls).not.toContain("parent abandon");
+  });
+
+  it("a send of several requests that wrote part of its changes owes the check after: a later failure makes it first, and a lost lease makes the outcome unknown", async () => {
+    const { calls, fence } = stubs(new Set(["parent check"]));
+    await fence.claim(claim);
+    const refusedHalfWay = new PartlySent([], new StaleState({ duplicate: true }));
+    const err = await fence
+      .write(() => Promise.reject(refusedHalfWay))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBe(refusedHalfWay);
+    // The withdraw after it is refused: the lease was lost, so what was sent may have overlapped.
+    const lost = (await fence.failure(new SponsonError("LOCK_LOST", "token refused"))) as SponsonError;
+    expect(lost.detail).toMatchObject({ outcome: "unknown" });
+    expect(calls).toContain("parent abandon");
+    expect(fence.inDoubt).toBe(true);
+  });
+
+  it("control: a failure after a partial send whose check after passes stands as it is; before any send, no check is made", async () => {
+    const { calls, fence } = stubs();
+    const refused = new SponsonError("PROVIDER_ERROR", "bad request", { status: 400 });
+    expect(await fence.failure(refused)).toBe(refused);
+    expect(calls).toEqual([]);
+    await fence.claim(claim);
+    const partly = new PartlySent([], refused);
+    const err = await fence
+      .write(() => Promise.reject(partly))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBe(partly);
+    expect(await fence.failure(refused)).toBe(refused);
+    expect(calls.slice(-2)).toEqual(["parent check", "scope check"]);
+    expect(fence.inDoubt).toBe(false);
   });
 
   it("hands out a context whose writes re-check the leases", async () => {

@@ -6,8 +6,9 @@
  * and which land after their run ended (their retries refused), combining with a waiter that
  * gives up while taken, starting from receipts of the previous version with intents, writing
  * more on one object than one combined request carries, another writer creating a Clerk redirect
- * URL right before a run's POST of it (a send of several requests refused half-way) — no entry is
- * lost, none is leaked, and
+ * URL right before a run's POST of it (a send of several requests refused half-way; sometimes the
+ * withdraw of the claims it leaves never reaching the lock object) — no entry is lost, none is
+ * leaked, and
  * every answer is true (./fleet-checks.ts), judged against a model of the history
  * (./fleet-wants.ts), never against the service's own records.
  *

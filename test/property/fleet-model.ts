@@ -124,9 +124,10 @@ export type Fault =
    * Clerk instance (the scope's run, or a combining holder carrying its change) right before that
    * POST: the group's send, one POST per URL, is refused there, after the requests before it. An
    * apply with this fault adds two new URLs of the scope's own (`raceLines`), so its group posts
-   * at least two.
+   * at least two. With `withdrawLost`, the run's withdraw of the claims that refusal leaves never
+   * reaches the lock object (./fleet-steps.ts withdrawUnreachable): the claims stay at the lock.
    */
-  | { kind: "outside-create"; nth: number }
+  | { kind: "outside-create"; nth: number; withdrawLost?: true }
   /** Every provider request of the run's tenant answers this much later (slow writes). */
   | { kind: "slow"; latencyMs: number }
   /** From `point` on, the tenant's requests take longer than the lease (a hung provider write). */
@@ -249,7 +250,7 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
       }),
       weight: 2,
     });
-  if (features.has("per-item-refused"))
+  if (features.has("per-item-refused")) {
     options.push({
       arbitrary: fc.record({
         kind: fc.constant("outside-create" as const),
@@ -257,6 +258,16 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
       }),
       weight: 3,
     });
+    // The refused claims cannot be withdrawn: the run's rollback must not remove the other writer's.
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("outside-create" as const),
+        nth: fc.integer({ min: 1, max: 2 }),
+        withdrawLost: fc.constant(true as const),
+      }),
+      weight: 1,
+    });
+  }
   if (alone && features.has("provider-failures")) {
     options.push({
       arbitrary: fc.record({
@@ -425,7 +436,8 @@ function describeFault(f: Fault | undefined): string {
   if (f.kind === "fail-write") return ` provider ${f.status} on write #${f.nth}`;
   if (f.kind === "late-write")
     return ` write #${f.nth} lands late, ${f.status === null ? "its retry answered" : `its retries ${f.status}`}`;
-  if (f.kind === "outside-create") return ` someone else creates its URL before POST #${f.nth}`;
+  if (f.kind === "outside-create")
+    return ` someone else creates its URL before POST #${f.nth}${f.withdrawLost ? ", the withdraw lost" : ""}`;
   if (f.kind === "slow") return ` slow ${f.latencyMs} ms`;
   return ` hung from ${f.point}`;
 }

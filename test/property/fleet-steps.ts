@@ -6,10 +6,11 @@
 import { env } from "cloudflare:workers";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
-import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
-import { lockStub, readLock } from "../../workers/locks/lock-target";
+import { type FaultHook, type LockProvider, SimulatedCrash } from "../../workers/engine/deps";
+import { ownerOf } from "../../workers/engine/rules/ownership";
+import { lockStub, overriding, readLock } from "../../workers/locks/lock-target";
 import { configureHost } from "../helpers/emulators";
-import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
 import { EVICTING_ENVIRONMENTS } from "./fleet-evictions";
 import { type FaultState, faultHook, landLateWrites, resetTenants } from "./fleet-faults";
@@ -23,6 +24,7 @@ import {
   identityOf,
   parentKey,
   planOf,
+  seeingOutsideCreates,
 } from "./fleet-world";
 
 /**
@@ -54,7 +56,11 @@ export interface RunOutcome {
   lines: LineResult[];
 }
 
-export function engineFor(world: FleetWorld, faults?: FaultHook) {
+export function engineFor(
+  world: FleetWorld,
+  faults?: FaultHook,
+  wrapLocks?: (inner: LockProvider) => LockProvider,
+) {
   return testEngine({
     clock: world.clock,
     bindings: {
@@ -62,6 +68,38 @@ export function engineFor(world: FleetWorld, faults?: FaultHook) {
       ...(world.evicting ? { SPONSON_ENVIRONMENTS: EVICTING_ENVIRONMENTS } : {}),
     },
     ...(faults ? { faults } : {}),
+    ...(wrapLocks ? { wrapLocks } : {}),
+    wrapFetch: seeingOutsideCreates(world),
+  });
+}
+
+/**
+ * The `withdrawLost` variant of `outside-create`: under a parent lease whose claims made `scope` an
+ * owner of one of its race URLs, a later ownership change taking the scope off one of them (the
+ * withdraw after the refusal) never reaches the lock object. Leases taken after it (the rollback's,
+ * a recovery's) reach it as usual.
+ */
+function withdrawUnreachable(world: FleetWorld, scope: number): (inner: LockProvider) => LockProvider {
+  const me = ownerOf(scopeAddress(ENVIRONMENT, world.scopeName(scope)));
+  const race = `https://${world.scopeName(scope)}.preview.example.com/race/`;
+  const claimedUnder = new Set<number>();
+  return (inner) => ({
+    ...inner,
+    parent: async (identity) => {
+      const target = await inner.parent(identity);
+      return overriding(target, {
+        changeOwners: async (req) => {
+          const mine = (action: string) =>
+            req.changes.some(
+              (c) => c.action === action && "owner" in c && c.owner === me && c.key.startsWith(race),
+            );
+          if (claimedUnder.has(req.token) && mine("remove"))
+            throw new Error("the lock object is unreachable (fleet fault: withdraw lost)");
+          if (mine("add")) claimedUnder.add(req.token);
+          return target.changeOwners(req);
+        },
+      });
+    },
   });
 }
 
@@ -95,6 +133,7 @@ interface Runnable {
   scope: number;
   plan: LineSpec[] | null;
   hook?: FaultHook;
+  wrapLocks?: (inner: LockProvider) => LockProvider;
   state: FaultState;
   waitTimeoutMs?: number;
 }
@@ -104,7 +143,7 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
   const emit = (event: { type: string; line?: LineResult }) => {
     if (event.type === "line" && event.line) lines.push(event.line);
   };
-  const engine = engineFor(world, r.hook);
+  const engine = engineFor(world, r.hook, r.wrapLocks);
   const req = request(world, r.scope, r.waitTimeoutMs);
   const base = { scope: r.scope, plan: r.plan, lines };
   try {
@@ -179,7 +218,17 @@ export async function runStep(world: FleetWorld, step: Step): Promise<RunOutcome
   // The other writer is the emulator's (the Clerk race hook): whichever run POSTs the URL meets it.
   const disarm =
     step.fault.kind === "outside-create" ? await armOutsideCreate(world, step.scope, step.fault.nth) : null;
-  const outcome = await runOne(world, { scope: step.scope, plan, hook, state });
+  const wrapLocks =
+    step.fault.kind === "outside-create" && step.fault.withdrawLost
+      ? withdrawUnreachable(world, step.scope)
+      : undefined;
+  const outcome = await runOne(world, {
+    scope: step.scope,
+    plan,
+    hook,
+    state,
+    ...(wrapLocks ? { wrapLocks } : {}),
+  });
   if (disarm && (await disarm())) {
     state.fired = true;
     outcome.faultFired = true;

@@ -65,6 +65,11 @@ export interface FleetWorld {
    * group (nothing kept that group out), and how many landed in all, at once or deferred.
    */
   late: { deferred: Set<number>; landed: number; deferredLanded: number };
+  /**
+   * The redirect URLs a run's POST met as created by another writer (Clerk's duplicate: the race
+   * hook's), as item ids: theirs for good, even once gone from the provider (`outsideItems`).
+   */
+  outsideSeen: Set<string>;
   /** Every engine's clock in this world: the wall clock, moved forward by `idle` steps. */
   clock: FleetClock;
   /** Web origins capped and the environment evicting its stale scopes (./fleet-evictions.ts). */
@@ -147,6 +152,7 @@ export async function freshFleetWorld(
     connections,
     scopeName,
     late: { deferred: new Set(), landed: 0, deferredLanded: 0 },
+    outsideSeen: new Set(),
     clock: fleetClock(),
     evicting,
   };
@@ -194,12 +200,36 @@ async function redirectUrls(world: FleetWorld): Promise<ClerkRedirectUrl[]> {
 
 /**
  * The redirect URLs another writer created (the race hook's, `outside-create`), as item ids: theirs,
- * foreign to every scope from then on, never the service's to remove.
+ * foreign to every scope from then on, never the service's to remove. Those a run's POST met
+ * (`outsideSeen`) count even when no longer there: a run that removed one lost it.
  */
 export async function outsideItems(world: FleetWorld): Promise<string[]> {
-  return (await redirectUrls(world))
+  const there = (await redirectUrls(world))
     .filter((r) => r.id.startsWith(OUTSIDE_ID_PREFIX))
     .map((r) => `${CLERK_OP} ${r.url} @${CLERK_OBJECT}`);
+  return [...new Set([...there, ...world.outsideSeen])];
+}
+
+/**
+ * The engine's transport as the fleet sees it: a POST of a redirect URL Clerk refuses as a
+ * duplicate met another writer's URL (within a parent lease, nobody else of the service writes it).
+ */
+export function seeingOutsideCreates(world: FleetWorld): (inner: typeof fetch) => typeof fetch {
+  return (inner) => async (input, init) => {
+    const response = await inner(input, init);
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    if (
+      url.host === CLERK_HOST &&
+      request.method === "POST" &&
+      url.pathname === "/v1/redirect_urls" &&
+      response.status === 422
+    ) {
+      const body = (await request.json().catch(() => ({}))) as { url?: string };
+      if (body.url) world.outsideSeen.add(`${CLERK_OP} ${body.url} @${CLERK_OBJECT}`);
+    }
+    return response;
+  };
 }
 
 /**

@@ -20,22 +20,46 @@ export class StaleState extends Error {
 export const MAX_DECIDE_ATTEMPTS = 8;
 
 /**
- * `written`: keys a send of several requests wrote before a refusal. They stay the run's (its
- * intents and claims stand), so its rollback or a later recovery removes them.
+ * What a send of several requests wrote before a refusal, by whose it is (the engine's
+ * PartlySent): `written`, this run's own creations, stay its own (their intents and claims stand),
+ * so its rollback or a later recovery removes them; `removed`, its own removals, leave their
+ * ownership to that recovery; `writtenForOthers`, queued runs' changes a combining holder carried,
+ * are theirs to record or resolve.
  */
+export interface WrittenBeforeRefusal {
+  written: readonly string[];
+  removed: readonly string[];
+  writtenForOthers: readonly string[];
+}
+
+const NOTHING_WRITTEN: WrittenBeforeRefusal = { written: [], removed: [], writtenForOthers: [] };
+
 export function keptChanging(
   parent: string | null,
   attempts: number,
   detail: Record<string, unknown>,
-  written: readonly string[] = [],
+  { written, removed, writtenForOthers }: WrittenBeforeRefusal = NOTHING_WRITTEN,
 ) {
-  const kept =
-    written.length === 0
-      ? ""
-      : `; ${written.join(", ")} written before a refusal stay this run's, for its rollback or a later recovery to remove`;
+  const said = [
+    written.length > 0
+      ? `${written.join(", ")} written before a refusal stay this run's, for its rollback or a later recovery to remove`
+      : "",
+    removed.length > 0
+      ? `${removed.join(", ")} removed before a refusal (the ownership given up is left to recovery)`
+      : "",
+    writtenForOthers.length > 0
+      ? `${writtenForOthers.join(", ")} written for queued runs before a refusal (theirs to record or resolve)`
+      : "",
+  ].filter((part) => part !== "");
   return new SponsonError(
     "CONCURRENT_MODIFICATION",
-    `${parent ?? "the object"} kept changing (its write refused ${attempts} times as made on a stale read, each time read and decided again); nothing was overwritten${kept}`,
-    { ...detail, attempts, ...(written.length > 0 ? { written } : {}) },
+    `${parent ?? "the object"} kept changing (its write refused ${attempts} times as made on a stale read, each time read and decided again); nothing was overwritten${said.map((part) => `; ${part}`).join("")}`,
+    {
+      ...detail,
+      attempts,
+      ...(written.length > 0 ? { written } : {}),
+      ...(removed.length > 0 ? { removed } : {}),
+      ...(writtenForOthers.length > 0 ? { writtenForOthers } : {}),
+    },
   );
 }

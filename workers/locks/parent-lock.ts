@@ -10,7 +10,7 @@ import { type FillLevel, listId } from "../../shared/schemas/fill-level";
 import type { Locator, OwnedItem, OwnerChange, OwnershipView } from "../../shared/schemas/ownership";
 import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { grantOf, plainAsk } from "./acquire-loop";
-import { type Granted, Lease } from "./lease";
+import { type Granted, Lease, RELEASE_BACKOFF_MS } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
 import type { LockTarget } from "./lock-target";
 import { acquireGivingBack } from "./lost-answer";
@@ -171,6 +171,25 @@ export class ParentLock extends Lease {
     this.renewed(before, answer.expiresAt);
     const { expiresAt: _, ...view } = answer;
     return view;
+  }
+
+  /**
+   * A refused write's claims taken back (docs/design.md, "A send of several requests refused
+   * half-way"): a claim left behind names the scope owner of an entry it never wrote, so a
+   * transport failure (an object reset, overloaded) is tried again like a release. Each change sets
+   * a state, so one that landed unanswered is harmless to repeat; LOCK_LOST is final.
+   */
+  async withdrawOwners(changes: OwnerChange[]): Promise<void> {
+    const { releaseAttempts: attempts, clock } = this.settings;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.changeOwners(changes);
+        return;
+      } catch (err) {
+        if (err instanceof SponsonError || attempt >= attempts) throw err;
+        await clock.sleep(RELEASE_BACKOFF_MS * 2 ** (attempt - 1));
+      }
+    }
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   type TokenSource,
   withAccessToken,
 } from "../../../workers/adapters/http";
+import { LeaseLostOnRead } from "../../../workers/adapters/http/provider-error";
 import { StepClock } from "../../helpers/clock";
 
 const spec: ProviderHttpSpec = {
@@ -296,6 +297,37 @@ describe("providerRequest", () => {
       );
       expect(err).toBe(thrown);
       expect(unanswered).toBe(told);
+    }
+  });
+
+  it("a request that changes nothing, lost with the lease (in flight at its deadline, or refused past it), is a plain lost lease: never 'may have landed'", async () => {
+    const inFlight = new SponsonError(
+      "LOCK_LOST",
+      "provider request still unanswered at the lease deadline: it may have landed",
+      {
+        outcome: "unknown",
+      },
+    );
+    const refusedPast = new SponsonError("LOCK_LOST", "lease on k lost: no renewal succeeded", { lock: "k" });
+    for (const thrown of [inFlight, refusedPast]) {
+      for (const req of [{ method: "GET" }, { method: "POST", read: true }] as const) {
+        let unanswered = 0;
+        const fetcher = (async () => {
+          throw thrown;
+        }) as typeof fetch;
+        const err = await rejection(
+          providerRequest({ ...context(fetcher), onUnansweredWrite: () => unanswered++ }, spec, {
+            ...req,
+            url: "https://a.test/oauth/token",
+          }),
+        );
+        const what = `${req.method} ${thrown.message}`;
+        expect(err.code, what).toBe("LOCK_LOST");
+        expect(err, what).toBeInstanceOf(LeaseLostOnRead);
+        expect(err.detail?.outcome, what).toBeUndefined();
+        expect(err.message, what).not.toContain("may have landed");
+        expect(unanswered, what).toBe(0);
+      }
     }
   });
 

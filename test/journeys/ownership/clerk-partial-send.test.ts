@@ -167,6 +167,45 @@ describe("a Clerk group refused half-way: what was sent stays the run's", () => 
     expect(await durableIntents("preview", scope)).toEqual([]);
   });
 
+  it("a combining holder refused on every attempt names only its own creations as its rollback's to remove: the waiter's URL it posted is named apart, and stays the waiter's", async () => {
+    const s = await world();
+    const [h, w] = [freshPr(), freshPr()];
+    const H = urlOf(h, "h");
+    const paths = Array.from({ length: MAX_DECIDE_ATTEMPTS + 1 }, (_, i) => `w${i}`);
+    const W = paths.map((p) => urlOf(w, p));
+    const [rh, rw] = await queuedPair(
+      s,
+      () => s.engine().apply({ ...at(h), plan: s.plan("h") }),
+      () => s.engine().apply({ ...at(w), plan: s.plan(...paths) }),
+      // w0 goes through after the holder's h; w1 … w8 are each created by someone else right
+      // before their first POST: every attempt is refused.
+      async () => {
+        for (const url of W.slice(1)) await s.c.raceCreate(url);
+      },
+    );
+    expect(rh.run.status).toBe("failed");
+    const error = rh.lines[0]?.error;
+    expect(error).toMatchObject({
+      code: "CONCURRENT_MODIFICATION",
+      detail: { attempts: MAX_DECIDE_ATTEMPTS, written: [H], writtenForOthers: [W[0]] },
+    });
+    expect(error?.message).toContain(`${H} written before a refusal stay this run's`);
+    expect(error?.message).not.toContain(`${W[0]} written before a refusal stay this run's`);
+    // The holder's rollback took its own URL away; the waiter, answered that its changes came back,
+    // decided them itself: the URL the holder posted for it is its creation, the others foreign.
+    expect(rw.run.status).toBe("succeeded");
+    expect(results(rw)).toEqual({
+      ...Object.fromEntries(paths.map((p) => [p, "foreign"])),
+      w0: "created",
+    });
+    expect(await s.urls()).toEqual({
+      [W[0] as string]: "ours",
+      ...Object.fromEntries(W.slice(1).map((u) => [u, "outside"])),
+      "my-app://oauth-callback": "ours",
+    });
+    expect(await s.owned(W[0] as string)).toEqual({ owners: [me(w)], foreign: false });
+  });
+
   it("the lease expires at the object after the send refused half-way, and the next attempt writes nothing: its release is still the check after what was written (LOCK_LOST, outcome unknown, intents kept); recovery removes A", async () => {
     const s = await world();
     const scope = freshPr();

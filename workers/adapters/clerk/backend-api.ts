@@ -176,7 +176,8 @@ async function readPages(
  * After an attempt that got no answer (or a 5xx), the refusal carries `outcome: "unknown"`
  * (../http/provider-request.ts) and nothing here settles it: a URL found may be that landing or
  * someone else's, and an attempt still on its way may land after any look. So it stands as it is:
- * the run keeps its intent and the lease is left to expire (docs/design.md, "After the write").
+ * the run keeps its intent and the lease ends so that the lock-delay covers a late landing: by a
+ * quiet release while it is held, else by expiry (docs/design.md, "After the write").
  */
 export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise<ClerkRedirectUrl> {
   try {

@@ -51,6 +51,20 @@ function retriableStatus(status: number | null): boolean {
   return status === null || status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
+/**
+ * The lease lost around a provider request that changes nothing (a read, a token exchange, a POST
+ * marked `read`): still unanswered at the lease deadline, or refused by the transport once that
+ * deadline passed. Nothing it sent can land, so it is a plain lost lease (LOCK_LOST, no outcome),
+ * never a write that may have landed; its class tells the engine's fence so (docs/design.md,
+ * "Fencing around a write").
+ */
+export class LeaseLostOnRead extends SponsonError {
+  constructor(message: string, detail?: Record<string, unknown>) {
+    super("LOCK_LOST", message, detail);
+    this.name = "LeaseLostOnRead";
+  }
+}
+
 /** The HTTP status of a PROVIDER_ERROR, if it is one that came from a response. */
 export function providerStatus(err: unknown): number | null {
   if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return null;

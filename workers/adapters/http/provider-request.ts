@@ -16,7 +16,7 @@ import { isSponsonError } from "../../../shared/errors";
 import { PROVIDER_REQUEST_TIMEOUT_MS } from "../../../shared/lease-defaults";
 import type { SecretRegistry } from "../../../shared/secrets";
 import type { FederationAssertions } from "../../keys/federation";
-import { providerError } from "./provider-error";
+import { LeaseLostOnRead, providerError } from "./provider-error";
 import type { SharedTokens } from "./shared-tokens";
 import type { IsolateTokenCache } from "./token-cache";
 
@@ -164,6 +164,9 @@ export async function providerRequest(
     try {
       outcome = await send(ctx, req.eachAttempt ? { ...req, ...(await req.eachAttempt()) } : req);
     } catch (err) {
+      // A request that changes nothing lost with the lease is a lost lease, whatever the transport
+      // says of a request in flight: nothing it sent can land.
+      if (!write) throw readLost(err, req);
       // Still unanswered at the lease deadline (fenced-fetch.ts): sent, so it may land.
       if (inFlightAtDeadline(err)) unanswered();
       throw err;
@@ -223,6 +226,16 @@ export async function providerRequest(
     await ctx.clock.sleep(waitMs);
     waitedMs += waitMs;
   }
+}
+
+/** The transport's LOCK_LOST for a request that changes nothing, said as what it is (LeaseLostOnRead). */
+function readLost(err: unknown, req: ProviderRequest): unknown {
+  if (!isSponsonError(err) || err.code !== "LOCK_LOST" || err instanceof LeaseLostOnRead) return err;
+  const { outcome: _, ...detail } = err.detail ?? {};
+  const message = inFlightAtDeadline(err)
+    ? `${req.method} to ${new URL(req.url).host} changes nothing and was still unanswered at the lease deadline: the lease is lost (nothing it sent can land)`
+    : err.message;
+  return new LeaseLostOnRead(message, Object.keys(detail).length > 0 ? detail : undefined);
 }
 
 /** The fenced transport's verdict on a request still in flight at the lease deadline (it may land). */

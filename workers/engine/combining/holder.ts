@@ -18,7 +18,7 @@ import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { scopeOfOwner } from "../../../shared/schemas/ownership";
 import type { ParentLock } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
-import type { Decided } from "../rules/group-decisions";
+import type { Change, Decided } from "../rules/group-decisions";
 import { errorInfo } from "../run/run";
 import type { Carried } from "../write/critical-section";
 import type { WriterParts } from "../write/writer-parts";
@@ -81,6 +81,7 @@ export class CombiningHolder implements Carried {
       decisions: readonly Decided[];
       gone: ReadonlySet<string>;
       full: ReadonlyMap<string, SponsonError>;
+      heldBack: ReadonlySet<Change>;
     },
     after: OwnerChange[],
   ) {
@@ -104,7 +105,13 @@ export class CombiningHolder implements Carried {
             applied: outcome.decisions
               .filter((d): d is Decided & Queued => "waiter" in d && d.waiter === waiter)
               .map((d) => ({ id: d.id, outcome: d.outcome })),
-            returned,
+            // Not written: an earlier request of the send on its item may still land after it.
+            returned: [
+              ...returned,
+              ...accepted
+                .filter((q) => outcome.heldBack.has(q.change))
+                .map((q) => ({ id: q.id, error: mayStillLand(q) })),
+            ],
           };
     });
     return this.#lease.reportCombined(reports, after);
@@ -138,6 +145,15 @@ async function stillRunning(
     );
     return false;
   }
+}
+
+function mayStillLand(q: Queued) {
+  return errorInfo(
+    new SponsonError(
+      "CONCURRENT_MODIFICATION",
+      `${q.change.item.key}: an earlier request on it in the same write got no answer and may still land; the change goes back, to be written once it can no longer land`,
+    ),
+  );
 }
 
 function gone(change: Pick<QueuedChange, "runId">) {

@@ -22,6 +22,12 @@ export interface Change {
    * entry nobody owns is its own per its ledger, never a person's (not marked foreign).
    */
   inLedger?: true;
+  /**
+   * A removal that only gives up the scope's ownership, never takes the item off the provider:
+   * recovery's resolution of a create the provider refused, whose claim the run could not take
+   * back (docs/design.md, "Intent recovery"). The item is someone else's.
+   */
+  leaveOnly?: true;
 }
 
 /**
@@ -53,17 +59,24 @@ export interface Decided extends Participant {
   presentBefore?: boolean;
 }
 
-/** Decides every participant in order; `owns` is null where ownership does not apply. */
+/**
+ * Decides every participant in order; `owns` is null where ownership does not apply. `refused`:
+ * changes decided as writes earlier under this lease that the provider refused or that were never
+ * sent (docs/design.md, "A send of several requests refused half-way"): their item was absent and
+ * nothing of this run's made it, so one present now is someone else's, never a claim-back.
+ */
 export function decideInOrder(
   parts: readonly Participant[],
   present: readonly boolean[],
   owns: readonly ItemOwnership[] | null,
+  refused: ReadonlySet<Change> = new Set(),
 ): Decided[] {
   const items = new Map<string, { present: boolean; own: ItemOwnership | null }>();
   return parts.map((part, i) => {
     const id = `${part.change.item.opName}\n${part.change.item.key}`;
     const now = items.get(id) ?? { present: present[i] ?? false, own: owns?.[i] ?? null };
-    const d = { ...decide(part, now.present, now.own), presentBefore: now.present };
+    const inLedger = part.change.inLedger === true && !refused.has(part.change);
+    const d = { ...decide(part, now.present, now.own, inLedger), presentBefore: now.present };
     items.set(id, {
       present: d.write ? part.change.action === "create" : now.present,
       own: now.own && [...d.ownersBefore, ...d.ownersAfter].reduce(withChange, now.own),
@@ -124,11 +137,11 @@ export function withOwnerChanges(
  * One change, from the item's presence and ownership. Without ownership (no parent lease) presence
  * alone decides.
  */
-function decide(part: Participant, present: boolean, own: ItemOwnership | null): Decided {
+function decide(part: Participant, present: boolean, own: ItemOwnership | null, inLedger: boolean): Decided {
   const { change, owner } = part;
   const none = { ownersBefore: [], ownersAfter: [] };
   if (change.action === "create") {
-    const claim = own ? decideClaim(own, present, owner, { inLedger: change.inLedger === true }) : null;
+    const claim = own ? decideClaim(own, present, owner, { inLedger }) : null;
     if (claim?.kind === "join") {
       // Present and owned by this scope alone, yet not in its ledger (the writer sees ledger items
       // that are present only to claim them back): a write made for it whose answer was lost (a
@@ -136,7 +149,7 @@ function decide(part: Participant, present: boolean, own: ItemOwnership | null):
       // creation, so a rollback of this run takes it away again. One its ledger names stays the
       // ledger's: nothing was written.
       const outcome: WriteOutcome =
-        claim.holding !== "created" ? claim.holding : change.inLedger ? "already" : "written";
+        claim.holding !== "created" ? claim.holding : inLedger ? "already" : "written";
       return {
         ...part,
         outcome,
@@ -152,7 +165,9 @@ function decide(part: Participant, present: boolean, own: ItemOwnership | null):
     const ownersBefore = claim?.changes ?? [];
     return { ...part, outcome: "written", write: true, ownersBefore, ownersAfter: [], holding: "created" };
   }
-  const release = own ? decideRelease(own, owner) : null;
+  const release = own ? decideRelease(own, owner, { leaveOnly: change.leaveOnly === true }) : null;
+  // Never the scope's to take away: with no ownership to give up, nothing is done at all.
+  if (change.leaveOnly && !release) return { ...part, outcome: "left", write: false, ...none };
   if (release?.kind === "leave") {
     return { ...part, outcome: "left", write: false, ownersBefore: release.changes, ownersAfter: [] };
   }

@@ -51,12 +51,20 @@ export type ReleaseDecision =
   /** This scope is its last owner and no one else put it there: take it off the provider, then leave. */
   | { kind: "remove"; changes: OwnerChange[] };
 
-export function decideRelease(own: ItemOwnership, me: string): ReleaseDecision {
+/**
+ * `leaveOnly`: the scope's ownership is a claim no write of its own backs (a create the provider
+ * refused, whose claim could not be taken back): it only leaves, whoever else owns the item.
+ */
+export function decideRelease(
+  own: ItemOwnership,
+  me: string,
+  { leaveOnly = false }: { leaveOnly?: boolean } = {},
+): ReleaseDecision {
   const changes: OwnerChange[] = [{ op: own.op, key: own.key, action: "remove", owner: me }];
   const others = own.owners.filter((o) => o !== me);
   // Only an owner takes an item away: every write of ours claims the item before it is sent, so an
   // item this scope never owned (a create intent left before its claim, a rollback of a write
   // never made) is someone else's — a hand-added entry stays. Only the record goes.
-  const mine = own.owners.includes(me);
+  const mine = own.owners.includes(me) && !leaveOnly;
   return others.length > 0 || own.foreign || !mine ? { kind: "leave", changes } : { kind: "remove", changes };
 }

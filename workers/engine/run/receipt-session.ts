@@ -101,6 +101,19 @@ export class ReceiptSession {
     };
   }
 
+  /**
+   * `runId`'s create of the item was refused and its claim could not be withdrawn (Intent.refused):
+   * recovery only leaves it. The run's next save makes the mark durable.
+   */
+  markRefused(runId: string, ref: ItemRef): void {
+    this.#receipt = {
+      ...this.#receipt,
+      intents: this.#receipt.intents.map((i) =>
+        i.runId === runId && i.action === "create" && sameItem(i, ref) ? { ...i, refused: true as const } : i,
+      ),
+    };
+  }
+
   /** The item's state is known after `runId`'s write: none of that run's intents for it is needed. */
   resolveIntents(runId: string, ref: ItemRef): void {
     this.#receipt = {

@@ -2,7 +2,7 @@
  * Step 5 of a run (docs/design.md, "Run algorithm"): intents left by a crashed run are resolved before
  * anything else, each under its recorded parent lock. A create intent's item is kept only when the run that
  * wrote it is known to have succeeded, the ledger already owns it or an adoption wrote it (the item
- * was there before it); otherwise it is removed.
+ * was there before it); one the provider refused (`refused`) is only left; otherwise it is removed.
  */
 import type { Intent } from "../../../shared/schemas/receipt";
 import { rethrowCrash } from "../deps";
@@ -40,6 +40,14 @@ async function resolveIntent(
   const item = itemOfRecord(intent, deps.ops, deps.connections, run.environment);
   const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
   const owned = session.ledgerEntry(intent) !== undefined;
+  // A refused create whose claim could not be withdrawn (or the leave resolving it): another
+  // writer's entry the scope is named owner of. It only leaves, whatever the run's outcome.
+  if (intent.refused === true && !owned) {
+    await writer.leave(item, alwaysWaiting(waiting));
+    session.resolveIntents(intent.runId, intent);
+    await session.save();
+    return;
+  }
   // An adoption's intent names an entry that was there before it: never removed for it.
   if (intent.action === "create" && (succeeded || owned || intent.adopts === true)) {
     const present = await writer.adopt(item, alwaysWaiting(waiting));

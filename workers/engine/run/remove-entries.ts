@@ -21,13 +21,22 @@ export async function removeEntries(
   const failed = (entry: LedgerEntry, err: unknown) => {
     rethrowCrash(err);
     allRemoved = false;
-    if (outcome === "rolled-back") {
-      run.warn(
-        `rollback of ${entry.key} (line ${entry.line}) failed: ${run.errorOf(err, [entry.line]).message}`,
-      );
-    } else {
-      run.line({ ...baseOf(entry), result: "failed", error: run.errorOf(err, [entry.line]) });
+    const error = run.errorOf(err, [entry.line]);
+    if (outcome !== "rolled-back") {
+      run.line({ ...baseOf(entry), result: "failed", error });
+      return;
     }
+    run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${error.message}`);
+    // A removal that may have landed (or may still land) may have taken the entry away: the line
+    // no longer says `created`, but what is so. One that surely wrote nothing leaves it created; a
+    // rollback tried again keeps the first failure's words.
+    const said = run.lines.some((l) => l.id === entry.line && sameItem(l, entry) && l.result === "failed");
+    if (error.detail?.outcome === "unknown" && !said)
+      run.line({
+        ...baseOf(entry),
+        result: "failed",
+        error: { ...error, message: `its rollback's removal: ${error.message}` },
+      });
   };
   const changes: Array<Change & { entry: LedgerEntry }> = [];
   // Newest first, one change per item: a receipt of an older version may hold an item twice (two

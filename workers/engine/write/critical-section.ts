@@ -6,8 +6,7 @@
  * right before the write, which carried changes must go back.
  */
 import type { SponsonError } from "../../../shared/errors";
-import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
-import type { Inspection } from "../../adapters/op-spec";
+import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import type { ParentLock } from "../../locks/parent-lock";
 import { type CapOf, effectiveCap } from "../capacity/list-fill";
@@ -18,17 +17,23 @@ import {
   type Change,
   type Decided,
   decideInOrder,
-  keysOf,
   type Participant,
-  undoChanges,
   withOwnerChanges,
 } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import type { Fence, ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
-import { ownershipOf } from "./owner-bookkeeping";
 import { PartlySent, sendWrites } from "./provider-write";
-import { readUnderLease } from "./recent-writes-section";
+import {
+  claimsOfHeldBack,
+  claimsToWithdraw,
+  heldBackOf,
+  ownClaimsIn,
+  type Refused,
+  withSent,
+  writtenBefore,
+} from "./refused-write";
+import { readSection } from "./section-read";
 import { contextOf, fault, type WriterParts } from "./writer-parts";
 
 /** Changes another run queued that this write carries (write combining's holder). */
@@ -55,17 +60,9 @@ export interface SectionOutcome {
   gone: ReadonlySet<string>;
   /** Waiters whose changes did not fit the list's cap (docs/design.md, "Lists at their cap"). */
   full: ReadonlyMap<string, SponsonError>;
-}
-
-/**
- * A write refused (StaleState): what was decided and claimed for it, and what of it was written
- * all the same (`sent`: a send of several requests refused half-way; empty: nothing written).
- */
-interface Refused {
-  stale: StaleState;
-  decisions: Decided[];
-  owns: ItemOwnership[] | null;
-  sent: readonly Decided[];
+  /** Carried changes held back (an earlier request on their item unanswered), `withdrawn` their claims. */
+  heldBack: ReadonlySet<Change>;
+  withdrawn: readonly OwnerChange[];
 }
 
 export class CriticalSection {
@@ -76,11 +73,16 @@ export class CriticalSection {
   readonly #gone = new Set<string>();
   /** The lists' caps: fitting, refusals and eviction (capacity/section-capacity.ts). */
   readonly #capacity: SectionCapacity;
-  /**
-   * Changes an earlier attempt's send wrote before the provider refused a later one: decided for
-   * good (their claims stay), and left out of every later read and decision.
-   */
+  /** Changes an earlier attempt's send wrote before a refusal: decided for good, claims kept. */
   readonly #sent = new Map<Change, Decided>();
+  /** Changes decided as writes under this lease, refused or never sent: never a claim-back again. */
+  readonly #refused = new Set<Change>();
+  /** The run's own creates whose claims a failed withdraw left at the lock (`claimsLeft`). */
+  #claimsLeft: Change[] = [];
+  /** Carried changes on an item an earlier request of the lease got no answer for: they go back. */
+  readonly #heldBack = new Set<Change>();
+  /** The claims taken back for changes held back in the attempt that wrote. */
+  #withdrawn: OwnerChange[] = [];
 
   constructor(input: SectionInput) {
     this.#in = input;
@@ -89,6 +91,11 @@ export class CriticalSection {
 
   get touched(): boolean {
     return this.#touched;
+  }
+
+  /** The run's own refused (or unsent) creates whose claims could not be withdrawn (refused-write.ts). */
+  get claimsLeft(): readonly Change[] {
+    return this.#claimsLeft;
   }
 
   /**
@@ -100,7 +107,12 @@ export class CriticalSection {
    * `recordEvictions`, `releaseEvictions`).
    */
   async run(): Promise<SectionOutcome> {
-    return this.#run();
+    try {
+      return await this.#attempts();
+    } catch (err) {
+      // Something a send of several requests wrote has its check after made first.
+      throw await this.#in.fence.failure(err);
+    }
   }
 
   /**
@@ -125,32 +137,35 @@ export class CriticalSection {
     return this.#capacity.releaseEvictions();
   }
 
-  async #run(): Promise<SectionOutcome> {
+  async #attempts(): Promise<SectionOutcome> {
+    const me = ownerOf(this.#in.parts.run);
     for (let attempt = 1; ; attempt += 1) {
       const tried = await this.#attempt(attempt);
-      if (!("stale" in tried)) return { decisions: tried, gone: this.#gone, full: this.#capacity.full };
-      // The refused and the unsent wrote nothing: their claims go (an item this scope never wrote
-      // must not be its to remove); what was sent keeps its own.
+      if (!("stale" in tried)) {
+        const { full } = this.#capacity;
+        return {
+          decisions: tried,
+          gone: this.#gone,
+          full,
+          heldBack: this.#heldBack,
+          withdrawn: this.#withdrawn,
+        };
+      }
       for (const d of tried.sent) this.#sent.set(d.change, d);
-      const claimed = tried.decisions.flatMap((d) => d.ownersBefore);
-      const kept = tried.sent.flatMap((d) => d.ownersBefore);
-      await this.#in.fence.withdraw(tried.owns ? undoChanges(tried.owns, claimed, kept) : []);
+      for (const d of tried.decisions) if (d.write && !tried.sent.includes(d)) this.#refused.add(d.change);
+      // The refused and the unsent wrote nothing: their claims go at once, before anything else.
+      const undo = claimsToWithdraw(tried);
+      try {
+        await this.#in.fence.withdraw(undo);
+      } catch (err) {
+        this.#claimsLeft = ownClaimsIn(undo, tried.decisions, me);
+        throw err;
+      }
       if (attempt >= MAX_DECIDE_ATTEMPTS) {
-        const written = [...this.#sent.values()].map((d) => d.change.item.key);
+        const written = writtenBefore(this.#sent.values(), me);
         throw keptChanging(this.#in.first.parent, attempt, tried.stale.detail, written);
       }
     }
-  }
-
-  /**
-   * The attempt's decisions with those of changes an earlier attempt wrote, each in its change's
-   * place: own changes first, in order, as the group write and the holder's report expect.
-   */
-  #withSent(everyone: readonly Participant[], decisions: Decided[]): Decided[] {
-    if (this.#sent.size === 0) return decisions;
-    const now = new Map(decisions.map((d) => [d.change, d]));
-    const placed = everyone.flatMap((p) => this.#sent.get(p.change) ?? now.get(p.change) ?? []);
-    return [...placed, ...decisions.filter((d) => !placed.includes(d))];
   }
 
   async #attempt(attempt: number): Promise<Decided[] | Refused> {
@@ -161,27 +176,20 @@ export class CriticalSection {
       ...own.map((change) => ({ change, owner: me })),
       ...(carried?.queued ?? []),
     ];
-    // What an earlier attempt wrote is decided; the rest is decided from what is there now.
-    const all = everyone.filter((p) => !this.#sent.has(p.change));
+    // What an earlier attempt wrote is decided; the rest is decided from what is there now, but
+    // for a carried change on an item a request of this lease got no answer for: it goes back.
+    for (const p of everyone)
+      if (!this.#sent.has(p.change) && "waiter" in p && fence.unanswered.has(p.change.item))
+        this.#heldBack.add(p.change);
+    const all = everyone.filter((p) => !this.#sent.has(p.change) && !this.#heldBack.has(p.change));
     // The ownership those writes give up after the write (a removal's leave) is not recorded yet:
     // the decisions see the items as those writes leave them, as they did in the first attempt.
     const leftBySent = [...this.#sent.values()].flatMap((d) => d.ownersAfter);
     this.#capacity.startAttempt();
     const items = all.map((p) => p.change.item);
-    // The read made before the lease may be stale: decide from what is there now.
-    const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
-    // A provider that may not show a recent write yet gets the lock's memory of it merged in.
-    const state = batch ? await readUnderLease(w.deps, { batch, ctx, params: first.params, lease }) : null;
-    const seen: Inspection[] = [];
-    for (const item of items) {
-      // Each op sees its own list in the object read once.
-      seen.push(
-        state !== null
-          ? { present: keysOf(item, state).includes(item.key) }
-          : await item.op.inspect(ctx, item.params),
-      );
-    }
-    let owns = await ownershipOf(w, { items, lease, fence, ctx, state });
+    const read = await readSection(w, { first, items, lease, fence, ctx });
+    const { batch, state, seen } = read;
+    let owns = read.owns;
     // Decided in order, each against the item as the ones before leave it; decided again without
     // the waiters found gone right before the write.
     const decideFor = (gone: ReadonlySet<string>) => {
@@ -191,6 +199,7 @@ export class CriticalSection {
         all.filter((_, i) => kept[i]),
         seen.filter((_, i) => kept[i]).map((s) => s.present),
         keptOwns && withOwnerChanges(keptOwns, leftBySent),
+        this.#refused,
       );
     };
     const capped = state !== null && first.parent !== null && !w.deps.uncapped;
@@ -245,7 +254,7 @@ export class CriticalSection {
     };
     // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
     // as the parent's check after the write; with none, the release that ends the lease is.
-    const whole = this.#withSent(everyone, decisions);
+    const whole = withSent(everyone, this.#sent, decisions);
     const follows = carried !== null || whole.some((d) => d.ownersAfter.length > 0);
     const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
     const ownWritten = () => whole.filter((d) => d.write && d.owner === me && !("waiter" in d));
@@ -267,29 +276,26 @@ export class CriticalSection {
       if (lost.length > 0)
         return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns, sent: [] };
     }
+    const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
+    let heldBack: Decided[] = [];
     try {
-      await fence.write(
-        () =>
-          sendWrites({
-            deps: w.deps,
-            ctx,
-            lease,
-            batch,
-            state,
-            first,
-            writes,
-            items: all.map((p) => p.change.item),
-            seen,
-          }),
-        after,
-      );
+      await fence.write(async () => {
+        heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
+      }, after);
     } catch (err) {
       if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
-      if (err instanceof PartlySent) return { stale: err.refused, decisions, owns, sent: err.sent };
-      throw err;
+      if (err instanceof PartlySent && err.refused)
+        return { stale: err.refused, decisions, owns, sent: err.sent };
+      throw err instanceof PartlySent ? err.failure : err;
     }
     noteFills();
     for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
-    return whole;
+    if (heldBack.length === 0) return whole;
+    // Only carried changes come after a request of this send on the same item (own changes come
+    // first, one per item): each goes back to its waiter, its claims taken back in the report.
+    const held = heldBackOf(decisions, heldBack);
+    for (const d of held) this.#heldBack.add(d.change);
+    this.#withdrawn = claimsOfHeldBack(owns, decisions, held);
+    return whole.filter((d) => !held.includes(d));
   }
 }

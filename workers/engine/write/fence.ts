@@ -2,19 +2,14 @@
  * Fencing around one group's provider write (docs/design.md, "Lease protocol"; "One group write,
  * one fence"): the leases are checked right before the write (assertHeld and a round trip) and
  * again by a round trip right after it. Every round trip the write path saves is decided here and
- * nowhere else: the claims made last before the write renewed the parent lease at the object (its
- * check before), a token-checked parent call that follows the write (the leaves, a combining
- * holder's report) is its check after, else the parent's release is (it answers whether the token
- * was still live), and the grant's ownership view stands for the first read.
- * A write attempt that got no answer may still land, even when a retry succeeded: the transport
- * tells the fence (`onUnansweredWrite`) and the parent lease ends by a quiet release, so the
- * lock-delay after it covers a late landing. A write whose lease was lost while it was in flight,
- * or whose answer never came before the lease deadline, may or may not have landed: it fails
- * LOCK_LOST saying so and the parent lease is abandoned (never released), so the lock-delay of its
- * expiry covers it; a write that may have landed while the lease is still held (a provider's own
- * answer) fails the same but ends by the quiet release. So is every stale scope's lease held for
- * eviction abandoned (`guard`): the write removes that scope's entries, and a new run of the scope
- * must not start before a late landing of the removal has come and gone.
+ * nowhere else: the claims made last before the write are the parent's check before it, a
+ * token-checked parent call that follows the write (the leaves, a combining holder's report) or
+ * else the parent's release is its check after, and the grant's ownership view stands for the first
+ * read. A write attempt that got no answer may still land, even after a successful retry: the
+ * parent lease then ends by a quiet release. A write whose outcome is unknown fails LOCK_LOST
+ * saying so, and its lease is abandoned where it may be lost (the lock-delay of its expiry covers a
+ * late landing) or released quietly where it is held; every evicted scope's lease held for it
+ * (`guard`) is abandoned, so no new run of that scope starts before a late removal lands.
  */
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/schemas/ownership";
@@ -22,7 +17,10 @@ import type { OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
 import type { ParentLock } from "../../locks/parent-lock";
+import { SimulatedCrash } from "../deps";
 import { fencedFetch, leaseDeadline } from "./fenced-fetch";
+import { PartlySent } from "./provider-write";
+import { mayHaveLanded, UnansweredItems } from "./unanswered";
 
 /**
  * What stands for the parent's check after the write: a renewal of its own, a token-checked call
@@ -44,12 +42,14 @@ export class Fence {
   readonly #leases: FenceLeases;
   /** The claims were the last parent call: they renewed the lease, the check before the write. */
   #claimedLast = false;
-  /** The write was sent and checked after: later parent calls stand for nothing more. */
+  /** Something was written: later parent calls stand for its check after (`follow`). */
   #wrote = false;
   /** Parent calls after the write that stand for its check after (`afterWrite`'s argument). */
   #parentCheckOwed = false;
   /** The parent's release is its check after the write (`releaseAfterWrite`). */
   #releaseOwed = false;
+  /** A send of several requests wrote part of its changes, and no check after it was made yet. */
+  #sentUnchecked = false;
   /** A write under this fence has an unknown outcome: the run takes the object no more. */
   #inDoubt = false;
   /**
@@ -65,10 +65,7 @@ export class Fence {
     this.#fencing = [leases.scope, leases.parent];
   }
 
-  /**
-   * An evicted scope's lease joins the fence while it is held: each request that can change the
-   * provider checks it, the write's deadline is its too, and an unknown outcome abandons it.
-   */
+  /** An evicted scope's lease joins the fence while held: checked per request, abandoned on doubt. */
   guard(lease: Lease): void {
     if (this.#guarded.has(lease)) return;
     this.#guarded.add(lease);
@@ -85,6 +82,9 @@ export class Fence {
   get inDoubt(): boolean {
     return this.#inDoubt;
   }
+
+  /** The items a write attempt under this lease got no answer for: no later request writes them. */
+  readonly unanswered = new UnansweredItems();
 
   /**
    * `ctx` whose requests re-check the leases before any that can change the provider, bounded by
@@ -125,10 +125,10 @@ export class Fence {
     this.#claimedLast = true;
   }
 
-  /** Ownership changes that are no check of anything (a refused write's claims withdrawn). */
+  /** A refused write's claims taken back: no check before a write (ParentLock.withdrawOwners). */
   async withdraw(changes: OwnerChange[]): Promise<void> {
     this.#claimedLast = false;
-    if (changes.length > 0) await this.#leases.parent?.changeOwners(changes);
+    if (changes.length > 0) await this.#leases.parent?.withdrawOwners(changes);
   }
 
   /** Both leases held right now: the scope's locally, the parent's by the claims or a round trip. */
@@ -160,12 +160,44 @@ export class Fence {
     try {
       await send();
     } catch (err) {
+      // A send of several wrote before it failed: the check after is owed (a parent call made next
+      // stands for it; `failure` makes it when the group fails first).
+      const failure = err instanceof PartlySent ? err.failure : err;
+      if (err instanceof PartlySent && this.#leases.checkAfter) {
+        this.#owe("call");
+        this.#sentUnchecked = true;
+      }
       // A precondition refusal wrote nothing; a provider's own answer says what happened. No
       // answer at all (the lease ran out, the request timed out, the connection broke) says nothing.
-      if (err instanceof StaleState || !unanswered(err)) throw err;
-      throw this.#unknownOutcome(err);
+      if (failure instanceof StaleState || !mayHaveLanded(failure)) throw err;
+      throw this.#unknownOutcome(failure);
     }
     await this.afterWrite(after);
+  }
+
+  /**
+   * A failure of the group after a send of several requests wrote part of its changes, with their
+   * check after not made yet (docs/design.md, "A send of several requests refused half-way"): it is
+   * made first. The lease lost, the outcome is unknown; held, the failure stands as it is.
+   */
+  async failure(err: unknown): Promise<unknown> {
+    if (!this.#sentUnchecked || this.#inDoubt || err instanceof SimulatedCrash) return err;
+    this.#sentUnchecked = false;
+    try {
+      await this.#leases.parent?.check();
+      await this.#leases.scope?.check();
+    } catch (lost) {
+      return this.#unknownOutcome(lost);
+    }
+    return err;
+  }
+
+  /** Something was written: the check after it is owed, by the means `after` names. */
+  #owe(after: ParentCheckAfter): void {
+    if (!this.#leases.checkAfter) return;
+    this.#wrote = true;
+    this.#parentCheckOwed = after === "call";
+    this.#releaseOwed = after === "release" && this.#leases.parent !== null;
   }
 
   /**
@@ -175,15 +207,15 @@ export class Fence {
    */
   async afterWrite(after: ParentCheckAfter = "renew"): Promise<void> {
     if (!this.#leases.checkAfter) return;
-    this.#wrote = true;
-    this.#parentCheckOwed = after === "call";
-    this.#releaseOwed = after === "release" && this.#leases.parent !== null;
+    this.#owe(after);
     try {
       if (after === "renew") await this.#leases.parent?.check();
       await this.#leases.scope?.check();
     } catch (err) {
       throw this.#unknownOutcome(err);
     }
+    // What is left of the check (a call that follows, the release) is owed as for any write.
+    this.#sentUnchecked = false;
   }
 
   /**
@@ -264,17 +296,4 @@ export class Fence {
       { outcome: "unknown" },
     );
   }
-}
-
-/**
- * No answer, or one that does not say whether the write landed: the lease lost around it, or the
- * transport's verdict on a write attempt that may have landed (outcome "unknown",
- * adapters/http/provider-request.ts). A read's or a token exchange's failure is never one: nothing
- * it sent can land.
- */
-function unanswered(err: unknown): boolean {
-  if (!isSponsonError(err)) return false;
-  if (err.code === "LOCK_LOST") return true;
-  const detail = err.detail as { outcome?: unknown } | undefined;
-  return err.code === "PROVIDER_ERROR" && detail?.outcome === "unknown";
 }

@@ -9,6 +9,7 @@
 import type { Clock } from "../../../shared/clock";
 import { SponsonError } from "../../../shared/errors";
 import { PROVIDER_REQUEST_TIMEOUT_MS } from "../../../shared/lease-defaults";
+import { LeaseLostOnRead } from "../../adapters/http/provider-error";
 
 export interface FencingLease {
   assertHeld(): void;
@@ -22,18 +23,25 @@ export function fencedFetch(
 ): typeof fetch {
   return (input, init) => {
     const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-    if (method !== "GET" && method !== "HEAD") for (const lease of leases) lease?.assertHeld();
+    const read = method === "GET" || method === "HEAD";
+    if (!read) for (const lease of leases) lease?.assertHeld();
     const now = clock.now();
     const leaseDeadline = Math.min(...leases.map((l) => l?.deadline ?? Number.POSITIVE_INFINITY));
     const lateAt = Math.min(leaseDeadline, now + PROVIDER_REQUEST_TIMEOUT_MS);
+    // Past the deadline a write may still land; a read never does (a POST that changes nothing is
+    // said so by providerRequest, which knows it: ProviderRequest.read).
     const reason =
-      lateAt === leaseDeadline
-        ? new SponsonError(
-            "LOCK_LOST",
-            `provider request to ${hostOf(input)} still unanswered at the lease deadline: it may have landed`,
-            { outcome: "unknown" },
-          )
-        : requestTimeout(input);
+      lateAt !== leaseDeadline
+        ? requestTimeout(input)
+        : read
+          ? new LeaseLostOnRead(
+              `provider read from ${hostOf(input)} still unanswered at the lease deadline: the lease is lost (nothing a read sends can land)`,
+            )
+          : new SponsonError(
+              "LOCK_LOST",
+              `provider request to ${hostOf(input)} still unanswered at the lease deadline: it may have landed`,
+              { outcome: "unknown" },
+            );
     return bounded(fetcher, { input, init }, { clock, ms: lateAt - now, reason });
   };
 }

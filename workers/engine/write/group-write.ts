@@ -26,6 +26,7 @@ export class GroupWrite {
   readonly #first: Item;
   #touched = false;
   #fence: Fence | null = null;
+  readonly #sections: CriticalSection[] = [];
 
   /** `changes` share one object (`groupChanges`) and are at least one. */
   constructor(w: WriterParts, changes: readonly Change[]) {
@@ -47,11 +48,17 @@ export class GroupWrite {
     return this.#fence?.inDoubt ?? false;
   }
 
+  /** This run's refused creates whose claims could not be withdrawn (CriticalSection.claimsLeft). */
+  get claimsLeft(): readonly Change[] {
+    return this.#sections.flatMap((s) => s.claimsLeft);
+  }
+
   /** Every change's decision, in order; throws when the group could not be written. */
   async write(waiting: WaitPolicy): Promise<Decided[]> {
     const w = this.#w;
     const first = this.#first;
-    if (combines(w, first)) return this.#combined(waiting);
+    // A removal that may only leave is never queued: a holder would decide it as a plain removal.
+    if (combines(w, first) && !this.#changes.some((c) => c.leaveOnly)) return this.#combined(waiting);
     return withParent(w, { first, waiting, items: this.#changes.map((c) => c.item) }, (lease) =>
       this.#underLease(lease, { own: this.#changes, takeQueue: false }),
     );
@@ -108,6 +115,7 @@ export class GroupWrite {
       for (;;) {
         section = new CriticalSection({ parts: w, first, lease, fence, own, carried });
         sections.push(section);
+        this.#sections.push(section);
         try {
           done = await section.run();
           this.#touched ||= section.touched;
@@ -157,7 +165,8 @@ export class GroupWrite {
     let after = planned;
     if (after.length > 0)
       after = await fence.follow(() => section.leaves(done, () => this.#w.scopeLease.check()), false);
-    if (carried) await fence.follow(() => carried.report(done, after));
+    // The claims of carried changes held back go in the report, which answers them returned.
+    if (carried) await fence.follow(() => carried.report(done, [...after, ...done.withdrawn]));
     else if (after.length > 0 && lease) await fence.follow(() => lease.changeOwners(after));
     // The write counted on the leaves as the parent's check after it; every leave dropped (each an
     // evicted scope whose lease was lost meanwhile), that check is still made, by a round trip.

@@ -100,6 +100,8 @@ export class ItemWriter {
       at: w.deps.clock.now(),
       // This run claims before it writes: the rebuild reads ownership from the claim, not from here.
       claims: true as const,
+      // A leave that resolves a refused create's claim is as much never the scope's to remove.
+      ...(changes.some((c) => c.item === item && c.leaveOnly) ? { refused: true as const } : {}),
     }));
     for (const intent of intents) w.session.addIntent(intent);
     // Durable in the receipt before the parent lease and the provider write (docs/design.md,
@@ -115,6 +117,7 @@ export class ItemWriter {
       // intent a removal here was to resolve stays.
       if (!group.touched && !(err instanceof SimulatedCrash))
         for (const intent of intents) w.session.dropIntent(intent);
+      if (!(err instanceof SimulatedCrash)) await markRefused(w, group.claimsLeft);
       throw err;
     } finally {
       if (group.inDoubt) this.#inDoubt.add(first.parent ?? first.key);
@@ -126,6 +129,14 @@ export class ItemWriter {
       recordOutcome(w, d);
     }
     return decided.map(({ outcome, writtenBy }) => ({ outcome, ...(writtenBy ? { writtenBy } : {}) }));
+  }
+
+  /**
+   * Gives up the scope's ownership of an item without ever removing it from the provider (a
+   * refused create's claim, docs/design.md, "Intent recovery"): a group of one, never combined.
+   */
+  async leave(item: Item, waiting: WaitPolicy): Promise<void> {
+    await this.writeGroup([{ item, action: "remove", leaveOnly: true }], waiting);
   }
 
   /**
@@ -148,5 +159,23 @@ export class ItemWriter {
       }
       return present;
     });
+  }
+}
+
+/**
+ * A refused create whose claim the lock still holds (GroupWrite.claimsLeft) is no write of this
+ * run's: its intent says so, durable before the error leaves, so the run's rollback and any later
+ * recovery only leave the item, never remove another writer's entry (docs/design.md, "Intent
+ * recovery"). A save that fails leaves the mark in the run's copy, for its later saves.
+ */
+async function markRefused(w: WriterParts, left: readonly Change[]): Promise<void> {
+  if (left.length === 0) return;
+  for (const { item } of left) w.session.markRefused(w.run.id, refOf(item));
+  try {
+    await w.session.save();
+  } catch (err) {
+    w.run.warn(
+      `the refused creates ${left.map((c) => c.item.key).join(", ")} are marked only in this run's copy of the receipt: ${w.run.errorOf(err).message}`,
+    );
   }
 }

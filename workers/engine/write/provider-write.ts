@@ -22,45 +22,76 @@ export interface ProviderWrite {
   /** Every item of the group, and what each one's inspection said (for per-item calls). */
   items: readonly Item[];
   seen: readonly Inspection[];
+  /**
+   * Items a write attempt under this lease got no answer for (Fence.unanswered): it may still
+   * land, after any later request, so no later request of the lease writes them.
+   */
+  unanswered: { has(item: Item): boolean; add(item: Item): void };
 }
 
 /**
- * A send of several requests refused as StaleState after some of its requests were written
- * (docs/design.md, "Fencing around a write"): not "nothing was written". `sent` are the changes
- * whose requests the provider accepted, in order; `refused` is the refusal of the next one, which
- * wrote nothing, and the changes after it were never sent.
+ * A send of several requests that stopped after some of them wrote (docs/design.md, "A send of
+ * several requests refused half-way"): not "nothing was written". `sent` are the changes whose
+ * requests the provider accepted, in order; `failure` is what stopped the next one. A StaleState
+ * (`refused`) says that request wrote nothing and the changes after it were never sent; anything
+ * else fails the group, once the check after what was sent is made.
  */
 export class PartlySent extends Error {
   constructor(
     readonly sent: readonly Decided[],
-    readonly refused: StaleState,
+    readonly failure: unknown,
   ) {
-    super(`${sent.length} change(s) of the send were written before the provider refused the next`);
+    super(`${sent.length} change(s) of the send were written before the next request failed`);
+  }
+
+  /** The provider's refusal of the next request as made on a stale read, if that stopped the send. */
+  get refused(): StaleState | null {
+    return this.failure instanceof StaleState ? this.failure : null;
   }
 }
 
-export async function sendWrites(p: ProviderWrite): Promise<void> {
+/**
+ * Sends the group's write; answers the writes held back: those of a send of several requests on an
+ * item an earlier request of the lease got no answer for (docs/design.md, "An unanswered attempt
+ * ends the lease quietly"). Their changes are not written by this lease.
+ */
+export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
   const { batch, ctx, writes } = p;
   if (batch) {
     // One request (retried as itself): a StaleState from it says that nothing of it landed.
     await batch.write(ctx, p.first.params, p.state, editAll(writes));
     await rememberWritten(p.deps, batch, p.lease, writes);
-    return;
+    return [];
   }
   // One call per item, each told whether its item is there after the changes before it (a
   // queued run's claim may follow this run's removal of the same item).
   const sent: Decided[] = [];
+  const heldBack: Decided[] = [];
   for (const d of writes) {
     const { change, presentBefore } = d;
+    // An attempt on this item got no answer: it may land after this request and undo it.
+    if (p.unanswered.has(change.item)) {
+      heldBack.push(d);
+      continue;
+    }
     const i = p.items.indexOf(change.item);
     const send = change.action === "create" ? change.item.op.create : change.item.op.remove;
+    const told: OpContext = {
+      ...ctx,
+      onUnansweredWrite: () => {
+        p.unanswered.add(change.item);
+        ctx.onUnansweredWrite?.();
+      },
+    };
     try {
-      await send(ctx, change.item.params, { ...(p.seen[i] as Inspection), present: presentBefore ?? false });
+      await send(told, change.item.params, { ...(p.seen[i] as Inspection), present: presentBefore ?? false });
     } catch (err) {
-      // This request wrote nothing, but the ones before it did: their claims must stay.
-      if (err instanceof StaleState && sent.length > 0) throw new PartlySent(sent, err);
+      // This request failed, but the ones before it wrote: their claims must stay, and the check
+      // after the write is owed for them.
+      if (sent.length > 0) throw new PartlySent(sent, err);
       throw err;
     }
     sent.push(d);
   }
+  return heldBack;
 }

@@ -1,0 +1,46 @@
+/**
+ * One attempt's read under the parent lease (docs/design.md, "Run algorithm", "Writing one object's
+ * items"): the read made before the lease may be stale, so the object is read again — once, in its
+ * many-items form (with the lock's memory of recent writes merged in), else each item inspected —
+ * and every item's ownership is read with it.
+ */
+import type { ItemOwnership } from "../../../shared/schemas/ownership";
+import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { Item } from "../plan/item";
+import { keysOf } from "../rules/group-decisions";
+import type { Fence } from "./fence";
+import { ownershipOf } from "./owner-bookkeeping";
+import { readUnderLease } from "./recent-writes-section";
+import type { WriterParts } from "./writer-parts";
+
+export interface SectionRead {
+  /** The object's many-items form (null: one call per item) and its state as read. */
+  batch: BatchForm | null;
+  state: unknown;
+  /** Each item's inspection, in order. */
+  seen: Inspection[];
+  /** Each item's ownership, in order; null where ownership does not apply. */
+  owns: ItemOwnership[] | null;
+}
+
+export async function readSection(
+  w: WriterParts,
+  at: { first: Item; items: readonly Item[]; lease: ParentLock | null; fence: Fence; ctx: OpContext },
+): Promise<SectionRead> {
+  const { first, items, lease, fence, ctx } = at;
+  const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
+  // A provider that may not show a recent write yet gets the lock's memory of it merged in.
+  const state = batch ? await readUnderLease(w.deps, { batch, ctx, params: first.params, lease }) : null;
+  const seen: Inspection[] = [];
+  for (const item of items) {
+    // Each op sees its own list in the object read once.
+    seen.push(
+      state !== null
+        ? { present: keysOf(item, state).includes(item.key) }
+        : await item.op.inspect(ctx, item.params),
+    );
+  }
+  const owns = await ownershipOf(w, { items, lease, fence, ctx, state });
+  return { batch, state, seen, owns };
+}
