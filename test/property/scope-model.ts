@@ -99,7 +99,12 @@ export class ScopeEntriesModel {
       // A crash or a failure keeps what both the old state and the plan want (no intent touches
       // it); what it came to add or remove may be either way until a recovery or the next run.
       const keep = step.action === "apply" ? [...model.wanted].filter((e) => plan.includes(e)) : [];
-      const moving = [...model.wanted, ...(outcome.crashed ? plan : [])].filter((e) => !keep.includes(e));
+      // A write of unknown outcome leaves its object in doubt: the run's rollback takes it no more,
+      // so what the run created there before stays (docs/design.md, "Fencing around a write").
+      const unknown = outcome.result?.run.error?.detail?.outcome === "unknown";
+      const moving = [...model.wanted, ...(outcome.crashed || unknown ? plan : [])].filter(
+        (e) => !keep.includes(e),
+      );
       if (step.action === "rollback" && model.created) moving.push(...model.created);
       this.#settle(model, keep, moving);
       model.certain = false;

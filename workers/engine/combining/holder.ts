@@ -20,7 +20,7 @@ import type { ParentLock } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { errorInfo } from "../run/run";
-import type { Carried } from "../write/critical-section";
+import type { Carried } from "../write/section-io";
 import type { WriterParts } from "../write/writer-parts";
 import { admitQueued, type Queued } from "./combining";
 

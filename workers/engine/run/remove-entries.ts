@@ -28,10 +28,12 @@ export async function removeEntries(
     }
     run.warn(`rollback of ${entry.key} (line ${entry.line}) failed: ${error.message}`);
     // A removal that may have landed (or may still land) may have taken the entry away: the line
-    // no longer says `created`, but what is so. One that surely wrote nothing leaves it created; a
-    // rollback tried again keeps the first failure's words.
+    // no longer says `created`, but what is so. One that surely wrote nothing leaves it created (a
+    // removal refused before it was sent: its object in doubt from an earlier write); a rollback
+    // tried again keeps the first failure's words.
     const said = run.lines.some((l) => l.id === entry.line && sameItem(l, entry) && l.result === "failed");
-    if (error.detail?.outcome === "unknown" && !said)
+    const mayHaveLanded = error.detail?.outcome === "unknown" && error.detail?.sent !== false;
+    if (mayHaveLanded && !said)
       run.line({
         ...baseOf(entry),
         result: "failed",

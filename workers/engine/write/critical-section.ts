@@ -1,18 +1,7 @@
-/**
- * The critical section of a group write, under the parent lease (docs/design.md, "Run algorithm"):
- * one read, every item's ownership, the decisions in order, the claims, one provider write carrying
- * every change, all fenced by the group's one Fence (fence.ts). It writes the changes it is given;
- * whose they are is the combining holder's business (combining/holder.ts), which it asks only,
- * right before the write, which carried changes must go back.
- */
-import type { SponsonError } from "../../../shared/errors";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
-import type { ParentLock } from "../../locks/parent-lock";
 import { type CapOf, effectiveCap } from "../capacity/list-fill";
 import { SectionCapacity } from "../capacity/section-capacity";
-import type { Queued } from "../combining/combining";
-import type { Item } from "../plan/item";
 import {
   type Change,
   type Decided,
@@ -21,7 +10,7 @@ import {
   withOwnerChanges,
 } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence, ParentCheckAfter } from "./fence";
+import type { ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
 import { PartlySent, sendWrites } from "./provider-write";
 import {
@@ -33,37 +22,9 @@ import {
   withSent,
   writtenBefore,
 } from "./refused-write";
+import type { SectionInput, SectionOutcome } from "./section-io";
 import { readSection } from "./section-read";
-import { contextOf, fault, type WriterParts } from "./writer-parts";
-
-/** Changes another run queued that this write carries (write combining's holder). */
-export interface Carried {
-  readonly queued: readonly Queued[];
-  /** The waiters whose run no longer holds its scope lease, asked right before the write. */
-  goneNow(): Promise<string[]>;
-}
-
-export interface SectionInput {
-  parts: WriterParts;
-  /** The group's first item: its object, connection and params address the one read and write. */
-  first: Item;
-  lease: ParentLock | null;
-  fence: Fence;
-  own: readonly Change[];
-  /** Null when no waiter's changes were taken (then no report follows the write). */
-  carried: Carried | null;
-}
-
-/** What the section decided (own changes first, then carried ones) and whose changes went back. */
-export interface SectionOutcome {
-  decisions: Decided[];
-  gone: ReadonlySet<string>;
-  /** Waiters whose changes did not fit the list's cap (docs/design.md, "Lists at their cap"). */
-  full: ReadonlyMap<string, SponsonError>;
-  /** Carried changes held back (an earlier request on their item unanswered), `withdrawn` their claims. */
-  heldBack: ReadonlySet<Change>;
-  withdrawn: readonly OwnerChange[];
-}
+import { contextOf, fault } from "./writer-parts";
 
 export class CriticalSection {
   readonly #in: SectionInput;

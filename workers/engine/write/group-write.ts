@@ -15,9 +15,10 @@ import { CombiningHolder } from "../combining/holder";
 import { SimulatedCrash } from "../deps";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
-import { CriticalSection, type SectionOutcome } from "./critical-section";
+import { CriticalSection } from "./critical-section";
 import { Fence } from "./fence";
 import { withParent } from "./parent-lease";
+import type { SectionOutcome } from "./section-io";
 import { fault, type WaitPolicy, type WriterParts } from "./writer-parts";
 
 export class GroupWrite {

@@ -55,7 +55,8 @@ export function assertNotInDoubt(w: WriterParts, first: Item): void {
   throw new SponsonError(
     "LOCK_LOST",
     `${first.parent}: a write of this run there has an unknown outcome (it may still land); recovery resolves what it wanted`,
-    { parent: first.parent, outcome: "unknown" },
+    // The unknown outcome is the earlier write's: this one was never sent.
+    { parent: first.parent, outcome: "unknown", sent: false },
   );
 }
 

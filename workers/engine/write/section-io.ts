@@ -1,0 +1,41 @@
+/**
+ * What a critical section is handed and what it answers (critical-section.ts): the group's own
+ * changes and the ones it carries for waiters in, the decisions and whose changes went back out.
+ */
+import type { SponsonError } from "../../../shared/errors";
+import type { OwnerChange } from "../../../shared/schemas/ownership";
+import type { ParentLock } from "../../locks/parent-lock";
+import type { Queued } from "../combining/combining";
+import type { Item } from "../plan/item";
+import type { Change, Decided } from "../rules/group-decisions";
+import type { Fence } from "./fence";
+import type { WriterParts } from "./writer-parts";
+
+/** Changes another run queued that this write carries (write combining's holder). */
+export interface Carried {
+  readonly queued: readonly Queued[];
+  /** The waiters whose run no longer holds its scope lease, asked right before the write. */
+  goneNow(): Promise<string[]>;
+}
+
+export interface SectionInput {
+  parts: WriterParts;
+  /** The group's first item: its object, connection and params address the one read and write. */
+  first: Item;
+  lease: ParentLock | null;
+  fence: Fence;
+  own: readonly Change[];
+  /** Null when no waiter's changes were taken (then no report follows the write). */
+  carried: Carried | null;
+}
+
+/** What the section decided (own changes first, then carried ones) and whose changes went back. */
+export interface SectionOutcome {
+  decisions: Decided[];
+  gone: ReadonlySet<string>;
+  /** Waiters whose changes did not fit the list's cap (docs/design.md, "Lists at their cap"). */
+  full: ReadonlyMap<string, SponsonError>;
+  /** Carried changes held back (an earlier request on their item unanswered), `withdrawn` their claims. */
+  heldBack: ReadonlySet<Change>;
+  withdrawn: readonly OwnerChange[];
+}
