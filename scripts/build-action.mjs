@@ -34,6 +34,9 @@ export async function actionBundle() {
     },
     logLevel: "warning",
     absWorkingDir: root,
+    // Module paths land in the bundle's text: a worktree whose node_modules is a link to another
+    // checkout must still name them node_modules/…, or the committed bundle differs by checkout.
+    preserveSymlinks: true,
   });
   return out.outputFiles[0].text;
 }
