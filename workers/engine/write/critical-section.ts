@@ -24,6 +24,7 @@ import {
 } from "./refused-write";
 import type { SectionInput, SectionOutcome } from "./section-io";
 import { readSection } from "./section-read";
+import { notSentAgain } from "./unanswered";
 import { contextOf, fault } from "./writer-parts";
 
 export class CriticalSection {
@@ -206,6 +207,12 @@ export class CriticalSection {
         ? await this.#capacity.fit(fit, this.#gone)
         : decideFor(new Set([...this.#gone, ...this.#capacity.full.keys()]));
     }
+    // An own write on an item a request of this lease got no answer for can neither be sent (that
+    // attempt may land after it) nor go back to anyone: the group's outcome is unknown.
+    const unsendable = decisions.filter(
+      (d) => d.write && !("waiter" in d) && fence.unanswered.has(d.change.item),
+    );
+    if (unsendable.length > 0) throw fence.unknownOutcome(notSentAgain(unsendable.map((d) => d.change.item)));
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
     if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
@@ -252,8 +259,10 @@ export class CriticalSection {
     noteFills();
     for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
     if (heldBack.length === 0) return whole;
-    // Only carried changes come after a request of this send on the same item (own changes come
-    // first, one per item): each goes back to its waiter, its claims taken back in the report.
+    // A carried change goes back to its waiter, its claims taken back in the report; an own
+    // change (own changes come first, one per item, so only a stale scope's removal) goes nowhere.
+    const ownHeld = heldBack.filter((d) => !("waiter" in d));
+    if (ownHeld.length > 0) throw fence.unknownOutcome(notSentAgain(ownHeld.map((d) => d.change.item)));
     const held = heldBackOf(decisions, heldBack);
     for (const d of held) this.#heldBack.add(d.change);
     this.#withdrawn = claimsOfHeldBack(owns, decisions, held);

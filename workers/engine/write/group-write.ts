@@ -153,7 +153,8 @@ export class GroupWrite {
     if (lease && own[0]) await fault(w, "after-report", own[0], own);
     // Where nothing else followed the write, the release is the parent's check after it.
     await fence.releaseAfterWrite();
-    return done.decisions.slice(0, own.length);
+    // Every own change has its decision: one the section could not make fails the group instead.
+    return own.map((change) => done.decisions.find((d) => d.change === change) ?? undecided(change));
   }
 
   /**
@@ -180,6 +181,10 @@ interface AfterWrite {
   lease: ParentLock | null;
   carried: CombiningHolder | null;
   section: CriticalSection;
+}
+
+function undecided(change: Change): never {
+  throw new SponsonError("INTERNAL", `${change.item.key}: the group's write left no decision for it`);
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
