@@ -12,9 +12,9 @@ import {
 import { ownerOf } from "../rules/ownership";
 import type { ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
-import { PartlySent, sendWrites } from "./provider-write";
+import { PartlySent, SendStopped, sendWrites } from "./provider-write";
 import {
-  claimsOfHeldBack,
+  claimsOf,
   claimsToWithdraw,
   heldBackOf,
   ownClaimsIn,
@@ -246,14 +246,23 @@ export class CriticalSection {
     }
     const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
     let heldBack: Decided[] = [];
+    let unsent: readonly Decided[] = [];
     try {
       await fence.write(async () => {
-        heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
+        try {
+          heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
+        } catch (err) {
+          if (!(err instanceof SendStopped)) throw err;
+          // The fence sees a partial send as one; any other stop as its failure alone.
+          unsent = err.unsent;
+          throw err instanceof PartlySent ? err : err.failure;
+        }
       }, after);
     } catch (err) {
       if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
       if (err instanceof PartlySent && err.refused)
         return { stale: err.refused, decisions, owns, sent: err.sent };
+      await this.#withdrawUnsent(owns, decisions, unsent);
       throw err instanceof PartlySent ? err.failure : err;
     }
     noteFills();
@@ -265,7 +274,26 @@ export class CriticalSection {
     if (ownHeld.length > 0) throw fence.unknownOutcome(notSentAgain(ownHeld.map((d) => d.change.item)));
     const held = heldBackOf(decisions, heldBack);
     for (const d of held) this.#heldBack.add(d.change);
-    this.#withdrawn = claimsOfHeldBack(owns, decisions, held);
+    this.#withdrawn = claimsOf(owns, decisions, held);
     return whole.filter((d) => !held.includes(d));
+  }
+
+  /**
+   * A failed send's group fails, but first the claims of what it certainly never sent go
+   * (SendStopped.unsent); the failed request's stays (it may have landed). A withdraw that fails
+   * leaves the run's own creates to its intents' `refused` mark (`claimsLeft`; docs/design.md, "A
+   * refused write's claims when the withdraw fails"); the group's own failure is answered.
+   */
+  async #withdrawUnsent(
+    owns: Refused["owns"],
+    decisions: Decided[],
+    unsent: readonly Decided[],
+  ): Promise<void> {
+    const undo = claimsOf(owns, decisions, unsent);
+    try {
+      await this.#in.fence.withdraw(undo);
+    } catch {
+      this.#claimsLeft = ownClaimsIn(undo, decisions, ownerOf(this.#in.parts.run));
+    }
   }
 }

@@ -129,8 +129,11 @@ export class GroupWrite {
           // granted after the lock-delay, decides from what it reads then.
           if (fence.inDoubt) throw err;
           await carried.returnAll(err);
-          // A provider refusing one carried change must not fail this run: write its own alone.
-          if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;
+          // A provider refusing one carried change must not fail this run: write its own alone —
+          // unless a claim could not be withdrawn: its create is marked never written, so no later
+          // section under this lease may write it ("A refused write's claims when the withdraw fails").
+          if (!(carried.queued.length > 0 && refusedByProvider(err)) || section.claimsLeft.length > 0)
+            throw err;
           carried = null;
           // Refused, nothing written: this section's stale scopes are given back (and unguarded)
           // before the next one may take the same scopes again.

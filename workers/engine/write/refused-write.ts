@@ -85,8 +85,12 @@ export function heldBackOf(decisions: readonly Decided[], heldBack: readonly Dec
   });
 }
 
-/** The owner changes that take back the claims made for `held` (the lock as `owns` read it). */
-export function claimsOfHeldBack(
+/**
+ * The owner changes that take back the claims made for `held` (changes not written: held back, or
+ * never reached by a send that stopped), the lock as `owns` read it; those of every other decision
+ * on the same items stay.
+ */
+export function claimsOf(
   owns: readonly ItemOwnership[] | null,
   decisions: readonly Decided[],
   held: readonly Decided[],
