@@ -29,6 +29,12 @@ import { freshPr, receipt } from "../helpers/engine";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
 
+/** A wrapper of the lease's `changeOwners`, given the real target to pass the call on to. */
+type ChangeOwnersVia = (
+  req: Parameters<LockTarget["changeOwners"]>[0],
+  target: LockTarget,
+) => ReturnType<LockTarget["changeOwners"]>;
+
 const OP = "clerk.redirectUrl";
 const at = (scope: string) => ({
   repository: DEFAULT_REPOSITORY,
@@ -91,7 +97,7 @@ async function evictedThenRaced() {
   // again right before its POST. `changeOwners` sees each ownership change of the run's leases.
   let staged = false;
   const goneAtTheLease =
-    (changeOwners?: LockTarget["changeOwners"]) =>
+    (changeOwners?: ChangeOwnersVia) =>
     (inner: LockProvider): LockProvider => ({
       ...inner,
       parent: async (id) => {
@@ -134,7 +140,7 @@ describe("a claim-back whose own POST is refused", () => {
   it("its claim's withdraw never reaches the lock: the intent marked refused is only left, though the ledger holds the item, and the scope's destroy leaves the entry", async () => {
     const w = await evictedThenRaced();
     let withdraws = 0;
-    const unreachable: LockTarget["changeOwners"] = async (req, target) => {
+    const unreachable: ChangeOwnersVia = async (req, target) => {
       if (
         req.changes.some((c) => c.key === w.url && c.action === "remove" && c.owner === w.me) &&
         withdraws < 5

@@ -84,7 +84,7 @@ describe("a rollback removal left in doubt, and the run's recovery of its intent
     expect(waiters.map((q) => [q.holder, q.changes])).toEqual([[result.run.id, 1]]);
     expect(staysWarning(result.warnings, w.first)).toBe(true);
     expect(await removeIntents(w.scope), "the warning is true: the intent stays").toEqual([w.first]);
-    await held?.release();
+    await (held as { release: () => Promise<unknown> } | null)?.release();
   });
 
   it("without write combining: the recovery's removal, refused at the lock, puts back the remove intent it replaced", async () => {
