@@ -123,8 +123,13 @@ describe("a run's wait is bounded by one deadline", () => {
     // The rollback still takes back what the run wrote where the lock is free: a try, not a wait.
     expect(line("first")?.result).toBe("rolled-back");
     expect((await auth0Client(domain, APP_CLIENT))?.callbacks).toEqual([]);
-    // The second object's intent stays (its lock was never this run's to resolve it under), and the run says so.
-    expect((await durableIntents("preview", scope)).map((i) => i.key)).toEqual([callbackOf(scope, "second")]);
+    // The second object's intent stays (its lock was never this run's to resolve it under), and the
+    // run says so. So does the remove intent of the recovery that tried: refused before the object
+    // while the given-up ask may still be queued there with its change, nothing vouches for it.
+    expect((await durableIntents("preview", scope)).map((i) => [i.action, i.key])).toEqual([
+      ["create", callbackOf(scope, "second")],
+      ["remove", callbackOf(scope, "second")],
+    ]);
     expect(result.warnings.some((w) => w.includes(callbackOf(scope, "second")) && w.includes("stays"))).toBe(
       true,
     );

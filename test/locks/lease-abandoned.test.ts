@@ -53,6 +53,8 @@ describe("a lease its holder abandoned", () => {
     ).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("abandoned its lease there"),
+      // Nothing of this holder can be queued there (it held the lease): nobody took its changes.
+      detail: { untaken: true },
     });
     const after = await stub(key).read({ key });
     // Neither re-acquired nor extended: it ends by its own expiry.

@@ -12,15 +12,20 @@
  * Until such a lease can no longer be live — the abandoned one a TTL and a lock-delay after the
  * abandon, the given-up ask once it was answered and given back — the holder's next ask of that
  * lock is refused here, before anything reaches the object. Kept per isolate: a run lives in one,
- * and its holder (the run id) names it alone.
+ * and its holder (the run id) names it alone. Each entry carries the time after which it cannot
+ * matter and is dropped then, also a given-up ask whose answer never comes back (the request that
+ * watched it ended first): memory stays bounded by what is live.
  */
 import { SponsonError } from "../../shared/errors";
 import type { LockTarget } from "./lock-target";
 
 /** Abandoned leases, by lock and holder: until when (the holder's clock) one may still be live. */
 const abandoned = new Map<string, number>();
-/** Given-up asks not answered (and given back) yet, by lock and holder: how many. */
-const unanswered = new Map<string, number>();
+/**
+ * Given-up asks not answered (and given back) yet, one entry each, with their lock and holder and
+ * until when (the holder's clock) a lease their answer brings may still be live.
+ */
+const unanswered = new Map<object, { id: string; until: number }>();
 
 const idOf = (key: string, holder: string) => `${key}\u0000${holder}`;
 
@@ -30,30 +35,32 @@ export function noteAbandoned(key: string, holder: string, until: number): void 
   abandoned.set(id, Math.max(abandoned.get(id) ?? 0, until));
 }
 
-/** `holder` gave up on an ask of `key` still in flight; the answer returned settles it. */
-export function noteUnanswered(key: string, holder: string): () => void {
-  const id = idOf(key, holder);
-  unanswered.set(id, (unanswered.get(id) ?? 0) + 1);
-  let settled = false;
+/**
+ * `holder` gave up on an ask of `key` still in flight; the answer returned settles it. `until`:
+ * when any lease that answer could bring has ended, had it been answered and never claimed (the
+ * holder's clock); the entry goes then even if the answer never comes back.
+ */
+export function noteUnanswered(key: string, holder: string, until: number): () => void {
+  const note = {};
+  unanswered.set(note, { id: idOf(key, holder), until });
   return () => {
-    if (settled) return;
-    settled = true;
-    const left = (unanswered.get(id) ?? 1) - 1;
-    if (left > 0) unanswered.set(id, left);
-    else unanswered.delete(id);
+    unanswered.delete(note);
   };
 }
 
 /**
  * Throws LOCK_HELD when `holder` may still hold a lease on `target` it does not hold client-side.
- * Nothing of this ask reached the object, so no holder can have taken the changes it would have
- * brought (write combining): the refusal vouches `untaken`, as the object's own refusal of a try.
+ * Nothing of this ask reached the object, but a given-up ask of the same holder may still be
+ * queued there with the changes it brought (write combining), which a holder may take and write:
+ * the refusal vouches `untaken` (its intents may go) only when no such ask is pending.
  */
 export function refuseAskingAgain(target: LockTarget, holder: string, now: number): void {
   for (const [id, until] of abandoned) if (until <= now) abandoned.delete(id);
+  for (const [note, { until }] of unanswered) if (until <= now) unanswered.delete(note);
   const id = idOf(target.key, holder);
   const what = target.identity ? `${target.key} (${target.identity})` : target.key;
-  const detail = { lock: target.key, untaken: true };
+  const pending = [...unanswered.values()].some((u) => u.id === id);
+  const detail = { lock: target.key, ...(pending ? {} : { untaken: true }) };
   const until = abandoned.get(id);
   if (until !== undefined)
     throw new SponsonError(
@@ -61,7 +68,7 @@ export function refuseAskingAgain(target: LockTarget, holder: string, now: numbe
       `${what}: ${holder} abandoned its lease there after a write whose outcome is unknown, and does not ask for it again before that lease has expired and its lock-delay passed (${new Date(until).toISOString()})`,
       detail,
     );
-  if (unanswered.has(id))
+  if (pending)
     throw new SponsonError(
       "LOCK_HELD",
       `${what}: an earlier ask of ${holder} there has not been answered yet (a grant it brings is given back); ${holder} does not ask for it again until then`,

@@ -21,6 +21,7 @@
  * re-acquire would be handed the very lease the give-back ends.
  */
 import type { Result } from "../../shared/errors";
+import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import { type Answer, type Ask, acquireLoop, type Final, flagsOf } from "./acquire-loop";
 import { noteUnanswered, refuseAskingAgain } from "./ask-guard";
@@ -77,7 +78,7 @@ interface Giving {
 
 /** A call the race gave up on: what it brings later is given back, and until then not asked again. */
 function watchLate(call: Promise<Result<Answer>>, g: Giving): void {
-  const settle = noteUnanswered(g.target.key, g.holder);
+  const settle = noteUnanswered(g.target.key, g.holder, lastLiveAt(g.s));
   call
     .then(
       async (answer) => {
@@ -91,6 +92,17 @@ function watchLate(call: Promise<Result<Answer>>, g: Giving): void {
     )
     .catch(() => {})
     .finally(settle);
+}
+
+/**
+ * When a lease a given-up call brings has ended even if nobody claims or releases it (the holder's
+ * clock): the object answers a waiter by the deadline, or, its changes taken, within the taken
+ * grace after it; a grant then lives at most a TTL, and the lock-delay covers the clocks' drift.
+ */
+function lastLiveAt(s: LeaseSettings): number {
+  const now = s.clock.now();
+  const answeredBy = Math.max(now, s.deadline?.at ?? now) + s.takenGraceMs;
+  return answeredBy + s.ttlMs + (s.lockDelayMs ?? LOCK_DELAY_MS);
 }
 
 async function giveBack(target: LockTarget, holder: string, s: LeaseSettings): Promise<void> {

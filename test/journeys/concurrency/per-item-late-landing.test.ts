@@ -83,6 +83,10 @@ describe("a send whose request on an item got no answer sends no later request o
     const removed = await holder;
     expect(removed.run.status).toBe("succeeded");
     expect(removed.lines.map((l) => l.result)).toEqual(["removed"]);
+    // The claim the holder made for the waiter's create is taken back with its report: until the
+    // waiter writes X itself, nobody owns it (a claim left would name the waiter owner of nothing).
+    const owned = (await lockStub(env, key).ownership({ key })).items.find((i) => i.key === X);
+    expect(owned?.owners ?? []).toEqual([]);
     // The late attempt lands now, within the quiet period after the holder's release.
     expect(await emulatorStub(domain).landLateWrites()).toBe(1);
     await configureHost(domain, {});

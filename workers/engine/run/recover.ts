@@ -41,8 +41,10 @@ async function resolveIntent(
   const succeeded = session.receipt.runs.some((r) => r.id === intent.runId && r.status === "succeeded");
   const owned = session.ledgerEntry(intent) !== undefined;
   // A refused create whose claim could not be withdrawn (or the leave resolving it): another
-  // writer's entry the scope is named owner of. It only leaves, whatever the run's outcome.
-  if (intent.refused === true && !owned) {
+  // writer's entry the scope is named owner of. It only leaves, whatever the run's outcome — also
+  // when the ledger holds the item (a claim-back create: the scope's own entry went, the one there
+  // now is not its); the leave drops that ledger entry.
+  if (intent.refused === true) {
     await writer.leave(item, alwaysWaiting(waiting));
     session.resolveIntents(intent.runId, intent);
     await session.save();

@@ -12,9 +12,9 @@ import {
 import { ownerOf } from "../rules/ownership";
 import type { ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
-import { PartlySent, sendWrites } from "./provider-write";
+import { PartlySent, SendStopped, sendWrites } from "./provider-write";
 import {
-  claimsOfHeldBack,
+  claimsOf,
   claimsToWithdraw,
   heldBackOf,
   ownClaimsIn,
@@ -24,6 +24,7 @@ import {
 } from "./refused-write";
 import type { SectionInput, SectionOutcome } from "./section-io";
 import { readSection } from "./section-read";
+import { notSentAgain } from "./unanswered";
 import { contextOf, fault } from "./writer-parts";
 
 export class CriticalSection {
@@ -206,6 +207,12 @@ export class CriticalSection {
         ? await this.#capacity.fit(fit, this.#gone)
         : decideFor(new Set([...this.#gone, ...this.#capacity.full.keys()]));
     }
+    // An own write on an item a request of this lease got no answer for can neither be sent (that
+    // attempt may land after it) nor go back to anyone: the group's outcome is unknown.
+    const unsendable = decisions.filter(
+      (d) => d.write && !("waiter" in d) && fence.unanswered.has(d.change.item),
+    );
+    if (unsendable.length > 0) throw fence.unknownOutcome(notSentAgain(unsendable.map((d) => d.change.item)));
     const writes = decisions.filter((d) => d.write);
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
     if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
@@ -239,24 +246,54 @@ export class CriticalSection {
     }
     const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
     let heldBack: Decided[] = [];
+    let unsent: readonly Decided[] = [];
     try {
       await fence.write(async () => {
-        heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
+        try {
+          heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
+        } catch (err) {
+          if (!(err instanceof SendStopped)) throw err;
+          // The fence sees a partial send as one; any other stop as its failure alone.
+          unsent = err.unsent;
+          throw err instanceof PartlySent ? err : err.failure;
+        }
       }, after);
     } catch (err) {
       if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
       if (err instanceof PartlySent && err.refused)
         return { stale: err.refused, decisions, owns, sent: err.sent };
+      await this.#withdrawUnsent(owns, decisions, unsent);
       throw err instanceof PartlySent ? err.failure : err;
     }
     noteFills();
     for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
     if (heldBack.length === 0) return whole;
-    // Only carried changes come after a request of this send on the same item (own changes come
-    // first, one per item): each goes back to its waiter, its claims taken back in the report.
+    // A carried change goes back to its waiter, its claims taken back in the report; an own
+    // change (own changes come first, one per item, so only a stale scope's removal) goes nowhere.
+    const ownHeld = heldBack.filter((d) => !("waiter" in d));
+    if (ownHeld.length > 0) throw fence.unknownOutcome(notSentAgain(ownHeld.map((d) => d.change.item)));
     const held = heldBackOf(decisions, heldBack);
     for (const d of held) this.#heldBack.add(d.change);
-    this.#withdrawn = claimsOfHeldBack(owns, decisions, held);
+    this.#withdrawn = claimsOf(owns, decisions, held);
     return whole.filter((d) => !held.includes(d));
+  }
+
+  /**
+   * A failed send's group fails, but first the claims of what it certainly never sent go
+   * (SendStopped.unsent); the failed request's stays (it may have landed). A withdraw that fails
+   * leaves the run's own creates to its intents' `refused` mark (`claimsLeft`; docs/design.md, "A
+   * refused write's claims when the withdraw fails"); the group's own failure is answered.
+   */
+  async #withdrawUnsent(
+    owns: Refused["owns"],
+    decisions: Decided[],
+    unsent: readonly Decided[],
+  ): Promise<void> {
+    const undo = claimsOf(owns, decisions, unsent);
+    try {
+      await this.#in.fence.withdraw(undo);
+    } catch {
+      this.#claimsLeft = ownClaimsIn(undo, decisions, ownerOf(this.#in.parts.run));
+    }
   }
 }

@@ -170,7 +170,7 @@ export class Fence {
       // A precondition refusal wrote nothing; a provider's own answer says what happened. No
       // answer at all (the lease ran out, the request timed out, the connection broke) says nothing.
       if (failure instanceof StaleState || !mayHaveLanded(failure)) throw err;
-      throw this.#unknownOutcome(failure);
+      throw this.unknownOutcome(failure);
     }
     await this.afterWrite(after);
   }
@@ -187,7 +187,7 @@ export class Fence {
       await this.#leases.parent?.check();
       await this.#leases.scope?.check();
     } catch (lost) {
-      return this.#unknownOutcome(lost);
+      return this.unknownOutcome(lost);
     }
     return err;
   }
@@ -212,7 +212,7 @@ export class Fence {
       if (after === "renew") await this.#leases.parent?.check();
       await this.#leases.scope?.check();
     } catch (err) {
-      throw this.#unknownOutcome(err);
+      throw this.unknownOutcome(err);
     }
     // What is left of the check (a call that follows, the release) is owed as for any write.
     this.#sentUnchecked = false;
@@ -233,11 +233,11 @@ export class Fence {
       return await call();
     } catch (err) {
       if (parentFenced && this.#parentCheckOwed && isSponsonError(err) && err.code === "LOCK_LOST")
-        throw this.#unknownOutcome(err);
+        throw this.unknownOutcome(err);
       try {
         await this.#leases.parent?.check();
       } catch (lost) {
-        throw this.#unknownOutcome(lost);
+        throw this.unknownOutcome(lost);
       }
       throw err;
     }
@@ -259,10 +259,10 @@ export class Fence {
     try {
       parent.assertHeld();
     } catch (err) {
-      throw this.#unknownOutcome(err);
+      throw this.unknownOutcome(err);
     }
     if (!(await parent.releaseHeld())) {
-      throw this.#unknownOutcome(
+      throw this.unknownOutcome(
         new SponsonError("LOCK_LOST", `the release of ${parent.target.key} found the lease no longer live`),
       );
     }
@@ -275,9 +275,9 @@ export class Fence {
    * provider's own answer says the outcome is unknown), it ends by its owner's quiet release, with
    * the lock-delay after that release: every attempt was sent before it. The evicted scopes' leases
    * are abandoned either way: the write may still remove their entries, so no run of theirs may
-   * start before then.
+   * start before then. Also the critical section's, for an own write it may not send (unanswered.ts).
    */
-  #unknownOutcome(cause: unknown): SponsonError {
+  unknownOutcome(cause: unknown): SponsonError {
     const lost = isSponsonError(cause) && cause.code === "LOCK_LOST";
     const parent = this.#leases.parent;
     if (parent) {

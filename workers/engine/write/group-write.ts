@@ -129,8 +129,11 @@ export class GroupWrite {
           // granted after the lock-delay, decides from what it reads then.
           if (fence.inDoubt) throw err;
           await carried.returnAll(err);
-          // A provider refusing one carried change must not fail this run: write its own alone.
-          if (!(carried.queued.length > 0 && refusedByProvider(err))) throw err;
+          // A provider refusing one carried change must not fail this run: write its own alone —
+          // unless a claim could not be withdrawn: its create is marked never written, so no later
+          // section under this lease may write it ("A refused write's claims when the withdraw fails").
+          if (!(carried.queued.length > 0 && refusedByProvider(err)) || section.claimsLeft.length > 0)
+            throw err;
           carried = null;
           // Refused, nothing written: this section's stale scopes are given back (and unguarded)
           // before the next one may take the same scopes again.
@@ -153,7 +156,8 @@ export class GroupWrite {
     if (lease && own[0]) await fault(w, "after-report", own[0], own);
     // Where nothing else followed the write, the release is the parent's check after it.
     await fence.releaseAfterWrite();
-    return done.decisions.slice(0, own.length);
+    // Every own change has its decision: one the section could not make fails the group instead.
+    return own.map((change) => done.decisions.find((d) => d.change === change) ?? undecided(change));
   }
 
   /**
@@ -180,6 +184,10 @@ interface AfterWrite {
   lease: ParentLock | null;
   carried: CombiningHolder | null;
   section: CriticalSection;
+}
+
+function undecided(change: Change): never {
+  throw new SponsonError("INTERNAL", `${change.item.key}: the group's write left no decision for it`);
 }
 
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */

@@ -9,7 +9,7 @@
  * shared entries").
  */
 import { SimulatedCrash } from "../deps";
-import { type Item, recordOf, refOf } from "../plan/item";
+import { type Item, recordOf, refOf, sameItem } from "../plan/item";
 import {
   type Change,
   type Decided,
@@ -103,6 +103,11 @@ export class ItemWriter {
       // A leave that resolves a refused create's claim is as much never the scope's to remove.
       ...(changes.some((c) => c.item === item && c.leaveOnly) ? { refused: true as const } : {}),
     }));
+    // What an addition replaces (the run's own intent of the same action and item: the one its
+    // recovery resolves) is not this group's to drop (below).
+    const replaced = w.session.receipt.intents.filter((o) =>
+      intents.some((i) => o.runId === i.runId && o.action === i.action && sameItem(o, i)),
+    );
     for (const intent of intents) w.session.addIntent(intent);
     // Durable in the receipt before the parent lease and the provider write (docs/design.md,
     // "Writing one object's items"): the receipt is the one home of intents.
@@ -114,9 +119,12 @@ export class ItemWriter {
     } catch (err) {
       // Until ownership or the provider is touched, a failure (e.g. the parent lock is held)
       // leaves nothing for the intents to resolve. Only the intents this group added go: a create
-      // intent a removal here was to resolve stays.
-      if (!group.touched && !(err instanceof SimulatedCrash))
+      // intent a removal here was to resolve stays, and an intent an addition replaced comes back
+      // (docs/design.md, "Intent recovery": never dropped while its outcome is unknown).
+      if (!group.touched && !(err instanceof SimulatedCrash)) {
         for (const intent of intents) w.session.dropIntent(intent);
+        for (const intent of replaced) w.session.addIntent(intent);
+      }
       if (!(err instanceof SimulatedCrash)) await markRefused(w, group.claimsLeft);
       throw err;
     } finally {

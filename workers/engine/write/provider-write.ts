@@ -30,16 +30,17 @@ export interface ProviderWrite {
 }
 
 /**
- * A send of several requests that stopped after some of them wrote (docs/design.md, "A send of
- * several requests refused half-way"): not "nothing was written". `sent` are the changes whose
- * requests the provider accepted, in order; `failure` is what stopped the next one. A StaleState
- * (`refused`) says that request wrote nothing and the changes after it were never sent; anything
- * else fails the group, once the check after what was sent is made.
+ * A send of one request per item that stopped at a request that failed (`failure`): `sent` are the
+ * changes whose requests the provider accepted before it, in order; `unsent` those it certainly
+ * never sent (held back, or after the failed one), whose claims name an entry this run never wrote
+ * (docs/design.md, "A send of several requests refused half-way"). The failed request's own change
+ * is in neither: whatever it sent may have landed.
  */
-export class PartlySent extends Error {
+export class SendStopped extends Error {
   constructor(
     readonly sent: readonly Decided[],
     readonly failure: unknown,
+    readonly unsent: readonly Decided[] = [],
   ) {
     super(`${sent.length} change(s) of the send were written before the next request failed`);
   }
@@ -51,9 +52,17 @@ export class PartlySent extends Error {
 }
 
 /**
+ * A stopped send after some of its requests wrote: not "nothing was written". A StaleState
+ * (`refused`) says the failed request wrote nothing and the changes after it were never sent;
+ * anything else fails the group, once the check after what was sent is made (fence.ts).
+ */
+export class PartlySent extends SendStopped {}
+
+/**
  * Sends the group's write; answers the writes held back: those of a send of several requests on an
  * item an earlier request of the lease got no answer for (docs/design.md, "An unanswered attempt
- * ends the lease quietly"). Their changes are not written by this lease.
+ * ends the lease quietly"). Their changes are not written by this lease. A send of one request per
+ * item that fails throws SendStopped (PartlySent once something was written).
  */
 export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
   const { batch, ctx, writes } = p;
@@ -67,7 +76,7 @@ export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
   // queued run's claim may follow this run's removal of the same item).
   const sent: Decided[] = [];
   const heldBack: Decided[] = [];
-  for (const d of writes) {
+  for (const [at, d] of writes.entries()) {
     const { change, presentBefore } = d;
     // An attempt on this item got no answer: it may land after this request and undo it.
     if (p.unanswered.has(change.item)) {
@@ -87,9 +96,9 @@ export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
       await send(told, change.item.params, { ...(p.seen[i] as Inspection), present: presentBefore ?? false });
     } catch (err) {
       // This request failed, but the ones before it wrote: their claims must stay, and the check
-      // after the write is owed for them.
-      if (sent.length > 0) throw new PartlySent(sent, err);
-      throw err;
+      // after the write is owed for them. Nothing was sent for the rest.
+      const unsent = [...heldBack, ...writes.slice(at + 1)];
+      throw sent.length > 0 ? new PartlySent(sent, err, unsent) : new SendStopped(sent, err, unsent);
     }
     sent.push(d);
   }

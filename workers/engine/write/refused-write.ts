@@ -67,9 +67,10 @@ export function writtenBefore(sent: Iterable<Decided>, me: string): WrittenBefor
 }
 
 /**
- * The decisions a send held back: on each item whose earlier request got no answer (`heldBack`:
- * the writes it did not send), every decision after the last request it sent there. Each was
- * decided from the item as the changes before it leave it, which a late landing may undo.
+ * The carried decisions a send held back: on each item whose earlier request got no answer
+ * (`heldBack`: the writes it did not send), every waiter's decision after the last request it sent
+ * there. Each was decided from the item as the changes before it leave it, which a late landing may
+ * undo. Never an own decision: one of those held back fails the group (critical-section.ts).
  */
 export function heldBackOf(decisions: readonly Decided[], heldBack: readonly Decided[]): Decided[] {
   const items = new Set(heldBack.map((d) => idOf(d.change.item)));
@@ -80,12 +81,16 @@ export function heldBackOf(decisions: readonly Decided[], heldBack: readonly Dec
   });
   return decisions.filter((d, i) => {
     const id = idOf(d.change.item);
-    return items.has(id) && i > (lastSent.get(id) ?? -1);
+    return "waiter" in d && items.has(id) && i > (lastSent.get(id) ?? -1);
   });
 }
 
-/** The owner changes that take back the claims made for `held` (the lock as `owns` read it). */
-export function claimsOfHeldBack(
+/**
+ * The owner changes that take back the claims made for `held` (changes not written: held back, or
+ * never reached by a send that stopped), the lock as `owns` read it; those of every other decision
+ * on the same items stay.
+ */
+export function claimsOf(
   owns: readonly ItemOwnership[] | null,
   decisions: readonly Decided[],
   held: readonly Decided[],

@@ -3,7 +3,7 @@
  * "An unanswered attempt ends the lease quietly"): it may still land, whatever its retries were
  * told, after any later request sent under the same lease.
  */
-import { isSponsonError } from "../../../shared/errors";
+import { isSponsonError, SponsonError } from "../../../shared/errors";
 import { LeaseLostOnRead } from "../../adapters/http/provider-error";
 import type { Item } from "../plan/item";
 
@@ -39,4 +39,15 @@ export function mayHaveLanded(err: unknown): boolean {
   if (err.code === "LOCK_LOST") return true;
   const detail = err.detail as { outcome?: unknown } | undefined;
   return err.code === "PROVIDER_ERROR" && detail?.outcome === "unknown";
+}
+
+/**
+ * Why the holder's own write on such an item fails its group with an unknown outcome (the cause
+ * Fence.unknownOutcome is given): sent, the late landing may undo it; not sent, nobody writes it.
+ */
+export function notSentAgain(items: readonly Item[]): SponsonError {
+  return new SponsonError(
+    "CONCURRENT_MODIFICATION",
+    `${items.map((i) => i.key).join(", ")}: an earlier request on it under this lease got no answer and may still land, so it is not written again under this lease`,
+  );
 }
