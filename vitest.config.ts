@@ -60,7 +60,6 @@ const FRESH_RUNTIME = [
   "test/engine/shared-token-secrets.test.ts",
   "test/routes/lock-views-young.test.ts",
   "test/routes/lock-index-cost.test.ts",
-  "test/reliability/upgrade-lock-intents.test.ts",
   "test/journeys/ownership/lagging-first-look.test.ts",
   "test/journeys/ownership/orphan-removal-fencing.test.ts",
 ];

@@ -1,9 +1,10 @@
 /**
- * The lease core both lock roles share (docs/design.md, "Lease protocol"): grants, renewals,
- * releases, holds, the waiters queue, the fencing check, the held-lock index and the alarm. Every
- * method reads the clock itself, so a late, repeated or missing alarm only delays a grant; it never
- * lets two holders overlap. What a scope lock or a parent lock adds is in its role
- * (scope-lock-role.ts, parent-lock-role.ts); lease-lock.ts is the object that exposes them.
+ * The lease core every lock shares (docs/design.md, "Lease protocol"): grants, renewals, releases,
+ * holds, the waiters queue, the fencing check, the held-lock index and the alarm. Every method
+ * reads the clock itself, so a late, repeated or missing alarm only delays a grant; it never lets
+ * two holders overlap. A scope lock is the core alone (its grant hands over the receipt etag the
+ * store keeps); what a parent lock adds is its role (parent-lock-role.ts); lease-lock.ts is the
+ * object that exposes them.
  */
 import type { Env } from "../shared/env";
 import { ok, type Result } from "../shared/errors";
@@ -34,12 +35,8 @@ import { waiterView } from "./waiter-queue";
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
 
-/** What a role adds to the alarm: its own aging, its own index, and whether that is out of step. */
-export interface AlarmWork {
-  age(now: number, lease: LeaseRow | null): void;
-  sync(): Promise<void>;
-  outOfStep(): boolean;
-}
+/** What a role adds to the alarm: its own aging of what it stores. */
+export type AlarmWork = (now: number, lease: LeaseRow | null) => void;
 
 export class LeaseCore {
   readonly sql: SqlStorage;
@@ -107,9 +104,9 @@ export class LeaseCore {
 
   /**
    * A renewal, or the claim of a grant to a waiter (idempotent for a lease already claimed): the
-   * holder is evidently there. `refused` runs after a refusal found the lease ended.
+   * holder is evidently there.
    */
-  renew(req: FencedRequest, refused: () => void = () => {}): Result<LeaseGrant> {
+  renew(req: FencedRequest): Result<LeaseGrant> {
     this.store.remember(req.key, null);
     const now = Date.now();
     this.lease.promote(now);
@@ -117,7 +114,6 @@ export class LeaseCore {
     if (!holdsToken(lease, req.holder, req.token, now)) {
       this.lease.expireIfDue(now);
       this.index.syncLater();
-      refused();
       return lostRefusal(req, lease, now, lastForceRelease(this.store));
     }
     const renewed = this.store.grantOf(this.store.extend(lease as LeaseRow, lease?.ttlMs ?? 0, now, null));
@@ -135,10 +131,10 @@ export class LeaseCore {
   }
 
   /**
-   * The holder's release; `settled` runs when it freed the lease, before the next grant. The answer
-   * says whether the lease was live when it arrived (`released`) or had expired (`released-expired`).
+   * The holder's release. The answer says whether the lease was live when it arrived (`released`)
+   * or had expired (`released-expired`).
    */
-  release(req: ReleaseRequest, settled: () => void): Result<ReleaseOutcome> {
+  release(req: ReleaseRequest): Result<ReleaseOutcome> {
     this.store.remember(req.key, null);
     const now = Date.now();
     const lease = this.store.lease();
@@ -160,7 +156,6 @@ export class LeaseCore {
     // The receipt etag its save left, for the next grant: only from a release in time (after an
     // expiry, nobody can vouch the holder's view was still the latest), and only a short string.
     if (!expired) this.store.handOverReceiptEtag(req.receiptEtag ?? null);
-    settled();
     this.lease.promote(now);
     this.index.syncLater();
     // Not live any more: a holder using this release as its check after a write must hear it.
@@ -207,8 +202,8 @@ export class LeaseCore {
     };
   }
 
-  /** The lock's state; `settle` brings a role's index in step after the held-lock index. */
-  async read(req: { key: string }, settle: () => Promise<void>): Promise<LockState> {
+  /** The lock's state, with the held-lock index brought in step first. */
+  async read(req: { key: string }): Promise<LockState> {
     // No remember here: reading a key nobody ever locked (GET /v1/locks/{key}) must not create
     // storage for it.
     const now = Date.now();
@@ -217,7 +212,6 @@ export class LeaseCore {
     // A read settles the index both ways (the listing reads every entry it finds, so a stale
     // entry disappears the first time anyone lists it); transitions only ever add.
     await this.index.sync(true);
-    await settle();
     const lease = this.store.lease();
     const key = this.store.key ?? req.key;
     const hold = this.holds.view(now);
@@ -259,7 +253,7 @@ export class LeaseCore {
    * firing deletes the held-lock index entry, which transitions leave in place while the lock is
    * busy (docs/storage.md).
    */
-  async alarm(role: AlarmWork): Promise<void> {
+  async alarm(age: AlarmWork): Promise<void> {
     // The firing alarm is no longer armed: whatever this call arms is the next one.
     this.#alarmAt = null;
     const now = Date.now();
@@ -271,15 +265,14 @@ export class LeaseCore {
     // Within a lock-delay the waiters are handed the lock when it ends.
     const quiet = this.store.quietUntil(now);
     if (quiet > now) this.armAlarm(quiet);
-    role.age(now, lease);
+    age(now, lease);
     // A hold in force re-arms for its end; one that ended is recorded in the audit trail.
     const holdRetry = await this.holds.settle(now);
     await this.index.sync(true);
-    await role.sync();
-    // A free lock whose index delete failed (or whose role's index is out of step) keeps an alarm,
-    // so the write is retried without waiting for anyone to read or list it.
+    // A free lock whose index delete failed keeps an alarm, so the write is retried without
+    // waiting for anyone to read or list it.
     const free = this.store.lease() === null && this.holds.view(Date.now()) === undefined;
-    if (holdRetry || (free && (this.index.marked || role.outOfStep()))) {
+    if (holdRetry || (free && this.index.marked)) {
       this.armAlarm(Date.now() + INDEX_RETRY_MS);
     }
   }

@@ -1,9 +1,10 @@
 /**
  * One lease object per lock key (docs/design.md, "Lease protocol"): the RPC surface of one
  * Durable Object class, whatever kind of lock its key names, over one lease core (lease-core.ts)
- * and the two roles built on it: the scope lock's intents (scope-lock-role.ts) and the parent
- * lock's ownership, write combining and recent writes (parent-lock-role.ts). Each method here only
- * says which parts serve a call; its helpers are `#private`, so none is callable over RPC.
+ * and the parent lock's role built on it: ownership, write combining and recent writes
+ * (parent-lock-role.ts). What scope locks of 0.1.x kept is legacy-intents.ts (upgrading only).
+ * Each method here only says which parts serve a call; its helpers are `#private`, so none is
+ * callable over RPC.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
@@ -13,6 +14,7 @@ import type {
   ClaimRequest,
   FencedRequest,
   LeaseLockApi,
+  LegacyIntentRef,
   ReleaseRequest,
   ReportCombinedRequest,
   WaitingAnswer,
@@ -41,30 +43,31 @@ import {
 } from "./fill-levels";
 import { LeaseCore } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
+import { LegacyIntents } from "./legacy-intents";
 import { ParentLockRole } from "./parent-lock-role";
-import { ScopeLockRole } from "./scope-lock-role";
 
 export { HISTORY_LIMIT } from "./lease-store";
 
 export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #core: LeaseCore;
-  readonly #scope: ScopeLockRole;
   readonly #parent: ParentLockRole;
+  /** Upgrading only (deleted in 0.4.0): intents scope locks of 0.1.x kept. */
+  readonly #legacy: LegacyIntents;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     // Synchronous and before any call is delivered: one read of the schema version when current.
     migrateIfBehind(ctx.storage.sql);
     this.#core = new LeaseCore(ctx, env);
-    this.#scope = new ScopeLockRole(this.#core, ctx, env);
     this.#parent = new ParentLockRole(this.#core, ctx, env);
-    ctx.blockConcurrencyWhile(() => this.#core.load());
+    this.#legacy = new LegacyIntents(this.#core, ctx, env);
+    ctx.blockConcurrencyWhile(() => this.#core.load().then(() => this.#legacy.loaded()));
   }
 
   // --- the lease (both roles) ---
 
   async acquire(req: AcquireRequest): Promise<Result<LeaseGrant>> {
-    return this.#scope.withPending(await this.#parent.acquire(req));
+    return this.#legacy.flag(await this.#parent.acquire(req));
   }
 
   /**
@@ -73,19 +76,18 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
    * With `items`, the claim answers their ownership view, read in the same step (under the lease).
    */
   async claim(req: ClaimRequest): Promise<Result<LeaseGrant>> {
-    const claimed = this.#core.renew(req, this.#scope.refused);
-    return this.#scope.withPending(
+    const claimed = this.#core.renew(req);
+    return this.#legacy.flag(
       this.#parent.withQueue(req.take)(this.#parent.withOwnership(req.items)(claimed)),
     );
   }
 
   async renew(req: FencedRequest): Promise<Result<LeaseGrant>> {
-    return this.#core.renew(req, this.#scope.refused);
+    return this.#core.renew(req);
   }
 
   async release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>> {
-    const released = this.#core.release(req, () => this.#scope.settled(req));
-    if (released.ok && released.value.released) this.#scope.ended();
+    const released = this.#core.release(req);
     // Only the holder's own release in time brings its fills: the run's writes left the lists so
     // (after an expiry the write's outcome is unknown to it).
     if (released.ok && released.value.reason === "released" && req.fills)
@@ -94,9 +96,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>> {
-    const released = this.#core.forceRelease(req);
-    if (released.ok && released.value.released) this.#scope.ended();
-    return released;
+    return this.#core.forceRelease(req);
   }
 
   async waiting(req: { key: string; holder: string; origin?: RunOrigin }): Promise<WaitingAnswer> {
@@ -104,7 +104,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   async read(req: { key: string }): Promise<LockState> {
-    const state = await this.#core.read(req, () => this.#scope.settle());
+    const state = await this.#core.read(req);
     const fills = fillsOf(this.#core.store);
     return fills.length > 0 ? { ...state, fills } : state;
   }
@@ -119,17 +119,13 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   }
 
   override async alarm(): Promise<void> {
-    await this.#core.alarm({
-      age: (now, lease) => this.#parent.ageAnswers(now, lease),
-      sync: () => this.#scope.syncIndex(),
-      outOfStep: () => this.#scope.outOfStep,
-    });
+    await this.#core.alarm((now, lease) => this.#parent.ageAnswers(now, lease));
   }
 
-  // --- the scope lock's role ---
+  // --- upgrading only (deleted in 0.4.0: docs/upgrading.md) ---
 
-  async pendingIntents(_req: { key: string }): Promise<Intent[]> {
-    return this.#scope.pendingIntents();
+  async drainLegacyIntents(req: FencedRequest & { drop?: LegacyIntentRef[] }): Promise<Result<Intent[]>> {
+    return this.#legacy.drain(req);
   }
 
   // --- the parent lock's role ---

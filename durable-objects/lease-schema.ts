@@ -64,9 +64,9 @@ export const MIGRATIONS: readonly string[] = [
      until INTEGER NOT NULL,
      PRIMARY KEY (op, item)
    );`,
-  // Scope locks: intents made durable here before their parent lease (pending-intents.ts), until
-  // a holder's final receipt save holds them. Since 0.2.0 no row is added (intents live in the
-  // receipt only): the table is read and cleared for what the version before left, never dropped.
+  // Scope locks of 0.1.x: intents made durable here before their parent lease, until a holder's
+  // final receipt save held them. No row is added since (intents live in the receipt only): the
+  // upgrade drains what is left (legacy-intents.ts); the table stays, migrations being append-only.
   `CREATE TABLE pending_intents (
      id TEXT PRIMARY KEY,
      body TEXT NOT NULL,

@@ -11,7 +11,7 @@ import { type RunOrigin, runOriginSchema } from "../shared/schemas/provenance";
 import { type LeaseEnding, type LeaseRow, quietUntil } from "./lease-rules";
 import type { LockChange } from "./lock-feed";
 
-/** The longest receipt etag a release may hand over (R2's are 32 hex digits; a legacy one is prefixed). */
+/** The longest receipt etag a release may hand over (R2's are 32 hex digits). */
 const MAX_RECEIPT_ETAG_LENGTH = 200;
 
 export const HISTORY_LIMIT = 50;

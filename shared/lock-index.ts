@@ -13,17 +13,18 @@ export function lockKeyFromIndex(objectKey: string): string {
 }
 
 /**
- * The pending-intents index (docs/storage.md): one R2 object per free scope lock that still keeps
- * intents no receipt holds, written by that lock; the sweep lists it to recover those scopes.
+ * The pending-intents index (docs/storage.md; upgrading only, deleted in 0.4.0): one R2 object per
+ * scope lock that still keeps intents a holder of 0.1.x left there, written by that lock; the
+ * upgrade lists it to drain those locks into their receipts (workers/upgrade/).
  */
-export const PENDING_INTENTS_INDEX_PREFIX = "locks/pending-intents/";
+export const LEGACY_INTENTS_INDEX_PREFIX = "locks/pending-intents/";
 
-export function pendingIntentsIndexKey(lockKey: string): string {
-  return PENDING_INTENTS_INDEX_PREFIX + encodeURIComponent(lockKey);
+export function legacyIntentsIndexKey(lockKey: string): string {
+  return LEGACY_INTENTS_INDEX_PREFIX + encodeURIComponent(lockKey);
 }
 
-export function lockKeyFromPendingIndex(objectKey: string): string {
-  return decodeURIComponent(objectKey.slice(PENDING_INTENTS_INDEX_PREFIX.length));
+export function lockKeyFromLegacyIndex(objectKey: string): string {
+  return decodeURIComponent(objectKey.slice(LEGACY_INTENTS_INDEX_PREFIX.length));
 }
 
 /**

@@ -23,6 +23,7 @@ import { revokedTokenRoutes } from "./routes/revoked-tokens";
 import { scopeRoutes } from "./routes/scopes";
 import { tokenRoutes } from "./routes/tokens";
 import { wellKnownRoutes } from "./routes/well-known";
+import { upgradeRoutes } from "./upgrade/upgrade-route";
 import { githubWebhookRoutes } from "./webhooks/github-webhook";
 import { createEngine, type EngineOverrides, type ProviderTransport } from "./wiring/wire";
 
@@ -74,6 +75,8 @@ export function createApp(options: AppOptions) {
   app.route("/", configStatusRoutes);
   app.route("/", tokenRoutes);
   app.route("/", revokedTokenRoutes);
+  // Upgrading only (docs/upgrading.md): deleted in 0.4.0 with workers/upgrade/.
+  app.route("/", upgradeRoutes);
   // The stream's settle window is measured on the engine's clock, which tests move.
   app.route(
     "/",

@@ -95,8 +95,6 @@ export interface ReleaseRequest {
    * succeeded; the next grant answers it (LeaseGrant.receiptEtag).
    */
   receiptEtag?: string;
-  /** The holder's last receipt save (or delete) holds every intent still unresolved. */
-  intentsSettled?: boolean;
   /** Parent locks: the capped lists' fill as the holder's writes left them (shared/schemas/fill-level.ts). */
   fills?: FillLevel[];
   /**
@@ -107,16 +105,20 @@ export interface ReleaseRequest {
   quiet?: boolean;
 }
 
+/** One row a scope lock of 0.1.x keeps, by what names it there: one run's action on one item. */
+export type LegacyIntentRef = Pick<Intent, "runId" | "action" | "op" | "key" | "parent">;
+
 export interface LeaseLockApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
   claim(req: ClaimRequest): Promise<Result<LeaseGrant>>;
   renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
   release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>>;
   /**
-   * The intents a lock of a version before 0.2.0 keeps that no receipt settled yet, read-only
-   * (the sweep, upgrading: docs/design.md, "Intent recovery").
+   * Upgrading only (docs/upgrading.md; deleted in 0.4.0): the intents a scope lock of 0.1.x still
+   * keeps, answered to the holder of the scope lease, less the rows `drop` names, which its drain
+   * saved in the receipt first (workers/upgrade/drain-legacy-intents.ts).
    */
-  pendingIntents(req: { key: string }): Promise<Intent[]>;
+  drainLegacyIntents(req: FencedRequest & { drop?: LegacyIntentRef[] }): Promise<Result<Intent[]>>;
   forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
   /**
    * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it (or the hold in force,

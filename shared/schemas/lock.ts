@@ -4,7 +4,6 @@ import { holdViewSchema } from "./hold";
 import { ownershipViewSchema } from "./ownership";
 import { leaseHolderSchema, runHolderSchema } from "./provenance";
 import { queuedWaiterSchema } from "./queued-change";
-import { intentSchema } from "./receipt";
 
 export const lockKindSchema = z.enum(["scope", "parent"]);
 export type LockKind = z.infer<typeof lockKindSchema>;
@@ -83,12 +82,11 @@ export const leaseGrantSchema = z.object({
    */
   receiptEtag: z.string().optional(),
   /**
-   * Scope locks, on a grant and its claim (upgrading only): intents a lock of a version before
-   * 0.2.0 kept for a holder (its `putIntents`) that no receipt save settled since (the holder
-   * died, or its final save failed). The new holder merges them into its receipt and recovers them;
-   * no lock takes new ones (docs/design.md, "Intent recovery").
+   * Scope locks, on a grant and its claim (upgrading only; deleted in 0.4.0): the lock still keeps
+   * intents a holder of 0.1.x left there, which the upgrade has not drained into the receipt yet.
+   * A run refuses such a grant (docs/upgrading.md); only the upgrade's drain takes them.
    */
-  pendingIntents: z.array(intentSchema).optional(),
+  legacyIntents: z.literal(true).optional(),
   /**
    * Parent locks, write combining: the queued changes this grant took for its holder to write and
    * report, taken in the same step as a grant made at once (acquireOrCombine) or as the claim that

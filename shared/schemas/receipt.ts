@@ -64,10 +64,10 @@ export const intentSchema = z.looseObject({
    */
   refused: z.literal(true).optional(),
   /**
-   * The scope lock's number for the put that made this intent durable there (`putIntents`, a
-   * version before 0.2.0; absent on intents only ever saved in a receipt, as every one since).
-   * A receipt whose `intentsThrough` is at least this number already accounts for the intent
-   * (docs/design.md, "Intent recovery": upgrading).
+   * The scope lock's number for the put that made this intent durable there (`putIntents`, 0.1.x;
+   * absent on intents only ever saved in a receipt, as every one since). A receipt whose
+   * `intentsThrough` is at least this number already accounts for the intent (docs/upgrading.md,
+   * "Intents kept by scope locks of 0.1.x").
    */
   lockSeq: z.number().int().positive().optional(),
 });
@@ -118,10 +118,11 @@ export const receiptSchema = z.looseObject({
   intents: z.array(intentSchema),
   runs: z.array(runRecordSchema),
   /**
-   * Every intent a scope lock of a version before 0.2.0 numbered up to this (`Intent.lockSeq`)
-   * is accounted for by this version: resolved, or in `intents`. The lock keeps its copies until a release says so, and a
-   * holder may die between its save and that release: the next holder skips what this covers
-   * instead of resolving it a second time against a newer ledger.
+   * Every intent a scope lock of 0.1.x numbered up to this (`Intent.lockSeq`) is accounted for by
+   * this receipt: resolved, or in `intents`. Written by 0.1.x saves and by the upgrade's drain
+   * (workers/upgrade/), which skips what it covers: a save and the lock's drop of its copies are
+   * two steps, and resolving a copy again would undo, against a newer ledger, what that save
+   * recorded. Runs keep it as it is and compare nothing with it.
    */
   intentsThrough: z.number().int().nonnegative().optional(),
   /** Entries another run's write evicted from this scope (docs/design.md, "Evicting stale scopes"). */

@@ -10,9 +10,9 @@ import { SimulatedCrash } from "../../workers/engine/deps";
 import { apply, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";
-import { legacyRows } from "../helpers/legacy-intents";
 import { APP_CLIENT, previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
+import { legacyRows } from "../upgrade/legacy-state";
 
 describe("intents durable in the receipt", () => {
   it("a three-line apply on a warm application writes the receipt twice: the intents' put and the final one", async () => {

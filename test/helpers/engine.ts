@@ -60,22 +60,9 @@ export function receipt(environment: string, scope: string) {
   return new R2ReceiptStore(env.RECEIPTS).read(scopeAddress(environment, scope)).then((r) => r.receipt);
 }
 
-/**
- * Every durable intent of a scope: the receipt's (their one home, docs/design.md "Writing one
- * object's items"), and any a scope lock of the version before issue 29 still keeps (upgrading:
- * test/helpers/legacy-intents.ts builds such state). One entry per run, item and action.
- */
-export async function durableIntents(
-  environment: string,
-  scope: string,
-  repositoryId = DEFAULT_REPOSITORY.id,
-): Promise<Intent[]> {
-  const key = scopeLockKey(repositoryId, environment, scope);
-  const kept = await lockStub(env, key).pendingIntents({ key });
-  const stored = (await receipt(environment, scope)).intents;
-  const id = (i: Intent) => JSON.stringify([i.runId, i.action, i.op, i.key, i.parent]);
-  const seen = new Set(stored.map(id));
-  return [...stored, ...kept.filter((i) => !seen.has(id(i)))];
+/** Every durable intent of a scope: the receipt's, their one home (docs/design.md "Writing one object's items"). */
+export async function durableIntents(environment: string, scope: string): Promise<Intent[]> {
+  return (await receipt(environment, scope)).intents;
 }
 
 export async function providerWrites(domain: string): Promise<number> {

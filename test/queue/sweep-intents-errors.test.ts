@@ -61,8 +61,6 @@ describe("the sweep's intent pass and unexpected errors", () => {
     const report = await resolveStaleIntents(
       {
         store,
-        pendingScopes: async () => [],
-        pendingIntents: async () => [],
         repository: () => DEFAULT_REPOSITORY,
         logError: () => {},
         recover: async (address) => {
@@ -90,8 +88,6 @@ describe("the sweep's intent pass and unexpected errors", () => {
     const report = await resolveStaleIntents(
       {
         store,
-        pendingScopes: async () => [],
-        pendingIntents: async () => [],
         repository: () => DEFAULT_REPOSITORY,
         logError: () => {},
         recover: async (address) => {
@@ -116,8 +112,6 @@ describe("the sweep's intent pass and unexpected errors", () => {
       await resolveStaleIntents(
         {
           store,
-          pendingScopes: async () => [],
-          pendingIntents: async () => [],
           repository: () => DEFAULT_REPOSITORY,
           logError: (m) => {
             logged.push(m);

@@ -49,7 +49,7 @@ const store = () => new R2ReceiptStore(env.RECEIPTS);
 
 /** The real sweep parts, limited to this journey's scope (nothing else is swept here). */
 function sweepParts(scope: string) {
-  const real = engineSweepParts(emulatorTransport);
+  const { upgrade: _noUpgradePass, ...real } = engineSweepParts(emulatorTransport);
   return {
     ...real,
     resolveStaleIntents: async () => ({ resolved: 0 }),

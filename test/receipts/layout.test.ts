@@ -1,11 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  legacyReceiptKey,
-  parseLegacyReceiptKey,
-  parseReceiptKey,
-  receiptKey,
-  receiptPrefix,
-} from "../../workers/receipts/layout";
+import { parseReceiptKey, receiptKey, receiptPrefix } from "../../workers/receipts/layout";
 
 describe("receipt key layout", () => {
   it("is receipts/<repository id>/<environment>/<scope>.json and parses back", () => {
@@ -51,14 +45,8 @@ describe("receipt key layout", () => {
     expect(parseReceiptKey("other/7/preview/pr-1.json")).toBeNull();
   });
 
-  it("the key before scopes carried a repository, receipts/<environment>/<scope>.json, never reads as a current one", () => {
-    expect(legacyReceiptKey("preview", "pr-12")).toBe("receipts/preview/pr-12.json");
+  it("a key of the layout before repositories is no receipt key: runs never read it (the upgrade moves it)", () => {
     expect(parseReceiptKey("receipts/preview/pr-12.json")).toBeNull();
     expect(parseReceiptKey("receipts/preview/branch-a/b.json")).toBeNull();
-    expect(parseLegacyReceiptKey("receipts/preview/branch-a/b.json")).toEqual({
-      environment: "preview",
-      scope: "branch-a/b",
-    });
-    expect(parseLegacyReceiptKey("receipts/7/preview/pr-1.json")).toBeNull();
   });
 });

@@ -1,25 +1,17 @@
 /**
- * Intents are resolved once (docs/design.md, "Intent recovery"). Found when intents lived in the
- * scope lock (issue 24; upgrading from that version still meets such locks): a holder whose
- * final save holds them may die before the release that lets the lock drop them, and the next
- * holder must not resolve them a second time against the newer ledger that save recorded (found by
- * the review of issue 24: the retry's own remove intents, still in the lock, removed the entries
- * its save had recorded as the scope's).
+ * Intents are resolved once (docs/design.md, "Intent recovery"): a holder whose final save holds
+ * them may die before its release, and the next holder must not resolve them a second time against
+ * the newer ledger that save recorded (the retry's own remove intents once removed the entries its
+ * save had recorded as the scope's). What 0.1.x's scope locks kept is the upgrade's:
+ * test/upgrade/drain-legacy-intents.test.ts.
  */
-import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
-import { emulatorTransport } from "../../dev/entry/dev-env";
 import { ok } from "../../shared/errors";
-import { pendingIntentsIndexKey } from "../../shared/lock-index";
 import { scopeLockKey } from "../../shared/lock-keys";
 import { SimulatedCrash } from "../../workers/engine/deps";
 import { overriding } from "../../workers/locks/lock-target";
-import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
-import { engineSweepParts } from "../../workers/wiring/background";
-import { testEnv } from "../helpers/connections";
 import { durableIntents, receipt } from "../helpers/engine";
-import { putLegacyIntents } from "../helpers/legacy-intents";
-import { expireLeaseNow, stub } from "../helpers/locks";
+import { expireLeaseNow } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { entriesOf, expectSettled, freshWorld, providerItems, reliabilityEngine } from "./harness";
 
@@ -71,56 +63,6 @@ describe("reliability: intents the scope lock kept after the save that settled t
         .sort(),
     );
     expect(await durableIntents("preview", scope)).toEqual([]);
-    await expectSettled(expect, domain, [scope]);
-  });
-});
-
-describe("reliability: the sweep and a lock keeping only intents its receipt settled", () => {
-  it("upgrading: a run of the old version saved, then died before its release: the sweep's recovery clears the lock and its index entry", async ({
-    expect,
-  }) => {
-    const { domain, scope, plan } = await freshWorld();
-    const address = { repository: DEFAULT_REPOSITORY, environment: "preview", scope };
-    const key = scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope);
-    const noRelease = engineWhoseReleasesAreLost();
-    expect((await noRelease.apply({ ...address, plan })).run.status).toBe("succeeded");
-    // As the version before issue 29 left it (test/helpers/legacy-intents.ts): the run's intents
-    // still in the lock, numbered up to what its receipt's save accounts for (`intentsThrough`).
-    const store = new R2ReceiptStore(env.RECEIPTS);
-    const { receipt: saved, etag } = await store.read(address);
-    const seq = await putLegacyIntents(
-      key,
-      saved.ledger.map((e) => ({
-        action: "create" as const,
-        line: e.line,
-        op: e.op,
-        connection: e.connection,
-        params: e.params,
-        key: e.key,
-        parent: e.parent,
-        runId: e.runId,
-        at: e.createdAt,
-        claims: true as const,
-      })),
-    );
-    await store.write({ ...saved, revision: saved.revision + 1, intentsThrough: seq }, etag);
-    await expireLeaseNow(key);
-    // The lock keeps the run's intents (settled by its save) and, once free, names the scope.
-    expect(await stub(key).pendingIntents({ key })).not.toEqual([]);
-    await stub(key).read({ key });
-    expect(await env.RECEIPTS.head(pendingIntentsIndexKey(key))).not.toBeNull();
-    // Nothing is left to resolve, yet the sweep recovers the scope: its settled release clears them.
-    const now = Date.now() + 60_000;
-    const report = await engineSweepParts(emulatorTransport).resolveStaleIntents(testEnv(env), {
-      olderThan: now,
-      now,
-    });
-    expect(report.resolved).toBe(0);
-    expect(await stub(key).pendingIntents({ key })).toEqual([]);
-    await stub(key).read({ key });
-    expect(await env.RECEIPTS.head(pendingIntentsIndexKey(key))).toBeNull();
-    // And nothing the run recorded was undone.
-    expect((await providerItems(domain)).filter((i) => i.includes(scope)).sort()).toEqual(entriesOf(scope));
     await expectSettled(expect, domain, [scope]);
   });
 });

@@ -75,6 +75,8 @@ function minimumRole(method: string, path: string): Role {
   // listing lets viewers in and refuses every unbound caller below admin itself (routes/audit.ts).
   if (path === "/v1/audit" && (method === "GET" || method === "HEAD")) return "viewer";
   if (path === "/v1/audit" || path.startsWith("/v1/audit/")) return "admin";
+  // Operations on the service itself (the upgrade pass: docs/upgrading.md), reads too.
+  if (path.startsWith("/v1/admin/")) return "admin";
   if (method === "GET" || method === "HEAD") return "viewer";
   return "admin";
 }

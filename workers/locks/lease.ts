@@ -24,7 +24,6 @@ export interface Granted {
 /** What a scope lock's release hands to the next holder (docs/design.md, "Run algorithm"). */
 export interface HandOver {
   receiptEtag?: string;
-  intentsSettled?: true;
   /** A parent lock's: the capped lists' fill as this holder's writes left them. */
   fills?: FillLevel[];
   /** A parent lock's: a write sent under the lease may still land (ParentLock.writeMayLand). */

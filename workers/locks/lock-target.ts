@@ -37,7 +37,7 @@ const METHODS: Record<LockMethod, true> = {
   claim: true,
   renew: true,
   release: true,
-  pendingIntents: true,
+  drainLegacyIntents: true,
   forceRelease: true,
   waiting: true,
   read: true,

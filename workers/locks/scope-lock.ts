@@ -1,9 +1,7 @@
 /**
  * The scope lock's role (docs/design.md, "Run algorithm"): a lease whose grant hands over the
- * receipt etag the previous holder saved with (and what a lock of a version before 0.2.0 kept
- * unsettled), and whose release hands its own receipt etag on.
+ * receipt etag the previous holder saved with, and whose release hands its own receipt etag on.
  */
-import type { Intent } from "../../shared/schemas/receipt";
 import { grantOf, plainAsk } from "./acquire-loop";
 import { type Granted, Lease } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
@@ -17,16 +15,16 @@ export class ScopeLock extends Lease {
    */
   readonly receiptEtag: string | null;
   /**
-   * Intents a lock of a version before 0.2.0 kept for a holder that died, not settled yet
-   * (LeaseGrant.pendingIntents; upgrading only).
+   * The lock still keeps intents a holder of 0.1.x left there (LeaseGrant.legacyIntents; upgrading
+   * only, deleted in 0.4.0): a run refuses such a lease (docs/upgrading.md).
    */
-  readonly pendingIntents: readonly Intent[];
+  readonly legacyIntents: boolean;
 
   private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
     super(target, holder, granted, s);
     const { grant } = granted;
     this.receiptEtag = grant.receiptEtag ?? null;
-    this.pendingIntents = grant.pendingIntents ?? [];
+    this.legacyIntents = grant.legacyIntents === true;
   }
 
   /**
@@ -50,13 +48,7 @@ export class ScopeLock extends Lease {
    * Idempotent; retried with backoff. `receiptEtag` hands the etag of this holder's last successful
    * receipt save to the next holder (docs/design.md, "Run algorithm").
    */
-  override async release(
-    receiptEtag: string | null = null,
-    intentsSettled = receiptEtag !== null,
-  ): Promise<void> {
-    await this.releaseWith({
-      ...(receiptEtag === null ? {} : { receiptEtag }),
-      ...(intentsSettled ? { intentsSettled: true } : {}),
-    });
+  override async release(receiptEtag: string | null = null): Promise<void> {
+    await this.releaseWith(receiptEtag === null ? {} : { receiptEtag });
   }
 }

@@ -3,11 +3,8 @@
  * to one repository by id, so two repositories' `pr-5` are two receipts. Neither a repository id
  * (digits) nor an environment contains "/" (shared/lock-keys.ts), so the first segment after the
  * prefix is the repository, the second the environment, and the rest — which may hold "/" for
- * `branch-<name>` scopes — is the scope.
- *
- * Receipts written before scopes carried a repository live at `receipts/<environment>/<scope>.json`
- * (the "legacy" key): an environment starts with a letter, a repository id with a digit, so the two
- * layouts never read as each other.
+ * `branch-<name>` scopes — is the scope. (The layout before repositories, which the upgrade moves
+ * to this one, is workers/upgrade/legacy-receipt-keys.ts.)
  */
 import { SponsonError } from "../../shared/errors";
 import { assertRepositoryId, isValidEnvironment, isValidScope } from "../../shared/lock-keys";
@@ -41,13 +38,6 @@ export function receiptKey(repositoryId: number, environment: string, scope: str
   return `${RECEIPTS_PREFIX}${repositoryId}/${environment}/${scope}${SUFFIX}`;
 }
 
-/** The key a receipt had before scopes carried a repository (read for migration only). */
-export function legacyReceiptKey(environment: string, scope: string): string {
-  assertEnvironment(environment);
-  assertScope(scope);
-  return `${RECEIPTS_PREFIX}${environment}/${scope}${SUFFIX}`;
-}
-
 /** The listing prefix: one repository's receipts (in one environment), or every receipt. */
 export function receiptPrefix(repositoryId?: number, environment?: string): string {
   if (repositoryId === undefined) return RECEIPTS_PREFIX;
@@ -71,18 +61,6 @@ export function parseReceiptKey(key: string): ReceiptAddress | null {
     return null;
   }
   return { repositoryId: Number(repository), environment, scope };
-}
-
-/** A legacy key's environment and scope, or null (a current key is never a legacy one). */
-export function parseLegacyReceiptKey(key: string): Omit<ReceiptAddress, "repositoryId"> | null {
-  const path = receiptPath(key);
-  if (path === null) return null;
-  const slash = path.indexOf("/");
-  if (slash <= 0) return null;
-  const environment = path.slice(0, slash);
-  const scope = path.slice(slash + 1);
-  if (!isValidEnvironment(environment) || !isValidScope(scope)) return null;
-  return { environment, scope };
 }
 
 function receiptPath(key: string): string | null {

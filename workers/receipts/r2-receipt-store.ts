@@ -18,25 +18,14 @@
  * own etag (still atomic: two creators racing over one tombstone → one wins). Tombstones are never
  * deleted by the store, for the same reason; each is a few hundred bytes.
  *
- * Migration: receipts written before scopes carried a repository live at
- * `receipts/<environment>/<scope>.json`. When the store is told which repository they belong to
- * (exactly one configured: `legacyRepositoryId`), a read that finds no current key reads the legacy
- * one, and the next write creates the current key (If-None-Match: *, so two migrating writers
- * cannot both win) and then deletes the legacy key. Once the current key exists it shadows the
- * legacy one everywhere, so a delete that failed half-way loses nothing.
+ * Only the repository-keyed layout is read and listed: receipts written before scopes carried a
+ * repository are moved to it by the upgrade (workers/upgrade/move-legacy-receipts.ts), never looked
+ * for by a run.
  */
 import { SponsonError } from "../../shared/errors";
 import { emptyReceipt, type Receipt, receiptSchema } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
-import {
-  legacyReceiptKey,
-  parseLegacyReceiptKey,
-  parseReceiptKey,
-  RECEIPTS_PREFIX,
-  type ReceiptAddress,
-  receiptKey,
-  receiptPrefix,
-} from "./layout";
+import { parseReceiptKey, type ReceiptAddress, receiptKey, receiptPrefix } from "./layout";
 import {
   isTombstone,
   parseObjectMetadata,
@@ -49,15 +38,10 @@ import type { ReceiptStore, ScopeAddress, ScopeFilter, ScopeSummary, StoredRecei
 /** R2 lists at most 1000 keys a page. */
 const MAX_LIST_PAGE = 1000;
 
-/** Marks a version read from a legacy key: the next write moves the receipt (R2 etags are hex). */
-const LEGACY_ETAG = "legacy:";
-
 export interface R2ReceiptStoreOptions {
   /** Keys asked for per list() page (1–1000); small in tests to exercise the cursor. */
   listPageSize?: number;
   now?: () => number;
-  /** The repository receipts at pre-repository keys belong to; unset: they are never read. */
-  legacyRepositoryId?: number;
 }
 
 function concurrentModification(environment: string, scope: string): SponsonError {
@@ -74,37 +58,21 @@ export class R2ReceiptStore implements ReceiptStore {
   readonly #bucket: R2Bucket;
   readonly #pageSize: number;
   readonly #now: () => number;
-  readonly #legacyId: number | undefined;
 
   constructor(bucket: R2Bucket, options: R2ReceiptStoreOptions = {}) {
     this.#bucket = bucket;
     this.#pageSize = Math.min(Math.max(Math.trunc(options.listPageSize ?? MAX_LIST_PAGE), 1), MAX_LIST_PAGE);
     this.#now = options.now ?? Date.now;
-    this.#legacyId = options.legacyRepositoryId;
   }
 
   async read(address: ScopeAddress): Promise<StoredReceipt> {
     const { repository, environment, scope } = address;
     const key = receiptKey(repository.id, environment, scope);
     const object = await this.#bucket.get(key);
-    if (object === null && repository.id === this.#legacyId) {
-      const legacy = await this.#readLegacy(address);
-      if (legacy !== null) return legacy;
-    }
     if (object === null || isTombstone(object.customMetadata)) {
       return { receipt: emptyReceipt(repository, environment, scope), etag: null };
     }
     return { receipt: parseReceiptBody(key, await object.text(), address), etag: object.etag };
-  }
-
-  async #readLegacy(address: ScopeAddress): Promise<StoredReceipt | null> {
-    const key = legacyReceiptKey(address.environment, address.scope);
-    const object = await this.#bucket.get(key);
-    if (object === null || isTombstone(object.customMetadata)) return null;
-    return {
-      receipt: parseReceiptBody(key, await object.text(), address),
-      etag: `${LEGACY_ETAG}${object.etag}`,
-    };
   }
 
   async write(receipt: Receipt, etag: string | null): Promise<string> {
@@ -128,9 +96,6 @@ export class R2ReceiptStore implements ReceiptStore {
       httpMetadata: { contentType: "application/json" },
       customMetadata: receiptMetadata(checked.data, this.#now()),
     };
-    if (etag?.startsWith(LEGACY_ETAG)) {
-      return this.#migrate(key, body, options, checked.data, etag.slice(LEGACY_ETAG.length));
-    }
     if (etag !== null) {
       const written = await this.#bucket.put(key, body, { ...options, onlyIf: { etagMatches: etag } });
       if (written === null) throw concurrentModification(environment, scope);
@@ -148,47 +113,22 @@ export class R2ReceiptStore implements ReceiptStore {
     return revived.etag;
   }
 
-  /** A receipt read from its legacy key is written to its current key, then the legacy key goes. */
-  async #migrate(
-    key: string,
-    body: string,
-    options: PutOptions,
-    receipt: Receipt,
-    legacyEtag: string,
-  ): Promise<string> {
-    const { environment, scope } = receipt;
-    const legacyKey = legacyReceiptKey(environment, scope);
-    const legacy = await this.#bucket.head(legacyKey);
-    if (legacy === null || legacy.etag !== legacyEtag) throw concurrentModification(environment, scope);
-    // Only one writer creates the current key; a second one that read the same legacy version fails here.
-    const created = await this.#bucket.put(key, body, { ...options, onlyIf: { etagDoesNotMatch: "*" } });
-    if (created === null) throw concurrentModification(environment, scope);
-    await this.#bucket.delete(legacyKey);
-    return created.etag;
-  }
-
   async remove(address: ScopeAddress, etag: string): Promise<void> {
     const { repository, environment, scope } = address;
-    const legacy = etag.startsWith(LEGACY_ETAG);
-    const key = legacy ? legacyReceiptKey(environment, scope) : receiptKey(repository.id, environment, scope);
+    const key = receiptKey(repository.id, environment, scope);
     const now = this.#now();
     const tombstone = await this.#bucket.put(key, tombstoneBody(environment, scope, now), {
       httpMetadata: { contentType: "application/json" },
       customMetadata: tombstoneMetadata(now),
-      onlyIf: { etagMatches: legacy ? etag.slice(LEGACY_ETAG.length) : etag },
+      onlyIf: { etagMatches: etag },
     });
     if (tombstone === null) throw concurrentModification(environment, scope);
   }
 
   async listScopes(filter: ScopeFilter = {}): Promise<ScopeSummary[]> {
     const { repositoryId, environment } = filter;
-    const legacyId = this.#legacyId;
-    const withLegacy = legacyId !== undefined && (repositoryId === undefined || repositoryId === legacyId);
-    const prefix = withLegacy ? RECEIPTS_PREFIX : receiptPrefix(repositoryId, environment);
+    const prefix = receiptPrefix(repositoryId, environment);
     const scopes: ScopeSummary[] = [];
-    /** `environment/scope` of the legacy repository that have a current key (live or tombstone). */
-    const moved = new Set<string>();
-    const legacy: Array<{ object: R2Object; address: ReceiptAddress }> = [];
     let cursor: string | undefined;
     do {
       // With `include`, R2 may return fewer keys than `limit` on a page that is not the last one:
@@ -200,27 +140,15 @@ export class R2ReceiptStore implements ReceiptStore {
         ...(cursor === undefined ? {} : { cursor }),
       });
       for (const object of page.objects) {
-        const current = parseReceiptKey(object.key);
-        if (current !== null) {
-          if (repositoryId !== undefined && current.repositoryId !== repositoryId) continue;
-          if (environment !== undefined && current.environment !== environment) continue;
-          if (current.repositoryId === legacyId) moved.add(`${current.environment}/${current.scope}`);
-          const summary = await this.#summarize(object, current);
-          if (summary !== null) scopes.push(summary);
-          continue;
-        }
-        const old = withLegacy ? parseLegacyReceiptKey(object.key) : null;
-        if (old === null || legacyId === undefined) continue;
-        if (environment !== undefined && old.environment !== environment) continue;
-        legacy.push({ object, address: { repositoryId: legacyId, ...old } });
+        // Anything else under the prefix (a key of the layout before repositories) is not listed.
+        const address = parseReceiptKey(object.key);
+        if (address === null) continue;
+        if (environment !== undefined && address.environment !== environment) continue;
+        const summary = await this.#summarize(object, address);
+        if (summary !== null) scopes.push(summary);
       }
       cursor = page.truncated ? page.cursor : undefined;
     } while (cursor !== undefined);
-    for (const { object, address } of legacy) {
-      if (moved.has(`${address.environment}/${address.scope}`)) continue;
-      const summary = await this.#summarize(object, address);
-      if (summary !== null) scopes.push(summary);
-    }
     return scopes;
   }
 

@@ -1,25 +1,20 @@
 /**
  * The sweep's intent recovery (docs/design.md, "Webhooks and the sweep"): every scope whose receipt
  * holds an intent older than the lease TTL is recovered through the engine's own path (under the
- * scope lease, each intent resolved under its parent lease). Upgrading only (docs/design.md,
- * "Intent recovery"): a scope lock of a version before 0.2.0 may still keep a dead run's
- * intents, found through the pending-intents index and recovered the same way. The count is of intents that are gone
- * from the receipt afterwards: a scope that was busy, or whose recovery failed, adds nothing to it
- * and is named in the detail instead.
+ * scope lease, each intent resolved under its parent lease). The receipt is their one home (what
+ * scope locks of 0.1.x kept, the upgrade pass before this one drains into it). The count is of
+ * intents that are gone from the receipt afterwards: a scope that was busy, or whose recovery
+ * failed, adds nothing to it and is named in the detail instead.
  */
 import { isSponsonError } from "../../shared/errors";
 import type { Intent } from "../../shared/schemas/receipt";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { RunResult } from "../../shared/schemas/run";
-import { durableIntents, openLockIntents, sameIntent } from "../receipts/durable-intents";
+import { sameItem } from "../engine/plan/item";
 import type { ReceiptStore, ScopeAddress } from "../receipts/receipt-store";
 
 export interface StaleIntentDeps {
   store: ReceiptStore;
-  /** Scopes whose scope lock (of a version before 0.2.0) keeps intents no receipt holds. */
-  pendingScopes: () => Promise<Array<{ repositoryId: number; environment: string; scope: string }>>;
-  /** The intents one scope's lock keeps. */
-  pendingIntents: (address: ScopeAddress) => Promise<Intent[]>;
   /** The repository a receipt's id names (the configured one, or a placeholder). */
   repository: (id: number) => RepositoryRef;
   /** The engine's recover run for one scope; throws LOCK_HELD when a run holds the scope. */
@@ -35,32 +30,9 @@ export async function resolveStaleIntents(
   let resolved = 0;
   const busy: string[] = [];
   const failed: string[] = [];
-  const idOf = (s: { repositoryId: number; environment: string; scope: string }) =>
-    JSON.stringify([s.repositoryId, s.environment, s.scope]);
-  const scopes = new Map<string, { repositoryId: number; environment: string; scope: string }>();
-  const pending = await deps.pendingScopes();
-  // Only a scope the index names can keep intents in a free lock (a held one is its holder's to
-  // resolve), so only those locks are asked: one object call per such scope, not per receipt.
-  const indexed = new Set(pending.map(idOf));
-  for (const s of [...(await deps.store.listScopes()), ...pending]) {
-    const ref = { repositoryId: s.repositoryId, environment: s.environment, scope: s.scope };
-    scopes.set(idOf(ref), ref);
-  }
-  const durable = async (address: ScopeAddress) => {
-    const ref = {
-      repositoryId: address.repository.id,
-      environment: address.environment,
-      scope: address.scope,
-    };
-    // The lock first, then the receipt: a save between the two is in the receipt read after it.
-    const kept = indexed.has(idOf(ref)) ? await deps.pendingIntents(address) : [];
-    const { receipt } = await deps.store.read(address);
-    const intents = durableIntents(receipt, kept);
-    // Rows the receipt already accounts for (a holder saved, then died before its release): no
-    // intent is left, but the lock keeps them, and its index entry, until a settled release.
-    return { intents, settledOnly: kept.length > 0 && openLockIntents(receipt, kept).length === 0 };
-  };
-  for (const summary of scopes.values()) {
+  const scopes = await deps.store.listScopes();
+  const durable = async (address: ScopeAddress) => (await deps.store.read(address)).receipt.intents;
+  for (const summary of scopes) {
     const address = {
       repository: deps.repository(summary.repositoryId),
       environment: summary.environment,
@@ -70,10 +42,8 @@ export async function resolveStaleIntents(
     let stale: Intent[] = [];
     let result: RunResult;
     try {
-      const found = await durable(address);
-      stale = found.intents.filter((i) => i.at < olderThan);
-      // A recovery that finds nothing to resolve still ends in a settled release.
-      if (stale.length === 0 && !found.settledOnly) continue;
+      stale = (await durable(address)).filter((i) => i.at < olderThan);
+      if (stale.length === 0) continue;
       result = await deps.recover(address);
     } catch (err) {
       // A run holds the scope now; it resolves the intents itself before it writes.
@@ -93,15 +63,12 @@ export async function resolveStaleIntents(
       continue;
     }
     // Only what recovery actually took out of the receipt counts as resolved.
-    const after = await durable(address).then(
-      ({ intents }) => ({ intents }),
-      () => null,
-    );
+    const after = await durable(address).catch(() => null);
     if (after === null) {
       failed.push(`${name} (recovered, but its receipt could not be read again)`);
       continue;
     }
-    const gone = stale.filter((i) => !after.intents.some((left) => sameIntent(i, left)));
+    const gone = stale.filter((i) => !after.some((left) => sameIntent(i, left)));
     resolved += gone.length;
     if (gone.length < stale.length || result.run.status === "failed") {
       failed.push(
@@ -116,4 +83,9 @@ export async function resolveStaleIntents(
     .filter(Boolean)
     .join("; ");
   return detail ? { resolved, detail } : { resolved };
+}
+
+/** One run's intent of one item and action (docs/design.md, "Item identity"). */
+function sameIntent(a: Intent, b: Intent): boolean {
+  return a.runId === b.runId && a.action === b.action && sameItem(a, b);
 }

@@ -1,19 +1,19 @@
 /**
  * The engine's part in the Worker's background entries: the queued destroy of a closed pull
  * request (docs/design.md, "Webhooks and the sweep") and the sweep's intent recovery and "owns entries"
- * listing.
+ * listing, and the upgrade pass until 0.4.0 (workers/upgrade/).
  */
 import type { Env } from "../../shared/env";
-import { scopeLockKey } from "../../shared/lock-keys";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
 import type { ScopeSnapshot } from "../engine/deps";
-import { listPendingScopes, pendingIntentsOf } from "../locks/pending-scopes";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { resolveStaleIntents as resolveIntents } from "../sweep/stale-intents";
 import type { SweepParts } from "../sweep/sweep";
+import { runUpgrade } from "../upgrade/upgrade";
+import { upgradeDeps } from "../upgrade/upgrade-deps";
 import { createEngine, type ProviderTransport, redactingErrorLog } from "./wire";
 
 /** The queue's destroy runner, on the provider transport of the entry that wires it. */
@@ -59,6 +59,8 @@ async function destroyClosedScope(
 /** The sweep's engine parts, on the provider transport of the entry that wires them. */
 export function engineSweepParts(transport: ProviderTransport): SweepParts {
   return {
+    // Upgrading only (docs/upgrading.md): deleted in 0.4.0 with workers/upgrade/.
+    upgrade: (env) => runUpgrade(upgradeDeps(env)),
     resolveStaleIntents: (env, options) => resolveStaleIntents(env, options, transport),
     scopesOwningEntries,
     orphans: (env) => createEngine(env, transport).orphans(),
@@ -75,8 +77,6 @@ function resolveStaleIntents(
   return resolveIntents(
     {
       store: configuredReceiptStore(env),
-      pendingScopes: () => listPendingScopes(env),
-      pendingIntents: (a) => pendingIntentsOf(env, scopeLockKey(a.repository.id, a.environment, a.scope)),
       repository: (id) => repositoryRefById(id, repositories),
       recover: (address) => engine.recover(address),
       logError: redactingErrorLog(env),

@@ -104,20 +104,18 @@ export async function adoptIntoScope(r: AdoptionRun, whole: ScopeWork): Promise<
   };
   // Token exchanges before the lease: the list's connection, and whatever recovery may need.
   const before = await deps.store.read(req);
-  const prepared = new Set([
+  await contexts.prepare([
     a.req.connection,
     ...recordConnections(deps, [...before.receipt.ledger, ...before.receipt.intents], environment),
   ]);
-  await contexts.prepare(prepared);
   // One wait deadline per scope adopted, as for a run (docs/design.md, "Lease protocol").
   const waiting = runWaiting(deps, req);
-  const held = await takeScope({ deps, req, runId, emit: noEmit, contexts, prepared, waiting });
+  const held = await takeScope({ deps, req, runId, emit: noEmit, waiting });
   try {
     const vouched = held.lock.receiptEtag !== null && held.lock.receiptEtag === before.etag;
     const session = vouched
       ? ReceiptSession.of(deps.store, req, before)
       : await ReceiptSession.open(deps.store, req);
-    session.mergeIntents(held.lock.pendingIntents);
     const revision = session.receipt.revision;
     // The bookkeeping every run's helpers share (recovery, removals, lease origins); never recorded
     // in the receipt's runs: the ledger entries name the adoption, the audit trail records it.

@@ -178,8 +178,9 @@ export class Evictions {
       deps.gate ? deps.gate.read(run.repository.id, share.scope) : null,
       deps.store.read(address),
     ]);
-    // A scope with intents to resolve is left to its own next run.
-    if (lease.pendingIntents.length > 0 || stored.receipt.intents.length > 0) return null;
+    // A scope with intents to resolve (its lock's of 0.1.x too, until the upgrade drains them) is
+    // left to its own next run.
+    if (lease.legacyIntents || stored.receipt.intents.length > 0) return null;
     const lastRunAt = stored.receipt.runs.reduce<number | null>(
       (t, r) => Math.max(t ?? 0, r.finishedAt),
       null,

@@ -7,7 +7,6 @@ import type { Intent, LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLock } from "../../locks/scope-lock";
 import type { Emit, EngineDeps } from "../deps";
 import { itemOfRecord } from "../plan/item";
-import type { ProviderContexts } from "../provider-context";
 import { originOf } from "./run";
 import { runLeaseOptions } from "./run-lease";
 import type { RunWaiting, ScopeRequest } from "./scope-request";
@@ -17,8 +16,6 @@ export class HeldScope {
   readonly lock: ScopeLock;
   /** The etag of this run's successful last save, handed to the next holder with the release. */
   #saved: string | null = null;
-  /** The run's last save, or the receipt's delete with nothing left, holds every intent. */
-  #settled = false;
 
   constructor(lock: ScopeLock) {
     this.lock = lock;
@@ -28,60 +25,49 @@ export class HeldScope {
     this.#saved = etag;
   }
 
-  deleted(): void {
-    this.#settled = true;
-  }
-
   release(): Promise<void> {
-    return this.lock.release(this.#saved, this.#saved !== null || this.#settled);
+    return this.lock.release(this.#saved);
   }
 }
 
-/** What taking the scope lease needs: the run it is for, and the connections prepared so far. */
+/** What taking the scope lease needs: the run it is for, and its wait. */
 export interface ScopeAsk {
   deps: EngineDeps;
   req: ScopeRequest;
   runId: string;
   emit: Emit;
-  contexts: ProviderContexts;
-  prepared: Set<string>;
   /** The run's wait, its deadline started just before this first lock (`runWaiting`). */
   waiting: RunWaiting;
 }
 
 /**
- * Takes the scope lease. Upgrading only: intents a scope lock of a version before 0.2.0
- * still keeps (handed with the grant) may name connections this run did not prepare; their token
- * exchanges must not happen under a lease, so the run gives the lease back (the lock keeps the
- * intents), prepares them and asks again, once per new connection at most. Once no lock keeps
- * any (docs/design.md, "Intent recovery"), the first grant is always the one kept.
+ * Takes the scope lease. A lock that still keeps intents a holder of 0.1.x left there (upgrading
+ * only; deleted in 0.4.0 with workers/upgrade/) is given back at once and the run refused, retriable:
+ * those intents are in no receipt yet, so a run that went on would neither recover them nor keep
+ * its own saves from hiding them. The upgrade drains them into the receipt under this same lease
+ * (docs/upgrading.md), after which the retry recovers them like any other.
  */
-export async function takeScope({
-  deps,
-  req,
-  runId,
-  emit,
-  contexts,
-  prepared,
-  waiting,
-}: ScopeAsk): Promise<HeldScope> {
-  for (;;) {
-    const lease = await ScopeLock.acquire(
-      deps.locks.scope(req.repository.id, req.environment, req.scope),
-      runId,
-      runLeaseOptions(deps, waiting, {
-        onWaiting: (report) => emit({ type: "waiting", waiting: report }),
-        origin: originOf(req),
-      }),
-    );
-    const missing = recordConnections(deps, lease.pendingIntents, req.environment).filter(
-      (c) => !prepared.has(c),
-    );
-    if (missing.length === 0) return new HeldScope(lease);
-    await lease.release();
-    for (const name of missing) prepared.add(name);
-    await contexts.prepare(missing);
-  }
+export async function takeScope({ deps, req, runId, emit, waiting }: ScopeAsk): Promise<HeldScope> {
+  const lease = await ScopeLock.acquire(
+    deps.locks.scope(req.repository.id, req.environment, req.scope),
+    runId,
+    runLeaseOptions(deps, waiting, {
+      onWaiting: (report) => emit({ type: "waiting", waiting: report }),
+      origin: originOf(req),
+    }),
+  );
+  if (!lease.legacyIntents) return new HeldScope(lease);
+  await lease.release();
+  throw legacyIntentsKept(lease.target.key);
+}
+
+/** The refusal of a scope whose lock of 0.1.x keeps intents the upgrade has not drained yet. */
+export function legacyIntentsKept(lock: string): SponsonError {
+  return new SponsonError(
+    "CONCURRENT_MODIFICATION",
+    `the scope lock ${lock} still keeps intents written by 0.1.x that no receipt holds yet: the upgrade moves them into the receipt (the sweep runs it, or an admin calls POST /v1/admin/upgrade); retry once it has`,
+    { lock, upgrade: "legacy-intents" },
+  );
 }
 
 /**

@@ -12,11 +12,6 @@ export class ReceiptSession {
   readonly #address: ScopeAddress;
   #receipt: Receipt;
   #etag: string | null;
-  /**
-   * The highest number a scope lock of a version before 0.2.0 gave a put of intents this copy
-   * accounts for (Receipt.intentsThrough; only intents that lock handed over carry one).
-   */
-  #lockSeq = 0;
 
   private constructor(store: ReceiptStore, address: ScopeAddress, receipt: Receipt, etag: string | null) {
     this.#store = store;
@@ -69,26 +64,6 @@ export class ReceiptSession {
   addIntent(intent: Intent): void {
     this.dropIntent(intent);
     this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, intent] };
-  }
-
-  /**
-   * Intents a scope lock of a version before 0.2.0 still keeps for a holder that died (the
-   * grant hands them over: LeaseGrant.pendingIntents), each numbered by that lock (`lockSeq`).
-   * Those this receipt already accounts for (`intentsThrough`: a holder saved, then died before the
-   * release that lets the lock drop them) are skipped: resolving them again would undo, against a
-   * newer ledger, what that save recorded. The others join this copy's own, once each, and the next
-   * save accounts for every number handed over (docs/design.md, "Intent recovery": upgrading).
-   */
-  mergeIntents(intents: readonly Intent[]): void {
-    const through = this.#receipt.intentsThrough ?? 0;
-    const open = intents.filter((i) => i.lockSeq === undefined || i.lockSeq > through);
-    const missing = open.filter(
-      (i) =>
-        !this.#receipt.intents.some((o) => o.runId === i.runId && o.action === i.action && sameItem(o, i)),
-    );
-    if (missing.length > 0)
-      this.#receipt = { ...this.#receipt, intents: [...this.#receipt.intents, ...missing] };
-    for (const i of intents) this.#lockSeq = Math.max(this.#lockSeq, i.lockSeq ?? 0);
   }
 
   /** Takes back one announced write that never touched anything (same run, item and action). */
@@ -158,12 +133,7 @@ export class ReceiptSession {
   }
 
   async save(): Promise<void> {
-    const through = Math.max(this.#receipt.intentsThrough ?? 0, this.#lockSeq);
-    const next = {
-      ...this.#receipt,
-      revision: this.#receipt.revision + 1,
-      ...(through > 0 ? { intentsThrough: through } : {}),
-    };
+    const next = { ...this.#receipt, revision: this.#receipt.revision + 1 };
     this.#etag = await this.#store.write(next, this.#etag);
     this.#receipt = next;
   }

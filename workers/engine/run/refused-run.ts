@@ -69,10 +69,9 @@ async function recordRefused(engineDeps: EngineDeps, run: Run, req: ScopeRequest
   }
   let saved: string | null = null;
   try {
+    // A lock of 0.1.x still keeping intents (ScopeLock.legacyIntents) keeps them through this
+    // save, which resolves nothing and drops nothing: the upgrade drains them (docs/upgrading.md).
     const session = await ReceiptSession.open(deps.store, req);
-    // Intents a lock of a version before 0.2.0 still keeps go into the receipt with this save
-    // (nothing resolves them here).
-    session.mergeIntents(lease.pendingIntents);
     session.recordRun(run.record(deps.clock.now()));
     await session.save();
     saved = session.etag;

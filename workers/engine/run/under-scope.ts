@@ -85,16 +85,15 @@ export async function runUnderScope<T>(engineDeps: EngineDeps, spec: ScopeRun<T>
   // ever made while a lease is held.
   const contexts = new ProviderContexts(deps);
   spec.refuse?.(read);
-  const prepared = new Set([
+  await contexts.prepare([
     ...(spec.planConnections ?? []),
     ...recordConnections(engineDeps, [...read.receipt.ledger, ...read.receipt.intents], req.environment),
   ]);
-  await contexts.prepare(prepared);
   const runId = newRunId(deps.clock.now());
   // The run's one wait deadline starts with its first lock: the scope lease's wait, then every
   // parent lease's and every removal's, share it (docs/design.md, "Lease protocol").
   const waiting = runWaiting(deps, req);
-  const lease = await takeScope({ deps, req, runId, emit: spec.emit, contexts, prepared, waiting });
+  const lease = await takeScope({ deps, req, runId, emit: spec.emit, waiting });
   try {
     return await underLease(spec, { deps, metrics, before, read, contexts, runId, waiting }, lease);
   } finally {
@@ -133,10 +132,6 @@ async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, lease: HeldS
     deps.clock.now(),
     deps.logError,
   );
-  // Upgrading (docs/design.md, "Intent recovery"): intents a scope lock of a version before
-  // 0.2.0 kept for a holder that died are recovered like the receipt's own, and this run's
-  // saves make what is left durable in the receipt before its release lets the lock drop them.
-  session.mergeIntents(lease.lock.pendingIntents);
   // Every save bumps the revision: a higher one at the end means this run has written.
   const openedRevision = session.receipt.revision;
   if (recheck.kind === "skip") {
@@ -177,7 +172,6 @@ async function record(
     await deps.faults?.("before-save", { line: "", key: "", action, runId: run.id, group: [] });
     if (outcome.kind === "delete-receipt") {
       await session.delete();
-      lease.deleted();
     } else {
       session.recordRun(run.record(deps.clock.now()));
       await session.save();
