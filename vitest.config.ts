@@ -63,6 +63,7 @@ const FRESH_RUNTIME = [
   "test/reliability/upgrade-lock-intents.test.ts",
   "test/journeys/ownership/lagging-first-look.test.ts",
   "test/journeys/ownership/orphan-removal-fencing.test.ts",
+  "test/journeys/slack-orphan-text.test.ts",
 ];
 
 /**
