@@ -62,6 +62,7 @@ const FRESH_RUNTIME = [
   "test/routes/lock-index-cost.test.ts",
   "test/journeys/ownership/lagging-first-look.test.ts",
   "test/journeys/ownership/orphan-removal-fencing.test.ts",
+  "test/journeys/slack-orphan-text.test.ts",
 ];
 
 /**

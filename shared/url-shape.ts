@@ -1,8 +1,12 @@
 /**
- * The preview-URL shape check (docs/design.md, "Security model"): two mistakes a plan can make that
+ * The preview-URL shape check (docs/design.md, "Security model"): mistakes a plan can make that
  * no provider refuses and no one notices until they are exploited. Shared by the service (before
- * any lease and any outbound request, for preview and apply) and the CLI's offline `plan check`.
+ * any lease and any outbound request, for preview and apply, and for an adoption) and the CLI's
+ * offline `plan check`.
  *
+ * - `hostAsWritten` (always on): the item's host is what a browser reads (./item-host.ts) — no
+ *   fullwidth letters, soft hyphens, zero-width spaces or escapes a browser maps away, and `//`
+ *   after `http:` / `https:`. Otherwise the rules below would judge a host no browser visits.
  * - `publicSuffixWildcard`: a wildcard label whose rest is a public suffix (`*.vercel.app`,
  *   `*-site.netlify.app`, `*.com`) matches a site anyone can create there. The Public Suffix List
  *   with its private section (tldts) knows which rests are suffixes: `vercel.app` is, like `co.uk`;
@@ -11,11 +15,12 @@
  *   clear. Loopback (`localhost`, `127.0.0.1`, `[::1]`) never leaves the machine and is allowed.
  *
  * Items come in three shapes (URLs for most ops, origins for CORS, bare domains for Firebase's
- * authorized domains); each is read down to its host. Hosts are compared as providers compare
- * them: lowercase, without a port, user info or one trailing dot. Custom schemes
- * (`com.example.app://callback`) have no DNS host and are not judged.
+ * authorized domains); each is read down to the host a browser reads: lowercase, without a port,
+ * user info or one trailing dot. Custom schemes (`com.example.app://callback`) have no DNS host and
+ * are not judged.
  */
 import { getDomain } from "tldts";
+import { type ItemHost, itemHost, visibleHost } from "./item-host";
 
 export const URL_CHECK_RULES = ["publicSuffixWildcard", "plainHttp"] as const;
 export type UrlCheckRule = (typeof URL_CHECK_RULES)[number];
@@ -24,38 +29,19 @@ export type UrlChecks = Record<UrlCheckRule, boolean>;
 /** Every rule on: the default in every environment, and what the offline `plan check` applies. */
 export const ALL_URL_CHECKS: UrlChecks = { publicSuffixWildcard: true, plainHttp: true };
 
+/**
+ * Always on, whatever an environment's `urlChecks` say: the other rules and the write policy judge
+ * the host as written, so an item a browser reads otherwise would make every one of them moot.
+ */
+export const HOST_AS_WRITTEN_RULE = "urlChecks.hostAsWritten";
+
 export interface ShapeProblem {
-  rule: `urlChecks.${UrlCheckRule}`;
+  rule: `urlChecks.${UrlCheckRule}` | typeof HOST_AS_WRITTEN_RULE;
   message: string;
 }
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const PSL_OPTIONS = { allowPrivateDomains: true, extractHostname: false, validateHostname: false } as const;
-
-interface ItemParts {
-  /** Lowercase scheme, or null for a bare domain (or a bare `*`). */
-  scheme: string | null;
-  host: string;
-}
-
-/** Full stops that browsers read as `.` in a host name (UTS #46): an item may not hide one. */
-const DOTS = /[\u3002\uff0e\uff61]/g;
-
-function partsOf(item: string): ItemParts {
-  const schemeMatch = /^([a-z][a-z0-9+.-]*):\/\//i.exec(item);
-  const scheme = schemeMatch ? (schemeMatch[1] as string).toLowerCase() : null;
-  const rest = schemeMatch ? item.slice(schemeMatch[0].length) : item;
-  const authority = rest.split(/[/?#]/, 1)[0] ?? "";
-  let host = authority.slice(authority.lastIndexOf("@") + 1);
-  host = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : (host.split(":", 1)[0] ?? "");
-  try {
-    host = decodeURIComponent(host);
-  } catch {
-    // Not percent-encoding a provider would decode either: judged as written.
-  }
-  host = host.toLowerCase().replace(DOTS, ".");
-  return { scheme, host: host.endsWith(".") ? host.slice(0, -1) : host };
-}
 
 /** The rest a wildcard covers every registrable name of, or null when the host has no wildcard. */
 function wildcardRest(host: string): string | null {
@@ -84,7 +70,26 @@ function publicSuffixProblem(item: string, host: string): ShapeProblem | null {
   };
 }
 
-function plainHttpProblem(item: string, parts: ItemParts): ShapeProblem | null {
+const WRITE_AS_READ =
+  "write the host as a browser reads it: in ASCII, without escapes or invisible characters " +
+  "(a name in another script in punycode, `xn--…`)";
+
+function hostAsWrittenProblem(item: string, parts: ItemHost): ShapeProblem | null {
+  const misread = parts.misread;
+  if (misread === null) return null;
+  const scheme = parts.scheme ?? "https";
+  const message =
+    misread.kind === "slashes"
+      ? `item "${item}": a browser reads "${scheme}:" without "//" as "${scheme}://", host "${misread.read}"; ` +
+        `write "${scheme}://" with both slashes`
+      : misread.kind === "differs"
+        ? `item "${item}": a browser reads its host as "${misread.read}", not as written ` +
+          `("${visibleHost(misread.written)}"); ${WRITE_AS_READ}`
+        : `item "${item}": a browser reads no host in it (the WHATWG URL parser refuses it); ${WRITE_AS_READ}`;
+  return { rule: HOST_AS_WRITTEN_RULE, message };
+}
+
+function plainHttpProblem(item: string, parts: ItemHost): ShapeProblem | null {
   if (parts.scheme !== "http" || LOOPBACK_HOSTS.has(parts.host)) return null;
   return {
     rule: "urlChecks.plainHttp",
@@ -94,11 +99,16 @@ function plainHttpProblem(item: string, parts: ItemParts): ShapeProblem | null {
   };
 }
 
-/** The rules `item` breaks among those `checks` turns on, in URL_CHECK_RULES order; [] when none. */
+/**
+ * The rules `item` breaks: the host as written first (always), then those `checks` turns on, in
+ * URL_CHECK_RULES order, judged on the host a browser reads; [] when none.
+ */
 export function itemShapeProblems(item: string, checks: UrlChecks = ALL_URL_CHECKS): ShapeProblem[] {
-  const parts = partsOf(item);
+  const parts = itemHost(item);
   const webHost = parts.scheme === null || parts.scheme === "http" || parts.scheme === "https";
   const problems: ShapeProblem[] = [];
+  const misread = webHost ? hostAsWrittenProblem(item, parts) : null;
+  if (misread) problems.push(misread);
   const wildcard = checks.publicSuffixWildcard && webHost ? publicSuffixProblem(item, parts.host) : null;
   if (wildcard) problems.push(wildcard);
   const http = checks.plainHttp ? plainHttpProblem(item, parts) : null;

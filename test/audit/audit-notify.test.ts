@@ -10,6 +10,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Env } from "../../shared/env";
 import { AUDIT_FORWARD_STATE, forwardAudit } from "../../workers/audit/audit-forward";
 import { recordHold } from "../../workers/audit/audit-trail";
+import { ORPHAN_AUDIT_PREFIX } from "../../workers/lock-views/owned-objects";
 import { outboundRequests, SIGNATURE_HEADER } from "../../workers/notify/deliver";
 import { type Notification, notificationSchema } from "../../workers/notify/notification";
 import { kindEnabled, notifyConfigSchema } from "../../workers/notify/notify-config";
@@ -117,6 +118,39 @@ describe("the audit kind", () => {
     const up = queue();
     await forwardAudit(configured(optedIn, up.q), Date.now() + 3 * MINUTE);
     expect(mine(up.sent, key)).toHaveLength(1);
+  });
+});
+
+describe("an audit record in Slack", () => {
+  it("an orphan removal's entry key is a code span in the summary too: no channel ping, no link", async () => {
+    const { sent, q } = queue();
+    const slack = { slack: { urlSecret: "SLACK_WEBHOOK_URL" }, kinds: { audit: true } };
+    const testEnv = {
+      ...configured(slack, q),
+      SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/T/B/test",
+    };
+    await forwardAudit(testEnv, Date.now() + MINUTE);
+    const key = `https://pr-1.preview.example.com/${crypto.randomUUID()}/<!channel>`;
+    const at = Date.now();
+    await env.RECEIPTS.put(
+      `${ORPHAN_AUDIT_PREFIX}${at}-run-slack.json`,
+      JSON.stringify({
+        parent: "auth0:t.us.auth0.com:client:app",
+        op: "auth0.callbackUrl",
+        key,
+        reason: "left by hand",
+        actor: "alice",
+        at,
+        runId: "run-slack",
+        outcome: "removed",
+      }),
+    );
+    await forwardAudit(testEnv, Date.now() + 2 * MINUTE);
+    const n = sent.find((x) => (x.record as { key?: string } | undefined)?.key === key) as Notification;
+    const [out] = await outboundRequests(testEnv, notifyConfigSchema.parse(slack), n);
+    const [title] = (JSON.parse(out?.init.body ?? "{}") as { text: string }).text.split("\n");
+    expect(title).toContain(`orphan removal of \`${key.replace("<!channel>", "&lt;!channel&gt;")}\` on`);
+    expect(title).not.toContain("<!channel>");
   });
 });
 

@@ -113,3 +113,16 @@ describe("every problem at once, in line order", () => {
     ]);
   });
 });
+
+describe("the offline URL shape check reads the host as a browser does (Node's WHATWG parser)", () => {
+  it("a fullwidth host from CI is refused as written otherwise, and judged as *.vercel.app", () => {
+    const plan = { version: 2, lines: [corsLine("origin", "{vars.url}")] };
+    const messages = planProblems(plan, { url: "https://*.\uff56\uff45\uff52\uff43\uff45\uff4c.app" }).map(
+      (p) => p.message,
+    );
+    expect(messages).toEqual([
+      expect.stringMatching(/^urlChecks\.hostAsWritten: .*a browser reads its host as "\*\.vercel\.app"/),
+      expect.stringMatching(/^urlChecks\.publicSuffixWildcard: /),
+    ]);
+  });
+});

@@ -114,4 +114,48 @@ describe("Slack text", () => {
     expect(text).not.toContain("<!channel>");
     expect(text).toContain("&lt;https://evil.example|click&gt; &amp; more");
   });
+
+  it("keys and names are code spans, in the facts and where the summary names them", async () => {
+    const lock = `_locks/${await objectHash(PARENT)}`;
+    const [title, facts] = (await slackText(takeover(lock))).split("\n");
+    expect(title).toBe(
+      `[sponson] lock-taken-over: \`${lock}\` was taken over by \`run-b\` after the lease of \`run-a\` expired`,
+    );
+    expect(facts).toContain(`lock: \`${lock}\` · previousHolder: \`run-a\` · previousToken: 6 · `);
+  });
+
+  it("a backtick in a key cannot close its code span: it shows as ˋ (U+02CB)", async () => {
+    const key = "https://x.example.com/a`<!here>`b";
+    const orphan: Notification = {
+      id: "orphan-found:z",
+      kind: "orphan-found",
+      at: NOW,
+      summary: `an entry no scope owns: ${key}`,
+      subject: { parent: PARENT, key },
+    };
+    const [title, facts] = (await slackText(orphan)).split("\n");
+    const span = "`https://x.example.com/a\u02cb&lt;!here&gt;\u02cbb`";
+    expect(title).toBe(`[sponson] orphan-found: an entry no scope owns: ${span}`);
+    expect(facts).toBe(`parent: \`${PARENT}\` · key: ${span}`);
+  });
+
+  it("a line break in a value stays inside its line", async () => {
+    const orphan: Notification = {
+      id: "orphan-found:n",
+      kind: "orphan-found",
+      at: NOW,
+      summary: "an entry no scope owns",
+      subject: { parent: PARENT, key: "https://x.example.com/a\n<!channel>" },
+    };
+    const lines = (await slackText(orphan)).split("\n");
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain("key: `https://x.example.com/a &lt;!channel&gt;`");
+  });
+
+  it("a `|` in SPONSON_PUBLIC_URL cannot end the link's URL early", async () => {
+    const text = await slackText(takeover("scope:186853002/preview/pr-9"), "https://sponson.example.com/a|b");
+    expect(text).toContain(
+      "<https://sponson.example.com/a%7Cb/dashboard?environment=preview&amp;scope=pr-9|",
+    );
+  });
 });

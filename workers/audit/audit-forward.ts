@@ -113,6 +113,8 @@ function auditNotification(entry: StreamedEntry): Notification {
   // What the dashboard link is found by (workers/notify/dashboard-link.ts): the lock, the object, the scope.
   const lock = entry.kind === "force-release" || entry.kind === "hold" ? entry.key : undefined;
   const parent = entry.kind === "orphan-removal" ? entry.parent : undefined;
+  // The entry a provider list held: named as a fact, so Slack shows it as a key (../notify/slack-text.ts).
+  const key = entry.kind === "orphan-removal" ? entry.key : undefined;
   const scope = "scope" in entry && typeof entry.scope === "string" ? entry.scope : undefined;
   const environment =
     "environment" in entry && typeof entry.environment === "string" ? entry.environment : undefined;
@@ -127,6 +129,7 @@ function auditNotification(entry: StreamedEntry): Notification {
       record: entry.record.slice(0, 1000),
       ...(lock ? { lock: lock.slice(0, 1000) } : {}),
       ...(parent ? { parent: parent.slice(0, 1000) } : {}),
+      ...(key ? { key: key.slice(0, 1000) } : {}),
       ...(environment ? { environment } : {}),
       ...(scope ? { scope } : {}),
       ...(whole ? {} : { recordOmitted: true }),

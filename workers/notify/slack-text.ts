@@ -1,15 +1,60 @@
 /**
  * The text Slack shows for a notification (docs/operations.md, "Notifications"): its kind and
  * summary, its facts with every time as people read it (`2026-12-07 18:40 UTC (4 min ago)`), when
- * it was found, and the dashboard page to open. Slack reads `<…>` as links and mentions and `&`
- * as an entity (api.slack.com, "Formatting text for app surfaces": escaping), so every piece of
- * text is escaped: a lock key, an identity or a provider's entry can never become a link or a
- * `<!channel>`. Pure: `now` and the link are passed in.
+ * it was found, and the dashboard page to open. Pure: `now` and the link are passed in.
+ *
+ * Keys, identities and provider entries reach this text from records anyone with write access to a
+ * provider list can shape, so none of it may become Slack markup (api.slack.com, "Formatting text
+ * for app surfaces"): `&`, `<` and `>` are escaped, so `<!channel>` or `<https://evil|log in>`
+ * stays text; and every key or name (a string fact, and where the summary names one) is a code
+ * span, so Slack neither links a URL in it nor formats it. A code span has no escape for a
+ * backtick, so a backtick from a record shows as `ˋ` (U+02CB) — the exact key is on the dashboard
+ * page the notice links — and a line break as a space, so a value keeps to its line.
  */
 import type { Notification } from "./notification";
 
-const escapeSlack = (text: string) =>
-  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+/** Text from a record, shown as written: no markup, no backtick, no line break. */
+function plain(text: string): string {
+  return text
+    .replace(/[\p{Cc}\u2028\u2029]/gu, " ")
+    .replaceAll("`", "\u02cb")
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;");
+}
+
+const code = (text: string) => `\`${plain(text)}\``;
+
+const isWordChar = (ch: string | undefined) => ch !== undefined && /[A-Za-z0-9]/.test(ch);
+
+/**
+ * The summary, every key or name of the subject it contains as a code span (longest first, whole
+ * words only). `kind` is the audit record's kind, a word of the summary, not a name.
+ */
+function summaryText(summary: string, subject: Notification["subject"]): string {
+  const names = [
+    ...new Set(
+      Object.entries(subject)
+        .filter(([k, v]) => k !== "kind" && typeof v === "string" && v.length > 1)
+        .map(([, v]) => v as string),
+    ),
+  ].sort((a, b) => b.length - a.length);
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < summary.length; ) {
+    const name = names.find(
+      (n) => summary.startsWith(n, i) && !isWordChar(summary[i - 1]) && !isWordChar(summary[i + n.length]),
+    );
+    if (name === undefined) {
+      i += 1;
+      continue;
+    }
+    out += plain(summary.slice(from, i)) + code(name);
+    i += name.length;
+    from = i;
+  }
+  return out + plain(summary.slice(from));
+}
 
 /** A fact that is a time: `expiredAt`, `seenAt`, `until`, `since` holding epoch ms. */
 function isTime(key: string, value: unknown): value is number {
@@ -37,14 +82,19 @@ export function humanTime(at: number, now: number): string {
 
 export function slackText(n: Notification, now: number, link: string | null): string {
   const facts = Object.entries(n.subject)
-    .map(([k, v]) => `${k}: ${isTime(k, v) ? humanTime(v, now) : String(v)}`)
+    .map(
+      ([k, v]) =>
+        `${plain(k)}: ${isTime(k, v) ? humanTime(v, now) : typeof v === "string" ? code(v) : String(v)}`,
+    )
     .join(" · ");
   const found = `found ${humanTime(n.at, now)}`;
-  // Only the link's own characters are Slack syntax; it is built from the service's URL and a path.
-  const open = link === null ? "" : ` · <${link.replaceAll("&", "&amp;")}|open on the dashboard>`;
+  // Only the link's own characters are Slack syntax; it is built from the service's URL and a path,
+  // where the URL parser leaves `|` (which would end the link's URL) as it is.
+  const url = link?.replaceAll("&", "&amp;").replaceAll("|", "%7C");
+  const open = url === undefined ? "" : ` · <${url}|open on the dashboard>`;
   return [
-    `[sponson] ${escapeSlack(n.kind)}: ${escapeSlack(n.summary)}`,
-    ...(facts ? [escapeSlack(facts)] : []),
+    `[sponson] ${plain(n.kind)}: ${summaryText(n.summary, n.subject)}`,
+    ...(facts ? [facts] : []),
     `${found}${open}`,
   ].join("\n");
 }
