@@ -1,9 +1,9 @@
 /**
- * The adoption patterns the docs print are real items (docs/deploy.md, "Day one: existing entries";
- * docs/cli.md, "adopt"): an adopted entry stays only while a plan line of its pull request names
- * it, so a pattern must be the item an example plan's line of that op writes, and be admitted as
- * `sponson adopt` admits it (the op's params, origins' shape, the URL shape check). `{branch}`
- * patterns name no example line; they are admitted.
+ * The adoption patterns the docs and `sponson adopt --help` print are real items (docs/deploy.md,
+ * "Day one: existing entries"; docs/cli.md, "adopt"): an adopted entry stays only while a plan
+ * line of its pull request names it, so a pattern must be the item an example plan's line of that
+ * op writes, and be admitted as `sponson adopt` admits it (the op's params, origins' shape, the URL
+ * shape check). `{branch}` patterns name no example line; they are admitted.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -51,7 +51,7 @@ function tableRows(): DocPattern[] {
 
 /** Every `sponson adopt … --op <op> … --pattern '<p>'` the docs print. */
 function commands(): DocPattern[] {
-  return ["docs/deploy.md", "docs/cli.md"].flatMap((file) =>
+  return ["docs/deploy.md", "docs/cli.md", "cli/adopt-spec.ts"].flatMap((file) =>
     [...read(file).matchAll(/sponson adopt ((?:[^\n]*\\\n)*[^\n]*)/g)].flatMap((m) => {
       const args = m[1] as string;
       const op = /--op (\S+)/.exec(args)?.[1];
