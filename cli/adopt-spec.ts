@@ -24,7 +24,7 @@ export const ADOPT_SPEC: CommandSpec = {
       type: "string",
       value: "pattern",
       multiple: true,
-      help: "an entry's shape with {pr}, {scope} or {branch}, e.g. https://pr-{pr}.preview.example.com (repeatable)",
+      help: "an entry's shape with {pr}, {scope} or {branch}, e.g. https://pr-{pr}.preview.example.com/callback (repeatable)",
     },
     env: target.env as OptionSpec,
     repository: target.repository as OptionSpec,
@@ -52,7 +52,7 @@ export const ADOPT_SPEC: CommandSpec = {
     "pull requests are not checked. An entry two patterns claim, one no pattern matches, and one another scope owns\n" +
     "stay as they are. Without --apply nothing is written. Exit 1 when an entry failed.",
   examples: [
-    "sponson adopt --connection auth0-main --op auth0.callbackUrl --param client=abc --pattern 'https://pr-{pr}.preview.example.com'",
-    "SPONSON_GITHUB_TOKEN=$(gh auth token) sponson adopt --connection auth0-main --op auth0.callbackUrl --param client=abc \\\n    --pattern 'https://pr-{pr}.preview.example.com' --apply --remove-closed",
+    "sponson adopt --connection auth0-main --op auth0.callbackUrl --param client=abc --pattern 'https://pr-{pr}.preview.example.com/callback'",
+    "SPONSON_GITHUB_TOKEN=$(gh auth token) sponson adopt --connection auth0-main --op auth0.callbackUrl --param client=abc \\\n    --pattern 'https://pr-{pr}.preview.example.com/callback' --apply --remove-closed",
   ],
 };

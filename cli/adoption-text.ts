@@ -24,10 +24,19 @@ const OUTCOMES: Record<AdoptionEntry["outcome"], string> = {
   failed: "failed",
 };
 
+/** Why it stayed: the reason's words, the owners when no one scope of here is named. */
+function whyKept(e: AdoptionEntry): string {
+  if (e.reason === "already-owned" && e.scope === null)
+    return e.owners > 1
+      ? `already owned by ${e.owners} scopes`
+      : "already owned by a scope of another repository or environment";
+  return e.reason ? REASONS[e.reason] : "";
+}
+
 function outcomeText(e: AdoptionEntry): string {
   if (e.outcome === "failed") return `failed: ${e.error?.code ?? "?"} ${e.error?.message ?? ""}`.trimEnd();
   if (e.outcome !== "kept") return OUTCOMES[e.outcome];
-  const why = e.reason ? REASONS[e.reason] : "";
+  const why = whyKept(e);
   const rule = e.rule ? ` (${e.rule})` : "";
   const kept =
     e.reason === "already-owned" ? "kept" : e.foreign || e.owners === 0 ? "stays foreign" : "stays";
@@ -39,6 +48,28 @@ function pullText(e: AdoptionEntry): string {
   return e.pullRequest.state === "unknown"
     ? `#${e.pullRequest.number}`
     : `#${e.pullRequest.number} ${e.pullRequest.state}`;
+}
+
+/**
+ * Patterns matched entries and nothing was (or would be) adopted: why, counted by reason, so a run
+ * that changed nothing never reads as done. Not when every match is already its scope's (a second
+ * run of the same adoption).
+ */
+function noneAdopted(result: AdoptionResult): string[] {
+  const { counts } = result;
+  const did =
+    counts.adopted + counts.removed + counts.released + counts["would-adopt"] + counts["would-remove"];
+  const matched = result.entries.filter((e) => e.patterns.length > 0);
+  if (did > 0 || matched.every((e) => e.reason === "already-owned")) return [];
+  const why = new Map<string, number>();
+  for (const e of matched) {
+    const said = e.outcome === "failed" ? "failed" : `${whyKept(e)}${e.rule ? ` (${e.rule})` : ""}`;
+    why.set(said, (why.get(said) ?? 0) + 1);
+  }
+  const reasons = [...why].sort((a, b) => b[1] - a[1]).map(([said, n]) => `${n} ${said}`);
+  const none = result.dryRun ? "none would be adopted" : "none was adopted";
+  const entries = `${matched.length} ${matched.length === 1 ? "entry" : "entries"}`;
+  return [`${entries} matched a pattern and ${none}: ${reasons.join("; ")}`];
 }
 
 export function adoptionText(result: AdoptionResult): string[] {
@@ -57,7 +88,7 @@ export function adoptionText(result: AdoptionResult): string[] {
     "",
     ...table(["ENTRY", "SCOPE", "PULL REQUEST", "OUTCOME"], rows),
     "",
-    ...result.warnings.map((w) => `warning: ${w}`),
+    ...[...result.warnings, ...noneAdopted(result)].map((w) => `warning: ${w}`),
     summary,
   ];
 }

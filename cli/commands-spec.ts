@@ -195,7 +195,7 @@ export const COMMANDS: Record<CommandName, CommandSpec> = {
       "secret-names": {
         type: "string",
         value: "file",
-        help: "the Worker secrets by name: the JSON `wrangler secret list` prints (- reads stdin); no value needed",
+        help: "the Worker secrets by name: the JSON `wrangler secret list` prints, or names separated by commas, spaces or newlines (- reads stdin); no value needed",
       },
       "env-file": {
         type: "string",

@@ -1,7 +1,8 @@
 /**
  * The vars `config check` judges: what a deployment would have, from [vars], the Worker secrets by
  * name (`--secret-names <file|->`, as `wrangler secret list` prints them: `[{ "name": "…", "type":
- * "secret_text" }, …]`, its default JSON; a plain array of names too) and an env file's values. By
+ * "secret_text" }, …]`, its default JSON; a JSON array of names, or names separated by commas,
+ * spaces or newlines, too) and an env file's values. By
  * name, a secret's presence is checked with no value on disk (docs/deploy.md, "Check the
  * configuration").
  */
@@ -21,19 +22,11 @@ export function readText(path: string, what: string): string {
 }
 
 const WANTED =
-  'the JSON `npx wrangler secret list --config <your wrangler config>` prints: [{ "name": "…", "type": "secret_text" }, …]';
+  'the JSON `npx wrangler secret list --config <your wrangler config>` prints ([{ "name": "…", "type": "secret_text" }, …], or ["NAME", …]), or names separated by commas, spaces or newlines';
+/** A Worker secret's name as a binding: what a plain list holds, and nothing else. */
+const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export function readSecretNames(source: string): string[] {
-  let text: string;
-  try {
-    // `-`: standard input, so `wrangler secret list | sponson config check --secret-names -` works.
-    text = readFileSync(source === "-" ? 0 : source, "utf8");
-  } catch (err) {
-    throw new CliError(
-      2,
-      `cannot read the secret names ${source}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-    );
-  }
+function jsonNames(text: string, source: string): string[] {
   let list: unknown;
   try {
     list = JSON.parse(text);
@@ -46,6 +39,36 @@ export function readSecretNames(source: string): string[] {
   if (!Array.isArray(list) || names.some((name) => typeof name !== "string" || name === ""))
     throw new CliError(2, `--secret-names ${source} is not a list of secrets; it takes ${WANTED}`);
   return names as string[];
+}
+
+/**
+ * `wrangler secret list`'s JSON (what it prints by default, `[]` for a Worker with no secrets),
+ * or a plain list typed or kept by hand. Empty text is refused, not read as "no secrets": it is
+ * what a failed `wrangler secret list | …` sends (not logged in, no CLOUDFLARE_API_TOKEN).
+ */
+export function readSecretNames(source: string): string[] {
+  let text: string;
+  try {
+    // `-`: standard input, so `wrangler secret list | sponson config check --secret-names -` works.
+    text = readFileSync(source === "-" ? 0 : source, "utf8");
+  } catch (err) {
+    throw new CliError(
+      2,
+      `cannot read the secret names ${source}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+    );
+  }
+  const trimmed = text.trim();
+  if (trimmed.startsWith("[") || trimmed.startsWith("{")) return jsonNames(trimmed, source);
+  const names = trimmed.split(/[\s,]+/).filter((name) => name !== "");
+  if (names.length === 0)
+    throw new CliError(
+      2,
+      `--secret-names ${source} is empty; it takes ${WANTED}. Did wrangler secret list fail? It needs \`npx wrangler login\`, or CLOUDFLARE_API_TOKEN where no browser can sign in (CI)`,
+    );
+  const wrong = names.find((name) => !SECRET_NAME.test(name));
+  if (wrong !== undefined)
+    throw new CliError(2, `--secret-names ${source}: "${wrong}" is not a secret name; it takes ${WANTED}`);
+  return names;
 }
 
 /** What a secret known only by its name holds in the checked vars: set, and never judged. */

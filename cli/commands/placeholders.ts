@@ -10,13 +10,22 @@
  */
 import type { ConfigProblem } from "../../workers/config/config-report";
 
+/**
+ * `words` as whole tokens of a value: between its start or end and anything but a letter or digit
+ * (`.`, `-`, `_`, `/`, `:`), so `acme.us.auth0.com` and `WEBHOOK_SECRET_ACME_WEB` are the example's
+ * and `acmeplumbing.com` is not.
+ */
+const token = (words: string) => new RegExp(`(?<![a-z0-9])(?:${words})(?![a-z0-9])`, "i");
+
 /** What a value holds that only the example has, and how to say it; the first that matches. */
 const KINDS: [RegExp, string][] = [
   [/<[^<>\s][^<>]*>/, "a <…> stand-in"],
-  [/your-org/i, "the example's your-org"],
-  [/acme|contoso/i, "the example's company"],
-  // RFC 2606 names, and the documented example keys (AWS's AKIA…EXAMPLE).
-  [/example/i, "an example name or key"],
+  [token("your-org"), "the example's your-org"],
+  [token("acme|contoso"), "the example's company"],
+  // RFC 2606 names; AWS's documented example key ids (AKIAIOSFODNN7EXAMPLE), which have no
+  // separator to make EXAMPLE a token, and no real key id has (random base32, 7 letters in a row).
+  [token("example"), "an example name or key"],
+  [/^A[KS]IA[A-Z0-9]*EXAMPLE/, "an example name or key"],
   [/(?:^|[^0-9])(?:0?123456789)(?:[^0-9]|$)|0123456789abcdef|abcdefghijklmnopqrst/i, "a made-up id"],
   [/^0{8}-0{4}-0{4}-0{4}-0{12}$/, "an all-zero id"],
 ];

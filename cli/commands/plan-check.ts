@@ -14,7 +14,9 @@ import {
 import { itemShapeProblems } from "../../shared/url-shape";
 import { ADAPTERS } from "../../workers/adapters";
 import type { ConfigProblem } from "../../workers/config/config-report";
+import { admissionParams } from "../../workers/engine/plan/item-shape";
 import {
+  emptySegmentText,
   inLineOrder,
   type PlanProblem,
   paramIssueText,
@@ -64,8 +66,9 @@ const lineAt = (index: number, id: string) => `lines.${index}(${id})`;
 /**
  * Every problem of a plan that needs no service, all at once and in line order: its shape (a
  * malformed line is named and the lines around it still checked), duplicate line ids, ops,
- * placeholders (with `vars`), each op's params (the value after filling, and a fix:
- * workers/engine/plan/param-problem.ts), and the URL shape check on each item with every rule on.
+ * placeholders (with `vars`), each op's params and an origin item's shape (the value after
+ * filling, and a fix: workers/engine/plan/param-problem.ts), an empty path segment a value made,
+ * and the URL shape check on each item with every rule on.
  */
 export function planProblems(plan: unknown, vars: Readonly<Record<string, string>> = {}): ConfigProblem[] {
   const found: PlanProblem[] = [];
@@ -141,7 +144,14 @@ function lineProblems(line: Line, index: number, vars: Readonly<Record<string, s
     });
   }
   if (!op) return problems;
-  const checked = op.params.safeParse(params);
+  const fill = (name: string) => {
+    const v = varOf(name);
+    if (v !== null) return Object.hasOwn(vars, v) ? vars[v] : undefined;
+    return Object.hasOwn(SAMPLE, name) ? SAMPLE[name as keyof typeof SAMPLE] : undefined;
+  };
+  // What the service admits: the op's params and, for an origin item, its shape.
+  const schema = admissionParams(op);
+  const checked = schema.safeParse(params);
   if (!checked.success) {
     for (const issue of checked.error.issues.filter((i) => !unfilled.has(String(i.path[0])))) {
       const key = issue.path[0];
@@ -153,16 +163,12 @@ function lineProblems(line: Line, index: number, vars: Readonly<Record<string, s
       add(
         path,
         paramIssueText({
-          schema: op.params,
+          schema,
           params,
           key,
           template: line.params[key] ?? "",
           expected: issue.message,
-          fill: (name) => {
-            const v = varOf(name);
-            if (v !== null) return Object.hasOwn(vars, v) ? vars[v] : undefined;
-            return Object.hasOwn(SAMPLE, name) ? SAMPLE[name as keyof typeof SAMPLE] : undefined;
-          },
+          fill,
           show: showValue,
         }),
       );
@@ -171,6 +177,8 @@ function lineProblems(line: Line, index: number, vars: Readonly<Record<string, s
   }
   const item = checked.data[op.itemParam];
   if (item === undefined || unfilled.has(op.itemParam)) return problems;
+  const empty = emptySegmentText({ template: line.params[op.itemParam] ?? "", fill, show: showValue });
+  if (empty !== null) add(`${at}.params.${op.itemParam}`, empty);
   for (const problem of itemShapeProblems(item))
     add(`${at}.params.${op.itemParam}`, `${problem.rule}: ${problem.message}`);
   return problems;

@@ -77,7 +77,10 @@ export type AdoptionReason = z.infer<typeof adoptionReasonSchema>;
 
 export const adoptionEntrySchema = z.object({
   key: z.string(),
-  /** The scope a pattern gives it (`pr-<n>`); null when no pattern, or several, claim it. */
+  /**
+   * The scope a pattern gives it (`pr-<n>`); for `already-owned`, the scope that owns it (null when
+   * several do, or one of another repository or environment); null when no pattern, or several, claim it.
+   */
   scope: z.string().nullable(),
   pullRequest: z.object({ number: z.number().int(), state: pullRequestStateSchema }).nullable(),
   /** The patterns that matched it (several: ambiguous). */

@@ -17,7 +17,7 @@ const ARGS = [
   "--param",
   "client=legacy-app",
   "--pattern",
-  "https://pr-{pr}.preview.example.com",
+  "https://pr-{pr}.preview.example.com/callback",
 ];
 
 let admin: Record<string, string>;
@@ -34,10 +34,10 @@ describe("sponson adopt", () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^ENTRY +SCOPE +PULL REQUEST +OUTCOME$/m);
     expect(dry.stdout).toMatch(
-      /^https:\/\/pr-71\.preview\.example\.com +preview\/pr-71 +#71 open +would adopt$/m,
+      /^https:\/\/pr-71\.preview\.example\.com\/callback +preview\/pr-71 +#71 open +would adopt$/m,
     );
     expect(dry.stdout).toMatch(
-      /^https:\/\/pr-72\.preview\.example\.com +preview\/pr-72 +#72 closed +stays foreign: pull request closed: --remove-closed removes it$/m,
+      /^https:\/\/pr-72\.preview\.example\.com\/callback +preview\/pr-72 +#72 closed +stays foreign: pull request closed: --remove-closed removes it$/m,
     );
     expect(dry.stdout).toMatch(
       /^http:\/\/localhost:3000\/callback +- +- +stays foreign: no pattern matches$/m,
@@ -53,7 +53,7 @@ describe("sponson adopt", () => {
     expect(JSON.stringify(result)).not.toContain(DEMO_GITHUB_TOKEN);
 
     const ledger = await sponson(["ledger", "--scope", "pr-71"], admin);
-    expect(ledger.stdout).toContain("https://pr-71.preview.example.com");
+    expect(ledger.stdout).toContain("https://pr-71.preview.example.com/callback");
   });
 
   it("--remove-closed without a GitHub token exits 2 before anything is sent; a viewer token is refused (exit 2)", async ({

@@ -116,17 +116,48 @@ describe("config check --secret-names: the secrets by name, from wrangler secret
     expect([run.code, run.stdout]).toEqual([0, expect.stringContaining("no problems")]);
   });
 
-  it("a list that is not wrangler secret list's JSON is refused (exit 2), saying what it wants", () => {
-    const run = sponson([
+  it("a plain list of names works too: one a line, or separated by commas or spaces", () => {
+    const lines = sponson([
       "config",
       "check",
       "--wrangler",
       config,
       "--secret-names",
-      file("bad.json", "OKTA_API_TOKEN\n"),
+      file("names.txt", `${NAMES.join("\n")}\n`),
     ]);
+    expect([lines.code, lines.stdout], lines.stderr).toEqual([0, expect.stringContaining("no problems")]);
+    const mixed = `${NAMES.slice(0, 5).join(", ")}\n${NAMES.slice(5).join(" ")}`;
+    const stdin = sponson(["config", "check", "--wrangler", config, "--secret-names", "-"], mixed);
+    expect([stdin.code, stdin.stdout], stdin.stderr).toEqual([0, expect.stringContaining("no problems")]);
+    // Control: the same plain list without one name finds it missing, so the list was read.
+    const some = NAMES.filter((n) => n !== "OKTA_API_TOKEN").join(",");
+    const missing = sponson(["config", "check", "--wrangler", config, "--secret-names", "-"], some);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain("Worker secret OKTA_API_TOKEN is not set");
+  });
+
+  it("a list that is neither is refused (exit 2), naming what is wrong and what it takes", () => {
+    const pretty = sponson(
+      ["config", "check", "--wrangler", config, "--secret-names", "-"],
+      "Secret Name: OKTA_API_TOKEN\n",
+    );
+    expect(pretty.code).toBe(2);
+    expect(pretty.stderr).toContain('"Name:" is not a secret name');
+    expect(pretty.stderr).toContain("wrangler secret list");
+    const json = sponson(["config", "check", "--wrangler", config, "--secret-names", "-"], '[{"nom": 1}]');
+    expect(json.code).toBe(2);
+    expect(json.stderr).toContain("is not a list of secrets");
+  });
+
+  it("nothing on stdin (wrangler secret list failed) is refused, not read as no secrets set", () => {
+    const run = sponson(["config", "check", "--wrangler", config, "--secret-names", "-"], "\n");
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain("wrangler secret list");
+    expect(run.stderr).toContain("--secret-names - is empty");
+    expect(run.stderr).toContain("CLOUDFLARE_API_TOKEN");
+    // Control: wrangler's answer for a Worker with no secrets is a list, and is read as one.
+    const none = sponson(["config", "check", "--wrangler", config, "--secret-names", "-"], "[]");
+    expect(none.code).toBe(1);
+    expect(none.stdout).toContain("SERVICE_SIGNING_KEY: not set");
   });
 
   it("a JSON var kept as a secret is set by name, its content not judged (a warning says so)", () => {

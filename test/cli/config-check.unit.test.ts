@@ -218,6 +218,9 @@ describe("sponson config check --wrangler: example values left in", () => {
       "a made-up id",
     ],
     ['[vars.X]\naccessKeyId = "AKIAEXAMPLEKEYID0001"', "X.accessKeyId", "an example name or key"],
+    ['[vars.X]\naccessKeyId = "AKIAIOSFODNN7EXAMPLE"', "X.accessKeyId", "an example name or key"],
+    ['[vars.X]\nclient = "example_app_client_id_0001"', "X.client", "an example name or key"],
+    ['[vars.X]\nsecret = "WEBHOOK_SECRET_ACME_WEB"', "X.secret", "the example's company"],
     ['[vars.X]\naudience = "<AUD tag>"', "X.audience", "a <…> stand-in"],
     ['[vars.X]\nclientId = "00000000-0000-0000-0000-000000000000"', "X.clientId", "an all-zero id"],
   ] as const)("%s: a warning at its path", ([vars, path, kind]) => {
@@ -230,6 +233,18 @@ describe("sponson config check --wrangler: example values left in", () => {
         'SPONSON_AUDIENCE = "https://sponson.octo.dev"',
         'SPONSON_REPOSITORIES = \'[{"name":"octo/web","id":718293645}]\'',
         '[vars.X]\naccessKeyId = "AKIA4QXZ7J2LMN3OPQRS"\nclientId = "8f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"',
+      ].join("\n"),
+    );
+    expect(warningsOf(own).filter((w) => w.message.includes("placeholder"))).toEqual([]);
+  });
+
+  it("control: a marker inside a word of a real value is no placeholder (whole tokens only)", () => {
+    const own = config(
+      [
+        'SPONSON_AUDIENCE = "https://sponson.acmeplumbing.com"',
+        'SPONSON_PUBLIC_URL = "https://sponson.pacmeds.io"',
+        'SPONSON_REPOSITORIES = \'[{"name":"counterexamples/web","id":718293645}]\'',
+        '[vars.X]\ninstance = "ins_2acmepreviews"\ndomain = "auth.yourorganic.com"',
       ].join("\n"),
     );
     expect(warningsOf(own).filter((w) => w.message.includes("placeholder"))).toEqual([]);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { planProblems } from "../../cli/commands/plan-check";
+import { ADAPTERS } from "../../workers/adapters";
 
 const corsLine = (id: string, origin: string) => ({
   id,
@@ -56,6 +57,106 @@ describe("a value from CI that does not fit", () => {
         { url: "https://x.vercel.app" },
       ),
     ).toEqual([]);
+  });
+});
+
+/** What a deploy step prints: the preview's URL with a trailing slash. */
+const DEPLOY_URL = "https://web-git-feature-x-acme.vercel.app/";
+const TRIMMED = "https://web-git-feature-x-acme.vercel.app";
+
+const auth0Line = (id: string, op: string, url: string) => ({
+  id,
+  op,
+  connection: "demo-auth0",
+  params: { client: "preview-app", url },
+});
+
+describe("a trailing slash from CI", () => {
+  /** A new user's plan: the callback under the URL, the logout URL and the web origin the URL itself. */
+  const plan = {
+    version: 2,
+    lines: [
+      auth0Line("callback", "auth0.callbackUrl", "{vars.url}/callback"),
+      auth0Line("logout", "auth0.logoutUrl", "{vars.url}"),
+      auth0Line("origin", "auth0.webOrigin", "{vars.url}"),
+    ],
+  };
+
+  it("the callback's `//` and the web origin's slash are problems, each saying where it came from and the --var to pass", () => {
+    const problems = planProblems(plan, { url: DEPLOY_URL });
+    expect(problems.map((p) => p.path)).toEqual([
+      "lines.0(callback).params.url",
+      "lines.2(origin).params.url",
+    ]);
+    const [callback, origin] = problems.map((p) => p.message);
+    expect(callback).toBe(
+      `"${TRIMMED}//callback" (from {vars.url} = "${DEPLOY_URL}") has an empty path segment (\`//\`); ` +
+        `remove the trailing slash: "${TRIMMED}/callback" (--var url="${TRIMMED}")`,
+    );
+    expect(origin).toContain(`(from {vars.url} = "${DEPLOY_URL}") is not an origin: scheme://host[:port]`);
+    expect(origin).toContain(`remove the trailing slash: "${TRIMMED}" (--var url="${TRIMMED}")`);
+  });
+
+  it("control: the same plan with the slash removed has no problem", () => {
+    expect(planProblems(plan, { url: TRIMMED })).toEqual([]);
+  });
+
+  it("control: a `//` the plan itself writes is the plan's own choice", () => {
+    const own = {
+      version: 2,
+      lines: [auth0Line("cb", "auth0.callbackUrl", "https://{vars.host}//callback")],
+    };
+    expect(planProblems(own, { host: "pr-1.preview.example.com" })).toEqual([]);
+  });
+
+  it("a web origin with a path: an origin has no path", () => {
+    const withPath = { version: 2, lines: [auth0Line("origin", "auth0.webOrigin", `${TRIMMED}/foo`)] };
+    const [problem, ...rest] = planProblems(withPath);
+    expect(rest).toEqual([]);
+    expect(problem?.message).toContain("is not an origin");
+    expect(problem?.message).toContain(`an origin has no path: "${TRIMMED}"`);
+  });
+});
+
+/** Every op whose item is an origin, with a line of it; a new origin op must be added here. */
+const ORIGIN_OPS: Record<string, { params: Record<string, string>; item: string }> = {
+  "auth0.webOrigin": { params: { client: "preview-app" }, item: "url" },
+  "auth0.allowedOrigin": { params: { client: "preview-app" }, item: "url" },
+  "keycloak.webOrigin": { params: { client: "preview-app" }, item: "url" },
+  "clerk.allowedOrigin": { params: {}, item: "origin" },
+  "gcs.corsOrigin": { params: { bucket: "assets", rule: "#0" }, item: "origin" },
+  "s3.corsOrigin": { params: { bucket: "assets", rule: "previews" }, item: "origin" },
+  "r2.corsOrigin": { params: { bucket: "assets", rule: "previews" }, item: "origin" },
+};
+
+describe("every op whose item is an origin checks its shape", () => {
+  it("the ops that declare origin items are exactly these", () => {
+    const declared = ADAPTERS.flatMap((a) =>
+      a.ops.filter((op) => op.origin !== undefined).map((op) => op.name),
+    );
+    expect(declared.sort()).toEqual(Object.keys(ORIGIN_OPS).sort());
+  });
+
+  it.each(Object.entries(ORIGIN_OPS))(
+    "%s: a trailing slash from a var is named, with the fix",
+    (op, line) => {
+      const plan = {
+        version: 2,
+        lines: [{ id: "o", op, connection: "c", params: { ...line.params, [line.item]: "{vars.url}" } }],
+      };
+      const [problem, ...rest] = planProblems(plan, { url: DEPLOY_URL });
+      expect(rest).toEqual([]);
+      expect(problem?.path).toBe(`lines.0(o).params.${line.item}`);
+      expect(problem?.message).toMatch(/is not an origin: scheme:\/\/host\[:port\]/);
+      expect(problem?.message).toContain(`remove the trailing slash: "${TRIMMED}" (--var url="${TRIMMED}")`);
+      // Control: the origin itself is fine.
+      expect(planProblems(plan, { url: TRIMMED })).toEqual([]);
+    },
+  );
+
+  it("Keycloak's `+` (the redirect URIs' origins) is a web origin", () => {
+    const plan = { version: 2, lines: [auth0Line("o", "keycloak.webOrigin", "+")] };
+    expect(planProblems(plan)).toEqual([]);
   });
 });
 

@@ -48,11 +48,15 @@ describe("a scope with no receipt", () => {
     await seedTenant(domain);
     const scope = freshPr();
     await apply(app, "preview", scope, previewPlan(domain));
+    expect((await stored(scope)).etag).not.toBeNull();
     const res = await call(app, "POST", `/v1/scopes/preview/${scope}/destroy`, {});
     const result = (await res.json()) as RunResult;
     expect(result.run.status).toBe("succeeded");
     expect(result.run.noReceipt).toBeUndefined();
     expect(result.lines.map((l) => l.result)).toEqual(["removed", "removed", "removed"]);
+    // Removing everything and deleting the receipt is what a destroy is for: no warning.
+    expect(result.warnings).toEqual([]);
+    expect((await stored(scope)).etag).toBeNull();
   });
 
   it("control: a rollback naming a run a scope with a receipt never had is still 404", async () => {

@@ -78,3 +78,49 @@ describe("a plan's problems, all in one 400", () => {
     expect(body.problems).toHaveLength(1);
   });
 });
+
+describe("a trailing slash from CI, as deploy steps print it", () => {
+  const url = "https://web-git-feature-x-acme.vercel.app/";
+  const trimmed = "https://web-git-feature-x-acme.vercel.app";
+  const lines = [
+    { id: "callback", op: "auth0.callbackUrl", url: "{vars.url}/callback" },
+    { id: "logout", op: "auth0.logoutUrl", url: "{vars.url}" },
+    { id: "origin", op: "auth0.webOrigin", url: "{vars.url}" },
+  ];
+
+  it.each(["preview", "apply"] as const)(
+    "%s: the callback's `//` and the web origin's slash are refused before anything is sent",
+    async (action) => {
+      const plan = await tenantPlan(lines);
+      const { res, hosts, scope } = await send(action, { plan, vars: { url } });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as Problem;
+      expect(body.problems?.map((p) => [p.line, p.path])).toEqual([
+        ["callback", "lines.0.params.url"],
+        ["origin", "lines.2.params.url"],
+      ]);
+      const [callback, origin] = (body.problems ?? []).map((p) => p.message);
+      expect(callback).toContain(
+        `"${trimmed}//callback" (from {vars.url} = "${url}") has an empty path segment`,
+      );
+      expect(callback).toContain(`remove the trailing slash: "${trimmed}/callback" (--var url="${trimmed}")`);
+      expect(origin).toContain("is not an origin");
+      expect(origin).toContain(`remove the trailing slash: "${trimmed}" (--var url="${trimmed}")`);
+      expect(hosts).toEqual([]);
+      expect((await receipt("preview", scope)).runs).toEqual([]);
+    },
+  );
+
+  it("a web origin with a path is refused: an origin has no path", async () => {
+    const plan = await tenantPlan([{ id: "origin", op: "auth0.webOrigin", url: `${trimmed}/foo` }]);
+    const { res } = await send("preview", { plan });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as Problem).detail).toContain(`an origin has no path: "${trimmed}"`);
+  });
+
+  it("control: without the slash the same plan is previewed", async () => {
+    const plan = await tenantPlan(lines);
+    const { res } = await send("preview", { plan, vars: { url: trimmed } });
+    expect(res.status).toBe(200);
+  });
+});

@@ -9,6 +9,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
+import { DEMO_LEGACY } from "../../dev/emulators/auth0/demo";
+import { DEMO_PULLS } from "../../dev/emulators/github/demo";
+import { matchPattern, parsePattern } from "../../shared/adoption-patterns";
 import { type Line, lineSchema, planSchema } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
 import { itemShapeProblems } from "../../shared/url-shape";
@@ -174,3 +177,52 @@ describe("npm start's policy admits the example plans", () => {
     },
   );
 });
+
+/**
+ * docs/deploy.md's adoption demo ("Day one: existing entries", locally): the command it prints, run
+ * against `npm start`, adopts the demo tenant's `legacy-app` entries. Each entry the doc's pattern
+ * matches is one npm start's connections and policy admit as a plan line (the adoption checks it
+ * as one), the pattern is examples/plan.json's own callback shape, and the emulated GitHub knows
+ * each pull request it names.
+ */
+describe("npm start admits docs/deploy.md's adoption demo", () => {
+  const command =
+    /npx sponson adopt --connection (\S+)[^`]*?--param client=(\S+)[^`]*?--pattern '([^']+)'/.exec(
+      read("docs/deploy.md"),
+    );
+  const [, connection, client, source] = command ?? [];
+
+  it("the doc's pattern is the example plan's callback item, and matches the demo's pull requests", () => {
+    expect(connection).toBe("demo-auth0");
+    const plan = planSchema.parse(JSON.parse(read("examples/plan.json")));
+    expect(plan.lines.find((l) => l.op === "auth0.callbackUrl")?.params.url).toBe(source);
+    const matched = demoMatches(source ?? "");
+    expect(matched.map((m) => m.pr)).toEqual([71, 72, 73]);
+    for (const { pr } of matched) expect(DEMO_PULLS.has(pr)).toBe(true);
+  });
+
+  it("each entry the pattern matches is admitted, as a line of its pull request would be", () => {
+    const refused = demoMatches(source ?? "").filter(
+      ({ key }) =>
+        !admits(
+          local,
+          lineSchema.parse({
+            id: "adopted",
+            op: "auth0.callbackUrl",
+            connection,
+            params: { client, url: key },
+          }),
+        ),
+    );
+    expect(refused.map((m) => m.key)).toEqual([]);
+  });
+});
+
+function demoMatches(source: string): { key: string; pr: number }[] {
+  const parsed = parsePattern(source, "preview");
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return DEMO_LEGACY.callbacks.flatMap((key) => {
+    const m = matchPattern(parsed.pattern, key);
+    return m !== null && "pr" in m ? [{ key, pr: m.pr }] : [];
+  });
+}

@@ -48,6 +48,8 @@ export interface OpSpec<Config = Record<string, unknown>> {
   key(params: Params): string;
   /** The param that holds the item (its value is `key`): another item of the same list is `{ ...params, [itemParam]: key }`. */
   readonly itemParam: string;
+  /** Set when the item is an origin (a web-origins or CORS list), not a URL; see `OriginItems`. */
+  readonly origin?: OriginItems;
   /**
    * For an op whose key is not the item param's value alone (Entra: `<kind>:<url>`): the params a
    * key of `list` stands for, or null when it is not one. Another item of the list is then
@@ -116,6 +118,22 @@ export interface CapacityMeasure {
   readonly bytes?: number;
   /** The op's item keys on the whole object, when `batch.keys` shows only part (S3: one rule's). */
   readonly keys?: readonly string[];
+}
+
+/**
+ * An op whose items are origins: `scheme://host[:port]`, no path, no trailing slash, or one of the
+ * provider's own `tokens`. A new line's item is held to it when the plan is admitted
+ * (workers/engine/plan/item-shape.ts; docs/design.md, "Plans and connections"); `params` alone is
+ * what a removal checks, so an entry written before the check existed can still be removed.
+ */
+export interface OriginItems {
+  /** Values the provider takes besides origins: CORS's `*`, Keycloak's `+` (its redirect URIs' origins). */
+  readonly tokens?: readonly string[];
+}
+
+/** `op`, whose items are origins. */
+export function withOriginItems<Config>(op: OpSpec<Config>, origin: OriginItems = {}): OpSpec<Config> {
+  return { ...op, origin };
 }
 
 /** `op` with its list's documented cap declared. */

@@ -17,38 +17,40 @@ export const LOCAL_ISSUER_JWKS = "https://sponson.localhost/.well-known/jwks.jso
 export const DEMO_FEDERATED = { clientId: "sponson-federated", application: "federated-app" } as const;
 /**
  * An application that had preview URLs before the service (docs/deploy.md, "Day one: existing
- * entries"): pull requests 71 and 73 of the demo repository are open, 72 is closed
- * (dev/emulators/github/demo.ts), and one entry was added by hand. `sponson adopt` tries it locally.
+ * entries"), in examples/plan.json's callback shape: pull requests 71 and 73 of the demo repository
+ * are open, 72 is closed (dev/emulators/github/demo.ts), and one entry was added by hand. `sponson
+ * adopt` tries it locally; examples/policy.local.json admits it.
  */
 export const DEMO_LEGACY = {
   application: "legacy-app",
   callbacks: [
-    "https://pr-71.preview.example.com",
-    "https://pr-72.preview.example.com",
+    "https://pr-71.preview.example.com/callback",
+    "https://pr-72.preview.example.com/callback",
     "http://localhost:3000/callback",
-    "https://pr-73.preview.example.com",
+    "https://pr-73.preview.example.com/callback",
   ],
 } as const;
 
 export function provisionDemoTenant(host: string, state: EmulatorState): void {
   if (!host.startsWith(DEMO_HOST_PREFIX) || state.get<boolean>(auth0Keys.demoProvisioned)) return;
-  state.put<M2mClient>(auth0Keys.m2m(DEMO_M2M.clientId), {
+  // What was seeded before the tenant's first use (POST /v1/emulators/{host}/seed) is kept.
+  const provide = <T>(key: string, value: T) => {
+    if (state.get(key) === undefined) state.put<T>(key, value);
+  };
+  provide<M2mClient>(auth0Keys.m2m(DEMO_M2M.clientId), {
     clientSecret: DEMO_M2M.clientSecret,
     scopes: DEFAULT_M2M_SCOPES,
   });
-  state.put(
-    auth0Keys.client(DEMO_APPLICATION_ID),
-    clientRecord(DEMO_APPLICATION_ID, { name: "Preview app" }),
-  );
-  state.put<M2mClient>(auth0Keys.m2m(DEMO_FEDERATED.clientId), {
+  provide(auth0Keys.client(DEMO_APPLICATION_ID), clientRecord(DEMO_APPLICATION_ID, { name: "Preview app" }));
+  provide<M2mClient>(auth0Keys.m2m(DEMO_FEDERATED.clientId), {
     privateKeyJwt: { jwksUri: LOCAL_ISSUER_JWKS },
     scopes: DEFAULT_M2M_SCOPES,
   });
-  state.put(
+  provide(
     auth0Keys.client(DEMO_FEDERATED.application),
     clientRecord(DEMO_FEDERATED.application, { name: "Preview app (keyless connection)" }),
   );
-  state.put(
+  provide(
     auth0Keys.client(DEMO_LEGACY.application),
     clientRecord(DEMO_LEGACY.application, {
       name: "Preview app (before the service)",

@@ -31,6 +31,7 @@ function survey(over: Partial<Survey> & { states?: Record<number, PullAnswer> } 
     ownership: () => undefined,
     listed: true,
     ownerOf: me,
+    scopeOf: (owner) => (owner.startsWith("1/preview/") ? owner.slice("1/preview/".length) : null),
     inLedger: () => false,
     pull: (m) => ("pr" in m ? (over.states?.[m.pr] ?? { number: m.pr, state: "open" }) : "none"),
     scopeClosed: () => false,
@@ -89,6 +90,47 @@ describe("decideEntry", () => {
     expect(decide(key(5), owned)).toMatchObject({ action: "keep", entry: { reason: "already-owned" } });
     // The lock names the scope but its receipt does not (a lost receipt): the ledger entry is added.
     expect(decide(key(5), { ...owned, inLedger: () => false }).action).toBe("adopt");
+  });
+});
+
+describe("ownership comes before GitHub's answer", () => {
+  const owned = (by: string) =>
+    survey({
+      ownership: (k) => own(k, [me(by)], false),
+      inLedger: (scope) => scope === by,
+      states: { 5: { number: 5, state: "missing" } },
+    });
+
+  it("an entry its scope already owns is already-owned, naming that scope, though GitHub has no such pull request", () => {
+    expect(decide(key(5), owned("pr-5"))).toMatchObject({
+      action: "keep",
+      entry: { scope: "pr-5", reason: "already-owned", pullRequest: { number: 5, state: "missing" } },
+    });
+  });
+
+  it("an entry another scope owns names the scope that owns it, not the one the pattern gives", () => {
+    expect(decide(key(5), owned("main"))).toMatchObject({
+      action: "keep",
+      entry: { scope: "main", reason: "already-owned", owners: 1 },
+    });
+  });
+
+  it("an owned entry no pattern matches is already-owned too", () => {
+    const local = "http://localhost:3000/callback";
+    expect(decide(local, owned("pr-5"))).toMatchObject({
+      action: "keep",
+      entry: { scope: "pr-5", reason: "already-owned", pullRequest: null },
+    });
+  });
+
+  it("an entry owned outside this repository and environment names no scope", () => {
+    const elsewhere = survey({ ownership: (k) => own(k, ["2/preview/pr-5"], false) });
+    expect(decide(key(5), elsewhere).entry).toMatchObject({ scope: null, reason: "already-owned" });
+  });
+
+  it("control: an entry nobody owns whose pull request GitHub does not know stays, saying so", () => {
+    const nobody = survey({ states: { 5: { number: 5, state: "missing" } } });
+    expect(decide(key(5), nobody).entry).toMatchObject({ scope: null, reason: "no-pull-request" });
   });
 });
 

@@ -35,7 +35,7 @@ describe("an evicting attempt refused", () => {
     const next = freshPr();
     const two = {
       version: 2 as const,
-      lines: [line("a", `${origin(next)}/a`), line("b", `${origin(next)}/b`)],
+      lines: [line("a", origin(`${next}-a`)), line("b", origin(`${next}-b`))],
     };
 
     let attempts = 0;

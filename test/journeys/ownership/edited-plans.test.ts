@@ -21,6 +21,8 @@ import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
 const app = testApp();
 const OTHER_CLIENT = "other-app";
 const url = (scope: string) => `https://${scope}.preview.example.com/x`;
+/** A URL that is an item of a callback list and of a web-origins list alike. */
+const origin = (scope: string) => `https://${scope}.preview.example.com`;
 
 async function seed(domain: string, other: { callbacks?: string[] } = {}) {
   const lists = { callbacks: [], allowed_logout_urls: [], web_origins: [], allowed_origins: [] };
@@ -57,7 +59,7 @@ describe("an edited plan leaves nothing behind", () => {
     const domain = freshAuth0Domain("edit");
     await seed(domain);
     const scope = freshPr();
-    const x = url(scope);
+    const x = origin(scope);
     await apply(app, "preview", scope, plan({ id: "x", op: "auth0.callbackUrl", url: x }, domain));
     expect(await lists(domain)).toEqual({ callbacks: [x], web_origins: [] });
 

@@ -4,7 +4,7 @@
  * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
  * `{ "client": "<application client id>", "url": "https://…" }`.
  */
-import { defineAdapter, type ProviderAdapter, withCapacity } from "../op-spec";
+import { defineAdapter, type ProviderAdapter, withCapacity, withOriginItems } from "../op-spec";
 import { type Auth0Config, auth0ConfigSchema } from "./config";
 import { auth0ListOp } from "./list-op";
 import { warmAuth0Token } from "./management-api";
@@ -17,8 +17,8 @@ const typedAdapter: ProviderAdapter<Auth0Config> = {
     auth0ListOp("auth0.callbackUrl", "callbacks"),
     // Auth0 documents 100 for these two lists only (callbacks and allowed origins: not documented).
     withCapacity(auth0ListOp("auth0.logoutUrl", "allowed_logout_urls"), { maxEntries: 100 }),
-    withCapacity(auth0ListOp("auth0.webOrigin", "web_origins"), { maxEntries: 100 }),
-    auth0ListOp("auth0.allowedOrigin", "allowed_origins"),
+    withCapacity(withOriginItems(auth0ListOp("auth0.webOrigin", "web_origins")), { maxEntries: 100 }),
+    withOriginItems(auth0ListOp("auth0.allowedOrigin", "allowed_origins")),
   ],
 };
 

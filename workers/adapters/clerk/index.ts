@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
-import { defineAdapter, type ProviderAdapter } from "../op-spec";
+import { defineAdapter, type ProviderAdapter, withOriginItems } from "../op-spec";
 import { type ClerkInstance, readInstance, writeAllowedOrigins } from "./backend-api";
 import {
   type ClerkConfig,
@@ -46,7 +46,7 @@ const allowedOrigin = listMemberOp<ClerkConfig, ClerkInstance>({
 const typedAdapter: ProviderAdapter<ClerkConfig> = {
   type: "clerk",
   config: clerkConfigSchema,
-  ops: [allowedOrigin, clerkRedirectUrlOp],
+  ops: [withOriginItems(allowedOrigin), clerkRedirectUrlOp],
 };
 
 export const clerkAdapter: ProviderAdapter = defineAdapter(typedAdapter);

@@ -8,7 +8,7 @@
  * `{ "client": "<clientId>", "url": "https://…" }`.
  */
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
-import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
+import { defineAdapter, type OpSpec, type Params, type ProviderAdapter, withOriginItems } from "../op-spec";
 import {
   type ClientRep,
   clientRepSchema,
@@ -66,7 +66,10 @@ const typedAdapter: ProviderAdapter<KeycloakConfig> = {
   prepare: (ctx) => warmKeycloakToken(ctx),
   ops: [
     keycloakListOp("keycloak.redirectUri", LISTS.redirectUris as ClientList),
-    keycloakListOp("keycloak.webOrigin", LISTS.webOrigins as ClientList),
+    // `+`: the origins of the client's redirect URIs; `*`: every origin.
+    withOriginItems(keycloakListOp("keycloak.webOrigin", LISTS.webOrigins as ClientList), {
+      tokens: ["+", "*"],
+    }),
     keycloakListOp("keycloak.postLogoutRedirectUri", LISTS.postLogout as ClientList),
   ],
 };

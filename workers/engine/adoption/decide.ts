@@ -24,6 +24,8 @@ export interface Survey {
   listed: boolean;
   /** How ownership names the scope (`<repository id>/<environment>/<scope>`). */
   ownerOf(scope: string): string;
+  /** The scope an owner names when it is one of this repository and environment, else null. */
+  scopeOf(owner: string): string | null;
   /** Whether the scope's receipt has the key in its ledger. */
   inLedger(scope: string, key: string): boolean;
   pull(match: PatternMatch): PullAnswer;
@@ -63,10 +65,24 @@ export function decideEntry(
     action: "keep",
   });
   const [m, second] = matches;
+  const pull = m !== undefined && second === undefined ? s.pull(m) : null;
+  const owned = ownedBy(own, s);
+  if (owned !== undefined) {
+    const pullRequest = typeof pull === "object" && pull !== null ? pull : null;
+    const itsOwn = owned !== null && pullRequest !== null && `pr-${pullRequest.number}` === owned;
+    // A scope's own entry is said to be so, whatever the patterns and GitHub say. Its own pull
+    // request acts on it only as adopting would have: removed with removeClosed, as its close
+    // would have removed it, or recorded in a ledger that lacks it (an adoption cut short).
+    if (!itsOwn || pullRequest.state === "missing")
+      return keep("already-owned", { scope: owned, pullRequest });
+    if (pullRequest.state === "closed" && !match.removeClosed)
+      return keep("pull-request-closed", { scope: owned, pullRequest });
+    if (pullRequest.state !== "closed" && s.inLedger(owned, key))
+      return keep("already-owned", { scope: owned, pullRequest });
+  }
   if (m === undefined) return keep("no-match");
   // Two patterns claim it: whichever is right, guessing could hand it to the wrong scope.
-  if (second !== undefined) return keep("ambiguous");
-  const pull = s.pull(m);
+  if (second !== undefined || pull === null) return keep("ambiguous");
   if (pull === "ambiguous") return keep("ambiguous");
   if (pull === "none" || pull.state === "missing")
     return keep("no-pull-request", pull === "none" ? {} : { pullRequest: pull });
@@ -84,6 +100,18 @@ export function decideEntry(
   if (adopted && !closed) return keep("already-owned", named);
   const action: EntryAction = closed ? (adopted ? "remove" : "adopt-remove") : "adopt";
   return { entry: { ...entry, ...named, outcome: closed ? "would-remove" : "would-adopt" }, action };
+}
+
+/**
+ * A scope's own entry (docs/design.md, "Ownership of shared entries"): not foreign, owned. Its one
+ * owner's scope when that is of this repository and environment, null when it is owned otherwise
+ * (several owners, or another repository's); undefined when no scope owns it (it may be foreign,
+ * joined by a scope: adopting still has something to do).
+ */
+function ownedBy(own: ItemOwnership | undefined, s: Survey): string | null | undefined {
+  if (own === undefined || own.foreign || own.owners.length === 0) return undefined;
+  const [only, more] = own.owners;
+  return only === undefined || more !== undefined ? null : s.scopeOf(only);
 }
 
 /** What adopting an item comes to under the object's lease. */

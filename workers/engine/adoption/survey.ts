@@ -131,6 +131,11 @@ export async function surveyList(
       ownership: (key) => owned.get(key),
       listed: record.locators.some((l) => l.op === a.op.name),
       ownerOf: (scope) => ownerOf({ repository, environment, scope }),
+      scopeOf: (owner) => {
+        const named = scopeOfOwner(owner);
+        const ours = named?.repositoryId === repository.id && named.environment === environment;
+        return ours ? named.scope : null;
+      },
       inLedger: (scope, key) => ledgers.get(scope)?.has(key) ?? false,
       pull,
       scopeClosed: (scope) => closedScopes.has(scope),

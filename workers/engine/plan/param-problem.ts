@@ -47,7 +47,7 @@ const FIXES: readonly Fix[] = [
     make: (v) => (/[^/]\/+$/.test(v) ? v.replace(/\/+$/, "") : null),
   },
   {
-    say: "an origin has no path: write",
+    say: "an origin has no path",
     make: (v) => {
       const url = parsedUrl(v);
       return url && url.origin !== "null" && url.origin !== v ? url.origin : null;
@@ -126,6 +126,57 @@ export function paramIssueText(issue: ParamIssue): string {
   const whole = /^\{(vars\.[a-z][a-z0-9_]*)\}$/.exec(issue.template)?.[1];
   const name = whole === undefined ? null : varOf(whole);
   return name === null ? text : `${text} (--var ${name}=${issue.show(fix.value)})`;
+}
+
+export interface FilledParam {
+  /** The param as the plan wrote it. */
+  template: string;
+  /** What a placeholder's name (`pr`, `vars.url`) stood for; undefined when it had no value. */
+  fill(name: string): string | undefined;
+  show: ShowValue;
+}
+
+/** `template` with each placeholder filled, `changed` standing in for `name`'s value. */
+function filledWith(f: FilledParam, changed?: { name: string; value: string }): string | null {
+  let unfilled = false;
+  const text = f.template.replace(PLACEHOLDER, (_whole, name: string) => {
+    const value = name === changed?.name ? changed.value : f.fill(name);
+    if (value === undefined) unfilled = true;
+    return value ?? "";
+  });
+  return unfilled ? null : text;
+}
+
+/**
+ * A placeholder's value ending in `/` before the plan's own `/`: `{vars.url}/callback` with the
+ * deploy step's `https://x.vercel.app/` makes `https://x.vercel.app//callback`, an empty path
+ * segment no provider refuses and no redirect ever matches (they compare exactly). Only a `//` a
+ * value made is said; one the plan writes itself is its own. Null when there is none.
+ */
+export function emptySegmentText(f: FilledParam): string | null {
+  const value = filledWith(f);
+  if (value === null) return null;
+  const scheme = value.indexOf("://");
+  if (scheme < 0) return null;
+  for (const match of f.template.matchAll(PLACEHOLDER)) {
+    const [whole, name] = match as unknown as [string, string];
+    const end = match.index + whole.length;
+    const filled = f.fill(name) ?? "";
+    if (!filled.endsWith("/") || f.template[end] !== "/") continue;
+    // Where the value's last `/` lands: past the scheme's own `//` (a value `https:/` before the
+    // plan's `/x.app` made no segment).
+    const slash = (filledWith({ ...f, template: f.template.slice(0, end) }) ?? "").length - 1;
+    if (slash <= scheme + 2) continue;
+    const trimmed = filled.replace(/\/+$/, "");
+    const fixed = filledWith(f, { name, value: trimmed }) ?? "";
+    const fills = fillsOf(f.template, f.fill, f.show);
+    const v = varOf(name);
+    return (
+      `${f.show(value)} (from ${fills}) has an empty path segment (\`//\`); remove the trailing slash: ` +
+      `${f.show(fixed)}${v === null ? "" : ` (--var ${v}=${f.show(trimmed)})`}`
+    );
+  }
+  return null;
 }
 
 /** Every problem at once, in the plan's order (a problem of the whole plan first). */

@@ -17,8 +17,16 @@ import { duplicateLineIds, type Line, type Plan } from "../../../shared/schemas/
 import type { SecretRegistry } from "../../../shared/secrets";
 import type { OpSpec, Params } from "../../adapters/op-spec";
 import type { Connections, UsableConnection } from "../../connections/connections";
+import { admissionParams } from "./item-shape";
 import type { OpRegistry } from "./op-registry";
-import { inLineOrder, type PlanProblem, paramIssueText, type ShowValue, showValue } from "./param-problem";
+import {
+  emptySegmentText,
+  inLineOrder,
+  type PlanProblem,
+  paramIssueText,
+  type ShowValue,
+  showValue,
+} from "./param-problem";
 
 export interface ResolvedLine {
   id: string;
@@ -151,11 +159,18 @@ export function resolveLine(
     if (filled.problems.length > 0) unfilled.add(k);
     for (const p of filled.problems) add(`params.${k}`, p.message, p.var === undefined ? {} : { var: p.var });
   }
-  const parsed = op.params.safeParse(raw);
+  // A new item meets more than the op's params: an origin's shape (item-shape.ts).
+  const schema = admissionParams(op);
+  const parsed = schema.safeParse(raw);
+  // A value is shown back to the caller, who sent it, except one holding a registered secret.
+  const show: ShowValue = (value) =>
+    secrets.containsSecret(value) ? "(a value holding a registered secret, not shown)" : showValue(value);
+  const fill = (name: string) => {
+    const v = varOf(name);
+    if (v === null) return (values as Record<string, string | undefined>)[name];
+    return placeholders.vars && Object.hasOwn(placeholders.vars, v) ? placeholders.vars[v] : undefined;
+  };
   if (!parsed.success) {
-    // A value is shown back to the caller, who sent it, except one holding a registered secret.
-    const show: ShowValue = (value) =>
-      secrets.containsSecret(value) ? "(a value holding a registered secret, not shown)" : showValue(value);
     for (const issue of parsed.error.issues) {
       const key = issue.path[0];
       if (typeof key === "string" && unfilled.has(key)) continue;
@@ -167,22 +182,22 @@ export function resolveLine(
       add(
         path,
         paramIssueText({
-          schema: op.params,
+          schema,
           params: raw,
           key,
           template: line.params[key] ?? "",
           expected: issue.message,
-          fill: (name) => {
-            const v = varOf(name);
-            if (v === null) return (values as Record<string, string | undefined>)[name];
-            return placeholders.vars && Object.hasOwn(placeholders.vars, v)
-              ? placeholders.vars[v]
-              : undefined;
-          },
+          fill,
           show,
         }),
       );
     }
+  }
+  const item = op.itemParam;
+  const itemRefused = !parsed.success && parsed.error.issues.some((i) => i.path[0] === item);
+  if (!unfilled.has(item) && !itemRefused && line.params[item] !== undefined) {
+    const empty = emptySegmentText({ template: line.params[item], fill, show });
+    if (empty !== null) add(`params.${item}`, empty);
   }
   if (problems.length > 0 || !parsed.success || !connection) throw lineRefusal(problems);
   const params = parsed.data;
