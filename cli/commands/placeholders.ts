@@ -17,7 +17,10 @@ const KINDS: [RegExp, string][] = [
   [/acme|contoso/i, "the example's company"],
   // RFC 2606 names, and the documented example keys (AWS's AKIA…EXAMPLE).
   [/example/i, "an example name or key"],
-  [/(?:^|[^0-9])(?:0?123456789)(?:[^0-9]|$)|0123456789abcdef|abcdefghijklmnopqrst/i, "a made-up id"],
+  [
+    /(?:^|[^0-9])(?:0?123456789|987654321)(?:[^0-9]|$)|0123456789abcdef|abcdefghijklmnopqrst/i,
+    "a made-up id",
+  ],
   [/^0{8}-0{4}-0{4}-0{4}-0{12}$/, "an all-zero id"],
 ];
 
