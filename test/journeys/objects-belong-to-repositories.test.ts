@@ -159,10 +159,11 @@ describe.each(KINDS)("a foreign write with a $kind", ({ kind, pr }) => {
       connection: "auth0-api",
       repository: A.name,
       reason: "other-repositories",
-      repositories: [B.name],
       refused: [{ line: "callback", connection: "auth0-api", reason: "other-repositories" }],
     });
-    expect(problem.detail).toMatch(/connection "auth0-api".*acme\/web/);
+    expect(problem.detail).toMatch(/connection "auth0-api" is bound to other repositories, not acme\/web/);
+    // Which repository it is bound to is B's to know, not A's (docs/security.md, "Repository isolation").
+    expect(JSON.stringify(problem)).not.toContain(B.name);
     expect(await callbacksOf(API_APP)).not.toContain(aUrl);
 
     // Control: the repository the connection names sends the same plan (its own URL) and it lands.

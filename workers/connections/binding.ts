@@ -15,9 +15,7 @@ export type BindingRefusalReason =
   /** The connection names repositories, not this one. */
   | "other-repositories";
 
-export type Binding =
-  | { bound: true }
-  | { bound: false; reason: BindingRefusalReason; repositories: string[] };
+export type Binding = { bound: true } | { bound: false; reason: BindingRefusalReason };
 
 /**
  * Whether `repository` (owner/name) may write through a connection naming `named`, with
@@ -31,12 +29,11 @@ export function bindingOf(
   configured: number,
 ): Binding {
   if (named === "*") return { bound: true };
-  if (named === undefined)
-    return configured < 2 ? { bound: true } : { bound: false, reason: "unbound", repositories: [] };
+  if (named === undefined) return configured < 2 ? { bound: true } : { bound: false, reason: "unbound" };
   const wanted = repository.toLowerCase();
   return named.some((n) => n.toLowerCase() === wanted)
     ? { bound: true }
-    : { bound: false, reason: "other-repositories", repositories: [...named] };
+    : { bound: false, reason: "other-repositories" };
 }
 
 /** One line a binding refuses. */
@@ -45,20 +42,19 @@ export interface UnboundLine {
   op: string;
   connection: string;
   reason: BindingRefusalReason;
-  /** The repositories the connection names (none when unbound). */
-  repositories: string[];
   message: string;
 }
 
-/** What one refusal says: the connection, the repository, and what an operator would change. */
-export function bindingMessage(
-  connection: string,
-  repository: string,
-  refusal: { reason: BindingRefusalReason; repositories: readonly string[] },
-): string {
-  return refusal.reason === "unbound"
-    ? `connection "${connection}" names no repository, and with several configured it takes writes from none (${repository} included) until SPONSON_CONNECTIONS.${connection}.repositories names those that may write through it ("*" shares it on purpose)`
-    : `connection "${connection}" is bound to ${refusal.repositories.join(", ")}; ${repository} may not write through it`;
+/**
+ * What one refusal says: the connection, the repository, and what would change the answer. Never
+ * which repositories the connection does name: a caller bound to one repository learns nothing of
+ * another's (docs/security.md, "Repository isolation"); an admin reads them in the config report.
+ */
+export function bindingMessage(connection: string, repository: string, reason: BindingRefusalReason): string {
+  const field = `SPONSON_CONNECTIONS.${connection}.repositories`;
+  return reason === "unbound"
+    ? `connection "${connection}" names no repository, and with several configured it takes writes from none (${repository} included) until ${field} names those that may write through it ("*" shares it on purpose)`
+    : `connection "${connection}" is bound to other repositories, not ${repository}: write through one of ${repository}'s connections, or an operator adds ${repository} to ${field}`;
 }
 
 /**
@@ -78,7 +74,6 @@ export function connectionNotBound(repository: string, refused: readonly Unbound
     connection: first.connection,
     repository,
     reason: first.reason,
-    repositories: first.repositories,
     refused,
   });
 }

@@ -114,14 +114,13 @@ function refuseForeignConnection(
 ): void {
   const binding = deps.connections.bindingOf(req.connection, req.repository.name);
   if (!binding.bound) {
-    const message = bindingMessage(req.connection, req.repository.name, binding);
+    const message = bindingMessage(req.connection, req.repository.name, binding.reason);
     throw connectionNotBound(req.repository.name, [
       {
         line: "adopt",
         op: target.op,
         connection: req.connection,
         reason: binding.reason,
-        repositories: binding.repositories,
         message,
       },
     ]);

@@ -54,9 +54,9 @@ export function refuseSecretProvenance(deps: EngineDeps, req: ScopeRequest): voi
  * op, connection (configured, of the op's type, allowed in this environment) and params (with
  * the request's vars), then whether the connection takes writes from the request's repository
  * (CONNECTION_NOT_BOUND), the URL shape check on every item, and the connection's objects and the
- * write policy on its identity and item. A bad line refuses the request (400/403): every 400 problem of every line in
- * one answer, in line order, so a plan is fixed in one round; a line whose params or identity
- * hold a registered secret is refused on its own (INTERNAL).
+ * write policy on its identity and item. A bad line refuses the request (400/403): every 400
+ * problem of every line in one answer, in line order, so a plan is fixed in one round; a line
+ * whose params or identity hold a registered secret is refused on its own (INTERNAL).
  */
 export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
   const { plan, environment, scope, defaultBranch, sha, vars } = req;
@@ -122,8 +122,7 @@ function refuseUnboundLines(deps: EngineDeps, req: PlanRequest, lines: readonly 
       op: line.opName,
       connection: line.connection,
       reason: binding.reason,
-      repositories: binding.repositories,
-      message: bindingMessage(line.connection, repository, binding),
+      message: bindingMessage(line.connection, repository, binding.reason),
     });
   }
   if (refused.length > 0) throw connectionNotBound(repository, refused);
