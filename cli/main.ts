@@ -28,6 +28,7 @@ const USAGE_CODES: ReadonlySet<ApiErrorCode> = new Set<ErrorCode>([
   "PAYLOAD_TOO_LARGE",
   "UNAUTHENTICATED",
   "FORBIDDEN",
+  "CONNECTION_NOT_BOUND",
 ]);
 
 export function exitCodeOf(err: ApiError): ExitCode {

@@ -29,6 +29,8 @@ const NEXT_STEP: Record<ApiErrorCode, string> = {
     "the provider refused or failed (the message quotes it): retry later, or fix the connection's credentials or settings in the service's configuration",
   INTERNAL:
     "the service failed or is misconfigured: tell its operators, with the run id (the service logged the cause)",
+  CONNECTION_NOT_BOUND:
+    "the plan writes through a connection that does not name this repository (the message names each line): use one of this repository's connections, or ask an operator to name the repository in the connection's `repositories`",
   LIST_FULL:
     "the provider list is full: destroy closed or stale scopes (`sponson destroy --scope …`, the message lists them) or raise the cap",
   NETWORK: "check the `url` input (SPONSON_URL) and that the service is reachable from the runner",

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   "EMPTY_PLAN",
   "LIST_FULL",
   "AUDIT_UNAVAILABLE",
+  "CONNECTION_NOT_BOUND",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -60,6 +61,12 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   LIST_FULL: { status: 409, title: "The provider's list is at its cap", retriable: false },
   // A destructive admin action's intent could not be written to the audit trail: nothing was done.
   AUDIT_UNAVAILABLE: { status: 503, title: "The audit trail cannot be written for now", retriable: true },
+  // The connection does not name the caller's repository: only the operator's configuration can change that.
+  CONNECTION_NOT_BOUND: {
+    status: 403,
+    title: "The connection does not take writes from this repository",
+    retriable: false,
+  },
 };
 
 /** The serialisable form of an error: what crosses RPC, receipts and responses. */

@@ -1,6 +1,6 @@
 /**
  * `GET /v1/config/status` (admin): which configuration vars are set and valid, which connections
- * lack a Worker secret, which environments opt out of a URL shape rule, and every problem with its
+ * lack a Worker secret or name no repository, which environments opt out of a URL shape rule, and every problem with its
  * path. Names only, never a value.
  */
 import { z } from "zod";
@@ -16,6 +16,8 @@ export const configStatusSchema = z.object({
       name: z.string(),
       type: z.string(),
       environments: z.array(z.string()),
+      /** Who may write through it: repository names, `["*"]` (shared on purpose), or `[]` (names none). */
+      repositories: z.array(z.string()),
       missingSecrets: z.array(z.string()),
       valid: z.boolean(),
     }),

@@ -27,7 +27,8 @@ async function applyWith(token: string, extra: Record<string, unknown> = {}) {
   const domain = freshAuth0Domain("tok");
   await seedTenant(domain);
   const scope = freshPr();
-  const plan = previewPlan(domain);
+  // Shared on purpose: some tests configure a second repository (docs/design.md, "Objects belong to repositories").
+  const plan = previewPlan(domain, "*");
   hosts.length = 0;
   const res = await call(
     app,

@@ -104,6 +104,7 @@ describe("the failed step's annotation", () => {
       "INTERNAL",
       "EMPTY_PLAN",
       "LIST_FULL",
+      "CONNECTION_NOT_BOUND",
       "NETWORK",
       "BAD_RESPONSE",
     ])

@@ -42,6 +42,7 @@ const NAMES = [
   "SERVICE_SIGNING_KEY",
   "GITHUB_WEBHOOK_SECRET",
   "AUTH0_CLIENT_SECRET",
+  "AUTH0_API_CLIENT_SECRET",
   "SUPABASE_ACCESS_TOKEN",
   "GOOGLE_SERVICE_ACCOUNT_KEY",
   "OKTA_API_TOKEN",
@@ -71,7 +72,7 @@ const keyless = EXAMPLE.replace(
   )
   .replace(
     "[vars.SPONSON_CONNECTIONS.s3-keyless]",
-    '[vars.SPONSON_CONNECTIONS.cognito-keyless]\ntype = "cognito"\nenvironments = ["preview"]\nconfig = { region = "us-east-1" }\nfederated = { roleArn = "arn:aws:iam::210987654321:role/sponson-cognito" }\n\n[vars.SPONSON_CONNECTIONS.s3-keyless]',
+    '[vars.SPONSON_CONNECTIONS.cognito-keyless]\ntype = "cognito"\nenvironments = ["preview"]\nrepositories = ["acme/web"]\nconfig = { region = "us-east-1" }\nfederated = { roleArn = "arn:aws:iam::210987654321:role/sponson-cognito" }\n\n[vars.SPONSON_CONNECTIONS.s3-keyless]',
   );
 
 describe("config check --secret-names: the secrets by name, from wrangler secret list", () => {

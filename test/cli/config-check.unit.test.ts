@@ -42,6 +42,7 @@ const SECRETS = {
   SERVICE_SIGNING_KEY: JSON.stringify({ kty: "OKP", crv: "Ed25519", x: "x".repeat(43), d: "d".repeat(43) }),
   GITHUB_WEBHOOK_SECRET: "webhook-secret-value-0123456789",
   AUTH0_CLIENT_SECRET: "auth0-secret-value",
+  AUTH0_API_CLIENT_SECRET: "auth0-api-secret-value",
   SUPABASE_ACCESS_TOKEN: "sbp_value",
   GOOGLE_SERVICE_ACCOUNT_KEY: "{}",
   OKTA_API_TOKEN: "okta-value",
@@ -115,6 +116,27 @@ describe("sponson config check", () => {
         "SPONSON_POLICY.environments.preview.items.0",
         "queues.consumers",
       ]),
+    );
+  });
+});
+
+describe("sponson config check: connections of several repositories", () => {
+  it("a connection naming no repository is a problem; one naming no objects beside another repository's is a warning", () => {
+    const example = readFileSync(PRODUCTION, "utf8");
+    const unbound = example
+      .replace(
+        /(\[vars\.SPONSON_CONNECTIONS\.supabase-preview\]\n(?:[^\n]+\n)*?)repositories = \["acme\/web"\]\n/,
+        "$1",
+      )
+      .replace('parents = ["auth0:acme.us.auth0.com:client:preview-app"]\n', "");
+    expect(unbound).not.toBe(example);
+    const run = sponson(["config", "check", "--config", file("unbound.toml", unbound)]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      "SPONSON_CONNECTIONS.supabase-preview.repositories: names no repository, and 2 are configured (acme/web, acme/api)",
+    );
+    expect(run.stderr).toMatch(
+      /warning: SPONSON_CONNECTIONS\.auth0-preview\.parents: bound to acme\/web and names no objects/,
     );
   });
 });

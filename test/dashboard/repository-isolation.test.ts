@@ -66,7 +66,7 @@ beforeAll(async () => {
   ] as const) {
     const domain = freshAuth0Domain("iso");
     await seedTenant(domain);
-    const plan = previewPlan(domain);
+    const plan = previewPlan(domain, [repository]);
     const res = await call(
       app,
       "POST",

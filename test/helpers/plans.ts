@@ -1,5 +1,6 @@
 /** Plans for tests: one Auth0 tenant (the emulator), entries per scope on one application. */
 import type { Plan } from "../../shared/schemas/plan";
+import type { ConnectionRepositories } from "../../workers/connections/connection-schema";
 import { registerConnection } from "./connections";
 import { seedAuth0Tenant } from "./emulators";
 
@@ -16,12 +17,16 @@ export const SECRET_NAME = "AUTH0_CLIENT_SECRET";
  */
 export const BACKGROUND_DOMAIN = "background.us.auth0.com";
 
-/** The connection to the emulated tenant `domain` (registered as service configuration). */
-export function auth0Connection(domain: string): string {
+/**
+ * The connection to the emulated tenant `domain` (registered as service configuration), naming
+ * `repositories` when a test configures several (docs/design.md, "Objects belong to repositories").
+ */
+export function auth0Connection(domain: string, repositories?: ConnectionRepositories): string {
   return registerConnection(`auth0-${domain}`, {
     type: "auth0",
     config: { domain, clientId: TEST_M2M.clientId },
     secrets: { clientSecret: SECRET_NAME },
+    ...(repositories === undefined ? {} : { repositories }),
   });
 }
 
@@ -39,8 +44,12 @@ export async function seedTenant(domain: string, existing: { callbacks?: string[
   });
 }
 
-export function auth0Plan(domain: string, lines: Array<{ id: string; op: string; url: string }>): Plan {
-  const connection = auth0Connection(domain);
+export function auth0Plan(
+  domain: string,
+  lines: Array<{ id: string; op: string; url: string }>,
+  repositories?: ConnectionRepositories,
+): Plan {
+  const connection = auth0Connection(domain, repositories);
   return {
     version: 2,
     lines: lines.map((l) => ({
@@ -53,10 +62,14 @@ export function auth0Plan(domain: string, lines: Array<{ id: string; op: string;
 }
 
 /** Three entries on one application, each URL naming the scope. */
-export function previewPlan(domain: string): Plan {
-  return auth0Plan(domain, [
-    { id: "callback", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
-    { id: "logout", op: "auth0.logoutUrl", url: "https://{scope}.preview.example.com/" },
-    { id: "origin", op: "auth0.webOrigin", url: "https://{scope}.preview.example.com" },
-  ]);
+export function previewPlan(domain: string, repositories?: ConnectionRepositories): Plan {
+  return auth0Plan(
+    domain,
+    [
+      { id: "callback", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
+      { id: "logout", op: "auth0.logoutUrl", url: "https://{scope}.preview.example.com/" },
+      { id: "origin", op: "auth0.webOrigin", url: "https://{scope}.preview.example.com" },
+    ],
+    repositories,
+  );
 }

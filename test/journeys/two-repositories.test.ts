@@ -29,11 +29,21 @@ const A: RepositoryConfig = { name: "octo-a/web", id: base + 1, defaultBranch: "
 const B: RepositoryConfig = { name: "octo-b/web", id: base + 2, defaultBranch: "main" };
 const ref = (r: RepositoryConfig) => ({ id: r.id, name: r.name });
 
-/** The service configured for both repositories (the destroy queue is the real binding). */
+/**
+ * The service configured for both repositories (the destroy queue is the real binding). Both write
+ * to one application on purpose: its connection names them both (docs/design.md, "Objects belong
+ * to repositories").
+ */
+const workerConnections = JSON.parse(String(env.SPONSON_CONNECTIONS)) as Record<string, object>;
 const twoRepositories = {
   ...env,
   SPONSON_REPOSITORIES: JSON.stringify([A, B]),
   SPONSON_AUDIENCE: TEST_AUDIENCE,
+  SPONSON_CONNECTIONS: JSON.stringify(
+    Object.fromEntries(
+      Object.entries(workerConnections).map(([name, c]) => [name, { ...c, repositories: [A.name, B.name] }]),
+    ),
+  ),
 } as typeof env;
 
 // A's destroy runs in the Worker's queue consumer, which knows only the Worker's own connections.

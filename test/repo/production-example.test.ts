@@ -2,7 +2,8 @@
  * examples/production/wrangler.toml is a deployment that works the first time: its policy admits
  * every example line of docs/adapters.md's provider table (read from the page, so a new row is
  * covered), resolved through its own connections for a pull request's scope — Supabase's `/**`
- * entry included — and refuses an item outside the preview domain.
+ * entry included — and refuses an item outside the preview domain. Its two repositories each write
+ * through their own connections, into their own objects only.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,7 +29,10 @@ const vars = Object.fromEntries(
 const policy = writePolicy(vars);
 const context = {
   ops: new OpRegistry(ADAPTERS),
-  connections: new Connections(connections(vars, new Set(ADAPTERS.map((a) => a.type)))),
+  connections: new Connections(
+    connections(vars, new Set(ADAPTERS.map((a) => a.type))),
+    (JSON.parse(String(vars.SPONSON_REPOSITORIES)) as Array<{ name: string }>).map((r) => r.name),
+  ),
   secrets: new SecretRegistry(),
 };
 
@@ -57,6 +61,22 @@ describe("the production example", () => {
     const item = entryOfKey(resolved.op, resolved.key);
     const target = { op: resolved.opName, identity: resolved.parent, item };
     expect(checkWrite(policy, "preview", target)).toEqual({ ok: true, value: undefined });
+    // acme/web's line: its connection names the repository and the object (docs/security.md, "Several repositories").
+    expect(context.connections.bindingOf(resolved.connection, "acme/web")).toEqual({ bound: true });
+    expect(context.connections.writesObject(resolved.connection, resolved.parent)).toBe(true);
+  });
+
+  it("two repositories, each with its own Auth0 connection: neither writes through the other's, nor into its application", () => {
+    const line = examples.find((e) => e.op === "auth0.callbackUrl");
+    if (!line) throw new Error("docs/adapters.md has an Auth0 example");
+    expect(context.connections.bindingOf("auth0-api-preview", "acme/web")).toMatchObject({ bound: false });
+    expect(context.connections.bindingOf("auth0-preview", "acme/api")).toMatchObject({ bound: false });
+    const theirs = resolveLine({ ...line, params: { ...line.params, client: "api-preview-app" } }, context, {
+      environment: "preview",
+      scope: "pr-12",
+    });
+    expect(context.connections.writesObject("auth0-preview", theirs.parent)).toBe(false);
+    expect(context.connections.writesObject("auth0-api-preview", theirs.parent)).toBe(true);
   });
 
   it("refuses the same Supabase line outside the preview domain", () => {

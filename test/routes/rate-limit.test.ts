@@ -48,7 +48,8 @@ async function run(
   const domain = freshAuth0Domain("rl");
   await seedTenant(domain);
   const scope = freshPr();
-  const plan = previewPlan(domain);
+  // Shared on purpose: some tests configure a second repository (docs/design.md, "Objects belong to repositories").
+  const plan = previewPlan(domain, "*");
   hosts.length = 0;
   const bindings = testEnv({ ...env, RUN_RATE_LIMITER: limiter, ...extra } as typeof env);
   const res = await call(

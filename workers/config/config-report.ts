@@ -14,6 +14,7 @@ import { SERVICE_KEY_RING } from "../auth/service-keys";
 import { type ConnectionsDocument, isFederated } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
+import { bindingChecks } from "./binding-check";
 import { DEFAULT_ENVIRONMENTS, environments, issuerSchema } from "./config-vars";
 import { checkConnection } from "./connection-check";
 import { issuerProblems } from "./federation-check";
@@ -37,6 +38,8 @@ export interface ConnectionStatus {
   name: string;
   type: string;
   environments: string[];
+  /** The repositories that may write through it: names, `["*"]` (shared on purpose), or none named. */
+  repositories: string[];
   /** Worker secrets the connection names that are not set. */
   missingSecrets: string[];
   valid: boolean;
@@ -236,6 +239,11 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     problems.push(...checked.problems);
     return checked.status;
   });
+  // Objects belong to repositories (docs/design.md): a connection that takes no writes is invalid.
+  const binding = bindingChecks(repositories, connections);
+  problems.push(...binding.problems);
+  warnings.push(...binding.warnings);
+  for (const status of connectionStatuses) if (binding.broken.has(status.name)) status.valid = false;
   return {
     valid: problems.length === 0,
     vars: statuses,

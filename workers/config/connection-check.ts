@@ -7,6 +7,7 @@
 import { ADAPTERS } from "../adapters";
 import { capacityProblems } from "../connections/capacity-check";
 import { type ConnectionsDocument, isFederated } from "../connections/connection-schema";
+import { repositoriesOf } from "./binding-check";
 import type { ConfigProblem, ConnectionStatus } from "./config-report";
 import { privateKeyJwtKidProblems } from "./federation-check";
 
@@ -86,6 +87,7 @@ export function checkConnection(
       name,
       type: connection.type,
       environments: connection.environments,
+      repositories: repositoriesOf(connection),
       missingSecrets,
       valid: problems.length === 0 && !(isFederated(connection) && check.issuerBroken),
     },

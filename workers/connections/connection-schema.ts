@@ -6,6 +6,34 @@
  */
 import { z } from "zod";
 import { isValidEnvironment } from "../../shared/lock-keys";
+import { repositoryNameSchema } from "../../shared/schemas/repository";
+import { patternProblem } from "../policy/glob";
+
+/** A parent identity pattern, as the write policy's (workers/policy/glob.ts: `*` within one segment). */
+const parentPatternSchema = z
+  .string()
+  .max(512)
+  .superRefine((pattern, ctx) => {
+    const problem = patternProblem(pattern);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/**
+ * Which repositories' runs may write through a connection (docs/design.md, "Objects belong to
+ * repositories"): their `owner/name`s, or `"*"` to share it on purpose.
+ */
+export const connectionRepositoriesSchema = z.union([
+  z.literal("*"),
+  z
+    .array(repositoryNameSchema)
+    .min(1)
+    .max(100)
+    .refine(
+      (names) => new Set(names.map((n) => n.toLowerCase())).size === names.length,
+      "each repository once",
+    ),
+]);
+export type ConnectionRepositories = z.infer<typeof connectionRepositoriesSchema>;
 
 export const connectionNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/);
 
@@ -55,6 +83,16 @@ export const connectionSchema = z
       .array(z.string().refine(isValidEnvironment, "not a valid environment name"))
       .min(1)
       .max(50),
+    /**
+     * The repositories whose runs may write through this connection, or `"*"` for every configured
+     * one. Absent: any, while one repository is configured; none once several are.
+     */
+    repositories: connectionRepositoriesSchema.optional(),
+    /**
+     * The provider objects (parent identity patterns) this connection may write; absent: any the
+     * write policy admits. Names which objects are whose when repositories share a tenant.
+     */
+    parents: z.array(parentPatternSchema).min(1).max(200).optional(),
     /** Non-secret settings of the adapter's config (host names, account and project ids). */
     config: z.record(fieldSchema, z.union([z.string().max(2_000), z.number(), z.boolean()])).default({}),
     /** Credential field → the Worker secret that fills it. */

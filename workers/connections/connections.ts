@@ -6,6 +6,8 @@
  */
 import { SponsonError } from "../../shared/errors";
 import type { SecretRegistry } from "../../shared/secrets";
+import { matchIdentity } from "../policy/glob";
+import { type Binding, bindingOf } from "./binding";
 import {
   type Connection,
   type ConnectionSettings,
@@ -25,9 +27,12 @@ export interface UsableConnection {
 
 export class Connections {
   readonly #document: ConnectionsDocument;
+  readonly #repositories: number;
 
-  constructor(document: ConnectionsDocument) {
+  /** `repositories`: SPONSON_REPOSITORIES' names; with several, an unbound connection takes no writes. */
+  constructor(document: ConnectionsDocument, repositories: readonly string[] = []) {
     this.#document = document;
+    this.#repositories = repositories.length;
   }
 
   names(): string[] {
@@ -59,6 +64,24 @@ export class Connections {
       );
     }
     return { name, type: connection.type, settings: connectionSettings(connection) };
+  }
+
+  /**
+   * Whether `repository` (owner/name) may write through `name` (docs/design.md, "Objects belong to
+   * repositories"). Asked for writes only: a removal goes through the connection its entry names.
+   */
+  bindingOf(name: string, repository: string): Binding {
+    return bindingOf(this.#get(name)?.repositories, repository, this.#repositories);
+  }
+
+  /**
+   * Whether `name` may write into the object `identity`: any object when the connection names none
+   * (the write policy decides), else one its `parents` patterns match. A line whose resources are
+   * objects of their own (no identity) shares nothing with another repository.
+   */
+  writesObject(name: string, identity: string | null): boolean {
+    const parents = this.#get(name)?.parents;
+    return parents === undefined || identity === null || parents.some((p) => matchIdentity(p, identity));
   }
 
   /** The cap the operator set on `op`'s lists for `name` (docs/design.md, "Lists at their cap"). */

@@ -33,6 +33,7 @@ export const FAILED_RUN_STATUS: Record<ErrorCode, FailedRunStatus> = {
   EMPTY_PLAN: 422,
   LIST_FULL: 409,
   AUDIT_UNAVAILABLE: 503,
+  CONNECTION_NOT_BOUND: 422,
   INTERNAL: 500,
 };
 

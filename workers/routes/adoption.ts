@@ -55,6 +55,7 @@ const adoptRoute = createRoute({
       "LOCK_UNAVAILABLE",
       "CONCURRENT_MODIFICATION",
       "AUDIT_UNAVAILABLE",
+      "CONNECTION_NOT_BOUND",
       ...AUTH_CODES,
     ),
   },

@@ -85,8 +85,19 @@ const previewBody = withOpenApi(previewBodySchema.extend({ vars: documentedVars 
 const destroyBody = withOpenApi(destroyBodySchema, "DestroyBody");
 const rollbackBody = withOpenApi(rollbackBodySchema, "RollbackBody");
 
-const applyRoute = runRoute("apply", applyBody, "Apply a plan to a scope", "EMPTY_PLAN");
-const previewRoute = runRoute("preview", previewBody, "Diff a plan against the providers, without writing");
+const applyRoute = runRoute(
+  "apply",
+  applyBody,
+  "Apply a plan to a scope",
+  "EMPTY_PLAN",
+  "CONNECTION_NOT_BOUND",
+);
+const previewRoute = runRoute(
+  "preview",
+  previewBody,
+  "Diff a plan against the providers, without writing",
+  "CONNECTION_NOT_BOUND",
+);
 const destroyRoute = runRoute("destroy", destroyBody, "Remove everything the scope owns");
 const rollbackRoute = runRoute("rollback", rollbackBody, "Remove what one run created (default: the last)");
 

@@ -156,7 +156,10 @@ export function createEngine(
       : configuredReceiptStore(env),
     locks: overrides.wrapLocks ? overrides.wrapLocks(durableLocks(env, secrets)) : durableLocks(env, secrets),
     ops,
-    connections: new Connections(config.connections),
+    connections: new Connections(
+      config.connections,
+      config.repositories.map((r) => r.name),
+    ),
     vars: env,
     secrets,
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,

@@ -108,6 +108,20 @@ describe("requests refused for what they say, before any outbound request", () =
       403,
       "FORBIDDEN",
     ],
+    [
+      "a connection bound to another repository (an adopted entry is one the scope then writes)",
+      (day) => {
+        const name = registerConnection(`auth0-other-repo-${day.domain}`, {
+          type: "auth0",
+          repositories: ["acme/other"],
+          config: { domain: day.domain, clientId: TEST_M2M.clientId },
+          secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
+        });
+        return adoptionBody(day, { connection: name });
+      },
+      403,
+      "CONNECTION_NOT_BOUND",
+    ],
   ];
   for (const [what, body, status, code] of cases) {
     it(`${what}: ${status} ${code}`, async () => {

@@ -11,6 +11,7 @@ import type { AdoptionBody } from "../../../shared/schemas/adoption";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
 import { ALL_URL_CHECKS, itemShapeProblems } from "../../../shared/url-shape";
 import { entryOfKey, type OpSpec, type Params } from "../../adapters/op-spec";
+import { bindingMessage, connectionNotBound } from "../../connections/binding";
 import type { EngineDeps } from "../deps";
 
 export interface AdoptionRequest extends AdoptionBody {
@@ -89,6 +90,7 @@ export function admitAdoption(deps: EngineDeps, req: AdoptionRequest): AdmittedA
   const parent = op.lockOn(listParams, connection.settings);
   if (parent === null)
     refuse(`${op.name}'s items are objects of their own: there is no shared list to adopt from`);
+  refuseForeignConnection(deps, req, { op: op.name, parent });
   // Params and identities are written to receipts and lock records: no secret may hide in them.
   if ([parent, ...Object.values(listParams)].some((v) => deps.secrets.containsSecret(v)))
     throw new SponsonError(
@@ -98,6 +100,37 @@ export function admitAdoption(deps: EngineDeps, req: AdoptionRequest): AdmittedA
   const waitTimeoutMs =
     req.waitTimeoutSeconds !== undefined ? req.waitTimeoutSeconds * 1000 : deps.waitTimeoutMs;
   return { req, op, parent, listParams, patterns, waitTimeoutMs };
+}
+
+/**
+ * An adopted entry is one the repository's scopes then write and remove, so adopting it meets the
+ * binding a plan line through the same connection would (docs/design.md, "Objects belong to
+ * repositories"): refused before anything is read.
+ */
+function refuseForeignConnection(
+  deps: EngineDeps,
+  req: AdoptionRequest,
+  target: { op: string; parent: string },
+): void {
+  const binding = deps.connections.bindingOf(req.connection, req.repository.name);
+  if (!binding.bound) {
+    const message = bindingMessage(req.connection, req.repository.name, binding.reason);
+    throw connectionNotBound(req.repository.name, [
+      {
+        line: "adopt",
+        op: target.op,
+        connection: req.connection,
+        reason: binding.reason,
+        message,
+      },
+    ]);
+  }
+  if (!deps.connections.writesObject(req.connection, target.parent))
+    throw new SponsonError(
+      "FORBIDDEN",
+      `adopt: connection "${req.connection}" may not write object "${target.parent}" (SPONSON_CONNECTIONS.${req.connection}.parents)`,
+      { rule: "connection.parents", connection: req.connection, identity: target.parent },
+    );
 }
 
 /**

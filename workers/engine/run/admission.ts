@@ -5,6 +5,7 @@
 import { SponsonError } from "../../../shared/errors";
 import { ALL_URL_CHECKS } from "../../../shared/url-shape";
 import { entryOfKey } from "../../adapters/op-spec";
+import { bindingMessage, connectionNotBound, type UnboundLine } from "../../connections/binding";
 import { assertItemShapes } from "../../policy/check-item-shapes";
 import { isPolicyRefusal, type LineRefusal, refusedLines } from "../../policy/refused-lines";
 import type { EngineDeps } from "../deps";
@@ -51,10 +52,11 @@ export function refuseSecretProvenance(deps: EngineDeps, req: ScopeRequest): voi
 /**
  * Everything decided without a provider, before any lease and any outbound request: each line's
  * op, connection (configured, of the op's type, allowed in this environment) and params (with
- * the request's vars), then the URL shape check on every item and the write policy on its
- * identity and item. A bad line refuses the request (400/403): every 400 problem of every line in
- * one answer, in line order, so a plan is fixed in one round; a line whose params or identity
- * hold a registered secret is refused on its own (INTERNAL).
+ * the request's vars), then whether the connection takes writes from the request's repository
+ * (CONNECTION_NOT_BOUND), the URL shape check on every item, and the connection's objects and the
+ * write policy on its identity and item. A bad line refuses the request (400/403): every 400
+ * problem of every line in one answer, in line order, so a plan is fixed in one round; a line
+ * whose params or identity hold a registered secret is refused on its own (INTERNAL).
  */
 export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
   const { plan, environment, scope, defaultBranch, sha, vars } = req;
@@ -81,12 +83,14 @@ export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
   problems.push(...twoLinesOfOneItem(admitted.resolved, indexOf));
   if (problems.length > 0) throw planRefusal(problems);
   if (forbidden) throw forbidden;
+  refuseUnboundLines(deps, req, admitted.resolved);
   const items = admitted.resolved.map((l) => ({ line: l.id, op: l.opName, item: entryOfKey(l.op, l.key) }));
   assertItemShapes(environment, items, deps.urlChecks?.(environment) ?? ALL_URL_CHECKS);
   // Every line is asked, and every refusal answered at once (workers/policy/refused-lines.ts).
   const refusals: LineRefusal[] = [];
   for (const line of admitted.resolved) {
     try {
+      refuseForeignObject(deps, environment, line);
       deps.policy?.check({
         environment,
         op: line.opName,
@@ -100,4 +104,47 @@ export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
   }
   if (refusals.length > 0) throw refusedLines(refusals);
   return admitted;
+}
+
+/**
+ * Objects belong to repositories (docs/design.md): every line whose connection does not take the
+ * request's repository's writes, in one 403. Asked for preview as for apply: a preview reads the
+ * object with the service's credentials, and what another repository's object holds is its own.
+ */
+function refuseUnboundLines(deps: EngineDeps, req: PlanRequest, lines: readonly ResolvedLine[]): void {
+  const repository = req.repository.name;
+  const refused: UnboundLine[] = [];
+  for (const line of lines) {
+    const binding = deps.connections.bindingOf(line.connection, repository);
+    if (binding.bound) continue;
+    refused.push({
+      line: line.id,
+      op: line.opName,
+      connection: line.connection,
+      reason: binding.reason,
+      message: bindingMessage(line.connection, repository, binding.reason),
+    });
+  }
+  if (refused.length > 0) throw connectionNotBound(repository, refused);
+}
+
+/**
+ * A connection that names its objects (`parents`) writes only those: a repository's own connection
+ * to a tenant it shares cannot reach another repository's application. The write policy's kind of
+ * refusal (FORBIDDEN, said with the policy's, every line at once).
+ */
+function refuseForeignObject(deps: EngineDeps, environment: string, line: ResolvedLine): void {
+  if (deps.connections.writesObject(line.connection, line.parent)) return;
+  throw new SponsonError(
+    "FORBIDDEN",
+    `connection "${line.connection}" may not write object "${line.parent}": it is not among the objects SPONSON_CONNECTIONS.${line.connection}.parents names`,
+    {
+      rule: "connection.parents",
+      environment,
+      connection: line.connection,
+      op: line.opName,
+      identity: line.parent,
+      item: entryOfKey(line.op, line.key),
+    },
+  );
 }
