@@ -97,7 +97,9 @@ function decide(policy: PolicyConfig, environment: string, target: WriteTarget):
   if (!rules.items.some((p) => matchItem(p, target.item))) {
     return refuse(
       `policy.environments.${environment}.items`,
-      `item "${target.item}" does not match any allowed item pattern of environment "${environment}"`,
+      `item "${target.item}" does not match any allowed item pattern of environment "${environment}" ` +
+        "(the operator's write policy, SPONSON_POLICY: write the item to one of its patterns, or ask " +
+        "the operator to allow it)",
       environment,
       target,
     );
