@@ -29,11 +29,20 @@ import {
 import { LeaseStore } from "./lease-store";
 import { type AcquireStep, LeaseTransitions } from "./lease-transitions";
 import { LockHolds } from "./lock-holds";
-import { notifyTakeover } from "./takeover-notice";
+import { type LockNotice, takeoverNotice } from "./takeover";
 import { waiterView } from "./waiter-queue";
 
 /** How soon the alarm retries an index delete that failed on a free lock. */
 const INDEX_RETRY_MS = 30_000;
+
+/**
+ * What the Worker hands the lock object (workers/wiring/objects.ts): the lock layer imports nothing
+ * from workers/, so the transport of its notices to operators comes in here.
+ */
+export interface LeaseLockDeps {
+  /** Puts a notice on the notifications queue; logs and answers on failure, never throws. */
+  notify(env: Env, notice: LockNotice): Promise<unknown>;
+}
 
 /** What a role adds to the alarm: its own aging of what it stores. */
 export type AlarmWork = (now: number, lease: LeaseRow | null) => void;
@@ -49,7 +58,7 @@ export class LeaseCore {
   /** The armed alarm as this object last set or found it (null: none armed). */
   #alarmAt: number | null = null;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Env, deps: LeaseLockDeps) {
     this.#ctx = ctx;
     this.sql = ctx.storage.sql;
     this.feed = new FeedNotices(env, () => this.store.key);
@@ -67,7 +76,8 @@ export class LeaseCore {
       announce,
       syncIndexLater: () => this.index.syncLater(),
       // The SQL write is already made; the output gate holds the send until it is durable.
-      tookOver: (previous, grant) => ctx.waitUntil(notifyTakeover(env, grant.key, previous, grant)),
+      tookOver: (previous, grant) =>
+        ctx.waitUntil(deps.notify(env, takeoverNotice(grant.key, previous, grant, Date.now()))),
     });
     const [store, lease, index] = [this.store, this.lease, this.index];
     this.holds = new LockHolds({ env, holds, store, lease, index, armAlarm, announce });

@@ -10,7 +10,6 @@ import type { AcquireRequest } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import type { RunOrigin } from "../shared/schemas/provenance";
 import { isTaken } from "./combine-queue";
-import { type ExpiredLease, rememberExpired, takeExpired } from "./expired-lease";
 import { holdRefusal } from "./hold-rules";
 import type { HoldStore } from "./hold-store";
 import {
@@ -24,6 +23,7 @@ import {
 } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import type { LockChange } from "./lock-feed";
+import { type ExpiredLease, rememberExpired, takeExpired } from "./takeover";
 import { type Waiter, WaiterQueue } from "./waiter-queue";
 
 /** What acquire's decision step did: answered at once, or queued the caller (answered on grant or timeout). */
