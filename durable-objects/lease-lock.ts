@@ -41,13 +41,14 @@ import {
   recordFills,
   unclaimNearCapacity,
 } from "./fill-levels";
-import { LeaseCore, type LeaseLockDeps } from "./lease-core";
+import { LeaseCore } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
 import { LegacyIntents } from "./legacy-intents";
+import type { LeaseLockDeps } from "./lock-effects";
 import { ParentLockRole } from "./parent-lock-role";
 
-export type { LeaseLockDeps } from "./lease-core";
 export { HISTORY_LIMIT } from "./lease-store";
+export type { LeaseLockDeps } from "./lock-effects";
 
 export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #core: LeaseCore;
@@ -61,7 +62,7 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
     // Synchronous and before any call is delivered: one read of the schema version when current.
     migrateIfBehind(ctx.storage.sql);
     this.#core = new LeaseCore(ctx, env, deps);
-    this.#parent = new ParentLockRole(this.#core, ctx, env);
+    this.#parent = new ParentLockRole(this.#core, env);
     this.#legacy = new LegacyIntents(this.#core, ctx, env);
     ctx.blockConcurrencyWhile(() => this.#core.load().then(() => this.#legacy.loaded()));
   }
