@@ -18,30 +18,17 @@ import {
 import type { LeaseGrant } from "../shared/schemas/lock";
 import { type CombineSlot, coversAll, isOffered, isTaken, mergeOutcomes, newSlot } from "./combine-queue";
 import { deleteAnswer, pruneAnswers, readAnswer, storeAnswer } from "./combine-store";
+import type { LockContext } from "./lease-core";
 import type { LeaseRow } from "./lease-rules";
-import type { LeaseStore } from "./lease-store";
-import type { LockChange } from "./lock-feed";
+import { announce, arm, type Effect } from "./lock-effects";
 import { applyOwnerChanges, saveLocator } from "./ownership-store";
-import type { Waiter, WaiterQueue } from "./waiter-queue";
-
-export interface CombiningParts {
-  sql: SqlStorage;
-  storage: DurableObjectStorage;
-  store: LeaseStore;
-  queue: WaiterQueue;
-  announce(change: LockChange): void;
-  armAlarm(at: number): void;
-  /** What a waiter's plain acquire is told once it leaves the queue without a grant. */
-  heldRefusal(waiter: Waiter): Result<never>;
-  /** Refuses the waiters kept past their timeout while taken, once they no longer are. */
-  giveUpOverdue(): void;
-}
+import type { Waiter } from "./waiter-queue";
 
 export class CombineWaiters {
-  readonly #p: CombiningParts;
+  readonly #p: LockContext;
 
-  constructor(parts: CombiningParts) {
-    this.#p = parts;
+  constructor(context: LockContext) {
+    this.#p = context;
   }
 
   /**
@@ -107,7 +94,7 @@ export class CombineWaiters {
       slot.everTaken = true;
       waiters.push({ waiter: w.holder, changes: slot.changes });
     }
-    if (waiters.length > 0) this.#p.announce("waiters");
+    if (waiters.length > 0) this.#p.commit([announce("waiters")]);
     return waiters;
   }
 
@@ -158,13 +145,13 @@ export class CombineWaiters {
     }
     // A waiter kept past its timeout because its changes were taken is refused now.
     this.#p.giveUpOverdue();
-    this.#p.announce("waiters");
+    this.#p.commit([announce("waiters")]);
   }
 
   /** The alarm's part: age out stored answers, and keep an alarm for the rest while the lock is free. */
-  ageAnswers(now: number, lease: LeaseRow | null): void {
+  ageAnswers(now: number, lease: LeaseRow | null): Effect[] {
     const due = pruneAnswers(this.#p.sql, now);
-    if (due !== null && lease === null) this.#p.armAlarm(due);
+    return due !== null && lease === null ? [arm(due)] : [];
   }
 
   /** Answers every open call of a waiter whose changes were all written, and drops it from the queue. */
@@ -175,7 +162,7 @@ export class CombineWaiters {
     for (const done of waiter.combine?.done ?? []) done(answer);
     // A plain acquire of the same holder (already answered above when it shares the call) cannot
     // say "written for you": it is told the lock is held, as after a wait timeout.
-    const refusal = this.#p.heldRefusal(waiter);
+    const refusal = this.#p.refusalFor(waiter);
     for (const resolve of waiter.resolvers) resolve(refusal);
   }
 

@@ -44,9 +44,11 @@ import {
 import { LeaseCore } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
 import { LegacyIntents } from "./legacy-intents";
+import type { LeaseLockDeps } from "./lock-effects";
 import { ParentLockRole } from "./parent-lock-role";
 
 export { HISTORY_LIMIT } from "./lease-store";
+export type { LeaseLockDeps } from "./lock-effects";
 
 export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   readonly #core: LeaseCore;
@@ -54,12 +56,13 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
   /** Upgrading only (deleted in 0.4.0): intents scope locks of 0.1.x kept. */
   readonly #legacy: LegacyIntents;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  /** Built by the Worker's entry with its dependencies (workers/wiring/objects.ts). */
+  constructor(ctx: DurableObjectState, env: Env, deps: LeaseLockDeps) {
     super(ctx, env);
     // Synchronous and before any call is delivered: one read of the schema version when current.
     migrateIfBehind(ctx.storage.sql);
-    this.#core = new LeaseCore(ctx, env);
-    this.#parent = new ParentLockRole(this.#core, ctx, env);
+    this.#core = new LeaseCore(ctx, env, deps);
+    this.#parent = new ParentLockRole(this.#core, env);
     this.#legacy = new LegacyIntents(this.#core, ctx, env);
     ctx.blockConcurrencyWhile(() => this.#core.load().then(() => this.#legacy.loaded()));
   }

@@ -9,32 +9,39 @@ import { LOCK_DELAY_MS } from "../shared/lease-defaults";
 import type { HistoryEntry, LeaseGrant, Transition } from "../shared/schemas/lock";
 import { type RunOrigin, runOriginSchema } from "../shared/schemas/provenance";
 import { type LeaseEnding, type LeaseRow, quietUntil } from "./lease-rules";
-import type { LockChange } from "./lock-feed";
+import { announce, arm, type Effect, type Step } from "./lock-effects";
 
 /** The longest receipt etag a release may hand over (R2's are 32 hex digits). */
 const MAX_RECEIPT_ETAG_LENGTH = 200;
 
 export const HISTORY_LIMIT = 50;
 
-/** Meta key: "release" while the stored quiet period is one a quiet release started. */
-const QUIET_AFTER = "quiet_after";
-
-/** What a transition tells the object around its storage: the alarm to arm, the change to announce. */
-export interface TransitionHooks {
-  armAlarm(at: number): void;
-  announce(change: LockChange): void;
-}
+/** The meta table's keys, one per fact (docs/storage.md, "meta"): nothing else is written there. */
+export type MetaKey =
+  | "key"
+  | "identity"
+  | "last_token"
+  | "takeovers"
+  | "lock_delay_ms"
+  | "quiet_until"
+  /** "release" while the stored quiet period is one a quiet release started. */
+  | "quiet_after"
+  | "indexed"
+  | "pending_indexed"
+  | "receipt_etag"
+  | "force_released"
+  | "expired_lease"
+  | "owners_rebuilt"
+  | "fill_levels";
 
 export class LeaseStore {
   readonly #sql: SqlStorage;
-  readonly #hooks: TransitionHooks;
   /** meta.key and meta.identity, which never change once written: kept to spare a read per call. */
   #key: string | null = null;
   #identity: string | null = null;
 
-  constructor(sql: SqlStorage, hooks: TransitionHooks) {
+  constructor(sql: SqlStorage) {
     this.#sql = sql;
-    this.#hooks = hooks;
   }
 
   /** Reads the cached meta values; called once the schema is migrated. */
@@ -125,7 +132,7 @@ export class LeaseStore {
     transition: Transition,
     note: string | null,
     timing: { claimWindowMs?: number; lockDelayMs?: number } = {},
-  ): LeaseGrant {
+  ): Step<LeaseGrant> {
     const { holder, ttlMs, origin } = who;
     const claimWindowMs = timing.claimWindowMs ?? null;
     const lockDelayMs = timing.lockDelayMs ?? LOCK_DELAY_MS;
@@ -153,14 +160,13 @@ export class LeaseStore {
       origin === null ? null : JSON.stringify(origin),
     );
     this.record(now, transition, holder, token, note);
-    this.#hooks.armAlarm(expiresAt);
-    this.#hooks.announce("held");
     const grant = this.#withReceiptEtag({ key: this.#key ?? "", holder, token, acquiredAt: now, expiresAt });
-    return pending ? { ...grant, claimBy: expiresAt } : grant;
+    const result = pending ? { ...grant, claimBy: expiresAt } : grant;
+    return { result, effects: [arm(expiresAt), announce("held")] };
   }
 
   /** Renews (or claims, if the grant was still provisional) the live lease of its own holder. */
-  extend(lease: LeaseRow, ttlMs: number, now: number, note: string | null): LeaseRow {
+  extend(lease: LeaseRow, ttlMs: number, now: number, note: string | null): Step<LeaseRow> {
     const expiresAt = Math.max(lease.expiresAt, now + ttlMs);
     this.#sql.exec(
       "UPDATE lease SET expires_at = ?, ttl_ms = ?, claim_pending = 0 WHERE id = 1",
@@ -168,12 +174,12 @@ export class LeaseStore {
       ttlMs,
     );
     this.record(now, lease.claimPending ? "claimed" : "renewed", lease.holder, lease.token, note);
-    this.#hooks.armAlarm(expiresAt);
-    return { ...lease, expiresAt, ttlMs, claimPending: false };
+    return { result: { ...lease, expiresAt, ttlMs, claimPending: false }, effects: [arm(expiresAt)] };
   }
 
   /** Frees the lease as `end` says, keeping the quiet period it leaves (lease-rules.ts quietUntil). */
-  free(end: LeaseEnding, lease: LeaseRow, note: string | null): void {
+  free(end: LeaseEnding, lease: LeaseRow, note: string | null): Effect[] {
+    const effects: Effect[] = [];
     this.#sql.exec("DELETE FROM lease WHERE id = 1");
     // Only a holder's own timely release hands a receipt etag on (`release` sets it after this).
     this.handOverReceiptEtag(null);
@@ -182,15 +188,16 @@ export class LeaseStore {
     if (quiet > Math.max(end.at, this.quietUntil(end.at))) {
       this.setMeta("quiet_until", String(quiet));
       // What started it, for a refusal that says only what is so (lease-rules.ts heldRefusal).
-      if (end.quiet === true) this.setMeta(QUIET_AFTER, "release");
-      else this.deleteMeta(QUIET_AFTER);
-      this.#hooks.armAlarm(quiet);
+      if (end.quiet === true) this.setMeta("quiet_after", "release");
+      else this.deleteMeta("quiet_after");
+      effects.push(arm(quiet));
     }
     this.record(end.at, end.how, lease.holder, lease.token, note);
     // The alarm stays armed: when it fires on the free lock it deletes the index entry (and ages
     // out stored combining answers), so a lock released and taken again before then pays no R2
     // write and no alarm write at all.
-    this.#hooks.announce("free");
+    effects.push(announce("free"));
+    return effects;
   }
 
   record(at: number, transition: Transition, holder: string, token: number, note: string | null): void {
@@ -214,12 +221,12 @@ export class LeaseStore {
       .map(({ note, ...rest }) => (note === null ? rest : { ...rest, note }));
   }
 
-  meta(k: string): string | null {
+  meta(k: MetaKey): string | null {
     const row = this.#sql.exec<{ v: string }>("SELECT v FROM meta WHERE k = ?", k).toArray()[0];
     return row ? row.v : null;
   }
 
-  setMeta(k: string, v: string): void {
+  setMeta(k: MetaKey, v: string): void {
     this.#sql.exec(
       "INSERT INTO meta (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
       k,
@@ -227,11 +234,11 @@ export class LeaseStore {
     );
   }
 
-  deleteMeta(k: string): void {
+  deleteMeta(k: MetaKey): void {
     this.#sql.exec("DELETE FROM meta WHERE k = ?", k);
   }
 
-  bump(k: string): void {
+  bump(k: MetaKey): void {
     this.setMeta(k, String(Number(this.meta(k) ?? "0") + 1));
   }
 
@@ -251,7 +258,7 @@ export class LeaseStore {
 
   /** What started the quiet period `quietUntil` answers: a quiet release, else an expiry. */
   quietAfter(now: number): "expiry" | "release" {
-    const release = this.meta(QUIET_AFTER) === "release" && this.#storedQuiet() >= this.#pendingQuiet(now);
+    const release = this.meta("quiet_after") === "release" && this.#storedQuiet() >= this.#pendingQuiet(now);
     return release ? "release" : "expiry";
   }
 

@@ -17,7 +17,6 @@ import type { Env } from "../shared/env";
 import { parseLockKey } from "../shared/lock-keys";
 import { LOCK_FEED_NAME, type LockChange, type LockFeedApi } from "../shared/rpc/lock-feed";
 import { rpcStub } from "../shared/rpc/stub";
-import { revokedAmong } from "../workers/auth/revoked-tokens";
 import {
   closingOf,
   type FeedSocket,
@@ -32,9 +31,22 @@ export { LOCK_FEED_NAME, type LockChange };
 /** The soonest the expiry alarm comes back after it ran. */
 const ALARM_RETRY_MS = 1_000;
 
+/**
+ * What the Worker hands the feed (workers/wiring/objects.ts): the service-token deny list is the
+ * Worker's (docs/security.md, "Service tokens"); the lock layer imports nothing from workers/.
+ */
+export interface LockFeedDeps {
+  /** The ids among `jtis` that are revoked; rejects when the deny list cannot be read. */
+  revokedAmong(bucket: R2Bucket, jtis: Iterable<string>): Promise<Set<string>>;
+}
+
 export class LockFeed extends DurableObject<Env> implements LockFeedApi {
-  constructor(ctx: DurableObjectState, env: Env) {
+  readonly #deps: LockFeedDeps;
+
+  /** Built by the Worker's entry with its dependencies (workers/wiring/objects.ts). */
+  constructor(ctx: DurableObjectState, env: Env, deps: LockFeedDeps) {
     super(ctx, env);
+    this.#deps = deps;
     // Keep-alive pings are answered without waking the object.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
@@ -75,7 +87,7 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     const open = this.#open();
     // One deny-list read per distinct token id per broadcast; if it fails, nobody hears this
     // change (the pages' fallback refresh does) rather than a revoked socket hearing it.
-    const revoked = await revokedAmong(
+    const revoked = await this.#deps.revokedAmong(
       this.env.RECEIPTS,
       open.flatMap(([, s]) => (s?.tokenId === undefined ? [] : [s.tokenId])),
     );

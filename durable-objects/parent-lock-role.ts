@@ -25,8 +25,9 @@ import type {
 } from "../shared/schemas/ownership";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
-import type { LeaseCore } from "./lease-core";
+import type { LockContext } from "./lease-core";
 import type { LeaseRow } from "./lease-rules";
+import type { Effect } from "./lock-effects";
 import { LockOwnership } from "./lock-ownership";
 import {
   liveRecentWrites,
@@ -36,23 +37,14 @@ import {
 } from "./recent-writes-store";
 
 export class ParentLockRole {
-  readonly #core: LeaseCore;
+  readonly #core: LockContext;
   readonly #ownership: LockOwnership;
   readonly #combining: CombineWaiters;
 
-  constructor(core: LeaseCore, ctx: DurableObjectState, env: Env) {
+  constructor(core: LockContext, env: Env) {
     this.#core = core;
     this.#ownership = new LockOwnership(core.sql, core.store, env);
-    this.#combining = new CombineWaiters({
-      sql: core.sql,
-      storage: ctx.storage,
-      store: core.store,
-      queue: core.lease.queue,
-      announce: core.announce,
-      armAlarm: core.armAlarm,
-      heldRefusal: (waiter) => core.lease.held(core.store.lease(), core.lease.askerOf(waiter)),
-      giveUpOverdue: () => core.lease.giveUpOverdue(),
-    });
+    this.#combining = new CombineWaiters(core);
   }
 
   /**
@@ -75,7 +67,7 @@ export class ParentLockRole {
   withQueue(take: boolean | undefined): (result: Result<LeaseGrant>) => Result<LeaseGrant> {
     return (result) => {
       if (!take || !result.ok || result.value.claimBy !== undefined) return result;
-      const onHold = this.#core.holds.view(Date.now()) !== undefined;
+      const onHold = this.#core.onHold(Date.now());
       return ok({ ...result.value, queued: onHold ? [] : this.#combining.takeWithGrant(result.value.token) });
     };
   }
@@ -139,7 +131,7 @@ export class ParentLockRole {
     const refused = this.#core.fence(req, now);
     if (refused) return refused;
     // A hold admits no new changes: the holder writes its own, waiters write theirs after it.
-    if (this.#core.holds.view(now)) return ok({ waiters: [] });
+    if (this.#core.onHold(now)) return ok({ waiters: [] });
     return ok(this.#combining.take(req.token));
   }
 
@@ -181,7 +173,7 @@ export class ParentLockRole {
   }
 
   /** The alarm's part: combined answers nobody collected age out. */
-  ageAnswers(now: number, lease: LeaseRow | null): void {
-    this.#combining.ageAnswers(now, lease);
+  ageAnswers(now: number, lease: LeaseRow | null): Effect[] {
+    return this.#combining.ageAnswers(now, lease);
   }
 }

@@ -5,11 +5,12 @@
  */
 import type { Result } from "../shared/errors";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../shared/lease-defaults";
-import type { AcquireRequest } from "../shared/rpc/lease-lock";
+import type { AcquireRequest, WaitingAnswer } from "../shared/rpc/lease-lock";
+import type { HoldView } from "../shared/schemas/hold";
 import type { LeaseGrant, WaiterView } from "../shared/schemas/lock";
 import { type RunOrigin, runHolderFor } from "../shared/schemas/provenance";
 import { type CombineSlot, isTaken } from "./combine-queue";
-import { claimWindowOf, lockDelayOf } from "./lease-rules";
+import { claimWindowOf, type LeaseRow, leaseHolderOf, lockDelayOf } from "./lease-rules";
 
 export interface Waiter {
   holder: string;
@@ -122,4 +123,28 @@ export function waiterView(w: Waiter, position: number, liveToken: number | null
   };
   if (!w.combine) return view;
   return { ...view, changes: w.combine.changes.length, taken: isTaken(w.combine, liveToken) };
+}
+
+/**
+ * A waiter's place and what it waits for (`waiting`): the hold in force if any, else the live
+ * holder as the waiter may see it (`viewer`). Pure: a report may only ever say what is.
+ */
+export function waitingOf(
+  queue: readonly Waiter[],
+  holder: string,
+  at: { lease: LeaseRow | null; viewer: number | null; hold: HoldView | undefined },
+): WaitingAnswer {
+  const { lease, viewer, hold } = at;
+  const place = queue.findIndex((w) => w.holder === holder);
+  const combine = queue[place]?.combine;
+  return {
+    position: place < 0 ? null : place + 1,
+    holder: hold
+      ? { hold: { reason: hold.reason, by: hold.by, until: hold.until } }
+      : lease === null
+        ? null
+        : leaseHolderOf(lease, viewer),
+    // The same test as the waiter's timeout (lease-transitions.ts): taken by the live lease.
+    taken: combine !== undefined && isTaken(combine, lease?.token ?? null),
+  };
 }

@@ -7,9 +7,8 @@ import { createApp } from "./app";
 import { networkTransport } from "./wiring/wire";
 import { workerHandlers } from "./worker";
 
-export { LeaseLock } from "../durable-objects/lease-lock";
-export { LockFeed } from "../durable-objects/lock-feed";
 export { ScopeState } from "../durable-objects/scope-state";
 export { TokenBroker } from "../durable-objects/token-broker";
+export { LeaseLock, LockFeed } from "./wiring/objects";
 
 export default workerHandlers(createApp({ transport: networkTransport }), networkTransport);

@@ -9,10 +9,9 @@ import { createDevApp } from "./dev-app";
 import { devEnv, emulatorTransport } from "./dev-env";
 import { sinkSender } from "./notification-sink";
 
-export { LeaseLock } from "../../durable-objects/lease-lock";
-export { LockFeed } from "../../durable-objects/lock-feed";
 export { ScopeState } from "../../durable-objects/scope-state";
 export { TokenBroker } from "../../durable-objects/token-broker";
+export { LeaseLock, LockFeed } from "../../workers/wiring/objects";
 export { ProviderEmulator } from "../provider-emulator";
 
 // The browser tests' lock hooks exist only on a local instance that asks for them (test/e2e/).

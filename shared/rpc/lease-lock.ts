@@ -1,7 +1,9 @@
 /**
- * The lease object's RPC surface, and its one call surface (docs/design.md, "Lease protocol"):
- * durable-objects/lease-lock.ts implements it, and the Worker's LockTarget (workers/locks/
- * lock-target.ts) is derived from it, so a new lock method is declared here and nowhere else.
+ * The lease object's RPC surface, one call surface per role (docs/design.md, "Lease protocol"):
+ * `LeaseApi` every lease has, `ParentLockApi` what a parent lease adds, `LockAdminApi` what views,
+ * admins and the sweep call. durable-objects/lease-lock.ts implements all of them (one class), and
+ * the Worker's targets (workers/locks/lock-target.ts) are derived from them per role, so a scope
+ * lease calling a parent lock's method is a type error. A new lock method is declared here only.
  */
 import type { Result } from "../errors";
 import type { CombineReport, GrantOrCombined, QueuedChange, TakenQueue } from "../schemas/combine";
@@ -62,21 +64,18 @@ export interface WaitingAnswer {
   taken?: boolean;
 }
 
-/** A waiter confirming its grant; `items` as in AcquireRequest, answered with the claim. */
-export interface ClaimRequest {
-  key: string;
-  holder: string;
-  token: number;
-  items?: OwnedItem[];
-  /** Write combining: take the queue behind this holder in the claim's step (LeaseGrant.queued). */
-  take?: boolean;
-}
-
 /** The holder of the lease, by its token: fenced calls answer LOCK_LOST to anyone else. */
 export interface FencedRequest {
   key: string;
   holder: string;
   token: number;
+}
+
+/** A waiter confirming its grant; `items` as in AcquireRequest, answered with the claim. */
+export interface ClaimRequest extends FencedRequest {
+  items?: OwnedItem[];
+  /** Write combining: take the queue behind this holder in the claim's step (LeaseGrant.queued). */
+  take?: boolean;
 }
 
 export interface ReportCombinedRequest extends FencedRequest {
@@ -86,10 +85,7 @@ export interface ReportCombinedRequest extends FencedRequest {
 }
 
 /** The holder giving its lease back. */
-export interface ReleaseRequest {
-  key: string;
-  holder: string;
-  token: number;
+export interface ReleaseRequest extends FencedRequest {
   /**
    * Scope locks: the receipt's etag as this holder's last save left it, named only when that save
    * succeeded; the next grant answers it (LeaseGrant.receiptEtag).
@@ -108,57 +104,60 @@ export interface ReleaseRequest {
 /** One row a scope lock of 0.1.x keeps, by what names it there: one run's action on one item. */
 export type LegacyIntentRef = Pick<Intent, "runId" | "action" | "op" | "key" | "parent">;
 
-export interface LeaseLockApi {
+/** Every lease, scope or parent: the lease itself. */
+export interface LeaseApi {
   acquire(req: AcquireRequest): Promise<Result<LeaseGrant>>;
   claim(req: ClaimRequest): Promise<Result<LeaseGrant>>;
-  renew(req: { key: string; holder: string; token: number }): Promise<Result<LeaseGrant>>;
+  renew(req: FencedRequest): Promise<Result<LeaseGrant>>;
   release(req: ReleaseRequest): Promise<Result<ReleaseOutcome>>;
   /**
-   * Upgrading only (docs/upgrading.md; deleted in 0.4.0): the intents a scope lock of 0.1.x still
-   * keeps, answered to the holder of the scope lease, less the rows `drop` names, which its drain
-   * saved in the receipt first (workers/upgrade/drain-legacy-intents.ts).
-   */
-  drainLegacyIntents(req: FencedRequest & { drop?: LegacyIntentRef[] }): Promise<Result<Intent[]>>;
-  forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
-  /**
-   * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it (or the hold in force,
-   * which is what it waits for),
-   * read-only: what the `waiting` events of a queued run say (docs/design.md, "Lock answers"), and
-   * what a run whose wait deadline passed unanswered asks ("Lease protocol": the run's side).
+   * A waiter's place (1 first; null: not waiting) and the live holder as that waiter may see it
+   * (or the hold in force, which is what it waits for), read-only: what the `waiting` events of a
+   * queued run say (docs/design.md, "Lock answers"), and what a run whose wait deadline passed
+   * unanswered asks ("Lease protocol": the run's side).
    */
   waiting(req: { key: string; holder: string; origin?: RunOrigin }): Promise<WaitingAnswer>;
-  read(req: { key: string }): Promise<LockState>;
-  /** Holds (docs/design.md, "Lease protocol: holds"); the route checks the admin role and audits. */
-  hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>>;
-  unhold(req: { key: string; actor: string }): Promise<Result<HoldOutcome>>;
-  owners(req: {
-    key: string;
-    holder: string;
-    token: number;
-    items: OwnedItem[];
-  }): Promise<Result<OwnershipView>>;
-  /** Fenced by the token, and renews the lease in the same step (answered with its expiry). */
-  changeOwners(req: {
-    key: string;
-    holder: string;
-    token: number;
-    changes: OwnerChange[];
-    rebuilt?: boolean;
-    locator?: Locator;
-  }): Promise<Result<OwnerChangeAnswer>>;
-  ownership(req: { key: string }): Promise<OwnershipRecord>;
+}
+
+/** A scope lease, upgrading only (docs/upgrading.md; deleted in 0.4.0). */
+export interface LegacyScopeApi {
+  /**
+   * The intents a scope lock of 0.1.x still keeps, answered to the holder of the scope lease, less
+   * the rows `drop` names, which its drain saved in the receipt first
+   * (workers/upgrade/drain-legacy-intents.ts).
+   */
+  drainLegacyIntents(req: FencedRequest & { drop?: LegacyIntentRef[] }): Promise<Result<Intent[]>>;
+}
+
+/** What a parent lease adds: write combining, ownership, recent writes. Fenced but for the peek. */
+export interface ParentLockApi {
   /** acquire, but a waiter's changes may be written by the holder instead (grant null then). */
   acquireOrCombine(req: AcquireRequest): Promise<Result<GrantOrCombined>>;
   /** The queued changes no holder has taken yet, now taken by this token. */
   takeQueued(req: FencedRequest): Promise<Result<TakenQueue>>;
   /** Records the ownership of a combined write and answers the waiters it wrote for. */
   reportCombined(req: ReportCombinedRequest): Promise<Result<void>>;
+  owners(req: FencedRequest & { items: OwnedItem[] }): Promise<Result<OwnershipView>>;
+  /** Fenced by the token, and renews the lease in the same step (answered with its expiry). */
+  changeOwners(
+    req: FencedRequest & { changes: OwnerChange[]; rebuilt?: boolean; locator?: Locator },
+  ): Promise<Result<OwnerChangeAnswer>>;
   /** The writes to the object still remembered (docs/design.md, "Providers that forget a write"). */
   recentWrites(req: FencedRequest): Promise<Result<RecentWrite[]>>;
   /** The same, read-only and unfenced: for reads made before any lease (a first look, the orphan search). */
   peekRecentWrites(req: { key: string }): Promise<RecentWrite[]>;
   /** Remembers the items a write just made present or absent, each until its `until`. */
   rememberWrites(req: FencedRequest & { writes: RecentWrite[] }): Promise<Result<void>>;
+}
+
+/** Views, admins and the sweep: reads, holds, force-release, ownership, capacity. Never fenced. */
+export interface LockAdminApi {
+  read(req: { key: string }): Promise<LockState>;
+  /** Holds (docs/design.md, "Lease protocol: holds"); the route checks the admin role and audits. */
+  hold(req: { key: string; reason: string; by: string; ttlMs: number }): Promise<Result<HoldOutcome>>;
+  unhold(req: { key: string; actor: string }): Promise<Result<HoldOutcome>>;
+  forceRelease(req: { key: string; reason: string; actor: string }): Promise<Result<ReleaseOutcome>>;
+  ownership(req: { key: string }): Promise<OwnershipRecord>;
   /**
    * The sweep: lists above the near-capacity share, each not told since it crossed claimed now
    * (`notify`), so two sweeps at once tell once (durable-objects/fill-levels.ts).
@@ -172,3 +171,6 @@ export interface LeaseLockApi {
   /** Marks the claimed notices the sweep sent as told: a claim alone lapses after a day. */
   confirmNearCapacity(req: { key: string; ops: string[] }): Promise<void>;
 }
+
+/** The one Durable Object class serves every role. */
+export type LeaseLockApi = LeaseApi & LegacyScopeApi & ParentLockApi & LockAdminApi;

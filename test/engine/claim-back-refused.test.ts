@@ -21,11 +21,12 @@ import type { Plan } from "../../shared/schemas/plan";
 import { SecretRegistry } from "../../shared/secrets";
 import type { LockProvider } from "../../workers/engine/deps";
 import { ownerOf } from "../../workers/engine/rules/ownership";
-import { type LockTarget, lockStub, lockTarget, overriding } from "../../workers/locks/lock-target";
+import { type LockTarget, lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { clerkInstanceWith, clerkOp } from "../adapters/clerk/clerk-instance";
 import { connectionOf } from "../helpers/connections";
 import { freshPr, receipt } from "../helpers/engine";
+import { overriding } from "../helpers/lock-overrides";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
 

@@ -11,8 +11,8 @@ import type { OpContext } from "../../workers/adapters/op-spec";
 import { StaleState } from "../../workers/adapters/stale-state";
 import { Fence } from "../../workers/engine/write/fence";
 import { PartlySent } from "../../workers/engine/write/provider-write";
-import type { ParentLock } from "../../workers/locks/parent-lock";
-import type { ScopeLock } from "../../workers/locks/scope-lock";
+import type { ParentLease } from "../../workers/locks/parent-lock";
+import type { ScopeLease } from "../../workers/locks/scope-lock";
 
 const view = (rebuilt: boolean): OwnershipView => ({ items: [], listedOps: [], rebuilt });
 
@@ -53,8 +53,8 @@ function stubs(refuse: ReadonlySet<string> = new Set()) {
     },
   });
   const fence = new Fence({
-    scope: lease("scope") as unknown as ScopeLock,
-    parent: lease("parent") as unknown as ParentLock,
+    scope: lease("scope") as unknown as ScopeLease,
+    parent: lease("parent") as unknown as ParentLease,
     checkAfter: true,
     what: "app-1",
   });
@@ -247,7 +247,7 @@ describe("the group write's fence", () => {
       },
       deadline: 0,
     };
-    fence.guard(lapsed as unknown as ScopeLock);
+    fence.guard(lapsed as unknown as ScopeLease);
     await fence.claim(claim);
     let sends = 0;
     const err = await fence
@@ -267,8 +267,8 @@ describe("the group write's fence", () => {
   it("a read still in flight at the lease deadline is a lost lease; a write in flight then may have landed", async () => {
     const passed = { deadline: Date.now() - 1, assertHeld: () => {} };
     const fence = new Fence({
-      scope: passed as unknown as ScopeLock,
-      parent: passed as unknown as ParentLock,
+      scope: passed as unknown as ScopeLease,
+      parent: passed as unknown as ParentLease,
       checkAfter: true,
       what: "app-1",
     });

@@ -10,7 +10,7 @@ import type { Plan } from "../../shared/schemas/plan";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import type { LockProvider } from "../../workers/engine/deps";
 import { type LockTarget, lockStub, lockTarget } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { registerConnection } from "./connections";
@@ -103,7 +103,7 @@ export async function receiptOf(scope: string, environment = "preview") {
 /** Whether the preview scope's lock is free: a try to take it without waiting. */
 export async function scopeLockFree(scope: string): Promise<boolean> {
   try {
-    const probe = await ScopeLock.acquire(
+    const probe = await ScopeLease.acquire(
       lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", scope)),
       "test-probe",
       { ttlMs: 60_000 },

@@ -9,9 +9,10 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { ManualClock } from "../helpers/clock";
+import { overriding } from "../helpers/lock-overrides";
 import { endLockDelay, expireLeaseNow, freshScopeKey, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
@@ -34,7 +35,7 @@ function answersLost(inner: LockTarget) {
 }
 
 async function abandoned(key: string, clock: ManualClock) {
-  const lease = await ScopeLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock });
+  const lease = await ScopeLease.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock });
   lease.abandon("a provider write under it has an unknown outcome");
   return lease;
 }
@@ -49,7 +50,7 @@ describe("a lease its holder abandoned", () => {
     const before = await stub(key).read({ key });
 
     await expect(
-      ScopeLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock }),
+      ScopeLease.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock }),
     ).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("abandoned its lease there"),
@@ -73,7 +74,7 @@ describe("a lease its holder abandoned", () => {
     const lease = await abandoned(key, clock);
     const lost = answersLost(lockTarget(env, key));
 
-    await expect(ScopeLock.acquire(lost.target, "run-a", { ttlMs: TTL_MS, clock })).rejects.toMatchObject({
+    await expect(ScopeLease.acquire(lost.target, "run-a", { ttlMs: TTL_MS, clock })).rejects.toMatchObject({
       code: "LOCK_HELD",
     });
     expect(lost.calls).toEqual({ acquire: 0, release: 0 });
@@ -87,7 +88,7 @@ describe("a lease its holder abandoned", () => {
     const clock = new ManualClock();
     const lease = await abandoned(key, clock);
     await expect(
-      ScopeLock.acquire(lockTarget(env, key), "run-b", { ttlMs: TTL_MS, clock }),
+      ScopeLease.acquire(lockTarget(env, key), "run-b", { ttlMs: TTL_MS, clock }),
     ).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("held by run-a"),
@@ -96,7 +97,7 @@ describe("a lease its holder abandoned", () => {
     await expireLeaseNow(key);
     await endLockDelay(key);
     clock.advance(TTL_MS + LOCK_DELAY_MS);
-    const again = await ScopeLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock });
+    const again = await ScopeLease.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, clock });
     expect(again.token).toBeGreaterThan(lease.token);
     await again.release();
   });

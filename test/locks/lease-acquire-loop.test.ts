@@ -10,9 +10,10 @@ import { SponsonError } from "../../shared/errors";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../shared/lease-defaults";
 import { REJOIN_ATTEMPTS, REJOIN_CAP_MS, rejoinDelayMs } from "../../workers/locks/acquire-loop";
 import { type LeaseOptions, leaseOptions, RELEASE_ATTEMPTS } from "../../workers/locks/lease-options";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { ManualClock } from "../helpers/clock";
+import { overriding } from "../helpers/lock-overrides";
 import { freshScopeKey, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
@@ -82,7 +83,7 @@ describe("lease options", () => {
     expect(() => leaseOptions({ ttlMs: TTL_MS, releaseAttempts: 0 })).toThrow(/releaseAttempts/);
     expect(() => leaseOptions({ ttlMs: TTL_MS, maxHoldMs: 0 })).toThrow(/maxHoldMs/);
     const { target, calls } = failing(0, reset);
-    const error = await ScopeLock.acquire(target, "run-a", { ttlMs: 0 }).then(
+    const error = await ScopeLease.acquire(target, "run-a", { ttlMs: 0 }).then(
       () => null,
       (err: unknown) => err,
     );
@@ -114,20 +115,20 @@ describe("the acquire loop", () => {
     const { target, calls } = failing(2, overloaded);
     const { delays, result } = await delaysOf(
       clock,
-      ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS, clock, random: () => 0 }),
+      ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS, clock, random: () => 0 }),
     );
-    expect(result).toBeInstanceOf(ScopeLock);
+    expect(result).toBeInstanceOf(ScopeLease);
     expect(calls.acquire).toBe(3);
     // Half of each delay is jitter (random() = 0 here): the two backoffs, then the first renewal timer.
     expect(delays.slice(0, 2)).toEqual([rejoinDelayMs(1, () => 0), rejoinDelayMs(2, () => 0)]);
     expect(delays[0]).toBeGreaterThan(0);
-    await (result as ScopeLock).release();
+    await (result as ScopeLease).release();
 
     // Control: a reset is not retried for a caller that would not wait; it gets the error at once.
     // Its answer is lost, though, so one more ask gives back what it may have been granted
     // (docs/design.md, "Lease protocol"): a grant made now, released at once.
     const other = failing(1, reset);
-    const thrown = await ScopeLock.acquire(other.target, "run-b", { ttlMs: TTL_MS, clock }).then(
+    const thrown = await ScopeLease.acquire(other.target, "run-b", { ttlMs: TTL_MS, clock }).then(
       () => null,
       (err: unknown) => err,
     );
@@ -144,7 +145,7 @@ describe("the acquire loop", () => {
       const { target, calls } = failing(Infinity, reset);
       const { delays, result } = await delaysOf(
         clock,
-        ScopeLock.acquire(target, "run-a", {
+        ScopeLease.acquire(target, "run-a", {
           ttlMs: TTL_MS,
           wait: true,
           waitTimeoutMs: 60_000,
@@ -176,7 +177,7 @@ describe("the acquire loop", () => {
       const { target, calls } = failing(Infinity, error);
       const { delays, result } = await delaysOf(
         clock,
-        ScopeLock.acquire(target, "run-a", {
+        ScopeLease.acquire(target, "run-a", {
           ttlMs: TTL_MS,
           wait: true,
           waitTimeoutMs: 120,

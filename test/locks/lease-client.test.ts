@@ -11,9 +11,10 @@ import { ok, SponsonError } from "../../shared/errors";
 import { parentLockKey } from "../../shared/lock-keys";
 import { SecretRegistry } from "../../shared/secrets";
 import { REJOIN_ATTEMPTS } from "../../workers/locks/acquire-loop";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { ManualClock } from "../helpers/clock";
+import { overriding } from "../helpers/lock-overrides";
 import { expireLeaseNow, freshScopeKey, granted, rawStub, stub, withState } from "../helpers/locks";
 
 const TTL_MS = 30_000;
@@ -95,7 +96,7 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const start = clock.now();
     const target = realTarget();
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -131,7 +132,7 @@ describe("the client lease", () => {
         expiresAt: clock.now() + TTL_MS,
       });
     };
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -154,7 +155,7 @@ describe("the client lease", () => {
       clock.advance(15_000);
       return answer;
     };
-    const lease = await ScopeLock.acquire(target, "run-b", {
+    const lease = await ScopeLease.acquire(target, "run-b", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       wait: true,
@@ -174,7 +175,7 @@ describe("the client lease", () => {
     const key = await parentLockKey(identity, new SecretRegistry());
     const clock = new ManualClock();
     const target = realTarget(key, identity);
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -203,7 +204,7 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const target = realTarget();
     const key = target.key;
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -227,7 +228,7 @@ describe("the client lease", () => {
     const start = clock.now();
     const target = realTarget();
     const key = target.key;
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -251,7 +252,7 @@ describe("the client lease", () => {
     const clock = new ManualClock();
     const target = realTarget(key, identity);
     const warnings: string[] = [];
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       clock,
       onWarning: (m) => warnings.push(m),
@@ -281,7 +282,7 @@ describe("the client lease", () => {
     const target = realTarget();
     const key = target.key;
     const warnings: string[] = [];
-    const lease = await ScopeLock.acquire(target, "run-a", {
+    const lease = await ScopeLease.acquire(target, "run-a", {
       ttlMs: TTL_MS,
       clock,
       onWarning: (m) => warnings.push(m),
@@ -315,7 +316,7 @@ describe("the client lease", () => {
       const target = realTarget();
       const key = target.key;
       const a = granted(await stub(key).acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-      const pending = ScopeLock.acquire(target, "run-b", {
+      const pending = ScopeLease.acquire(target, "run-b", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,
@@ -343,7 +344,7 @@ describe("the client lease", () => {
         await runDurableObjectAlarm(rawStub(key));
         return lockTarget(env, key).claim(req);
       };
-      const pending = ScopeLock.acquire(target, "run-b", {
+      const pending = ScopeLease.acquire(target, "run-b", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,
@@ -373,7 +374,7 @@ describe("the client lease", () => {
             failures.push(err);
             throw err;
           });
-      const pending = ScopeLock.acquire(target, "run-b", {
+      const pending = ScopeLease.acquire(target, "run-b", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,
@@ -411,7 +412,7 @@ describe("the client lease", () => {
       const target = realTarget();
       const reset = () => Promise.reject(Object.assign(new Error("reset"), { durableObjectReset: true }));
       target.acquireWith = reset;
-      const error = await ScopeLock.acquire(target, "run-b", {
+      const error = await ScopeLease.acquire(target, "run-b", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,
@@ -427,7 +428,7 @@ describe("the client lease", () => {
       // Control: an error that is not a reset (a bug, a refused call) is not retried or disguised.
       const other = realTarget();
       other.acquireWith = networkDown;
-      const thrown = await ScopeLock.acquire(other, "run-c", {
+      const thrown = await ScopeLease.acquire(other, "run-c", {
         ttlMs: TTL_MS,
         wait: true,
         waitTimeoutMs: 60_000,

@@ -1,6 +1,6 @@
 /**
  * The client side of write combining (docs/design.md, "Write combining: the lock object's side"):
- * ParentLock.acquireOrCombine with the claim and re-join behaviour of ParentLock.acquire, and the holder's
+ * ParentLease.acquireOrCombine with the claim and re-join behaviour of ParentLease.acquire, and the holder's
  * takeQueued / reportCombined fenced like changeOwners. Real lock objects behind the targets.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -10,9 +10,10 @@ import type { LeaseLock } from "../../durable-objects/lease-lock";
 import { SponsonError } from "../../shared/errors";
 import type { CombinedOutcome, QueuedChange } from "../../shared/schemas/combine";
 import type { LeaseOptions } from "../../workers/locks/lease-options";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ParentLock } from "../../workers/locks/parent-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ParentLease } from "../../workers/locks/parent-lock";
 import { checkLockHistory, objectHistory } from "../helpers/lock-history";
+import { overriding } from "../helpers/lock-overrides";
 import { expireLeaseNow, freshScopeKey, rawStub, stub, withState } from "../helpers/locks";
 
 const OPTS: LeaseOptions = { ttlMs: 30_000, wait: true, waitTimeoutMs: 60_000 };
@@ -73,7 +74,7 @@ async function untilQueued(key: string, holder: string): Promise<void> {
 
 /** The holder reports run-b's `done` written (and owned by it) and `back` returned with `error`. */
 function writtenOneReturnedOne(
-  holder: ParentLock,
+  holder: ParentLease,
   done: QueuedChange,
   back: QueuedChange,
   error: { code: "FORBIDDEN" | "PROVIDER_ERROR"; message: string },
@@ -84,19 +85,19 @@ function writtenOneReturnedOne(
   );
 }
 
-describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
+describe("ParentLease.acquireOrCombine and the holder's combining calls", () => {
   it("the holder takes a waiter's changes and reports them: the waiter gets no lease, only the answer", async ({
     expect,
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const a = await ParentLock.acquireOrCombine(target, "run-a", OPTS, []);
+    const a = await ParentLease.acquireOrCombine(target, "run-a", OPTS, []);
     expect(a.combined).toBeNull();
-    const holder = a.lease as ParentLock;
-    expect(holder).toBeInstanceOf(ParentLock);
+    const holder = a.lease as ParentLease;
+    expect(holder).toBeInstanceOf(ParentLease);
 
     const changes = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
-    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, changes);
+    const b = ParentLease.acquireOrCombine(target, "run-b", OPTS, changes);
     await untilQueued(key, "run-b");
     const taken = await holder.takeQueued();
     expect(taken).toEqual([{ waiter: "run-b", changes }]);
@@ -121,9 +122,9 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
+    const holder = (await ParentLease.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLease;
     const [done, back] = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
-    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, [done, back]);
+    const b = ParentLease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");
     await holder.takeQueued();
     await writtenOneReturnedOne(holder, done, back, {
@@ -133,7 +134,7 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
     await holder.release();
     const answer = await b;
     expect(answer.combined).toEqual({ by: "run-a", token: holder.token, outcomes: [written(done)] });
-    const lease = answer.lease as ParentLock;
+    const lease = answer.lease as ParentLease;
     expect(lease.token).toBe(holder.token + 1);
     const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder]);
     expect(history).toContainEqual(["claimed", "run-b"]);
@@ -145,7 +146,7 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
+    const holder = (await ParentLease.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLease;
     const [done, back] = [change("https://b.example.com/1"), change("https://b.example.com/2", 1)];
     target.claimWith = async (req) => {
       // The claim window passes before the claim arrives (rewritten, not slept).
@@ -153,7 +154,7 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
       await runDurableObjectAlarm(rawStub(key));
       return lockTarget(env, key).claim(req);
     };
-    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, [done, back]);
+    const b = ParentLease.acquireOrCombine(target, "run-b", OPTS, [done, back]);
     await untilQueued(key, "run-b");
     await holder.takeQueued();
     await writtenOneReturnedOne(holder, done, back, { code: "PROVIDER_ERROR", message: "refused" });
@@ -173,9 +174,9 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
+    const holder = (await ParentLease.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLease;
     const changes = [change("https://b.example.com/1")];
-    const b = ParentLock.acquireOrCombine(target, "run-b", OPTS, changes);
+    const b = ParentLease.acquireOrCombine(target, "run-b", OPTS, changes);
     await untilQueued(key, "run-b");
     expect(await holder.takeQueued()).toHaveLength(1);
     const aborted = await runInDurableObject(rawStub(key), async (_instance: LeaseLock, state) => {
@@ -206,7 +207,7 @@ describe("ParentLock.acquireOrCombine and the holder's combining calls", () => {
   }) => {
     const target = countingTarget();
     const key = target.key;
-    const holder = (await ParentLock.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLock;
+    const holder = (await ParentLease.acquireOrCombine(target, "run-a", OPTS, [])).lease as ParentLease;
     await expireLeaseNow(key);
     const thrown = await holder.takeQueued().then(
       () => null,

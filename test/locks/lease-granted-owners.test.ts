@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { lockStub, lockTarget } from "../../workers/locks/lock-target";
-import { ParentLock } from "../../workers/locks/parent-lock";
+import { ParentLease } from "../../workers/locks/parent-lock";
 import { ManualClock } from "../helpers/clock";
 import { freshScopeKey, granted } from "../helpers/locks";
 
@@ -22,7 +22,7 @@ const ITEMS = [
 describe("the grant's ownership view, on the run's side", () => {
   it("answers what owners answers, for the first decision only", async ({ expect }) => {
     const key = freshScopeKey("granted");
-    const lease = await ParentLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, items: ITEMS });
+    const lease = await ParentLease.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, items: ITEMS });
     const view = lease.grantedOwners(ITEMS);
     expect(view).toEqual(await lease.owners(ITEMS));
     // Taken once: a decision made again reads afresh.
@@ -34,10 +34,10 @@ describe("the grant's ownership view, on the run's side", () => {
     expect,
   }) => {
     const key = freshScopeKey("granted-cover");
-    const lease = await ParentLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, items: ITEMS });
+    const lease = await ParentLease.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, items: ITEMS });
     const reversed = [...ITEMS].reverse();
     expect(lease.grantedOwners(reversed)?.items.map((i) => i.key)).toEqual(reversed.map((i) => i.key));
-    const other = await ParentLock.acquire(lockTarget(env, freshScopeKey("granted-cover")), "run-b", {
+    const other = await ParentLease.acquire(lockTarget(env, freshScopeKey("granted-cover")), "run-b", {
       ttlMs: TTL_MS,
       items: ITEMS,
     });
@@ -47,7 +47,7 @@ describe("the grant's ownership view, on the run's side", () => {
 
   it("is dropped by the holder's own ownership change: it would be stale", async ({ expect }) => {
     const key = freshScopeKey("granted-stale");
-    const lease = await ParentLock.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, items: ITEMS });
+    const lease = await ParentLease.acquire(lockTarget(env, key), "run-a", { ttlMs: TTL_MS, items: ITEMS });
     await lease.changeOwners([{ action: "foreign", ...(ITEMS[0] as (typeof ITEMS)[0]) }]);
     expect(lease.grantedOwners(ITEMS)).toBeNull();
     await lease.release();
@@ -59,7 +59,7 @@ describe("the grant's ownership view, on the run's side", () => {
     const key = freshScopeKey("granted-waiter");
     const stub = lockStub(env, key);
     const a = granted(await stub.acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
-    const waiting = ParentLock.acquire(lockTarget(env, key), "run-b", {
+    const waiting = ParentLease.acquire(lockTarget(env, key), "run-b", {
       ttlMs: TTL_MS,
       wait: true,
       waitTimeoutMs: 60_000,
@@ -91,7 +91,7 @@ describe("an ownership change renews, on the run's side", () => {
     const clock = new ManualClock();
     const start = clock.now();
     const key = freshScopeKey("change-renews");
-    const lease = await ParentLock.acquire(lockTarget(env, key), "run-a", {
+    const lease = await ParentLease.acquire(lockTarget(env, key), "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -109,7 +109,7 @@ describe("an ownership change renews, on the run's side", () => {
   it("control: without the change the deadline stays where the grant put it", async ({ expect }) => {
     const clock = new ManualClock();
     const start = clock.now();
-    const lease = await ParentLock.acquire(lockTarget(env, freshScopeKey("change-control")), "run-a", {
+    const lease = await ParentLease.acquire(lockTarget(env, freshScopeKey("change-control")), "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,

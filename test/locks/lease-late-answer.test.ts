@@ -13,10 +13,11 @@ import { describe, it } from "vitest";
 import type { Result } from "../../shared/errors";
 import { LOCK_DELAY_MS } from "../../shared/lease-defaults";
 import type { LeaseGrant } from "../../shared/schemas/lock";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { WaitDeadline } from "../../workers/locks/wait-deadline";
 import { ManualClock } from "../helpers/clock";
+import { overriding } from "../helpers/lock-overrides";
 import { freshScopeKey, granted, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
@@ -61,7 +62,7 @@ function slowFlight(inner: LockTarget) {
 /** A waiting acquire of `target` whose budget the test spends at once; settles to what it said. */
 async function pastDeadline(target: LockTarget, holder: string, clock: ManualClock) {
   const deadline = WaitDeadline.start(BUDGET_MS, clock);
-  const acquire = ScopeLock.acquire(target, holder, { ttlMs: TTL_MS, wait: true, clock, deadline });
+  const acquire = ScopeLease.acquire(target, holder, { ttlMs: TTL_MS, wait: true, clock, deadline });
   const said = acquire.then(
     (lease) => ({ lease }),
     (error: unknown) => ({ error }),
@@ -128,7 +129,7 @@ describe("an acquire answered after the run's wait deadline", () => {
     // Asked again before the first call's answer came: refused here, the object never asked. That
     // refusal does not vouch `untaken`: the first call may still be queued with the changes it
     // brought (write combining), which a holder may take and write.
-    const again = ScopeLock.acquire(flight.target, "run-late", { ttlMs: TTL_MS, clock });
+    const again = ScopeLease.acquire(flight.target, "run-late", { ttlMs: TTL_MS, clock });
     await expect(again).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("has not been answered yet"),
@@ -142,7 +143,7 @@ describe("an acquire answered after the run's wait deadline", () => {
     await flight.answer();
     await flight.releasedOnce;
     await flush();
-    const lease = await ScopeLock.acquire(flight.target, "run-late", { ttlMs: TTL_MS, clock });
+    const lease = await ScopeLease.acquire(flight.target, "run-late", { ttlMs: TTL_MS, clock });
     expect((await stub(key).read({ key })).token).toBe(lease.token);
     await lease.release();
   });
@@ -160,13 +161,13 @@ describe("an acquire answered after the run's wait deadline", () => {
 
     clock.advance(until - 1 - clock.now());
     await expect(
-      ScopeLock.acquire(lockTarget(env, key), "run-gone", { ttlMs: TTL_MS, clock }),
+      ScopeLease.acquire(lockTarget(env, key), "run-gone", { ttlMs: TTL_MS, clock }),
     ).rejects.toMatchObject({
       code: "LOCK_HELD",
       message: expect.stringContaining("has not been answered yet"),
     });
     clock.advance(1);
-    const lease = await ScopeLock.acquire(lockTarget(env, key), "run-gone", { ttlMs: TTL_MS, clock });
+    const lease = await ScopeLease.acquire(lockTarget(env, key), "run-gone", { ttlMs: TTL_MS, clock });
     expect((await stub(key).read({ key })).token).toBe(lease.token);
     await lease.release();
   });

@@ -11,10 +11,11 @@ import { describe, it } from "vitest";
 import { SponsonError } from "../../shared/errors";
 import type { QueuedChange } from "../../shared/schemas/combine";
 import { OVERLOAD_ATTEMPTS } from "../../workers/locks/acquire-loop";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ParentLock } from "../../workers/locks/parent-lock";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ParentLease } from "../../workers/locks/parent-lock";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { StepClock } from "../helpers/clock";
+import { overriding } from "../helpers/lock-overrides";
 import { freshScopeKey, granted, stub, untilQueued } from "../helpers/locks";
 
 const TTL_MS = 30_000;
@@ -47,9 +48,9 @@ async function rejected(work: Promise<unknown>): Promise<unknown> {
 }
 
 /** Another run's try without waiting: the lock is free when it is granted. */
-async function takenAtOnce(key: string, holder = "run-next"): Promise<ScopeLock | SponsonError> {
+async function takenAtOnce(key: string, holder = "run-next"): Promise<ScopeLease | SponsonError> {
   try {
-    return await ScopeLock.acquire(lockTarget(env, key), holder, { ttlMs: TTL_MS });
+    return await ScopeLease.acquire(lockTarget(env, key), holder, { ttlMs: TTL_MS });
   } catch (err) {
     if (err instanceof SponsonError) return err;
     throw err;
@@ -62,7 +63,7 @@ describe("an acquire whose answer is lost", () => {
   }) => {
     const key = freshScopeKey("lost");
     const { target, calls } = answerLost(lockTarget(env, key));
-    const error = await rejected(ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS }));
+    const error = await rejected(ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS }));
     // The caller still hears the failure: it does not hold the lease.
     expect(String(error)).toContain("Network connection lost");
     // One ask, one ask again (a re-acquire: run-a's own token, recorded as a renewal), one release.
@@ -74,8 +75,8 @@ describe("an acquire whose answer is lost", () => {
       ["released", "run-a"],
     ]);
     const next = await takenAtOnce(key);
-    expect(next).toBeInstanceOf(ScopeLock);
-    await (next as ScopeLock).release();
+    expect(next).toBeInstanceOf(ScopeLease);
+    await (next as ScopeLease).release();
   });
 
   it("control: a lease nobody gives back refuses the next run LOCK_HELD naming the lost holder", async ({
@@ -92,12 +93,12 @@ describe("an acquire whose answer is lost", () => {
     const key = freshScopeKey("lost-wait");
     const { target } = answerLost(lockTarget(env, key));
     const error = await rejected(
-      ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 }),
+      ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 }),
     );
     expect(String(error)).toContain("Network connection lost");
     const next = await takenAtOnce(key);
-    expect(next).toBeInstanceOf(ScopeLock);
-    await (next as ScopeLock).release();
+    expect(next).toBeInstanceOf(ScopeLease);
+    await (next as ScopeLease).release();
   });
 
   it("of a claim: the claimed grant is released and the lock is free", async ({ expect }) => {
@@ -111,7 +112,7 @@ describe("an acquire whose answer is lost", () => {
       },
     });
     const pending = rejected(
-      ScopeLock.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 }),
+      ScopeLease.acquire(target, "run-b", { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 }),
     );
     await untilQueued(key, 1);
     await stub(key).release({ key, holder: "run-a", token: first.token });
@@ -123,14 +124,14 @@ describe("an acquire whose answer is lost", () => {
       ["released", "run-b"],
     ]);
     const next = await takenAtOnce(key);
-    expect(next).toBeInstanceOf(ScopeLock);
-    await (next as ScopeLock).release();
+    expect(next).toBeInstanceOf(ScopeLease);
+    await (next as ScopeLease).release();
   });
 
   it("of a parent lock's acquire: released the same way", async ({ expect }) => {
     const key = `_locks/${crypto.randomUUID().replaceAll("-", "")}`;
     const { target } = answerLost(lockTarget(env, key, "auth0:lost.example:client:x"));
-    const error = await rejected(ParentLock.acquire(target, "run-a", { ttlMs: TTL_MS }));
+    const error = await rejected(ParentLease.acquire(target, "run-a", { ttlMs: TTL_MS }));
     expect(String(error)).toContain("Network connection lost");
     expect((await stub(key).read({ key })).held).toBe(false);
   });
@@ -161,7 +162,7 @@ describe("an acquire whose answer is lost", () => {
       },
     ];
     const error = await rejected(
-      ParentLock.acquireOrCombine(
+      ParentLease.acquireOrCombine(
         target,
         "run-a",
         { ttlMs: TTL_MS, wait: true, waitTimeoutMs: 60_000 },
@@ -170,8 +171,8 @@ describe("an acquire whose answer is lost", () => {
     );
     expect(String(error)).toContain("Network connection lost");
     const next = await takenAtOnce(key);
-    expect(next).toBeInstanceOf(ScopeLock);
-    await (next as ScopeLock).release();
+    expect(next).toBeInstanceOf(ScopeLease);
+    await (next as ScopeLease).release();
   });
 
   it("never releases a lease someone else holds", async ({ expect }) => {
@@ -183,7 +184,7 @@ describe("an acquire whose answer is lost", () => {
     const target = overriding(inner, {
       acquire: (req) => (++asks === 1 ? Promise.reject(connectionLost()) : inner.acquire(req)),
     });
-    const error = await rejected(ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS }));
+    const error = await rejected(ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS }));
     expect(String(error)).toContain("Network connection lost");
     // Asked again: LOCK_HELD by run-z, so run-a holds nothing there and nothing is released.
     expect(asks).toBe(2);
@@ -198,7 +199,7 @@ describe("an acquire whose answer is lost", () => {
     const target = overriding(inner, {
       acquire: (req) => (++asks === 1 ? Promise.reject(connectionLost()) : inner.acquire(req)),
     });
-    await rejected(ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS }));
+    await rejected(ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS }));
     const state = await stub(key).read({ key });
     expect(state.held).toBe(false);
     // The grant the ask again made (the one the lost request would have made) was released in time.
@@ -209,7 +210,9 @@ describe("an acquire whose answer is lost", () => {
     const key = freshScopeKey("lost-twice");
     const { target } = answerLost(lockTarget(env, key), 2);
     const warnings: string[] = [];
-    await rejected(ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS, onWarning: (m) => warnings.push(m) }));
+    await rejected(
+      ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS, onWarning: (m) => warnings.push(m) }),
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(key);
     expect(warnings[0]).toContain("run-a");
@@ -228,7 +231,7 @@ describe("an acquire whose answer is lost", () => {
       },
     });
     const error = await rejected(
-      ScopeLock.acquire(target, "run-a", { ttlMs: TTL_MS, clock: new StepClock() }),
+      ScopeLease.acquire(target, "run-a", { ttlMs: TTL_MS, clock: new StepClock() }),
     );
     expect(error).toMatchObject({ code: "LOCK_UNAVAILABLE" });
     expect(asks).toBe(OVERLOAD_ATTEMPTS);

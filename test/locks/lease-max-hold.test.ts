@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { lockTarget } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { ManualClock } from "../helpers/clock";
 import { freshScopeKey } from "../helpers/locks";
 
@@ -25,7 +25,7 @@ describe("a critical section's maximum length", () => {
   }) => {
     const clock = new ManualClock();
     const start = clock.now();
-    const lease = await ScopeLock.acquire(lockTarget(env, freshScopeKey()), "run-a", {
+    const lease = await ScopeLease.acquire(lockTarget(env, freshScopeKey()), "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,
@@ -51,7 +51,7 @@ describe("a critical section's maximum length", () => {
   it("control: without maxHoldMs the same renewals keep it alive past that point", async ({ expect }) => {
     const clock = new ManualClock();
     const start = clock.now();
-    const lease = await ScopeLock.acquire(lockTarget(env, freshScopeKey()), "run-a", {
+    const lease = await ScopeLease.acquire(lockTarget(env, freshScopeKey()), "run-a", {
       ttlMs: TTL_MS,
       safetyMarginMs: MARGIN_MS,
       clock,

@@ -6,12 +6,13 @@
  */
 import { describe, it } from "vitest";
 import { OVERLOAD_ATTEMPTS } from "../../workers/locks/acquire-loop";
-import { type LockTarget, overriding } from "../../workers/locks/lock-target";
+import type { LockTarget } from "../../workers/locks/lock-target";
 import type { EngineOverrides } from "../../workers/wiring/wire";
 import { call, testApp } from "../helpers/app";
 import { StepClock } from "../helpers/clock";
 import { freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, providerWrites } from "../helpers/engine";
+import { overriding } from "../helpers/lock-overrides";
 import { previewPlan, seedTenant } from "../helpers/plans";
 
 const overloaded = () =>

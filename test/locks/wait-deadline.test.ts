@@ -9,11 +9,12 @@
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import type { QueuedChange } from "../../shared/schemas/combine";
-import { type LockTarget, lockTarget, overriding } from "../../workers/locks/lock-target";
-import { ParentLock } from "../../workers/locks/parent-lock";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { type LockTarget, lockTarget } from "../../workers/locks/lock-target";
+import { ParentLease } from "../../workers/locks/parent-lock";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { ANSWER_MARGIN_MS, WaitDeadline } from "../../workers/locks/wait-deadline";
 import { ManualClock } from "../helpers/clock";
+import { overriding } from "../helpers/lock-overrides";
 import { freshScopeKey, granted, stub } from "../helpers/locks";
 
 const TTL_MS = 30_000;
@@ -67,7 +68,7 @@ describe("the run's wait deadline, at the client", () => {
     const clock = new ManualClock();
     const start = clock.now();
     let settled = false;
-    const acquire = ScopeLock.acquire(target, "run-b", {
+    const acquire = ScopeLease.acquire(target, "run-b", {
       ttlMs: TTL_MS,
       wait: true,
       waitTimeoutMs: BUDGET_MS,
@@ -115,15 +116,15 @@ describe("the run's wait deadline, at the client", () => {
     const clock = new ManualClock();
     const deadline = WaitDeadline.start(BUDGET_MS, clock);
     const opts = { ttlMs: TTL_MS, wait: true, clock, deadline };
-    const first = await ScopeLock.acquire(target, "run-b", opts);
+    const first = await ScopeLease.acquire(target, "run-b", opts);
     await first.release();
     clock.advance(50_000);
-    const second = await ScopeLock.acquire(target, "run-b", opts);
+    const second = await ScopeLease.acquire(target, "run-b", opts);
     await second.release();
     expect(asked).toEqual([BUDGET_MS - ANSWER_MARGIN_MS, 10_000 - 1_000]);
     // Past the deadline an acquire does not wait: it asks once, as a try.
     clock.advance(10_000);
-    const late = await ScopeLock.acquire(target, "run-b", opts);
+    const late = await ScopeLease.acquire(target, "run-b", opts);
     await late.release();
     expect(asked).toHaveLength(3);
     expect(asked[2]).toBe(0);
@@ -136,7 +137,7 @@ describe("the run's wait deadline, at the client", () => {
     const clock = new ManualClock();
     const deadline = WaitDeadline.start(BUDGET_MS, clock);
     clock.advance(BUDGET_MS);
-    const error = await ScopeLock.acquire(target, "run-b", {
+    const error = await ScopeLease.acquire(target, "run-b", {
       ttlMs: TTL_MS,
       wait: true,
       clock,
@@ -172,7 +173,7 @@ describe("the run's wait deadline, at the client", () => {
       const clock = new ManualClock();
       const start = clock.now();
       let settled = false;
-      const acquire = ParentLock.acquireOrCombine(
+      const acquire = ParentLease.acquireOrCombine(
         target,
         "run-b",
         { ttlMs: TTL_MS, wait: true, waitTimeoutMs: BUDGET_MS, clock, takenGraceMs: GRACE_MS },

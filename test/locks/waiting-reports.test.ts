@@ -11,7 +11,7 @@ import { describe, it } from "vitest";
 import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { Waiting } from "../../shared/schemas/run";
 import { lockTarget } from "../../workers/locks/lock-target";
-import { ScopeLock } from "../../workers/locks/scope-lock";
+import { ScopeLease } from "../../workers/locks/scope-lock";
 import { WAITING_FIRST_REPORT_MS, WAITING_REPORT_MS } from "../../workers/locks/waiting-reports";
 import { ManualClock } from "../helpers/clock";
 import { freshScopeKey, granted, stub } from "../helpers/locks";
@@ -65,7 +65,7 @@ describe("waiting reports", () => {
     );
     const clock = new ManualClock();
     const reports: Waiting[] = [];
-    const waiting = ScopeLock.acquire(lockTarget(env, key), "run-b", {
+    const waiting = ScopeLease.acquire(lockTarget(env, key), "run-b", {
       ttlMs: TTL_MS,
       wait: true,
       waitTimeoutMs: 600_000,
@@ -111,7 +111,7 @@ describe("waiting reports", () => {
     const key = freshScopeKey();
     const clock = new ManualClock();
     const reports: Waiting[] = [];
-    const lease = await ScopeLock.acquire(lockTarget(env, key), "run-a", {
+    const lease = await ScopeLease.acquire(lockTarget(env, key), "run-a", {
       ttlMs: TTL_MS,
       wait: true,
       clock,

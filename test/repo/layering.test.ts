@@ -5,6 +5,9 @@
  *   so all of them can depend on it and it on none.
  * - `dev/` (the emulators, the dev entry, the emulator object) is never reached from what ships:
  *   only dev/ itself, test/ and bench/ import it, so the production entry cannot bundle it.
+ * - `durable-objects/` (the lock layer) imports nothing from `workers/`: what it needs of the Worker
+ *   (the notifications transport, the service-token deny list) comes in through its constructors
+ *   (workers/wiring/objects.ts), so the objects depend on `shared/` alone.
  * - The adapters (`workers/adapters/`, their contract op-spec.ts included) never reach the engine,
  *   directly or through another module: the engine depends on the adapters, not both ways.
  */
@@ -32,6 +35,11 @@ interface Rule {
 
 const RULES: Rule[] = [
   { name: "shared/ imports no upper layer", from: /^shared\//, to: /^(workers|durable-objects|dev)(\/|$)/ },
+  {
+    name: "durable-objects/ imports nothing from workers/",
+    from: /^durable-objects\//,
+    to: /^workers(\/|$)/,
+  },
   { name: "only dev/, test/ and bench/ import dev/", from: /^(?!(dev|test|bench)\/)/, to: /^dev(\/|$)/ },
   {
     name: "the adapters never import the engine",
@@ -109,6 +117,7 @@ describe("layering", () => {
       "shared/",
       "dev/emulators/",
       "dev/entry/",
+      "durable-objects/",
       "workers/adapters/",
       "workers/engine/",
     ]) {
@@ -148,6 +157,11 @@ describe("layering", () => {
         { path: "test/helpers/app.ts", text: 'import { createDevApp } from "../../dev/entry/dev-app";' },
         { path: "dev/entry/index.ts", text: 'import { workerHandlers } from "../../workers/worker";' },
         { path: "workers/engine/engine.ts", text: 'import type { OpSpec } from "../adapters/op-spec";' },
+        {
+          path: "durable-objects/x.ts",
+          text: 'import type { Notification } from "../workers/notify/notification";',
+        },
+        { path: "durable-objects/y.ts", text: 'import { LeaseLock } from "./lease-lock";' },
       ]),
     ).toEqual([
       "shared/example.ts -> workers/app",
@@ -156,6 +170,7 @@ describe("layering", () => {
       "shared/example.ts -> durable-objects/scope-state",
       "workers/index.ts -> dev/provider-emulator",
       "workers/adapters/x/index.ts -> workers/engine/deps",
+      "durable-objects/x.ts -> workers/notify/notification",
     ]);
   });
 });

@@ -11,11 +11,11 @@ import { describe, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Intent } from "../../shared/schemas/receipt";
 import { SimulatedCrash } from "../../workers/engine/deps";
-import { overriding } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { runUpgrade } from "../../workers/upgrade/upgrade";
 import { receipt } from "../helpers/engine";
+import { overriding } from "../helpers/lock-overrides";
 import { expireLeaseNow, stub } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import {

@@ -25,7 +25,7 @@ import type { CombinedAnswer } from "../../shared/schemas/combine";
 import type { LeaseGrant } from "../../shared/schemas/lock";
 import { untilDeadline, withBudget } from "./deadline-wait";
 import type { LeaseSettings } from "./lease-options";
-import type { LockTarget } from "./lock-target";
+import type { LeaseTarget } from "./lock-target";
 import { WaitDeadline } from "./wait-deadline";
 import { reportWhileWaiting } from "./waiting-reports";
 
@@ -53,7 +53,7 @@ export type Outcome =
 export type Final = Exclude<Outcome, { kind: "rejoin" }> & { asks: number };
 
 /** The ask of a plain acquire: a grant or the refusal. */
-export function plainAsk(target: LockTarget): Ask {
+export function plainAsk(target: LeaseTarget): Ask {
   return async (req) => {
     const result = await target.acquire(req);
     return result.ok ? { ok: true, value: { grant: result.value } } : result;
@@ -88,7 +88,7 @@ export function rejoinDelayMs(n: number, random: () => number): number {
  * (the run's, else one of `waitTimeoutMs` started now).
  */
 export async function acquireLoop(
-  target: LockTarget,
+  target: LeaseTarget,
   holder: string,
   s: LeaseSettings,
   ask: Ask,
@@ -104,7 +104,7 @@ interface Asking {
   deadline: WaitDeadline;
 }
 
-async function loop(target: LockTarget, holder: string, a: Asking): Promise<Final> {
+async function loop(target: LeaseTarget, holder: string, a: Asking): Promise<Final> {
   const { s, deadline } = a;
   let rejoins = 0;
   let overloads = 0;
@@ -132,7 +132,7 @@ function backoff({ s, deadline }: Asking, ms: number): Promise<void> {
   return s.clock.sleep(s.wait ? Math.min(ms, deadline.leftMs()) : ms);
 }
 
-async function attempt(target: LockTarget, holder: string, { s, ask, deadline }: Asking): Promise<Outcome> {
+async function attempt(target: LeaseTarget, holder: string, { s, ask, deadline }: Asking): Promise<Outcome> {
   // Measured before the call: the server's expiry can only be later than this plus the TTL.
   let before = s.clock.now();
   const items = s.items ? { items: s.items } : {};
@@ -181,7 +181,7 @@ async function attempt(target: LockTarget, holder: string, { s, ask, deadline }:
 }
 
 /** Still not granted after re-joining: the same answer as a wait that timed out, never a 500. */
-function gaveUp(target: LockTarget, holder: string, attempts: number): SponsonError {
+function gaveUp(target: LeaseTarget, holder: string, attempts: number): SponsonError {
   return new SponsonError(
     "LOCK_HELD",
     `${holder} could not take ${target.key}: it re-joined ${attempts} times (the lock object restarted or the grant lapsed) without being granted`,
@@ -196,7 +196,7 @@ export const OVERLOADED_RETRY_AFTER_SECONDS = 5;
  * Overloaded through every ask: a retriable 503 the caller can act on, never the runtime's raw error
  * (a 500). Nothing was written: the lease was never granted (docs/design.md, "Errors").
  */
-function stillOverloaded(target: LockTarget, asks: number): SponsonError {
+function stillOverloaded(target: LeaseTarget, asks: number): SponsonError {
   return new SponsonError(
     "LOCK_UNAVAILABLE",
     `the lock object for ${target.key} is overloaded (asked ${asks} times); nothing was written: try again in ${OVERLOADED_RETRY_AFTER_SECONDS} s`,

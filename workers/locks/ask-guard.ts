@@ -17,7 +17,7 @@
  * watched it ended first): memory stays bounded by what is live.
  */
 import { SponsonError } from "../../shared/errors";
-import type { LockTarget } from "./lock-target";
+import type { LeaseTarget } from "./lock-target";
 
 /** Abandoned leases, by lock and holder: until when (the holder's clock) one may still be live. */
 const abandoned = new Map<string, number>();
@@ -54,7 +54,7 @@ export function noteUnanswered(key: string, holder: string, until: number): () =
  * queued there with the changes it brought (write combining), which a holder may take and write:
  * the refusal vouches `untaken` (its intents may go) only when no such ask is pending.
  */
-export function refuseAskingAgain(target: LockTarget, holder: string, now: number): void {
+export function refuseAskingAgain(target: LeaseTarget, holder: string, now: number): void {
   for (const [id, until] of abandoned) if (until <= now) abandoned.delete(id);
   for (const [note, { until }] of unanswered) if (until <= now) unanswered.delete(note);
   const id = idOf(target.key, holder);

@@ -10,14 +10,14 @@
  */
 import { SponsonError } from "../../shared/errors";
 import { holderWords, type LockHolder } from "../../shared/schemas/provenance";
-import type { LockTarget } from "./lock-target";
+import type { LeaseTarget } from "./lock-target";
 import { ANSWER_MARGIN_MS, before, type WaitDeadline } from "./wait-deadline";
 
 /** How long the read made at the deadline may take before the run's refusal names no holder. */
 export const DEADLINE_READ_MS = 1_000;
 
 export interface DeadlineWait {
-  target: LockTarget;
+  target: LeaseTarget;
   holder: string;
   /** The run's origin, as its reports send it (the read answers the holder as this run may see it). */
   origin: object;

@@ -93,7 +93,7 @@ export interface LeaseSettings extends z.output<typeof leaseTimingSchema> {
   readonly onWaiting?: (waiting: Waiting) => void;
   readonly deadline?: WaitDeadline;
   /**
-   * Write combining (set by `ParentLock.acquireOrCombine`, never an option): the claim of a grant
+   * Write combining (set by `ParentLease.acquireOrCombine`, never an option): the claim of a grant
    * handed over after a wait takes the queue behind it in the same step (LeaseGrant.queued).
    */
   readonly takeQueue?: boolean;

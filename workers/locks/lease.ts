@@ -11,7 +11,7 @@ import type { FillLevel } from "../../shared/schemas/fill-level";
 import { type ForceReleased, forceReleasedSchema, type LeaseGrant } from "../../shared/schemas/lock";
 import { noteAbandoned } from "./ask-guard";
 import type { LeaseSettings } from "./lease-options";
-import type { LockTarget } from "./lock-target";
+import type { LeaseTarget } from "./lock-target";
 
 export const RELEASE_BACKOFF_MS = 100;
 
@@ -26,12 +26,12 @@ export interface HandOver {
   receiptEtag?: string;
   /** A parent lock's: the capped lists' fill as this holder's writes left them. */
   fills?: FillLevel[];
-  /** A parent lock's: a write sent under the lease may still land (ParentLock.writeMayLand). */
+  /** A parent lock's: a write sent under the lease may still land (ParentLease.writeMayLand). */
   quiet?: true;
 }
 
 export class Lease {
-  readonly target: LockTarget;
+  readonly target: LeaseTarget;
   readonly holder: string;
   readonly token: number;
   protected readonly settings: LeaseSettings;
@@ -44,7 +44,7 @@ export class Lease {
   #released = false;
 
   /** A granted lease. */
-  protected constructor(target: LockTarget, holder: string, { grant, before }: Granted, s: LeaseSettings) {
+  protected constructor(target: LeaseTarget, holder: string, { grant, before }: Granted, s: LeaseSettings) {
     this.target = target;
     this.holder = holder;
     this.token = grant.token;

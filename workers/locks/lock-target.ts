@@ -1,10 +1,18 @@
 /**
- * The Worker's handle on one lock object: the object's own RPC interface (shared/rpc/lease-lock.ts,
- * `LeaseLockApi`) with the lock's key and identity bound: a plain object with one call per method
- * of the interface (docs/design.md, "Lease protocol").
+ * The Worker's handle on one lock object, per role: the object's RPC interfaces (shared/rpc/
+ * lease-lock.ts) with the lock's key and identity bound, a plain object with one call per method
+ * (docs/design.md, "Lease protocol"). A target is typed by the interfaces its role may call
+ * (`ScopeLeaseTarget`, `ParentLeaseTarget`, `LockAdminTarget`): a scope lease has no `changeOwners`
+ * to call, so calling it is a compile error, not a convention.
  */
 import type { Env } from "../../shared/env";
-import type { LeaseLockApi } from "../../shared/rpc/lease-lock";
+import type {
+  LeaseApi,
+  LeaseLockApi,
+  LegacyScopeApi,
+  LockAdminApi,
+  ParentLockApi,
+} from "../../shared/rpc/lease-lock";
 import { rpcStub } from "../../shared/rpc/stub";
 import type { LockState } from "../../shared/schemas/lock";
 
@@ -23,40 +31,59 @@ export type LockCall<M extends LockMethod> = (
   req: Omit<RequestOf<M>, keyof Bound>,
 ) => ReturnType<LeaseLockApi[M]>;
 
-export type LockCalls = { [M in LockMethod]: LockCall<M> };
+/** The calls of the interfaces `Api` (one or several of shared/rpc/lease-lock.ts). */
+export type LockCalls<Api extends Partial<LeaseLockApi> = LeaseLockApi> = {
+  [M in keyof Api & LockMethod]: LockCall<M>;
+};
 
-export type LockTarget = Bound & LockCalls;
+/** A lock object as a role may call it; the whole object (every role's calls) by default. */
+export type LockTarget<Api extends Partial<LeaseLockApi> = LeaseLockApi> = Bound & LockCalls<Api>;
+
+/** A lease of either kind: what the lease client (lease.ts, acquire-loop.ts) calls. */
+export type LeaseTarget = LockTarget<LeaseApi>;
+/** A scope lease: the lease, and (upgrading only) the drain of what 0.1.x kept. */
+export type ScopeLeaseTarget = LockTarget<LeaseApi & LegacyScopeApi>;
+/** A parent lease: the lease, write combining, ownership and recent writes. */
+export type ParentLeaseTarget = LockTarget<LeaseApi & ParentLockApi>;
+/** Views, admins and the sweep. */
+export type LockAdminTarget = LockTarget<LockAdminApi>;
 
 /**
- * Every method of the object's interface, once: the compiler refuses this table when a method is
- * added to `LeaseLockApi` and not here, so every target, the metered wrapper and the tests' scripts
- * cover it (a plain object: no Proxy on the client path, which the bench's CPU profile showed).
+ * Every method of the object's interfaces, once, by role: the compiler refuses this table when a
+ * method is added to an interface and not here, so every target, the metered wrapper and the
+ * tests' scripts cover it (a plain object: no Proxy on the client path, which the bench's CPU
+ * profile showed).
  */
-const METHODS: Record<LockMethod, true> = {
-  acquire: true,
-  claim: true,
-  renew: true,
-  release: true,
-  drainLegacyIntents: true,
-  forceRelease: true,
-  waiting: true,
-  read: true,
-  hold: true,
-  unhold: true,
-  owners: true,
-  changeOwners: true,
-  ownership: true,
-  acquireOrCombine: true,
-  takeQueued: true,
-  reportCombined: true,
-  recentWrites: true,
-  peekRecentWrites: true,
-  rememberWrites: true,
-  nearCapacity: true,
-  unclaimNearCapacity: true,
-  confirmNearCapacity: true,
+const METHODS: { [M in LockMethod]: "lease" | "legacy" | "parent" | "admin" } = {
+  acquire: "lease",
+  claim: "lease",
+  renew: "lease",
+  release: "lease",
+  waiting: "lease",
+  drainLegacyIntents: "legacy",
+  acquireOrCombine: "parent",
+  takeQueued: "parent",
+  reportCombined: "parent",
+  owners: "parent",
+  changeOwners: "parent",
+  recentWrites: "parent",
+  peekRecentWrites: "parent",
+  rememberWrites: "parent",
+  read: "admin",
+  hold: "admin",
+  unhold: "admin",
+  forceRelease: "admin",
+  ownership: "admin",
+  nearCapacity: "admin",
+  unclaimNearCapacity: "admin",
+  confirmNearCapacity: "admin",
 };
 export const LOCK_METHODS = Object.keys(METHODS) as readonly LockMethod[];
+
+/** The methods of one role's interface (the type tests count them). */
+export function methodsOf(role: (typeof METHODS)[LockMethod]): LockMethod[] {
+  return LOCK_METHODS.filter((m) => METHODS[m] === role);
+}
 
 /**
  * Builds a target's calls, one per method of the interface, each made by `make(method)`: the
@@ -81,11 +108,6 @@ export function boundTarget(
       call(method, { key: bound.key, identity: bound.identity, ...req } as RequestOf<typeof method>),
   );
   return { key: bound.key, identity: bound.identity, ...calls };
-}
-
-/** The same lock object with some of its calls made another way (a wrapper, a test's script). */
-export function overriding(target: LockTarget, overrides: Partial<LockCalls>): LockTarget {
-  return { ...target, ...overrides };
 }
 
 export function lockStub(env: Env, key: string): LeaseLockApi {

@@ -27,14 +27,14 @@ import { type Answer, type Ask, acquireLoop, type Final, flagsOf } from "./acqui
 import { noteUnanswered, refuseAskingAgain } from "./ask-guard";
 import { RELEASE_BACKOFF_MS } from "./lease";
 import type { LeaseSettings } from "./lease-options";
-import { type LockTarget, overriding } from "./lock-target";
+import type { LeaseTarget } from "./lock-target";
 
 /**
  * The acquire loop, the give-back after it when it ended refused with the object's answer to this
  * holder's last acquire or claim lost, and a watch on an acquire it gave up on at the deadline.
  */
 export async function acquireGivingBack(
-  target: LockTarget,
+  target: LeaseTarget,
   holder: string,
   s: LeaseSettings,
   ask: Ask,
@@ -63,7 +63,7 @@ export async function acquireGivingBack(
     call.then(settled, settled);
     return watched(call);
   };
-  const claimWatched = overriding(target, { claim: (req) => watched(target.claim(req)) });
+  const claimWatched: LeaseTarget = { ...target, claim: (req) => watched(target.claim(req)) };
   const end = await acquireLoop(claimWatched, holder, s, asked);
   for (const call of open) watchLate(call, { target, holder, s });
   if (end.kind === "refused" && lost) await giveBack(target, holder, s);
@@ -71,7 +71,7 @@ export async function acquireGivingBack(
 }
 
 interface Giving {
-  target: LockTarget;
+  target: LeaseTarget;
   holder: string;
   s: LeaseSettings;
 }
@@ -105,7 +105,7 @@ function lastLiveAt(s: LeaseSettings): number {
   return answeredBy + s.ttlMs + (s.lockDelayMs ?? LOCK_DELAY_MS);
 }
 
-async function giveBack(target: LockTarget, holder: string, s: LeaseSettings): Promise<void> {
+async function giveBack(target: LeaseTarget, holder: string, s: LeaseSettings): Promise<void> {
   let grant: LeaseGrant;
   try {
     const again = await target.acquire({

@@ -12,19 +12,19 @@ import type { RecentWrite } from "../../shared/schemas/recent-writes";
 import { grantOf, plainAsk } from "./acquire-loop";
 import { type Granted, Lease, RELEASE_BACKOFF_MS } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
-import type { LockTarget } from "./lock-target";
+import type { ParentLeaseTarget } from "./lock-target";
 import { acquireGivingBack } from "./lost-answer";
 
 /** What acquire-or-combine came to: a lease (what is left to write), or every change written. */
 export interface CombineOutcome {
-  lease: ParentLock | null;
+  lease: ParentLease | null;
   /** What a holder already wrote for this run, if anything. */
   combined: CombinedAnswer | null;
   /** A holder took this run's changes (and may have written them): their intents stay. */
   taken: boolean;
 }
 
-export class ParentLock extends Lease {
+export class ParentLease extends Lease {
   /** The ownership view the grant carried, until the first decision takes it (`grantedOwners`). */
   #granted: OwnershipView | null;
   /** The queue the grant took for this holder, until the holder takes it (`takenWithGrant`). */
@@ -34,7 +34,10 @@ export class ParentLock extends Lease {
   /** A write sent under this lease may still land: the release asks for a quiet period. */
   #quiet = false;
 
-  private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
+  /** What this role may call: the lease, write combining, ownership and recent writes. */
+  declare readonly target: ParentLeaseTarget;
+
+  private constructor(target: ParentLeaseTarget, holder: string, granted: Granted, s: LeaseSettings) {
     super(target, holder, granted, s);
     this.#granted = granted.grant.ownership ?? null;
     this.#queued = granted.grant.queued ?? null;
@@ -74,20 +77,20 @@ export class ParentLock extends Lease {
     });
   }
 
-  static async #started(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
-    const lease = new ParentLock(target, holder, granted, s);
+  static async #started(target: ParentLeaseTarget, holder: string, granted: Granted, s: LeaseSettings) {
+    const lease = new ParentLease(target, holder, granted, s);
     await lease.start(granted.before);
     return lease;
   }
 
-  /** Takes the lease or throws LOCK_HELD, as ScopeLock.acquire does. */
+  /** Takes the lease or throws LOCK_HELD, as ScopeLease.acquire does. */
   static async acquire(
-    target: LockTarget,
+    target: ParentLeaseTarget,
     holder: string,
     opts: LeaseOptions | LeaseSettings,
-  ): Promise<ParentLock> {
+  ): Promise<ParentLease> {
     const s = leaseOptions(opts);
-    return ParentLock.#started(
+    return ParentLease.#started(
       target,
       holder,
       grantOf(await acquireGivingBack(target, holder, s, plainAsk(target))),
@@ -103,7 +106,7 @@ export class ParentLock extends Lease {
    * `acquire`: a re-join after an object restart finds the stored answer.
    */
   static async acquireOrCombine(
-    target: LockTarget,
+    target: ParentLeaseTarget,
     holder: string,
     opts: LeaseOptions | LeaseSettings,
     changes: QueuedChange[],
@@ -124,7 +127,7 @@ export class ParentLock extends Lease {
     });
     if (end.kind === "combined") return { lease: null, combined: end.answer, taken: true };
     if (end.kind === "refused") throw end.asks > 1 ? forgetUntaken(end.error) : end.error;
-    const lease = await ParentLock.#started(target, holder, end, s);
+    const lease = await ParentLease.#started(target, holder, end, s);
     // A re-join (an object restart, a lapsed claim) forgets whether an earlier holder took them.
     return { lease, combined, taken: taken || end.asks > 1 };
   }

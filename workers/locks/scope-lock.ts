@@ -5,10 +5,10 @@
 import { grantOf, plainAsk } from "./acquire-loop";
 import { type Granted, Lease } from "./lease";
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "./lease-options";
-import type { LockTarget } from "./lock-target";
+import type { ScopeLeaseTarget } from "./lock-target";
 import { acquireGivingBack } from "./lost-answer";
 
-export class ScopeLock extends Lease {
+export class ScopeLease extends Lease {
   /**
    * The receipt etag the previous holder saved and released with, when the object vouches for it
    * (LeaseGrant.receiptEtag); null when it does not.
@@ -20,7 +20,10 @@ export class ScopeLock extends Lease {
    */
   readonly legacyIntents: boolean;
 
-  private constructor(target: LockTarget, holder: string, granted: Granted, s: LeaseSettings) {
+  /** What this role may call: the lease, and the drain of what 0.1.x kept (no parent lock's call). */
+  declare readonly target: ScopeLeaseTarget;
+
+  private constructor(target: ScopeLeaseTarget, holder: string, granted: Granted, s: LeaseSettings) {
     super(target, holder, granted, s);
     const { grant } = granted;
     this.receiptEtag = grant.receiptEtag ?? null;
@@ -33,13 +36,13 @@ export class ScopeLock extends Lease {
    * the next waiter, so a caller that has gone never stalls the lock.
    */
   static async acquire(
-    target: LockTarget,
+    target: ScopeLeaseTarget,
     holder: string,
     opts: LeaseOptions | LeaseSettings,
-  ): Promise<ScopeLock> {
+  ): Promise<ScopeLease> {
     const s = leaseOptions(opts);
     const granted = grantOf(await acquireGivingBack(target, holder, s, plainAsk(target)));
-    const lease = new ScopeLock(target, holder, granted, s);
+    const lease = new ScopeLease(target, holder, granted, s);
     await lease.start(granted.before);
     return lease;
   }

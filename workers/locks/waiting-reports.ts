@@ -7,7 +7,7 @@
  */
 import type { Clock } from "../../shared/clock";
 import type { Waiting } from "../../shared/schemas/run";
-import type { LockTarget } from "./lock-target";
+import type { LeaseTarget } from "./lock-target";
 import type { WaitDeadline } from "./wait-deadline";
 
 /** How soon after a wait starts the first report is made: a lock granted sooner is reported never. */
@@ -16,7 +16,7 @@ export const WAITING_FIRST_REPORT_MS = 1_000;
 export const WAITING_REPORT_MS = 15_000;
 
 export interface WaitingReports {
-  target: LockTarget;
+  target: LeaseTarget;
   holder: string;
   clock: Clock;
   /** The run's wait deadline: each report says what is left of its budget. */

@@ -17,7 +17,7 @@
 import { isSponsonError, type Result, unwrap } from "../../shared/errors";
 import type { Intent } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
-import { ScopeLock } from "../locks/scope-lock";
+import { ScopeLease } from "../locks/scope-lock";
 import { type LegacyIntentsScope, listLegacyIntentScopes } from "./legacy-intents-index";
 import { legacyReceiptKey } from "./legacy-receipt-keys";
 import { mergeLegacyIntents } from "./merge-legacy-intents";
@@ -59,9 +59,9 @@ export async function drainLegacyIntents(
 
 export async function drainScope(deps: UpgradeDeps, scope: LegacyIntentsScope): Promise<DrainOutcome> {
   const holder = upgradeHolder(deps.now());
-  let lease: ScopeLock;
+  let lease: ScopeLease;
   try {
-    lease = await ScopeLock.acquire(deps.lock(scope.key), holder, deps.lease);
+    lease = await ScopeLease.acquire(deps.lock(scope.key), holder, deps.lease);
   } catch (err) {
     if (isSponsonError(err) && err.code === "LOCK_HELD") return { kind: "busy" };
     return { kind: "failed", failure: failureOf(err) };

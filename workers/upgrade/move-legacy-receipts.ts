@@ -14,7 +14,7 @@ import { SponsonError } from "../../shared/errors";
 import { scopeLockKey } from "../../shared/lock-keys";
 import { type Receipt, receiptSchema } from "../../shared/schemas/receipt";
 import type { RepositoryConfig } from "../../shared/schemas/repository";
-import { ScopeLock } from "../locks/scope-lock";
+import { ScopeLease } from "../locks/scope-lock";
 import { receiptKey } from "../receipts/layout";
 import { isTombstone, receiptMetadata } from "../receipts/object-metadata";
 import { legacyRepository } from "../repositories/configured";
@@ -67,10 +67,10 @@ async function moveOne(
   // Checked before any lease: a repository-keyed receipt, once written, is never deleted.
   if ((await deps.bucket.head(to)) !== null) return "shadowed";
   const holder = upgradeHolder(deps.now());
-  let lease: ScopeLock;
+  let lease: ScopeLease;
   try {
     const lock = deps.lock(scopeLockKey(repository.id, address.environment, address.scope));
-    lease = await ScopeLock.acquire(lock, holder, deps.lease);
+    lease = await ScopeLease.acquire(lock, holder, deps.lease);
   } catch (err) {
     if (err instanceof SponsonError && err.code === "LOCK_HELD") return "busy";
     throw err;

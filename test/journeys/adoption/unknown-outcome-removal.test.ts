@@ -8,10 +8,11 @@
  * still land.
  */
 import { describe, expect, it } from "vitest";
-import { type LockTarget, overriding } from "../../../workers/locks/lock-target";
+import type { LockTarget } from "../../../workers/locks/lock-target";
 import { adoptionBody, callbacks, dayOne, ownership, PR_PATTERN, prUrl } from "../../helpers/adoption";
 import { freshAuth0Domain } from "../../helpers/emulators";
 import { appLockKey, receipt } from "../../helpers/engine";
+import { overriding } from "../../helpers/lock-overrides";
 import { stub } from "../../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";

@@ -7,9 +7,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { LockProvider } from "../../../workers/engine/deps";
-import { lockStub, overriding } from "../../../workers/locks/lock-target";
+import { lockStub } from "../../../workers/locks/lock-target";
 import { appLockKey, freshPr } from "../../helpers/engine";
 import { applyRequest, cappedOrigins, evictingEngine, setPullRequest } from "../../helpers/eviction";
+import { overriding } from "../../helpers/lock-overrides";
 
 describe("the evicted leases are checked before the claims", () => {
   it("a parent force-released while an evicted scope's lease is checked: no provider write is sent", async () => {

@@ -10,7 +10,7 @@ import { scopeLockKey } from "../../../shared/lock-keys";
 import type { Plan } from "../../../shared/schemas/plan";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
 import { lockTarget } from "../../../workers/locks/lock-target";
-import { ScopeLock } from "../../../workers/locks/scope-lock";
+import { ScopeLease } from "../../../workers/locks/scope-lock";
 import { R2ReceiptStore } from "../../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../../workers/scope-state/scope-state-client";
 import { call, observedApp } from "../../helpers/app";
@@ -218,7 +218,7 @@ describe("evictStale makes room from stale scopes", () => {
     await close(closed);
     await ageRuns(idle, 10);
     // The closed scope's destroy holds its scope lock: never waited for under the parent lease.
-    const busy = await ScopeLock.acquire(
+    const busy = await ScopeLease.acquire(
       lockTarget(env, scopeLockKey(DEFAULT_REPOSITORY.id, "preview", closed)),
       "run-busy-destroy",
       { ttlMs: 60_000 },

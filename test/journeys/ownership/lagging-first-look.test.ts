@@ -10,12 +10,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
 import { type LockProvider, SimulatedCrash } from "../../../workers/engine/deps";
-import { overriding } from "../../../workers/locks/lock-target";
 import type { EngineOverrides } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { connectionOf } from "../../helpers/connections";
 import { graphApp, setGraphLag } from "../../helpers/emulators-entra";
 import { receipt } from "../../helpers/engine";
+import { overriding } from "../../helpers/lock-overrides";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
 import { testEngine } from "../../helpers/test-engine";
 

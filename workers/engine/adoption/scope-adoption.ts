@@ -14,7 +14,7 @@ import { type ItemOwnership, ownerOf } from "../../../shared/schemas/ownership";
 import { type Provenance, provenanceSchema, unknownProvenance } from "../../../shared/schemas/provenance";
 import type { Intent } from "../../../shared/schemas/receipt";
 import type { Params } from "../../adapters/op-spec";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import { type EngineDeps, SimulatedCrash } from "../deps";
 import { type Item, recordOf, refOf } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
@@ -251,7 +251,7 @@ async function underParent(
   const { a, contexts } = r;
   const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt };
   const first = items[0] as Item;
-  return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLock | null) => {
+  return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLease | null) => {
     if (lease === null || !deps.ownership)
       throw new SponsonError("INTERNAL", "adoption changes ownership: it needs the object's parent lock");
     // No provider write here: the fence bounds the reads by the leases' deadline and hands the

@@ -10,7 +10,7 @@
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
-import { ScopeLock } from "../../locks/scope-lock";
+import { ScopeLease } from "../../locks/scope-lock";
 import type { StoredReceipt } from "../../receipts/receipt-store";
 import { type Item, itemOfRecord } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
@@ -28,7 +28,7 @@ const idOf = (op: string, key: string) => `${op}\u0000${key}`;
 export interface Candidate {
   share: ScopeShare & { stale: "closed" | "idle" };
   owner: string;
-  lease: ScopeLock;
+  lease: ScopeLease;
   stored: StoredReceipt;
   entries: Array<{ entry: LedgerEntry; item: Item }>;
 }
@@ -132,9 +132,9 @@ export class Evictions {
     if (this.#taken.has(id)) return this.#taken.get(id) ?? null;
     this.#taken.set(id, null);
     const { deps, run } = this.#w;
-    let lease: ScopeLock;
+    let lease: ScopeLease;
     try {
-      lease = await ScopeLock.acquire(
+      lease = await ScopeLease.acquire(
         deps.locks.scope(run.repository.id, share.environment, share.scope),
         run.id,
         // A give-back's warning is the run's (docs/design.md, "Lease protocol": a lost answer).
@@ -170,7 +170,7 @@ export class Evictions {
    */
   async #underLease(
     share: Candidate["share"],
-    { lease, fill }: { lease: ScopeLock; fill: ListFill },
+    { lease, fill }: { lease: ScopeLease; fill: ListFill },
   ): Promise<Candidate | null> {
     const { deps, run } = this.#w;
     const address = { repository: run.repository, environment: share.environment, scope: share.scope };

@@ -5,7 +5,7 @@
  * repository's scopes are named; other repositories' are only counted.
  */
 import { type ItemOwnership, scopeOfOwner } from "../../../shared/schemas/ownership";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { EngineDeps } from "../deps";
 import { pullRequestOf, type StaleReason, staleReason } from "./stale-scopes";
 
@@ -36,7 +36,7 @@ export interface ListOwners {
 
 export interface OwnersInput {
   deps: EngineDeps;
-  lease: ParentLock;
+  lease: ParentLease;
   /** The caller's repository: only its scopes are named. */
   repository: { id: number; name: string };
   op: string;

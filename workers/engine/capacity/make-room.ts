@@ -9,7 +9,7 @@
  */
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection, OpContext } from "../../adapters/op-spec";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import { type Change, decideInOrder, keysOf, type Participant } from "../rules/group-decisions";
 import type { Fence } from "../write/fence";
@@ -21,7 +21,7 @@ import { type CapOf, listIdOf, overCap } from "./list-fill";
 export interface RoomInput {
   object: string;
   state: unknown;
-  lease: ParentLock;
+  lease: ParentLease;
   fence: Fence;
   ctx: OpContext;
   capOf: CapOf;

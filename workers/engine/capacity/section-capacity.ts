@@ -6,7 +6,7 @@
  */
 import type { SponsonError } from "../../../shared/errors";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import type { Fence } from "../write/fence";
@@ -37,7 +37,7 @@ export class SectionCapacity {
   /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
   readonly full = new Map<string, SponsonError>();
 
-  constructor(w: WriterParts, { lease, fence }: { lease: ParentLock | null; fence: Fence }) {
+  constructor(w: WriterParts, { lease, fence }: { lease: ParentLease | null; fence: Fence }) {
     this.#w = w;
     const { deps, run } = w;
     this.#owners =

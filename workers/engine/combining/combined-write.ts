@@ -4,7 +4,7 @@
  * lease comes and this run writes what is left, taking what others queued (holder.ts).
  */
 import { MAX_QUEUED_CHANGES } from "../../../shared/schemas/combine";
-import { type CombineOutcome, ParentLock } from "../../locks/parent-lock";
+import { type CombineOutcome, ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
@@ -26,7 +26,7 @@ export function combines(w: WriterParts, item: Item): boolean {
 
 /** What queuing came to: a lease for what is left (`rest`), and what a holder wrote for this run. */
 export type Joined =
-  | { ok: true; lease: ParentLock | null; rest: Change[]; carried: CarriedAnswer; touched: boolean }
+  | { ok: true; lease: ParentLease | null; rest: Change[]; carried: CarriedAnswer; touched: boolean }
   /** `touched`: a holder may have taken these changes, so their intents stay. */
   | { ok: false; error: unknown; touched: boolean };
 
@@ -52,7 +52,7 @@ export async function joinQueue(
     answer = await acquireParent(
       w,
       { ...ask, items: ownedItemsOf(changes.map((c) => c.item)) },
-      (target, opts) => ParentLock.acquireOrCombine(target, w.run.id, opts, queued),
+      (target, opts) => ParentLease.acquireOrCombine(target, w.run.id, opts, queued),
     );
   } catch (error) {
     // A holder may have taken these changes and be writing them now (or have written them):

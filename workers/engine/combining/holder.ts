@@ -16,7 +16,7 @@ import type {
 } from "../../../shared/schemas/combine";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { scopeOfOwner } from "../../../shared/schemas/ownership";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { errorInfo } from "../run/run";
@@ -32,11 +32,11 @@ interface Admitted {
 
 export class CombiningHolder implements Carried {
   readonly #w: WriterParts;
-  readonly #lease: ParentLock;
+  readonly #lease: ParentLease;
   readonly #waiters: readonly QueuedWaiter[];
   readonly #admitted: readonly Admitted[];
 
-  private constructor(w: WriterParts, lease: ParentLock, waiters: QueuedWaiter[], admitted: Admitted[]) {
+  private constructor(w: WriterParts, lease: ParentLease, waiters: QueuedWaiter[], admitted: Admitted[]) {
     this.#w = w;
     this.#lease = lease;
     this.#waiters = waiters;
@@ -47,7 +47,10 @@ export class CombiningHolder implements Carried {
    * The changes queued for `first`'s object that the grant took (asked of the object only when the
    * grant answered none), admitted; null when nobody queued (then no report follows the write).
    */
-  static async take(w: WriterParts, at: { first: Item; lease: ParentLock }): Promise<CombiningHolder | null> {
+  static async take(
+    w: WriterParts,
+    at: { first: Item; lease: ParentLease },
+  ): Promise<CombiningHolder | null> {
     const waiters = at.lease.takenWithGrant() ?? (await at.lease.takeQueued());
     if (waiters.length === 0) return null;
     const alive = await Promise.all(waiters.map((q) => stillRunning(w, q.changes[0])));

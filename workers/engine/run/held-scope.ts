@@ -4,7 +4,7 @@
  */
 import { SponsonError } from "../../../shared/errors";
 import type { Intent, LedgerEntry } from "../../../shared/schemas/receipt";
-import { ScopeLock } from "../../locks/scope-lock";
+import { ScopeLease } from "../../locks/scope-lock";
 import type { Emit, EngineDeps } from "../deps";
 import { itemOfRecord } from "../plan/item";
 import { originOf } from "./run";
@@ -13,11 +13,11 @@ import type { RunWaiting, ScopeRequest } from "./scope-request";
 
 /** The lease, and what its release hands the next holder: the run says what it saved, then releases. */
 export class HeldScope {
-  readonly lock: ScopeLock;
+  readonly lock: ScopeLease;
   /** The etag of this run's successful last save, handed to the next holder with the release. */
   #saved: string | null = null;
 
-  constructor(lock: ScopeLock) {
+  constructor(lock: ScopeLease) {
     this.lock = lock;
   }
 
@@ -48,7 +48,7 @@ export interface ScopeAsk {
  * (docs/upgrading.md), after which the retry recovers them like any other.
  */
 export async function takeScope({ deps, req, runId, emit, waiting }: ScopeAsk): Promise<HeldScope> {
-  const lease = await ScopeLock.acquire(
+  const lease = await ScopeLease.acquire(
     deps.locks.scope(req.repository.id, req.environment, req.scope),
     runId,
     runLeaseOptions(deps, waiting, {

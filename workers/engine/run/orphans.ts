@@ -12,7 +12,7 @@ import { repositoryRefById } from "../../../shared/schemas/repository";
 import { entryOfKey, type OpSpec } from "../../adapters/op-spec";
 import { outcomeOfError } from "../../audit/audit-intent";
 import type { OrphanRemovalAudit } from "../../audit/orphan-audit";
-import { ParentLock } from "../../locks/parent-lock";
+import { ParentLease } from "../../locks/parent-lock";
 import { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, OwnedObjects } from "../deps";
 import { sameItem } from "../plan/item";
@@ -194,7 +194,7 @@ async function removeUnderLease(
   // Token exchanges before the lease, like every run.
   await contexts.prepare([locator.connection]);
   const ctx = contexts.get(locator.connection);
-  const lease = await ParentLock.acquire(
+  const lease = await ParentLease.acquire(
     await deps.locks.parent(req.parent),
     runId,
     runLeaseOptions(deps, { wait: true, deadline: WaitDeadline.start(deps.waitTimeoutMs, deps.clock) }),

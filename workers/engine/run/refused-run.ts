@@ -5,7 +5,7 @@
  */
 import { SponsonError } from "../../../shared/errors";
 import type { RunResult } from "../../../shared/schemas/run";
-import { ScopeLock } from "../../locks/scope-lock";
+import { ScopeLease } from "../../locks/scope-lock";
 import type { EngineDeps } from "../deps";
 import { meteredDeps } from "../metered-deps";
 import type { RefusedLine } from "./admission";
@@ -50,9 +50,9 @@ async function recordRefused(engineDeps: EngineDeps, run: Run, req: ScopeRequest
     run.warn(`run ${run.id} was not recorded: the scope is closed`);
     return;
   }
-  let lease: ScopeLock;
+  let lease: ScopeLease;
   try {
-    lease = await ScopeLock.acquire(
+    lease = await ScopeLease.acquire(
       deps.locks.scope(req.repository.id, req.environment, req.scope),
       run.id,
       runLeaseOptions(deps, runWaiting(deps, req), {
@@ -69,7 +69,7 @@ async function recordRefused(engineDeps: EngineDeps, run: Run, req: ScopeRequest
   }
   let saved: string | null = null;
   try {
-    // A lock of 0.1.x still keeping intents (ScopeLock.legacyIntents) keeps them through this
+    // A lock of 0.1.x still keeping intents (ScopeLease.legacyIntents) keeps them through this
     // save, which resolves nothing and drops nothing: the upgrade drains them (docs/upgrading.md).
     const session = await ReceiptSession.open(deps.store, req);
     session.recordRun(run.record(deps.clock.now()));

@@ -16,7 +16,7 @@ import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/sche
 import type { OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import { SimulatedCrash } from "../deps";
 import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { PartlySent } from "./provider-write";
@@ -31,7 +31,7 @@ export type ParentCheckAfter = "renew" | "call" | "release";
 export interface FenceLeases {
   /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
   scope: Lease | null;
-  parent: ParentLock | null;
+  parent: ParentLease | null;
   /** The check after the write (off only under the test-only `unfenced` control). */
   checkAfter: boolean;
   /** What the write is of, for the unknown-outcome message: the parent (or the item). */
@@ -109,7 +109,7 @@ export class Fence {
    * (nobody else changes ownership while the lease is held), read from the object otherwise.
    */
   async owners(items: OwnedItem[]): Promise<OwnershipView> {
-    const parent = this.#leases.parent as ParentLock;
+    const parent = this.#leases.parent as ParentLease;
     this.#claimedLast = false;
     return parent.grantedOwners(items) ?? (await parent.owners(items));
   }
@@ -125,7 +125,7 @@ export class Fence {
     this.#claimedLast = true;
   }
 
-  /** A refused write's claims taken back: no check before a write (ParentLock.withdrawOwners). */
+  /** A refused write's claims taken back: no check before a write (ParentLease.withdrawOwners). */
   async withdraw(changes: OwnerChange[]): Promise<void> {
     this.#claimedLast = false;
     if (changes.length > 0) await this.#leases.parent?.withdrawOwners(changes);

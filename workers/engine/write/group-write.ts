@@ -8,7 +8,7 @@
  * waiters get everything back and the group is written again, its own changes alone.
  */
 import { SponsonError } from "../../../shared/errors";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import { combines, joinQueue } from "../combining/combined-write";
 import { changeId } from "../combining/combining";
 import { CombiningHolder } from "../combining/holder";
@@ -94,7 +94,7 @@ export class GroupWrite {
 
   /** The critical section, and the calls after the write, under `lease` (null: no parent lock). */
   async #underLease(
-    lease: ParentLock | null,
+    lease: ParentLease | null,
     { own, takeQueue }: { own: readonly Change[]; takeQueue: boolean },
   ): Promise<Decided[]> {
     const w = this.#w;
@@ -181,7 +181,7 @@ export class GroupWrite {
 
 interface AfterWrite {
   fence: Fence;
-  lease: ParentLock | null;
+  lease: ParentLease | null;
   carried: CombiningHolder | null;
   section: CriticalSection;
 }

@@ -7,7 +7,7 @@
 import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
 import { repositoryRefById } from "../../../shared/schemas/repository";
 import type { OpContext } from "../../adapters/op-spec";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import { mayName } from "../../receipts/parent-tags";
 import type { Item } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
@@ -36,7 +36,7 @@ export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[
 /** What the ownership of a group's items is read with, under its parent lease. */
 export interface OwnershipRead {
   items: readonly Item[];
-  lease: ParentLock | null;
+  lease: ParentLease | null;
   /** The group's fence: its first read may be the view the grant carried (fence.ts). */
   fence: Fence;
   ctx: OpContext;

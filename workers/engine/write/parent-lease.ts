@@ -3,7 +3,7 @@ import { SponsonError } from "../../../shared/errors";
 import { LOCK_DELAY_MS } from "../../../shared/lease-defaults";
 import type { OwnedItem } from "../../../shared/schemas/ownership";
 import type { LeaseSettings } from "../../locks/lease-options";
-import { ParentLock } from "../../locks/parent-lock";
+import { ParentLease } from "../../locks/parent-lock";
 import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
 import { runLeaseOptions } from "../run/run-lease";
@@ -24,11 +24,11 @@ export interface ParentAsk {
 export async function withParent<T>(
   w: WriterParts,
   ask: ParentAsk,
-  fn: (lease: ParentLock | null) => Promise<T>,
+  fn: (lease: ParentLease | null) => Promise<T>,
 ): Promise<T> {
   if (ask.first.parent === null || !w.deps.parentLocks) return fn(null);
   const lease = await acquireParent(w, { ...ask, items: grantItemsOf(w, ask.items) }, (target, opts) =>
-    ParentLock.acquire(target, w.run.id, opts),
+    ParentLease.acquire(target, w.run.id, opts),
   );
   try {
     return await fn(lease);

@@ -4,7 +4,7 @@
  */
 import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
 import { type Decided, editAll } from "../rules/group-decisions";
@@ -13,7 +13,7 @@ import { rememberWritten } from "./recent-writes-section";
 export interface ProviderWrite {
   deps: EngineDeps;
   ctx: OpContext;
-  lease: ParentLock | null;
+  lease: ParentLease | null;
   /** The object's many-items form and its state as read under the lease; null: one call per item. */
   batch: BatchForm | null;
   state: unknown;

@@ -9,12 +9,12 @@
 import { SponsonError } from "../../../shared/errors";
 import type { BatchForm, OpContext, Params } from "../../adapters/op-spec";
 import { OVERLOADED_RETRY_AFTER_SECONDS } from "../../locks/acquire-loop";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import { type EngineDeps, rethrowCrash } from "../deps";
 import type { Decided } from "../rules/group-decisions";
 import { mergeRecentWrites, recentWritesOf } from "../rules/recent-writes";
 
-const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLock | null): lease is ParentLock =>
+const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLease | null): lease is ParentLease =>
   lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
 
 /** One object's read: its many-items form, the context and params it is read with. */
@@ -26,7 +26,7 @@ export interface ObjectRead {
 
 export async function readUnderLease(
   deps: EngineDeps,
-  { batch, ctx, params, lease }: ObjectRead & { lease: ParentLock | null },
+  { batch, ctx, params, lease }: ObjectRead & { lease: ParentLease | null },
 ): Promise<unknown> {
   const state = await batch.read(ctx, params);
   if (!applies(deps, batch, lease)) return state;
@@ -73,7 +73,7 @@ function memoryUnavailable(parent: string): SponsonError {
 export async function rememberWritten(
   deps: EngineDeps,
   batch: BatchForm,
-  lease: ParentLock | null,
+  lease: ParentLease | null,
   writes: readonly Decided[],
 ): Promise<void> {
   await rememberChanges(
@@ -93,7 +93,7 @@ export async function rememberWritten(
 export async function rememberChanges(
   deps: EngineDeps,
   batch: BatchForm,
-  lease: ParentLock | null,
+  lease: ParentLease | null,
   changes: Parameters<typeof recentWritesOf>[0],
 ): Promise<void> {
   if (!applies(deps, batch, lease)) return;

@@ -4,7 +4,7 @@
  */
 import type { SponsonError } from "../../../shared/errors";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { Queued } from "../combining/combining";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
@@ -22,7 +22,7 @@ export interface SectionInput {
   parts: WriterParts;
   /** The group's first item: its object, connection and params address the one read and write. */
   first: Item;
-  lease: ParentLock | null;
+  lease: ParentLease | null;
   fence: Fence;
   own: readonly Change[];
   /** Null when no waiter's changes were taken (then no report follows the write). */

@@ -6,7 +6,7 @@
  */
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
-import type { ParentLock } from "../../locks/parent-lock";
+import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
 import type { Fence } from "./fence";
@@ -26,7 +26,7 @@ export interface SectionRead {
 
 export async function readSection(
   w: WriterParts,
-  at: { first: Item; items: readonly Item[]; lease: ParentLock | null; fence: Fence; ctx: OpContext },
+  at: { first: Item; items: readonly Item[]; lease: ParentLease | null; fence: Fence; ctx: OpContext },
 ): Promise<SectionRead> {
   const { first, items, lease, fence, ctx } = at;
   const batch = first.op.batch && first.parent !== null ? first.op.batch : null;

@@ -2,7 +2,7 @@
  * What every group write of one run shares (item-writer.ts, group-write.ts and the modules they
  * compose: the parent lease, the critical section, combining, ownership bookkeeping, recording).
  */
-import type { ScopeLock } from "../../locks/scope-lock";
+import type { ScopeLease } from "../../locks/scope-lock";
 import type { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, FaultPoint } from "../deps";
 import type { Item } from "../plan/item";
@@ -15,7 +15,7 @@ export interface WriterParts {
   readonly deps: EngineDeps;
   readonly run: Run;
   readonly session: ReceiptSession;
-  readonly scopeLease: ScopeLock;
+  readonly scopeLease: ScopeLease;
   readonly contexts: ProviderContexts;
   /**
    * Parents where a write of this run has an unknown outcome (fence.ts): the run takes none of
