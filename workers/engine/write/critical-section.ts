@@ -19,6 +19,7 @@ import {
   heldBackOf,
   ownClaimsIn,
   type Refused,
+  restingOn,
   withSent,
   writtenBefore,
 } from "./refused-write";
@@ -262,9 +263,9 @@ export class CriticalSection {
       if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
       if (err instanceof PartlySent && err.refused)
         return { stale: err.refused, decisions, owns, sent: err.sent };
-      // The group fails; first the claims of what was not written go.
+      // The group fails; first the claims of what was not written and of what rested on it go.
       for (const d of unwritten) this.#refused.add(d.change);
-      await this.#withdraw(claimsOf(owns, decisions, unwritten), decisions);
+      await this.#withdraw(claimsOf(owns, decisions, restingOn(decisions, unwritten)), decisions);
       throw err instanceof PartlySent ? err.failure : err;
     }
     noteFills();
