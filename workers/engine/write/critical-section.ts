@@ -246,10 +246,11 @@ export class CriticalSection {
     }
     const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
     let heldBack: Decided[] = [];
-    // What a send that fails certainly did not write (SendStopped).
-    let unwritten: readonly Decided[] = [];
+    // Certainly not written, should the write fail: all of it until the send starts, then what it says.
+    let unwritten: readonly Decided[] = writes;
     try {
       await fence.write(async () => {
+        unwritten = [];
         try {
           heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
         } catch (err) {
