@@ -32,7 +32,7 @@ async function flush(): Promise<void> {
  * The lock object reached only when the test lets the acquire through (a slow flight), and each
  * release noted once the object answered it.
  */
-function slowFlight(inner: LockTarget) {
+function slowFlight(inner: LockTarget, { fails = false }: { fails?: boolean } = {}) {
   let letThrough!: () => void;
   const gate = new Promise<void>((resolve) => {
     letThrough = resolve;
@@ -46,7 +46,12 @@ function slowFlight(inner: LockTarget) {
   const target = overriding(inner, {
     acquire: (req) => {
       calls.acquire += 1;
-      answered = gate.then(() => inner.acquire(req));
+      // Failing: the object decides the call, and its answer is lost on the way back.
+      answered = gate.then(async () => {
+        const answer = await inner.acquire(req);
+        if (fails) throw new Error("Network connection lost.");
+        return answer;
+      });
       return answered;
     },
     release: async (req) => {
@@ -171,4 +176,34 @@ describe("an acquire answered after the run's wait deadline", () => {
     expect((await stub(key).read({ key })).token).toBe(lease.token);
     await lease.release();
   });
+
+  for (const fails of [false, true])
+    it(`a given-up call that reaches the object only after it stopped guarding, while the same holder holds the lease again: its answer ${fails ? "lost on the way back" : "(a re-acquire of that lease)"} gives nothing back`, async ({
+      expect,
+    }) => {
+      const key = freshScopeKey(fails ? "late-lost-after" : "late-after");
+      const flight = slowFlight(lockTarget(env, key), { fails });
+      const clock = new ManualClock();
+      const start = clock.now();
+      await pastDeadline(flight.target, "run-slow", clock);
+      // Any lease the call could have brought has ended by now: the holder may ask again, and does.
+      clock.advance(start + BUDGET_MS + TTL_MS + LOCK_DELAY_MS - clock.now());
+      const lease = await ScopeLease.acquire(lockTarget(env, key), "run-slow", { ttlMs: TTL_MS, clock });
+
+      // The old call reaches the object now: the live lease's own holder asking again, answered as
+      // a re-acquire with that lease's token.
+      flight.letThrough();
+      const late = await flight.answer().catch(() => null);
+      if (!fails) expect(late && granted(late).token).toBe(lease.token);
+      await flush();
+      expect(flight.calls.release, "the run's live lease is not given back").toBe(0);
+      expect(flight.calls.acquire, "nor asked for again to give it back").toBe(1);
+      const state = await stub(key).read({ key });
+      expect({ held: state.held, holder: state.holder, token: state.token }).toEqual({
+        held: true,
+        holder: "run-slow",
+        token: lease.token,
+      });
+      await lease.release();
+    });
 });

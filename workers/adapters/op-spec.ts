@@ -29,6 +29,8 @@ export interface OpContext<Config = Record<string, unknown>> {
   deadline?: () => number;
   /** Under a fence: told of each write attempt that may have landed unanswered (http/provider-request.ts). */
   onUnansweredWrite?: () => void;
+  /** Under a fence: told of each write attempt the provider accepted (http/provider-request.ts). */
+  onWriteAccepted?: () => void;
 }
 
 export interface Inspection {

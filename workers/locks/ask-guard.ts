@@ -14,7 +14,9 @@
  * lock is refused here, before anything reaches the object. Kept per isolate: a run lives in one,
  * and its holder (the run id) names it alone. Each entry carries the time after which it cannot
  * matter and is dropped then, also a given-up ask whose answer never comes back (the request that
- * watched it ended first): memory stays bounded by what is live.
+ * watched it ended first): memory stays bounded by what is live. Once dropped, the holder may ask
+ * again and hold that lock, and an answer that still comes is no longer given back: it may be the
+ * very lease the holder holds (below).
  */
 import { SponsonError } from "../../shared/errors";
 import type { LeaseTarget } from "./lock-target";
@@ -26,6 +28,19 @@ const abandoned = new Map<string, number>();
  * until when (the holder's clock) a lease their answer brings may still be live.
  */
 const unanswered = new Map<object, { id: string; until: number }>();
+
+/** A given-up ask, noted until its answer is given back (`settle`). */
+export interface UnansweredAsk {
+  /**
+   * Its answer came: whether what it brings is still the watcher's to give back, kept noted (the
+   * holder not asking again) until `settle`. False once the note was dropped: the holder may have
+   * been granted that lock since, and the object answers a live lease's holder with that lease's
+   * own token (a re-acquire), which a give-back would end plainly, with no lock-delay, while the
+   * holder writes under it. A lease the answer brought nobody holds then ends by expiry.
+   */
+  answered(): boolean;
+  settle(): void;
+}
 
 const idOf = (key: string, holder: string) => `${key}\u0000${holder}`;
 
@@ -40,11 +55,20 @@ export function noteAbandoned(key: string, holder: string, until: number): void 
  * when any lease that answer could bring has ended, had it been answered and never claimed (the
  * holder's clock); the entry goes then even if the answer never comes back.
  */
-export function noteUnanswered(key: string, holder: string, until: number): () => void {
+export function noteUnanswered(key: string, holder: string, until: number): UnansweredAsk {
   const note = {};
-  unanswered.set(note, { id: idOf(key, holder), until });
-  return () => {
-    unanswered.delete(note);
+  const entry = { id: idOf(key, holder), until };
+  unanswered.set(note, entry);
+  return {
+    answered: () => {
+      // Noted still, so every ask of this holder there was refused since: it holds no lease there.
+      if (!unanswered.has(note)) return false;
+      entry.until = Number.POSITIVE_INFINITY;
+      return true;
+    },
+    settle: () => {
+      unanswered.delete(note);
+    },
   };
 }
 

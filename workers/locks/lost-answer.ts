@@ -76,22 +76,26 @@ interface Giving {
   s: LeaseSettings;
 }
 
-/** A call the race gave up on: what it brings later is given back, and until then not asked again. */
+/**
+ * A call the race gave up on: what it brings later is given back, and until then not asked again —
+ * unless it comes after the guard stopped counting it (ask-guard.ts `answered`): the holder may
+ * hold that lease again by then.
+ */
 function watchLate(call: Promise<Result<Answer>>, g: Giving): void {
-  const settle = noteUnanswered(g.target.key, g.holder, lastLiveAt(g.s));
+  const note = noteUnanswered(g.target.key, g.holder, lastLiveAt(g.s));
   call
     .then(
       async (answer) => {
         // A combined answer wrote this run's changes and holds no lease; a refusal holds nothing.
-        if (answer.ok && "grant" in answer.value)
+        if (note.answered() && answer.ok && "grant" in answer.value)
           await release(g, answer.value.grant, "its answer came after the run's wait deadline");
       },
       async (err: unknown) => {
-        if (!flagsOf(err).overloaded) await giveBack(g.target, g.holder, g.s);
+        if (note.answered() && !flagsOf(err).overloaded) await giveBack(g.target, g.holder, g.s);
       },
     )
     .catch(() => {})
-    .finally(settle);
+    .finally(note.settle);
 }
 
 /**

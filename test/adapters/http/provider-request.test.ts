@@ -280,6 +280,25 @@ describe("providerRequest", () => {
     }
   });
 
+  it("tells the context of each write attempt the provider accepted, never of a refusal or a read", async () => {
+    const cases: Array<[string, Array<() => Response>, Record<string, unknown>, number]> = [
+      ["a 2xx", [json(200, { ok: true })], { method: "POST" }, 1],
+      ["a status the caller accepts", [json(404, {})], { method: "DELETE", accept: [404] }, 1],
+      ["a refusal", [json(400, { message: "bad url" })], { method: "POST" }, 0],
+      ["a read", [json(200, { ok: true })], { method: "GET" }, 0],
+      ["a token exchange", [json(200, { ok: true })], { method: "POST", read: true }, 0],
+    ];
+    for (const [what, answers, req, told] of cases) {
+      let accepted = 0;
+      const { fetcher } = scripted(...answers);
+      await providerRequest({ ...context(fetcher), onWriteAccepted: () => accepted++ }, spec, {
+        ...(req as { method: "POST" }),
+        url: "https://a.test/x",
+      }).catch(() => null);
+      expect(accepted, what).toBe(told);
+    }
+  });
+
   it("tells the observer of a write still in flight at the lease deadline, not of one refused before it was sent", async () => {
     for (const [thrown, told] of [
       [new SponsonError("LOCK_LOST", "still unanswered at the lease deadline", { outcome: "unknown" }), 1],

@@ -14,94 +14,24 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { parentLockKey } from "../../../shared/lock-keys";
-import type { Plan } from "../../../shared/schemas/plan";
 import type { RunResult } from "../../../shared/schemas/run";
-import { SecretRegistry } from "../../../shared/secrets";
 import type { LockProvider } from "../../../workers/engine/deps";
 import { ownerOf } from "../../../workers/engine/rules/ownership";
 import { lockStub, lockTarget } from "../../../workers/locks/lock-target";
-import { connectionOf } from "../../helpers/connections";
-import { freshKindeDomain, kindeApp, seedKinde } from "../../helpers/emulators-kinde";
 import { freshPr, receipt, untilWaiters } from "../../helpers/engine";
+import { at, kindeWorld } from "../../helpers/kinde-refusals";
 import { overriding } from "../../helpers/lock-overrides";
 import { endLockDelay, rawStub } from "../../helpers/locks";
-import { DEFAULT_REPOSITORY, scopeAddress } from "../../helpers/repositories";
-import { testEngine } from "../../helpers/test-engine";
-
-const APP = "a1b2c3d4e5f8";
-const at = (scope: string) => ({
-  repository: DEFAULT_REPOSITORY,
-  environment: "preview",
-  scope,
-  wait: true,
-  waitTimeoutMs: 60_000,
-});
-
-let n = 0;
-async function kindeWorld() {
-  n += 1;
-  const domain = freshKindeDomain();
-  const secret = `KINDE_UNSENT_SECRET_${n}`;
-  await seedKinde(domain, {
-    m2m: { clientId: "m2m-unsent", clientSecret: "kinde-unsent-1" },
-    apps: { [APP]: {} },
-  });
-  const connection = connectionOf(`kinde-unsent-${n}-${domain}`, {
-    type: "kinde",
-    domain,
-    clientId: "m2m-unsent",
-    clientSecret: { secret },
-  });
-  const plan = (...urls: string[]): Plan => ({
-    version: 2,
-    lines: urls.map((url, i) => ({
-      id: `u${i}`,
-      op: "kinde.callbackUrl",
-      connection,
-      params: { app: APP, url },
-    })),
-  });
-  /** The POST of `refuse` is refused 400, once; someone else adds `added` at that moment. */
-  const refusing =
-    (refuse: string, added: string) =>
-    (inner: typeof fetch): typeof fetch => {
-      let done = false;
-      return async (input, init) => {
-        const req = new Request(input, init);
-        if (done || req.method !== "POST" || !(await req.clone().text()).includes(refuse))
-          return inner(input, init);
-        done = true;
-        const urls = (await kindeApp(domain, APP))?.redirect_urls ?? [];
-        await seedKinde(domain, { apps: { [APP]: { redirect_urls: [...urls, added] } } });
-        return Response.json({ errors: [{ code: "INVALID", message: "bad url" }] }, { status: 400 });
-      };
-    };
-  const engine = (
-    wrapFetch?: ReturnType<typeof refusing>,
-    combining = true,
-    wrapLocks?: (inner: LockProvider) => LockProvider,
-  ) =>
-    testEngine({
-      bindings: { [secret]: "kinde-unsent-1" },
-      combining,
-      ...(wrapFetch ? { wrapFetch } : {}),
-      ...(wrapLocks ? { wrapLocks } : {}),
-    });
-  const identity = `kinde:${domain}:app:${APP}`;
-  const key = await parentLockKey(identity, new SecretRegistry());
-  const owners = async (url: string) =>
-    (await lockStub(env, key).ownership({ key })).items.find((i) => i.key === url)?.owners ?? [];
-  const urls = async () => (await kindeApp(domain, APP))?.redirect_urls ?? [];
-  return { domain, plan, refusing, engine, identity, key, owners, urls };
-}
+import { scopeAddress } from "../../helpers/repositories";
 
 describe("a send stopped by a refusal takes back the claims of what it never sent", () => {
   it("the run's own: B refused, C added by someone else meanwhile; the run's rollback removes A and leaves C", async () => {
     const k = await kindeWorld();
     const scope = freshPr();
     const [A, B, C] = ["my-app://own-a", "my-app://own-b", "my-app://own-c"];
-    const result = await k.engine(k.refusing(B, C), false).apply({ ...at(scope), plan: k.plan(A, B, C) });
+    const result = await k
+      .engine({ wrapFetch: k.refusing(B, C), combining: false })
+      .apply({ ...at(scope), plan: k.plan(A, B, C) });
 
     expect(result.run.status).toBe("failed");
     expect(result.lines.map((l) => l.result)).toEqual(["failed", "failed", "failed"]);
@@ -123,7 +53,9 @@ describe("a send stopped by a refusal takes back the claims of what it never sen
       waitTimeoutMs: 0,
     });
     if (!other.ok) throw new Error(other.error.message);
-    const holder: Promise<RunResult> = k.engine(k.refusing(Y, Z)).apply({ ...at(h), plan: k.plan(X) });
+    const holder: Promise<RunResult> = k
+      .engine({ wrapFetch: k.refusing(Y, Z) })
+      .apply({ ...at(h), plan: k.plan(X) });
     await untilWaiters(k.key, 1);
     const waiter: Promise<RunResult> = k.engine().apply({ ...at(w), plan: k.plan(Y, Z) });
     await untilWaiters(k.key, 2);
@@ -186,7 +118,9 @@ describe("a send stopped by a refusal takes back the claims of what it never sen
       waitTimeoutMs: 0,
     });
     if (!other.ok) throw new Error(other.error.message);
-    const holder = k.engine(k.refusing(B, C), true, unreachable).apply({ ...at(h), plan: k.plan(A, B, C) });
+    const holder = k
+      .engine({ wrapFetch: k.refusing(B, C), wrapLocks: unreachable })
+      .apply({ ...at(h), plan: k.plan(A, B, C) });
     await untilWaiters(k.key, 1);
     const waiter = k.engine().apply({ ...at(w), plan: k.plan(Y) });
     await untilWaiters(k.key, 2);

@@ -39,6 +39,11 @@ export interface HttpContext {
    * in flight at the lease deadline), whatever a later attempt is answered. Never of a read.
    */
   onUnansweredWrite?: () => void;
+  /**
+   * Under a fence: told of each write attempt the provider accepted (a 2xx, or a status the caller
+   * accepts), so the engine knows when nothing of a change that failed can be on the provider.
+   */
+  onWriteAccepted?: () => void;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */
@@ -184,7 +189,10 @@ export async function providerRequest(
           outcome: "unknown",
         });
       }
-      if (response.ok || req.accept?.includes(response.status)) return response;
+      if (response.ok || req.accept?.includes(response.status)) {
+        if (write) ctx.onWriteAccepted?.();
+        return response;
+      }
       const body = await readBody(response);
       const throttled = response.status === 429 || spec.isThrottled?.(response.status, body) === true;
       const hint = throttled ? spec.retryAfterMs(response, ctx.clock.now()) : undefined;

@@ -19,6 +19,7 @@ import {
   heldBackOf,
   ownClaimsIn,
   type Refused,
+  restingOn,
   withSent,
   writtenBefore,
 } from "./refused-write";
@@ -38,7 +39,7 @@ export class CriticalSection {
   /** Changes an earlier attempt's send wrote before a refusal: decided for good, claims kept. */
   readonly #sent = new Map<Change, Decided>();
   /** Changes decided as writes under this lease, refused or never sent: never a claim-back again. */
-  readonly #refused = new Set<Change>();
+  readonly #refused: Set<Change>;
   /** The run's own creates whose claims a failed withdraw left at the lock (`claimsLeft`). */
   #claimsLeft: Change[] = [];
   /** Carried changes on an item an earlier request of the lease got no answer for: they go back. */
@@ -48,11 +49,17 @@ export class CriticalSection {
 
   constructor(input: SectionInput) {
     this.#in = input;
+    this.#refused = new Set(input.refused);
     this.#capacity = new SectionCapacity(input.parts, { lease: input.lease, fence: input.fence });
   }
 
   get touched(): boolean {
     return this.#touched;
+  }
+
+  /** Changes decided as writes under this lease and not written: the next section's too. */
+  get refused(): ReadonlySet<Change> {
+    return this.#refused;
   }
 
   /** The run's own refused (or unsent) creates whose claims could not be withdrawn (refused-write.ts). */
@@ -116,13 +123,8 @@ export class CriticalSection {
       for (const d of tried.sent) this.#sent.set(d.change, d);
       for (const d of tried.decisions) if (d.write && !tried.sent.includes(d)) this.#refused.add(d.change);
       // The refused and the unsent wrote nothing: their claims go at once, before anything else.
-      const undo = claimsToWithdraw(tried);
-      try {
-        await this.#in.fence.withdraw(undo);
-      } catch (err) {
-        this.#claimsLeft = ownClaimsIn(undo, tried.decisions, me);
-        throw err;
-      }
+      const failed = await this.#withdraw(claimsToWithdraw(tried), tried.decisions);
+      if (failed) throw failed.err;
       if (attempt >= MAX_DECIDE_ATTEMPTS) {
         const written = writtenBefore(this.#sent.values(), me);
         throw keptChanging(this.#in.first.parent, attempt, tried.stale.detail, written);
@@ -149,9 +151,7 @@ export class CriticalSection {
     const leftBySent = [...this.#sent.values()].flatMap((d) => d.ownersAfter);
     this.#capacity.startAttempt();
     const items = all.map((p) => p.change.item);
-    const read = await readSection(w, { first, items, lease, fence, ctx });
-    const { batch, state, seen } = read;
-    let owns = read.owns;
+    let { batch, state, seen, owns } = await readSection(w, { first, items, lease, fence, ctx });
     // Decided in order, each against the item as the ones before leave it; decided again without
     // the waiters found gone right before the write.
     const decideFor = (gone: ReadonlySet<string>) => {
@@ -246,15 +246,17 @@ export class CriticalSection {
     }
     const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
     let heldBack: Decided[] = [];
-    let unsent: readonly Decided[] = [];
+    // Certainly not written, should the write fail: all of it until the send starts, then what it says.
+    let unwritten: readonly Decided[] = writes;
     try {
       await fence.write(async () => {
+        unwritten = [];
         try {
           heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
         } catch (err) {
           if (!(err instanceof SendStopped)) throw err;
           // The fence sees a partial send as one; any other stop as its failure alone.
-          unsent = err.unsent;
+          unwritten = err.unwritten;
           throw err instanceof PartlySent ? err : err.failure;
         }
       }, after);
@@ -262,7 +264,9 @@ export class CriticalSection {
       if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
       if (err instanceof PartlySent && err.refused)
         return { stale: err.refused, decisions, owns, sent: err.sent };
-      await this.#withdrawUnsent(owns, decisions, unsent);
+      // The group fails; first the claims of what was not written and of what rested on it go.
+      for (const d of unwritten) this.#refused.add(d.change);
+      await this.#withdraw(claimsOf(owns, decisions, restingOn(decisions, unwritten)), decisions);
       throw err instanceof PartlySent ? err.failure : err;
     }
     noteFills();
@@ -279,21 +283,17 @@ export class CriticalSection {
   }
 
   /**
-   * A failed send's group fails, but first the claims of what it certainly never sent go
-   * (SendStopped.unsent); the failed request's stays (it may have landed). A withdraw that fails
-   * leaves the run's own creates to its intents' `refused` mark (`claimsLeft`; docs/design.md, "A
-   * refused write's claims when the withdraw fails"); the group's own failure is answered.
+   * Takes back claims of writes not made; one that fails (the lease lost, the object not reached)
+   * leaves the run's own creates among them to their intents' `refused` mark (`claimsLeft`;
+   * docs/design.md, "A refused write's claims when the withdraw fails") and answers the failure.
    */
-  async #withdrawUnsent(
-    owns: Refused["owns"],
-    decisions: Decided[],
-    unsent: readonly Decided[],
-  ): Promise<void> {
-    const undo = claimsOf(owns, decisions, unsent);
+  async #withdraw(undo: OwnerChange[], decisions: readonly Decided[]): Promise<{ err: unknown } | null> {
     try {
       await this.#in.fence.withdraw(undo);
-    } catch {
+      return null;
+    } catch (err) {
       this.#claimsLeft = ownClaimsIn(undo, decisions, ownerOf(this.#in.parts.run));
+      return { err };
     }
   }
 }

@@ -112,9 +112,12 @@ export class GroupWrite {
     let done: SectionOutcome;
     let section: CriticalSection;
     const sections: CriticalSection[] = [];
+    // What an earlier section decided as a write and did not write: its item is someone else's if
+    // present now, never a claim-back (its claims went when that section failed).
+    let refused: ReadonlySet<Change> = new Set();
     try {
       for (;;) {
-        section = new CriticalSection({ parts: w, first, lease, fence, own, carried });
+        section = new CriticalSection({ parts: w, first, lease, fence, own, carried, refused });
         sections.push(section);
         this.#sections.push(section);
         try {
@@ -135,6 +138,7 @@ export class GroupWrite {
           if (!(carried.queued.length > 0 && refusedByProvider(err)) || section.claimsLeft.length > 0)
             throw err;
           carried = null;
+          refused = section.refused;
           // Refused, nothing written: this section's stale scopes are given back (and unguarded)
           // before the next one may take the same scopes again.
           await section.releaseEvictions();

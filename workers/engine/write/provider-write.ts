@@ -9,6 +9,7 @@ import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
 import { type Decided, editAll } from "../rules/group-decisions";
 import { rememberWritten } from "./recent-writes-section";
+import { mayHaveLanded } from "./unanswered";
 
 export interface ProviderWrite {
   deps: EngineDeps;
@@ -30,17 +31,18 @@ export interface ProviderWrite {
 }
 
 /**
- * A send of one request per item that stopped at a request that failed (`failure`): `sent` are the
- * changes whose requests the provider accepted before it, in order; `unsent` those it certainly
- * never sent (held back, or after the failed one), whose claims name an entry this run never wrote
- * (docs/design.md, "A send of several requests refused half-way"). The failed request's own change
- * is in neither: whatever it sent may have landed.
+ * A send that stopped at a request that failed (`failure`): `sent` are the changes whose requests
+ * the provider accepted before it, in order; `unwritten` those it certainly did not write — held
+ * back, after the failed request, and the failed request's own when the provider refused it
+ * outright (an answer, no attempt of it unanswered, nothing of it accepted) — whose claims name an
+ * entry this run never wrote (docs/design.md, "A send of several requests refused half-way"). A
+ * failed change that may have landed is in neither.
  */
 export class SendStopped extends Error {
   constructor(
     readonly sent: readonly Decided[],
     readonly failure: unknown,
-    readonly unsent: readonly Decided[] = [],
+    readonly unwritten: readonly Decided[] = [],
   ) {
     super(`${sent.length} change(s) of the send were written before the next request failed`);
   }
@@ -61,14 +63,21 @@ export class PartlySent extends SendStopped {}
 /**
  * Sends the group's write; answers the writes held back: those of a send of several requests on an
  * item an earlier request of the lease got no answer for (docs/design.md, "An unanswered attempt
- * ends the lease quietly"). Their changes are not written by this lease. A send of one request per
- * item that fails throws SendStopped (PartlySent once something was written).
+ * ends the lease quietly"). Their changes are not written by this lease. A send that fails throws
+ * SendStopped (PartlySent once something was written), or the failure itself where it may have
+ * landed or is a precondition's refusal (StaleState: the section decides again).
  */
 export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
-  const { batch, ctx, writes } = p;
+  const { batch, writes } = p;
   if (batch) {
-    // One request (retried as itself): a StaleState from it says that nothing of it landed.
-    await batch.write(ctx, p.first.params, p.state, editAll(writes));
+    // One request (retried as itself): a StaleState from it says that nothing of it landed, and so
+    // does the provider's own refusal of every attempt.
+    const send = watched(p.ctx);
+    try {
+      await batch.write(send.ctx, p.first.params, p.state, editAll(writes));
+    } catch (err) {
+      throw refusedOutright(err, send) ? new SendStopped([], err, writes) : err;
+    }
     await rememberWritten(p.deps, batch, p.lease, writes);
     return [];
   }
@@ -85,22 +94,48 @@ export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
     }
     const i = p.items.indexOf(change.item);
     const send = change.action === "create" ? change.item.op.create : change.item.op.remove;
-    const told: OpContext = {
-      ...ctx,
-      onUnansweredWrite: () => {
-        p.unanswered.add(change.item);
-        ctx.onUnansweredWrite?.();
-      },
-    };
+    const one = watched(p.ctx, () => p.unanswered.add(change.item));
     try {
-      await send(told, change.item.params, { ...(p.seen[i] as Inspection), present: presentBefore ?? false });
+      await send(one.ctx, change.item.params, {
+        ...(p.seen[i] as Inspection),
+        present: presentBefore ?? false,
+      });
     } catch (err) {
       // This request failed, but the ones before it wrote: their claims must stay, and the check
       // after the write is owed for them. Nothing was sent for the rest.
-      const unsent = [...heldBack, ...writes.slice(at + 1)];
-      throw sent.length > 0 ? new PartlySent(sent, err, unsent) : new SendStopped(sent, err, unsent);
+      const unwritten = [...heldBack, ...(refusedOutright(err, one) ? [d] : []), ...writes.slice(at + 1)];
+      throw sent.length > 0 ? new PartlySent(sent, err, unwritten) : new SendStopped(sent, err, unwritten);
     }
     sent.push(d);
   }
   return heldBack;
+}
+
+/** `ctx` that also says whether any write attempt made through it was accepted, or went unanswered. */
+function watched(ctx: OpContext, onUnanswered?: () => void) {
+  let landed = false;
+  return {
+    ctx: {
+      ...ctx,
+      onUnansweredWrite: () => {
+        landed = true;
+        onUnanswered?.();
+        ctx.onUnansweredWrite?.();
+      },
+      onWriteAccepted: () => {
+        landed = true;
+        ctx.onWriteAccepted?.();
+      },
+    } satisfies OpContext,
+    mayHaveWritten: () => landed,
+  };
+}
+
+/**
+ * The provider refused the write outright: it answered every attempt and accepted none, so nothing
+ * of the write is there (the failure says no attempt may land, and the transport told of none that
+ * may). A precondition's refusal (StaleState) is said so on its own, and decided again.
+ */
+function refusedOutright(err: unknown, send: { mayHaveWritten(): boolean }): boolean {
+  return !(err instanceof StaleState) && !mayHaveLanded(err) && !send.mayHaveWritten();
 }

@@ -86,9 +86,24 @@ export function heldBackOf(decisions: readonly Decided[], heldBack: readonly Dec
 }
 
 /**
- * The owner changes that take back the claims made for `held` (changes not written: held back, or
- * never reached by a send that stopped), the lock as `owns` read it; those of every other decision
- * on the same items stay.
+ * The decisions a send that stopped leaves unwritten (`unwritten`: SendStopped's), with every later
+ * decision on the same items: each was decided against the item as the changes before it leave it,
+ * so one after a write never made rests on nothing (a waiter's join of a create never sent). The
+ * same rule as `heldBackOf`'s, from the first write not made on each item.
+ */
+export function restingOn(decisions: readonly Decided[], unwritten: readonly Decided[]): Decided[] {
+  const first = new Map<string, number>();
+  decisions.forEach((d, i) => {
+    const id = idOf(d.change.item);
+    if (unwritten.includes(d) && !first.has(id)) first.set(id, i);
+  });
+  return decisions.filter((d, i) => i >= (first.get(idOf(d.change.item)) ?? Number.POSITIVE_INFINITY));
+}
+
+/**
+ * The owner changes that take back the claims made for `held` (changes not written: held back, not
+ * reached or refused outright by a send that stopped, and what rested on them), the lock as `owns`
+ * read it; those of every other decision on the same items stay.
  */
 export function claimsOf(
   owns: readonly ItemOwnership[] | null,

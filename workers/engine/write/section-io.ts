@@ -27,6 +27,11 @@ export interface SectionInput {
   own: readonly Change[];
   /** Null when no waiter's changes were taken (then no report follows the write). */
   carried: Carried | null;
+  /**
+   * Changes an earlier section under this lease decided as writes and did not write (its
+   * `refused`): never a claim-back in this one either (docs/design.md, "Write combining").
+   */
+  refused?: ReadonlySet<Change>;
 }
 
 /** What the section decided (own changes first, then carried ones) and whose changes went back. */
