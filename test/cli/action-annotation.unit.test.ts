@@ -104,6 +104,7 @@ describe("the failed step's annotation", () => {
       "INTERNAL",
       "EMPTY_PLAN",
       "LIST_FULL",
+      "QUOTA_EXCEEDED",
       "NETWORK",
       "BAD_RESPONSE",
     ])
