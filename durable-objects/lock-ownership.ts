@@ -13,7 +13,14 @@ import type {
   OwnershipView,
 } from "../shared/schemas/ownership";
 import type { LeaseStore } from "./lease-store";
-import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
+import {
+  allLocators,
+  allOwnership,
+  applyOwnerChanges,
+  readOwnership,
+  saveLocator,
+  sharesOf,
+} from "./ownership-store";
 
 export class LockOwnership {
   readonly #sql: SqlStorage;
@@ -26,11 +33,20 @@ export class LockOwnership {
     this.#env = env;
   }
 
-  view(items: OwnedItem[]): OwnershipView {
+  /** `shares`: with each owner's and repository's count of the items' ops (a holder's read, a grant). */
+  view(items: OwnedItem[], { shares = false }: { shares?: boolean } = {}): OwnershipView {
     return {
       rebuilt: this.#store.meta("owners_rebuilt") === "1",
       listedOps: allLocators(this.#sql).map((l) => l.op),
       items: readOwnership(this.#sql, items),
+      ...(shares
+        ? {
+            shares: sharesOf(
+              this.#sql,
+              items.map((i) => i.op),
+            ),
+          }
+        : {}),
     };
   }
 

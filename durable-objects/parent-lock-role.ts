@@ -63,7 +63,7 @@ export class ParentLockRole {
   withOwnership(items: OwnedItem[] | undefined): (result: Result<LeaseGrant>) => Result<LeaseGrant> {
     return (result) => {
       if (!result.ok || items === undefined || result.value.claimBy !== undefined) return result;
-      return ok({ ...result.value, ownership: this.#ownership.view(items) });
+      return ok({ ...result.value, ownership: this.#ownership.view(items, { shares: true }) });
     };
   }
 
@@ -109,7 +109,7 @@ export class ParentLockRole {
   owners(req: FencedRequest & { items: OwnedItem[] }): Result<OwnershipView> {
     const refused = this.#core.fence(req, Date.now());
     if (refused) return refused;
-    return ok(this.#ownership.view(req.items));
+    return ok(this.#ownership.view(req.items, { shares: true }));
   }
 
   /**
