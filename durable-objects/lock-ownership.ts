@@ -10,6 +10,7 @@ import type {
   OwnedItem,
   OwnerChange,
   OwnershipRecord,
+  OwnershipShares,
   OwnershipView,
 } from "../shared/schemas/ownership";
 import type { LeaseStore } from "./lease-store";
@@ -83,6 +84,11 @@ export class LockOwnership {
       console.warn(`owned-object index put for ${key} failed (retried by the next holder): ${String(err)}`);
       return false;
     }
+  }
+
+  /** Each owner's and repository's count of `ops`' items (ownership-store.ts `sharesOf`). */
+  shares(ops: readonly string[]): OwnershipShares {
+    return sharesOf(this.#sql, ops);
   }
 
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */

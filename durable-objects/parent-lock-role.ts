@@ -21,6 +21,7 @@ import type {
   OwnerChange,
   OwnerChangeAnswer,
   OwnershipRecord,
+  OwnershipShares,
   OwnershipView,
 } from "../shared/schemas/ownership";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
@@ -131,6 +132,11 @@ export class ParentLockRole {
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */
   ownership(): OwnershipRecord {
     return this.#ownership.record();
+  }
+
+  /** Each owner's and repository's count of `ops`' items, read-only (the lock's fill levels). */
+  shares(ops: readonly string[]): OwnershipShares {
+    return this.#ownership.shares(ops);
   }
 
   /** The queued changes of every waiter no live lease took yet, now taken by this token. */

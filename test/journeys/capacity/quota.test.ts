@@ -8,16 +8,19 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { LockState } from "../../../shared/schemas/lock";
 import type { Plan } from "../../../shared/schemas/plan";
 import type { RepositoryConfig } from "../../../shared/schemas/repository";
 import type { RunResult } from "../../../shared/schemas/run";
+import { objectHash } from "../../../workers/dashboard/object-hash";
 import type { EngineOverrides } from "../../../workers/wiring/wire";
 import { call, type TestApp, testApp } from "../../helpers/app";
 import { registerConnection } from "../../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
-import { appLockKey, freshPr, holdAppLock, untilWaiters } from "../../helpers/engine";
+import { appIdentity, appLockKey, freshPr, holdAppLock, untilWaiters } from "../../helpers/engine";
 import { APP_CLIENT, SECRET_NAME, TEST_M2M } from "../../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
+import { bearer, mintServiceToken } from "../../helpers/tokens";
 
 const HELLO: RepositoryConfig = { ...DEFAULT_REPOSITORY, defaultBranch: "main" };
 const OTHER: RepositoryConfig = {
@@ -161,6 +164,48 @@ describe("one repository cannot fill a shared list: its share is refused", () =>
     const grown = await apply(HELLO, scope, origins(connection, 7));
     expect(grown.status).toBe(409);
     expect(grown.body).toMatchObject({ code: "QUOTA_EXCEEDED", scope: { holds: 6, after: 7 } });
+  });
+});
+
+describe("each repository's share of a list, where fill levels are shown", () => {
+  it("the lock detail and the object page name each repository's share; a bound caller sees another's counted, unnamed", async () => {
+    const { domain, connection } = await tenant("quotashow");
+    expect((await apply(OTHER, freshPr(), origins(connection, 10))).status).toBe(200);
+    expect((await apply(HELLO, freshPr(), origins(connection, 2))).status).toBe(200);
+    const key = await appLockKey(domain);
+    const read = async (headers: Record<string, string> = {}) => {
+      const res = await call(
+        app,
+        "GET",
+        `/v1/locks/${encodeURIComponent(key)}`,
+        undefined,
+        headers,
+        bindings(),
+      );
+      expect(res.status).toBe(200);
+      return ((await res.json()) as LockState).fills?.find((f) => f.op === "auth0.webOrigin");
+    };
+    expect(await read()).toMatchObject({
+      entries: FOREIGN.length + 12,
+      repositories: [
+        { id: OTHER.id, name: OTHER.name, entries: 10 },
+        { id: HELLO.id, name: HELLO.name, entries: 2 },
+      ],
+    });
+    const bound = {
+      authorization: `Bearer ${await mintServiceToken({ role: "ci", scopes: ["preview/*"], repository: HELLO.name })}`,
+    };
+    expect((await read(bound))?.repositories).toEqual([
+      { id: null, entries: 10 },
+      { id: HELLO.id, name: HELLO.name, entries: 2 },
+    ]);
+    const path = `/dashboard/objects/${await objectHash(appIdentity(domain))}`;
+    const page = async (headers: Record<string, string>) =>
+      (await call(app, "GET", path, undefined, headers, bindings())).text();
+    expect(await page(await bearer("viewer"))).toContain(`${OTHER.name}: 10 · ${HELLO.name}: 2`);
+    const seen = await page(bound);
+    expect(seen).toContain(`another repository: 10 · ${HELLO.name}: 2`);
+    expect(seen).not.toContain(OTHER.name);
   });
 });
 
