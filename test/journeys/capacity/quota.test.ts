@@ -138,6 +138,20 @@ describe("one repository cannot fill a shared list: its share is refused", () =>
     expect(await webOrigins(domain)).toHaveLength(FOREIGN.length + 2);
   });
 
+  it("a preview of the same plan is refused alike: what apply would refuse from the plan", async () => {
+    const { connection } = await tenant("quotapreview");
+    const res = await call(
+      app,
+      "POST",
+      `/v1/scopes/preview/${freshPr()}/preview?repository=${OTHER.name}`,
+      { plan: origins(connection, 11) },
+      {},
+      bindings(),
+    );
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ code: "QUOTA_EXCEEDED", scope: { after: 11 }, checked: "plan" });
+  });
+
   it("control: the same list within the quota (10 origins) applies, and Hello-World still finds room", async () => {
     const { domain, connection } = await tenant("quota10");
     const theirs = await apply(OTHER, freshPr(), origins(connection, 10));
