@@ -237,7 +237,7 @@ describe("two scopes of one repository past the plan check together: the second 
     const rb = apply(HELLO, b, origins(connection, 8, "b"), { on, extra });
     await untilWaiters(key, 2);
     await held.release();
-    return { domain, a: await ra, b: await rb };
+    return { domain, a: await ra, b: await rb, scopes: [a, b] };
   }
 
   it("write combining: the holder's write carries A's 8 alone, B's come back and its own check refuses them", async () => {
@@ -259,12 +259,20 @@ describe("two scopes of one repository past the plan check together: the second 
   });
 
   it("without write combining: B takes the lease after A's write and is refused there, nothing written", async () => {
-    const { domain, a, b } = await race(app, { SPONSON_WRITE_COMBINING: JSON.stringify({ preview: false }) });
+    const { domain, a, b, scopes } = await race(app, {
+      SPONSON_WRITE_COMBINING: JSON.stringify({ preview: false }),
+    });
     expect(a.status).toBe(200);
     expect(b.status).toBe(409);
+    // The repository's scopes holding the list are named, as a full list's owners are.
     expect((b.body as RunResult).run.error).toMatchObject({
       code: "QUOTA_EXCEEDED",
-      detail: { repository: { holds: 8, after: 16 }, checked: "lease" },
+      detail: {
+        repository: { holds: 8, after: 16 },
+        checked: "lease",
+        scopes: [{ scope: scopes[0], entries: 8, stale: null }],
+        freeRoom: [],
+      },
     });
     expect(await webOrigins(domain)).toHaveLength(FOREIGN.length + 8);
   });
