@@ -21,6 +21,10 @@ const detailSchema = z.object({
     }),
   ),
   otherRepositories: z.object({ scopes: z.number(), entries: z.number(), stale: z.number() }),
+  /** Each repository's share, the caller's named (absent from an older service). */
+  repositories: z
+    .array(z.object({ name: z.string().nullable(), scopes: z.number(), entries: z.number() }))
+    .optional(),
   foreign: z.number(),
   unowned: z.number(),
   freeRoom: z.array(z.string()),
@@ -53,6 +57,15 @@ export function listFullLines(
   if (o.scopes > 0)
     out.push(
       `    other repositories: ${plural(o.scopes, "scope")}, ${entriesWord(o.entries)} (${o.stale} stale)`,
+    );
+  // Each repository's share of the list (docs/design.md, "A share of each list").
+  if (d.repositories && d.repositories.length > 0)
+    out.push(
+      `    shares: ${d.repositories
+        .map(
+          (r) => `${r.name ?? "another repository"} ${entriesWord(r.entries)} (${plural(r.scopes, "scope")})`,
+        )
+        .join("; ")}`,
     );
   if (d.foreign > 0) out.push(`    foreign (never removed by a scope): ${d.foreign}`);
   if (d.unowned > 0) out.push(`    owned by no scope (an admin's orphan removal): ${d.unowned}`);

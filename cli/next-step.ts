@@ -33,6 +33,8 @@ const NEXT_STEP: Record<ApiErrorCode, string> = {
     "the plan writes through a connection that does not name this repository (the message names each line): use one of this repository's connections, or ask an operator to name the repository in the connection's `repositories`",
   LIST_FULL:
     "the provider list is full: destroy closed or stale scopes (`sponson destroy --scope …`, the message lists them) or raise the cap",
+  QUOTA_EXCEEDED:
+    "the scope or its repository holds its share of a provider list (the message names the list and the share): put fewer lines on that list, destroy scopes that are done, or ask an operator to raise maxEntriesPerScope/maxEntriesPerRepository",
   NETWORK: "check the `url` input (SPONSON_URL) and that the service is reachable from the runner",
   BAD_RESPONSE: "the URL answered something that is not Sponson Edge: check the `url` input (SPONSON_URL)",
 };

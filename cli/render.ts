@@ -266,12 +266,16 @@ export function lockText(lock: LockState, now: number): string[] {
     out.push(
       "",
       ...table(
-        ["LIST", "ENTRIES", "CAP", "FILL", "SEEN"],
+        ["LIST", "ENTRIES", "CAP", "FILL", "SHARES", "SEEN"],
         lock.fills.map((f) => [
           f.list ? `${f.op} (${f.list})` : f.op,
           String(f.entries),
           String(f.cap),
           share(f),
+          // Each repository's share of the list (docs/design.md, "A share of each list").
+          (f.repositories ?? [])
+            .map((r) => `${r.name ?? (r.id === null ? "other" : `#${r.id}`)} ${r.entries}`)
+            .join(", ") || "-",
           iso(f.at),
         ]),
       ),

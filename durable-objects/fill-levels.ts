@@ -5,6 +5,7 @@
  * sweep told operators it crossed the near-capacity share, so it is told once per crossing.
  */
 import { type FillLevel, fillLevelsSchema, isNearCapacity, listId } from "../shared/schemas/fill-level";
+import type { OwnershipShares } from "../shared/schemas/ownership";
 import type { LeaseStore } from "./lease-store";
 
 const META_KEY = "fill_levels";
@@ -59,7 +60,23 @@ export function recordFills(store: LeaseStore, fills: unknown): void {
 }
 
 export function fillsOf(store: LeaseStore): FillLevel[] {
-  return readKept(store).map(({ warned: _, claimed: __, ...fill }) => fill);
+  return readKept(store).map(({ warned: _, claimed: __, repositories: ___, ...fill }) => fill);
+}
+
+/**
+ * Each fill of an op's one list with each repository's share of the op's entries, largest first,
+ * as the lock's ownership counts them now (docs/design.md, "A share of each list"). One of an op's
+ * several lists (`list`) has none: the lock keeps an entry's op, not which of its lists holds it.
+ */
+export function withRepositoryShares(fills: readonly FillLevel[], shares: OwnershipShares): FillLevel[] {
+  return fills.map((fill) => {
+    if (fill.list !== undefined) return fill;
+    const repositories = shares.repositories
+      .filter((r) => r.op === fill.op)
+      .sort((a, b) => b.entries - a.entries || a.repositoryId - b.repositoryId)
+      .map((r) => ({ id: r.repositoryId, entries: r.entries }));
+    return { ...fill, repositories };
+  });
 }
 
 /**

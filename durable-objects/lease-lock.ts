@@ -40,6 +40,7 @@ import {
   fillsOf,
   recordFills,
   unclaimNearCapacity,
+  withRepositoryShares,
 } from "./fill-levels";
 import { LeaseCore } from "./lease-core";
 import { migrateIfBehind } from "./lease-schema";
@@ -108,8 +109,9 @@ export class LeaseLock extends DurableObject<Env> implements LeaseLockApi {
 
   async read(req: { key: string }): Promise<LockState> {
     const state = await this.#core.read(req);
-    const fills = fillsOf(this.#core.store);
-    return fills.length > 0 ? { ...state, fills } : state;
+    const kept = fillsOf(this.#core.store);
+    if (kept.length === 0) return state;
+    return { ...state, fills: withRepositoryShares(kept, this.#parent.shares(kept.map((f) => f.op))) };
   }
 
   /** An admin's hold (lock-holds.ts): blocks every next grant until it ends or is lifted. */

@@ -10,10 +10,18 @@ import type {
   OwnedItem,
   OwnerChange,
   OwnershipRecord,
+  OwnershipShares,
   OwnershipView,
 } from "../shared/schemas/ownership";
 import type { LeaseStore } from "./lease-store";
-import { allLocators, allOwnership, applyOwnerChanges, readOwnership, saveLocator } from "./ownership-store";
+import {
+  allLocators,
+  allOwnership,
+  applyOwnerChanges,
+  readOwnership,
+  saveLocator,
+  sharesOf,
+} from "./ownership-store";
 
 export class LockOwnership {
   readonly #sql: SqlStorage;
@@ -26,11 +34,20 @@ export class LockOwnership {
     this.#env = env;
   }
 
-  view(items: OwnedItem[]): OwnershipView {
+  /** `shares`: with each owner's and repository's count of the items' ops (a holder's read, a grant). */
+  view(items: OwnedItem[], { shares = false }: { shares?: boolean } = {}): OwnershipView {
     return {
       rebuilt: this.#store.meta("owners_rebuilt") === "1",
       listedOps: allLocators(this.#sql).map((l) => l.op),
       items: readOwnership(this.#sql, items),
+      ...(shares
+        ? {
+            shares: sharesOf(
+              this.#sql,
+              items.map((i) => i.op),
+            ),
+          }
+        : {}),
     };
   }
 
@@ -67,6 +84,11 @@ export class LockOwnership {
       console.warn(`owned-object index put for ${key} failed (retried by the next holder): ${String(err)}`);
       return false;
     }
+  }
+
+  /** Each owner's and repository's count of `ops`' items (ownership-store.ts `sharesOf`). */
+  shares(ops: readonly string[]): OwnershipShares {
+    return sharesOf(this.#sql, ops);
   }
 
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */

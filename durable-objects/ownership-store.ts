@@ -2,7 +2,13 @@
  * The owners and foreign-item tables of a lock object (lease-schema.ts, migration 2). Plain SQL
  * over the object's own storage: the lease object decides who may call these (the current holder).
  */
-import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../shared/schemas/ownership";
+import type {
+  ItemOwnership,
+  Locator,
+  OwnedItem,
+  OwnerChange,
+  OwnershipShares,
+} from "../shared/schemas/ownership";
 
 export function readOwnership(sql: SqlStorage, items: readonly OwnedItem[]): ItemOwnership[] {
   return items.map(({ op, key }) => {
@@ -14,6 +20,32 @@ export function readOwnership(sql: SqlStorage, items: readonly OwnedItem[]): Ite
       sql.exec("SELECT 1 FROM foreign_items WHERE op = ? AND item = ?", op, key).toArray().length > 0;
     return { op, key, owners, foreign };
   });
+}
+
+/**
+ * Each owner's and each repository's count of `ops`' items (owners are `<repository id>/<env>/<scope>`:
+ * an item two scopes of one repository own counts once for it).
+ */
+export function sharesOf(sql: SqlStorage, ops: readonly string[]): OwnershipShares {
+  const shares: OwnershipShares = { owners: [], repositories: [] };
+  for (const op of new Set(ops)) {
+    for (const r of sql
+      .exec<{ owner: string; n: number }>(
+        "SELECT owner, COUNT(*) AS n FROM owners WHERE op = ? GROUP BY owner ORDER BY owner",
+        op,
+      )
+      .toArray())
+      shares.owners.push({ op, owner: r.owner, entries: r.n });
+    for (const r of sql
+      .exec<{ repo: number; n: number }>(
+        `SELECT CAST(substr(owner, 1, instr(owner, '/') - 1) AS INTEGER) AS repo, COUNT(DISTINCT item) AS n
+         FROM owners WHERE op = ? GROUP BY repo ORDER BY repo`,
+        op,
+      )
+      .toArray())
+      if (r.repo > 0) shares.repositories.push({ op, repositoryId: r.repo, entries: r.n });
+  }
+  return shares;
 }
 
 /** Every item the object knows an owner or a foreign mark for (the dashboard and the sweep). */

@@ -21,6 +21,7 @@ import type {
   OwnerChange,
   OwnerChangeAnswer,
   OwnershipRecord,
+  OwnershipShares,
   OwnershipView,
 } from "../shared/schemas/ownership";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
@@ -55,7 +56,7 @@ export class ParentLockRole {
   withOwnership(items: OwnedItem[] | undefined): (result: Result<LeaseGrant>) => Result<LeaseGrant> {
     return (result) => {
       if (!result.ok || items === undefined || result.value.claimBy !== undefined) return result;
-      return ok({ ...result.value, ownership: this.#ownership.view(items) });
+      return ok({ ...result.value, ownership: this.#ownership.view(items, { shares: true }) });
     };
   }
 
@@ -101,7 +102,7 @@ export class ParentLockRole {
   owners(req: FencedRequest & { items: OwnedItem[] }): Result<OwnershipView> {
     const refused = this.#core.fence(req, Date.now());
     if (refused) return refused;
-    return ok(this.#ownership.view(req.items));
+    return ok(this.#ownership.view(req.items, { shares: true }));
   }
 
   /**
@@ -123,6 +124,11 @@ export class ParentLockRole {
   /** Every owned or foreign item and where each op's list lives, read-only (views, the sweep). */
   ownership(): OwnershipRecord {
     return this.#ownership.record();
+  }
+
+  /** Each owner's and repository's count of `ops`' items, read-only (the lock's fill levels). */
+  shares(ops: readonly string[]): OwnershipShares {
+    return this.#ownership.shares(ops);
   }
 
   /** The queued changes of every waiter no live lease took yet, now taken by this token. */

@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   "INTERNAL",
   "EMPTY_PLAN",
   "LIST_FULL",
+  "QUOTA_EXCEEDED",
   "AUDIT_UNAVAILABLE",
   "CONNECTION_NOT_BOUND",
 ] as const;
@@ -59,6 +60,14 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
   EMPTY_PLAN: { status: 400, title: "The plan has no lines and the scope owns entries", retriable: false },
   // Refused under the lease before any provider write: the same request fails until entries are removed.
   LIST_FULL: { status: 409, title: "The provider's list is at its cap", retriable: false },
+  // A scope's or repository's share of a list (docs/design.md, "A share of each list"): refused from
+  // the plan before any lock, or under the lease with the cap; the same request fails until the
+  // share holds fewer entries, as LIST_FULL does, so the same 409 and not retriable.
+  QUOTA_EXCEEDED: {
+    status: 409,
+    title: "The scope's or repository's share of a list is used up",
+    retriable: false,
+  },
   // A destructive admin action's intent could not be written to the audit trail: nothing was done.
   AUDIT_UNAVAILABLE: { status: 503, title: "The audit trail cannot be written for now", retriable: true },
   // The connection does not name the caller's repository: only the operator's configuration can change that.

@@ -18,6 +18,22 @@ export const fillLevelSchema = z.strictObject({
   entries: z.number().int().nonnegative(),
   /** When the run saw it (epoch ms, the run's clock). */
   at: z.number().int().nonnegative(),
+  /**
+   * Each repository's share of the op's entries on the object, largest first, as the lock's
+   * ownership counts it when read (docs/design.md, "A share of each list"): added by the lock's
+   * answer, never carried by a release; absent for one of an op's several lists. `id` null: another
+   * repository than a repository-bound caller's; `name` from the service's configuration.
+   */
+  repositories: z
+    .array(
+      z.strictObject({
+        id: z.number().int().nullable(),
+        name: z.string().optional(),
+        entries: z.number().int().nonnegative(),
+      }),
+    )
+    .max(1_000)
+    .optional(),
 });
 export type FillLevel = z.infer<typeof fillLevelSchema>;
 

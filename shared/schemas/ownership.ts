@@ -16,12 +16,30 @@ export const itemOwnershipSchema = ownedItemSchema.extend({
 });
 export type ItemOwnership = z.infer<typeof itemOwnershipSchema>;
 
+/**
+ * How many of an op's items on the object each owner holds, and each repository's scopes hold
+ * together (an item two of its scopes share counts once): what the shares of a list are checked
+ * against under the lease (docs/design.md, "A share of each list"). Counts only.
+ */
+export const ownershipSharesSchema = z.object({
+  owners: z.array(z.object({ op: z.string(), owner: z.string(), entries: z.number().int() })),
+  repositories: z.array(
+    z.object({ op: z.string(), repositoryId: z.number().int(), entries: z.number().int() }),
+  ),
+});
+export type OwnershipShares = z.infer<typeof ownershipSharesSchema>;
+
 export const ownershipViewSchema = z.object({
   /** False until the first holder after an upgrade rebuilt ownership from the receipts' ledgers. */
   rebuilt: z.boolean(),
   /** Ops whose list on this object has been looked at once (their present, unowned items marked foreign). */
   listedOps: z.array(z.string()),
   items: z.array(itemOwnershipSchema),
+  /**
+   * The shares of the ops of `items` (the holder's reads and grants; absent from an ownership
+   * change's answer, and from an object of the version before).
+   */
+  shares: ownershipSharesSchema.optional(),
 });
 export type OwnershipView = z.infer<typeof ownershipViewSchema>;
 

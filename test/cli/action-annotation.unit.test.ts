@@ -105,6 +105,7 @@ describe("the failed step's annotation", () => {
       "EMPTY_PLAN",
       "LIST_FULL",
       "CONNECTION_NOT_BOUND",
+      "QUOTA_EXCEEDED",
       "NETWORK",
       "BAD_RESPONSE",
     ])

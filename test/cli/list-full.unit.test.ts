@@ -21,6 +21,10 @@ const listFull = {
       { scope: "pr-8", environment: "preview", pullRequest: 8, lastRunAt: null, entries: 1, stale: null },
     ],
     otherRepositories: { scopes: 1, entries: 1, stale: 1 },
+    repositories: [
+      { name: "acme/web", scopes: 2, entries: 3 },
+      { name: null, scopes: 1, entries: 1 },
+    ],
     foreign: 1,
     unowned: 0,
     freeRoom: ["sponson destroy --env preview --scope pr-3"],
@@ -49,6 +53,7 @@ describe("a LIST_FULL refusal as the CLI prints it", () => {
     expect(text).toMatch(/pr-3\s+#3\s+2026-11-20T09:30:00Z\s+2\s+closed/);
     expect(text).toMatch(/pr-8\s+#8\s+-\s+1\s+live/);
     expect(text).toContain("other repositories: 1 scope, 1 entry (1 stale)");
+    expect(text).toContain("shares: acme/web 3 entries (2 scopes); another repository 1 entry (1 scope)");
     expect(text).toContain("foreign (never removed by a scope): 1");
     expect(text).toContain("to free room: sponson destroy --env preview --scope pr-3");
   });

@@ -24,15 +24,26 @@ describe("a lock's fill levels in `sponson locks <key>`", () => {
       {
         ...lock,
         fills: [
-          { op: "auth0.webOrigin", cap: 100, entries: 93, at },
+          {
+            op: "auth0.webOrigin",
+            cap: 100,
+            entries: 93,
+            at,
+            repositories: [
+              { id: null, entries: 80 },
+              { id: 7, name: "acme/web", entries: 10 },
+            ],
+          },
           { op: "auth0.logoutUrl", cap: 100, entries: 12, at },
         ],
       },
       at,
     ).join("\n");
-    expect(text).toMatch(/LIST\s+ENTRIES\s+CAP\s+FILL\s+SEEN/);
-    expect(text).toMatch(/auth0\.webOrigin\s+93\s+100\s+93 % \(near its cap\)\s+2026-12-02T07:00:00/);
-    expect(text).toMatch(/auth0\.logoutUrl\s+12\s+100\s+12 %\s+2026-12-02T07:00:00/);
+    expect(text).toMatch(/LIST\s+ENTRIES\s+CAP\s+FILL\s+SHARES\s+SEEN/);
+    expect(text).toMatch(
+      /auth0\.webOrigin\s+93\s+100\s+93 % \(near its cap\)\s+other 80, acme\/web 10\s+2026-12-02T07:00:00/,
+    );
+    expect(text).toMatch(/auth0\.logoutUrl\s+12\s+100\s+12 %\s+-\s+2026-12-02T07:00:00/);
   });
 
   it("a list one short of its cap reads 99 %, not 100 %: only a full list reads 100 %", () => {

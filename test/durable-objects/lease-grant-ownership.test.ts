@@ -48,6 +48,11 @@ describe("the ownership view with the grant", () => {
         { op: OP, key: MINE, owners: [], foreign: false },
         { op: OP, key: THEIRS, owners: ["1/preview/pr-2"], foreign: false },
       ],
+      // The shares of the named items' op, counted by owner and by repository.
+      shares: {
+        owners: [{ op: OP, owner: "1/preview/pr-2", entries: 1 }],
+        repositories: [{ op: OP, repositoryId: 1, entries: 1 }],
+      },
     });
   });
 

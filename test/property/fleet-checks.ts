@@ -72,9 +72,11 @@ export function checkLines(
       );
   }
   // A run that failed or crashed on no fault of its own is an untrue answer in itself; a capped
-  // list full of live scopes' entries is a refusal of its own (LIST_FULL, nothing written).
+  // list full of live scopes' entries is a refusal of its own (LIST_FULL, nothing written), and so
+  // is a share used up (QUOTA_EXCEEDED: whether it was, ./fleet-quota.ts judges by the model).
   const listFull = world.evicting && result.run.error?.code === "LIST_FULL";
-  if (result.run.status !== "succeeded" && !outcome.faultFired && !outcome.shortWait && !listFull)
+  const quota = world.quota && result.run.error?.code === "QUOTA_EXCEEDED";
+  if (result.run.status !== "succeeded" && !outcome.faultFired && !outcome.shortWait && !listFull && !quota)
     problems.push(
       `${where}: the run failed with no fault aimed at it: ${result.run.error?.code} ${result.run.error?.message ?? ""}`,
     );

@@ -28,6 +28,7 @@ import {
   RACE_LABELS,
   urlOf,
 } from "./fleet-model";
+import { checkShares, holdingsOf } from "./fleet-quota";
 import { engineFor, type RunOutcome, recoverScope, request, runStep } from "./fleet-steps";
 import { WantModel } from "./fleet-wants";
 import {
@@ -64,6 +65,8 @@ export interface FleetTally {
   lateAfterNextGroup: number;
   /** Lists an eviction made room in (notes in the evicted scopes' receipts; eviction worlds only). */
   evictions: number;
+  /** Runs refused QUOTA_EXCEEDED: from the plan, and under the lease (quota worlds only). */
+  quotaRefused: { plan: number; lease: number };
 }
 
 export function emptyTally(): FleetTally {
@@ -80,6 +83,7 @@ export function emptyTally(): FleetTally {
     lateLandings: 0,
     lateAfterNextGroup: 0,
     evictions: 0,
+    quotaRefused: { plan: 0, lease: 0 },
   };
 }
 
@@ -168,6 +172,8 @@ async function plantOldReceipt(
 }
 
 function takeOutcome(world: FleetWorld, model: WantModel, o: RunOutcome): void {
+  // A share refused from the plan (a problem answer) wrote nothing: the scope wants what it did.
+  if (o.thrown?.code === "QUOTA_EXCEEDED") return;
   const name = world.scopeName(o.scope);
   const plan = (o.plan ?? []).map((l) => itemId(l, name));
   if (o.result?.run.status === "succeeded") {
@@ -212,6 +218,8 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
     // write, until its next successful apply (./fleet-wants.ts).
     if (world.evicting && group.steps.some((s) => s.action === "idle")) model.wentIdle();
     const have = await allEntries(world);
+    // What every scope may have held before the group: what a share may keep (./fleet-quota.ts).
+    const before = world.quota ? holdingsOf(model) : null;
     for (const o of outcomes) {
       scopes.add(o.scope);
       const step = group.steps.find((s) => "scope" in s && s.scope === o.scope) ?? group.steps[0];
@@ -227,6 +235,8 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
           problems.push(`${where}: threw ${o.thrown.code}: ${o.thrown.message}`);
       }
       if (o.result && o.result.run.status !== "succeeded") tally.failed += 1;
+      if (o.thrown?.code === "QUOTA_EXCEEDED") tally.quotaRefused.plan += 1;
+      if (o.result?.run.error?.code === "QUOTA_EXCEEDED") tally.quotaRefused.lease += 1;
       for (const line of o.result?.lines ?? []) {
         if (line.result === "shared") tally.shared += 1;
         if (line.result === "released") tally.released += 1;
@@ -236,6 +246,7 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
       problems.push(...checkLines(world, o, have, where));
       takeOutcome(world, model, o);
     }
+    if (before) problems.push(...checkShares(world, { before, model, outcomes }, `group ${g + 1}`));
     for (const i of model.scopes())
       log(`  ${name(i)} wants [${model.wanted(i).join(", ")}], in doubt [${model.doubtful(i).join(", ")}]`);
     problems.push(...(await checkLists(world, model, `after group ${g + 1}`)));

@@ -37,6 +37,7 @@ import {
   OBJECTS,
   urlOf,
 } from "./fleet-model";
+import { QUOTA_CAPACITY } from "./fleet-quota";
 
 export const ENVIRONMENT = "preview";
 /** The binding holding the Clerk key (every world's instance is reached with it: fleetEngine's bindings). */
@@ -74,6 +75,8 @@ export interface FleetWorld {
   clock: FleetClock;
   /** Web origins capped and the environment evicting its stale scopes (./fleet-evictions.ts). */
   evicting: boolean;
+  /** Web origins shared out per scope and per repository (./fleet-quota.ts). */
+  quota: boolean;
 }
 
 /**
@@ -101,7 +104,7 @@ function fleetClock(): FleetClock {
 let worlds = 0;
 export async function freshFleetWorld(
   scopeName: (i: number) => string,
-  { evicting = false }: { evicting?: boolean } = {},
+  { evicting = false, quota = false }: { evicting?: boolean; quota?: boolean } = {},
 ): Promise<FleetWorld> {
   worlds += 1;
   const domains = [...Array.from({ length: AUTH0_TENANTS }, () => freshAuth0Domain("fleet")), CLERK_HOST];
@@ -113,6 +116,7 @@ export async function freshFleetWorld(
       config: { domain, clientId: TEST_M2M.clientId },
       secrets: { clientSecret: SECRET_NAME },
       ...(evicting ? { capacity: { "auth0.webOrigin": ORIGIN_CAP } } : {}),
+      ...(quota ? { capacity: QUOTA_CAPACITY } : {}),
     });
   const connections = [
     connection(`fleet-${worlds}-a-${d0}`, d0),
@@ -155,6 +159,7 @@ export async function freshFleetWorld(
     outsideSeen: new Set(),
     clock: fleetClock(),
     evicting,
+    quota,
   };
 }
 

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { isValidEnvironment } from "../../shared/lock-keys";
 import { repositoryNameSchema } from "../../shared/schemas/repository";
 import { patternProblem } from "../policy/glob";
+import { capacityEntrySchema } from "./list-limits";
 
 /** A parent identity pattern, as the write policy's (workers/policy/glob.ts: `*` within one segment). */
 const parentPatternSchema = z
@@ -105,10 +106,12 @@ export const connectionSchema = z
     /** Auth0 and Okta: client credentials with a client assertion signed by the federation key. */
     privateKeyJwt: z.record(fieldSchema, z.string().min(1).max(2_000)).optional(),
     /**
-     * Op → the most entries its list may hold on this connection's objects: lowers the provider's
-     * documented cap or sets one where none is documented (docs/design.md, "Lists at their cap").
+     * Op → the most entries its list may hold on this connection's objects (a number: lowers the
+     * provider's documented cap or sets one where none is documented; docs/design.md, "Lists at
+     * their cap"), or `{ maxEntries?, maxEntriesPerScope?, maxEntriesPerRepository? }` with the
+     * shares one scope and one repository may hold ("A share of each list"; list-limits.ts).
      */
-    capacity: z.record(opNameSchema, z.int().min(1).max(100_000)).optional(),
+    capacity: z.record(opNameSchema, capacityEntrySchema).optional(),
   })
   .superRefine((connection, ctx) => {
     for (const [field, secret] of Object.entries(connection.secrets)) {

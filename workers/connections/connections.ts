@@ -15,6 +15,7 @@ import {
   connectionSettings,
   isFederated,
 } from "./connection-schema";
+import { type ListLimits, limitsOf } from "./list-limits";
 
 export const CONNECTIONS_VAR = "SPONSON_CONNECTIONS";
 
@@ -86,8 +87,13 @@ export class Connections {
 
   /** The cap the operator set on `op`'s lists for `name` (docs/design.md, "Lists at their cap"). */
   capacityOf(name: string, op: string): number | undefined {
+    return this.limitsOf(name, op).maxEntries;
+  }
+
+  /** Everything the operator set on `op`'s lists for `name`: the cap and the shares (list-limits.ts). */
+  limitsOf(name: string, op: string): ListLimits {
     const capacity = this.#get(name)?.capacity;
-    return capacity && Object.hasOwn(capacity, op) ? capacity[op] : undefined;
+    return limitsOf(capacity && Object.hasOwn(capacity, op) ? capacity[op] : undefined);
   }
 
   /** The environments that may use `name` (none when it is not configured). */

@@ -1,4 +1,7 @@
-/** The object page's Capacity section: each capped list's fill level (workers/dashboard/object-fills.ts). */
+/**
+ * The object page's Capacity section: each capped list's fill level and each repository's share of
+ * it (workers/dashboard/object-fills.ts).
+ */
 
 import { fillShareWords } from "../../shared/fill-share";
 import { NEAR_CAPACITY_SHARE } from "../../shared/schemas/fill-level";
@@ -21,6 +24,7 @@ export function FillLevels({ rows, now }: { rows: FillRow[]; now: number }) {
               <tr>
                 <th>List</th>
                 <th>Fill</th>
+                <th>Shares</th>
                 <th>Seen</th>
               </tr>
             </thead>
@@ -29,7 +33,7 @@ export function FillLevels({ rows, now }: { rows: FillRow[]; now: number }) {
                 r.level === "unmeasured" ? (
                   <tr data-fill-op={r.op} data-fill-level={r.level}>
                     <td class="mono">{r.op}</td>
-                    <td class="muted" colspan={2}>
+                    <td class="muted" colspan={3}>
                       not measured yet: recorded after the next write
                     </td>
                   </tr>
@@ -53,6 +57,13 @@ export function FillLevels({ rows, now }: { rows: FillRow[]; now: number }) {
                           <span class={`badge fill-${r.level}`}>{fillShareWords(r.level)}</span>
                         </>
                       )}
+                    </td>
+                    <td class="shares">
+                      {r.repositories && r.repositories.length > 0
+                        ? r.repositories
+                            .map((share) => `${share.name ?? "another repository"}: ${share.entries}`)
+                            .join(" · ")
+                        : "-"}
                     </td>
                     <td class="muted">{`${formatUtc(r.at)} (${formatAgo(r.at, now)})`}</td>
                   </tr>

@@ -2,7 +2,8 @@
  * The object page's capacity rows (docs/design.md, "Fill levels"):
  * each capped list on the object, as the lock's last recorded fill left it, or "not measured yet"
  * for a capped list the lock has no fill for (written before its cap was set, or by a run that died
- * before its release). Counts only: never an entry, a scope or a secret. Pure.
+ * before its release), with each repository's share of it. Counts only: never an entry, a scope or
+ * a secret. Pure.
  */
 import { type FillShare, fillPercent, fillShare } from "../../shared/fill-share";
 import { type FillLevel, listId } from "../../shared/schemas/fill-level";
@@ -18,6 +19,11 @@ export type FillRow =
       cap: number;
       percent: number;
       at: number;
+      /**
+       * Each repository's share of the list, largest first (docs/design.md, "A share of each
+       * list"); `name` null: another repository than a repository-bound caller's.
+       */
+      repositories?: Array<{ name: string | null; entries: number }>;
     };
 
 /**
@@ -34,6 +40,14 @@ export function fillRows(fills: readonly FillLevel[], cappedOps: readonly string
     cap: f.cap,
     percent: fillPercent(f),
     at: f.at,
+    ...(f.repositories
+      ? {
+          repositories: f.repositories.map((r) => ({
+            name: r.id === null ? null : (r.name ?? `#${r.id}`),
+            entries: r.entries,
+          })),
+        }
+      : {}),
   }));
   // An op with several lists is measured once any of them is: the others are named by a write.
   const measured = new Set(fills.map((f) => f.op));

@@ -139,6 +139,11 @@ export interface EngineDeps {
    */
   uncapped?: boolean;
   /**
+   * Test-only control switch: no check of a list's shares under the parent lease (the check from
+   * the plan stays; docs/design.md, "A share of each list"). Production wiring always passes false.
+   */
+  noLeaseQuota?: boolean;
+  /**
    * An environment's `staleAfterDays` (SPONSON_ENVIRONMENTS): a scope idle longer is stale in a
    * LIST_FULL answer (docs/design.md, "Lists at their cap"). Absent or undefined: never idle.
    */

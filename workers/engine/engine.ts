@@ -12,6 +12,7 @@ import type { RunResult } from "../../shared/schemas/run";
 import type { AdoptionAuditTrail } from "../audit/adoption-audit";
 import type { StoredReceipt } from "../receipts/receipt-store";
 import { type AdoptionRequest, adopt } from "./adoption/adopt";
+import { refusePlanOverQuota } from "./capacity/plan-quota";
 import type { Emit, EngineDeps } from "./deps";
 import { meteredDeps } from "./metered-deps";
 import { ProviderContexts } from "./provider-context";
@@ -55,8 +56,13 @@ export class Engine {
         return DONE;
       },
       planConnections: resolved.map((l) => l.connection),
+      planned: resolved.map((l) => ({ op: l.opName, key: l.key, parent: l.parent })),
       metrics,
-      ...(req.plan.lines.length === 0 && req.allowEmpty !== true ? { refuse: refuseEmptyPlan } : {}),
+      refuse: (stored) => {
+        if (req.plan.lines.length === 0 && req.allowEmpty !== true) refuseEmptyPlan(stored);
+        // Before any lock and any outbound request (docs/design.md, "A share of each list").
+        refusePlanOverQuota(this.#deps, resolved, stored, req);
+      },
       // A line the run never got to (an earlier object failed, or recovery did) says so, with what
       // it planned: an item the ledger holds and that was not found gone is kept, never created.
       finish: ({ run, session }) => {
@@ -84,6 +90,8 @@ export class Engine {
     const now = deps.clock.now();
     const run = new Run({ id: newRunId(now), action: "preview", req, emit, metrics }, now, deps.logError);
     const session = await ReceiptSession.open(deps.store, req);
+    // What apply would refuse from the plan, preview refuses too.
+    refusePlanOverQuota(deps, resolved, session, req);
     await previewLines(new ProviderContexts(deps), run, session, resolved);
     return run.result(deps.clock.now());
   }

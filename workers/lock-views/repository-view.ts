@@ -10,6 +10,7 @@
 import { parseLockKey } from "../../shared/lock-keys";
 import type { LockState } from "../../shared/schemas/lock";
 import { OTHER_REPOSITORY_RUN, runHolderFor } from "../../shared/schemas/provenance";
+import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 
 /** Shown instead of another repository's run holding a shared parent lock. */
 export const OTHER_REPOSITORY_HOLDER = OTHER_REPOSITORY_RUN;
@@ -47,7 +48,40 @@ export function lockForRepository(state: LockState, repositoryId: number, runs: 
     // Positions stay the queue's own: a run behind another repository's waiters is told its true place.
     waiters: state.waiters.filter((w) => runs.has(w.holder)),
     history: state.history.filter((h) => runs.has(h.holder)),
+    // Each repository's share of a list: another repository's is counted, never numbered.
+    ...(state.fills
+      ? {
+          fills: state.fills.map((f) =>
+            f.repositories
+              ? {
+                  ...f,
+                  repositories: f.repositories.map((r) =>
+                    r.id === repositoryId ? r : { id: null, entries: r.entries },
+                  ),
+                }
+              : f,
+          ),
+        }
+      : {}),
   } satisfies LockState;
+}
+
+/** The lock with each fill's repository shares named from the service's configuration. */
+export function withRepositoryNames(state: LockState, repositories: readonly RepositoryRef[]): LockState {
+  if (!state.fills) return state;
+  return {
+    ...state,
+    fills: state.fills.map((f) =>
+      f.repositories
+        ? {
+            ...f,
+            repositories: f.repositories.map((r) =>
+              r.id === null ? r : { ...r, name: repositoryRefById(r.id, repositories).name },
+            ),
+          }
+        : f,
+    ),
+  };
 }
 
 /** The held locks a repository may see: its scope locks, and the parent locks its runs hold or wait on. */

@@ -29,7 +29,7 @@ import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-pr
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../lock-views/ledger-view";
 import { repositoryRunsFor } from "../lock-views/repository-runs";
-import { lockForRepository } from "../lock-views/repository-view";
+import { lockForRepository, withRepositoryNames } from "../lock-views/repository-view";
 import { lockStub } from "../locks/lock-target";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { adminFormCsrf } from "./admin-forms";
@@ -193,7 +193,8 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
           adminCsrf: await adminFormCsrf(c),
           entries,
           // Counts only (docs/design.md, "Fill levels"): every caller of the page sees them, as the lock detail answers them.
-          fills: fillRows(state.fills ?? [], capped),
+          // Each repository's share too: another repository's counted, never named, for a bound caller.
+          fills: fillRows(withRepositoryNames(view, repositories).fills ?? [], capped),
           orphans: found ? found.orphans.map((o) => ({ op: o.op, key: o.key })) : null,
           problems: found?.problems ?? [],
           now: Date.now(),

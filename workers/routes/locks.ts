@@ -6,7 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_NAME_FORMS, parseLockKey, resolveLockName } from "../../shared/lock-keys";
 import { holdBodySchema } from "../../shared/schemas/hold";
-import { lockStateSchema } from "../../shared/schemas/lock";
+import { type LockState, lockStateSchema } from "../../shared/schemas/lock";
 import {
   forceReleaseBodySchema,
   forceReleaseResultSchema,
@@ -16,6 +16,7 @@ import {
 import type { AppEnv } from "../app-env";
 import { readBinding } from "../auth/read-binding";
 import { requireRole } from "../auth/route-access";
+import { configFromEnv } from "../config/config";
 import {
   AUTH_CODES,
   BODY_CODES,
@@ -26,7 +27,7 @@ import {
 import { validationHook } from "../http/validation";
 import { listHeldLocks } from "../lock-views/held-locks";
 import { repositoryRunsFor } from "../lock-views/repository-runs";
-import { lockForRepository, locksForRepository } from "../lock-views/repository-view";
+import { lockForRepository, locksForRepository, withRepositoryNames } from "../lock-views/repository-view";
 import { auditedForceRelease } from "../locks/force-release";
 import { auditedHold, auditedUnhold } from "../locks/hold";
 import { readLock } from "../locks/lock-target";
@@ -164,12 +165,14 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(listRoute, async (c) => {
     const held = await listHeldLocks(c.env);
     const bound = readBinding(c);
-    return c.json({ locks: bound === null ? held : locksForRepository(held, bound.id) }, 200);
+    const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
+    return c.json({ locks: (bound === null ? held : locksForRepository(held, bound.id)).map(named) }, 200);
   })
   .openapi(readRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);
     const bound = readBinding(c);
-    if (bound === null) return c.json(await readLock(c.env, key), 200);
+    const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
+    if (bound === null) return c.json(named(await readLock(c.env, key)), 200);
     // Another repository's scope lock does not exist for this token: the same 404 as an unknown one.
     const parsed = parseLockKey(key);
     if (parsed?.kind === "scope" && parsed.repositoryId !== bound.id) {
@@ -177,7 +180,7 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     }
     const state = await readLock(c.env, key);
     const view = lockForRepository(state, bound.id, await repositoryRunsFor(c.env, state, bound.id));
-    return c.json(view ?? state, 200);
+    return c.json(named(view ?? state), 200);
   })
   .openapi(forceReleaseRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);

@@ -66,6 +66,8 @@ export interface EngineOverrides {
   unfenced?: boolean;
   /** The control case of the capacity tests: no LIST_FULL check before a write. Tests only. */
   uncapped?: boolean;
+  /** The control case of the quota tests: no share check under the parent lease. Tests only. */
+  noLeaseQuota?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the lock objects' provider (tests make one lock read fail). */
@@ -172,6 +174,7 @@ export function createEngine(
     ownership: overrides.ownership ?? true,
     unfenced: overrides.unfenced ?? false,
     uncapped: overrides.uncapped ?? false,
+    noLeaseQuota: overrides.noLeaseQuota ?? false,
     staleAfterDays: (environment) => config.environmentSettings[environment]?.staleAfterDays,
     evictStale: (environment) => config.environmentSettings[environment]?.evictStale === true,
     auditEviction: (record) => recordEviction(env, record),

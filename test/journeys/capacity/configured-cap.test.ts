@@ -74,3 +74,46 @@ describe("a configured capacity", () => {
     );
   });
 });
+
+describe('a configured share (docs/design.md, "A share of each list")', () => {
+  const report = (capacity: Record<string, unknown>) =>
+    checkConfig(
+      {
+        SPONSON_CONNECTIONS: JSON.stringify({
+          tenant: {
+            type: "auth0",
+            environments: ["preview"],
+            config: { domain: "t.example.com", clientId: "x" },
+            secrets: { clientSecret: "AUTH0_SECRET" },
+            capacity,
+          },
+        }),
+      },
+      { secretsKnown: false },
+    ).problems.filter((p) => p.path.includes("capacity"));
+
+  it("the cap alone (a number) and the cap with its shares (an object) are both accepted", () => {
+    expect(
+      report({
+        "auth0.logoutUrl": 50,
+        "auth0.webOrigin": { maxEntries: 60, maxEntriesPerScope: 5, maxEntriesPerRepository: 30 },
+        "auth0.callbackUrl": { maxEntriesPerRepository: 40 },
+      }),
+    ).toEqual([]);
+  });
+
+  it("config check refuses a scope's share above its repository's, and a share above the list's cap", () => {
+    const problems = report({
+      "auth0.webOrigin": { maxEntriesPerScope: 20, maxEntriesPerRepository: 10 },
+      "auth0.allowedOrigin": { maxEntries: 5, maxEntriesPerRepository: 6 },
+    });
+    const text = problems.map((p) => `${p.path}: ${p.message}`).join("\n");
+    expect(text).toMatch(/webOrigin\.maxEntriesPerScope: 20 is above maxEntriesPerRepository \(10\)/);
+    expect(text).toMatch(/allowedOrigin\.maxEntriesPerRepository: 6 is above maxEntries \(5\)/);
+    // Past the schema: a share above the provider's documented cap would never bind.
+    const above = report({ "auth0.logoutUrl": { maxEntriesPerScope: 101 } });
+    expect(above.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      "SPONSON_CONNECTIONS.tenant.capacity.auth0.logoutUrl: maxEntriesPerScope 101 is above the provider's documented cap of 100: it would never bind",
+    ]);
+  });
+});

@@ -71,7 +71,11 @@ describe("a capped list's fill level", () => {
     const res = await call(app, "GET", `/v1/locks/${encodeURIComponent(key)}`);
     expect(res.status).toBe(200);
     const state = (await res.json()) as { fills?: Array<Record<string, unknown>> };
-    expect(state.fills).toEqual([{ op: "auth0.callbackUrl", cap: 10, entries: 3, at: expect.any(Number) }]);
+    // With each repository's share of the list, as the lock's ownership counts it when read.
+    const share = [{ id: DEFAULT_REPOSITORY.id, name: DEFAULT_REPOSITORY.name, entries: 1 }];
+    expect(state.fills).toEqual([
+      { op: "auth0.callbackUrl", cap: 10, entries: 3, at: expect.any(Number), repositories: share },
+    ]);
     expect(state.fills?.[0]?.at as number).toBeGreaterThanOrEqual(before);
     // Counted from the one read under the lease the write needs anyway: no provider call added.
     expect(requests.filter((r) => r.startsWith("GET ") && r.includes(`/clients/${APP_CLIENT}`))).toHaveLength(
@@ -480,7 +484,13 @@ describe("a cap that counts the whole object (Entra: every platform's redirect U
     const key = lists.find(ours)?.lock as string;
     const res = await call(app, "GET", `/v1/locks/${encodeURIComponent(key)}`);
     expect(((await res.json()) as { fills?: unknown }).fills).toEqual([
-      { op: "entra.redirectUri", cap: 256, entries: 251, at: expect.any(Number) },
+      {
+        op: "entra.redirectUri",
+        cap: 256,
+        entries: 251,
+        at: expect.any(Number),
+        repositories: [{ id: DEFAULT_REPOSITORY.id, name: DEFAULT_REPOSITORY.name, entries: 1 }],
+      },
     ]);
     expect(told.filter(ours)).toEqual([
       expect.objectContaining({ kind: "list-near-capacity", subject: expect.objectContaining({ cap: 256 }) }),

@@ -97,6 +97,11 @@ describe("LIST_FULL names who holds the list", () => {
         { scope: live, environment: "preview", pullRequest: pr(live), entries: 1, stale: null },
       ],
       otherRepositories: { scopes: 1, entries: 1, stale: 0 },
+      // Each repository's share (docs/design.md, "A share of each list"): only the caller's named.
+      repositories: [
+        { name: DEFAULT_REPOSITORY.name, scopes: 3, entries: 3 },
+        { name: null, scopes: 1, entries: 1 },
+      ],
       foreign: 1,
       unowned: 0,
       freeRoom: [

@@ -26,6 +26,11 @@ export interface ListOwners {
   scopes: ScopeShare[];
   /** Other repositories' owning scopes: counted, never named. */
   otherRepositories: { scopes: number; entries: number; stale: number };
+  /**
+   * Each repository's share of the list, largest first (docs/design.md, "A share of each list"):
+   * its entries (one its scopes share counts once) and owning scopes; only the caller's is named.
+   */
+  repositories: Array<{ name: string | null; scopes: number; entries: number }>;
   /** Entries that were there before any scope claimed them: never removed by a scope. */
   foreign: number;
   /** Entries nobody owns that are not foreign (added by hand since: the orphan path's). */
@@ -80,6 +85,7 @@ export async function listOwners({ deps, lease, repository, op, keys }: OwnersIn
       entries: others.reduce((n, s) => n + s.entries, 0),
       stale: others.filter((s) => s.stale !== null).length,
     },
+    repositories: repositoryShares(view.items, repository),
     foreign,
     unowned,
     freeRoom: mine
@@ -87,6 +93,34 @@ export async function listOwners({ deps, lease, repository, op, keys }: OwnersIn
       .map((s) => `sponson destroy --env ${s.environment} --scope ${s.scope}`),
   };
   return { answer, items: view.items };
+}
+
+/** Per repository: the entries any of its scopes owns, and how many of its scopes own any. */
+function repositoryShares(
+  items: readonly ItemOwnership[],
+  caller: { id: number; name: string },
+): ListOwners["repositories"] {
+  const shares = new Map<number, { scopes: Set<string>; entries: number }>();
+  for (const item of items) {
+    const byRepository = new Map<number, string[]>();
+    for (const owner of item.owners) {
+      const s = scopeOfOwner(owner);
+      if (s) byRepository.set(s.repositoryId, [...(byRepository.get(s.repositoryId) ?? []), owner]);
+    }
+    for (const [id, owners] of byRepository) {
+      const share = shares.get(id) ?? { scopes: new Set<string>(), entries: 0 };
+      for (const owner of owners) share.scopes.add(owner);
+      share.entries += 1;
+      shares.set(id, share);
+    }
+  }
+  return [...shares]
+    .map(([id, s]) => ({
+      name: id === caller.id ? caller.name : null,
+      scopes: s.scopes.size,
+      entries: s.entries,
+    }))
+    .sort((a, b) => b.entries - a.entries || Number(b.name !== null) - Number(a.name !== null));
 }
 
 interface Owner {

@@ -5,16 +5,20 @@
  * stale scopes taken to make room, their leases checked before the write and before their leaves.
  */
 import type { SponsonError } from "../../../shared/errors";
-import type { OwnerChange } from "../../../shared/schemas/ownership";
+import type { ItemOwnership, OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
 import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
+import { ownerOf } from "../rules/ownership";
 import type { Fence } from "../write/fence";
+import type { SectionRead } from "../write/section-read";
 import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
 import { type CapOf, type ListFill, listFull, overCap } from "./list-fill";
-import { type OwnersOf, ownersOnce } from "./list-owners";
+import { type ListOwners, type OwnersOf, ownersOnce } from "./list-owners";
 import { makeRoom, type Room, type RoomInput } from "./make-room";
+import { quotaExceeded, quotaOfList } from "./quota";
+import { leaseOverQuota, type SharesInput, waiterOverQuota } from "./quota-under-lease";
 
 /** One attempt's group as the section decides it: the decisions without the waiters named. */
 export interface FitInput {
@@ -22,6 +26,10 @@ export interface FitInput {
   state: unknown;
   decideFor: (without: ReadonlySet<string>) => Decided[];
   capOf: CapOf;
+  /** Whether the lists' caps are checked (else only the shares are). */
+  capped: boolean;
+  /** The shares of the lists (docs/design.md, "A share of each list"); null where not checked. */
+  shares: SharesInput | null;
 }
 
 export class SectionCapacity {
@@ -34,7 +42,10 @@ export class SectionCapacity {
   #evicted = new Map<Change, Candidate>();
   /** The list eviction could not make fit this attempt (its id): the refusal names that one. */
   #short: string | null = null;
-  /** Waiters whose changes would take a list past its cap: they go back, refused alone. */
+  /**
+   * Waiters whose changes would take a list past its cap or a share past its quota: they go back,
+   * refused alone (each writes them itself, where its own check answers in full).
+   */
   readonly full = new Map<string, SponsonError>();
 
   constructor(w: WriterParts, { lease, fence }: { lease: ParentLease | null; fence: Fence }) {
@@ -46,6 +57,26 @@ export class SectionCapacity {
       this.#owners !== null && deps.evictStale?.(run.environment) === true
         ? new Evictions(w, { owners: this.#owners, fence })
         : null;
+  }
+
+  /**
+   * What the shares are checked with: the lock's counts read with `owns` (null where ownership does
+   * not apply, from a lock object that counts none, or with the test-only switch off).
+   */
+  sharesInput(
+    quota: SectionRead["quota"],
+    { owns, retiring }: { owns: readonly ItemOwnership[] | null; retiring: readonly OwnedItem[] },
+  ): SharesInput | null {
+    const { run, deps } = this.#w;
+    if (!quota?.shares || !owns || deps.noLeaseQuota) return null;
+    return {
+      shares: quota.shares,
+      known: [...owns, ...quota.retiring],
+      retiring,
+      quotaOf: (item) => quotaOfList(item.op, deps.connections.limitsOf(item.connection, item.opName)),
+      repositoryOf: (id) =>
+        id === run.repository.id ? run.repository : { id, name: "(another repository)" },
+    };
   }
 
   /** A new attempt decides afresh: what the last one meant to evict is chosen again. */
@@ -138,28 +169,62 @@ export class SectionCapacity {
    * entry creates it once that waiter is out, so the write sent is always one that was checked.
    * Waiters found `gone` are left out.
    */
-  async fit({ object, state, decideFor, capOf }: FitInput, gone: ReadonlySet<string>): Promise<Decided[]> {
-    const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);
+  async fit(input: FitInput, gone: ReadonlySet<string>): Promise<Decided[]> {
+    const { object, state, decideFor, capOf, capped } = input;
     const everyone = decideFor(gone);
     const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
     // The run's own changes are fitted with no waiter at all: a waiter that joins an entry an
     // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
     const own = decideFor(new Set([...gone, ...waiters])).filter((d) => waiterOf(d) === null);
-    const ownFill = overCap(object, state, own, capOf);
+    const ownFill = capped ? overCap(object, state, own, capOf) : null;
     // Several lists full: the one eviction could not make fit is named, not one it could have.
     if (ownFill) throw await this.#refusal(overCap(object, state, own, capOf, this.#short) ?? ownFill);
     const kept = new Set<string>();
     const without = (trying: string | null) =>
       new Set([...gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);
     for (const waiter of waiters) {
-      const fill = overCap(object, state, decideFor(without(waiter)), capOf);
-      if (fill) this.full.set(waiter, listFull(fill));
+      const trial = decideFor(without(waiter));
+      // A share first: a waiter past its quota is refused so whatever the list's room.
+      const breach = input.shares ? waiterOverQuota(input.shares, { object, trial, waiter }) : null;
+      const fill = breach === null && capped ? overCap(object, state, trial, capOf) : null;
+      if (breach) this.full.set(waiter, quotaExceeded(breach));
+      else if (fill) this.full.set(waiter, listFull(fill));
       else {
         kept.add(waiter);
         this.full.delete(waiter);
       }
     }
     return this.#takenOnly(kept.size === waiters.length ? everyone : decideFor(without(null)));
+  }
+
+  /**
+   * The run's own changes must not take its scope's or its repository's share of a list past a
+   * quota, decided without any waiter and before any room is made: a refused run evicts nothing.
+   */
+  async ownShares({ object, state, decideFor, shares }: FitInput, gone: ReadonlySet<string>): Promise<void> {
+    if (!shares) return;
+    const everyone = decideFor(gone);
+    const waiters = new Set(everyone.map(waiterOf).filter((x): x is string => x !== null));
+    const own = decideFor(new Set([...gone, ...waiters])).filter((d) => waiterOf(d) === null);
+    const { run } = this.#w;
+    const breach = leaseOverQuota({
+      ...shares,
+      object,
+      decisions: own,
+      who: { owner: ownerOf(run), repository: run.repository },
+    });
+    if (!breach) return;
+    if (breach.share === "scope" || this.#owners === null) throw quotaExceeded(breach);
+    // Who holds the repository's share: help, not the decision (as a full list's owners).
+    const item = own.find((d) => d.change.item.opName === breach.op)?.change.item;
+    const keys = item?.op.batch && state !== null ? item.op.batch.keys(state, item.params) : [];
+    let owners: ListOwners | undefined;
+    try {
+      owners = (await this.#owners({ op: breach.op, keys })).answer;
+    } catch (err) {
+      this.#w.run.warn(`quota: the owners of ${object} were not read: ${String(err)}`);
+    }
+    throw quotaExceeded(breach, owners);
   }
 
   /**
@@ -188,3 +253,5 @@ export class SectionCapacity {
     }
   }
 }
+
+const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);

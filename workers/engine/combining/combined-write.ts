@@ -8,7 +8,7 @@ import { type CombineOutcome, ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import { ownedItemsOf } from "../write/owner-bookkeeping";
+import { grantItemsOf } from "../write/owner-bookkeeping";
 import { acquireParent } from "../write/parent-lease";
 import type { WaitPolicy, WriterParts } from "../write/writer-parts";
 import { changeId, decidedFromAnswer, queuedChangeOf, untakenRefusal } from "./combining";
@@ -51,7 +51,13 @@ export async function joinQueue(
   try {
     answer = await acquireParent(
       w,
-      { ...ask, items: ownedItemsOf(changes.map((c) => c.item)) },
+      {
+        ...ask,
+        items: grantItemsOf(
+          w,
+          changes.map((c) => c.item),
+        ),
+      },
       (target, opts) => ParentLease.acquireOrCombine(target, w.run.id, opts, queued),
     );
   } catch (error) {

@@ -10,6 +10,7 @@ import type { RunResult } from "../../../shared/schemas/run";
 import type { StoredReceipt } from "../../receipts/receipt-store";
 import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "../deps";
 import { meteredDeps } from "../metered-deps";
+import type { ItemRef } from "../plan/item";
 import { ProviderContexts } from "../provider-context";
 import { closedBeforeLease, type Recheck, recheckScope } from "../rules/staleness";
 import { ItemWriter } from "../write/item-writer";
@@ -44,6 +45,8 @@ export interface ScopeRun<T> {
   guard?: ScopeGuard | null;
   /** Connections the plan's admitted lines use, prepared (token exchanges) before the lease. */
   planConnections?: readonly string[];
+  /** Apply: every item of the plan (what a scope's share of a list counts: WriterParts.planned). */
+  planned?: readonly ItemRef[];
   /**
    * Refuses the request from the receipt (throws), else answers what the body needs of it: asked
    * of the one read before the lease, and again of the one taken under it (it may have changed).
@@ -141,7 +144,14 @@ async function underLease<T>(spec: ScopeRun<T>, known: BeforeLease, lease: HeldS
     lease.saved(session.etag);
     return run.result(deps.clock.now());
   }
-  const writer = new ItemWriter({ deps, run, session, scopeLease: lease.lock, contexts: known.contexts });
+  const writer = new ItemWriter({
+    deps,
+    run,
+    session,
+    scopeLease: lease.lock,
+    contexts: known.contexts,
+    ...(spec.planned ? { planned: spec.planned } : {}),
+  });
   const ctx: RunContext = { deps, req, run, session, writer, lease, waiting: known.waiting };
   const outcome = await act(ctx, spec, found);
   if (outcome.kind === "no-receipt") return run.result(deps.clock.now());

@@ -1,7 +1,7 @@
-import type { OwnerChange } from "../../../shared/schemas/ownership";
+import type { OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import { type CapOf, effectiveCap } from "../capacity/list-fill";
-import { SectionCapacity } from "../capacity/section-capacity";
+import { type FitInput, SectionCapacity } from "../capacity/section-capacity";
 import {
   type Change,
   type Decided,
@@ -12,6 +12,7 @@ import {
 import { ownerOf } from "../rules/ownership";
 import type { ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
+import { retiringOf } from "./owner-bookkeeping";
 import { PartlySent, SendStopped, sendWrites } from "./provider-write";
 import {
   claimsOf,
@@ -47,9 +48,16 @@ export class CriticalSection {
   /** The claims taken back for changes held back in the attempt that wrote. */
   #withdrawn: OwnerChange[] = [];
 
+  /** The run's retiring entries on the object, of its own ops (owner-bookkeeping.ts `retiringOf`). */
+  readonly #retiring: OwnedItem[];
+
   constructor(input: SectionInput) {
     this.#in = input;
     this.#refused = new Set(input.refused);
+    this.#retiring = retiringOf(
+      input.parts,
+      input.own.map((c) => c.item),
+    );
     this.#capacity = new SectionCapacity(input.parts, { lease: input.lease, fence: input.fence });
   }
 
@@ -151,7 +159,9 @@ export class CriticalSection {
     const leftBySent = [...this.#sent.values()].flatMap((d) => d.ownersAfter);
     this.#capacity.startAttempt();
     const items = all.map((p) => p.change.item);
-    let { batch, state, seen, owns } = await readSection(w, { first, items, lease, fence, ctx });
+    const read = await readSection(w, { first, items, retiring: this.#retiring, lease, fence, ctx });
+    const { batch, state, seen } = read;
+    let owns = read.owns;
     // Decided in order, each against the item as the ones before leave it; decided again without
     // the waiters found gone right before the write.
     const decideFor = (gone: ReadonlySet<string>) => {
@@ -169,6 +179,17 @@ export class CriticalSection {
     // Before anything is touched: a group past a list's cap leaves nothing behind.
     const capOf: CapOf = (item) =>
       effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
+    // The lists' shares: the run's own are checked before any room is made (a refused run evicts
+    // nothing), each waiter's as it is fitted (docs/design.md, "A share of each list").
+    const fitInput = (): FitInput => ({
+      object: first.parent as string,
+      state,
+      decideFor,
+      capOf,
+      capped,
+      shares: this.#capacity.sharesInput(read.quota, { owns, retiring: this.#retiring }),
+    });
+    await this.#capacity.ownShares(fitInput(), this.#gone);
     if (capped && lease && owns) {
       const room = await this.#capacity.makeRoom({
         object: first.parent as string,
@@ -186,8 +207,9 @@ export class CriticalSection {
       seen.push(...room.seen);
       if (room.added.length > 0) decisions = decideFor(new Set());
     }
-    const fit = { object: first.parent as string, state, decideFor, capOf };
-    if (capped) decisions = await this.#capacity.fit(fit, this.#gone);
+    const fit = fitInput();
+    const fitted = capped || fit.shares !== null;
+    if (fitted) decisions = await this.#capacity.fit(fit, this.#gone);
     const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
     if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
@@ -203,7 +225,7 @@ export class CriticalSection {
       for (const waiter of goneList) this.#gone.add(waiter);
       // A gone waiter's removal may have been what made room: the others are fitted again, and a
       // waiter that no longer fits is refused alone (the run's own changes fit without any waiter).
-      decisions = capped
+      decisions = fitted
         ? await this.#capacity.fit(fit, this.#gone)
         : decideFor(new Set([...this.#gone, ...this.#capacity.full.keys()]));
     }

@@ -4,12 +4,18 @@
  * rebuilds it from every receipt's ledger, and the first look at an op's list marks what is on it
  * and owned by no scope as foreign (it was there before any scope claimed it).
  */
-import type { ItemOwnership, Locator, OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
+import type {
+  ItemOwnership,
+  Locator,
+  OwnedItem,
+  OwnerChange,
+  OwnershipShares,
+} from "../../../shared/schemas/ownership";
 import { repositoryRefById } from "../../../shared/schemas/repository";
 import type { OpContext } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
 import { mayName } from "../../receipts/parent-tags";
-import type { Item } from "../plan/item";
+import { type Item, sameItem } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import type { Fence } from "./fence";
@@ -30,12 +36,29 @@ export function ownedItemsOf(items: readonly Item[]): OwnedItem[] {
  * where ownership does not apply, so the object reads nothing for it.
  */
 export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[] | undefined {
-  return w.deps.ownership ? ownedItemsOf(items) : undefined;
+  return w.deps.ownership ? [...ownedItemsOf(items), ...retiringOf(w, items)] : undefined;
+}
+
+/**
+ * Entries of the run's ledger on the group's object, of the group's ops, that its plan no longer
+ * names: the run removes them after its writes (docs/design.md, "Run algorithm", step 7), so its
+ * share of their list counts them out ("A share of each list"). None outside an apply.
+ */
+export function retiringOf(w: WriterParts, items: readonly Item[]): OwnedItem[] {
+  const planned = w.planned;
+  const parent = items[0]?.parent ?? null;
+  if (!planned || parent === null) return [];
+  const ops = new Set(items.map((i) => i.opName));
+  return w.session.receipt.ledger
+    .filter((e) => e.parent === parent && ops.has(e.op) && !planned.some((p) => sameItem(p, e)))
+    .map((e) => ({ op: e.op, key: e.key }));
 }
 
 /** What the ownership of a group's items is read with, under its parent lease. */
 export interface OwnershipRead {
   items: readonly Item[];
+  /** Items whose ownership is read along (the run's retiring entries: `retiringOf`). */
+  extra?: readonly OwnedItem[];
   lease: ParentLease | null;
   /** The group's fence: its first read may be the view the grant carried (fence.ts). */
   fence: Fence;
@@ -49,12 +72,24 @@ export interface OwnershipRead {
  * decision under a lease decides from the view its grant carried, where that names every item (a
  * waiter's items taken under write combining are not in it); any other reads it from the object.
  */
-export async function ownershipOf(
+export async function ownershipOf(w: WriterParts, read: OwnershipRead): Promise<ItemOwnership[] | null> {
+  return (await groupOwnership(w, read))?.owns ?? null;
+}
+
+/** A group's ownership: its items', the `extra` items', and the shares the lock counted with them. */
+export interface GroupOwnership {
+  owns: ItemOwnership[];
+  extra: ItemOwnership[];
+  /** Null from a lock object of the version before (it counts none). */
+  shares: OwnershipShares | null;
+}
+
+export async function groupOwnership(
   w: WriterParts,
-  { items, lease, fence, ctx, state }: OwnershipRead,
-): Promise<ItemOwnership[] | null> {
+  { items, extra = [], lease, fence, ctx, state }: OwnershipRead,
+): Promise<GroupOwnership | null> {
   if (lease === null || !w.deps.ownership) return null;
-  const wanted = ownedItemsOf(items);
+  const wanted = [...ownedItemsOf(items), ...extra];
   let view = await fence.owners(wanted);
   if (!view.rebuilt) {
     const rebuilt = await ledgerOwners(w, (items[0] as Item).parent as string);
@@ -79,10 +114,13 @@ export async function ownershipOf(
     await lease.changeOwners(foreign, { locator: locatorOf(item) });
   }
   if (firstLooks.length > 0) view = await lease.owners(wanted);
-  return wanted.map(
-    ({ op, key }) =>
-      view.items.find((v) => v.op === op && v.key === key) ?? { op, key, owners: [], foreign: false },
-  );
+  const found = ({ op, key }: OwnedItem): ItemOwnership =>
+    view.items.find((v) => v.op === op && v.key === key) ?? { op, key, owners: [], foreign: false };
+  return {
+    owns: ownedItemsOf(items).map(found),
+    extra: extra.map(found),
+    shares: view.shares ?? null,
+  };
 }
 
 /**

@@ -4,13 +4,13 @@
  * many-items form (with the lock's memory of recent writes merged in), else each item inspected —
  * and every item's ownership is read with it.
  */
-import type { ItemOwnership } from "../../../shared/schemas/ownership";
+import type { ItemOwnership, OwnedItem, OwnershipShares } from "../../../shared/schemas/ownership";
 import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
 import type { Fence } from "./fence";
-import { ownershipOf } from "./owner-bookkeeping";
+import { groupOwnership } from "./owner-bookkeeping";
 import { readUnderLease } from "./recent-writes-section";
 import type { WriterParts } from "./writer-parts";
 
@@ -22,11 +22,24 @@ export interface SectionRead {
   seen: Inspection[];
   /** Each item's ownership, in order; null where ownership does not apply. */
   owns: ItemOwnership[] | null;
+  /**
+   * What the shares of a list are checked against (docs/design.md, "A share of each list"): the
+   * ownership of the run's retiring entries and the lock's counts, read with `owns`.
+   */
+  quota: { retiring: ItemOwnership[]; shares: OwnershipShares | null } | null;
 }
 
 export async function readSection(
   w: WriterParts,
-  at: { first: Item; items: readonly Item[]; lease: ParentLease | null; fence: Fence; ctx: OpContext },
+  at: {
+    first: Item;
+    items: readonly Item[];
+    /** The run's retiring entries on the object, read along (owner-bookkeeping.ts `retiringOf`). */
+    retiring: readonly OwnedItem[];
+    lease: ParentLease | null;
+    fence: Fence;
+    ctx: OpContext;
+  },
 ): Promise<SectionRead> {
   const { first, items, lease, fence, ctx } = at;
   const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
@@ -41,6 +54,12 @@ export async function readSection(
         : await item.op.inspect(ctx, item.params),
     );
   }
-  const owns = await ownershipOf(w, { items, lease, fence, ctx, state });
-  return { batch, state, seen, owns };
+  const read = await groupOwnership(w, { items, extra: at.retiring, lease, fence, ctx, state });
+  return {
+    batch,
+    state,
+    seen,
+    owns: read?.owns ?? null,
+    quota: read ? { retiring: read.extra, shares: read.shares } : null,
+  };
 }

@@ -5,7 +5,7 @@
 import type { ScopeLease } from "../../locks/scope-lock";
 import type { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, FaultPoint } from "../deps";
-import type { Item } from "../plan/item";
+import type { Item, ItemRef } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
 import type { Change, WriteOutcome } from "../rules/group-decisions";
 import type { ReceiptSession } from "../run/receipt-session";
@@ -23,6 +23,11 @@ export interface WriterParts {
    * of a late landing, and meet that landing itself); their intents stay for recovery.
    */
   readonly inDoubt: ReadonlySet<string>;
+  /**
+   * Apply only: every item the run's plan wants. Its share of a list counts what the plan leaves it
+   * holding (docs/design.md, "A share of each list"); undefined for a run that only removes.
+   */
+  readonly planned?: readonly ItemRef[];
 }
 
 /** How a lease is asked for: waiting in line or not, and until when (docs/design.md, "Lease protocol"). */
