@@ -20,6 +20,7 @@ import { issuerProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
 import { pullRequestEnvironmentWarnings, webhookSecretProblems } from "./repository-check";
+import { sameAccountFindings } from "./same-account-check";
 import { sharedWebhookSecretNeeded, sharedWebhookSecretProblems } from "./shared-webhook-secret-check";
 
 export interface ConfigProblem {
@@ -240,6 +241,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     problems.push(...checked.problems);
     return checked.status;
   });
+  const sameAccount = sameAccountFindings(connections);
+  problems.push(...sameAccount.problems);
+  warnings.push(...sameAccount.warnings);
   return {
     valid: problems.length === 0,
     vars: statuses,
