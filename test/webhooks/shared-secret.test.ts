@@ -43,7 +43,7 @@ function closeOf(repository: RepositoryConfig, pr: number): string {
 
 function receiver(repositories: RepositoryConfig[]) {
   const recorded = recordingQueue();
-  const bindings = Object.assign(envWith(recorded.queue), {
+  const bindings = envWith(recorded.queue, {
     WEBHOOK_SECRET_OCTO_A: A_SECRET,
     WEBHOOK_SECRET_OCTO_B: B_SECRET,
     SPONSON_REPOSITORIES: JSON.stringify(repositories),
@@ -99,6 +99,13 @@ describe("several repositories and the shared webhook secret", () => {
     const res = await deliver(closeOf(B, pr), TEST_WEBHOOK_SECRET);
     expect(res.status).toBe(200);
     expect(await stateOf(B, pr)).toMatchObject({ status: "closed" });
+  });
+
+  it("the receivers here leave the runtime's own bindings as they were (other files read them)", () => {
+    const before = env.SPONSON_REPOSITORIES;
+    receiver([A, B]);
+    expect(env.SPONSON_REPOSITORIES).toBe(before);
+    expect(JSON.parse(String(env.SPONSON_REPOSITORIES))).toHaveLength(1);
   });
 
   it("a delivery naming a repository that is not configured is still only ignored (202)", async () => {
