@@ -1,3 +1,4 @@
+import { canonicalIdentity } from "./canonical-identity";
 import { SponsonError } from "./errors";
 import type { LockKind } from "./schemas/lock";
 import type { SecretRegistry } from "./secrets";
@@ -54,7 +55,8 @@ async function sha256Hex(text: string): Promise<string> {
 }
 
 /**
- * `_locks/<first 32 hex of sha256(identity)>`. The identity is written to lock records and
+ * `_locks/<first 32 hex of sha256(identity)>`, of the canonical identity (./canonical-identity.ts):
+ * every spelling of one object's host is one lock. The identity is written to lock records and
  * receipts, so one that contains a registered secret is refused before anything is stored.
  */
 export async function parentLockKey(identity: string, secrets: SecretRegistry): Promise<string> {
@@ -68,7 +70,7 @@ export async function parentLockKey(identity: string, secrets: SecretRegistry): 
       "a parent identity contains a registered secret; refusing to lock on it",
     );
   }
-  return `${PARENT_LOCKS_ENVIRONMENT}/${(await sha256Hex(identity)).slice(0, 32)}`;
+  return `${PARENT_LOCKS_ENVIRONMENT}/${(await sha256Hex(canonicalIdentity(identity))).slice(0, 32)}`;
 }
 
 export type ParsedLockKey =
@@ -112,5 +114,6 @@ export async function resolveLockName(
   if (parseLockKey(name) !== null) return { key: name, identity: null };
   if (name.startsWith("scope:") || name.startsWith(`${PARENT_LOCKS_ENVIRONMENT}/`)) return null;
   if (!IDENTITY_PATTERN.test(name)) return null;
-  return { key: `${PARENT_LOCKS_ENVIRONMENT}/${(await sha256Hex(name)).slice(0, 32)}`, identity: name };
+  const identity = canonicalIdentity(name);
+  return { key: `${PARENT_LOCKS_ENVIRONMENT}/${(await sha256Hex(identity)).slice(0, 32)}`, identity };
 }

@@ -12,6 +12,7 @@ import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { call, type TestApp, testApp } from "../helpers/app";
 import { auth0Client } from "../helpers/emulators";
+import { signGithubPayload } from "../helpers/github-signature";
 import { APP_CLIENT, auth0Plan, BACKGROUND_DOMAIN, seedTenant } from "../helpers/plans";
 import {
   bearer,
@@ -25,8 +26,20 @@ import { pullRequestPayload, signedRequest } from "../webhooks/github-delivery";
 
 // Fresh ids per run: scope state objects and receipts outlive one test file.
 const base = 500_000_000 + Math.floor(Math.random() * 1_000_000) * 100;
-const A: RepositoryConfig = { name: "octo-a/web", id: base + 1, defaultBranch: "main" };
-const B: RepositoryConfig = { name: "octo-b/web", id: base + 2, defaultBranch: "main" };
+// With two repositories each signs its webhooks with its own secret (docs/webhooks.md, "Secrets").
+const A: RepositoryConfig = {
+  name: "octo-a/web",
+  id: base + 1,
+  defaultBranch: "main",
+  webhookSecret: "WEBHOOK_SECRET_OCTO_A",
+};
+const B: RepositoryConfig = {
+  name: "octo-b/web",
+  id: base + 2,
+  defaultBranch: "main",
+  webhookSecret: "WEBHOOK_SECRET_OCTO_B",
+};
+const A_WEBHOOK_SECRET = "test-only-octo-a-web-webhook-secret";
 const ref = (r: RepositoryConfig) => ({ id: r.id, name: r.name });
 
 /**
@@ -44,6 +57,8 @@ const twoRepositories = {
       Object.entries(workerConnections).map(([name, c]) => [name, { ...c, repositories: [A.name, B.name] }]),
     ),
   ),
+  WEBHOOK_SECRET_OCTO_A: A_WEBHOOK_SECRET,
+  WEBHOOK_SECRET_OCTO_B: "test-only-octo-b-web-webhook-secret",
 } as typeof env;
 
 // A's destroy runs in the Worker's queue consumer, which knows only the Worker's own connections.
@@ -209,7 +224,9 @@ describe("two repositories that both have pull request #5", () => {
     payload.repository.full_name = A.name;
     payload.repository.name = "web";
     payload.repository.owner.login = "octo-a";
-    const response = await app.fetch(await signedRequest({ body: JSON.stringify(payload) }), twoRepositories);
+    const body = JSON.stringify(payload);
+    const signature = await signGithubPayload(A_WEBHOOK_SECRET, body);
+    const response = await app.fetch(await signedRequest({ body, signature }), twoRepositories);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({
       repository: ref(A),

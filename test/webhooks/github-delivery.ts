@@ -79,9 +79,17 @@ export function recordingQueue(real: Queue<QueuedDestroy> = env.DESTROY_QUEUE): 
   return { sent, queue };
 }
 
-/** The real environment with the destroy queue recorded. */
-export function envWith(queue: Queue<QueuedDestroy>): Env {
-  return Object.assign(Object.create(env as object), { DESTROY_QUEUE: queue }) as Env;
+/**
+ * The real environment with the destroy queue recorded, and `extra` bindings on top. Defined, never
+ * assigned: assigning a property to an object whose prototype is the runtime's `env` goes through
+ * `env`'s own setter and changes the bindings every other test file of the runtime reads.
+ */
+export function envWith(queue: Queue<QueuedDestroy>, extra: Record<string, unknown> = {}): Env {
+  const own = { ...extra, DESTROY_QUEUE: queue };
+  const properties = Object.fromEntries(
+    Object.entries(own).map(([name, value]) => [name, { value, enumerable: true }]),
+  );
+  return Object.defineProperties(Object.create(env as object), properties) as Env;
 }
 
 /** One app, one recorded queue: what a test needs to deliver webhooks and see what they enqueued. */

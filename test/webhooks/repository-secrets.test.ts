@@ -26,7 +26,7 @@ const UPDATED_AT = "2026-03-01T10:00:00Z";
 /** The example repository with a secret of its own, bound as WEBHOOK_SECRET_HELLO_WORLD. */
 function receiver(ownSecret: boolean) {
   const recorded = recordingQueue();
-  const bindings = Object.assign(envWith(recorded.queue), {
+  const bindings = envWith(recorded.queue, {
     WEBHOOK_SECRET_HELLO_WORLD: REPOSITORY_SECRET,
     SPONSON_REPOSITORIES: JSON.stringify([
       { ...DEFAULT_REPOSITORY, ...(ownSecret ? { webhookSecret: "WEBHOOK_SECRET_HELLO_WORLD" } : {}) },

@@ -24,6 +24,8 @@ export const tokenMintRecordSchema = z.object({
   expiresAt: z.number().int(),
   issuedAt: z.number().int(),
   issuedBy: z.string(),
+  /** The `jti` of the service token that minted it; absent when a person did (or before lineage). */
+  issuedByToken: z.string().optional(),
 });
 export type TokenMintRecord = z.infer<typeof tokenMintRecordSchema>;
 

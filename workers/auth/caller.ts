@@ -66,6 +66,11 @@ export interface ServiceCaller {
   repository?: string;
   /** The token's `jti`, when it has one: checked against the deny list at every request. */
   tokenId?: string;
+  /**
+   * Who minted it on the service, when it was (its `mintedBy` claim): such a token never mints an
+   * admin token nor revokes another's (workers/auth/token-lineage.ts).
+   */
+  mintedBy?: string;
   /** The `kid` of the key that verified it (its header's), when named: part of its rate-limit key. */
   keyId?: string;
 }

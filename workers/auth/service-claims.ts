@@ -24,6 +24,11 @@ export const serviceClaimsSchema = z.object({
   repository: repositoryNameSchema.optional(),
   /** The token's id: what an admin names to revoke it (workers/auth/revoked-tokens.ts). */
   jti: jtiSchema.optional(),
+  /**
+   * Who minted it on the service (`POST /v1/tokens`'s actor); absent on a token signed with the
+   * key itself, a person's (workers/auth/token-lineage.ts).
+   */
+  mintedBy: z.string().min(1).max(300).optional(),
 });
 export type ServiceClaims = z.infer<typeof serviceClaimsSchema>;
 
@@ -35,6 +40,7 @@ export function serviceCaller(claims: ServiceClaims, keyId?: string): ServiceCal
     scopes: claims.scopes ?? [],
     ...(claims.repository === undefined ? {} : { repository: claims.repository }),
     ...(claims.jti === undefined ? {} : { tokenId: claims.jti }),
+    ...(claims.mintedBy === undefined ? {} : { mintedBy: claims.mintedBy }),
     ...(keyId === undefined ? {} : { keyId }),
   };
 }

@@ -21,6 +21,8 @@ import { issuerProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
 import { pullRequestEnvironmentWarnings, webhookSecretProblems } from "./repository-check";
+import { sameAccountFindings } from "./same-account-check";
+import { sharedWebhookSecretNeeded, sharedWebhookSecretProblems } from "./shared-webhook-secret-check";
 
 export interface ConfigProblem {
   /** Where: a var, then the path inside its JSON, e.g. `SPONSON_POLICY.environments.preview.items.2`. */
@@ -193,7 +195,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   for (const [name, message] of Object.entries(REQUIRED_SECRETS)) {
     const before = problems.length;
     const raw = vars[name];
-    if (options.secretsKnown && unset(raw)) problems.push({ path: name, message });
+    // Every configured repository signing with a secret of its own leaves the shared one unused.
+    const needed = name !== "GITHUB_WEBHOOK_SECRET" || sharedWebhookSecretNeeded(repositories);
+    if (options.secretsKnown && unset(raw) && needed) problems.push({ path: name, message });
     if (name === "SERVICE_SIGNING_KEY" && !unset(raw) && !byName(name)) {
       const problem = signingSecretProblem(String(raw), SERVICE_KEY_RING);
       if (problem !== null)
@@ -216,6 +220,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     });
 
   problems.push(...webhookSecretProblems(repositories, vars, options.secretsKnown));
+  problems.push(...sharedWebhookSecretProblems(repositories));
   // An invalid SPONSON_ENVIRONMENTS is a problem already: which scopes a close destroys is unknown.
   if (destroyEnvironments !== null)
     warnings.push(...pullRequestEnvironmentWarnings(repositories, destroyEnvironments));
@@ -244,6 +249,9 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   problems.push(...binding.problems);
   warnings.push(...binding.warnings);
   for (const status of connectionStatuses) if (binding.broken.has(status.name)) status.valid = false;
+  const sameAccount = sameAccountFindings(connections);
+  problems.push(...sameAccount.problems);
+  warnings.push(...sameAccount.warnings);
   return {
     valid: problems.length === 0,
     vars: statuses,

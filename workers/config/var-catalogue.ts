@@ -156,8 +156,8 @@ export const SECRETS: readonly CatalogueEntry[] = [
   },
   {
     name: "GITHUB_WEBHOOK_SECRET",
-    what: 'the GitHub webhook\'s secret (docs/deploy.md, "Deploy and connect GitHub")',
-    unset: "every webhook refused: closed pull requests keep their entries",
+    what: 'the GitHub webhook\'s secret of the one repository when it names none of its own; with several repositories each needs its own `webhookSecret` (docs/security.md, "Webhook secrets")',
+    unset: "every webhook it would sign refused: closed pull requests keep their entries",
   },
   {
     name: "FEDERATION_SIGNING_KEY",

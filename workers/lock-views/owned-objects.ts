@@ -5,6 +5,7 @@
  * (workers/audit/audit-intent.ts).
  */
 import { z } from "zod";
+import { canonicalIdentity } from "../../shared/canonical-identity";
 import type { Env } from "../../shared/env";
 import { OWNED_INDEX_PREFIX } from "../../shared/lock-index";
 import { parentLockKey } from "../../shared/lock-keys";
@@ -36,7 +37,7 @@ export function ownedObjectIndex(env: Env, secrets: SecretRegistry): OwnedObject
         }
         cursor = page.truncated ? page.cursor : undefined;
       } while (cursor !== undefined);
-      return objects;
+      return canonicalObjects(objects);
     },
     async read(identity) {
       const key = await parentLockKey(identity, secrets);
@@ -49,4 +50,18 @@ export function ownedObjectIndex(env: Env, secrets: SecretRegistry): OwnedObject
       return writeCompletion(env.RECEIPTS, orphanAuditKey(record), record);
     },
   };
+}
+
+/**
+ * Each object once, by its canonical identity (shared/canonical-identity.ts): a lock an earlier
+ * version keyed by another spelling of the host indexed itself under it, and is now read as the
+ * canonical lock, which holds the object's ownership.
+ */
+function canonicalObjects(objects: Array<{ key: string; identity: string }>) {
+  const byIdentity = new Map<string, { key: string; identity: string }>();
+  for (const object of objects) {
+    const identity = canonicalIdentity(object.identity);
+    if (!byIdentity.has(identity)) byIdentity.set(identity, { key: object.key, identity });
+  }
+  return [...byIdentity.values()];
 }

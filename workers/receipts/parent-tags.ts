@@ -5,6 +5,8 @@
  * extra read, since the receipt body is checked before anything is decided from it.
  */
 
+import { identitySpellings } from "../../shared/canonical-identity";
+
 /** More tags than this do not fit R2's custom metadata comfortably: such a receipt is always read. */
 const MAX_TAGS = 100;
 export const ANY_PARENT = "*";
@@ -25,8 +27,12 @@ export function parentTags(parents: Iterable<string | null>): string {
   return tags.size > MAX_TAGS ? ANY_PARENT : [...tags].sort().join(",");
 }
 
-/** Whether a receipt whose metadata says `tags` (undefined: written before tags) may name `parent`. */
+/**
+ * Whether a receipt whose metadata says `tags` (undefined: written before tags) may name `parent`,
+ * under any spelling an earlier version may have stored it by (shared/canonical-identity.ts).
+ */
 export function mayName(tags: string | undefined, parent: string): boolean {
   if (tags === undefined || tags === ANY_PARENT) return true;
-  return tags.split(",").includes(parentTag(parent));
+  const listed = tags.split(",");
+  return identitySpellings(parent).some((spelling) => listed.includes(parentTag(spelling)));
 }

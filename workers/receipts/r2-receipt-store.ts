@@ -25,6 +25,7 @@
 import { SponsonError } from "../../shared/errors";
 import { emptyReceipt, type Receipt, receiptSchema } from "../../shared/schemas/receipt";
 import { repositoryRefById } from "../../shared/schemas/repository";
+import { withCanonicalParents } from "./canonical-parents";
 import { parseReceiptKey, type ReceiptAddress, receiptKey, receiptPrefix } from "./layout";
 import {
   isTombstone,
@@ -198,5 +199,6 @@ function parseReceiptBody(key: string, text: string, address: ScopeAddress): Rec
       found: `${repository?.id ?? "?"}/${environment}/${scope}`,
     });
   }
-  return { ...parsed.data, repository: { id: address.repository.id, name: address.repository.name } };
+  const repositoryRef = { id: address.repository.id, name: address.repository.name };
+  return withCanonicalParents({ ...parsed.data, repository: repositoryRef });
 }

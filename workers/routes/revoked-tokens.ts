@@ -1,8 +1,14 @@
-/** The service-token deny list (admin): revoke a token by its `jti`, and list what was revoked. */
+/**
+ * The service-token deny list (admin): revoke a token by its `jti`, and list what was revoked. A
+ * token minted on the service revokes only itself and the tokens it minted; a person any token
+ * (workers/auth/token-lineage.ts).
+ */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
+import { wasMintedBy } from "../auth/minted-by";
 import { listRevokedTokens, revokeBodySchema, revokedTokenSchema, revokeToken } from "../auth/revoked-tokens";
 import { requireRole } from "../auth/route-access";
+import { actsAsPerson, revokeRefusal } from "../auth/token-lineage";
 import {
   AUTH_CODES,
   BODY_CODES,
@@ -38,6 +44,8 @@ const revokeRoute = createRoute({
   operationId: "revokeToken",
   tags: ["tokens"],
   summary: "Revoke a service token by its jti (admin): every later request with it is refused 401",
+  description:
+    "A person (Cloudflare Access, or a token signed with the service key) revokes any token; a token minted on the service only itself and the tokens it minted (403 rule `token.revoke` otherwise).",
   security: bearerSecurity,
   middleware: [requireRole("admin")] as const,
   request: {
@@ -59,6 +67,12 @@ export const revokedTokenRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
   .openapi(listRoute, async (c) => c.json({ revoked: await listRevokedTokens(c.env.RECEIPTS) }, 200))
   .openapi(revokeRoute, async (c) => {
     const body = c.req.valid("json");
+    const caller = c.get("caller");
+    // A person revokes any token: the lineage is read only for a token minted on the service.
+    const minter = caller.kind === "service" && !actsAsPerson(caller) ? caller.tokenId : undefined;
+    const mintedByCaller = minter !== undefined && (await wasMintedBy(c.env.RECEIPTS, minter, body.jti));
+    const refused = revokeRefusal(caller, body.jti, mintedByCaller);
+    if (refused !== null) throw refused;
     const record = { ...body, actor: c.get("actor"), at: Date.now() };
     return c.json(await revokeToken(c.env.RECEIPTS, record), 200);
   });

@@ -6,6 +6,11 @@
  *
  * The repository is read from the body before the signature is checked: that is only a choice of
  * key, and a delivery naming a repository it was not signed for fails the check like any forgery.
+ *
+ * With several repositories configured, the shared secret no longer signs for any of them
+ * (`sharedSecretRefused`): whoever holds it, e.g. from any one repository's webhook settings, could
+ * otherwise close every other repository's pull requests. A door trusts only what its sender
+ * proves, and a secret every repository knows proves no repository.
  */
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { configuredRepositoryOf } from "../repositories/configured";
@@ -28,6 +33,11 @@ export interface DeliverySecret {
   value: string;
   /** The Worker secret it comes from, for the operator's log. */
   name: string;
+  /**
+   * The configured repository the shared secret would sign for while several are configured:
+   * its deliveries are refused once their signature checked out (github-webhook.ts).
+   */
+  sharedFor?: RepositoryConfig;
 }
 
 export function deliverySecret(
@@ -42,5 +52,14 @@ export function deliverySecret(
     const value = env[repository.webhookSecret];
     return { value: typeof value === "string" ? value : "", name: repository.webhookSecret };
   }
-  return { value: globalSecret ?? "", name: "GITHUB_WEBHOOK_SECRET" };
+  const shared = { value: globalSecret ?? "", name: "GITHUB_WEBHOOK_SECRET" };
+  return repository && sharedSecretRefused(repositories) ? { ...shared, sharedFor: repository } : shared;
+}
+
+/**
+ * Whether a configured repository without a secret of its own is refused its deliveries: once two
+ * repositories are configured, each needs its own (the config report says so too).
+ */
+export function sharedSecretRefused(repositories: readonly RepositoryConfig[]): boolean {
+  return repositories.length > 1;
 }

@@ -53,8 +53,9 @@ const webhookRoute = createRoute({
       description: "Accepted and ignored (other event, action or repository)",
       content: { "application/json": { schema: outcomeSchema } },
     },
-    // Malformed JSON or payload; missing or wrong X-Hub-Signature-256; body over 1 MiB.
-    ...problemResponses("VALIDATION", "UNAUTHENTICATED", "PAYLOAD_TOO_LARGE", "INTERNAL"),
+    // Malformed JSON or payload; missing or wrong X-Hub-Signature-256; signed with the shared
+    // secret for a repository that needs its own (403); body over 1 MiB.
+    ...problemResponses("VALIDATION", "UNAUTHENTICATED", "FORBIDDEN", "PAYLOAD_TOO_LARGE", "INTERNAL"),
   },
 });
 
@@ -67,6 +68,8 @@ export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRout
     // One message for missing, malformed and wrong signatures: nothing to probe.
     throw new SponsonError("UNAUTHENTICATED", "the webhook signature is missing or does not match");
   }
+  // Said only to a holder of the shared secret: a stranger's forgery got the 401 above.
+  if (secret.sharedFor !== undefined) throw sharedSecretRefusal(secret.sharedFor.name);
   const delivery = c.req.header("x-github-delivery") ?? "";
   if (!DELIVERY_ID.test(delivery))
     throw new SponsonError("VALIDATION", "X-GitHub-Delivery is missing or malformed");
@@ -98,6 +101,14 @@ export const githubWebhookRoutes = new OpenAPIHono<AppEnv>().openapi(webhookRout
   const outcome = await applyScopeEvent(c.env, ref, target.scope, target.event);
   return c.json({ delivery, repository: ref, scope: target.scope, ...outcome }, 200);
 });
+
+function sharedSecretRefusal(repository: string): SponsonError {
+  return new SponsonError(
+    "FORBIDDEN",
+    `several repositories are configured: deliveries of ${repository} must be signed with a secret of its own (SPONSON_REPOSITORIES[].webhookSecret); the shared GITHUB_WEBHOOK_SECRET signs for no repository once there are two`,
+    { rule: "webhook.shared-secret" },
+  );
+}
 
 function parseJson(body: Uint8Array): unknown {
   try {

@@ -4,6 +4,8 @@
  * `EngineOverrides` exists for tests only: it is reachable through createApp's options, which no
  * configuration file can set.
  */
+
+import { canonicalIdentity } from "../../shared/canonical-identity";
 import { type Clock, systemClock } from "../../shared/clock";
 import type { Env } from "../../shared/env";
 import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
@@ -126,7 +128,11 @@ function durableLocks(env: Env, secrets: SecretRegistry): LockProvider {
   return {
     scope: (repositoryId, environment, scope) =>
       lockTarget(env, scopeLockKey(repositoryId, environment, scope)),
-    parent: async (identity) => lockTarget(env, await parentLockKey(identity, secrets), identity),
+    parent: async (identity) => {
+      // Named as its key is hashed: every spelling of the object's host is one lock.
+      const canonical = canonicalIdentity(identity);
+      return lockTarget(env, await parentLockKey(canonical, secrets), canonical);
+    },
     holdsScope: async (repositoryId, environment, scope, holder) => {
       const key = scopeLockKey(repositoryId, environment, scope);
       const state = await lockStub(env, key).read({ key });

@@ -3,6 +3,7 @@
  * reference).
  */
 import { z } from "zod";
+import { canonicalHost } from "../../../shared/canonical-identity";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
 import { privateKeyJwtSchema } from "../private-key-jwt";
@@ -64,5 +65,5 @@ export function auth0ClientIdentity(provider: ConnectionSettings, client: string
       "auth0 connection: `domain` must be set in its config as a host name",
     );
   }
-  return `auth0:${domain.toLowerCase()}:client:${client}`;
+  return `auth0:${canonicalHost(domain)}:client:${client}`;
 }

@@ -1,5 +1,6 @@
 /** The Microsoft Entra ID provider block and line params (Microsoft Graph v1.0, application). */
 import { z } from "zod";
+import { canonicalHost } from "../../../shared/canonical-identity";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
 
@@ -56,5 +57,5 @@ export function entraApplicationIdentity(provider: ConnectionSettings, applicati
   if (typeof provider.tenant !== "string") {
     throw new SponsonError("VALIDATION", "entra connection: `tenant` must be set in its config");
   }
-  return `entra:${provider.tenant.toLowerCase()}:application:${application.toLowerCase()}`;
+  return `entra:${canonicalHost(provider.tenant)}:application:${application.toLowerCase()}`;
 }

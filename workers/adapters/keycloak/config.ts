@@ -1,5 +1,6 @@
 /** The Keycloak connection and line params (Keycloak 26 Admin REST API). */
 import { z } from "zod";
+import { canonicalHost } from "../../../shared/canonical-identity";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
 
@@ -36,10 +37,10 @@ export const keycloakLineParamsSchema = z.strictObject({
   url: entry,
 });
 
-/** `keycloak:<host>:realm:<realm>:client:<clientId>`, from the connection's settings. */
+/** `keycloak:<host>:realm:<realm>:client:<clientId>`, the host canonical (`:443` dropped), from the connection's settings. */
 export function keycloakClientIdentity(connection: ConnectionSettings, client: string): string {
   if (typeof connection.host !== "string" || typeof connection.realm !== "string") {
     throw new SponsonError("VALIDATION", "keycloak connection: `host` and `realm` must be set in its config");
   }
-  return `keycloak:${connection.host.toLowerCase()}:realm:${connection.realm}:client:${client}`;
+  return `keycloak:${canonicalHost(connection.host)}:realm:${connection.realm}:client:${client}`;
 }

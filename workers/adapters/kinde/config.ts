@@ -1,5 +1,6 @@
 /** The Kinde provider block and line params (Kinde Management API reference). */
 import { z } from "zod";
+import { canonicalHost } from "../../../shared/canonical-identity";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
 
@@ -33,5 +34,5 @@ export function kindeAppIdentity(connection: ConnectionSettings, app: string): s
       "kinde connection: `domain` must be set in its config as a host name",
     );
   }
-  return `kinde:${connection.domain.toLowerCase()}:app:${app}`;
+  return `kinde:${canonicalHost(connection.domain)}:app:${app}`;
 }

@@ -1,5 +1,6 @@
 /** The Okta provider block and line params (Okta Apps API reference). */
 import { z } from "zod";
+import { canonicalHost } from "../../../shared/canonical-identity";
 import { SponsonError } from "../../../shared/errors";
 import type { ConnectionSettings } from "../../connections/connection-schema";
 import { privateKeyJwtSchema } from "../private-key-jwt";
@@ -42,5 +43,5 @@ export function oktaAppIdentity(provider: ConnectionSettings, app: string): stri
       "okta connection: `domain` must be set in its config as a host name",
     );
   }
-  return `okta:${provider.domain.toLowerCase()}:app:${app}`;
+  return `okta:${canonicalHost(provider.domain)}:app:${app}`;
 }

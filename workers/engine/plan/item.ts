@@ -1,4 +1,5 @@
 /** An item the engine writes: from a resolved plan line, a ledger entry or an intent. */
+import { canonicalIdentity } from "../../../shared/canonical-identity";
 import { SponsonError } from "../../../shared/errors";
 import type { Intent, LedgerEntry } from "../../../shared/schemas/receipt";
 import type { OpSpec, Params } from "../../adapters/op-spec";
@@ -108,7 +109,14 @@ export function refOf(item: Item): ItemRef {
   return { op: item.opName, key: item.key, parent: item.parent };
 }
 
-/** Same item regardless of which plan line manages it. */
+/**
+ * Same item regardless of which plan line manages it, and of how its object's host was spelled
+ * (shared/canonical-identity.ts): receipts are read canonical, an identity an admin types may not be.
+ */
 export function sameItem(a: ItemRef, b: ItemRef): boolean {
-  return a.op === b.op && a.key === b.key && a.parent === b.parent;
+  if (a.op !== b.op || a.key !== b.key) return false;
+  if (a.parent === b.parent) return true;
+  return (
+    a.parent !== null && b.parent !== null && canonicalIdentity(a.parent) === canonicalIdentity(b.parent)
+  );
 }
