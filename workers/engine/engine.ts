@@ -14,12 +14,13 @@ import type { StoredReceipt } from "../receipts/receipt-store";
 import { type AdoptionRequest, adopt } from "./adoption/adopt";
 import type { Emit, EngineDeps } from "./deps";
 import { meteredDeps } from "./metered-deps";
+import { refuseTooManyObjects } from "./plan/object-limit";
 import { ProviderContexts } from "./provider-context";
 import { refuseEmptyPlan, saidNoReceipt } from "./rules/empty-scope";
 import { admitPlan, refuseSecretProvenance } from "./run/admission";
 import { applyLines } from "./run/apply";
 import { findOrphans, removeOrphan } from "./run/orphans";
-import { previewLines, refuseTooManyObjects } from "./run/preview";
+import { previewLines } from "./run/preview";
 import { ReceiptSession } from "./run/receipt-session";
 import { refusedRun } from "./run/refused-run";
 import { removeEntries } from "./run/remove-entries";
@@ -46,6 +47,7 @@ export class Engine {
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => admitPlan(this.#deps, req));
     if (refused.length > 0) return refusedRun(this.#deps, { action: "apply", req, emit, metrics }, refused);
+    refuseTooManyObjects(resolved, "apply");
     return runUnderScope(this.#deps, {
       action: "apply",
       req,
@@ -79,7 +81,7 @@ export class Engine {
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => admitPlan(this.#deps, req));
     if (refused.length > 0) return refusedRun(this.#deps, { action: "preview", req, emit, metrics }, refused);
-    refuseTooManyObjects(resolved);
+    refuseTooManyObjects(resolved, "preview");
     const deps = meteredDeps(this.#deps, metrics);
     const now = deps.clock.now();
     const run = new Run({ id: newRunId(now), action: "preview", req, emit, metrics }, now, deps.logError);

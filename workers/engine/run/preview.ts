@@ -2,43 +2,20 @@
  * Preview (docs/design.md, "Run algorithm"): inspect and report the diff; no lock, no write, no receipt
  * change.
  */
-import { SponsonError } from "../../../shared/errors";
 import { rethrowCrash } from "../deps";
-import { itemOfLine, sameItem } from "../plan/item";
+import { sameItem } from "../plan/item";
+import { objectKeyOf as readKeyOf } from "../plan/object-limit";
 import type { ResolvedLine } from "../plan/resolve-plan";
 import type { ProviderContexts } from "../provider-context";
-import { groupKeyOf } from "../rules/group-decisions";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
 
 /**
  * Fair use (docs/security.md, "Fair use"): a preview reads its distinct provider objects this many
- * at a time, so a long plan neither reads one by one nor bursts a tenant's management-API quota.
+ * at a time, so a long plan neither reads one by one nor bursts a tenant's management-API quota;
+ * how many it may read at all is ../plan/object-limit.ts's.
  */
 export const PREVIEW_READ_CONCURRENCY = 8;
-/** A preview reading more distinct objects than this is refused before any provider request. */
-export const PREVIEW_MAX_OBJECTS = 50;
-
-/**
- * The provider read a line's presence comes from. Lines on one object (same parent, op kind and
- * connection) share one read through the many-items form apply writes with, so a preview of 500
- * lines on one object is one provider read, not 500; other lines inspect their own item.
- */
-function readKeyOf(line: ResolvedLine, index: number): string {
-  if (line.op.batch === undefined || line.parent === null) return `line:${index}`;
-  return `object:${groupKeyOf(itemOfLine(line))}`;
-}
-
-/** Refuses a preview over PREVIEW_MAX_OBJECTS distinct reads; pure, before any I/O. */
-export function refuseTooManyObjects(lines: readonly ResolvedLine[]): void {
-  const objects = new Set(lines.map(readKeyOf)).size;
-  if (objects <= PREVIEW_MAX_OBJECTS) return;
-  throw new SponsonError(
-    "VALIDATION",
-    `a preview reads at most ${PREVIEW_MAX_OBJECTS} distinct provider objects; this plan reads ${objects}: split it`,
-    { rule: "preview.object-limit", objects, limit: PREVIEW_MAX_OBJECTS },
-  );
-}
 
 type Settled = { ok: true; present: boolean } | { ok: false; error: unknown };
 
