@@ -86,7 +86,12 @@ export class Engine {
     const now = deps.clock.now();
     const run = new Run({ id: newRunId(now), action: "preview", req, emit, metrics }, now, deps.logError);
     const session = await ReceiptSession.open(deps.store, req);
-    await previewLines(new ProviderContexts(deps), run, session, resolved);
+    // Who owns the entries it finds, so another repository's are never told (previewLines).
+    const ownership =
+      deps.ownership && deps.parentLocks
+        ? async (parent: string) => (await (await deps.locks.parent(parent)).ownership({})).items
+        : undefined;
+    await previewLines(new ProviderContexts(deps), run, session, resolved, ownership);
     return run.result(deps.clock.now());
   }
 

@@ -4,7 +4,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
-import { LOCK_NAME_FORMS, parseLockKey, resolveLockName } from "../../shared/lock-keys";
+import { LOCK_NAME_FORMS, resolveLockName } from "../../shared/lock-keys";
 import { holdBodySchema } from "../../shared/schemas/hold";
 import { lockStateSchema } from "../../shared/schemas/lock";
 import {
@@ -25,8 +25,7 @@ import {
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { listHeldLocks } from "../lock-views/held-locks";
-import { repositoryRunsFor } from "../lock-views/repository-runs";
-import { lockForRepository, locksForRepository } from "../lock-views/repository-view";
+import { heldLocksFor, lockSeenBy } from "../lock-views/visible-locks";
 import { auditedForceRelease } from "../locks/force-release";
 import { auditedHold, auditedUnhold } from "../locks/hold";
 import { readLock } from "../locks/lock-target";
@@ -164,20 +163,14 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(listRoute, async (c) => {
     const held = await listHeldLocks(c.env);
     const bound = readBinding(c);
-    return c.json({ locks: bound === null ? held : locksForRepository(held, bound.id) }, 200);
+    return c.json({ locks: bound === null ? held : await heldLocksFor(c.env, held, bound.id) }, 200);
   })
   .openapi(readRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);
     const bound = readBinding(c);
     if (bound === null) return c.json(await readLock(c.env, key), 200);
-    // Another repository's scope lock does not exist for this token: the same 404 as an unknown one.
-    const parsed = parseLockKey(key);
-    if (parsed?.kind === "scope" && parsed.repositoryId !== bound.id) {
-      throw new SponsonError("NOT_FOUND", `no lock ${key} for repository ${bound.name}`);
-    }
-    const state = await readLock(c.env, key);
-    const view = lockForRepository(state, bound.id, await repositoryRunsFor(c.env, state, bound.id));
-    return c.json(view ?? state, 200);
+    // Another repository's scope lock, or an object this one does not use, is not there for it.
+    return c.json(await lockSeenBy(c.env, key, bound), 200);
   })
   .openapi(forceReleaseRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);
