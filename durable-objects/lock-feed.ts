@@ -57,6 +57,7 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     const refusal = openRefusal(
       this.#open().map(([, s]) => s),
       socket.data.owner,
+      socket.data.repository,
     );
     // The body names which limit, for the route's problem (workers/routes/dashboard.ts).
     if (refusal !== null) return new Response(refusal, { status: 429 });
