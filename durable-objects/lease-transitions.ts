@@ -24,6 +24,7 @@ import {
 } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import type { LockChange } from "./lock-feed";
+import { waiterCapRefusal } from "./waiter-cap";
 import { type Waiter, WaiterQueue } from "./waiter-queue";
 
 /** What acquire's decision step did: answered at once, or queued the caller (answered on grant or timeout). */
@@ -95,6 +96,8 @@ export class LeaseTransitions {
         const queued = this.queue.find(req.holder);
         // A client retrying after a lost answer re-attaches to its place instead of queueing twice.
         if (queued) return { kind: "queued", answer: this.queue.reattach(queued, req, now) };
+        const capped = waiterCapRefusal(this.queue.all(), req);
+        if (capped) return { kind: "answered", result: capped };
         const answer = this.queue.enqueue(req, now);
         this.#p.announce("waiters");
         return { kind: "queued", answer };
