@@ -56,7 +56,7 @@ const runRoute = createRoute({
   responses: {
     200: { description: "The run's page", content: html },
     303: { description: "No session: to the sign-in form" },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", "RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -72,7 +72,7 @@ const objectRoute = createRoute({
   responses: {
     200: { description: "The object's page", content: html },
     303: { description: "No session: to the sign-in form" },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", "RATE_LIMITED", ...AUTH_CODES),
   },
 });
 

@@ -57,7 +57,7 @@ const pageRoute = createRoute({
   responses: {
     200: { description: "The page (a session cookie or a bearer token)", content: html },
     303: redirect("No session: to the sign-in form"),
-    ...problemResponses(...AUTH_CODES),
+    ...problemResponses("RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -72,7 +72,7 @@ const liveRoute = createRoute({
   responses: {
     200: { description: "An HTML fragment", content: html },
     303: redirect("No session: to the sign-in form"),
-    ...problemResponses(...AUTH_CODES),
+    ...problemResponses("RATE_LIMITED", ...AUTH_CODES),
   },
 });
 

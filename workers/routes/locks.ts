@@ -58,7 +58,8 @@ const listRoute = createRoute({
       description: "Every held scope and parent lock",
       content: { "application/json": { schema: withOpenApi(lockListSchema, "LockList") } },
     },
-    ...problemResponses(...AUTH_CODES),
+    // RATE_LIMITED: the caller's read budget (workers/http/rate-limit.ts).
+    ...problemResponses("RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -75,7 +76,7 @@ const readRoute = createRoute({
       description: "One lock, read from its own object",
       content: { "application/json": { schema: lockState } },
     },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", "RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
