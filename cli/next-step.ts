@@ -24,7 +24,8 @@ const NEXT_STEP: Record<ApiErrorCode, string> = {
   AUDIT_UNAVAILABLE: "the audit trail could not be written and nothing was done: try again",
   CONCURRENT_MODIFICATION:
     "the scope or its receipt changed while the run waited (a close, another run): run the job again",
-  RATE_LIMITED: "too many runs at once: run the job again after the time the answer gives",
+  RATE_LIMITED:
+    "this caller, or its repository's runs at one lock, went past a limit (the message names it): run the job again later, after the time the answer gives if it gives one",
   PROVIDER_ERROR:
     "the provider refused or failed (the message quotes it): retry later, or fix the connection's credentials or settings in the service's configuration",
   INTERNAL:

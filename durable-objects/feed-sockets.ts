@@ -16,6 +16,14 @@ export const MAX_FEED_SOCKETS_PER_TOKEN = 5;
  */
 export const MAX_FEED_SOCKETS = 500;
 
+/**
+ * How many of them the callers bound to one repository hold together: a repository's pull
+ * requests (each ref its own five) can then never take the whole feed from the others'
+ * dashboards (docs/security.md, "The lock feed"). Unbound callers (admins, unbound viewers) meet
+ * only the feed's own cap.
+ */
+export const MAX_FEED_SOCKETS_PER_REPOSITORY = 100;
+
 /** Close codes in the 4000–4999 range RFC 6455 §7.4.2 leaves to applications; the page reloads on them. */
 export const FEED_CLOSE = {
   expired: { code: 4401, reason: "token expired" },
@@ -30,7 +38,7 @@ export const feedSocketSchema = z.object({
   expiresAt: z.number().int().nonnegative(),
   /** The token's `jti`: looked up on the deny list at every event. */
   tokenId: z.string().min(1).max(200).optional(),
-  /** A repository-bound viewer's repository id: the socket hears only its scopes. */
+  /** A repository-bound caller's repository id: the socket hears only of locks it uses. */
   repository: z.number().int().positive().optional(),
 });
 export type FeedSocket = z.infer<typeof feedSocketSchema>;
@@ -52,12 +60,21 @@ export function closingOf(
   return null;
 }
 
-/** Why one more socket for this owner is refused (the per-token limit or the feed's cap), or null. */
+/** Why a socket is refused: which limit it would pass. */
+export type FeedRefusal = "per-token" | "per-repository" | "feed-full";
+
+/**
+ * Why one more socket for this owner (bound to `repository`, if it is) is refused — the per-token
+ * limit, its repository's share or the feed's cap — or null.
+ */
 export function openRefusal(
   open: ReadonlyArray<FeedSocket | null>,
   owner: string,
-): "per-token" | "feed-full" | null {
+  repository?: number,
+): FeedRefusal | null {
   if (open.filter((s) => s?.owner === owner).length >= MAX_FEED_SOCKETS_PER_TOKEN) return "per-token";
+  const sameRepository = open.filter((s) => repository !== undefined && s?.repository === repository);
+  if (sameRepository.length >= MAX_FEED_SOCKETS_PER_REPOSITORY) return "per-repository";
   return open.length >= MAX_FEED_SOCKETS ? "feed-full" : null;
 }
 

@@ -25,6 +25,7 @@ import {
 import type { LeaseStore } from "./lease-store";
 import { announce, type Effect, effectsOnly, type Step, SYNC_INDEX } from "./lock-effects";
 import { holdRefusal, type LockHolds } from "./lock-holds";
+import { waiterCapRefusal } from "./waiter-cap";
 import type { Waiter, WaiterQueue } from "./waiter-queue";
 
 /** What acquire's decision step did: answered at once, or queued the caller (answered on grant or timeout). */
@@ -92,6 +93,8 @@ export class LeaseTransitions {
         // A client retrying after a lost answer re-attaches to its place instead of queueing twice.
         if (queued)
           return { result: { kind: "queued", answer: this.#queue.reattach(queued, req, now) }, effects };
+        const capped = waiterCapRefusal(this.#queue.all(), req);
+        if (capped) return answered(capped, []);
         const answer = this.#queue.enqueue(req, now);
         return { result: { kind: "queued", answer }, effects: [...effects, announce("waiters")] };
       }

@@ -8,15 +8,15 @@
  * Messages carry only the lock key and the kind of change; the page re-fetches what it shows
  * through the authenticated dashboard route, so nothing here needs its own access checks beyond
  * the route that upgrades the socket (workers/routes/dashboard.ts) — except that a socket opened
- * for a repository-bound viewer hears no other repository's scope keys, and that a socket lives no
- * longer than its token (./feed-sockets.ts): checked at every event and by an alarm at the
- * earliest expiry, so a revoked or expired token's socket hears nothing more.
+ * for a repository-bound caller hears only of locks its repository uses (./feed-audience.ts), and
+ * that a socket lives no longer than its token (./feed-sockets.ts): checked at every event and by
+ * an alarm at the earliest expiry, so a revoked or expired token's socket hears nothing more.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
-import { parseLockKey } from "../shared/lock-keys";
 import { LOCK_FEED_NAME, type LockChange, type LockFeedApi } from "../shared/rpc/lock-feed";
 import { rpcStub } from "../shared/rpc/stub";
+import { audienceOf } from "./feed-audience";
 import {
   closingOf,
   type FeedSocket,
@@ -69,6 +69,7 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
     const refusal = openRefusal(
       this.#open().map(([, s]) => s),
       socket.data.owner,
+      socket.data.repository,
     );
     // The body names which limit, for the route's problem (workers/routes/dashboard.ts).
     if (refusal !== null) return new Response(refusal, { status: 429 });
@@ -91,19 +92,19 @@ export class LockFeed extends DurableObject<Env> implements LockFeedApi {
       this.env.RECEIPTS,
       open.flatMap(([, s]) => (s?.tokenId === undefined ? [] : [s.tokenId])),
     );
+    // Which bound repositories may hear of this key; if that cannot be read, none of them does.
+    const bound = new Set(open.flatMap(([, s]) => (s?.repository === undefined ? [] : [s.repository])));
+    const audience = await audienceOf(this.env, key, bound).catch(() => new Set<number>());
     const now = Date.now();
     let sent = 0;
-    const scopeOf = parseLockKey(key);
     for (const [ws, socket] of open) {
       const closing = closingOf(socket, now, revoked);
       if (closing !== null) {
         closeQuietly(ws, closing.code, closing.reason);
         continue;
       }
-      const bound = socket?.repository;
-      // A bound socket never hears another repository's scope key (it names the scope).
-      if (bound !== undefined && scopeOf?.kind === "scope" && scopeOf.repositoryId !== bound) continue;
-      if (bound !== undefined && scopeOf === null) continue;
+      // A bound socket hears only of locks its repository uses.
+      if (socket?.repository !== undefined && !audience.has(socket.repository)) continue;
       try {
         ws.send(message);
         sent += 1;

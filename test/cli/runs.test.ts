@@ -94,8 +94,12 @@ describe("sponson apply, preview, rollback, destroy", () => {
     expect(code).toBe(0);
     const result = runResultSchema.parse(JSON.parse(stdout));
     expect(result.counts?.storageWrites).toBe(0);
+    // No lease; one read-only call per object for its owners (docs/design.md, "Run algorithm").
+    expect(result.counts?.locks).toBe(0);
     expect(stderr).toContain(`timings: total ${result.timings?.total} ms;`);
-    expect(stderr).toContain(`counts: ${result.counts?.providerCalls} provider calls, 0 lock operations`);
+    expect(stderr).toContain(
+      `counts: ${result.counts?.providerCalls} provider calls, ${result.counts?.lockOps} lock operations`,
+    );
   });
 
   it("--json prints exactly the run result on stdout (the lines go to stderr)", async ({ expect }) => {

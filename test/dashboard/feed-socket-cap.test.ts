@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   type FeedSocket,
   MAX_FEED_SOCKETS,
+  MAX_FEED_SOCKETS_PER_REPOSITORY,
   MAX_FEED_SOCKETS_PER_TOKEN,
   openRefusal,
 } from "../../durable-objects/feed-sockets";
@@ -36,5 +37,29 @@ describe("the lock feed's global socket cap", () => {
   it("counts sockets without a record (accepted before records existed) toward the cap", () => {
     const open: Array<FeedSocket | null> = [...distinctOwners(MAX_FEED_SOCKETS - 1), null];
     expect(openRefusal(open, "jti:new")).toBe("feed-full");
+  });
+});
+
+describe("each repository's share of the feed", () => {
+  const bound = (owner: string, repository: number): FeedSocket => ({ ...socketOf(owner), repository });
+  /** `count` sockets of one repository, each of its own token. */
+  const ofRepository = (count: number, repository: number) =>
+    Array.from({ length: count }, (_, i) => bound(`jti:${repository}-${i}`, repository));
+
+  it(`is ${MAX_FEED_SOCKETS_PER_REPOSITORY}: a fifth of the feed, twenty tokens' worth`, () => {
+    expect(MAX_FEED_SOCKETS_PER_REPOSITORY).toBe(100);
+  });
+
+  it("admits a repository's socket below its share and refuses it at the share, naming the repository's rule", () => {
+    expect(openRefusal(ofRepository(MAX_FEED_SOCKETS_PER_REPOSITORY - 1, 7), "jti:new", 7)).toBeNull();
+    expect(openRefusal(ofRepository(MAX_FEED_SOCKETS_PER_REPOSITORY, 7), "jti:new", 7)).toBe(
+      "per-repository",
+    );
+  });
+
+  it("another repository's socket, and an unbound one, still open beside a full repository", () => {
+    const open = ofRepository(MAX_FEED_SOCKETS_PER_REPOSITORY, 7);
+    expect(openRefusal(open, "jti:other", 8)).toBeNull();
+    expect(openRefusal(open, "jti:admin")).toBeNull();
   });
 });

@@ -92,13 +92,13 @@ describe("the object page", () => {
     expect(admin.html).toContain("No orphan");
   });
 
-  it("a token bound to another repository sees none of this repository's owners", async () => {
+  it("a token bound to another repository is told the object is not there, nothing of its owners", async () => {
     const { domain, scope } = await appliedScope();
     const { status, html } = await page(
       `/dashboard/objects/${await objectHash(appIdentity(domain))}`,
       await boundTo("someone/else"),
     );
-    expect(status).toBe(200);
+    expect(status).toBe(404);
     expect(html).not.toContain(`preview/${scope}`);
     expect(html).not.toContain(`https://${scope}.preview.example.com`);
   });

@@ -14,7 +14,7 @@ import { lockStub, lockTarget } from "../../workers/locks/lock-target";
 import { call, testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";
 import { freshAuth0Domain } from "../helpers/emulators";
-import { freshPr } from "../helpers/engine";
+import { appIdentity, appLockKey, freshPr } from "../helpers/engine";
 import { previewPlan, seedTenant } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { mintServiceToken } from "../helpers/tokens";
@@ -30,13 +30,14 @@ const other = { scope: freshPr(), run: `run-other-${crypto.randomUUID().slice(0,
 const ownKey = `scope:${DEFAULT_REPOSITORY.id}/preview/${own.scope}`;
 const otherKey = `scope:${OTHER.id}/preview/${other.scope}`;
 const hex = () => crypto.randomUUID().replaceAll("-", "");
-const sharedParent = `_locks/${hex()}`;
-/** A provider object (it has an identity, so it has an object page) held by the other repository's run. */
-const objectHash = hex();
-const otherObject = {
-  key: `_locks/${objectHash}`,
-  identity: `auth0:iso-${objectHash}.example.com:client:app`,
-};
+/**
+ * The application this repository's scope wrote to (so the object is one it uses, docs/security.md,
+ * "What a repository sees of another"), held now by the other repository's run: a shared object.
+ */
+const ownDomain = freshAuth0Domain("iso");
+let sharedParent: string;
+let objectHash: string;
+let otherObject: { key: string; identity: string };
 const otherActor = `actor-${hex().slice(0, 8)}`;
 const ownParent = `_locks/${hex()}`;
 let bound: string;
@@ -60,11 +61,13 @@ async function get(path: string, token: string, cookie = false) {
 
 beforeAll(async () => {
   // A receipt (scope, run) in each repository, through the API as an admin naming the repository.
-  for (const [repository, scope] of [
-    [DEFAULT_REPOSITORY.name, own.scope],
-    [OTHER.name, other.scope],
+  sharedParent = await appLockKey(ownDomain);
+  objectHash = sharedParent.slice("_locks/".length);
+  otherObject = { key: sharedParent, identity: appIdentity(ownDomain) };
+  for (const [repository, scope, domain] of [
+    [DEFAULT_REPOSITORY.name, own.scope, ownDomain],
+    [OTHER.name, other.scope, freshAuth0Domain("iso")],
   ] as const) {
-    const domain = freshAuth0Domain("iso");
     await seedTenant(domain);
     const plan = previewPlan(domain, [repository]);
     const res = await call(
@@ -81,7 +84,6 @@ beforeAll(async () => {
   for (const [key, holder] of [
     [ownKey, own.run],
     [otherKey, other.run],
-    [sharedParent, other.run],
     [ownParent, own.run],
   ] as const) {
     const grant = await lockTarget(env, key).acquire({

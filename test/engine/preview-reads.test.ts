@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../shared/schemas/run";
-import { PREVIEW_MAX_OBJECTS, PREVIEW_READ_CONCURRENCY } from "../../workers/engine/run/preview";
+import { MAX_PLAN_OBJECTS as PREVIEW_MAX_OBJECTS } from "../../workers/engine/plan/object-limit";
+import { PREVIEW_READ_CONCURRENCY } from "../../workers/engine/run/preview";
 import { call, testApp } from "../helpers/app";
 import { freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { freshPr } from "../helpers/engine";

@@ -39,6 +39,11 @@ async function auditEntries(): Promise<AuditEntry[]> {
   return ((await res.json()) as { entries: AuditEntry[] }).entries;
 }
 
+async function boundList(repository: string): Promise<Response> {
+  const token = await mintServiceToken({ role: "viewer", repository, sub: "team" });
+  return call(app, "GET", "/v1/locks", undefined, { authorization: `Bearer ${token}` });
+}
+
 function callbackPlan(domain: string) {
   return auth0Plan(domain, [
     { id: "cb", op: "auth0.callbackUrl", url: "https://{scope}.preview.example.com/callback" },
@@ -217,21 +222,32 @@ describe("a run that waits for a held lock", () => {
 });
 
 describe("a held lock in the listing", () => {
-  it("a viewer bound to one repository sees a held shared object nobody holds, with its hold", async () => {
+  it("a viewer bound to one repository sees a held object its scopes have entries on, nobody holding it", async () => {
     const domain = freshAuth0Domain();
+    await seedTenant(domain);
+    const apply = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/apply`, {
+      plan: callbackPlan(domain),
+    });
+    expect(apply.status).toBe(200);
     const parent = await appLockKey(domain);
     expect((await hold(parent)).status).toBe(200);
-    const token = await mintServiceToken({
-      role: "viewer",
-      repository: DEFAULT_REPOSITORY.name,
-      sub: "team",
-    });
-    const res = await call(app, "GET", "/v1/locks", undefined, { authorization: `Bearer ${token}` });
-    const { locks } = (await res.json()) as { locks: LockState[] };
+    const { locks } = (await (await boundList(DEFAULT_REPOSITORY.name)).json()) as { locks: LockState[] };
     expect(locks.find((l) => l.key === parent)).toMatchObject({
       held: false,
       hold: { reason: "IdP migration", by: "test-admin" },
     });
+  });
+
+  it("a held object no scope of the repository uses is not listed for it (docs/security.md)", async () => {
+    const parent = await appLockKey(freshAuth0Domain());
+    expect((await hold(parent)).status).toBe(200);
+    const { locks } = (await (await boundList(DEFAULT_REPOSITORY.name)).json()) as { locks: LockState[] };
+    expect(locks.map((l) => l.key)).not.toContain(parent);
+    // Control: an unbound viewer lists it.
+    const all = (await (await call(app, "GET", "/v1/locks", undefined, await bearer("viewer"))).json()) as {
+      locks: LockState[];
+    };
+    expect(all.locks.map((l) => l.key)).toContain(parent);
   });
 });
 

@@ -120,7 +120,7 @@ describe("run timings and counts over HTTP", () => {
     expect(result.timings).toMatchObject({ parentLockWait: 250, scopeLockWait: 0, total: 250 });
   });
 
-  it("a preview is measured too: provider reads and receipt reads, no lock", async () => {
+  it("a preview is measured too: provider reads, receipt reads and one read of the object's owners, no lease", async () => {
     const domain = freshAuth0Domain();
     await seedTenant(domain);
     const res = await call(app, "POST", `/v1/scopes/preview/${freshPr()}/preview`, {
@@ -130,7 +130,8 @@ describe("run timings and counts over HTTP", () => {
     expectPlausible(result);
     expect(result.counts).toEqual({
       providerCalls: await providerRequests(domain),
-      lockOps: 0,
+      // The application's owners, read-only: no entry of another repository is told (preview.ts).
+      lockOps: 1,
       storageReads: 1,
       storageWrites: 0,
       locks: 0,

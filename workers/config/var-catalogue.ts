@@ -113,8 +113,8 @@ export const VARS: readonly CatalogueEntry[] = [
   },
   {
     name: "SPONSON_RATE_LIMIT",
-    what: "`on` / `off`: runs and previews per caller (binding `RUN_RATE_LIMITER`)",
-    unset: "on where `RUN_RATE_LIMITER` is bound (off under `npm start`)",
+    what: "`on` / `off`: runs and previews (binding `RUN_RATE_LIMITER`), dashboard and lock reads (`READ_RATE_LIMITER`) per caller",
+    unset: "on where the bindings are bound (off under `npm start`)",
   },
   {
     name: "SERVICE_TOKEN_MAX_LIFETIME_SECONDS",

@@ -15,7 +15,7 @@ import type { RunCounts, RunTimings } from "../../shared/schemas/run-metrics";
 import { configFromEnv } from "../config/config";
 import { listHeldLocks } from "../lock-views/held-locks";
 import { ledgerView, type OwnershipReads } from "../lock-views/ledger-view";
-import { locksForRepository } from "../lock-views/repository-view";
+import { heldLocksFor } from "../lock-views/visible-locks";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { objectHash } from "./object-hash";
 import { readScopeStates, type ScopeStateShown, scopeStateKey } from "./scope-states";
@@ -183,7 +183,7 @@ export function recentRuns(receipts: readonly Receipt[], limit = RUNS_SHOWN): Ru
 
 /**
  * A lock on this view: scope locks of its repository. A bound caller's parent locks were already
- * narrowed to the ones its repository's runs hold or wait on (`locksForRepository`).
+ * narrowed to the ones its repository's runs hold or wait on (`heldLocksFor`).
  */
 function lockInView(lock: LockView, filter: ViewFilter): boolean {
   if (lock.repository === null) return true;
@@ -201,7 +201,7 @@ export async function loadSnapshot(
   // A repository-bound caller (docs/security.md, "Repository isolation"): only its repository's
   // scope locks, and of shared parent locks only its own runs.
   const held =
-    filter.bound && filter.repository ? locksForRepository(allHeld, filter.repository.id) : allHeld;
+    filter.bound && filter.repository ? await heldLocksFor(env, allHeld, filter.repository.id) : allHeld;
   const summaries = all.filter((s) => inView(filter, s));
   const pages = Math.max(1, Math.ceil(summaries.length / SCOPES_SHOWN));
   const first = (Math.min(filter.page, pages) - 1) * SCOPES_SHOWN;

@@ -15,12 +15,13 @@ import { type AdoptionRequest, adopt } from "./adoption/adopt";
 import { refusePlanOverQuota } from "./capacity/plan-quota";
 import type { Emit, EngineDeps } from "./deps";
 import { meteredDeps } from "./metered-deps";
+import { refuseTooManyObjects } from "./plan/object-limit";
 import { ProviderContexts } from "./provider-context";
 import { refuseEmptyPlan, saidNoReceipt } from "./rules/empty-scope";
 import { admitPlan, refuseSecretProvenance } from "./run/admission";
 import { applyLines } from "./run/apply";
 import { findOrphans, removeOrphan } from "./run/orphans";
-import { previewLines, refuseTooManyObjects } from "./run/preview";
+import { previewLines } from "./run/preview";
 import { ReceiptSession } from "./run/receipt-session";
 import { refusedRun } from "./run/refused-run";
 import { removeEntries } from "./run/remove-entries";
@@ -47,6 +48,7 @@ export class Engine {
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => admitPlan(this.#deps, req));
     if (refused.length > 0) return refusedRun(this.#deps, { action: "apply", req, emit, metrics }, refused);
+    refuseTooManyObjects(resolved, "apply");
     return runUnderScope(this.#deps, {
       action: "apply",
       req,
@@ -85,14 +87,19 @@ export class Engine {
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => admitPlan(this.#deps, req));
     if (refused.length > 0) return refusedRun(this.#deps, { action: "preview", req, emit, metrics }, refused);
-    refuseTooManyObjects(resolved);
+    refuseTooManyObjects(resolved, "preview");
     const deps = meteredDeps(this.#deps, metrics);
     const now = deps.clock.now();
     const run = new Run({ id: newRunId(now), action: "preview", req, emit, metrics }, now, deps.logError);
     const session = await ReceiptSession.open(deps.store, req);
     // What apply would refuse from the plan, preview refuses too.
     refusePlanOverQuota(deps, resolved, session, req);
-    await previewLines(new ProviderContexts(deps), run, session, resolved);
+    // Who owns the entries it finds, so another repository's are never told (previewLines).
+    const ownership =
+      deps.ownership && deps.parentLocks
+        ? async (parent: string) => (await (await deps.locks.parent(parent)).ownership({})).items
+        : undefined;
+    await previewLines(new ProviderContexts(deps), run, session, resolved, ownership);
     return run.result(deps.clock.now());
   }
 

@@ -1,11 +1,14 @@
 /**
- * Fair use (docs/security.md, "Fair use"): runs and previews are limited per caller, so one token
- * (a pull request's job, a leaked ci token) cannot spend a tenant's management-API quota. Counted by
- * Cloudflare's Rate Limiting binding (`RUN_RATE_LIMITER` in wrangler.toml: the limit and period
- * are its `simple` settings); refused `429 RATE_LIMITED` with `Retry-After`.
+ * Fair use (docs/security.md, "Fair use"): each caller has two budgets, so one token (a pull
+ * request's job, a leaked ci token) can neither spend a tenant's management-API quota nor keep
+ * every lock object busy answering it. Runs and previews spend one (`RUN_RATE_LIMITER`); the
+ * dashboard's pages and the lock reads (`GET /v1/locks…`, `GET /dashboard…`, each of which reads
+ * lock objects, the listing every held one) the other (`READ_RATE_LIMITER`). Each is counted by one
+ * of Cloudflare's Rate Limiting bindings (wrangler.toml: the limit and period are its `simple`
+ * settings); refused `429 RATE_LIMITED` with `Retry-After`.
  *
- * `SPONSON_RATE_LIMIT`: `on` or `off`; unset means on in the production entry and off in the dev
- * entry (`npm start`, the tests), whose transport is the emulators'.
+ * `SPONSON_RATE_LIMIT`: `on` or `off`, for both; unset means on in the production entry and off
+ * in the dev entry (`npm start`, the tests), whose transport is the emulators'.
  */
 import { createMiddleware } from "hono/factory";
 import { SponsonError } from "../../shared/errors";
@@ -15,7 +18,7 @@ import { callerOf } from "../auth/route-access";
 import { configFromEnv } from "../config/config";
 import type { ProviderTransport } from "../wiring/wire";
 
-/** The binding's period in wrangler.toml (Cloudflare allows 10 or 60 seconds). */
+/** Both bindings' period in wrangler.toml (Cloudflare allows 10 or 60 seconds). */
 export const RATE_LIMIT_PERIOD_SECONDS = 60;
 
 /** Cloudflare's Rate Limiting binding, as far as this service uses it. */
@@ -24,6 +27,30 @@ export interface RateLimiter {
 }
 
 const RUN_PATH = /^\/v1\/scopes\/[^/]+\/[^/]+\/(apply|preview|destroy|rollback)$/;
+const READ_PATH = /^\/(v1\/locks|dashboard)(\/.*)?$/;
+
+/** One budget: the requests that spend it, the binding that counts them, and the refusal's words. */
+interface Budget {
+  binding: "RUN_RATE_LIMITER" | "READ_RATE_LIMITER";
+  rule: string;
+  spends(method: string, path: string): boolean;
+  refusal: string;
+}
+
+const BUDGETS: readonly Budget[] = [
+  {
+    binding: "RUN_RATE_LIMITER",
+    rule: "rate-limit.runs",
+    spends: (method, path) => method === "POST" && RUN_PATH.test(path),
+    refusal: "this caller started too many runs and previews",
+  },
+  {
+    binding: "READ_RATE_LIMITER",
+    rule: "rate-limit.reads",
+    spends: (method, path) => (method === "GET" || method === "HEAD") && READ_PATH.test(path),
+    refusal: "this caller read the dashboard and the locks too often",
+  },
+];
 
 /**
  * Whose allowance a request spends (docs/security.md, "Fair use"): one repository's pull request's
@@ -43,27 +70,34 @@ export function rateLimitKey(caller: Caller): string {
   return `service:${JSON.stringify([...owner, caller.role, caller.subject])}`;
 }
 
-let warned = false;
+const warned = new Set<string>();
 
 export function rateLimit(transport: ProviderTransport) {
   return createMiddleware<AppEnv>(async function rateLimit(c, next) {
-    if (c.req.method !== "POST" || !RUN_PATH.test(c.req.path)) return next();
+    const budget = BUDGETS.find((b) => b.spends(c.req.method, c.req.path));
+    // Public routes (the dashboard's sign-in form) have no caller and spend nothing.
+    if (budget === undefined || c.get("caller") === undefined) return next();
     const setting = configFromEnv(c.env).rateLimit;
     const enabled = setting === null ? transport.emulated !== true : setting === "on";
     if (!enabled) return next();
-    const limiter = c.env.RUN_RATE_LIMITER as RateLimiter | undefined;
+    const limiter = c.env[budget.binding] as RateLimiter | undefined;
     if (limiter === undefined) {
-      if (!warned)
-        console.warn("SPONSON_RATE_LIMIT is on but RUN_RATE_LIMITER is not bound: runs are not limited");
-      warned = true;
+      if (!warned.has(budget.binding))
+        console.warn(
+          `SPONSON_RATE_LIMIT is on but ${budget.binding} is not bound: ${budget.rule} is not limited`,
+        );
+      warned.add(budget.binding);
       return next();
     }
     const { success } = await limiter.limit({ key: rateLimitKey(callerOf(c)) });
     if (!success) {
       throw new SponsonError(
         "RATE_LIMITED",
-        `this caller started too many runs and previews; retry after ${RATE_LIMIT_PERIOD_SECONDS} seconds`,
-        { rule: "rate-limit.runs", retryAfterSeconds: RATE_LIMIT_PERIOD_SECONDS },
+        `${budget.refusal}; retry after ${RATE_LIMIT_PERIOD_SECONDS} seconds`,
+        {
+          rule: budget.rule,
+          retryAfterSeconds: RATE_LIMIT_PERIOD_SECONDS,
+        },
       );
     }
     await next();

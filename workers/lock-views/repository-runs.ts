@@ -8,19 +8,11 @@
  */
 import type { Env } from "../../shared/env";
 import { parseLockKey } from "../../shared/lock-keys";
+import { namedRuns } from "../../shared/lock-visibility";
 import type { LockState } from "../../shared/schemas/lock";
 import { readLock } from "../locks/lock-target";
 import { listHeldLocks } from "./held-locks";
 import { repositoryRuns } from "./repository-view";
-
-/** The runs `state` names (holder and waiters) with the `<environment>/<scope>` each described. */
-function namedRuns(state: LockState): Array<{ run: string; scope: string }> {
-  const named = [
-    { run: state.holder, scope: state.heldBy?.scope },
-    ...state.waiters.map((w) => ({ run: w.holder, scope: w.by?.scope })),
-  ];
-  return named.flatMap(({ run, scope }) => (run !== null && scope ? [{ run, scope }] : []));
-}
 
 /** Whether `run` holds or waits on the scope lock `key` of `repositoryId` (false for a foreign key). */
 async function ownsScope(env: Env, key: string, repositoryId: number, run: string): Promise<boolean> {

@@ -8,6 +8,7 @@
  * key names its repository: the repository's runs are the holders and waiters of its scope locks.
  */
 import { parseLockKey } from "../../shared/lock-keys";
+import { parentVisible, runsInvolved } from "../../shared/lock-visibility";
 import type { LockState } from "../../shared/schemas/lock";
 import { OTHER_REPOSITORY_RUN, runHolderFor } from "../../shared/schemas/provenance";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
@@ -85,19 +86,32 @@ export function withRepositoryNames(state: LockState, repositories: readonly Rep
 }
 
 /** The held locks a repository may see: its scope locks, and the parent locks its runs hold or wait on. */
-export function locksForRepository(held: readonly LockState[], repositoryId: number): LockState[] {
+export function locksForRepository(
+  held: readonly LockState[],
+  repositoryId: number,
+  owning: ReadonlyMap<string, ReadonlySet<number>> = new Map(),
+): LockState[] {
   const runs = repositoryRuns(held, repositoryId);
   return held.flatMap((state) => {
     const parsed = parseLockKey(state.key);
     if (parsed?.kind !== "scope") {
-      // A hold is an admin's word to every repository that uses the object: it is shown to all.
-      const involved =
-        state.hold !== undefined ||
-        (state.holder !== null && runs.has(state.holder)) ||
-        state.waiters.some((w) => runs.has(w.holder));
-      if (!involved) return [];
+      // A hold is an admin's word to every repository that uses the object (docs/security.md,
+      // "What a repository sees of another"): its runs' locks, and a held one where it owns entries.
+      const owners = owning.get(state.key) ?? new Set<number>();
+      const listed =
+        runsInvolved(state, runs) ||
+        (state.hold !== undefined && parentVisible(state, { id: repositoryId, runs }, owners));
+      if (!listed) return [];
     }
     const view = lockForRepository(state, repositoryId, runs);
     return view === null ? [] : [view];
   });
+}
+
+/** The held parent locks whose listing for the repository turns on who owns their entries (`owning`). */
+export function holdsToCheck(held: readonly LockState[], repositoryId: number): string[] {
+  const runs = repositoryRuns(held, repositoryId);
+  return held
+    .filter((s) => parseLockKey(s.key)?.kind !== "scope" && s.hold !== undefined && !runsInvolved(s, runs))
+    .map((s) => s.key);
 }

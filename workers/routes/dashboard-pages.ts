@@ -8,6 +8,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { SponsonError } from "../../shared/errors";
+import { owningRepositories } from "../../shared/lock-visibility";
 import { scopeOfOwner } from "../../shared/schemas/ownership";
 import { repositoryRefById, sameRepositoryName } from "../../shared/schemas/repository";
 import { ADAPTERS } from "../adapters";
@@ -28,8 +29,8 @@ import { OpRegistry } from "../engine/plan/op-registry";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { ledgerView } from "../lock-views/ledger-view";
-import { repositoryRunsFor } from "../lock-views/repository-runs";
 import { lockForRepository, withRepositoryNames } from "../lock-views/repository-view";
+import { parentSeenBy } from "../lock-views/visible-locks";
 import { lockStub } from "../locks/lock-target";
 import { configuredReceiptStore } from "../receipts/configured-store";
 import { adminFormCsrf } from "./admin-forms";
@@ -55,7 +56,7 @@ const runRoute = createRoute({
   responses: {
     200: { description: "The run's page", content: html },
     303: { description: "No session: to the sign-in form" },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", "RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -71,7 +72,7 @@ const objectRoute = createRoute({
   responses: {
     200: { description: "The object's page", content: html },
     303: { description: "No session: to the sign-in form" },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", "RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -144,6 +145,11 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
       const config = configFromEnv(c.env);
       const repositories = config.repositories;
       const bound = boundRepositoryOf(caller, repositories);
+      // An object the bound repository does not use is not there for it: the unknown hash's answer.
+      const seen =
+        bound === null ? null : await parentSeenBy(c.env, state, bound, owningRepositories(ownership.items));
+      if (seen !== null && !seen.visible)
+        throw new SponsonError("NOT_FOUND", "the service knows no object with this hash");
       // The object's lists with a cap now (documented or configured), the way a write finds it.
       const connections = new Connections(config.connections);
       const capped = ownership.locators
@@ -170,9 +176,7 @@ export function dashboardPageRoutes(engineFor: (env: AppEnv["Bindings"]) => Engi
       }
       // The lock as the API shows this caller (GET /v1/locks/{key}): another repository's run is hidden.
       const view =
-        bound === null
-          ? state
-          : (lockForRepository(state, bound.id, await repositoryRunsFor(c.env, state, bound.id)) ?? state);
+        bound === null || seen === null ? state : (lockForRepository(state, bound.id, seen.runs) ?? state);
       const admin = roleAtLeast(caller.role, "admin");
       const found = admin ? await engineFor(c.env).orphans(state.identity) : null;
       return c.html(

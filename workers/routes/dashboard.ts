@@ -8,7 +8,6 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { MAX_FEED_SOCKETS, MAX_FEED_SOCKETS_PER_TOKEN } from "../../durable-objects/feed-sockets";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_FEED_NAME } from "../../shared/rpc/lock-feed";
 import type { AppEnv } from "../app-env";
@@ -29,7 +28,7 @@ import { type ViewQuery, viewFilter } from "../dashboard/view-filter";
 import { AUTH_CODES, bearerSecurity, problemResponses } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { adminFormCsrf } from "./admin-forms";
-import { feedSocketFor } from "./dashboard-feed-socket";
+import { feedRefusal, feedSocketFor } from "./dashboard-feed-socket";
 import { dashboardLockFormRoutes } from "./dashboard-lock-forms";
 import { html, redirect } from "./dashboard-openapi";
 import { dashboardSignInRoutes } from "./dashboard-sign-in";
@@ -58,7 +57,7 @@ const pageRoute = createRoute({
   responses: {
     200: { description: "The page (a session cookie or a bearer token)", content: html },
     303: redirect("No session: to the sign-in form"),
-    ...problemResponses(...AUTH_CODES),
+    ...problemResponses("RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -73,7 +72,7 @@ const liveRoute = createRoute({
   responses: {
     200: { description: "An HTML fragment", content: html },
     303: redirect("No session: to the sign-in form"),
-    ...problemResponses(...AUTH_CODES),
+    ...problemResponses("RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -170,20 +169,7 @@ export const dashboardRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const connect = `https://lock-feed.internal/connect?socket=${encodeURIComponent(JSON.stringify(socket))}`;
     const upgrade = new Request(connect, { headers: { upgrade: "websocket" } });
     const res = await ns.get(ns.idFromName(LOCK_FEED_NAME)).fetch(upgrade);
-    if (res.status === 429 && (await res.text()) === "feed-full") {
-      throw new SponsonError(
-        "RATE_LIMITED",
-        `the lock feed holds at most ${MAX_FEED_SOCKETS} sockets in all; the page still refreshes on its own`,
-        { rule: "feed.sockets-total", limit: MAX_FEED_SOCKETS },
-      );
-    }
-    if (res.status === 429) {
-      throw new SponsonError(
-        "RATE_LIMITED",
-        `one token holds at most ${MAX_FEED_SOCKETS_PER_TOKEN} lock-feed sockets; close another dashboard tab (the page still refreshes on its own)`,
-        { rule: "feed.sockets-per-token", limit: MAX_FEED_SOCKETS_PER_TOKEN },
-      );
-    }
+    if (res.status === 429) throw feedRefusal(await res.text());
     return res;
   })
   .route("/", dashboardSignInRoutes)

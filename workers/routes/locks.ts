@@ -4,7 +4,7 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
-import { LOCK_NAME_FORMS, parseLockKey, resolveLockName } from "../../shared/lock-keys";
+import { LOCK_NAME_FORMS, resolveLockName } from "../../shared/lock-keys";
 import { holdBodySchema } from "../../shared/schemas/hold";
 import { type LockState, lockStateSchema } from "../../shared/schemas/lock";
 import {
@@ -26,8 +26,8 @@ import {
 } from "../http/openapi-problems";
 import { validationHook } from "../http/validation";
 import { listHeldLocks } from "../lock-views/held-locks";
-import { repositoryRunsFor } from "../lock-views/repository-runs";
-import { lockForRepository, locksForRepository, withRepositoryNames } from "../lock-views/repository-view";
+import { withRepositoryNames } from "../lock-views/repository-view";
+import { heldLocksFor, lockSeenBy } from "../lock-views/visible-locks";
 import { auditedForceRelease } from "../locks/force-release";
 import { auditedHold, auditedUnhold } from "../locks/hold";
 import { readLock } from "../locks/lock-target";
@@ -60,7 +60,8 @@ const listRoute = createRoute({
       description: "Every held scope and parent lock",
       content: { "application/json": { schema: withOpenApi(lockListSchema, "LockList") } },
     },
-    ...problemResponses(...AUTH_CODES),
+    // RATE_LIMITED: the caller's read budget (workers/http/rate-limit.ts).
+    ...problemResponses("RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -77,7 +78,7 @@ const readRoute = createRoute({
       description: "One lock, read from its own object",
       content: { "application/json": { schema: lockState } },
     },
-    ...problemResponses("VALIDATION", "NOT_FOUND", ...AUTH_CODES),
+    ...problemResponses("VALIDATION", "NOT_FOUND", "RATE_LIMITED", ...AUTH_CODES),
   },
 });
 
@@ -166,21 +167,15 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     const held = await listHeldLocks(c.env);
     const bound = readBinding(c);
     const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
-    return c.json({ locks: (bound === null ? held : locksForRepository(held, bound.id)).map(named) }, 200);
+    return c.json({ locks: (bound === null ? held : await heldLocksFor(c.env, held, bound.id)).map(named) }, 200);
   })
   .openapi(readRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);
     const bound = readBinding(c);
     const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
     if (bound === null) return c.json(named(await readLock(c.env, key)), 200);
-    // Another repository's scope lock does not exist for this token: the same 404 as an unknown one.
-    const parsed = parseLockKey(key);
-    if (parsed?.kind === "scope" && parsed.repositoryId !== bound.id) {
-      throw new SponsonError("NOT_FOUND", `no lock ${key} for repository ${bound.name}`);
-    }
-    const state = await readLock(c.env, key);
-    const view = lockForRepository(state, bound.id, await repositoryRunsFor(c.env, state, bound.id));
-    return c.json(named(view ?? state), 200);
+    // Another repository's scope lock, or an object this one does not use, is not there for it.
+    return c.json(named(await lockSeenBy(c.env, key, bound)), 200);
   })
   .openapi(forceReleaseRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);

@@ -2,43 +2,22 @@
  * Preview (docs/design.md, "Run algorithm"): inspect and report the diff; no lock, no write, no receipt
  * change.
  */
-import { SponsonError } from "../../../shared/errors";
+import { entryHiddenFrom } from "../../../shared/lock-visibility";
+import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import { rethrowCrash } from "../deps";
-import { itemOfLine, sameItem } from "../plan/item";
+import { sameItem } from "../plan/item";
+import { objectKeyOf as readKeyOf } from "../plan/object-limit";
 import type { ResolvedLine } from "../plan/resolve-plan";
 import type { ProviderContexts } from "../provider-context";
-import { groupKeyOf } from "../rules/group-decisions";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
 
 /**
  * Fair use (docs/security.md, "Fair use"): a preview reads its distinct provider objects this many
- * at a time, so a long plan neither reads one by one nor bursts a tenant's management-API quota.
+ * at a time, so a long plan neither reads one by one nor bursts a tenant's management-API quota;
+ * how many it may read at all is ../plan/object-limit.ts's.
  */
 export const PREVIEW_READ_CONCURRENCY = 8;
-/** A preview reading more distinct objects than this is refused before any provider request. */
-export const PREVIEW_MAX_OBJECTS = 50;
-
-/**
- * The provider read a line's presence comes from. Lines on one object (same parent, op kind and
- * connection) share one read through the many-items form apply writes with, so a preview of 500
- * lines on one object is one provider read, not 500; other lines inspect their own item.
- */
-function readKeyOf(line: ResolvedLine, index: number): string {
-  if (line.op.batch === undefined || line.parent === null) return `line:${index}`;
-  return `object:${groupKeyOf(itemOfLine(line))}`;
-}
-
-/** Refuses a preview over PREVIEW_MAX_OBJECTS distinct reads; pure, before any I/O. */
-export function refuseTooManyObjects(lines: readonly ResolvedLine[]): void {
-  const objects = new Set(lines.map(readKeyOf)).size;
-  if (objects <= PREVIEW_MAX_OBJECTS) return;
-  throw new SponsonError(
-    "VALIDATION",
-    `a preview reads at most ${PREVIEW_MAX_OBJECTS} distinct provider objects; this plan reads ${objects}: split it`,
-    { rule: "preview.object-limit", objects, limit: PREVIEW_MAX_OBJECTS },
-  );
-}
 
 type Settled = { ok: true; present: boolean } | { ok: false; error: unknown };
 
@@ -79,30 +58,75 @@ async function presenceOf(contexts: ProviderContexts, lines: readonly ResolvedLi
   });
 }
 
+/** The entries on one parent's object with their owners, read-only and without a lease. */
+export type OwnershipOf = (parent: string) => Promise<ItemOwnership[]>;
+
+/**
+ * The ownership of every parent a line names that the scope's ledger does not hold, read whether
+ * or not the provider has the entry: what a failed read answers says nothing of presence.
+ */
+function ownershipOf(
+  lines: readonly ResolvedLine[],
+  owned: (line: ResolvedLine) => boolean,
+  read: OwnershipOf | undefined,
+): Map<string, Promise<ItemOwnership[]>> {
+  const reads = new Map<string, Promise<ItemOwnership[]>>();
+  if (read === undefined) return reads;
+  for (const line of lines)
+    if (line.parent !== null && !owned(line) && !reads.has(line.parent)) {
+      const parent = line.parent;
+      // Settled below, line by line; a rejection is never left unhandled meanwhile.
+      const pending = read(parent);
+      pending.catch(() => {});
+      reads.set(parent, pending);
+    }
+  return reads;
+}
+
+/**
+ * Each line's diff. A present entry that only another repository's scopes own answers as an
+ * absent one (`would-create`: apply would create it, or join it): a preview never tells one
+ * repository what another holds (docs/security.md, "What a repository sees of another").
+ */
 export async function previewLines(
   contexts: ProviderContexts,
   run: Run,
   session: ReceiptSession,
   lines: readonly ResolvedLine[],
+  readOwnership?: OwnershipOf,
 ): Promise<void> {
+  const owned = (line: ResolvedLine) =>
+    session.receipt.ledger.some((e) => sameItem(e, { ...line, op: line.opName }));
+  const owners = ownershipOf(lines, owned, readOwnership);
   const presence = await presenceOf(contexts, lines);
-  lines.forEach((line, i) => {
+  for (const [i, line] of lines.entries()) {
     const base = { id: line.id, op: line.opName, key: line.key, parent: line.parent };
     const seen = presence[i] as Settled;
-    if (!seen.ok) {
-      rethrowCrash(seen.error);
-      run.line({ ...base, diff: "unchanged", result: "failed", error: run.errorOf(seen.error, [line.id]) });
-      return;
+    const ownership = await settle(line.parent === null ? undefined : owners.get(line.parent));
+    const failure = !seen.ok ? seen : !ownership.ok ? ownership : null;
+    if (failure !== null) {
+      rethrowCrash(failure.error);
+      run.line({
+        ...base,
+        diff: "unchanged",
+        result: "failed",
+        error: run.errorOf(failure.error, [line.id]),
+      });
+      continue;
     }
-    const owned = session.receipt.ledger.some((e) => sameItem(e, { ...line, op: line.opName }));
-    if (!seen.present && owned)
+    const mine = owned(line);
+    if (seen.ok && !seen.present && mine)
       run.missing({ line: line.id, key: line.key, kind: "missing", parent: line.parent });
+    const item = ownership.ok
+      ? ownership.items?.find((o) => o.op === line.opName && o.key === line.key)
+      : undefined;
+    const present = seen.ok && seen.present && (mine || !entryHiddenFrom(item, run.repository.id));
     run.line({
       ...base,
-      diff: seen.present ? "unchanged" : "create",
-      result: seen.present ? "unchanged" : "would-create",
+      diff: present ? "unchanged" : "create",
+      result: present ? "unchanged" : "would-create",
     });
-  });
+  }
   for (const entry of session.receipt.ledger) {
     if (lines.some((l) => sameItem(entry, { ...l, op: l.opName }))) continue;
     run.line({
@@ -113,5 +137,17 @@ export async function previewLines(
       diff: "delete",
       result: "would-remove",
     });
+  }
+}
+
+/** A parent's ownership read, settled: absent (no parent, or none read) answers no items. */
+async function settle(
+  read: Promise<ItemOwnership[]> | undefined,
+): Promise<{ ok: true; items?: ItemOwnership[] } | { ok: false; error: unknown }> {
+  if (read === undefined) return { ok: true };
+  try {
+    return { ok: true, items: await read };
+  } catch (error) {
+    return { ok: false, error };
   }
 }
