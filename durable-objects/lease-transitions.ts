@@ -21,11 +21,11 @@ import {
   type LeaseRow,
   lockDelayOf,
   QUIET_RELEASE_NOTE,
+  waiterCapRefusal,
 } from "./lease-rules";
 import type { LeaseStore } from "./lease-store";
 import { announce, type Effect, effectsOnly, type Step, SYNC_INDEX } from "./lock-effects";
 import { holdRefusal, type LockHolds } from "./lock-holds";
-import { waiterCapRefusal } from "./waiter-cap";
 import type { Waiter, WaiterQueue } from "./waiter-queue";
 
 /** What acquire's decision step did: answered at once, or queued the caller (answered on grant or timeout). */

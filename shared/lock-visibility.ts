@@ -4,7 +4,7 @@
  * an entry there, or one of its runs holds or waits on the lock. Anything else is answered as if
  * the lock did not exist, so the caller learns neither the object's identity nor its activity.
  * Pure: the lock's state, its owners and the repository's runs in; the Worker's views
- * (workers/lock-views/) and the lock feed (durable-objects/feed-audience.ts) read them.
+ * (workers/lock-views/) and the lock feed (durable-objects/lock-feed.ts) read them.
  */
 import type { LockState } from "./schemas/lock";
 import { scopeOfOwner } from "./schemas/ownership";

@@ -6,7 +6,7 @@
  * still queue or keep their place.
  */
 import { describe, it } from "vitest";
-import { MAX_WAITERS_PER_REPOSITORY } from "../../durable-objects/waiter-cap";
+import { MAX_WAITERS_PER_REPOSITORY } from "../../durable-objects/lease-rules";
 import type { RunOrigin } from "../../shared/schemas/provenance";
 import { freshScopeKey, granted, refused, stub } from "../helpers/locks";
 

@@ -11,7 +11,7 @@ import {
   MAX_FEED_SOCKETS_PER_REPOSITORY,
   MAX_FEED_SOCKETS_PER_TOKEN,
 } from "../../durable-objects/feed-sockets";
-import { MAX_WAITERS_PER_REPOSITORY } from "../../durable-objects/waiter-cap";
+import { MAX_WAITERS_PER_REPOSITORY } from "../../durable-objects/lease-rules";
 import { MAX_PLAN_OBJECTS } from "../../workers/engine/plan/object-limit";
 
 const ROOT = join(import.meta.dirname, "..", "..");

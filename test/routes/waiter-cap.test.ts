@@ -8,7 +8,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_WAITERS_PER_REPOSITORY } from "../../durable-objects/waiter-cap";
+import { MAX_WAITERS_PER_REPOSITORY } from "../../durable-objects/lease-rules";
 import type { RunOrigin } from "../../shared/schemas/provenance";
 import type { RunResult } from "../../shared/schemas/run";
 import { lockTarget } from "../../workers/locks/lock-target";
