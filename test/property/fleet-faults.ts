@@ -8,12 +8,14 @@
  */
 
 import { env } from "cloudflare:workers";
+import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
 import { type FaultHook, type FaultPoint, SimulatedCrash } from "../../workers/engine/deps";
-import { readLock } from "../../workers/locks/lock-target";
+import { refuseAskingAgain } from "../../workers/locks/ask-guard";
+import { lockTarget, readLock } from "../../workers/locks/lock-target";
 import { configureHost, emulatorStub } from "../helpers/emulators";
 import { endLockDelay, expireLeaseNow, metaValue } from "../helpers/locks";
-import { type Fault, OBJECTS } from "./fleet-model";
+import { type Fault, MAX_SCOPES, OBJECTS } from "./fleet-model";
 import { type FleetWorld, forceRelease, parentKey, scopeKey } from "./fleet-world";
 
 /** Points inside a parent lease: a recovery started there waits for the stale run's parent lease. */
@@ -162,6 +164,43 @@ export async function landLateWrites(world: FleetWorld, state: FaultState): Prom
   state.late.clear();
   state.lateObjects.clear();
   state.quiet.clear();
+}
+
+/**
+ * The evicted scopes' leases a run abandoned end here, with their lock-delay: the time passes that a
+ * real history gives them, as for the parent leases `landLateWrites` ends. docs/design.md,
+ * "Evicting stale scopes": a write whose outcome is unknown abandons the lease of every scope held
+ * for eviction, never releases it, and it ends by expiry with the lock-delay after it (`LOCK_HELD`
+ * to that scope's next run until then). Exactly those, and only once the run has ended: a scope
+ * lock of another scope held by this run, whose result says the outcome is unknown, and whose
+ * lease the run's own client gave up (ask-guard.ts refuses its holder asking again, "abandoned";
+ * lease.ts `abandon`: no more renewals). Any other lock a run leaves held stays for `checkQuiet`.
+ */
+export async function endAbandonedEvictions(
+  world: FleetWorld,
+  scope: number,
+  result: RunResult | undefined,
+): Promise<void> {
+  if (result?.run.error?.detail?.outcome !== "unknown") return;
+  const holder = result.run.id;
+  for (let other = 0; other < MAX_SCOPES; other++) {
+    if (other === scope) continue;
+    const key = scopeKey(world, other);
+    const lock = await readLock(env, key);
+    if (!lock.held || lock.holder !== holder || !abandonedBy(key, holder, world.clock.now())) continue;
+    await expireLeaseNow(key);
+    await endLockDelay(key);
+  }
+}
+
+/** Whether `holder`'s client abandoned its lease on `key` (it refuses to ask for it again, saying so). */
+function abandonedBy(key: string, holder: string, now: number): boolean {
+  try {
+    refuseAskingAgain(lockTarget(env, key), holder, now);
+    return false;
+  } catch (err) {
+    return err instanceof Error && err.message.includes(`${holder} abandoned its lease`);
+  }
 }
 
 /**

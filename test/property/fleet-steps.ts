@@ -14,7 +14,13 @@ import { overriding } from "../helpers/lock-overrides";
 import { DEFAULT_REPOSITORY, scopeAddress } from "../helpers/repositories";
 import { testEngine } from "../helpers/test-engine";
 import { EVICTING_ENVIRONMENTS } from "./fleet-evictions";
-import { type FaultState, faultHook, landLateWrites, resetTenants } from "./fleet-faults";
+import {
+  endAbandonedEvictions,
+  type FaultState,
+  faultHook,
+  landLateWrites,
+  resetTenants,
+} from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
 import {
   armOutsideCreate,
@@ -147,8 +153,9 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
   const engine = engineFor(world, r.hook, r.wrapLocks);
   const req = request(world, r.scope, r.waitTimeoutMs);
   const base = { scope: r.scope, plan: r.plan, lines };
+  let result: RunResult | undefined;
   try {
-    const result = r.plan
+    result = r.plan
       ? await engine.apply({ ...req, plan: planOf(world, r.plan), allowEmpty: true }, emit)
       : await engine.destroy(req, emit);
     return {
@@ -166,6 +173,7 @@ async function runOne(world: FleetWorld, r: Runnable): Promise<RunOutcome> {
   } finally {
     await r.state.recovery;
     await landLateWrites(world, r.state);
+    await endAbandonedEvictions(world, r.scope, result);
     await resetTenants(world, r.state);
   }
 }
