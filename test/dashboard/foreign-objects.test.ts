@@ -57,7 +57,7 @@ beforeAll(async () => {
     t.app,
     "POST",
     `/v1/scopes/preview/${ownScope}/apply?repository=${OWNING.name}`,
-    { plan: auth0Plan(domain, [{ id: "callback", op: "auth0.callbackUrl", url: ownUrl }]) },
+    { plan: auth0Plan(domain, [{ id: "callback", op: "auth0.callbackUrl", url: ownUrl }], "*") },
     {},
     twoRepositoryEnv(),
   );
@@ -153,11 +153,15 @@ describe.each(CI_KINDS)("acme/other's %s token", (kind) => {
     const pr = 700 + CI_KINDS.indexOf(kind);
     const token = await t.token(FOREIGN, kind, pr);
     const nobodys = `https://nobody-${hex().slice(0, 8)}.preview.example.com/callback`;
-    const plan = auth0Plan(domain, [
-      { id: "theirs", op: "auth0.callbackUrl", url: ownUrl },
-      { id: "nobodys", op: "auth0.callbackUrl", url: nobodys },
-      { id: "hand", op: "auth0.callbackUrl", url: handAdded },
-    ]);
+    const plan = auth0Plan(
+      domain,
+      [
+        { id: "theirs", op: "auth0.callbackUrl", url: ownUrl },
+        { id: "nobodys", op: "auth0.callbackUrl", url: nobodys },
+        { id: "hand", op: "auth0.callbackUrl", url: handAdded },
+      ],
+      "*",
+    );
     const res = await t.send("POST", `/v1/scopes/preview/pr-${pr}/preview`, token, { plan });
     expect(res.status).toBe(200);
     const lines = byId((await res.json()) as RunResult);
@@ -171,7 +175,7 @@ describe.each(CI_KINDS)("acme/other's %s token", (kind) => {
   it("control: Hello-World's preview of another of its scopes finds its entry there", async () => {
     const pr = 710 + CI_KINDS.indexOf(kind);
     const token = await t.token(OWNING, kind, pr);
-    const plan = auth0Plan(domain, [{ id: "theirs", op: "auth0.callbackUrl", url: ownUrl }]);
+    const plan = auth0Plan(domain, [{ id: "theirs", op: "auth0.callbackUrl", url: ownUrl }], "*");
     const res = await t.send("POST", `/v1/scopes/preview/pr-${pr}/preview`, token, { plan });
     expect(res.status).toBe(200);
     expect(byId((await res.json()) as RunResult).theirs).toMatchObject({

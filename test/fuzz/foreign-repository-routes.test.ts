@@ -49,7 +49,7 @@ let parentKey: string;
 const scopeKey = scopeLockKey(OWNING.id, "preview", scope);
 const repo = `repository=${encodeURIComponent(OWNING.name)}`;
 const enc = encodeURIComponent;
-const plan = () => auth0Plan(domain, [{ id: "callback", op: "auth0.callbackUrl", url: entry }]);
+const plan = () => auth0Plan(domain, [{ id: "callback", op: "auth0.callbackUrl", url: entry }], "*");
 
 /**
  * Each route of the app's table, with what a foreign caller asks of it about Hello-World. A route
@@ -205,7 +205,11 @@ function asks(): Record<string, { kind: Kind; asks: () => Ask[] }> {
 }
 
 /** The dev entry's own routes (emulator control): never in the production app. */
-const DEV_ONLY = new Set(["GET /v1/emulators/notifications", "GET /v1/emulators/:host"]);
+const DEV_ONLY = new Set([
+  "GET /v1/emulators/notifications",
+  "GET /v1/emulators/:host",
+  "POST /v1/emulators/:host/seed",
+]);
 
 beforeAll(async () => {
   t = await twoRepositories();

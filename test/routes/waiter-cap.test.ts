@@ -42,7 +42,11 @@ function originOf(repository: { id: number; name: string }, scope: string): RunO
 }
 
 const planFor = (scope: string) =>
-  auth0Plan(domain, [{ id: "cb", op: "auth0.callbackUrl", url: `https://${scope}.preview.example.com/cb` }]);
+  auth0Plan(
+    domain,
+    [{ id: "cb", op: "auth0.callbackUrl", url: `https://${scope}.preview.example.com/cb` }],
+    "*",
+  );
 
 beforeAll(async () => {
   t = await twoRepositories();
