@@ -26,7 +26,10 @@ const KINDS: [RegExp, string][] = [
   // separator to make EXAMPLE a token, and no real key id has (random base32, 7 letters in a row).
   [token("example"), "an example name or key"],
   [/^A[KS]IA[A-Z0-9]*EXAMPLE/, "an example name or key"],
-  [/(?:^|[^0-9])(?:0?123456789|987654321)(?:[^0-9]|$)|0123456789abcdef|abcdefghijklmnopqrst/i, "a made-up id"],
+  [
+    /(?:^|[^0-9])(?:0?123456789|987654321)(?:[^0-9]|$)|0123456789abcdef|abcdefghijklmnopqrst/i,
+    "a made-up id",
+  ],
   [/^0{8}-0{4}-0{4}-0{4}-0{12}$/, "an all-zero id"],
 ];
 

@@ -167,7 +167,10 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
     const held = await listHeldLocks(c.env);
     const bound = readBinding(c);
     const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
-    return c.json({ locks: (bound === null ? held : await heldLocksFor(c.env, held, bound.id)).map(named) }, 200);
+    return c.json(
+      { locks: (bound === null ? held : await heldLocksFor(c.env, held, bound.id)).map(named) },
+      200,
+    );
   })
   .openapi(readRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);
