@@ -14,23 +14,12 @@ import type { Fence } from "../write/fence";
 import type { SectionRead } from "../write/section-read";
 import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
-import { type CapOf, type ListFill, listFull, overCap } from "./list-fill";
+import { type FitInput, fitGroup, waiterOf } from "./fitting";
+import { type ListFill, listFull } from "./list-fill";
 import { type ListOwners, type OwnersOf, ownersOnce } from "./list-owners";
 import { makeRoom, type Room, type RoomInput } from "./make-room";
 import { quotaExceeded, quotaOfList } from "./quota";
-import { leaseOverQuota, type SharesInput, waiterOverQuota } from "./quota-under-lease";
-
-/** One attempt's group as the section decides it: the decisions without the waiters named. */
-export interface FitInput {
-  object: string;
-  state: unknown;
-  decideFor: (without: ReadonlySet<string>) => Decided[];
-  capOf: CapOf;
-  /** Whether the lists' caps are checked (else only the shares are). */
-  capped: boolean;
-  /** The shares of the lists (docs/design.md, "A share of each list"); null where not checked. */
-  shares: SharesInput | null;
-}
+import { leaseOverQuota, type SharesInput } from "./quota-under-lease";
 
 export class SectionCapacity {
   readonly #w: WriterParts;
@@ -163,38 +152,15 @@ export class SectionCapacity {
 
   /**
    * The run's own changes must fit the list's cap, or the group is refused (LIST_FULL, nothing
-   * touched); then each waiter in queue order joins the write only if it still fits, else its
-   * changes go back and it is refused alone when it writes them itself. Each trial is decided
-   * afresh with only the waiters admitted so far: a change that only joined a refused waiter's
-   * entry creates it once that waiter is out, so the write sent is always one that was checked.
-   * Waiters found `gone` are left out.
+   * touched, its refusal naming who holds the list); each waiter joins the write only if it still
+   * fits, else it is refused alone (fitting.ts `fitGroup`, pure). Waiters found `gone` are left out.
    */
   async fit(input: FitInput, gone: ReadonlySet<string>): Promise<Decided[]> {
-    const { object, state, decideFor, capOf, capped } = input;
-    const everyone = decideFor(gone);
-    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
-    // The run's own changes are fitted with no waiter at all: a waiter that joins an entry an
-    // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
-    const own = decideFor(new Set([...gone, ...waiters])).filter((d) => waiterOf(d) === null);
-    const ownFill = capped ? overCap(object, state, own, capOf) : null;
-    // Several lists full: the one eviction could not make fit is named, not one it could have.
-    if (ownFill) throw await this.#refusal(overCap(object, state, own, capOf, this.#short) ?? ownFill);
-    const kept = new Set<string>();
-    const without = (trying: string | null) =>
-      new Set([...gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);
-    for (const waiter of waiters) {
-      const trial = decideFor(without(waiter));
-      // A share first: a waiter past its quota is refused so whatever the list's room.
-      const breach = input.shares ? waiterOverQuota(input.shares, { object, trial, waiter }) : null;
-      const fill = breach === null && capped ? overCap(object, state, trial, capOf) : null;
-      if (breach) this.full.set(waiter, quotaExceeded(breach));
-      else if (fill) this.full.set(waiter, listFull(fill));
-      else {
-        kept.add(waiter);
-        this.full.delete(waiter);
-      }
-    }
-    return this.#takenOnly(kept.size === waiters.length ? everyone : decideFor(without(null)));
+    const fitted = fitGroup(input, gone, this.#short);
+    if (fitted.ownFill) throw await this.#refusal(fitted.ownFill);
+    for (const waiter of fitted.kept) this.full.delete(waiter);
+    for (const [waiter, err] of fitted.refused) this.full.set(waiter, err);
+    return this.#takenOnly(fitted.decisions);
   }
 
   /**
@@ -253,5 +219,3 @@ export class SectionCapacity {
     }
   }
 }
-
-const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);

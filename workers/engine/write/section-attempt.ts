@@ -6,8 +6,9 @@
  */
 import type { OwnedItem } from "../../../shared/schemas/ownership";
 import type { OpContext } from "../../adapters/op-spec";
+import type { FitInput } from "../capacity/fitting";
 import { type CapOf, effectiveCap } from "../capacity/list-fill";
-import type { FitInput, SectionCapacity } from "../capacity/section-capacity";
+import type { SectionCapacity } from "../capacity/section-capacity";
 import type { Item } from "../plan/item";
 import type { Decided, Participant } from "../rules/group-decisions";
 import type { SectionInput } from "./section-io";
