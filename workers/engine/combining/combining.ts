@@ -147,5 +147,5 @@ export function decidedFromAnswer(
  * changes: the one failure of a combining acquire after which its intents may go.
  */
 export function untakenRefusal(err: unknown): boolean {
-  return err instanceof SponsonError && err.code === "LOCK_HELD" && err.detail?.untaken === true;
+  return err instanceof SponsonError && err.code === "LOCK_HELD" && err.untaken;
 }

@@ -197,6 +197,6 @@ function undecided(change: Change): never {
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
 function refusedByProvider(err: unknown): boolean {
   if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return false;
-  const status = (err.detail as { status?: unknown } | undefined)?.status;
-  return typeof status === "number" && status >= 400 && status < 500;
+  const status = err.providerStatus;
+  return status !== null && status >= 400 && status < 500;
 }
