@@ -6,11 +6,10 @@
  */
 import type { SponsonError } from "../../../shared/errors";
 import type { ItemOwnership, OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
-import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "../write/fence";
+import type { GroupContext } from "../write/group-context";
 import type { SectionRead } from "../write/section-read";
 import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
@@ -23,6 +22,7 @@ import { leaseOverQuota, type SharesInput } from "./quota-under-lease";
 
 export class SectionCapacity {
   readonly #w: WriterParts;
+  readonly #group: GroupContext;
   /** Who holds a full list, read once under this lease (eviction and the refusal share it). */
   readonly #owners: OwnersOf | null;
   /** With the environment's `evictStale`: the stale scopes taken to make room (eviction.ts). */
@@ -37,14 +37,16 @@ export class SectionCapacity {
    */
   readonly full = new Map<string, SponsonError>();
 
-  constructor(w: WriterParts, { lease, fence }: { lease: ParentLease | null; fence: Fence }) {
+  constructor(group: GroupContext) {
+    const { parts: w, lease } = group;
     this.#w = w;
+    this.#group = group;
     const { deps, run } = w;
     this.#owners =
       lease !== null && deps.ownership ? ownersOnce({ deps, lease, repository: run.repository }) : null;
     this.#evictions =
       this.#owners !== null && deps.evictStale?.(run.environment) === true
-        ? new Evictions(w, { owners: this.#owners, fence })
+        ? new Evictions(group, this.#owners)
         : null;
   }
 
@@ -77,7 +79,7 @@ export class SectionCapacity {
   /** Room made by evicting stale scopes' entries, when the environment evicts (else none). */
   async makeRoom(input: RoomInput): Promise<Room> {
     if (!this.#evictions) return { owns: input.owns, added: [], seen: [], evicted: new Map(), short: null };
-    const room = await makeRoom(this.#w, this.#evictions, input);
+    const room = await makeRoom(this.#group, this.#evictions, input);
     // Each attempt decides afresh (a refused one is read again): what it does not evict goes back.
     await this.#evictions.keepOnly(new Set(room.evicted.values()));
     this.#evicted = room.evicted;

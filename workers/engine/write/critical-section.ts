@@ -66,7 +66,7 @@ export class CriticalSection {
       input.parts,
       input.own.map((c) => c.item),
     );
-    this.#capacity = new SectionCapacity(input.parts, { lease: input.lease, fence: input.fence });
+    this.#capacity = new SectionCapacity(input);
   }
 
   get #settled(): Settled {

@@ -7,6 +7,7 @@
  * after the write. A provider refusing a carried change (a 4xx) must not fail this run: the
  * waiters get everything back and the group is written again, its own changes alone.
  */
+
 import { SponsonError } from "../../../shared/errors";
 import type { ParentLease } from "../../locks/parent-lock";
 import { combines, joinQueue } from "../combining/combined-write";
@@ -17,6 +18,7 @@ import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { CriticalSection } from "./critical-section";
 import { Fence } from "./fence";
+import type { GroupContext } from "./group-context";
 import { withParent } from "./parent-lease";
 import type { SectionOutcome } from "./section-io";
 import { fault, type WaitPolicy, type WriterParts } from "./writer-parts";
@@ -106,6 +108,7 @@ export class GroupWrite {
       what: first.parent ?? first.key,
     });
     this.#fence = fence;
+    const group: GroupContext = { parts: w, first, object: first.parent, lease, fence };
     if (lease && own[0]) await fault(w, "after-acquire", own[0], own);
     let carried: CombiningHolder | null =
       takeQueue && lease ? await CombiningHolder.take(w, { first, lease }) : null;
@@ -117,7 +120,7 @@ export class GroupWrite {
     let refused: ReadonlySet<Change> = new Set();
     try {
       for (;;) {
-        section = new CriticalSection({ parts: w, first, lease, fence, own, carried, refused });
+        section = new CriticalSection({ ...group, own, carried, refused });
         sections.push(section);
         this.#sections.push(section);
         try {

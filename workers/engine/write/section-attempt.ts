@@ -52,13 +52,13 @@ export async function readAttempt(
   input: SectionInput,
   at: { everyone: Participant[]; all: Participant[]; retiring: readonly OwnedItem[] },
 ): Promise<AttemptRead> {
-  const { parts: w, first, lease, fence } = input;
+  const { parts: w, first, fence } = input;
   const ctx = fence.context(contextOf(w, first));
   const items = at.all.map((p) => p.change.item);
-  const read = await readSection(w, { first, items, retiring: at.retiring, lease, fence, ctx });
+  const read = await readSection(input, { items, retiring: at.retiring, ctx });
   const group: AttemptGroup = { all: at.all, seen: read.seen, owns: read.owns };
   // Before anything is touched: a group past a list's cap leaves nothing behind.
-  const capped = read.state !== null && first.parent !== null && !w.deps.uncapped;
+  const capped = read.state !== null && input.object !== null && !w.deps.uncapped;
   const capOf: CapOf = (item) =>
     effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
   return { ...read, ctx, everyone: at.everyone, items, group, capped, capOf };
@@ -75,13 +75,13 @@ export async function fitAttempt(
   decided: Decided[],
   s: FitState,
 ): Promise<Fitted> {
-  const { lease, fence, first } = input;
+  const { lease } = input;
   const { state, capped, capOf } = read;
   let group = read.group;
   await s.capacity.ownShares(fitInputOf(input, read, group, s), s.gone);
   if (capped && lease && group.owns) {
     const room = await s.capacity.makeRoom({
-      ...{ object: first.parent as string, state, lease, fence, ctx: read.ctx, capOf },
+      ...{ state, lease, ctx: read.ctx, capOf },
       ...{ all: group.all, seen: group.seen, owns: group.owns },
     });
     group = withRoom(group, room);
@@ -94,7 +94,7 @@ export async function fitAttempt(
 
 function fitInputOf(input: SectionInput, read: AttemptRead, group: AttemptGroup, s: FitState): FitInput {
   return {
-    object: input.first.parent as string,
+    object: input.object as string,
     state: read.state,
     decideFor: (gone) => decideWithout(group, s.settled, gone),
     capOf: read.capOf,
