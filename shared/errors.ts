@@ -90,10 +90,40 @@ export interface ErrorInfo {
 export interface SponsonErrorOptions {
   /** Overrides the code's `retriable` for this error: only for a cause known to differ from it. */
   retriable?: boolean;
+  /** The error this one stands for (kept in the process; the wire carries `detail` alone). */
+  cause?: unknown;
+}
+
+/**
+ * The facts in an error's detail that steer what the code does next, typed (the detail is their
+ * one home on the wire, so an error rebuilt from its ErrorInfo keeps them):
+ * - `outcome`: "unknown" for a write that may have landed whatever this answer says (a provider
+ *   error's; docs/design.md, "Fencing around a write").
+ * - `providerStatus`: the HTTP status a provider answered with (null: none, or no answer).
+ * - `untaken`: a lock's refusal vouching that nobody took a waiter's changes.
+ * - `sent`: false where a request surely never left (a removal refused before it was sent).
+ */
+export interface ErrorFacts {
+  outcome: "unknown" | undefined;
+  providerStatus: number | null;
+  untaken: boolean;
+  sent: boolean | undefined;
+}
+
+/** The facts of an error's detail (ErrorFacts), read from a SponsonError, an ErrorInfo or anything. */
+export function factsOf(err: unknown): ErrorFacts {
+  const detail = typeof err === "object" && err !== null ? (err as ErrorInfo).detail : undefined;
+  return {
+    outcome: detail?.outcome === "unknown" ? "unknown" : undefined,
+    providerStatus: typeof detail?.status === "number" ? detail.status : null,
+    untaken: detail?.untaken === true,
+    sent: typeof detail?.sent === "boolean" ? detail.sent : undefined,
+  };
 }
 
 export class SponsonError extends Error {
   readonly code: ErrorCode;
+  /** What crosses the wire with the code; the facts that steer control flow are typed below. */
   readonly detail: Record<string, unknown> | undefined;
   readonly #retriable: boolean | undefined;
 
@@ -103,13 +133,27 @@ export class SponsonError extends Error {
     detail?: Record<string, unknown>,
     options: SponsonErrorOptions = {},
   ) {
-    super(message);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SponsonError";
     this.code = code;
     this.detail = detail;
     const fallback = ERROR_TABLE[code].retriable;
     this.#retriable =
       options.retriable === undefined || options.retriable === fallback ? undefined : options.retriable;
+  }
+
+  // Getters, not fields: the error's own properties (what a structured clone or a log carries)
+  // stay the code and the detail.
+  get outcome(): ErrorFacts["outcome"] {
+    return factsOf(this).outcome;
+  }
+
+  get providerStatus(): ErrorFacts["providerStatus"] {
+    return factsOf(this).providerStatus;
+  }
+
+  get untaken(): ErrorFacts["untaken"] {
+    return factsOf(this).untaken;
   }
 
   /** Whether the same request, sent again unchanged, can succeed. */

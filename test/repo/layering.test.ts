@@ -10,6 +10,9 @@
  *   (workers/wiring/objects.ts), so the objects depend on `shared/` alone.
  * - The adapters (`workers/adapters/`, their contract op-spec.ts included) never reach the engine,
  *   directly or through another module: the engine depends on the adapters, not both ways.
+ * - Inside the engine, the group write (`write/`) imports nothing from the run layer (`run/`): what
+ *   it needs of a run and its receipt session is a contract in write/run-contract.ts that run/
+ *   implements, so the run drives the writes and never the other way round.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -45,6 +48,11 @@ const RULES: Rule[] = [
     name: "the adapters never import the engine",
     from: /^workers\/adapters\//,
     to: /^workers\/engine(\/|$)/,
+  },
+  {
+    name: "the engine's write/ imports nothing from run/",
+    from: /^workers\/engine\/write\//,
+    to: /^workers\/engine\/run(\/|$)/,
   },
 ];
 
@@ -162,6 +170,8 @@ describe("layering", () => {
           text: 'import type { Notification } from "../workers/notify/notification";',
         },
         { path: "durable-objects/y.ts", text: 'import { LeaseLock } from "./lease-lock";' },
+        { path: "workers/engine/write/x.ts", text: 'import type { Run } from "../run/run";' },
+        { path: "workers/engine/run/x.ts", text: 'import type { Fence } from "../write/fence";' },
       ]),
     ).toEqual([
       "shared/example.ts -> workers/app",
@@ -171,6 +181,7 @@ describe("layering", () => {
       "workers/index.ts -> dev/provider-emulator",
       "workers/adapters/x/index.ts -> workers/engine/deps",
       "durable-objects/x.ts -> workers/notify/notification",
+      "workers/engine/write/x.ts -> workers/engine/run/run",
     ]);
   });
 });

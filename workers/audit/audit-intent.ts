@@ -73,8 +73,7 @@ const REFUSALS = new Set([
  */
 export function outcomeOfError(err: unknown): { status: AuditStatus; errorCode?: string } {
   if (!isSponsonError(err)) return { status: "unknown" };
-  const detail = err.detail as { outcome?: unknown } | undefined;
-  if (detail?.outcome === "unknown") return { status: "unknown", errorCode: err.code };
+  if (err.outcome === "unknown") return { status: "unknown", errorCode: err.code };
   return { status: REFUSALS.has(err.code) ? "refused" : "failed", errorCode: err.code };
 }
 

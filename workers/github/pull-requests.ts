@@ -94,7 +94,7 @@ export class GitHubPulls {
       { method: "GET", url: this.#base, headers: this.#headers() },
       repositorySchema,
     ).catch((err: unknown) => {
-      if (err instanceof SponsonError && err.detail?.status === 404)
+      if (err instanceof SponsonError && err.providerStatus === 404)
         throw new SponsonError(
           "PROVIDER_ERROR",
           `github: the token cannot see ${this.#o.repository.name} (404): it needs read access to its pull requests`,

@@ -251,7 +251,7 @@ export class ParentLease extends Lease {
 
 /** Only the object that kept the waiter all along can vouch that nobody took its changes. */
 function forgetUntaken(err: unknown): unknown {
-  if (!(err instanceof SponsonError) || err.detail?.untaken !== true) return err;
-  const { untaken: _, ...detail } = err.detail;
+  if (!(err instanceof SponsonError) || !err.untaken) return err;
+  const { untaken: _, ...detail } = err.detail ?? {};
   return new SponsonError(err.code, err.message, detail);
 }

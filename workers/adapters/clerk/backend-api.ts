@@ -6,7 +6,7 @@
  * long_message, code, meta }] }`; a 429 says how many seconds to wait in `Retry-After`.
  */
 import { z } from "zod";
-import type { SponsonError } from "../../../shared/errors";
+import { factsOf } from "../../../shared/errors";
 import {
   type HttpContext,
   type ProviderHttpSpec,
@@ -190,7 +190,7 @@ export async function createRedirectUrl(ctx: ClerkContext, url: string): Promise
   } catch (err) {
     const status = providerStatus(err);
     if (status === null || status < 400 || status >= 500 || status === 401 || status === 403) throw err;
-    if ((err as SponsonError).detail?.outcome === "unknown") throw err;
+    if (factsOf(err).outcome === "unknown") throw err;
     const existing = (await listRedirectUrls(ctx)).find((r) => r.url === url);
     if (!existing) throw err;
     throw new StaleState({ provider: "clerk", url, reason: "created by someone else" });

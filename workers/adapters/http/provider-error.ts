@@ -34,9 +34,9 @@ export function providerError(secrets: SecretRegistry, failure: ProviderFailure)
     provider: failure.provider,
     status: failure.status,
     attempts: failure.attempts,
+    ...(failure.providerCode !== undefined ? { providerCode: secrets.redact(failure.providerCode) } : {}),
+    ...(failure.outcome ? { outcome: failure.outcome } : {}),
   };
-  if (failure.providerCode !== undefined) detail.providerCode = secrets.redact(failure.providerCode);
-  if (failure.outcome) detail.outcome = failure.outcome;
   return new SponsonError("PROVIDER_ERROR", `${failure.provider}: ${status} ${message}`.trimEnd(), detail, {
     retriable: failure.retriable ?? (failure.outcome === "unknown" || retriableStatus(failure.status)),
   });
@@ -68,6 +68,5 @@ export class LeaseLostOnRead extends SponsonError {
 /** The HTTP status of a PROVIDER_ERROR, if it is one that came from a response. */
 export function providerStatus(err: unknown): number | null {
   if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return null;
-  const status = err.detail?.status;
-  return typeof status === "number" ? status : null;
+  return err.providerStatus;
 }

@@ -248,7 +248,7 @@ function readLost(err: unknown, req: ProviderRequest): unknown {
 
 /** The fenced transport's verdict on a request still in flight at the lease deadline (it may land). */
 function inFlightAtDeadline(err: unknown): boolean {
-  return isSponsonError(err) && (err.detail as { outcome?: unknown } | undefined)?.outcome === "unknown";
+  return isSponsonError(err) && err.outcome === "unknown";
 }
 
 /** providerRequest, then the JSON body validated with `schema` (a provider is a trust boundary). */

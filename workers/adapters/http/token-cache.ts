@@ -14,7 +14,9 @@
  * Only settled values are cached here, never in-flight promises: workerd cancels continuations of a
  * promise that belongs to another request's context. Single flight is the token object's job.
  */
+
 import type { Clock } from "../../../shared/clock";
+import { factsOf } from "../../../shared/errors";
 import { type StoredToken, sha256Hex } from "../../../shared/rpc/token-broker";
 import type { SecretRegistry } from "../../../shared/secrets";
 import { providerStatus } from "./provider-error";
@@ -165,7 +167,7 @@ export async function withAccessToken<T>(
 }
 
 function mayHaveLanded(err: unknown): boolean {
-  return (err as { detail?: { outcome?: unknown } }).detail?.outcome === "unknown";
+  return factsOf(err).outcome === "unknown";
 }
 
 /** Forgets every token this isolate cached (tests; a worker never needs it). The fleet's stay. */

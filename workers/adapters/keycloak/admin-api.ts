@@ -109,9 +109,8 @@ export async function writeClient(ctx: KeycloakContext, rep: ClientRep): Promise
         json: rep,
       });
     } catch (err) {
-      const status =
-        err instanceof SponsonError && err.code === "PROVIDER_ERROR" ? err.detail?.status : undefined;
-      if (typeof status !== "number" || status < 500) throw err;
+      const status = err instanceof SponsonError && err.code === "PROVIDER_ERROR" ? err.providerStatus : null;
+      if (status === null || status < 500) throw err;
       throw new SponsonError(
         "PROVIDER_ERROR",
         `${(err as SponsonError).message} (outcome unknown)`,

@@ -8,7 +8,7 @@
  * entry, with the intent dropped. A closed pull request's entry is then removed through the
  * scope's own removal path (remove-entries.ts: its last owner removes it).
  */
-import { SponsonError } from "../../../shared/errors";
+import { factsOf, SponsonError } from "../../../shared/errors";
 import type { AdoptionEntry } from "../../../shared/schemas/adoption";
 import { type ItemOwnership, ownerOf } from "../../../shared/schemas/ownership";
 import { type Provenance, provenanceSchema, unknownProvenance } from "../../../shared/schemas/provenance";
@@ -184,7 +184,7 @@ async function adoptAndRemove(
           error: line?.error
             ? { code: line.error.code, message: line.error.message }
             : { code: "INTERNAL", message: "the removal gave no result" },
-          ...(line?.error?.detail?.outcome === "unknown" ? { unknown: true as const } : {}),
+          ...(factsOf(line?.error).outcome === "unknown" ? { unknown: true as const } : {}),
         });
     }
     await session.save();

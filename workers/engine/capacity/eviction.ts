@@ -7,6 +7,7 @@
  * (critical-section.ts); this file chooses the scopes, checks their leases before the write and
  * before their leaves, and records what was evicted.
  */
+
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
@@ -14,8 +15,9 @@ import { ScopeLease } from "../../locks/scope-lock";
 import type { StoredReceipt } from "../../receipts/receipt-store";
 import { type Item, itemOfRecord } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
-import { runLeaseOptions } from "../run/run-lease";
 import type { Fence } from "../write/fence";
+import type { GroupContext } from "../write/group-context";
+import { runLeaseOptions } from "../write/lease-settings";
 import type { WriterParts } from "../write/writer-parts";
 import { EvictedReceipts } from "./evicted-receipt";
 import { type ListFill, listIdOf, listNameOf } from "./list-fill";
@@ -45,7 +47,7 @@ export class Evictions {
   /** What is written of each evicted scope around its leave. */
   readonly #receipts: EvictedReceipts;
 
-  constructor(w: WriterParts, { owners, fence }: { owners: OwnersOf; fence: Fence }) {
+  constructor({ parts: w, fence }: GroupContext, owners: OwnersOf) {
     this.#w = w;
     this.#owners = owners;
     this.#fence = fence;

@@ -12,17 +12,15 @@ import type { Inspection, OpContext } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import { type Change, decideInOrder, keysOf, type Participant } from "../rules/group-decisions";
-import type { Fence } from "../write/fence";
+import type { GroupContext } from "../write/group-context";
 import { ownershipOf } from "../write/owner-bookkeeping";
-import type { WriterParts } from "../write/writer-parts";
 import type { Candidate, Evictions } from "./eviction";
 import { type CapOf, listIdOf, overCap } from "./list-fill";
 
 export interface RoomInput {
-  object: string;
   state: unknown;
+  /** The group's parent lease (room is made only under one). */
   lease: ParentLease;
-  fence: Fence;
   ctx: OpContext;
   capOf: CapOf;
   /** The group's participants, their presence and ownership, as decided so far. */
@@ -42,7 +40,9 @@ export interface Room {
   short: string | null;
 }
 
-export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInput): Promise<Room> {
+export async function makeRoom(group: GroupContext, evictions: Evictions, r: RoomInput): Promise<Room> {
+  const { parts: w, fence } = group;
+  const object = group.object as string;
   let all = [...r.all];
   let seen = [...r.seen];
   let owns = r.owns;
@@ -62,7 +62,7 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
     evicted: new Map(),
     short,
   });
-  let fill = overCap(r.object, r.state, ownOnly(), r.capOf);
+  let fill = overCap(object, r.state, ownOnly(), r.capOf);
   if (!fill) return none(null);
   const kept = r.all.length;
   const evicted = new Map<Change, Candidate>();
@@ -90,7 +90,7 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
           ? await ownershipOf(w, {
               items: unread,
               lease: r.lease,
-              fence: r.fence,
+              fence,
               ctx: r.ctx,
               state: r.state,
             })
@@ -106,17 +106,17 @@ export async function makeRoom(w: WriterParts, evictions: Evictions, r: RoomInpu
         owns = [...owns, own];
       });
       if (![...evicted.values()].includes(c)) await evictions.drop(c);
-      const still = overCap(r.object, r.state, ownOnly(), r.capOf);
+      const still = overCap(object, r.state, ownOnly(), r.capOf);
       if (!still || listIdOf(still) !== listIdOf(list)) break;
     }
-    fill = overCap(r.object, r.state, ownOnly(), r.capOf);
+    fill = overCap(object, r.state, ownOnly(), r.capOf);
   }
   if (fill) return none(listIdOf(fill));
   // A scope taken whose removals the fit turns out not to need (a cap on whole rules: its origin
   // shared a rule with a live scope, and a later scope freed a rule) is let go, stalest first.
   for (const c of new Set(evicted.values())) {
     const its = (i: number) => i >= kept && evicted.get((all[i] as Participant).change) === c;
-    if (overCap(r.object, r.state, ownOnly(its), r.capOf)) continue;
+    if (overCap(object, r.state, ownOnly(its), r.capOf)) continue;
     const stay = (_: unknown, i: number) => !its(i);
     [all, seen, owns] = [all.filter(stay), seen.filter(stay), owns.filter(stay)];
     for (const [change, of] of evicted) if (of === c) evicted.delete(change);

@@ -6,34 +6,23 @@
  */
 import type { SponsonError } from "../../../shared/errors";
 import type { ItemOwnership, OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
-import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "../write/fence";
+import type { GroupContext } from "../write/group-context";
 import type { SectionRead } from "../write/section-read";
 import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
-import { type CapOf, type ListFill, listFull, overCap } from "./list-fill";
+import { type FitInput, fitGroup, waiterOf } from "./fitting";
+import { type ListFill, listFull } from "./list-fill";
 import { type ListOwners, type OwnersOf, ownersOnce } from "./list-owners";
 import { makeRoom, type Room, type RoomInput } from "./make-room";
 import { quotaExceeded, quotaOfList } from "./quota";
-import { leaseOverQuota, type SharesInput, waiterOverQuota } from "./quota-under-lease";
-
-/** One attempt's group as the section decides it: the decisions without the waiters named. */
-export interface FitInput {
-  object: string;
-  state: unknown;
-  decideFor: (without: ReadonlySet<string>) => Decided[];
-  capOf: CapOf;
-  /** Whether the lists' caps are checked (else only the shares are). */
-  capped: boolean;
-  /** The shares of the lists (docs/design.md, "A share of each list"); null where not checked. */
-  shares: SharesInput | null;
-}
+import { leaseOverQuota, type SharesInput } from "./quota-under-lease";
 
 export class SectionCapacity {
   readonly #w: WriterParts;
+  readonly #group: GroupContext;
   /** Who holds a full list, read once under this lease (eviction and the refusal share it). */
   readonly #owners: OwnersOf | null;
   /** With the environment's `evictStale`: the stale scopes taken to make room (eviction.ts). */
@@ -48,14 +37,16 @@ export class SectionCapacity {
    */
   readonly full = new Map<string, SponsonError>();
 
-  constructor(w: WriterParts, { lease, fence }: { lease: ParentLease | null; fence: Fence }) {
+  constructor(group: GroupContext) {
+    const { parts: w, lease } = group;
     this.#w = w;
+    this.#group = group;
     const { deps, run } = w;
     this.#owners =
       lease !== null && deps.ownership ? ownersOnce({ deps, lease, repository: run.repository }) : null;
     this.#evictions =
       this.#owners !== null && deps.evictStale?.(run.environment) === true
-        ? new Evictions(w, { owners: this.#owners, fence })
+        ? new Evictions(group, this.#owners)
         : null;
   }
 
@@ -88,7 +79,7 @@ export class SectionCapacity {
   /** Room made by evicting stale scopes' entries, when the environment evicts (else none). */
   async makeRoom(input: RoomInput): Promise<Room> {
     if (!this.#evictions) return { owns: input.owns, added: [], seen: [], evicted: new Map(), short: null };
-    const room = await makeRoom(this.#w, this.#evictions, input);
+    const room = await makeRoom(this.#group, this.#evictions, input);
     // Each attempt decides afresh (a refused one is read again): what it does not evict goes back.
     await this.#evictions.keepOnly(new Set(room.evicted.values()));
     this.#evicted = room.evicted;
@@ -163,38 +154,15 @@ export class SectionCapacity {
 
   /**
    * The run's own changes must fit the list's cap, or the group is refused (LIST_FULL, nothing
-   * touched); then each waiter in queue order joins the write only if it still fits, else its
-   * changes go back and it is refused alone when it writes them itself. Each trial is decided
-   * afresh with only the waiters admitted so far: a change that only joined a refused waiter's
-   * entry creates it once that waiter is out, so the write sent is always one that was checked.
-   * Waiters found `gone` are left out.
+   * touched, its refusal naming who holds the list); each waiter joins the write only if it still
+   * fits, else it is refused alone (fitting.ts `fitGroup`, pure). Waiters found `gone` are left out.
    */
   async fit(input: FitInput, gone: ReadonlySet<string>): Promise<Decided[]> {
-    const { object, state, decideFor, capOf, capped } = input;
-    const everyone = decideFor(gone);
-    const waiters = [...new Set(everyone.map(waiterOf).filter((x): x is string => x !== null))];
-    // The run's own changes are fitted with no waiter at all: a waiter that joins an entry an
-    // evicted scope alone owns turns that removal into a let-go, and would refuse the holder.
-    const own = decideFor(new Set([...gone, ...waiters])).filter((d) => waiterOf(d) === null);
-    const ownFill = capped ? overCap(object, state, own, capOf) : null;
-    // Several lists full: the one eviction could not make fit is named, not one it could have.
-    if (ownFill) throw await this.#refusal(overCap(object, state, own, capOf, this.#short) ?? ownFill);
-    const kept = new Set<string>();
-    const without = (trying: string | null) =>
-      new Set([...gone, ...waiters.filter((x) => x !== trying && !kept.has(x))]);
-    for (const waiter of waiters) {
-      const trial = decideFor(without(waiter));
-      // A share first: a waiter past its quota is refused so whatever the list's room.
-      const breach = input.shares ? waiterOverQuota(input.shares, { object, trial, waiter }) : null;
-      const fill = breach === null && capped ? overCap(object, state, trial, capOf) : null;
-      if (breach) this.full.set(waiter, quotaExceeded(breach));
-      else if (fill) this.full.set(waiter, listFull(fill));
-      else {
-        kept.add(waiter);
-        this.full.delete(waiter);
-      }
-    }
-    return this.#takenOnly(kept.size === waiters.length ? everyone : decideFor(without(null)));
+    const fitted = fitGroup(input, gone, this.#short);
+    if (fitted.ownFill) throw await this.#refusal(fitted.ownFill);
+    for (const waiter of fitted.kept) this.full.delete(waiter);
+    for (const [waiter, err] of fitted.refused) this.full.set(waiter, err);
+    return this.#takenOnly(fitted.decisions);
   }
 
   /**
@@ -253,5 +221,3 @@ export class SectionCapacity {
     }
   }
 }
-
-const waiterOf = (d: Decided) => ("waiter" in d ? (d.waiter as string) : null);

@@ -18,7 +18,7 @@ import { entryOfKey } from "../../adapters/op-spec";
 import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
 import { type Change, type Decided, groupKeyOf, type Participant } from "../rules/group-decisions";
-import type { Run } from "../run/run";
+import type { WriterRun } from "../write/run-contract";
 
 /**
  * A change's id within its run's queued changes on one object: the action and the item's op and key
@@ -59,7 +59,7 @@ export interface Queued extends Participant {
 /** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */
 export function admitQueued(
   deps: EngineDeps,
-  run: Run,
+  run: Pick<WriterRun, "errorOf">,
   first: Item,
   waiter: QueuedWaiter,
 ): { accepted: Queued[]; returned: ReturnedChange[] } {
@@ -147,5 +147,5 @@ export function decidedFromAnswer(
  * changes: the one failure of a combining acquire after which its intents may go.
  */
 export function untakenRefusal(err: unknown): boolean {
-  return err instanceof SponsonError && err.code === "LOCK_HELD" && err.detail?.untaken === true;
+  return err instanceof SponsonError && err.code === "LOCK_HELD" && err.untaken;
 }

@@ -5,6 +5,7 @@
  * Always waits for those locks, until the run's one wait deadline (giving up would leave resources
  * behind); past it each lock is asked once, and an entry not removed stays in the ledger.
  */
+import { factsOf } from "../../../shared/errors";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { rethrowCrash } from "../deps";
 import { itemOfRecord, sameItem } from "../plan/item";
@@ -32,7 +33,8 @@ export async function removeEntries(
     // removal refused before it was sent: its object in doubt from an earlier write); a rollback
     // tried again keeps the first failure's words.
     const said = run.lines.some((l) => l.id === entry.line && sameItem(l, entry) && l.result === "failed");
-    const mayHaveLanded = error.detail?.outcome === "unknown" && error.detail?.sent !== false;
+    const facts = factsOf(error);
+    const mayHaveLanded = facts.outcome === "unknown" && facts.sent !== false;
     if (mayHaveLanded && !said)
       run.line({
         ...baseOf(entry),

@@ -1,19 +1,16 @@
+/**
+ * One critical section: the group's read, decisions and write under its parent lease, each attempt
+ * in five phases — read, decide, fit, claim, send — where deciding and the write plan are pure
+ * (section-plan.ts) and the lists' caps are the capacity module's (docs/design.md, "Writing one
+ * object's items").
+ */
 import type { OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
-import { type CapOf, effectiveCap } from "../capacity/list-fill";
-import { type FitInput, SectionCapacity } from "../capacity/section-capacity";
-import {
-  type Change,
-  type Decided,
-  decideInOrder,
-  type Participant,
-  withOwnerChanges,
-} from "../rules/group-decisions";
+import { SectionCapacity } from "../capacity/section-capacity";
+import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { ParentCheckAfter } from "./fence";
 import { fillsAfterWrite } from "./fill-after-write";
 import { retiringOf } from "./owner-bookkeeping";
-import { PartlySent, SendStopped, sendWrites } from "./provider-write";
 import {
   claimsOf,
   claimsToWithdraw,
@@ -21,13 +18,24 @@ import {
   ownClaimsIn,
   type Refused,
   restingOn,
-  withSent,
   writtenBefore,
 } from "./refused-write";
+import { type AttemptRead, type Fitted, fitAttempt, readAttempt } from "./section-attempt";
 import type { SectionInput, SectionOutcome } from "./section-io";
-import { readSection } from "./section-read";
+import {
+  decideWithout,
+  heldBackNow,
+  ownWritesOf,
+  participantsOf,
+  type Settled,
+  toDecide,
+  unsendableOf,
+  type WritePlan,
+  writePlanOf,
+} from "./section-plan";
+import { fencedSend } from "./section-send";
 import { notSentAgain } from "./unanswered";
-import { contextOf, fault } from "./writer-parts";
+import { fault } from "./writer-parts";
 
 export class CriticalSection {
   readonly #in: SectionInput;
@@ -58,7 +66,11 @@ export class CriticalSection {
       input.parts,
       input.own.map((c) => c.item),
     );
-    this.#capacity = new SectionCapacity(input.parts, { lease: input.lease, fence: input.fence });
+    this.#capacity = new SectionCapacity(input);
+  }
+
+  get #settled(): Settled {
+    return { sent: this.#sent, refused: this.#refused };
   }
 
   get touched(): boolean {
@@ -140,168 +152,126 @@ export class CriticalSection {
     }
   }
 
-  async #attempt(attempt: number): Promise<Decided[] | Refused> {
-    const { parts: w, first, lease, fence, own, carried } = this.#in;
-    const ctx = fence.context(contextOf(w, first));
-    const me = ownerOf(w.run);
-    const everyone: Participant[] = [
-      ...own.map((change) => ({ change, owner: me })),
-      ...(carried?.queued ?? []),
-    ];
+  /** One attempt in five phases: read, decide, fit, claim, send (decide and fit's rules pure). */
+  async #attempt(n: number): Promise<Decided[] | Refused> {
+    const read = await this.#read();
+    const fitted = await this.#fit(read, decideWithout(read.group, this.#settled, new Set()));
+    const plan = await this.#claim(fitted, n);
+    return this.#send(fitted, plan);
+  }
+
+  /** Read: the object and every item's ownership again under the lease (section-attempt.ts). */
+  #read(): Promise<AttemptRead> {
+    const { fence, own, carried, parts } = this.#in;
+    const everyone = participantsOf(own, carried?.queued ?? [], ownerOf(parts.run));
     // What an earlier attempt wrote is decided; the rest is decided from what is there now, but
     // for a carried change on an item a request of this lease got no answer for: it goes back.
-    for (const p of everyone)
-      if (!this.#sent.has(p.change) && "waiter" in p && fence.unanswered.has(p.change.item))
-        this.#heldBack.add(p.change);
-    const all = everyone.filter((p) => !this.#sent.has(p.change) && !this.#heldBack.has(p.change));
-    // The ownership those writes give up after the write (a removal's leave) is not recorded yet:
-    // the decisions see the items as those writes leave them, as they did in the first attempt.
-    const leftBySent = [...this.#sent.values()].flatMap((d) => d.ownersAfter);
+    for (const change of heldBackNow(everyone, this.#sent, fence.unanswered)) this.#heldBack.add(change);
+    const all = toDecide(everyone, this.#sent, this.#heldBack);
     this.#capacity.startAttempt();
-    const items = all.map((p) => p.change.item);
-    const read = await readSection(w, { first, items, retiring: this.#retiring, lease, fence, ctx });
-    const { batch, state, seen } = read;
-    let owns = read.owns;
-    // Decided in order, each against the item as the ones before leave it; decided again without
-    // the waiters found gone right before the write.
-    const decideFor = (gone: ReadonlySet<string>) => {
-      const kept = all.map((p) => !("waiter" in p) || !gone.has(p.waiter as string));
-      const keptOwns = owns?.filter((_, i) => kept[i]) ?? null;
-      return decideInOrder(
-        all.filter((_, i) => kept[i]),
-        seen.filter((_, i) => kept[i]).map((s) => s.present),
-        keptOwns && withOwnerChanges(keptOwns, leftBySent),
-        this.#refused,
-      );
+    return readAttempt(this.#in, { everyone, all, retiring: this.#retiring });
+  }
+
+  /** Fit: the lists' shares and caps, room made by eviction (section-attempt.ts). */
+  #fit(read: AttemptRead, decided: Decided[]): Promise<Fitted> {
+    const at = {
+      capacity: this.#capacity,
+      settled: this.#settled,
+      gone: this.#gone,
+      retiring: this.#retiring,
     };
-    const capped = state !== null && first.parent !== null && !w.deps.uncapped;
-    let decisions = decideFor(new Set());
-    // Before anything is touched: a group past a list's cap leaves nothing behind.
-    const capOf: CapOf = (item) =>
-      effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
-    // The lists' shares: the run's own are checked before any room is made (a refused run evicts
-    // nothing), each waiter's as it is fitted (docs/design.md, "A share of each list").
-    const fitInput = (): FitInput => ({
-      object: first.parent as string,
-      state,
-      decideFor,
-      capOf,
-      capped,
-      shares: this.#capacity.sharesInput(read.quota, { owns, retiring: this.#retiring }),
-    });
-    await this.#capacity.ownShares(fitInput(), this.#gone);
-    if (capped && lease && owns) {
-      const room = await this.#capacity.makeRoom({
-        object: first.parent as string,
-        state,
-        lease,
-        fence,
-        ctx,
-        capOf,
-        all,
-        seen,
-        owns,
-      });
-      owns = room.owns;
-      all.push(...room.added);
-      seen.push(...room.seen);
-      if (room.added.length > 0) decisions = decideFor(new Set());
-    }
-    const fit = fitInput();
-    const fitted = capped || fit.shares !== null;
-    if (fitted) decisions = await this.#capacity.fit(fit, this.#gone);
-    const ownWrites = decisions.filter((d) => d.write && d.owner === me && !("waiter" in d));
-    if (attempt === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
+    return fitAttempt(this.#in, read, decided, at);
+  }
+
+  /**
+   * Claim: the claims, joins and the write itself only while this run holds its scope, asked of
+   * the scope's lock object (a round trip): a force-released or recovered scope's run has a
+   * deadline that has not passed, and would record an owner no receipt names (docs/design.md,
+   * "Ownership"). Each waiter's run must still hold its own scope too: the check at the take may
+   * be long past.
+   */
+  async #claim(a: Fitted, n: number): Promise<WritePlan> {
+    const { parts: w, fence, own, carried, lease } = this.#in;
+    const ownWrites = ownWritesOf(a.decisions, ownerOf(w.run));
+    if (n === 1) for (const { change } of ownWrites) await fault(w, "after-intent", change, own);
     this.#touched = true;
-    // Claims, joins and the write itself only while this run holds its scope, asked of the scope's
-    // lock object (a round trip): a force-released or recovered scope's run has a deadline that has
-    // not passed, and would record an owner no receipt names (docs/design.md, "Ownership"). Each
-    // waiter's run must still hold its own scope too: the check at the take may be long past.
     const [, goneList] = await Promise.all([
-      decisions.some((d) => d.write || d.ownersBefore.length > 0) ? w.scopeLease.check() : null,
+      a.decisions.some((d) => d.write || d.ownersBefore.length > 0) ? w.scopeLease.check() : null,
       carried ? carried.goneNow() : ([] as string[]),
     ]);
+    let decisions = a.decisions;
     if (goneList.length > 0) {
       for (const waiter of goneList) this.#gone.add(waiter);
       // A gone waiter's removal may have been what made room: the others are fitted again, and a
       // waiter that no longer fits is refused alone (the run's own changes fit without any waiter).
-      decisions = fitted
-        ? await this.#capacity.fit(fit, this.#gone)
-        : decideFor(new Set([...this.#gone, ...this.#capacity.full.keys()]));
+      decisions = a.fitted
+        ? await this.#capacity.fit(a.fit, this.#gone)
+        : decideWithout(a.group, this.#settled, new Set([...this.#gone, ...this.#capacity.full.keys()]));
     }
-    // An own write on an item a request of this lease got no answer for can neither be sent (that
-    // attempt may land after it) nor go back to anyone: the group's outcome is unknown.
-    const unsendable = decisions.filter(
-      (d) => d.write && !("waiter" in d) && fence.unanswered.has(d.change.item),
-    );
-    if (unsendable.length > 0) throw fence.unknownOutcome(notSentAgain(unsendable.map((d) => d.change.item)));
-    const writes = decisions.filter((d) => d.write);
+    const unsendable = unsendableOf(decisions, fence.unanswered);
+    if (unsendable.length > 0) throw fence.unknownOutcome(notSentAgain(unsendable));
     await fence.claim(decisions.flatMap((d) => d.ownersBefore));
     if (ownWrites[0]) await fault(w, "after-owners", ownWrites[0].change, own);
-    // The lists' fill as this write leaves them, carried by the release (no call of its own).
-    const noteFills = () => {
-      if (capped && lease) lease.noteFills(fillsAfterWrite(state, decisions, capOf, w.deps.clock.now()));
-    };
-    // A parent call follows the write anyway (a holder's report, the leaves): the fence counts it
-    // as the parent's check after the write; with none, the release that ends the lease is.
-    const whole = withSent(everyone, this.#sent, decisions);
-    const follows = carried !== null || whole.some((d) => d.ownersAfter.length > 0);
-    const after: ParentCheckAfter = lease === null ? "renew" : follows ? "call" : "release";
-    const ownWritten = () => whole.filter((d) => d.write && d.owner === me && !("waiter" in d));
+    const at = { everyone: a.everyone, sent: this.#sent, carried: carried !== null, leased: lease !== null };
+    return writePlanOf(decisions, at);
+  }
+
+  /**
+   * Send: the group's one fenced write. Each evicted scope's lease is checked first, by a round
+   * trip after the claims: one lost since it was taken (force-released, lapsed; also during the
+   * claims) may have a holder of its own by now, whose entry this is again; its removals are
+   * dropped and the group is read, decided and fitted again without them. A round trip between the
+   * claims and the send: through the fence, which then checks the parent again right before the
+   * write (its force-release meanwhile).
+   */
+  async #send(a: Fitted, plan: WritePlan): Promise<Decided[] | Refused> {
+    const { decisions, writes, whole, after } = plan;
+    const owns = a.group.owns;
     if (writes.length === 0) {
-      noteFills();
+      this.#noteFills(a, decisions);
       if (this.#sent.size === 0) return whole;
       // An earlier attempt wrote: its check after the write is owed all the same.
-      await fence.afterWrite(after);
-      for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
+      await this.#in.fence.afterWrite(after);
+      await this.#afterWrite(whole);
       return whole;
     }
-    // Each evicted scope's lease, by a round trip after the claims: one lost since it was taken
-    // (force-released, lapsed; also during the claims) may have a holder of its own by now, whose
-    // entry this is again; its removals are dropped and the group is read, decided and fitted
-    // again without them. A round trip between the claims and the send: through the fence, which
-    // then checks the parent again right before the write (its force-release meanwhile).
     if (this.#capacity.evicting) {
-      const lost = await fence.follow(() => this.#capacity.evictedLeasesLost(), false);
+      const lost = await this.#in.fence.follow(() => this.#capacity.evictedLeasesLost(), false);
       if (lost.length > 0)
         return { stale: new StaleState({ evictedLeaseLost: lost }), decisions, owns, sent: [] };
     }
-    const toSend = { deps: w.deps, ctx, lease, batch, state, first, writes, items, seen };
-    let heldBack: Decided[] = [];
-    // Certainly not written, should the write fail: all of it until the send starts, then what it says.
-    let unwritten: readonly Decided[] = writes;
-    try {
-      await fence.write(async () => {
-        unwritten = [];
-        try {
-          heldBack = await sendWrites({ ...toSend, unanswered: fence.unanswered });
-        } catch (err) {
-          if (!(err instanceof SendStopped)) throw err;
-          // The fence sees a partial send as one; any other stop as its failure alone.
-          unwritten = err.unwritten;
-          throw err instanceof PartlySent ? err : err.failure;
-        }
-      }, after);
-    } catch (err) {
-      if (err instanceof StaleState) return { stale: err, decisions, owns, sent: [] };
-      if (err instanceof PartlySent && err.refused)
-        return { stale: err.refused, decisions, owns, sent: err.sent };
+    const sent = await fencedSend(this.#in, a, plan);
+    if ("failed" in sent) {
       // The group fails; first the claims of what was not written and of what rested on it go.
-      for (const d of unwritten) this.#refused.add(d.change);
-      await this.#withdraw(claimsOf(owns, decisions, restingOn(decisions, unwritten)), decisions);
-      throw err instanceof PartlySent ? err.failure : err;
+      for (const d of sent.unwritten) this.#refused.add(d.change);
+      await this.#withdraw(claimsOf(owns, decisions, restingOn(decisions, sent.unwritten)), decisions);
+      throw sent.failed;
     }
-    noteFills();
-    for (const { change } of ownWritten()) await fault(w, "after-write", change, own);
-    if (heldBack.length === 0) return whole;
+    if ("stale" in sent) return sent;
+    this.#noteFills(a, decisions);
+    await this.#afterWrite(whole);
+    if (sent.heldBack.length === 0) return whole;
     // A carried change goes back to its waiter, its claims taken back in the report; an own
     // change (own changes come first, one per item, so only a stale scope's removal) goes nowhere.
-    const ownHeld = heldBack.filter((d) => !("waiter" in d));
-    if (ownHeld.length > 0) throw fence.unknownOutcome(notSentAgain(ownHeld.map((d) => d.change.item)));
-    const held = heldBackOf(decisions, heldBack);
+    const ownHeld = sent.heldBack.filter((d) => !("waiter" in d));
+    if (ownHeld.length > 0)
+      throw this.#in.fence.unknownOutcome(notSentAgain(ownHeld.map((d) => d.change.item)));
+    const held = heldBackOf(decisions, sent.heldBack);
     for (const d of held) this.#heldBack.add(d.change);
     this.#withdrawn = claimsOf(owns, decisions, held);
     return whole.filter((d) => !held.includes(d));
+  }
+
+  /** The lists' fill as this write leaves them, carried by the release (no call of its own). */
+  #noteFills(a: Fitted, decisions: readonly Decided[]): void {
+    const { lease, parts: w } = this.#in;
+    if (a.capped && lease) lease.noteFills(fillsAfterWrite(a.state, decisions, a.capOf, w.deps.clock.now()));
+  }
+
+  /** The test-only fault hook after the write, for each of the run's own changes written. */
+  async #afterWrite(whole: readonly Decided[]): Promise<void> {
+    const { parts: w, own } = this.#in;
+    for (const { change } of ownWritesOf(whole, ownerOf(w.run))) await fault(w, "after-write", change, own);
   }
 
   /**

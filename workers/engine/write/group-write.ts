@@ -7,6 +7,7 @@
  * after the write. A provider refusing a carried change (a 4xx) must not fail this run: the
  * waiters get everything back and the group is written again, its own changes alone.
  */
+
 import { SponsonError } from "../../../shared/errors";
 import type { ParentLease } from "../../locks/parent-lock";
 import { combines, joinQueue } from "../combining/combined-write";
@@ -17,6 +18,7 @@ import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { CriticalSection } from "./critical-section";
 import { Fence } from "./fence";
+import type { GroupContext } from "./group-context";
 import { withParent } from "./parent-lease";
 import type { SectionOutcome } from "./section-io";
 import { fault, type WaitPolicy, type WriterParts } from "./writer-parts";
@@ -98,61 +100,24 @@ export class GroupWrite {
     { own, takeQueue }: { own: readonly Change[]; takeQueue: boolean },
   ): Promise<Decided[]> {
     const w = this.#w;
-    const first = this.#first;
-    const fence = new Fence({
-      scope: w.scopeLease,
-      parent: lease,
-      checkAfter: !w.deps.unfenced,
-      what: first.parent ?? first.key,
-    });
-    this.#fence = fence;
+    const group = this.#groupUnder(lease);
+    const { fence } = group;
     if (lease && own[0]) await fault(w, "after-acquire", own[0], own);
-    let carried: CombiningHolder | null =
-      takeQueue && lease ? await CombiningHolder.take(w, { first, lease }) : null;
-    let done: SectionOutcome;
-    let section: CriticalSection;
+    const taken = takeQueue && lease ? await CombiningHolder.take(w, { first: group.first, lease }) : null;
     const sections: CriticalSection[] = [];
-    // What an earlier section decided as a write and did not write: its item is someone else's if
-    // present now, never a claim-back (its claims went when that section failed).
-    let refused: ReadonlySet<Change> = new Set();
+    let done: SectionOutcome;
     try {
-      for (;;) {
-        section = new CriticalSection({ parts: w, first, lease, fence, own, carried, refused });
-        sections.push(section);
-        this.#sections.push(section);
-        try {
-          done = await section.run();
-          this.#touched ||= section.touched;
-          break;
-        } catch (err) {
-          this.#touched ||= section.touched;
-          if (!carried || err instanceof SimulatedCrash) throw err;
-          // A write with an unknown outcome may have carried them onto the provider: they are not
-          // reported back as unwritten. The lease's (quiet) end untakes them, and each waiter,
-          // granted after the lock-delay, decides from what it reads then.
-          if (fence.inDoubt) throw err;
-          await carried.returnAll(err);
-          // A provider refusing one carried change must not fail this run: write its own alone —
-          // unless a claim could not be withdrawn: its create is marked never written, so no later
-          // section under this lease may write it ("A refused write's claims when the withdraw fails").
-          if (!(carried.queued.length > 0 && refusedByProvider(err)) || section.claimsLeft.length > 0)
-            throw err;
-          carried = null;
-          refused = section.refused;
-          // Refused, nothing written: this section's stale scopes are given back (and unguarded)
-          // before the next one may take the same scopes again.
-          await section.releaseEvictions();
-        }
-      }
+      const last = await this.#sectionsUntilWritten(group, { own, carried: taken }, sections);
+      done = last.done;
       let left = false;
       try {
-        await this.#afterWrite({ fence, lease, carried, section }, done);
+        await this.#afterWrite({ fence, lease, carried: last.carried, section: last.section }, done);
         left = true;
       } finally {
         // Evicted scopes (docs/design.md, "Evicting stale scopes"): their leaves are recorded above
         // while their leases are held; only then their receipts, the audit trail and the release.
         // The write removed their entries whatever failed after it: that is recorded too.
-        await section.recordEvictions(done, { left });
+        await last.section.recordEvictions(done, { left });
       }
     } finally {
       await Promise.all(sections.map((s) => s.releaseEvictions()));
@@ -162,6 +127,64 @@ export class GroupWrite {
     await fence.releaseAfterWrite();
     // Every own change has its decision: one the section could not make fails the group instead.
     return own.map((change) => done.decisions.find((d) => d.change === change) ?? undecided(change));
+  }
+
+  /** The group's context under `lease`, its fence built once for every section under it. */
+  #groupUnder(lease: ParentLease | null): GroupContext {
+    const w = this.#w;
+    const first = this.#first;
+    const fence = new Fence({
+      scope: w.scopeLease,
+      parent: lease,
+      checkAfter: !w.deps.unfenced,
+      what: first.parent ?? first.key,
+    });
+    this.#fence = fence;
+    return { parts: w, first, object: first.parent, lease, fence };
+  }
+
+  /**
+   * Critical sections until one writes: a provider refusing one carried change must not fail this
+   * run, so the waiters get everything back and the group is written again, its own changes alone.
+   * Each section is added to `sections` as it starts (its stale scopes are released at the end).
+   */
+  async #sectionsUntilWritten(
+    group: GroupContext,
+    at: { own: readonly Change[]; carried: CombiningHolder | null },
+    sections: CriticalSection[],
+  ): Promise<{ section: CriticalSection; done: SectionOutcome; carried: CombiningHolder | null }> {
+    let { carried } = at;
+    // What an earlier section decided as a write and did not write: its item is someone else's if
+    // present now, never a claim-back (its claims went when that section failed).
+    let refused: ReadonlySet<Change> = new Set();
+    for (;;) {
+      const section = new CriticalSection({ ...group, own: at.own, carried, refused });
+      sections.push(section);
+      this.#sections.push(section);
+      try {
+        const done = await section.run();
+        this.#touched ||= section.touched;
+        return { section, done, carried };
+      } catch (err) {
+        this.#touched ||= section.touched;
+        if (!carried || err instanceof SimulatedCrash) throw err;
+        // A write with an unknown outcome may have carried them onto the provider: they are not
+        // reported back as unwritten. The lease's (quiet) end untakes them, and each waiter,
+        // granted after the lock-delay, decides from what it reads then.
+        if (group.fence.inDoubt) throw err;
+        await carried.returnAll(err);
+        // Write its own alone — unless a claim could not be withdrawn: its create is marked never
+        // written, so no later section under this lease may write it ("A refused write's claims
+        // when the withdraw fails").
+        if (!(carried.queued.length > 0 && refusedByProvider(err)) || section.claimsLeft.length > 0)
+          throw err;
+        carried = null;
+        refused = section.refused;
+        // Refused, nothing written: this section's stale scopes are given back (and unguarded)
+        // before the next one may take the same scopes again.
+        await section.releaseEvictions();
+      }
+    }
   }
 
   /**
@@ -197,6 +220,6 @@ function undecided(change: Change): never {
 /** A provider's refusal of the request (4xx): the write itself was wrong, not the provider. */
 function refusedByProvider(err: unknown): boolean {
   if (!(err instanceof SponsonError) || err.code !== "PROVIDER_ERROR") return false;
-  const status = (err.detail as { status?: unknown } | undefined)?.status;
-  return typeof status === "number" && status >= 400 && status < 500;
+  const status = err.providerStatus;
+  return status !== null && status >= 400 && status < 500;
 }

@@ -8,6 +8,7 @@
  * changed only with that lease's token (owner-bookkeeping.ts; docs/design.md, "Ownership of
  * shared entries").
  */
+import type { Intent } from "../../../shared/schemas/receipt";
 import { SimulatedCrash } from "../deps";
 import { type Item, recordOf, refOf, sameItem } from "../plan/item";
 import {
@@ -94,24 +95,7 @@ export class ItemWriter {
     const first = changes[0]?.item;
     if (!first) return [];
     assertNotInDoubt(w, first);
-    const intents = changes.map(({ item, action }) => ({
-      action,
-      ...recordOf(item, w.run.id),
-      at: w.deps.clock.now(),
-      // This run claims before it writes: the rebuild reads ownership from the claim, not from here.
-      claims: true as const,
-      // A leave that resolves a refused create's claim is as much never the scope's to remove.
-      ...(changes.some((c) => c.item === item && c.leaveOnly) ? { refused: true as const } : {}),
-    }));
-    // What an addition replaces (the run's own intent of the same action and item: the one its
-    // recovery resolves) is not this group's to drop (below).
-    const replaced = w.session.receipt.intents.filter((o) =>
-      intents.some((i) => o.runId === i.runId && o.action === i.action && sameItem(o, i)),
-    );
-    for (const intent of intents) w.session.addIntent(intent);
-    // Durable in the receipt before the parent lease and the provider write (docs/design.md,
-    // "Writing one object's items"): the receipt is the one home of intents.
-    await w.session.save();
+    const { intents, replaced } = await this.#addIntents(changes);
     const group = new GroupWrite(w, changes);
     let decided: Decided[];
     try {
@@ -137,6 +121,31 @@ export class ItemWriter {
       recordOutcome(w, d);
     }
     return decided.map(({ outcome, writtenBy }) => ({ outcome, ...(writtenBy ? { writtenBy } : {}) }));
+  }
+
+  /**
+   * The group's intents, durable in the receipt before the parent lease and the provider write
+   * (docs/design.md, "Writing one object's items"): the receipt is the one home of intents. Also
+   * answers what an addition replaces (the run's own intent of the same action and item: the one
+   * its recovery resolves), which is not this group's to drop.
+   */
+  async #addIntents(changes: readonly Change[]): Promise<{ intents: Intent[]; replaced: Intent[] }> {
+    const w = this.#w;
+    const intents = changes.map(({ item, action }) => ({
+      action,
+      ...recordOf(item, w.run.id),
+      at: w.deps.clock.now(),
+      // This run claims before it writes: the rebuild reads ownership from the claim, not from here.
+      claims: true as const,
+      // A leave that resolves a refused create's claim is as much never the scope's to remove.
+      ...(changes.some((c) => c.item === item && c.leaveOnly) ? { refused: true as const } : {}),
+    }));
+    const replaced = w.session.receipt.intents.filter((o) =>
+      intents.some((i) => o.runId === i.runId && o.action === i.action && sameItem(o, i)),
+    );
+    for (const intent of intents) w.session.addIntent(intent);
+    await w.session.save();
+    return { intents, replaced };
   }
 
   /**

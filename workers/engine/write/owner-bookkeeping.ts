@@ -132,6 +132,33 @@ export async function groupOwnership(
  * holding its scope lease now): that run decides its own items under this lease, and counting it
  * an owner would make it take a foreign entry for its own creation.
  */
+/** Whether a run still holds the scope's lease, asked once per run (this run: always going). */
+function runsGoingIn(
+  w: WriterParts,
+  scope: { repositoryId: number; environment: string; scope: string },
+): (runId: string) => Promise<boolean> {
+  const live = new Map<string, Promise<boolean>>();
+  return (runId) => {
+    if (runId === w.run.id) return Promise.resolve(true);
+    let going = live.get(runId);
+    if (!going) {
+      going = w.deps.locks
+        .holdsScope(scope.repositoryId, scope.environment, scope.scope, runId)
+        .catch((err) => {
+          // Not knowing counts as going: its intents are not made owners. At worst the first
+          // look marks a dead run's orphan foreign (kept, never lost), and a going run (a
+          // combining waiter) never finds a pre-existing entry counted as its own creation.
+          w.run.warn(
+            `could not read the scope lease of run ${runId}: ${String(err)}; its intents are not counted`,
+          );
+          return true;
+        });
+      live.set(runId, going);
+    }
+    return going;
+  };
+}
+
 async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange[]> {
   const changes: OwnerChange[] = [];
   for (const summary of await w.deps.store.listScopes()) {
@@ -143,26 +170,7 @@ async function ledgerOwners(w: WriterParts, parent: string): Promise<OwnerChange
       scope: summary.scope,
     };
     const { receipt } = await w.deps.store.read(address);
-    const live = new Map<string, Promise<boolean>>();
-    const runGoing = (runId: string) => {
-      if (runId === w.run.id) return Promise.resolve(true);
-      let going = live.get(runId);
-      if (!going) {
-        going = w.deps.locks
-          .holdsScope(summary.repositoryId, summary.environment, summary.scope, runId)
-          .catch((err) => {
-            // Not knowing counts as going: its intents are not made owners. At worst the first
-            // look marks a dead run's orphan foreign (kept, never lost), and a going run (a
-            // combining waiter) never finds a pre-existing entry counted as its own creation.
-            w.run.warn(
-              `could not read the scope lease of run ${runId}: ${String(err)}; its intents are not counted`,
-            );
-            return true;
-          });
-        live.set(runId, going);
-      }
-      return going;
-    };
+    const runGoing = runsGoingIn(w, summary);
     const records = [...receipt.ledger, ...receipt.intents.filter((i) => i.parent === parent)];
     for (const entry of records) {
       if (entry.parent !== parent) continue;

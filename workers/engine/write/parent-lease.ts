@@ -6,7 +6,7 @@ import type { LeaseSettings } from "../../locks/lease-options";
 import { ParentLease } from "../../locks/parent-lock";
 import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
-import { runLeaseOptions } from "../run/run-lease";
+import { runLeaseOptions } from "./lease-settings";
 import { grantItemsOf } from "./owner-bookkeeping";
 import type { WaitPolicy, WriterParts } from "./writer-parts";
 

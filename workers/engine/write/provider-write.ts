@@ -69,18 +69,22 @@ export class PartlySent extends SendStopped {}
  */
 export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
   const { batch, writes } = p;
-  if (batch) {
-    // One request (retried as itself): a StaleState from it says that nothing of it landed, and so
-    // does the provider's own refusal of every attempt.
-    const send = watched(p.ctx);
-    try {
-      await batch.write(send.ctx, p.first.params, p.state, editAll(writes));
-    } catch (err) {
-      throw refusedOutright(err, send) ? new SendStopped([], err, writes) : err;
-    }
-    await rememberWritten(p.deps, batch, p.lease, writes);
-    return [];
+  if (!batch) return sendEach(p);
+  // One request (retried as itself): a StaleState from it says that nothing of it landed, and so
+  // does the provider's own refusal of every attempt.
+  const send = watched(p.ctx);
+  try {
+    await batch.write(send.ctx, p.first.params, p.state, editAll(writes));
+  } catch (err) {
+    throw refusedOutright(err, send) ? new SendStopped([], err, writes) : err;
   }
+  await rememberWritten(p.deps, batch, p.lease, writes);
+  return [];
+}
+
+/** The write as one call per item (an object without the many-items form). */
+async function sendEach(p: ProviderWrite): Promise<Decided[]> {
+  const { writes } = p;
   // One call per item, each told whether its item is there after the changes before it (a
   // queued run's claim may follow this run's removal of the same item).
   const sent: Decided[] = [];

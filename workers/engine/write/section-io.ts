@@ -4,12 +4,9 @@
  */
 import type { SponsonError } from "../../../shared/errors";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
-import type { ParentLease } from "../../locks/parent-lock";
 import type { Queued } from "../combining/combining";
-import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
-import type { Fence } from "./fence";
-import type { WriterParts } from "./writer-parts";
+import type { GroupContext } from "./group-context";
 
 /** Changes another run queued that this write carries (write combining's holder). */
 export interface Carried {
@@ -18,12 +15,7 @@ export interface Carried {
   goneNow(): Promise<string[]>;
 }
 
-export interface SectionInput {
-  parts: WriterParts;
-  /** The group's first item: its object, connection and params address the one read and write. */
-  first: Item;
-  lease: ParentLease | null;
-  fence: Fence;
+export interface SectionInput extends GroupContext {
   own: readonly Change[];
   /** Null when no waiter's changes were taken (then no report follows the write). */
   carried: Carried | null;

@@ -6,13 +6,11 @@
  */
 import type { ItemOwnership, OwnedItem, OwnershipShares } from "../../../shared/schemas/ownership";
 import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
-import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
-import type { Fence } from "./fence";
+import type { GroupContext } from "./group-context";
 import { groupOwnership } from "./owner-bookkeeping";
 import { readUnderLease } from "./recent-writes-section";
-import type { WriterParts } from "./writer-parts";
 
 export interface SectionRead {
   /** The object's many-items form (null: one call per item) and its state as read. */
@@ -30,19 +28,17 @@ export interface SectionRead {
 }
 
 export async function readSection(
-  w: WriterParts,
+  group: GroupContext,
   at: {
-    first: Item;
     items: readonly Item[];
     /** The run's retiring entries on the object, read along (owner-bookkeeping.ts `retiringOf`). */
     retiring: readonly OwnedItem[];
-    lease: ParentLease | null;
-    fence: Fence;
     ctx: OpContext;
   },
 ): Promise<SectionRead> {
-  const { first, items, lease, fence, ctx } = at;
-  const batch = first.op.batch && first.parent !== null ? first.op.batch : null;
+  const { parts: w, first, lease, fence, object } = group;
+  const { items, ctx } = at;
+  const batch = first.op.batch && object !== null ? first.op.batch : null;
   // A provider that may not show a recent write yet gets the lock's memory of it merged in.
   const state = batch ? await readUnderLease(w.deps, { batch, ctx, params: first.params, lease }) : null;
   const seen: Inspection[] = [];

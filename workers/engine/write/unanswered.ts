@@ -37,8 +37,7 @@ function idOf(item: Item): string {
 export function mayHaveLanded(err: unknown): boolean {
   if (!isSponsonError(err) || err instanceof LeaseLostOnRead) return false;
   if (err.code === "LOCK_LOST") return true;
-  const detail = err.detail as { outcome?: unknown } | undefined;
-  return err.code === "PROVIDER_ERROR" && detail?.outcome === "unknown";
+  return err.code === "PROVIDER_ERROR" && err.outcome === "unknown";
 }
 
 /**

@@ -8,13 +8,12 @@ import type { EngineDeps, FaultPoint } from "../deps";
 import type { Item, ItemRef } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
 import type { Change, WriteOutcome } from "../rules/group-decisions";
-import type { ReceiptSession } from "../run/receipt-session";
-import type { Run } from "../run/run";
+import type { WriterRun, WriterSession } from "./run-contract";
 
 export interface WriterParts {
   readonly deps: EngineDeps;
-  readonly run: Run;
-  readonly session: ReceiptSession;
+  readonly run: WriterRun;
+  readonly session: WriterSession;
   readonly scopeLease: ScopeLease;
   readonly contexts: ProviderContexts;
   /**

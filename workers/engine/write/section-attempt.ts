@@ -1,0 +1,104 @@
+/**
+ * A critical section attempt's read and fit phases (critical-section.ts): the object and every
+ * item's ownership read again under the lease, then the lists' shares and caps checked against
+ * that read, with room made by evicting stale scopes where the environment allows
+ * (docs/design.md, "Writing one object's items", "Lists at their cap", "A share of each list").
+ */
+import type { OwnedItem } from "../../../shared/schemas/ownership";
+import type { OpContext } from "../../adapters/op-spec";
+import type { FitInput } from "../capacity/fitting";
+import { type CapOf, effectiveCap } from "../capacity/list-fill";
+import type { SectionCapacity } from "../capacity/section-capacity";
+import type { Item } from "../plan/item";
+import type { Decided, Participant } from "../rules/group-decisions";
+import type { SectionInput } from "./section-io";
+import { type AttemptGroup, decideWithout, type Settled, withRoom } from "./section-plan";
+import { readSection, type SectionRead } from "./section-read";
+import { contextOf } from "./writer-parts";
+
+/** An attempt's read phase: the object and ownership as read, the group to decide, the caps. */
+export interface AttemptRead extends SectionRead {
+  ctx: OpContext;
+  /** Every participant of the section, an earlier attempt's sent ones included. */
+  everyone: Participant[];
+  /** The items read (the group's before any room is made). */
+  items: Item[];
+  group: AttemptGroup;
+  /** Whether the lists' caps are checked, and each list's cap. */
+  capped: boolean;
+  capOf: CapOf;
+}
+
+/** An attempt once fitted: the group with any room made, and its decisions. */
+export interface Fitted extends AttemptRead {
+  fit: FitInput;
+  /** Whether the caps or shares were checked (then a gone waiter means fitting again). */
+  fitted: boolean;
+  decisions: Decided[];
+}
+
+/** What the fit phase works with across attempts (the critical section's state). */
+export interface FitState {
+  capacity: SectionCapacity;
+  settled: Settled;
+  /** Waiters found gone right before a write. */
+  gone: ReadonlySet<string>;
+  /** The run's retiring entries on the object (owner-bookkeeping.ts `retiringOf`). */
+  retiring: readonly OwnedItem[];
+}
+
+/** Read: `all` (who this attempt decides) read under the lease, in one read of the object. */
+export async function readAttempt(
+  input: SectionInput,
+  at: { everyone: Participant[]; all: Participant[]; retiring: readonly OwnedItem[] },
+): Promise<AttemptRead> {
+  const { parts: w, first, fence } = input;
+  const ctx = fence.context(contextOf(w, first));
+  const items = at.all.map((p) => p.change.item);
+  const read = await readSection(input, { items, retiring: at.retiring, ctx });
+  const group: AttemptGroup = { all: at.all, seen: read.seen, owns: read.owns };
+  // Before anything is touched: a group past a list's cap leaves nothing behind.
+  const capped = read.state !== null && input.object !== null && !w.deps.uncapped;
+  const capOf: CapOf = (item) =>
+    effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
+  return { ...read, ctx, everyone: at.everyone, items, group, capped, capOf };
+}
+
+/**
+ * Fit: the lists' shares, the run's own checked before any room is made (a refused run evicts
+ * nothing), each waiter's as it is fitted (docs/design.md, "A share of each list"); then room
+ * made by eviction and the caps. `decided`: the read group's decisions, kept when nothing is fitted.
+ */
+export async function fitAttempt(
+  input: SectionInput,
+  read: AttemptRead,
+  decided: Decided[],
+  s: FitState,
+): Promise<Fitted> {
+  const { lease } = input;
+  const { state, capped, capOf } = read;
+  let group = read.group;
+  await s.capacity.ownShares(fitInputOf(input, read, group, s), s.gone);
+  if (capped && lease && group.owns) {
+    const room = await s.capacity.makeRoom({
+      ...{ state, lease, ctx: read.ctx, capOf },
+      ...{ all: group.all, seen: group.seen, owns: group.owns },
+    });
+    group = withRoom(group, room);
+  }
+  const fit = fitInputOf(input, read, group, s);
+  const fitted = capped || fit.shares !== null;
+  const decisions = fitted ? await s.capacity.fit(fit, s.gone) : decided;
+  return { ...read, group, fit, fitted, decisions };
+}
+
+function fitInputOf(input: SectionInput, read: AttemptRead, group: AttemptGroup, s: FitState): FitInput {
+  return {
+    object: input.object as string,
+    state: read.state,
+    decideFor: (gone) => decideWithout(group, s.settled, gone),
+    capOf: read.capOf,
+    capped: read.capped,
+    shares: s.capacity.sharesInput(read.quota, { owns: group.owns, retiring: s.retiring }),
+  };
+}
