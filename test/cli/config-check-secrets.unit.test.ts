@@ -41,6 +41,8 @@ function sponson(args: string[], input?: string) {
 const NAMES = [
   "SERVICE_SIGNING_KEY",
   "GITHUB_WEBHOOK_SECRET",
+  "WEBHOOK_SECRET_ACME_WEB",
+  "WEBHOOK_SECRET_ACME_API",
   "AUTH0_CLIENT_SECRET",
   "AUTH0_API_CLIENT_SECRET",
   "SUPABASE_ACCESS_TOKEN",
@@ -101,7 +103,7 @@ describe("config check --secret-names: the secrets by name, from wrangler secret
       "--secret-names",
       file(
         "some.json",
-        secretList(NAMES.filter((n) => n !== "OKTA_API_TOKEN" && n !== "GITHUB_WEBHOOK_SECRET")),
+        secretList(NAMES.filter((n) => n !== "OKTA_API_TOKEN" && n !== "WEBHOOK_SECRET_ACME_API")),
       ),
     ]);
     expect(run.code).toBe(1);
@@ -109,7 +111,9 @@ describe("config check --secret-names: the secrets by name, from wrangler secret
     expect(run.stdout).toContain(
       "SPONSON_CONNECTIONS.okta-preview.secrets: Worker secret OKTA_API_TOKEN is not set",
     );
-    expect(run.stdout).toContain("GITHUB_WEBHOOK_SECRET: not set");
+    expect(run.stdout).toContain(
+      "SPONSON_REPOSITORIES.1.webhookSecret: repository acme/api: Worker secret WEBHOOK_SECRET_ACME_API is not set",
+    );
   });
 
   it("- reads the list from stdin (wrangler secret list | sponson config check --secret-names -)", () => {

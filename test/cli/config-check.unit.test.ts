@@ -41,6 +41,8 @@ function file(name: string, text: string): string {
 const SECRETS = {
   SERVICE_SIGNING_KEY: JSON.stringify({ kty: "OKP", crv: "Ed25519", x: "x".repeat(43), d: "d".repeat(43) }),
   GITHUB_WEBHOOK_SECRET: "webhook-secret-value-0123456789",
+  WEBHOOK_SECRET_ACME_WEB: "acme-web-webhook-secret-0123456789",
+  WEBHOOK_SECRET_ACME_API: "acme-api-webhook-secret-0123456789",
   AUTH0_CLIENT_SECRET: "auth0-secret-value",
   AUTH0_API_CLIENT_SECRET: "auth0-api-secret-value",
   SUPABASE_ACCESS_TOKEN: "sbp_value",
@@ -422,14 +424,15 @@ describe("sponson config check: repositories", () => {
     );
 
   it("a repository's webhookSecret that is not set is a problem naming the repository and the secret, never a value", () => {
-    const wrangler = repoConfig("secret.wrangler.toml", 'webhookSecret = "WEBHOOK_SECRET_ACME_WEB"');
+    // The example names acme/web's own secret; the env file lacks it.
+    const { WEBHOOK_SECRET_ACME_WEB: _unset, ...others } = SECRETS;
     const run = sponson([
       "config",
       "check",
       "--config",
-      wrangler,
+      PRODUCTION,
       "--env-file",
-      file("repos.env", envFile(SECRETS)),
+      file("repos.env", envFile(others)),
     ]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("1 problem\n");
