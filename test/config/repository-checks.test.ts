@@ -105,7 +105,8 @@ describe("config check: pull-request environments never destroyed on close", () 
     const res = await call(app(), "GET", "/v1/config/status", undefined, await bearer("admin"), bindings);
     expect(res.status).toBe(200);
     const body = (await res.json()) as ConfigStatus;
-    expect(body.warnings).toEqual([
+    // The repositories' warnings (connections other tests registered in this runtime warn too).
+    expect(body.warnings.filter((w) => w.path.startsWith("SPONSON_REPOSITORIES"))).toEqual([
       {
         path: "SPONSON_REPOSITORIES.0.refEnvironments.pullRequest",
         message: expect.stringMatching(/acme\/web.*\bqa\b.*never destroyed/),

@@ -91,7 +91,7 @@ describe("reads and runs are two budgets", () => {
       "POST",
       `/v1/scopes/preview/${freshPr()}/preview`,
       token,
-      { plan: previewPlan(domain) },
+      { plan: previewPlan(domain, "*") },
       LIMITED,
     );
     expect(res.status, await res.clone().text()).toBe(200);
