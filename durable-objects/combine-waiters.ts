@@ -106,7 +106,7 @@ export class CombineWaiters {
    */
   report(req: ReportCombinedRequest, body: ReportCombinedBody, now: number): void {
     const { sql, store, queue } = this.#p;
-    const { reports, ownerChanges = [], locator } = body;
+    const { reports, ownerChanges = [], locator, repository } = body;
     const answered: Array<{ waiter: Waiter; answer: CombinedAnswer | null; complete: boolean }> = [];
     this.#p.storage.transactionSync(() => {
       applyOwnerChanges(sql, ownerChanges, now);
@@ -119,7 +119,12 @@ export class CombineWaiters {
         }
         const earlier = readAnswer(sql, report.waiter);
         const outcomes = mergeOutcomes(earlier?.answer.outcomes ?? [], report.applied);
-        const answer = { by: req.holder, token: req.token, outcomes };
+        const answer = {
+          by: req.holder,
+          ...(repository !== undefined ? { repository } : {}),
+          token: req.token,
+          outcomes,
+        };
         // Complete only if nothing came back and, for a waiter here, every change it brought has
         // an outcome (a waiter absent now is checked again against what it brings when it re-joins).
         const complete =
@@ -127,7 +132,15 @@ export class CombineWaiters {
           (waiter?.combine ? coversAll(waiter.combine.changes, outcomes) : earlier?.complete !== false);
         storeAnswer(sql, report.waiter, { answer, complete, at: now });
         const returned = report.returned.length > 0 ? `; ${report.returned.length} returned to it` : "";
-        store.record(now, "combined", report.waiter, req.token, `written by ${req.holder}${returned}`);
+        // The entry is the waiter's, so its repository reads it: the holder is its token, never its
+        // run id, which may be another repository's (docs/security.md, "Repository isolation").
+        store.record(
+          now,
+          "combined",
+          report.waiter,
+          req.token,
+          `written by the holder of token ${req.token}${returned}`,
+        );
         if (waiter) answered.push({ waiter, answer, complete });
       }
     });

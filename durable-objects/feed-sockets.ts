@@ -24,6 +24,15 @@ export const MAX_FEED_SOCKETS = 500;
  */
 export const MAX_FEED_SOCKETS_PER_REPOSITORY = 100;
 
+/**
+ * Sockets bound callers never take: with five repositories or more their shares together reach
+ * the feed's cap, and the admins' and unbound viewers' dashboards would be locked out of it.
+ */
+export const FEED_SOCKETS_RESERVED_UNBOUND = 50;
+
+/** How many sockets the bound callers of every repository hold together. */
+export const MAX_FEED_SOCKETS_BOUND = MAX_FEED_SOCKETS - FEED_SOCKETS_RESERVED_UNBOUND;
+
 /** Close codes in the 4000–4999 range RFC 6455 §7.4.2 leaves to applications; the page reloads on them. */
 export const FEED_CLOSE = {
   expired: { code: 4401, reason: "token expired" },
@@ -61,11 +70,11 @@ export function closingOf(
 }
 
 /** Why a socket is refused: which limit it would pass. */
-export type FeedRefusal = "per-token" | "per-repository" | "feed-full";
+export type FeedRefusal = "per-token" | "per-repository" | "bound-full" | "feed-full";
 
 /**
  * Why one more socket for this owner (bound to `repository`, if it is) is refused — the per-token
- * limit, its repository's share or the feed's cap — or null.
+ * limit, its repository's share, the bound callers' total or the feed's cap — or null.
  */
 export function openRefusal(
   open: ReadonlyArray<FeedSocket | null>,
@@ -75,6 +84,11 @@ export function openRefusal(
   if (open.filter((s) => s?.owner === owner).length >= MAX_FEED_SOCKETS_PER_TOKEN) return "per-token";
   const sameRepository = open.filter((s) => repository !== undefined && s?.repository === repository);
   if (sameRepository.length >= MAX_FEED_SOCKETS_PER_REPOSITORY) return "per-repository";
+  if (
+    repository !== undefined &&
+    open.filter((s) => s?.repository !== undefined).length >= MAX_FEED_SOCKETS_BOUND
+  )
+    return "bound-full";
   return open.length >= MAX_FEED_SOCKETS ? "feed-full" : null;
 }
 

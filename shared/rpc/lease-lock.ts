@@ -82,6 +82,8 @@ export interface ReportCombinedRequest extends FencedRequest {
   reports: CombineReport[];
   ownerChanges?: OwnerChange[];
   locator?: Locator;
+  /** The holder's repository (CombinedAnswer.repository). */
+  repository?: number;
 }
 
 /** The holder giving its lease back. */

@@ -56,6 +56,11 @@ export type ReturnedChange = z.infer<typeof returnedChangeSchema>;
 export const combinedAnswerSchema = z.object({
   /** The run whose lease wrote them (the holder's id). */
   by: z.string(),
+  /**
+   * The holder's repository: a waiter of another is never told the holder's run (docs/security.md,
+   * "Repository isolation"). Absent from an answer stored before it was recorded: taken as another's.
+   */
+  repository: z.number().int().optional(),
   token: z.number().int().positive(),
   outcomes: z.array(combinedOutcomeSchema),
 });
@@ -73,6 +78,8 @@ export const reportCombinedBodySchema = z.object({
   reports: z.array(combineReportSchema).max(MAX_COMBINE_REPORTS),
   ownerChanges: z.array(ownerChangeSchema).max(MAX_COMBINE_OWNER_CHANGES).optional(),
   locator: locatorSchema.optional(),
+  /** The holder's repository, told to each waiter with its answer (combinedAnswerSchema). */
+  repository: z.number().int().optional(),
 });
 export type ReportCombinedBody = z.infer<typeof reportCombinedBodySchema>;
 

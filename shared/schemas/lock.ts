@@ -112,7 +112,11 @@ export const lockStateSchema = z.object({
   waiters: z.array(waiterViewSchema),
   /** An admin's hold in force (docs/design.md, "Lease protocol: holds"); absent when none is. */
   hold: holdViewSchema.optional(),
-  lastToken: z.number().int(),
+  /**
+   * How many times the lock was granted; absent for a caller bound to one repository, since it
+   * counts other repositories' runs too (docs/security.md, "Repository isolation").
+   */
+  lastToken: z.number().int().optional(),
   history: z.array(historyEntrySchema),
   /**
    * Parent locks: each capped list's fill as the last write left it (docs/design.md, "Fill levels");
@@ -120,7 +124,10 @@ export const lockStateSchema = z.object({
    */
   fills: z.array(fillLevelSchema).optional(),
 });
-export type LockState = z.infer<typeof lockStateSchema>;
+/** A lock as an answer may show it (a repository-bound caller's view leaves `lastToken` out). */
+export type LockView = z.infer<typeof lockStateSchema>;
+/** A lock as its own object reports it: the count of grants always there. */
+export type LockState = LockView & { lastToken: number };
 
 /**
  * Who force-released a live lease, and why (docs/design.md, "Lease protocol": forceRelease): what

@@ -6,12 +6,15 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  FEED_SOCKETS_RESERVED_UNBOUND,
   type FeedSocket,
   MAX_FEED_SOCKETS,
+  MAX_FEED_SOCKETS_BOUND,
   MAX_FEED_SOCKETS_PER_REPOSITORY,
   MAX_FEED_SOCKETS_PER_TOKEN,
   openRefusal,
 } from "../../durable-objects/feed-sockets";
+import { feedRefusal } from "../../workers/routes/dashboard-feed-socket";
 
 const socketOf = (owner: string): FeedSocket => ({ owner, expiresAt: Date.now() + 60_000 });
 
@@ -61,5 +64,36 @@ describe("each repository's share of the feed", () => {
     const open = ofRepository(MAX_FEED_SOCKETS_PER_REPOSITORY, 7);
     expect(openRefusal(open, "jti:other", 8)).toBeNull();
     expect(openRefusal(open, "jti:admin")).toBeNull();
+  });
+});
+
+describe("the feed's reserve for unbound callers", () => {
+  const bound = (owner: string, repository: number): FeedSocket => ({ ...socketOf(owner), repository });
+  /** `repositories` repositories each at its full share: bound callers only. */
+  const fullShares = (repositories: number) =>
+    Array.from({ length: repositories }, (_, r) =>
+      Array.from({ length: MAX_FEED_SOCKETS_PER_REPOSITORY }, (_, i) => bound(`jti:${r}-${i}`, 100 + r)),
+    ).flat();
+
+  it(`bound callers together take at most ${MAX_FEED_SOCKETS} − ${FEED_SOCKETS_RESERVED_UNBOUND}: a further repository's socket is refused, an admin's opens`, () => {
+    expect(MAX_FEED_SOCKETS_BOUND).toBe(MAX_FEED_SOCKETS - FEED_SOCKETS_RESERVED_UNBOUND);
+    // Five repositories, bound callers at the bound total (four full shares, the fifth's first 50).
+    const open = fullShares(5).slice(0, MAX_FEED_SOCKETS_BOUND);
+    expect(openRefusal(open, "jti:late", 104)).toBe("bound-full");
+    expect(openRefusal(open, "jti:admin")).toBeNull();
+    // Unbound callers fill the reserve, and the feed's cap is what refuses the next.
+    const admins = distinctOwners(FEED_SOCKETS_RESERVED_UNBOUND);
+    expect(openRefusal([...open, ...admins.slice(1)], "jti:admin")).toBeNull();
+    expect(openRefusal([...open, ...admins], "jti:admin")).toBe("feed-full");
+  });
+
+  it("control: one socket under the bound total, a repository's next socket opens", () => {
+    expect(openRefusal(fullShares(5).slice(0, MAX_FEED_SOCKETS_BOUND - 1), "jti:late", 104)).toBeNull();
+  });
+
+  it("the route answers the bound total's refusal as its own rule", () => {
+    const err = feedRefusal("bound-full");
+    expect(err.code).toBe("RATE_LIMITED");
+    expect(err.detail).toMatchObject({ rule: "feed.sockets-bound", limit: MAX_FEED_SOCKETS_BOUND });
   });
 });

@@ -19,6 +19,8 @@ import { expireLeaseNow, freshScopeKey, rawStub, stub, withState } from "../help
 const OPTS: LeaseOptions = { ttlMs: 30_000, wait: true, waitTimeoutMs: 60_000 };
 const OP = "auth0.callbacks";
 const OWNER_B = "186853002/preview/pr-2";
+/** The holder's repository, told to waiters with their answers. */
+const REPOSITORY = 186853002;
 
 function change(url: string, line = 0): QueuedChange {
   return {
@@ -82,6 +84,7 @@ function writtenOneReturnedOne(
   return holder.reportCombined(
     [{ waiter: "run-b", applied: [written(done)], returned: [{ id: back.id, error }] }],
     [{ action: "add", op: OP, key: done.key, owner: OWNER_B }],
+    REPOSITORY,
   );
 }
 
@@ -104,10 +107,11 @@ describe("ParentLease.acquireOrCombine and the holder's combining calls", () => 
     await holder.reportCombined(
       [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
       changes.map((c) => ({ action: "add" as const, op: OP, key: c.key, owner: OWNER_B })),
+      REPOSITORY,
     );
     expect(await b).toEqual({
       lease: null,
-      combined: { by: "run-a", token: holder.token, outcomes: changes.map(written) },
+      combined: { by: "run-a", repository: REPOSITORY, token: holder.token, outcomes: changes.map(written) },
       taken: true,
     });
     expect((await stub(key).ownership({ key })).items.map((i) => i.owners)).toEqual([[OWNER_B], [OWNER_B]]);
@@ -193,10 +197,11 @@ describe("ParentLease.acquireOrCombine and the holder's combining calls", () => 
     await holder.reportCombined(
       [{ waiter: "run-b", applied: changes.map(written), returned: [] }],
       [{ action: "add", op: OP, key: changes[0]?.key ?? "", owner: OWNER_B }],
+      REPOSITORY,
     );
     expect(await b).toEqual({
       lease: null,
-      combined: { by: "run-a", token: holder.token, outcomes: changes.map(written) },
+      combined: { by: "run-a", repository: REPOSITORY, token: holder.token, outcomes: changes.map(written) },
       taken: true,
     });
     await holder.release();
@@ -216,7 +221,7 @@ describe("ParentLease.acquireOrCombine and the holder's combining calls", () => 
     expect(thrown).toBeInstanceOf(SponsonError);
     expect(thrown).toMatchObject({ code: "LOCK_LOST" });
     expect(() => holder.assertHeld()).toThrow(/lost/);
-    const report = await holder.reportCombined([], []).then(
+    const report = await holder.reportCombined([], [], REPOSITORY).then(
       () => null,
       (err: unknown) => err,
     );

@@ -22,6 +22,7 @@ import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
 import { pullRequestEnvironmentWarnings, webhookSecretProblems } from "./repository-check";
 import { sameAccountFindings } from "./same-account-check";
+import { sharedListWarnings } from "./shared-list-check";
 import { sharedWebhookSecretNeeded, sharedWebhookSecretProblems } from "./shared-webhook-secret-check";
 
 export interface ConfigProblem {
@@ -248,6 +249,8 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   const binding = bindingChecks(repositories, connections);
   problems.push(...binding.problems);
   warnings.push(...binding.warnings);
+  // One repository must not be able to fill a list the others write (docs/security.md, "Several repositories").
+  warnings.push(...sharedListWarnings(repositories, connections));
   for (const status of connectionStatuses) if (binding.broken.has(status.name)) status.valid = false;
   const sameAccount = sameAccountFindings(connections);
   problems.push(...sameAccount.problems);

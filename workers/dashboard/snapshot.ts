@@ -7,7 +7,7 @@ import type { Env } from "../../shared/env";
 import { holdingText } from "../../shared/holding-text";
 import { parseLockKey } from "../../shared/lock-keys";
 import type { HoldView } from "../../shared/schemas/hold";
-import type { LockState } from "../../shared/schemas/lock";
+import type { LockView as LockAnswer, LockState } from "../../shared/schemas/lock";
 import type { Provenance, RunHolder } from "../../shared/schemas/provenance";
 import type { Receipt, ReceiptView, RunRecord } from "../../shared/schemas/receipt";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
@@ -126,7 +126,7 @@ export const UNFILTERED: ViewFilter = {
   bound: false,
 };
 
-export function lockView(state: LockState, repositories: readonly RepositoryRef[] = []): LockView | null {
+export function lockView(state: LockAnswer, repositories: readonly RepositoryRef[] = []): LockView | null {
   const leased = state.held && state.holder !== null && state.since !== null && state.expiresAt !== null;
   if (!leased && state.hold === undefined) return null;
   const parsed = parseLockKey(state.key);

@@ -9,7 +9,7 @@
  */
 import { parseLockKey } from "../../shared/lock-keys";
 import { parentVisible, runsInvolved } from "../../shared/lock-visibility";
-import type { LockState } from "../../shared/schemas/lock";
+import type { LockState, LockView } from "../../shared/schemas/lock";
 import { OTHER_REPOSITORY_RUN, runHolderFor } from "../../shared/schemas/provenance";
 import { type RepositoryRef, repositoryRefById } from "../../shared/schemas/repository";
 
@@ -42,9 +42,12 @@ export function lockForRepository(state: LockState, repositoryId: number, runs: 
           since: state.heldBy.since,
           expiresAt: state.heldBy.expiresAt,
         };
+  // How often others took the lock is theirs: the count of grants, and a hidden holder's token, go.
+  const { lastToken: _count, ...rest } = state;
   return {
-    ...state,
+    ...rest,
     holder,
+    token: visible ? state.token : null,
     heldBy,
     // Positions stay the queue's own: a run behind another repository's waiters is told its true place.
     waiters: state.waiters.filter((w) => runs.has(w.holder)),
@@ -64,11 +67,11 @@ export function lockForRepository(state: LockState, repositoryId: number, runs: 
           ),
         }
       : {}),
-  } satisfies LockState;
+  } satisfies LockView;
 }
 
 /** The lock with each fill's repository shares named from the service's configuration. */
-export function withRepositoryNames(state: LockState, repositories: readonly RepositoryRef[]): LockState {
+export function withRepositoryNames<S extends LockView>(state: S, repositories: readonly RepositoryRef[]): S {
   if (!state.fills) return state;
   return {
     ...state,
@@ -90,7 +93,7 @@ export function locksForRepository(
   held: readonly LockState[],
   repositoryId: number,
   owning: ReadonlyMap<string, ReadonlySet<number>> = new Map(),
-): LockState[] {
+): LockView[] {
   const runs = repositoryRuns(held, repositoryId);
   return held.flatMap((state) => {
     const parsed = parseLockKey(state.key);

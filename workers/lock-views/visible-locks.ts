@@ -9,7 +9,7 @@ import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
 import { parseLockKey } from "../../shared/lock-keys";
 import { owningRepositories, parentVisible } from "../../shared/lock-visibility";
-import type { LockState } from "../../shared/schemas/lock";
+import type { LockState, LockView } from "../../shared/schemas/lock";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import { lockStub, readLock } from "../locks/lock-target";
 import { repositoryRunsFor } from "./repository-runs";
@@ -30,7 +30,7 @@ export async function heldLocksFor(
   env: Env,
   held: readonly LockState[],
   repositoryId: number,
-): Promise<LockState[]> {
+): Promise<LockView[]> {
   const keys = holdsToCheck(held, repositoryId);
   const owning = new Map(await Promise.all(keys.map(async (k) => [k, await ownersOf(env, k)] as const)));
   return locksForRepository(held, repositoryId, owning);
@@ -51,7 +51,7 @@ export async function parentSeenBy(
 }
 
 /** One lock as the repository may read it (`GET /v1/locks/{key}`), or NOT_FOUND. */
-export async function lockSeenBy(env: Env, key: string, repository: RepositoryRef): Promise<LockState> {
+export async function lockSeenBy(env: Env, key: string, repository: RepositoryRef): Promise<LockView> {
   const parsed = parseLockKey(key);
   if (parsed?.kind === "scope") {
     if (parsed.repositoryId !== repository.id) throw noLockFor(key, repository);

@@ -222,6 +222,7 @@ export class ParentLease extends Lease {
   async reportCombined(
     reports: CombineReport[],
     ownerChanges: OwnerChange[],
+    repository: number,
     locator?: Locator,
   ): Promise<void> {
     this.assertHeld();
@@ -229,8 +230,8 @@ export class ParentLease extends Lease {
     this.fenced(
       await this.target.reportCombined(
         locator
-          ? { holder, token, reports, ownerChanges, locator }
-          : { holder, token, reports, ownerChanges },
+          ? { holder, token, reports, ownerChanges, repository, locator }
+          : { holder, token, reports, ownerChanges, repository },
       ),
     );
   }

@@ -5,9 +5,11 @@
  * and the problem the route answers when the feed refuses one more (docs/security.md, "The lock feed").
  */
 import {
+  FEED_SOCKETS_RESERVED_UNBOUND,
   type FeedRefusal,
   type FeedSocket,
   MAX_FEED_SOCKETS,
+  MAX_FEED_SOCKETS_BOUND,
   MAX_FEED_SOCKETS_PER_REPOSITORY,
   MAX_FEED_SOCKETS_PER_TOKEN,
 } from "../../durable-objects/feed-sockets";
@@ -36,6 +38,11 @@ const REFUSALS: Record<FeedRefusal, { rule: string; limit: number; message: stri
     rule: "feed.sockets-per-repository",
     limit: MAX_FEED_SOCKETS_PER_REPOSITORY,
     message: `the callers of one repository hold at most ${MAX_FEED_SOCKETS_PER_REPOSITORY} lock-feed sockets together`,
+  },
+  "bound-full": {
+    rule: "feed.sockets-bound",
+    limit: MAX_FEED_SOCKETS_BOUND,
+    message: `the callers bound to a repository hold at most ${MAX_FEED_SOCKETS_BOUND} lock-feed sockets together (${FEED_SOCKETS_RESERVED_UNBOUND} are kept for unbound callers)`,
   },
   "feed-full": {
     rule: "feed.sockets-total",

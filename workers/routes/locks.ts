@@ -6,7 +6,7 @@ import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { SponsonError } from "../../shared/errors";
 import { LOCK_NAME_FORMS, resolveLockName } from "../../shared/lock-keys";
 import { holdBodySchema } from "../../shared/schemas/hold";
-import { type LockState, lockStateSchema } from "../../shared/schemas/lock";
+import { type LockView, lockStateSchema } from "../../shared/schemas/lock";
 import {
   forceReleaseBodySchema,
   forceReleaseResultSchema,
@@ -166,7 +166,7 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(listRoute, async (c) => {
     const held = await listHeldLocks(c.env);
     const bound = readBinding(c);
-    const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
+    const named = (s: LockView) => withRepositoryNames(s, configFromEnv(c.env).repositories);
     return c.json(
       { locks: (bound === null ? held : await heldLocksFor(c.env, held, bound.id)).map(named) },
       200,
@@ -175,7 +175,7 @@ export const lockRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(readRoute, async (c) => {
     const key = await knownKey(c.req.valid("param").key);
     const bound = readBinding(c);
-    const named = (s: LockState) => withRepositoryNames(s, configFromEnv(c.env).repositories);
+    const named = (s: LockView) => withRepositoryNames(s, configFromEnv(c.env).repositories);
     if (bound === null) return c.json(named(await readLock(c.env, key)), 200);
     // Another repository's scope lock, or an object this one does not use, is not there for it.
     return c.json(named(await lockSeenBy(c.env, key, bound)), 200);

@@ -4,6 +4,7 @@
  * lease comes and this run writes what is left, taking what others queued (holder.ts).
  */
 import { MAX_QUEUED_CHANGES } from "../../../shared/schemas/combine";
+import { OTHER_REPOSITORY_RUN } from "../../../shared/schemas/provenance";
 import { type CombineOutcome, ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
@@ -66,16 +67,18 @@ export async function joinQueue(
     return { ok: false, error, touched: !untakenRefusal(error) };
   }
   const { lease, combined, taken } = answer;
+  // A holder of another repository is not named to this one (docs/security.md, "Repository isolation").
+  const holder = combined?.repository === w.run.repository.id ? combined.by : OTHER_REPOSITORY_RUN;
   const outcomes = new Map(combined?.outcomes.map((o) => [o.id, o.outcome]) ?? []);
   const decided = new Map<string, Decided>();
   for (const change of changes) {
     const outcome = outcomes.get(changeId(change));
     if (outcome && combined)
-      decided.set(changeId(change), decidedFromAnswer({ change, owner: me }, outcome, combined.by));
+      decided.set(changeId(change), decidedFromAnswer({ change, owner: me }, outcome, holder));
   }
   const rest = changes.filter((c) => !outcomes.has(changeId(c)));
   // Taken by a holder whose lease ended unreported: they may be on the provider whatever we do.
   const touched = taken || (combined !== null && outcomes.size > 0);
-  const by = combined && outcomes.size > 0 ? combined.by : null;
+  const by = combined && outcomes.size > 0 ? holder : null;
   return { ok: true, lease, rest, carried: { decided, by }, touched };
 }

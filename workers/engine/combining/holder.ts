@@ -16,6 +16,7 @@ import type {
 } from "../../../shared/schemas/combine";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { scopeOfOwner } from "../../../shared/schemas/ownership";
+import { OTHER_REPOSITORY_RUN } from "../../../shared/schemas/provenance";
 import type { ParentLease } from "../../locks/parent-lock";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
@@ -117,7 +118,7 @@ export class CombiningHolder implements Carried {
             ],
           };
     });
-    return this.#lease.reportCombined(reports, after);
+    return this.#lease.reportCombined(reports, after, this.#w.run.repository.id);
   }
 
   /** The write failed: every waiter's changes go back, and each writes its own as without combining. */
@@ -128,7 +129,7 @@ export class CombiningHolder implements Carried {
       returned: q.changes.map((c) => ({ id: c.id, error: this.#w.run.errorOf(err) })),
     }));
     // If even this report fails (the lease is lost), the waiters are untaken when the lease ends.
-    await this.#lease.reportCombined(back, []).catch(() => {});
+    await this.#lease.reportCombined(back, [], this.#w.run.repository.id).catch(() => {});
   }
 }
 
@@ -143,9 +144,9 @@ async function stillRunning(
     return await w.deps.locks.holdsScope(scope.repositoryId, scope.environment, scope.scope, change.runId);
   } catch (err) {
     // That waiter's changes go back (it writes them itself), and the holder's own group goes on.
-    w.run.warn(
-      `could not read the scope lease of queued run ${change.runId}: ${String(err)}; its changes go back`,
-    );
+    // Another repository's run is not named to this one (docs/security.md, "Repository isolation").
+    const run = scope.repositoryId === w.run.repository.id ? `run ${change.runId}` : OTHER_REPOSITORY_RUN;
+    w.run.warn(`could not read the scope lease of queued ${run}: ${String(err)}; its changes go back`);
     return false;
   }
 }
