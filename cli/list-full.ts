@@ -20,7 +20,8 @@ const detailSchema = z.object({
       stale: z.string().nullable(),
     }),
   ),
-  otherRepositories: z.object({ scopes: z.number(), entries: z.number(), stale: z.number() }),
+  /** `stale` null: not read (the service reads only the caller's repository's scopes). */
+  otherRepositories: z.object({ scopes: z.number(), entries: z.number(), stale: z.number().nullable() }),
   /** Each repository's share, the caller's named (absent from an older service). */
   repositories: z
     .array(z.object({ name: z.string().nullable(), scopes: z.number(), entries: z.number() }))
@@ -56,7 +57,7 @@ export function listFullLines(
   const o = d.otherRepositories;
   if (o.scopes > 0)
     out.push(
-      `    other repositories: ${plural(o.scopes, "scope")}, ${entriesWord(o.entries)} (${o.stale} stale)`,
+      `    other repositories: ${plural(o.scopes, "scope")}, ${entriesWord(o.entries)}${o.stale === null ? "" : ` (${o.stale} stale)`}`,
     );
   // Each repository's share of the list (docs/design.md, "A share of each list").
   if (d.repositories && d.repositories.length > 0)

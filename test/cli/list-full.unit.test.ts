@@ -20,7 +20,7 @@ const listFull = {
       { scope: "pr-3", environment: "preview", pullRequest: 3, lastRunAt: AT, entries: 2, stale: "closed" },
       { scope: "pr-8", environment: "preview", pullRequest: 8, lastRunAt: null, entries: 1, stale: null },
     ],
-    otherRepositories: { scopes: 1, entries: 1, stale: 1 },
+    otherRepositories: { scopes: 1, entries: 1, stale: null },
     repositories: [
       { name: "acme/web", scopes: 2, entries: 3 },
       { name: null, scopes: 1, entries: 1 },
@@ -52,9 +52,20 @@ describe("a LIST_FULL refusal as the CLI prints it", () => {
     expect(text).toContain("auth0.webOrigin on auth0:acme:client:app: 5 of at most 5 entries");
     expect(text).toMatch(/pr-3\s+#3\s+2026-11-20T09:30:00Z\s+2\s+closed/);
     expect(text).toMatch(/pr-8\s+#8\s+-\s+1\s+live/);
-    expect(text).toContain("other repositories: 1 scope, 1 entry (1 stale)");
+    // Their staleness is not read by the service (null): nothing is said about it.
+    expect(text).toMatch(/other repositories: 1 scope, 1 entry$/m);
     expect(text).toContain("shares: acme/web 3 entries (2 scopes); another repository 1 entry (1 scope)");
     expect(text).toContain("foreign (never removed by a scope): 1");
+    expect(text).toContain("to free room: sponson destroy --env preview --scope pr-3");
+  });
+
+  it("an older service's count of other repositories' stale scopes is still printed", () => {
+    const older = {
+      ...listFull,
+      detail: { ...listFull.detail, otherRepositories: { scopes: 2, entries: 3, stale: 1 } },
+    };
+    const text = runText({ ...result, run: { ...result.run, error: older } }).join("\n");
+    expect(text).toContain("other repositories: 2 scopes, 3 entries (1 stale)");
     expect(text).toContain("to free room: sponson destroy --env preview --scope pr-3");
   });
 

@@ -1,8 +1,10 @@
 /**
  * Who holds the entries of a list at its cap (docs/design.md, "Lists at their cap"), for the
  * LIST_FULL answer: read under the parent lease (the lock's ownership of each entry), then each
- * owning scope's state and last run. Repository isolation (docs/security.md): the caller's
- * repository's scopes are named; other repositories' are only counted.
+ * owning scope of the caller's repository's state and last run. Repository isolation
+ * (docs/security.md): the caller's repository's scopes are named; other repositories' are only
+ * counted, from the ownership alone: reading their scopes would make one repository's refusal
+ * cost a read per scope of every other repository on the object, under the lease they queue at.
  */
 import { type ItemOwnership, scopeOfOwner } from "../../../shared/schemas/ownership";
 import type { ParentLease } from "../../locks/parent-lock";
@@ -24,8 +26,11 @@ export interface ScopeShare {
 export interface ListOwners {
   /** The caller's repository's owning scopes, stalest first (closed, then idle, oldest run first). */
   scopes: ScopeShare[];
-  /** Other repositories' owning scopes: counted, never named. */
-  otherRepositories: { scopes: number; entries: number; stale: number };
+  /**
+   * Other repositories' owning scopes: counted from the lock's ownership, never named nor read;
+   * `stale` is always null (not read: whether they are stale would take a read per scope).
+   */
+  otherRepositories: { scopes: number; entries: number; stale: null };
   /**
    * Each repository's share of the list, largest first (docs/design.md, "A share of each list"):
    * its entries (one its scopes share counts once) and owning scopes; only the caller's is named.
@@ -73,17 +78,20 @@ export async function listOwners({ deps, lease, repository, op, keys }: OwnersIn
     const s = scopeOfOwner(owner);
     return s ? [{ ...s, entries }] : [];
   });
-  const shares = await inBatches(owners, READS_AT_ONCE, (o) =>
-    shareOf(deps, { ...o, name: o.repositoryId === repository.id ? repository.name : "(other)" }),
-  );
-  const mine = shares.filter((_, i) => owners[i]?.repositoryId === repository.id).sort(stalestFirst);
-  const others = shares.filter((_, i) => owners[i]?.repositoryId !== repository.id);
+  const others = owners.filter((o) => o.repositoryId !== repository.id);
+  const mine = (
+    await inBatches(
+      owners.filter((o) => o.repositoryId === repository.id),
+      READS_AT_ONCE,
+      (o) => shareOf(deps, { ...o, name: repository.name }),
+    )
+  ).sort(stalestFirst);
   const answer: ListOwners = {
     scopes: mine,
     otherRepositories: {
       scopes: others.length,
-      entries: others.reduce((n, s) => n + s.entries, 0),
-      stale: others.filter((s) => s.stale !== null).length,
+      entries: others.reduce((n, o) => n + o.entries, 0),
+      stale: null,
     },
     repositories: repositoryShares(view.items, repository),
     foreign,
