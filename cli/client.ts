@@ -11,7 +11,7 @@ import {
   type adoptionBodySchema,
   adoptionResultSchema,
 } from "../shared/schemas/adoption";
-import { type LockState, lockStateSchema } from "../shared/schemas/lock";
+import { type LockView as LockState, lockStateSchema } from "../shared/schemas/lock";
 import { PROBLEM_CONTENT_TYPE, type ProblemBody } from "../shared/schemas/problem";
 import { type ReceiptView as Receipt, receiptViewSchema } from "../shared/schemas/receipt";
 import type {

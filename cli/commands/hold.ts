@@ -4,7 +4,7 @@
  * `<key>` may be a provider object's identity: the service names its parent lock.
  */
 import { MAX_HOLD_SECONDS, MIN_HOLD_SECONDS } from "../../shared/schemas/hold";
-import type { LockState } from "../../shared/schemas/lock";
+import type { LockView as LockState } from "../../shared/schemas/lock";
 import { CliError, type ExitCode } from "../cli-error";
 import { clientFor, type Invocation, stringFlag } from "../context";
 
