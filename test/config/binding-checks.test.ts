@@ -11,23 +11,11 @@ import type { ConfigStatus } from "../../shared/schemas/config-status";
 import { checkConfig } from "../../workers/config/config-report";
 import { ConfigPanel } from "../../workers/dashboard/config-panel";
 import { call, testApp } from "../helpers/app";
+import { auth0, vars } from "../helpers/config-vars";
 import { bearer } from "../helpers/tokens";
 
 const WEB = { name: "acme/web", id: 4242 };
 const API = { name: "acme/api", id: 4343 };
-
-const auth0 = (extra: Record<string, unknown> = {}) => ({
-  type: "auth0",
-  environments: ["preview"],
-  config: { domain: "acme.us.auth0.com", clientId: "m2m" },
-  secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
-  ...extra,
-});
-
-const vars = (repositories: object[], connections: Record<string, object>) => ({
-  SPONSON_REPOSITORIES: JSON.stringify(repositories),
-  SPONSON_CONNECTIONS: JSON.stringify(connections),
-});
 
 const report = (v: Record<string, unknown>) => checkConfig(v, { secretsKnown: false });
 const about = (paths: { path: string }[]) => paths.filter((p) => p.path.startsWith("SPONSON_CONNECTIONS"));

@@ -10,24 +10,12 @@ import { describe, expect, it } from "vitest";
 import type { ConfigStatus } from "../../shared/schemas/config-status";
 import { checkConfig } from "../../workers/config/config-report";
 import { call, testApp } from "../helpers/app";
+import { auth0, vars } from "../helpers/config-vars";
 import { bearer } from "../helpers/tokens";
 
 const ALPHA = { name: "acme/alpha", id: 5151 };
 const BETA = { name: "acme/beta", id: 5252 };
 const GAMMA = { name: "acme/gamma", id: 5353 };
-
-const auth0 = (extra: Record<string, unknown> = {}) => ({
-  type: "auth0",
-  environments: ["preview"],
-  config: { domain: "acme.us.auth0.com", clientId: "m2m" },
-  secrets: { clientSecret: "AUTH0_CLIENT_SECRET" },
-  ...extra,
-});
-
-const vars = (repositories: object[], connections: Record<string, object>) => ({
-  SPONSON_REPOSITORIES: JSON.stringify(repositories),
-  SPONSON_CONNECTIONS: JSON.stringify(connections),
-});
 
 const shareWarnings = (v: Record<string, unknown>) =>
   checkConfig(v, { secretsKnown: false }).warnings.filter((w) => w.path.endsWith(".capacity"));
