@@ -85,6 +85,7 @@ function trial(
   rows: ItemOwnership[],
   changes: Array<{ change: Change; owner: string }>,
   retiring: number[] = [],
+  elsewhere: number[] = [],
 ) {
   const known = changes
     .map(({ change }) => rows.find((r) => r.key === change.item.key) ?? owned(0, []))
@@ -94,9 +95,13 @@ function trial(
   return {
     object: OBJECT,
     shares: sharesOf(rows),
-    known: [...known, ...retiring.map((n) => rows.find((r) => r.key === url(n)) ?? owned(n, []))],
+    known: [
+      ...known,
+      ...[...retiring, ...elsewhere].map((n) => rows.find((r) => r.key === url(n)) ?? owned(n, [])),
+    ],
     decisions,
     retiring: retiring.map((n) => ({ op: OP.name, key: url(n) })),
+    elsewhere: { owner: ME, items: elsewhere.map((n) => ({ op: OP.name, key: url(n), inLedger: false })) },
     quotaOf: () => ({ perScope: 3, perRepository: 4 }),
   };
 }
@@ -251,5 +256,24 @@ describe("the check under the lease", () => {
       holder: { scope: "pr-2" },
       repository: { holds: 1, after: 5 },
     });
+  });
+
+  it("the run's other group on the list counts: a swap of one for two through two connections is 6 of 5", () => {
+    const quota5 = () => ({ perRepository: 5 });
+    const rows = [1, 2, 3, 4].map((n) => owned(n, [SIBLING])).concat(owned(5, [ME]));
+    // The first group adds 6 and retires 5; the second adds 7 (its own group write, `elsewhere`).
+    const first = { ...trial(rows, [create(6)], [5], [7]), quotaOf: quota5 };
+    expect(leaseOverQuota({ ...first, who: me })).toMatchObject({
+      share: "repository",
+      repository: { holds: 5, after: 6 },
+    });
+    // Control: the first group alone is a swap that keeps the share.
+    expect(leaseOverQuota({ ...trial(rows, [create(6)], [5]), quotaOf: quota5, who: me })).toBeNull();
+    // Within the share (3 a sibling's, 1 its own): the first group passes, and once it wrote 6 the
+    // second counts 6 once — 3 + 5 + 6 + 7 less 5 is 5 of 5.
+    const fits = [1, 2, 3].map((n) => owned(n, [SIBLING])).concat(owned(5, [ME]));
+    expect(leaseOverQuota({ ...trial(fits, [create(6)], [5], [7]), quotaOf: quota5, who: me })).toBeNull();
+    const wrote = [...fits, owned(6, [ME])];
+    expect(leaseOverQuota({ ...trial(wrote, [create(7)], [5], [6]), quotaOf: quota5, who: me })).toBeNull();
   });
 });

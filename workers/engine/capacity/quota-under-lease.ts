@@ -7,7 +7,10 @@
  *
  * The run's own scope counts what its plan leaves it holding: entries of its ledger the plan no
  * longer names (`retiring`) go in the same run, after its writes (docs/design.md, "Run algorithm",
- * step 7), so swapping one entry for another keeps a share full. A carried waiter's plan is not
+ * step 7), so swapping one entry for another keeps a share full; and entries its plan names on the
+ * same list that another of its group writes adds (`elsewhere`: the object through another
+ * connection) are counted as added already, so the first group decides the run's whole change to
+ * the list and a later one finds the earlier one's additions counted once. A carried waiter's plan is not
  * known to the holder: it is counted with nothing retiring, and a waiter refused so writes its
  * changes itself, where its own exact check decides (as a list's cap: "Lists at their cap").
  */
@@ -24,6 +27,7 @@ export interface SharesInput {
   known: readonly ItemOwnership[];
   /** The holder's retiring entries (`LeaseQuotaInput.retiring`): its own shares only. */
   retiring: readonly OwnedItem[];
+  elsewhere: Elsewhere;
   quotaOf: (item: Item) => Quota | null;
   /** A repository as the answer names it (a waiter's may be another than the holder's). */
   repositoryOf: (id: number) => RepositoryRef;
@@ -49,6 +53,15 @@ export function waiterOverQuota(
   });
 }
 
+/**
+ * The holder's planned entries on the lists that its other group writes add
+ * (owner-bookkeeping.ts `RunList.elsewhere`): its own once its run is done, whoever is checked.
+ */
+export interface Elsewhere {
+  owner: string;
+  items: ReadonlyArray<OwnedItem & { inLedger: boolean }>;
+}
+
 export interface LeaseQuotaInput {
   object: string;
   /** The lock's counts, read with `known` (the same view). */
@@ -61,6 +74,8 @@ export interface LeaseQuotaInput {
   who: { owner: string; repository: RepositoryRef };
   /** Items of `who`'s ledger its run removes after its writes (none for a carried waiter). */
   retiring: readonly OwnedItem[];
+  /** The holder's entries its other groups add (its own check's `who`, or a waiter's holder). */
+  elsewhere: Elsewhere;
   quotaOf: (item: Item) => Quota | null;
 }
 
@@ -84,6 +99,8 @@ export function leaseOverQuota(input: LeaseQuotaInput): QuotaBreach | null {
           : owners.filter((o) => o !== change.owner),
       );
     }
+  for (const item of input.elsewhere.items)
+    after.set(idOf(item), [...new Set([...(after.get(idOf(item)) ?? []), input.elsewhere.owner])]);
   for (const item of input.retiring)
     after.set(
       idOf(item),
@@ -103,9 +120,12 @@ export function leaseOverQuota(input: LeaseQuotaInput): QuotaBreach | null {
     const ids = [...after.keys()].filter((id) => id.startsWith(`${op}\n`));
     const owned = (m: Map<string, string[]>, id: string) => (m.get(id) ?? []).includes(who.owner);
     // An entry the scope's ledger names is held already (a claim-back: "Evicting stale scopes").
-    const claimedBack = gains.filter(
-      (d) => d.change.item.opName === op && d.change.inLedger && !owned(before, idOf(ownedOf(d))),
-    );
+    const claimedBack = [
+      ...gains.filter((d) => d.change.item.opName === op && d.change.inLedger).map(ownedOf),
+      ...(input.elsewhere.owner === who.owner ? input.elsewhere.items : []).filter(
+        (i) => i.op === op && i.inLedger,
+      ),
+    ].filter((i) => !owned(before, idOf(i)));
     const scopeHolds = countOf(input.shares.owners, op, (o) => o.owner === who.owner);
     const scopeDelta = ids.reduce((n, id) => n + Number(owned(after, id)) - Number(owned(before, id)), 0);
     const repoHolds = countOf(input.shares.repositories, op, (r) => r.repositoryId === holder.repositoryId);
@@ -115,7 +135,7 @@ export function leaseOverQuota(input: LeaseQuotaInput): QuotaBreach | null {
     );
     const scope = { holds: scopeHolds + claimedBack.length, after: scopeHolds + scopeDelta };
     const repository = {
-      holds: repoHolds + claimedBack.filter((d) => !inRepository(before.get(idOf(ownedOf(d))))).length,
+      holds: repoHolds + claimedBack.filter((i) => !inRepository(before.get(idOf(i)))).length,
       after: repoHolds + repoDelta,
     };
     const breach = {

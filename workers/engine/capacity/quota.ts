@@ -108,8 +108,8 @@ export function planOverQuota(
 }
 
 /**
- * The refusal: nothing was written. `owners` (under the lease, a repository's share) names the
- * repository's scopes that hold the list, and the stale ones' destroy commands.
+ * The refusal: the refused change was not written. `owners` (under the lease, a repository's
+ * share) names the repository's scopes that hold the list, and the stale ones' destroy commands.
  */
 export function quotaExceeded(breach: QuotaBreach, owners?: ListOwners): SponsonError {
   const { object, op, share, max, holder, scope, repository } = breach;
@@ -125,7 +125,10 @@ export function quotaExceeded(breach: QuotaBreach, owners?: ListOwners): Sponson
       : mine.some((s) => s.stale !== null)
         ? `destroy this repository's scopes that are done (${owners?.freeRoom.join("; ")}), or have an operator raise maxEntriesPerRepository of ${op}`
         : `destroy this repository's scopes that are done (\`sponson destroy --scope …\`), or have an operator raise maxEntriesPerRepository of ${op}`;
-  return new SponsonError("QUOTA_EXCEEDED", `${object}: ${what}. Nothing was written: ${remedy}`, {
+  // Under the lease an earlier group of the run (another object, or this one through another
+  // connection) may have written already: only this group's write is known not made.
+  const written = breach.checked === "plan" ? "Nothing was written" : "This write was not made";
+  return new SponsonError("QUOTA_EXCEEDED", `${object}: ${what}. ${written}: ${remedy}`, {
     list: { object, op },
     quota: { share, max },
     scope: { environment: holder.environment, scope: holder.scope, ...scope },

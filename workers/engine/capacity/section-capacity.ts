@@ -5,11 +5,12 @@
  * stale scopes taken to make room, their leases checked before the write and before their leaves.
  */
 import type { SponsonError } from "../../../shared/errors";
-import type { ItemOwnership, OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
+import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import type { GroupContext } from "../write/group-context";
+import type { RunList } from "../write/owner-bookkeeping";
 import type { SectionRead } from "../write/section-read";
 import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
@@ -51,19 +52,21 @@ export class SectionCapacity {
   }
 
   /**
-   * What the shares are checked with: the lock's counts read with `owns` (null where ownership does
-   * not apply, from a lock object that counts none, or with the test-only switch off).
+   * What the shares are checked with: the lock's counts read with `owns`, the run's other entries
+   * on the lists (null where ownership does not apply, from a lock object that counts none, or
+   * with the test-only switch off).
    */
   sharesInput(
     quota: SectionRead["quota"],
-    { owns, retiring }: { owns: readonly ItemOwnership[] | null; retiring: readonly OwnedItem[] },
+    { owns, runList }: { owns: readonly ItemOwnership[] | null; runList: RunList },
   ): SharesInput | null {
     const { run, deps } = this.#w;
     if (!quota?.shares || !owns || deps.noLeaseQuota) return null;
     return {
       shares: quota.shares,
-      known: [...owns, ...quota.retiring],
-      retiring,
+      known: [...owns, ...quota.along],
+      retiring: runList.retiring,
+      elsewhere: { owner: ownerOf(run), items: runList.elsewhere },
       quotaOf: (item) => quotaOfList(item.op, deps.connections.limitsOf(item.connection, item.opName)),
       repositoryOf: (id) =>
         id === run.repository.id ? run.repository : { id, name: "(another repository)" },

@@ -4,13 +4,13 @@
  * (section-plan.ts) and the lists' caps are the capacity module's (docs/design.md, "Writing one
  * object's items").
  */
-import type { OwnedItem, OwnerChange } from "../../../shared/schemas/ownership";
+import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import { SectionCapacity } from "../capacity/section-capacity";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import { fillsAfterWrite } from "./fill-after-write";
-import { retiringOf } from "./owner-bookkeeping";
+import { type RunList, runListOf } from "./owner-bookkeeping";
 import {
   claimsOf,
   claimsToWithdraw,
@@ -56,13 +56,13 @@ export class CriticalSection {
   /** The claims taken back for changes held back in the attempt that wrote. */
   #withdrawn: OwnerChange[] = [];
 
-  /** The run's retiring entries on the object, of its own ops (owner-bookkeeping.ts `retiringOf`). */
-  readonly #retiring: OwnedItem[];
+  /** The run's other entries on the object's lists, of its own ops (owner-bookkeeping.ts `runListOf`). */
+  readonly #runList: RunList;
 
   constructor(input: SectionInput) {
     this.#in = input;
     this.#refused = new Set(input.refused);
-    this.#retiring = retiringOf(
+    this.#runList = runListOf(
       input.parts,
       input.own.map((c) => c.item),
     );
@@ -169,7 +169,7 @@ export class CriticalSection {
     for (const change of heldBackNow(everyone, this.#sent, fence.unanswered)) this.#heldBack.add(change);
     const all = toDecide(everyone, this.#sent, this.#heldBack);
     this.#capacity.startAttempt();
-    return readAttempt(this.#in, { everyone, all, retiring: this.#retiring });
+    return readAttempt(this.#in, { everyone, all, runList: this.#runList });
   }
 
   /** Fit: the lists' shares and caps, room made by eviction (section-attempt.ts). */
@@ -178,7 +178,7 @@ export class CriticalSection {
       capacity: this.#capacity,
       settled: this.#settled,
       gone: this.#gone,
-      retiring: this.#retiring,
+      runList: this.#runList,
     };
     return fitAttempt(this.#in, read, decided, at);
   }

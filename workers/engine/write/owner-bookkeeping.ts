@@ -36,28 +36,59 @@ export function ownedItemsOf(items: readonly Item[]): OwnedItem[] {
  * where ownership does not apply, so the object reads nothing for it.
  */
 export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[] | undefined {
-  return w.deps.ownership ? [...ownedItemsOf(items), ...retiringOf(w, items)] : undefined;
+  return w.deps.ownership ? [...ownedItemsOf(items), ...alongOf(runListOf(w, items))] : undefined;
 }
 
 /**
- * Entries of the run's ledger on the group's object, of the group's ops, that its plan no longer
- * names: the run removes them after its writes (docs/design.md, "Run algorithm", step 7), so its
- * share of their list counts them out ("A share of each list"). None outside an apply.
+ * The run's other entries on a group's lists, which its shares count (docs/design.md, "A share of
+ * each list"). None outside an apply.
  */
-export function retiringOf(w: WriterParts, items: readonly Item[]): OwnedItem[] {
+export interface RunList {
+  /**
+   * Entries of the run's ledger on the group's object, of the group's ops, that its plan no longer
+   * names: the run removes them after its writes ("Run algorithm", step 7), so they are counted out.
+   */
+  retiring: OwnedItem[];
+  /**
+   * Entries the plan names on the same lists that another group of the run writes (the object
+   * reached through another connection: another group write, under its own lease). The run's change
+   * to a list is one: the first group decides it whole, these counted as the scope's already.
+   * `inLedger`: the scope's ledger names it (held, as a claim-back is).
+   */
+  elsewhere: Array<OwnedItem & { inLedger: boolean }>;
+}
+
+export function runListOf(w: WriterParts, items: readonly Item[]): RunList {
   const planned = w.planned;
   const parent = items[0]?.parent ?? null;
-  if (!planned || parent === null) return [];
+  if (!planned || parent === null) return { retiring: [], elsewhere: [] };
   const ops = new Set(items.map((i) => i.opName));
-  return w.session.receipt.ledger
-    .filter((e) => e.parent === parent && ops.has(e.op) && !planned.some((p) => sameItem(p, e)))
+  const onList = (e: { op: string; parent: string | null }) => e.parent === parent && ops.has(e.op);
+  const { ledger } = w.session.receipt;
+  const retiring = ledger
+    .filter((e) => onList(e) && !planned.some((p) => sameItem(p, e)))
     .map((e) => ({ op: e.op, key: e.key }));
+  const elsewhere = new Map<string, OwnedItem & { inLedger: boolean }>();
+  for (const p of planned) {
+    if (!onList(p) || items.some((i) => i.opName === p.op && i.key === p.key)) continue;
+    elsewhere.set(`${p.op}\n${p.key}`, {
+      op: p.op,
+      key: p.key,
+      inLedger: ledger.some((e) => sameItem(p, e)),
+    });
+  }
+  return { retiring, elsewhere: [...elsewhere.values()] };
+}
+
+/** The run list's entries whose ownership is read along with a group's. */
+export function alongOf({ retiring, elsewhere }: RunList): OwnedItem[] {
+  return [...retiring, ...elsewhere.map(({ op, key }) => ({ op, key }))];
 }
 
 /** What the ownership of a group's items is read with, under its parent lease. */
 export interface OwnershipRead {
   items: readonly Item[];
-  /** Items whose ownership is read along (the run's retiring entries: `retiringOf`). */
+  /** Items whose ownership is read along (the run's other entries on the lists: `runListOf`). */
   extra?: readonly OwnedItem[];
   lease: ParentLease | null;
   /** The group's fence: its first read may be the view the grant carried (fence.ts). */

@@ -4,13 +4,13 @@
  * that read, with room made by evicting stale scopes where the environment allows
  * (docs/design.md, "Writing one object's items", "Lists at their cap", "A share of each list").
  */
-import type { OwnedItem } from "../../../shared/schemas/ownership";
 import type { OpContext } from "../../adapters/op-spec";
 import type { FitInput } from "../capacity/fitting";
 import { type CapOf, effectiveCap } from "../capacity/list-fill";
 import type { SectionCapacity } from "../capacity/section-capacity";
 import type { Item } from "../plan/item";
 import type { Decided, Participant } from "../rules/group-decisions";
+import { alongOf, type RunList } from "./owner-bookkeeping";
 import type { SectionInput } from "./section-io";
 import { type AttemptGroup, decideWithout, type Settled, withRoom } from "./section-plan";
 import { readSection, type SectionRead } from "./section-read";
@@ -43,19 +43,19 @@ export interface FitState {
   settled: Settled;
   /** Waiters found gone right before a write. */
   gone: ReadonlySet<string>;
-  /** The run's retiring entries on the object (owner-bookkeeping.ts `retiringOf`). */
-  retiring: readonly OwnedItem[];
+  /** The run's other entries on the object's lists (owner-bookkeeping.ts `runListOf`). */
+  runList: RunList;
 }
 
 /** Read: `all` (who this attempt decides) read under the lease, in one read of the object. */
 export async function readAttempt(
   input: SectionInput,
-  at: { everyone: Participant[]; all: Participant[]; retiring: readonly OwnedItem[] },
+  at: { everyone: Participant[]; all: Participant[]; runList: RunList },
 ): Promise<AttemptRead> {
   const { parts: w, first, fence } = input;
   const ctx = fence.context(contextOf(w, first));
   const items = at.all.map((p) => p.change.item);
-  const read = await readSection(input, { items, retiring: at.retiring, ctx });
+  const read = await readSection(input, { items, along: alongOf(at.runList), ctx });
   const group: AttemptGroup = { all: at.all, seen: read.seen, owns: read.owns };
   // Before anything is touched: a group past a list's cap leaves nothing behind.
   const capped = read.state !== null && input.object !== null && !w.deps.uncapped;
@@ -99,6 +99,6 @@ function fitInputOf(input: SectionInput, read: AttemptRead, group: AttemptGroup,
     decideFor: (gone) => decideWithout(group, s.settled, gone),
     capOf: read.capOf,
     capped: read.capped,
-    shares: s.capacity.sharesInput(read.quota, { owns: group.owns, retiring: s.retiring }),
+    shares: s.capacity.sharesInput(read.quota, { owns: group.owns, runList: s.runList }),
   };
 }

@@ -22,17 +22,17 @@ export interface SectionRead {
   owns: ItemOwnership[] | null;
   /**
    * What the shares of a list are checked against (docs/design.md, "A share of each list"): the
-   * ownership of the run's retiring entries and the lock's counts, read with `owns`.
+   * ownership of the run's other entries on the lists and the lock's counts, read with `owns`.
    */
-  quota: { retiring: ItemOwnership[]; shares: OwnershipShares | null } | null;
+  quota: { along: ItemOwnership[]; shares: OwnershipShares | null } | null;
 }
 
 export async function readSection(
   group: GroupContext,
   at: {
     items: readonly Item[];
-    /** The run's retiring entries on the object, read along (owner-bookkeeping.ts `retiringOf`). */
-    retiring: readonly OwnedItem[];
+    /** The run's other entries on the lists, read along (owner-bookkeeping.ts `runListOf`). */
+    along: readonly OwnedItem[];
     ctx: OpContext;
   },
 ): Promise<SectionRead> {
@@ -50,12 +50,12 @@ export async function readSection(
         : await item.op.inspect(ctx, item.params),
     );
   }
-  const read = await groupOwnership(w, { items, extra: at.retiring, lease, fence, ctx, state });
+  const read = await groupOwnership(w, { items, extra: at.along, lease, fence, ctx, state });
   return {
     batch,
     state,
     seen,
     owns: read?.owns ?? null,
-    quota: read ? { retiring: read.extra, shares: read.shares } : null,
+    quota: read ? { along: read.extra, shares: read.shares } : null,
   };
 }
