@@ -18,16 +18,16 @@ import {
 import type { LeaseGrant } from "../shared/schemas/lock";
 import { type CombineSlot, coversAll, isOffered, isTaken, mergeOutcomes, newSlot } from "./combine-queue";
 import { deleteAnswer, pruneAnswers, readAnswer, storeAnswer } from "./combine-store";
-import type { LockContext } from "./lease-core";
+import type { CombineContext } from "./lease-core";
 import type { LeaseRow } from "./lease-rules";
 import { announce, arm, type Effect } from "./lock-effects";
 import { applyOwnerChanges, saveLocator } from "./ownership-store";
 import type { Waiter } from "./waiter-queue";
 
 export class CombineWaiters {
-  readonly #p: LockContext;
+  readonly #p: CombineContext;
 
-  constructor(context: LockContext) {
+  constructor(context: CombineContext) {
     this.#p = context;
   }
 

@@ -23,6 +23,7 @@ import {
   arm,
   type Effect,
   type LeaseLockDeps,
+  LIST_CONTENDED,
   LockEffects,
   type Step,
   SYNC_INDEX,
@@ -36,24 +37,18 @@ const INDEX_RETRY_MS = 30_000;
 /** What a role adds to the alarm: its own aging of what it stores, and the alarm it asks for. */
 export type AlarmWork = (now: number, lease: LeaseRow | null) => Effect[];
 
-/**
- * A role's one context (parent-lock-role.ts, legacy-intents.ts): storage (SQL, typed meta, history),
- * the waiters, the fence, the one commit of effects and the lease steps a role's calls are made of.
- */
-export type LockContext = Pick<
+/** What the parent role builds on (parent-lock-role.ts): its tables, the fence, the lease steps. */
+export type ParentRoleContext = Pick<
   LeaseCore,
-  | "sql"
-  | "storage"
-  | "store"
-  | "queue"
-  | "fence"
-  | "commit"
-  | "acquire"
-  | "extendHeld"
-  | "onHold"
-  | "refusalFor"
-  | "giveUpOverdue"
+  "sql" | "store" | "fence" | "acquire" | "extendHeld" | "onHold"
 >;
+/** What the combining queue builds on (combine-waiters.ts): the waiters and the one commit. */
+export type CombineContext = Pick<
+  LeaseCore,
+  "sql" | "storage" | "store" | "queue" | "commit" | "refusalFor" | "giveUpOverdue"
+>;
+/** What the intents kept before 0.2 are drained with (legacy-intents.ts). */
+export type LegacyContext = Pick<LeaseCore, "sql" | "store" | "fence">;
 
 export class LeaseCore {
   readonly #ctx: DurableObjectState;
@@ -78,6 +73,7 @@ export class LeaseCore {
       env,
       key: () => store.key,
       syncIndexLater: () => this.#index.syncLater(),
+      listContended: () => this.#index.listContended(),
       notify: deps.notify,
     });
     // A waiter's timeout is a transition like any other: its effects are committed here.
@@ -151,7 +147,7 @@ export class LeaseCore {
     const step = this.#run(this.#lease.acquireStep(req));
     if (step.kind === "queued") {
       // Behind the wait: a handoff to this waiter never waits for R2.
-      this.#ctx.waitUntil(this.#index.listContended());
+      this.commit([LIST_CONTENDED]);
       return step.answer;
     }
     const result = answered(step.result);

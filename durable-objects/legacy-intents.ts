@@ -19,7 +19,7 @@ import { legacyIntentsIndexKey } from "../shared/lock-index";
 import type { FencedRequest, LegacyIntentRef } from "../shared/rpc/lease-lock";
 import type { LeaseGrant } from "../shared/schemas/lock";
 import { type Intent, intentSchema } from "../shared/schemas/receipt";
-import type { LockContext } from "./lease-core";
+import type { LegacyContext } from "./lease-core";
 
 /** Meta key: "1" while the index entry is known to exist, "0" once known to be gone. */
 const INDEXED = "pending_indexed";
@@ -30,14 +30,14 @@ function rowId(ref: LegacyIntentRef): string {
 }
 
 export class LegacyIntents {
-  readonly #core: LockContext;
+  readonly #core: LegacyContext;
   readonly #ctx: DurableObjectState;
   readonly #env: Env;
   /** Rows kept: counted once when the object starts (no row is ever added), then by each drain. */
   #rows: number;
   #sync: Promise<void> = Promise.resolve();
 
-  constructor(core: LockContext, ctx: DurableObjectState, env: Env) {
+  constructor(core: LegacyContext, ctx: DurableObjectState, env: Env) {
     this.#core = core;
     this.#ctx = ctx;
     this.#env = env;

@@ -1,7 +1,8 @@
 /**
  * What a lock transition does besides its SQL write, as data (docs/design.md, "Lease protocol"):
  * transitions are synchronous and return their effects; `commit` is the one place that arms the
- * alarm, announces a change to open dashboards, brings the held-lock index in line or tells
+ * alarm, announces a change to open dashboards, brings the held-lock index in line (a contended
+ * lock listed included) or tells
  * operators of a take-over. Committing right after the transition, before the next call is
  * delivered, keeps the order the transition gave them.
  */
@@ -20,6 +21,8 @@ export type Effect =
   | { kind: "announce"; change: LockChange }
   /** Bring the held-lock index in line, in the background (transitions only ever add). */
   | { kind: "sync-index" }
+  /** Another run waits for the held lock: list it in the index, in the background. */
+  | { kind: "list-contended" }
   /** Tell operators a grant took over an expired lease, in the background. */
   | { kind: "took-over"; previous: ExpiredLease; grant: LeaseGrant };
 
@@ -32,6 +35,7 @@ export interface Step<T = undefined> {
 export const arm = (at: number): Effect => ({ kind: "arm", at });
 export const announce = (change: LockChange): Effect => ({ kind: "announce", change });
 export const SYNC_INDEX: Effect = { kind: "sync-index" };
+export const LIST_CONTENDED: Effect = { kind: "list-contended" };
 
 /** A step with no outcome but its effects. */
 export function effectsOnly(effects: Effect[]): Step {
@@ -53,6 +57,7 @@ export interface EffectTargets {
   env: Env;
   key(): string | null;
   syncIndexLater(): void;
+  listContended(): Promise<void>;
   notify: LeaseLockDeps["notify"];
 }
 
@@ -89,6 +94,9 @@ export class LockEffects {
           break;
         case "sync-index":
           this.#t.syncIndexLater();
+          break;
+        case "list-contended":
+          this.#t.ctx.waitUntil(this.#t.listContended());
           break;
         case "took-over": {
           // The SQL write is already made; the output gate holds the send until it is durable.

@@ -26,7 +26,7 @@ import type {
 } from "../shared/schemas/ownership";
 import type { RecentWrite } from "../shared/schemas/recent-writes";
 import { CombineWaiters } from "./combine-waiters";
-import type { LockContext } from "./lease-core";
+import type { CombineContext, ParentRoleContext } from "./lease-core";
 import type { LeaseRow } from "./lease-rules";
 import type { Effect } from "./lock-effects";
 import { LockOwnership } from "./lock-ownership";
@@ -38,11 +38,11 @@ import {
 } from "./recent-writes-store";
 
 export class ParentLockRole {
-  readonly #core: LockContext;
+  readonly #core: ParentRoleContext & CombineContext;
   readonly #ownership: LockOwnership;
   readonly #combining: CombineWaiters;
 
-  constructor(core: LockContext, env: Env) {
+  constructor(core: ParentRoleContext & CombineContext, env: Env) {
     this.#core = core;
     this.#ownership = new LockOwnership(core.sql, core.store, env);
     this.#combining = new CombineWaiters(core);
