@@ -66,16 +66,20 @@ async function apply(scope: string, p: Plan) {
 const webOrigins = async (domain: string) => (await auth0Client(domain, APP_CLIENT))?.web_origins ?? [];
 
 /**
- * The repository holds its share of 5: scope X four origins, scope Y one (`y0`). Y's next plan
- * swaps `y0` for two origins (`lines`): the repository would hold 6.
+ * The repository holds its share of 5: scope X four origins (`xs`), scope Y one (`y0`). Y's next
+ * plan swaps `y0` for `lines`: two origins take the repository to 6.
  */
-async function fullShare(label: string, lines: (c: { c0: string; c1: string }) => Array<[string, string]>) {
+async function fullShare(
+  label: string,
+  lines: (c: { c0: string; c1: string }) => Array<[string, string]>,
+  xs = ["x0", "x1", "x2", "x3"],
+) {
   const t = await tenant(label);
   const [x, y] = [freshPr(), freshPr()];
-  expect((await apply(x, plan(["x0", "x1", "x2", "x3"].map((l) => [l, t.c1])))).status).toBe(200);
+  expect((await apply(x, plan(xs.map((l) => [l, t.c1])))).status).toBe(200);
   expect((await apply(y, plan([["y0", t.c0]]))).status).toBe(200);
   const before = await webOrigins(t.domain);
-  expect(before).toHaveLength(5);
+  expect(before).toHaveLength(xs.length + 1);
   return { ...t, y, before, swapped: await apply(y, plan(lines(t))) };
 }
 
@@ -119,5 +123,21 @@ describe("a scope's lines on one list through two connections are one change to 
     const after = await webOrigins(domain);
     expect(after).toHaveLength(5);
     expect(after).toContain(origin("y1").replace("{scope}", y));
+  });
+
+  it("with room for both (4 of 5 held), each connection's group writes its own and the share ends full", async () => {
+    const { domain, y, swapped } = await fullShare(
+      "quota2both",
+      ({ c0, c1 }) => [
+        ["y1", c1],
+        ["y2", c0],
+      ],
+      ["x0", "x1", "x2"],
+    );
+    expect(swapped.status).toBe(200);
+    expect(swapped.body.lines.map((l) => l.result)).toEqual(["created", "created", "removed"]);
+    const after = await webOrigins(domain);
+    expect(after).toHaveLength(5);
+    for (const label of ["y1", "y2"]) expect(after).toContain(origin(label).replace("{scope}", y));
   });
 });

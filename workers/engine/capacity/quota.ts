@@ -114,10 +114,12 @@ export function planOverQuota(
 export function quotaExceeded(breach: QuotaBreach, owners?: ListOwners): SponsonError {
   const { object, op, share, max, holder, scope, repository } = breach;
   const who = `${holder.environment}/${holder.scope}`;
+  // Under the lease the figures are the run's whole change to the list, not this group's alone.
+  const change = breach.checked === "plan" ? "this plan" : "this run's change";
   const what =
     share === "scope"
-      ? `a scope may hold at most ${max} entries of ${op}'s list there; ${breach.checked === "plan" ? "this plan" : "this write"} would make ${who} hold ${scope.after} (it holds ${scope.holds})`
-      : `the scopes of ${holder.repository.name} may hold at most ${max} entries of ${op}'s list there together; this write would make them hold ${repository?.after ?? scope.after}${repository ? ` (they hold ${repository.holds})` : ""}`;
+      ? `a scope may hold at most ${max} entries of ${op}'s list there; ${change} would make ${who} hold ${scope.after} (it holds ${scope.holds})`
+      : `the scopes of ${holder.repository.name} may hold at most ${max} entries of ${op}'s list there together; ${change} would make them hold ${repository?.after ?? scope.after}${repository ? ` (they hold ${repository.holds})` : ""}`;
   const mine = owners?.scopes ?? [];
   const remedy =
     share === "scope"

@@ -68,6 +68,7 @@ export async function applyLines(ctx: RunContext, lines: readonly ResolvedLine[]
     changes.push({ item, action: "create", line, ...(reclaim ? { inLedger: true as const } : {}) });
   }
   // Distinct objects one at a time, each in one critical section; none once a line failed.
+  writer.expect(run.failed ? [] : changes);
   for (const group of run.failed ? [] : groupChanges(changes)) {
     try {
       const outcomes = await writer.writeGroup(group, waiting);
@@ -87,6 +88,7 @@ export async function applyLines(ctx: RunContext, lines: readonly ResolvedLine[]
     }
   }
 
+  writer.expect([]);
   // Groups finish out of plan order; the result lists lines as the plan does.
   run.orderLines(lines.map((l) => l.id));
 

@@ -19,6 +19,7 @@ import type { Change, Decided } from "../rules/group-decisions";
 import { CriticalSection } from "./critical-section";
 import { Fence } from "./fence";
 import type { GroupContext } from "./group-context";
+import { runListOf } from "./owner-bookkeeping";
 import { withParent } from "./parent-lease";
 import type { SectionOutcome } from "./section-io";
 import { fault, type WaitPolicy, type WriterParts } from "./writer-parts";
@@ -61,7 +62,16 @@ export class GroupWrite {
     const w = this.#w;
     const first = this.#first;
     // A removal that may only leave is never queued: a holder would decide it as a plain removal.
-    if (combines(w, first) && !this.#changes.some((c) => c.leaveOnly)) return this.#combined(waiting);
+    // Nor is a group whose run adds to the same list through another group: a holder checks a
+    // waiter's share without its plan, and the run's change to a list is decided whole, by itself
+    // (docs/design.md, "A share of each list").
+    const alone =
+      this.#changes.some((c) => c.leaveOnly) ||
+      runListOf(
+        w,
+        this.#changes.map((c) => c.item),
+      ).elsewhere.length > 0;
+    if (combines(w, first) && !alone) return this.#combined(waiting);
     return withParent(w, { first, waiting, items: this.#changes.map((c) => c.item) }, (lease) =>
       this.#underLease(lease, { own: this.#changes, takeQueue: false }),
     );

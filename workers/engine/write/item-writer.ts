@@ -40,9 +40,22 @@ export class ItemWriter {
    * `inDoubt`: the run's, when it writes through several writers (an adoption's scopes, all
    * under one holder); else this writer's own.
    */
-  constructor({ inDoubt, ...parts }: Omit<WriterParts, "inDoubt"> & { inDoubt?: Set<string> }) {
+  /** WriterParts.ahead: the run's creates not written yet, set by `expect`. */
+  readonly #ahead = new Set<Change>();
+
+  constructor({ inDoubt, ...parts }: Omit<WriterParts, "inDoubt" | "ahead"> & { inDoubt?: Set<string> }) {
     this.#inDoubt = inDoubt ?? new Set();
-    this.#w = { ...parts, inDoubt: this.#inDoubt };
+    this.#w = { ...parts, inDoubt: this.#inDoubt, ahead: this.#ahead };
+  }
+
+  /**
+   * The creates the run's groups are about to write, each group's leaving as it is written (or
+   * all, `expect([])`, once the run stops writing them): a group's share of a list counts what its
+   * run's later groups add there (owner-bookkeeping.ts `runListOf`).
+   */
+  expect(changes: readonly Change[]): void {
+    this.#ahead.clear();
+    for (const change of changes) if (change.action === "create") this.#ahead.add(change);
   }
 
   context(item: Item) {
@@ -113,6 +126,7 @@ export class ItemWriter {
       throw err;
     } finally {
       if (group.inDoubt) this.#inDoubt.add(first.parent ?? first.key);
+      for (const change of changes) this.#ahead.delete(change);
     }
     // After the lease: the ledger says what happened; the run's next receipt save keeps it.
     // A remove resolves the run's create intent of the item too (rollback's case): only now.

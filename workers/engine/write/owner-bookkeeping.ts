@@ -50,10 +50,10 @@ export interface RunList {
    */
   retiring: OwnedItem[];
   /**
-   * Entries the plan names on the same lists that another group of the run writes (the object
-   * reached through another connection: another group write, under its own lease). The run's change
+   * Entries the run's later groups create or join on the same lists (`WriterParts.ahead`: the object
+   * reached through another connection, another group write under its own lease). The run's change
    * to a list is one: the first group decides it whole, these counted as the scope's already.
-   * `inLedger`: the scope's ledger names it (held, as a claim-back is).
+   * `inLedger`: a claim-back of what its ledger names (`Change.inLedger`), held already.
    */
   elsewhere: Array<OwnedItem & { inLedger: boolean }>;
 }
@@ -64,18 +64,14 @@ export function runListOf(w: WriterParts, items: readonly Item[]): RunList {
   if (!planned || parent === null) return { retiring: [], elsewhere: [] };
   const ops = new Set(items.map((i) => i.opName));
   const onList = (e: { op: string; parent: string | null }) => e.parent === parent && ops.has(e.op);
-  const { ledger } = w.session.receipt;
-  const retiring = ledger
+  const retiring = w.session.receipt.ledger
     .filter((e) => onList(e) && !planned.some((p) => sameItem(p, e)))
     .map((e) => ({ op: e.op, key: e.key }));
   const elsewhere = new Map<string, OwnedItem & { inLedger: boolean }>();
-  for (const p of planned) {
-    if (!onList(p) || items.some((i) => i.opName === p.op && i.key === p.key)) continue;
-    elsewhere.set(`${p.op}\n${p.key}`, {
-      op: p.op,
-      key: p.key,
-      inLedger: ledger.some((e) => sameItem(p, e)),
-    });
+  for (const { item, inLedger } of w.ahead ?? []) {
+    const ref = { op: item.opName, key: item.key, parent: item.parent };
+    if (!onList(ref) || items.some((i) => i.opName === ref.op && i.key === ref.key)) continue;
+    elsewhere.set(`${ref.op}\n${ref.key}`, { op: ref.op, key: ref.key, inLedger: inLedger === true });
   }
   return { retiring, elsewhere: [...elsewhere.values()] };
 }

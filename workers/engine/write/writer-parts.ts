@@ -27,6 +27,12 @@ export interface WriterParts {
    * holding (docs/design.md, "A share of each list"); undefined for a run that only removes.
    */
   readonly planned?: readonly ItemRef[];
+  /**
+   * Apply only: the creates of the run's groups still to be written (`ItemWriter.expect`): what
+   * its later groups add to a list its present group writes too, through another connection
+   * (docs/design.md, "A share of each list"). Empty once the run's creates are done.
+   */
+  readonly ahead?: ReadonlySet<Change>;
 }
 
 /** How a lease is asked for: waiting in line or not, and until when (docs/design.md, "Lease protocol"). */
