@@ -9,7 +9,9 @@
  * parent lease then ends by a quiet release. A write whose outcome is unknown fails LOCK_LOST
  * saying so, and its lease is abandoned where it may be lost (the lock-delay of its expiry covers a
  * late landing) or released quietly where it is held; every evicted scope's lease held for it
- * (`guard`) is abandoned, so no new run of that scope starts before a late removal lands.
+ * (`guard`) is abandoned, so no new run of that scope starts before a late removal lands. What is
+ * owed when is one phase, stepped by the pure `fenceStep` (fence-phase.ts); this class carries out
+ * the effect each step returns.
  */
 import { isSponsonError, SponsonError } from "../../../shared/errors";
 import type { OwnedItem, OwnerChange, OwnershipView } from "../../../shared/schemas/ownership";
@@ -18,15 +20,17 @@ import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
 import type { ParentLease } from "../../locks/parent-lock";
 import { SimulatedCrash } from "../deps";
+import {
+  type FenceEffect,
+  type FenceEvent,
+  type FencePhase,
+  fenceStart,
+  fenceStep,
+  type ParentCheckAfter,
+} from "./fence-phase";
 import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { PartlySent } from "./provider-write";
 import { mayHaveLanded, UnansweredItems } from "./unanswered";
-
-/**
- * What stands for the parent's check after the write: a renewal of its own, a token-checked call
- * that follows anyway (`follow`), or the release that ends the lease (`releaseAfterWrite`).
- */
-export type ParentCheckAfter = "renew" | "call" | "release";
 
 export interface FenceLeases {
   /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
@@ -40,18 +44,8 @@ export interface FenceLeases {
 
 export class Fence {
   readonly #leases: FenceLeases;
-  /** The claims were the last parent call: they renewed the lease, the check before the write. */
-  #claimedLast = false;
-  /** Something was written: later parent calls stand for its check after (`follow`). */
-  #wrote = false;
-  /** Parent calls after the write that stand for its check after (`afterWrite`'s argument). */
-  #parentCheckOwed = false;
-  /** The parent's release is its check after the write (`releaseAfterWrite`). */
-  #releaseOwed = false;
-  /** A send of several requests wrote part of its changes, and no check after it was made yet. */
-  #sentUnchecked = false;
-  /** A write under this fence has an unknown outcome: the run takes the object no more. */
-  #inDoubt = false;
+  /** What is owed around the write (fence-phase.ts): changed only by `#step`. */
+  #phase: FencePhase;
   /**
    * Every lease the write is made under, read at each request (fenced-fetch.ts): the run's scope's,
    * the parent's and each evicted scope's while it is held (`guard`).
@@ -62,7 +56,15 @@ export class Fence {
 
   constructor(leases: FenceLeases) {
     this.#leases = leases;
+    this.#phase = fenceStart(leases.checkAfter);
     this.#fencing = [leases.scope, leases.parent];
+  }
+
+  /** One step of the phase (fenceStep): the next phase kept, the effect to carry out returned. */
+  #step(event: FenceEvent): FenceEffect {
+    const { phase, effect } = fenceStep(this.#phase, event);
+    this.#phase = phase;
+    return effect;
   }
 
   /** An evicted scope's lease joins the fence while held: checked per request, abandoned on doubt. */
@@ -80,7 +82,7 @@ export class Fence {
 
   /** Whether a write under this fence has an unknown outcome (its lease abandoned or quietly released). */
   get inDoubt(): boolean {
-    return this.#inDoubt;
+    return this.#phase.stage === "in-doubt";
   }
 
   /** The items a write attempt under this lease got no answer for: no later request writes them. */
@@ -110,7 +112,7 @@ export class Fence {
    */
   async owners(items: OwnedItem[]): Promise<OwnershipView> {
     const parent = this.#leases.parent as ParentLease;
-    this.#claimedLast = false;
+    this.#step({ kind: "other-call" });
     return parent.grantedOwners(items) ?? (await parent.owners(items));
   }
 
@@ -119,25 +121,24 @@ export class Fence {
    * lease at the object: made last before the write, they are the parent's check before it.
    */
   async claim(changes: OwnerChange[]): Promise<void> {
-    this.#claimedLast = false;
+    this.#step({ kind: "other-call" });
     if (changes.length === 0 || !this.#leases.parent) return;
     await this.#leases.parent.changeOwners(changes);
-    this.#claimedLast = true;
+    this.#step({ kind: "claimed" });
   }
 
   /** A refused write's claims taken back: no check before a write (ParentLease.withdrawOwners). */
   async withdraw(changes: OwnerChange[]): Promise<void> {
-    this.#claimedLast = false;
+    this.#step({ kind: "other-call" });
     if (changes.length > 0) await this.#leases.parent?.withdrawOwners(changes);
   }
 
   /** Both leases held right now: the scope's locally, the parent's by the claims or a round trip. */
   async beforeWrite(): Promise<void> {
     const { scope, parent } = this.#leases;
-    const claimed = this.#claimedLast;
-    this.#claimedLast = false;
+    const effect = this.#step({ kind: "before-write" });
     scope?.assertHeld();
-    if (claimed) parent?.assertHeld();
+    if (effect === "assert-held") parent?.assertHeld();
     else await parent?.check();
     // An evicted scope's lease past its deadline since its check: nothing is sent, and the group is
     // decided again (that check then drops it), rather than a send refused as an unknown outcome.
@@ -163,10 +164,7 @@ export class Fence {
       // A send of several wrote before it failed: the check after is owed (a parent call made next
       // stands for it; `failure` makes it when the group fails first).
       const failure = err instanceof PartlySent ? err.failure : err;
-      if (err instanceof PartlySent && this.#leases.checkAfter) {
-        this.#owe("call");
-        this.#sentUnchecked = true;
-      }
+      if (err instanceof PartlySent) this.#step({ kind: "sent-partly" });
       // A precondition refusal wrote nothing; a provider's own answer says what happened. No
       // answer at all (the lease ran out, the request timed out, the connection broke) says nothing.
       if (failure instanceof StaleState || !mayHaveLanded(failure)) throw err;
@@ -181,8 +179,7 @@ export class Fence {
    * made first. The lease lost, the outcome is unknown; held, the failure stands as it is.
    */
   async failure(err: unknown): Promise<unknown> {
-    if (!this.#sentUnchecked || this.#inDoubt || err instanceof SimulatedCrash) return err;
-    this.#sentUnchecked = false;
+    if (this.#step({ kind: "failure", crash: err instanceof SimulatedCrash }) !== "check-both") return err;
     try {
       await this.#leases.parent?.check();
       await this.#leases.scope?.check();
@@ -192,30 +189,23 @@ export class Fence {
     return err;
   }
 
-  /** Something was written: the check after it is owed, by the means `after` names. */
-  #owe(after: ParentCheckAfter): void {
-    if (!this.#leases.checkAfter) return;
-    this.#wrote = true;
-    this.#parentCheckOwed = after === "call";
-    this.#releaseOwed = after === "release" && this.#leases.parent !== null;
-  }
-
   /**
    * The check after the write: the parent's renewal (unless a call or the release stands for it),
    * then the scope's. The scope's stays a renewal: its release comes only after the run's result
    * and receipt save, too late to reopen what this group reports.
    */
   async afterWrite(after: ParentCheckAfter = "renew"): Promise<void> {
-    if (!this.#leases.checkAfter) return;
-    this.#owe(after);
+    const { scope, parent } = this.#leases;
+    const effect = this.#step({ kind: "written", after });
+    if (effect === "none") return;
     try {
-      if (after === "renew") await this.#leases.parent?.check();
-      await this.#leases.scope?.check();
+      if (effect === "renew-both") await parent?.check();
+      await scope?.check();
     } catch (err) {
       throw this.unknownOutcome(err);
     }
     // What is left of the check (a call that follows, the release) is owed as for any write.
-    this.#sentUnchecked = false;
+    this.#step({ kind: "checked-after", after, parent: parent !== null });
   }
 
   /**
@@ -227,15 +217,15 @@ export class Fence {
    * parent's) makes the check it stands for, and stands only if the lease is still held.
    */
   async follow<T>(call: () => Promise<T>, parentFenced = true): Promise<T> {
-    this.#claimedLast = false;
-    if (!this.#wrote) return call();
+    if (this.#step({ kind: "follow" }) === "plain-call") return call();
     try {
       return await call();
     } catch (err) {
-      if (parentFenced && this.#parentCheckOwed && isSponsonError(err) && err.code === "LOCK_LOST")
-        throw this.unknownOutcome(err);
+      const refused = parentFenced && isSponsonError(err) && err.code === "LOCK_LOST";
+      const effect = this.#step({ kind: refused ? "call-refused" : "call-failed" });
+      if (effect === "unknown-outcome") throw this.unknownOutcome(err);
       try {
-        await this.#leases.parent?.check();
+        if (effect === "check-parent") await this.#leases.parent?.check();
       } catch (lost) {
         throw this.unknownOutcome(lost);
       }
@@ -254,8 +244,7 @@ export class Fence {
    */
   async releaseAfterWrite(): Promise<void> {
     const parent = this.#leases.parent;
-    if (!this.#releaseOwed || !parent) return;
-    this.#releaseOwed = false;
+    if (this.#step({ kind: "release" }) !== "release-as-check" || !parent) return;
     try {
       parent.assertHeld();
     } catch (err) {
@@ -283,8 +272,8 @@ export class Fence {
     if (parent) {
       if (lost) parent.abandon("a provider write under it has an unknown outcome");
       else parent.writeMayLand();
-      this.#inDoubt = true;
     }
+    this.#step({ kind: "doubt", parent: parent !== null });
     for (const lease of this.#guarded) lease.abandon("an evicting write under it has an unknown outcome");
     const reason = cause instanceof Error ? cause.message : String(cause);
     const why = lost

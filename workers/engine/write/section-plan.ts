@@ -13,7 +13,7 @@ import {
   type Participant,
   withOwnerChanges,
 } from "../rules/group-decisions";
-import type { ParentCheckAfter } from "./fence";
+import type { ParentCheckAfter } from "./fence-phase";
 import { withSent } from "./refused-write";
 
 /** One attempt's group as read: who takes part, each item's inspection and ownership, in order. */
@@ -115,7 +115,7 @@ export interface WritePlan {
   writes: Decided[];
   /** Every change of the group: an earlier attempt's sent ones placed among this one's decisions. */
   whole: Decided[];
-  /** The parent's check after the write (fence.ts `ParentCheckAfter`). */
+  /** The parent's check after the write (fence-phase.ts `ParentCheckAfter`). */
   after: ParentCheckAfter;
 }
 
