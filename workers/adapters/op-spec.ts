@@ -53,6 +53,11 @@ export interface OpSpec<Config = Record<string, unknown>> {
   /** Set when the item is an origin (a web-origins or CORS list), not a URL; see `OriginItems`. */
   readonly origin?: OriginItems;
   /**
+   * Set when an item, a bare host, also admits every name under it (Turnstile's hostnames): the URL
+   * shape check judges it as `*.<item>` (shared/url-shape.ts; docs/design.md, "Security model").
+   */
+  readonly coversSubdomains?: boolean;
+  /**
    * For an op whose key is not the item param's value alone (Entra: `<kind>:<url>`): the params a
    * key of `list` stands for, or null when it is not one. Another item of the list is then
    * `{ ...params, ...paramsOfKey(key) }`.
