@@ -99,6 +99,12 @@ export interface ListCapacity {
   /** A lower cap in a documented case (Entra: 100 when personal Microsoft accounts sign in). */
   readonly lower?: { readonly maxEntries: number; readonly when: string };
   /**
+   * A higher cap the provider documents for another plan (Turnstile: 200 hostnames on Enterprise).
+   * `maxEntries` is the cap every account has; a connection's `capacity` may raise it up to this
+   * one, since no read says which plan an account is on (docs/design.md, "Lists at their cap").
+   */
+  readonly higher?: { readonly maxEntries: number; readonly when: string };
+  /**
    * When the op's items are not what the cap counts (S3: the cap counts rules, an item is an
    * origin in one): what a LIST_FULL answer's per-owner figures count, and how removing them frees
    * room, so the answer says which figure is which (docs/design.md, "Who holds a full list").
