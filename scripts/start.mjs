@@ -91,6 +91,7 @@ const envFile = writeStartEnv({
   COGNITO_SECRET_ACCESS_KEY: "local-demo-cognito-secret",
   KEYCLOAK_CLIENT_SECRET: "local-demo-keycloak-secret",
   CLERK_SECRET_KEY: "sk_test_localdemoclerksecretkey0000",
+  TURNSTILE_API_TOKEN: "local-demo-turnstile-api-token",
   ...webhooks.vars,
   ...accessEnv,
   ...federationEnv,

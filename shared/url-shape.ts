@@ -10,7 +10,9 @@
  * - `publicSuffixWildcard`: a wildcard label whose rest is a public suffix (`*.vercel.app`,
  *   `*-site.netlify.app`, `*.com`) matches a site anyone can create there. The Public Suffix List
  *   with its private section (tldts) knows which rests are suffixes: `vercel.app` is, like `co.uk`;
- *   `preview.example.com` is not. A bare `*` (CORS) covers every domain.
+ *   `preview.example.com` is not. A bare `*` (CORS) covers every domain. An item whose op says it
+ *   admits its subdomains (`coversSubdomains`: Turnstile's hostnames) is the wildcard `*.<item>`:
+ *   `vercel.app` there covers every site under it, as `*.vercel.app` does in a redirect list.
  * - `plainHttp`: an `http://` item sends the redirect, and the code or token it carries, in the
  *   clear. Loopback (`localhost`, `127.0.0.1`, `[::1]`) never leaves the machine and is allowed.
  *
@@ -40,8 +42,15 @@ export interface ShapeProblem {
   message: string;
 }
 
+/** What an op says of its items beyond their text (`OpSpec.coversSubdomains`). */
+export interface ItemShape {
+  /** An item, a bare host, also admits every name under it (Turnstile's hostnames). */
+  coversSubdomains?: boolean;
+}
+
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
 const PSL_OPTIONS = { allowPrivateDomains: true, extractHostname: false, validateHostname: false } as const;
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
 /** The rest a wildcard covers every registrable name of, or null when the host has no wildcard. */
 function wildcardRest(host: string): string | null {
@@ -67,6 +76,20 @@ function publicSuffixProblem(item: string, host: string): ShapeProblem | null {
       `item "${item}": ${covers}. Write the deployment's own URL instead (e.g. \`{vars.url}\` with ` +
       "`--var url=<the URL your deploy step printed>`), or a wildcard under a domain you own " +
       "(`https://*.preview.example.com`)",
+  };
+}
+
+/** A host that admits its subdomains is `*.<host>`: refused when the host is a public suffix itself. */
+function subdomainsProblem(item: string, host: string): ShapeProblem | null {
+  if (host === "" || LOOPBACK_HOSTS.has(host) || IPV4.test(host)) return null;
+  if (getDomain(host, PSL_OPTIONS) !== null) return null;
+  return {
+    rule: "urlChecks.publicSuffixWildcard",
+    message:
+      `item "${item}": the item admits its subdomains, so it covers every name under ${host}, a public ` +
+      "suffix (Public Suffix List): anyone can create a site there that it admits. Write the " +
+      "deployment's own host instead (e.g. `{vars.host}` with `--var host=<the host your deploy step " +
+      "printed>`), or a domain you own (`preview.example.com`)",
   };
 }
 
@@ -101,15 +124,22 @@ function plainHttpProblem(item: string, parts: ItemHost): ShapeProblem | null {
 
 /**
  * The rules `item` breaks: the host as written first (always), then those `checks` turns on, in
- * URL_CHECK_RULES order, judged on the host a browser reads; [] when none.
+ * URL_CHECK_RULES order, judged on the host a browser reads (as `*.<host>` when `shape` says the
+ * item admits its subdomains); [] when none.
  */
-export function itemShapeProblems(item: string, checks: UrlChecks = ALL_URL_CHECKS): ShapeProblem[] {
+export function itemShapeProblems(
+  item: string,
+  checks: UrlChecks = ALL_URL_CHECKS,
+  shape: ItemShape = {},
+): ShapeProblem[] {
   const parts = itemHost(item);
   const webHost = parts.scheme === null || parts.scheme === "http" || parts.scheme === "https";
   const problems: ShapeProblem[] = [];
   const misread = webHost ? hostAsWrittenProblem(item, parts) : null;
   if (misread) problems.push(misread);
-  const wildcard = checks.publicSuffixWildcard && webHost ? publicSuffixProblem(item, parts.host) : null;
+  const wildcardOf =
+    shape.coversSubdomains && wildcardRest(parts.host) === null ? subdomainsProblem : publicSuffixProblem;
+  const wildcard = checks.publicSuffixWildcard && webHost ? wildcardOf(item, parts.host) : null;
   if (wildcard) problems.push(wildcard);
   const http = checks.plainHttp ? plainHttpProblem(item, parts) : null;
   if (http) problems.push(http);

@@ -179,7 +179,7 @@ function lineProblems(line: Line, index: number, vars: Readonly<Record<string, s
   if (item === undefined || unfilled.has(op.itemParam)) return problems;
   const empty = emptySegmentText({ template: line.params[op.itemParam] ?? "", fill, show: showValue });
   if (empty !== null) add(`${at}.params.${op.itemParam}`, empty);
-  for (const problem of itemShapeProblems(item))
+  for (const problem of itemShapeProblems(item, undefined, { coversSubdomains: op.coversSubdomains }))
     add(`${at}.params.${op.itemParam}`, `${problem.rule}: ${problem.message}`);
   return problems;
 }

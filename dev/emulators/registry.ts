@@ -2,6 +2,7 @@
 import { auth0Emulator } from "./auth0";
 import { stsEmulator } from "./aws-sts";
 import { clerkEmulator } from "./clerk";
+import { cloudflareApiEmulator } from "./cloudflare";
 import { cognitoEmulator } from "./cognito";
 import type { ProviderEmulatorModule } from "./emulator";
 import { entraLoginEmulator, graphEmulator } from "./entra";
@@ -16,7 +17,6 @@ import { kindeEmulator } from "./kinde";
 import { notificationSinkEmulator } from "./notification-sink";
 import { oidcIssuerEmulator } from "./oidc-issuer";
 import { oktaEmulator } from "./okta";
-import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
 import { supabaseEmulator } from "./supabase";
 
@@ -28,7 +28,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   gcsEmulator,
   oktaEmulator,
   kindeEmulator,
-  r2CorsEmulator,
+  cloudflareApiEmulator,
   s3Emulator,
   iamEmulator,
   entraLoginEmulator,

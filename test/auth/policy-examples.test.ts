@@ -39,6 +39,7 @@ const PREVIEW_PARENTS = [
   "cognito:us-east-1:us-east-1_sponsonDemo:client:sponsondemoclient0000000000",
   "keycloak:keycloak.sponson-demo.example.com:realm:previews:client:preview-app",
   "clerk:instance:ins_sponsondemo",
+  "turnstile:5b0b5b0b5b0b5b0b5b0b5b0b5b0bde70:widget:0x4AAAAAAAsponson-demo",
   "auth0:sponson-demo.us.auth0.com:client:federated-app",
   "okta:sponson-demo.okta.com:app:0oasponsonfedapp",
 ];

@@ -55,6 +55,7 @@ const NAMES = [
   "COGNITO_SECRET_ACCESS_KEY",
   "KEYCLOAK_CLIENT_SECRET",
   "CLERK_SECRET_KEY",
+  "TURNSTILE_API_TOKEN",
 ];
 const secretList = (names: string[]) =>
   JSON.stringify(

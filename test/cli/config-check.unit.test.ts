@@ -55,6 +55,7 @@ const SECRETS = {
   COGNITO_SECRET_ACCESS_KEY: "cognito-value",
   KEYCLOAK_CLIENT_SECRET: "keycloak-value",
   CLERK_SECRET_KEY: "sk_test_clerkvalue",
+  TURNSTILE_API_TOKEN: "turnstile-value",
 };
 const envFile = (secrets: Record<string, string>) =>
   Object.entries(secrets)

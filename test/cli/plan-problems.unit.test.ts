@@ -227,3 +227,27 @@ describe("the offline URL shape check reads the host as a browser does (Node's W
     ]);
   });
 });
+
+describe("an item that admits its subdomains (Turnstile's hostnames), offline as in the service", () => {
+  const hostnameLine = (hostname: string) => ({
+    id: "widget",
+    op: "turnstile.hostname",
+    connection: "demo-turnstile",
+    params: { sitekey: "0x4AAAAAAAsponson-demo", hostname },
+  });
+
+  it.each(["vercel.app", "pages.dev", "com"])(
+    "%s, a public suffix, is a wildcard over it: refused",
+    (host) => {
+      const [problem, ...rest] = planProblems({ version: 2, lines: [hostnameLine(host)] });
+      expect(rest).toEqual([]);
+      expect(problem?.path).toBe("lines.0(widget).params.hostname");
+      expect(problem?.message).toMatch(/^urlChecks\.publicSuffixWildcard: .*covers every name under/);
+    },
+  );
+
+  it("the control: a preview's own host from CI is fine", () => {
+    const plan = { version: 2, lines: [hostnameLine("{vars.host}")] };
+    expect(planProblems(plan, { host: "web-git-feat-x-acme.vercel.app" })).toEqual([]);
+  });
+});

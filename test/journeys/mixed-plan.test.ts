@@ -1,5 +1,5 @@
 /**
- * One plan mixing every provider (examples/all-providers.plan.json, all thirteen, and a keyless
+ * One plan mixing every provider (examples/all-providers.plan.json, all fourteen, and a keyless
  * connection of every federated family: gcs-, firebase-, google-, s3-, cognito-, entra-, auth0- and
  * okta-federated, the service being the issuer the demo states trust) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
@@ -23,6 +23,7 @@ import { DEMO_OKTA } from "../../dev/emulators/okta/demo";
 import { DEMO_R2 } from "../../dev/emulators/r2cors/demo";
 import { DEMO_ACCESS_KEY } from "../../dev/emulators/s3";
 import { DEMO_SUPABASE } from "../../dev/emulators/supabase/demo";
+import { DEMO_TURNSTILE } from "../../dev/emulators/turnstile";
 import example from "../../examples/all-providers.plan.json";
 import demoConnections from "../../examples/connections.local.json";
 import { planSchema } from "../../shared/schemas/plan";
@@ -39,6 +40,7 @@ import { oktaApp } from "../helpers/emulators-okta";
 import { r2Bucket } from "../helpers/emulators-r2cors";
 import { s3Bucket } from "../helpers/emulators-s3";
 import { supabaseAuthConfig } from "../helpers/emulators-supabase";
+import { turnstileWidgetNow } from "../helpers/emulators-turnstile";
 
 /** The example as the API validates it (a malformed example fails here, not in the README). */
 const plan = planSchema.parse(example);
@@ -144,6 +146,9 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
       ...redirects.map((r) => `redirect: ${r.url}`),
     ];
   },
+  async turnstile() {
+    return (await turnstileWidgetNow(DEMO_TURNSTILE.account, DEMO_TURNSTILE.sitekey))?.domains ?? [];
+  },
 };
 
 /** What the demo objects hold before any scope touched them. */
@@ -165,6 +170,7 @@ const DEMO_ENTRIES: Record<string, string[]> = {
     "logout: http://localhost:3000/",
   ],
   clerk: [`origin: ${DEMO_CLERK.origin}`, `redirect: ${DEMO_CLERK.redirectUrl}`],
+  turnstile: ["app.example.com"],
 };
 
 /** The entries scope pr-<n> owns in each provider object. */
@@ -184,6 +190,7 @@ function owned(n: string): Record<string, string[]> {
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
     clerk: [`origin: https://${host}`, `redirect: https://${host}/sso-callback`],
+    turnstile: [host],
     "auth0-federated": [`callbacks: https://${host}/callback`],
     "okta-federated": [`redirect: https://${host}/callback`],
   };
@@ -237,6 +244,7 @@ async function demoSecrets(): Promise<Record<string, string>> {
     COGNITO_SECRET_ACCESS_KEY: DEMO_COGNITO.secret,
     KEYCLOAK_CLIENT_SECRET: DEMO_KEYCLOAK.clientSecret,
     CLERK_SECRET_KEY: DEMO_CLERK.secretKey,
+    TURNSTILE_API_TOKEN: DEMO_TURNSTILE.token,
   };
 }
 

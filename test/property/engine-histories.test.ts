@@ -47,7 +47,7 @@ const REPLAY: { seed: number; path?: string } | null = null;
 
 /**
  * Provider failures and two runs on one scope at once are this file's alone; shared entries,
- * crashes and concurrent scopes on all eleven providers are ./shared-histories.test.ts's, which
+ * crashes and concurrent scopes on every provider are ./shared-histories.test.ts's, which
  * takes the rest of the suite's time.
  */
 const NUM_RUNS = Number(viteEnv.VITE_PROPERTY_RUNS ?? 60);

@@ -22,10 +22,12 @@ import { APP_ID as OKTA_APP, oktaOrg } from "../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../adapters/r2cors/r2-bucket";
 import { s3BucketWithCors } from "../adapters/s3/s3-bucket";
 import { supabaseProject } from "../adapters/supabase/supabase-project";
-import { connectionOf } from "../helpers/connections";
+import { turnstileWidgetWith } from "../adapters/turnstile/turnstile-widget";
+import { connectionOf, registerConnection } from "../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
 import { COGNITO_REGION } from "../helpers/emulators-cognito";
 import { S3_REGION } from "../helpers/emulators-s3";
+import { seedTurnstile } from "../helpers/emulators-turnstile";
 import { APP_CLIENT, auth0Connection, TEST_M2M } from "../helpers/plans";
 
 export const PROVIDER_NAMES = [
@@ -42,6 +44,7 @@ export const PROVIDER_NAMES = [
   "cognito",
   "keycloak",
   "clerk",
+  "turnstile",
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
@@ -282,6 +285,26 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       plan: planOf("clerk.allowedOrigin", conn, (host) => ({ origin: origin(host) })),
       entry: origin,
       entries: async () => (await c.stored())?.allowed_origins ?? [],
+    };
+  },
+  async turnstile(foreign) {
+    // Up to 12 hostnames (2 foreign, 2 shared, 2 of each of 4 scopes): past the Free plan's 10, so
+    // the account is Enterprise and the connection raises the cap to its 200.
+    const w = await turnstileWidgetWith([...foreign]);
+    await seedTurnstile({ plan: [w.account, { hostnames: 200 }] });
+    connections += 1;
+    const conn = registerConnection(`property-turnstile-${connections}`, {
+      type: "turnstile",
+      config: { accountId: w.account },
+      secrets: { apiToken: "PROPERTY_TURNSTILE_TOKEN" },
+      capacity: { "turnstile.hostname": 200 },
+    });
+    return {
+      provider: "turnstile",
+      secrets: { PROPERTY_TURNSTILE_TOKEN: w.token },
+      plan: planOf("turnstile.hostname", conn, (host) => ({ sitekey: w.sitekey, hostname: host })),
+      entry: (host) => host,
+      entries: async () => (await w.stored())?.domains ?? [],
     };
   },
 };

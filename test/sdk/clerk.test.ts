@@ -4,7 +4,7 @@
  * from the ClerkErrors envelope, and a 429's `Retry-After` as the SDK parses it. The SDK is
  * pointed at the emulator server with its own `apiUrl` option (it appends `/v1/…` itself).
  */
-import { createClerkClient } from "@clerk/backend";
+import { createClerkClient, verifyToken } from "@clerk/backend";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   CLERK_HOST,
@@ -18,6 +18,8 @@ import { configure, dump, emulatorsUrl, seed } from "./emulators";
 const id = crypto.randomUUID().replaceAll("-", "");
 const INSTANCE = `ins_sdk${id.slice(0, 16)}`;
 const SECRET_KEY = `sk_live_sdk${id}`;
+/** Clerk's words for a secret key it does not know (message and long_message alike). */
+const BAD_KEY = "The provided Clerk Secret Key is invalid. Make sure that your Clerk Secret Key is correct.";
 const SEEDED = Array.from({ length: 12 }, (_, i) => `my-app-${i}://oauth-callback`);
 
 beforeAll(async () => {
@@ -91,8 +93,26 @@ describe("clerk backend SDK", () => {
     expect(err).toMatchObject({ status: 429, retryAfter: 2, errors: [{ code: "too_many_requests" }] });
   });
 
-  it("an unknown secret key is 401 authentication_invalid", async () => {
+  it("an unknown secret key is 401 clerk_key_invalid, worded as Clerk words it", async () => {
     const err = await caught(clerk("sk_live_nobody").instance.get());
-    expect(err).toMatchObject({ status: 401, errors: [{ code: "authentication_invalid" }] });
+    expect(err).toMatchObject({
+      status: 401,
+      errors: [{ code: "clerk_key_invalid", message: BAD_KEY, longMessage: BAD_KEY }],
+    });
+  });
+
+  it("the SDK's own check for a bad key (verifyToken's JWKS fetch) finds clerk_key_invalid and shows its message", async () => {
+    const jwt = [{ alg: "RS256", kid: "ins_sdk_kid", typ: "JWT" }, { sub: "user_1" }]
+      .map((part) => Buffer.from(JSON.stringify(part)).toString("base64url"))
+      .concat("c2ln")
+      .join(".");
+    const refused = await caught(
+      verifyToken(jwt, {
+        secretKey: "sk_live_nobody",
+        apiUrl: `${emulatorsUrl()}/v1/emulators/${CLERK_HOST}`,
+      }),
+    );
+    // Any other 401 body reads "Error loading Clerk JWKS … with code=401", reason jwk-remote-failed-to-load.
+    expect(refused).toMatchObject({ reason: "secret-key-invalid", message: BAD_KEY });
   });
 });

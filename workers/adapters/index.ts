@@ -14,6 +14,7 @@ import type { ProviderAdapter } from "./op-spec";
 import { r2CorsAdapter } from "./r2cors";
 import { s3Adapter } from "./s3";
 import { supabaseAdapter } from "./supabase";
+import { turnstileAdapter } from "./turnstile";
 
 export const ADAPTERS: readonly ProviderAdapter[] = [
   auth0Adapter,
@@ -29,4 +30,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   cognitoAdapter,
   keycloakAdapter,
   clerkAdapter,
+  turnstileAdapter,
 ];

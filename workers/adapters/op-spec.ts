@@ -53,6 +53,11 @@ export interface OpSpec<Config = Record<string, unknown>> {
   /** Set when the item is an origin (a web-origins or CORS list), not a URL; see `OriginItems`. */
   readonly origin?: OriginItems;
   /**
+   * Set when an item, a bare host, also admits every name under it (Turnstile's hostnames): the URL
+   * shape check judges it as `*.<item>` (shared/url-shape.ts; docs/design.md, "Security model").
+   */
+  readonly coversSubdomains?: boolean;
+  /**
    * For an op whose key is not the item param's value alone (Entra: `<kind>:<url>`): the params a
    * key of `list` stands for, or null when it is not one. Another item of the list is then
    * `{ ...params, ...paramsOfKey(key) }`.
@@ -93,6 +98,12 @@ export interface ListCapacity {
   readonly counts?: string;
   /** A lower cap in a documented case (Entra: 100 when personal Microsoft accounts sign in). */
   readonly lower?: { readonly maxEntries: number; readonly when: string };
+  /**
+   * A higher cap the provider documents for another plan (Turnstile: 200 hostnames on Enterprise).
+   * `maxEntries` is the cap every account has; a connection's `capacity` may raise it up to this
+   * one, since no read says which plan an account is on (docs/design.md, "Lists at their cap").
+   */
+  readonly higher?: { readonly maxEntries: number; readonly when: string };
   /**
    * When the op's items are not what the cap counts (S3: the cap counts rules, an item is an
    * origin in one): what a LIST_FULL answer's per-owner figures count, and how removing them frees

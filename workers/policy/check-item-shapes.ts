@@ -13,9 +13,11 @@ export interface ShapedItem {
   line: string;
   op: string;
   item: string;
+  /** The op's items admit their subdomains (`OpSpec.coversSubdomains`). */
+  coversSubdomains?: boolean;
 }
 
-export interface RefusedItem extends ShapedItem {
+export interface RefusedItem extends Omit<ShapedItem, "coversSubdomains"> {
   rule: string;
   message: string;
 }
@@ -31,8 +33,12 @@ export function urlChecksOf(policy: PolicyConfig, environment: string): UrlCheck
 
 /** Every line's refusals, in plan order (a line breaking both rules appears twice). */
 export function refusedItems(items: readonly ShapedItem[], checks: UrlChecks): RefusedItem[] {
-  return items.flatMap((item) =>
-    itemShapeProblems(item.item, checks).map((p) => ({ ...item, rule: p.rule, message: p.message })),
+  return items.flatMap(({ coversSubdomains, ...item }) =>
+    itemShapeProblems(item.item, checks, { coversSubdomains }).map((p) => ({
+      ...item,
+      rule: p.rule,
+      message: p.message,
+    })),
   );
 }
 

@@ -24,13 +24,13 @@ const INJECTED_RETRY_AFTER_SECONDS = 2;
 const pathOf = (request: Request) => new URL(request.url).pathname;
 const isClerkPath = (path: string) => path === INSTANCE_PATH || REDIRECT_URLS_PATH.test(path);
 
-const unauthorized = () =>
-  clerkError(
-    401,
-    "authentication_invalid",
-    "Unauthorized request",
-    "You are not authorized to perform this request",
-  );
+/**
+ * A secret key Clerk does not know. Clerk's own words, in message and long_message alike; the code
+ * is the one @clerk/backend looks for to tell a bad key from any other refusal of its JWKS fetch.
+ */
+const BAD_SECRET_KEY =
+  "The provided Clerk Secret Key is invalid. Make sure that your Clerk Secret Key is correct.";
+const unauthorized = () => clerkError(401, "clerk_key_invalid", BAD_SECRET_KEY, BAD_SECRET_KEY);
 
 export const clerkEmulator: ProviderEmulatorModule = {
   provider: "clerk",

@@ -2,8 +2,9 @@
  * GET/PUT/DELETE /client/v4/accounts/{account}/r2/buckets/{bucket}/cors. No policy: 404 with code
  * 10059. PUT replaces the whole policy, no precondition (last write wins); malformed: 10040.
  */
+
+import { cfEnvelope, cfError } from "../cloudflare/responses";
 import type { EmulatorState } from "../emulator";
-import { cfEnvelope, cfError } from "./responses";
 import type { R2Bucket } from "./state";
 
 export const CORS_PATH = /^\/client\/v4\/accounts\/([^/]+)\/r2\/buckets\/([^/]+)\/cors$/;

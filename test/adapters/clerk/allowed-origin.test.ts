@@ -16,8 +16,8 @@ describeProviderContract({
   errors: {
     unauthenticated: {
       status: 401,
-      message: "You are not authorized to perform this request",
-      providerCode: "authentication_invalid",
+      message: "The provided Clerk Secret Key is invalid. Make sure that your Clerk Secret Key is correct.",
+      providerCode: "clerk_key_invalid",
     },
     forbidden: {
       status: 403,

@@ -275,8 +275,11 @@ describe("clerk.redirectUrl", () => {
   it("bad credentials: 401 in Clerk's envelope, and the key appears nowhere in the error", async () => {
     const c = await clerkInstanceWith({}, "unauthenticated");
     const err = await failure(op.inspect(c.ctx, params));
-    expect(err.message).toBe("clerk: 401 You are not authorized to perform this request");
-    expect(err.detail).toMatchObject({ providerCode: "authentication_invalid" });
+    // Clerk's own words say what to do: the connection's secret key is the one to check.
+    expect(err.message).toBe(
+      "clerk: 401 The provided Clerk Secret Key is invalid. Make sure that your Clerk Secret Key is correct.",
+    );
+    expect(err.detail).toMatchObject({ providerCode: "clerk_key_invalid" });
     expect(JSON.stringify(err.toInfo())).not.toContain(c.secretKey);
   });
 });

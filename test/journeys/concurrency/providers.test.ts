@@ -18,6 +18,7 @@ import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
+import { turnstileWidgetWith } from "../../adapters/turnstile/turnstile-widget";
 import { connectionOf } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
 import { COGNITO_REGION, cognitoHost } from "../../helpers/emulators-cognito";
@@ -142,6 +143,21 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
         ((await b.stored())?.rules?.[0] as { allowed: { origins: string[] } } | undefined)?.allowed.origins ??
         [],
       unrelated: ["https://app.example.com"],
+    };
+  },
+  async turnstile() {
+    const w = await turnstileWidgetWith(["app.example.com"]);
+    return {
+      host: CLOUDFLARE_API_HOST,
+      secrets: { JOURNEY_TURNSTILE_TOKEN: w.token },
+      plan: planOf(
+        { type: "turnstile", accountId: w.account, apiToken: { secret: "JOURNEY_TURNSTILE_TOKEN" } },
+        "turnstile.hostname",
+        { sitekey: w.sitekey, hostname: "{scope}.preview.example.com" },
+      ),
+      entry: (scope) => `${scope}.preview.example.com`,
+      entries: async () => (await w.stored())?.domains ?? [],
+      unrelated: ["app.example.com"],
     };
   },
   async s3() {

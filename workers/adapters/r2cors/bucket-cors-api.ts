@@ -4,14 +4,8 @@
  * envelope. Error 10059 ("The CORS configuration does not exist") means no rules.
  */
 import { z } from "zod";
-import {
-  type HttpContext,
-  type ProviderHttpSpec,
-  providerError,
-  providerJson,
-  providerRequest,
-  secondsResetHeader,
-} from "../http";
+import { CLOUDFLARE_API, cloudflareHttp, v4Envelope as envelope } from "../cloudflare/v4";
+import { type HttpContext, providerError, providerJson, providerRequest } from "../http";
 import type { R2Config } from "./config";
 
 export interface R2Context extends HttpContext {
@@ -20,18 +14,7 @@ export interface R2Context extends HttpContext {
 
 export const NO_CORS_CONFIGURATION = 10059;
 
-const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-
-export const r2Http: ProviderHttpSpec = {
-  provider: "r2",
-  // Retry-After (seconds) comes only with a 429.
-  retryAfterMs: secondsResetHeader("retry-after"),
-  describeError(body) {
-    const first = (body as { errors?: Array<{ code?: unknown; message?: unknown }> } | null)?.errors?.[0];
-    if (!first) return { message: str(body) || undefined };
-    return { message: str(first.message), code: first.code === undefined ? undefined : String(first.code) };
-  },
-};
+export const r2Http = cloudflareHttp("r2");
 
 export const r2CorsRuleSchema = z
   .object({
@@ -41,12 +24,6 @@ export const r2CorsRuleSchema = z
   .loose();
 export type R2CorsRule = z.infer<typeof r2CorsRuleSchema>;
 
-const envelope = <T extends z.ZodType>(result: T) =>
-  z.object({
-    success: z.boolean(),
-    errors: z.array(z.object({ code: z.number(), message: z.string() })),
-    result,
-  });
 const corsEnvelope = envelope(z.object({ rules: z.array(r2CorsRuleSchema) }));
 const errorEnvelope = envelope(z.unknown());
 
@@ -57,7 +34,7 @@ function headers(ctx: R2Context): Record<string, string> {
 }
 
 const corsUrl = (ctx: R2Context, bucket: string) =>
-  `https://api.cloudflare.com/client/v4/accounts/${ctx.config.accountId}/r2/buckets/${encodeURIComponent(bucket)}/cors`;
+  `${CLOUDFLARE_API}/accounts/${ctx.config.accountId}/r2/buckets/${encodeURIComponent(bucket)}/cors`;
 
 export async function readR2Cors(ctx: R2Context, bucket: string): Promise<R2CorsRule[]> {
   const response = await providerRequest(ctx, r2Http, {

@@ -5,6 +5,7 @@
  * eviction (docs/design.md, "Evicting stale scopes") can make room where this only refuses.
  */
 import { SponsonError } from "../../../shared/errors";
+import type { ListCapacity } from "../../adapters/op-spec";
 import type { Item } from "../plan/item";
 import type { Decided } from "../rules/group-decisions";
 import type { ListOwners } from "./list-owners";
@@ -12,7 +13,17 @@ import type { ListOwners } from "./list-owners";
 /** The cap of `item`'s list: the operator's (connection `capacity`), else the documented one. */
 export type CapOf = (item: Item) => number | undefined;
 
-/** The documented cap, lowered (never raised: config check refuses that) by the operator's. */
+/**
+ * An op's cap on a connection: the documented one, lowered by the operator's `capacity`, or raised
+ * by it no further than the cap the provider documents for another plan (`higher`; config check
+ * refuses more). Without a documented cap, the operator's, if any.
+ */
+export function connectionCap(capacity: ListCapacity | undefined, configured: number | undefined) {
+  if (capacity === undefined || configured === undefined) return configured ?? capacity?.maxEntries;
+  return Math.min(configured, capacity.higher?.maxEntries ?? capacity.maxEntries);
+}
+
+/** The lower of two caps: the operator's and the object's own (Entra's personal accounts). */
 export function effectiveCap(
   documented: number | undefined,
   configured: number | undefined,

@@ -6,7 +6,7 @@
  */
 import type { OpContext } from "../../adapters/op-spec";
 import type { FitInput } from "../capacity/fitting";
-import { type CapOf, effectiveCap } from "../capacity/list-fill";
+import { type CapOf, connectionCap } from "../capacity/list-fill";
 import type { SectionCapacity } from "../capacity/section-capacity";
 import type { Item } from "../plan/item";
 import type { Decided, Participant } from "../rules/group-decisions";
@@ -60,7 +60,7 @@ export async function readAttempt(
   // Before anything is touched: a group past a list's cap leaves nothing behind.
   const capped = read.state !== null && input.object !== null && !w.deps.uncapped;
   const capOf: CapOf = (item) =>
-    effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
+    connectionCap(item.op.capacity, w.deps.connections.capacityOf(item.connection, item.opName));
   return { ...read, ctx, everyone: at.everyone, items, group, capped, capOf };
 }
 
