@@ -12,6 +12,7 @@ import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
 import type { OpRegistry } from "./plan/op-registry";
+import type { ScopeSnapshot } from "./rules/staleness";
 
 export interface LockProvider {
   /** The scope lock `scope:<repository id>/<environment>/<scope>`. */
@@ -20,15 +21,6 @@ export interface LockProvider {
   parent(identity: string): Promise<LockTarget>;
   /** Whether `holder` holds the scope's lease now (a combining holder checks each waiter's). */
   holdsScope(repositoryId: number, environment: string, scope: string, holder: string): Promise<boolean>;
-}
-
-/**
- * The scope's authorization-relevant state (docs/design.md, "Staleness recheck"), read before the lease and
- * again under it.
- */
-export interface ScopeSnapshot {
-  status: "open" | "closed";
-  revision: number;
 }
 
 export interface ScopeGate {
@@ -93,19 +85,6 @@ export type FaultHook = (
     group: ReadonlyArray<{ line: string; key: string; action: string }>;
   },
 ) => void | Promise<void>;
-
-/** Thrown by a fault hook: the run stops as if its isolate died (no rollback, no receipt update). */
-export class SimulatedCrash extends Error {
-  constructor(point: FaultPoint) {
-    super(`simulated crash at ${point}`);
-    this.name = "SimulatedCrash";
-  }
-}
-
-/** Catch blocks that turn errors into line results let a simulated crash through. */
-export function rethrowCrash(err: unknown): void {
-  if (err instanceof SimulatedCrash) throw err;
-}
 
 export interface EngineDeps {
   store: ReceiptStore;

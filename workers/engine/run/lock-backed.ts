@@ -7,9 +7,9 @@
  * the peek of recent writes), alongside the provider read. A scope without evictions makes no call.
  */
 
-import { rethrowCrash } from "../deps";
 import type { Item } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
+import { rethrowCrash } from "../simulated-crash";
 import type { RunContext } from "./run-context";
 
 /**

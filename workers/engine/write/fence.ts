@@ -17,7 +17,7 @@ import type { OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
 import type { ParentLease } from "../../locks/parent-lock";
-import { SimulatedCrash } from "../deps";
+import { SimulatedCrash } from "../simulated-crash";
 import { fencedFetch, leaseDeadline } from "./fenced-fetch";
 import { PartlySent } from "./provider-write";
 import { mayHaveLanded, UnansweredItems } from "./unanswered";

@@ -10,9 +10,10 @@ import { SponsonError } from "../../../shared/errors";
 import type { BatchForm, OpContext, Params } from "../../adapters/op-spec";
 import { OVERLOADED_RETRY_AFTER_SECONDS } from "../../locks/acquire-loop";
 import type { ParentLease } from "../../locks/parent-lock";
-import { type EngineDeps, rethrowCrash } from "../deps";
+import type { EngineDeps } from "../deps";
 import type { Decided } from "../rules/group-decisions";
 import { mergeRecentWrites, recentWritesOf } from "../rules/recent-writes";
+import { rethrowCrash } from "../simulated-crash";
 
 const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLease | null): lease is ParentLease =>
   lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;

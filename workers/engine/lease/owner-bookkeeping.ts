@@ -15,11 +15,11 @@ import { repositoryRefById } from "../../../shared/schemas/repository";
 import type { OpContext } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
 import { mayName } from "../../receipts/parent-tags";
+import type { GroupFence } from "../contracts/group-context";
+import type { WriterParts } from "../contracts/writer-parts";
 import { type Item, sameItem } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "./fence";
-import type { WriterParts } from "./writer-parts";
 
 /** Where the item's list lives on its object: what the sweep lists to find orphans. */
 function locatorOf(item: Item): Locator {
@@ -91,8 +91,8 @@ export interface OwnershipRead {
   /** Items whose ownership is read along (the run's other entries on the lists: `runListOf`). */
   extra?: readonly OwnedItem[];
   lease: ParentLease | null;
-  /** The group's fence: its first read may be the view the grant carried (fence.ts). */
-  fence: Fence;
+  /** The group's fence: its first read may be the view the grant carried (write/fence.ts). */
+  fence: GroupFence;
   ctx: OpContext;
   /** The object as read under the lease (null for ops without the many-items form). */
   state: unknown;

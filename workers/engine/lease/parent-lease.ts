@@ -4,11 +4,11 @@ import { LOCK_DELAY_MS } from "../../../shared/lease-defaults";
 import type { OwnedItem } from "../../../shared/schemas/ownership";
 import type { LeaseSettings } from "../../locks/lease-options";
 import { ParentLease } from "../../locks/parent-lock";
+import type { WaitPolicy, WriterParts } from "../contracts/writer-parts";
 import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
 import { runLeaseOptions } from "./lease-settings";
 import { grantItemsOf } from "./owner-bookkeeping";
-import type { WaitPolicy, WriterParts } from "./writer-parts";
 
 /** Which parent lease is asked for: `first`'s, waited for per `waiting`, its grant answering `items`. */
 export interface ParentAsk {
@@ -45,7 +45,7 @@ export async function withParent<T>(
 export const MAX_CRITICAL_SECTION_MS = 120_000;
 
 /**
- * A parent where a write of this run has an unknown outcome (fence.ts) is not written again by this
+ * A parent where a write of this run has an unknown outcome (write/fence.ts) is not written again by this
  * run: its rollback would take the lock again before the lock-delay that keeps every other run out
  * of a late landing. Checked before any intent is touched, so the intents of the unknown write stay
  * as they are, for recovery.
