@@ -98,7 +98,7 @@ export class Engine {
     refusePlanOverQuota(deps, resolved, session, req);
     // Who owns the entries it finds, so another repository's are never told (previewLines).
     const ownership =
-      deps.ownership && deps.parentLocks
+      deps.controls.ownership && deps.controls.parentLocks
         ? async (parent: string) => (await (await deps.locks.parent(parent)).ownership({})).items
         : undefined;
     await previewLines(new ProviderContexts(deps), run, session, resolved, ownership);

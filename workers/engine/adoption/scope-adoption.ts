@@ -253,7 +253,7 @@ async function underParent(
   const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt };
   const first = items[0] as Item;
   return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLease | null) => {
-    if (lease === null || !deps.ownership)
+    if (lease === null || !deps.controls.ownership)
       throw new SponsonError("INTERNAL", "adoption changes ownership: it needs the object's parent lock");
     // No provider write here: the fence bounds the reads by the leases' deadline and hands the
     // first ownership read the grant's view.

@@ -53,7 +53,9 @@ export class SectionCapacity {
     this.#group = group;
     const { deps, run } = w;
     this.#owners =
-      lease !== null && deps.ownership ? ownersOnce({ deps, lease, repository: run.repository }) : null;
+      lease !== null && deps.controls.ownership
+        ? ownersOnce({ deps, lease, repository: run.repository })
+        : null;
     this.#evictions =
       this.#owners !== null && deps.evictStale?.(run.environment) === true
         ? new Evictions(group, this.#owners)
@@ -63,14 +65,14 @@ export class SectionCapacity {
   /**
    * What the shares are checked with: the lock's counts read with `owns`, the run's other entries
    * on the lists (null where ownership does not apply, from a lock object that counts none, or
-   * with the test-only switch off).
+   * with the `leaseQuota` control off).
    */
   sharesInput(
     quota: QuotaRead | null,
     { owns, runList }: { owns: readonly ItemOwnership[] | null; runList: RunList },
   ): SharesInput | null {
     const { run, deps } = this.#w;
-    if (!quota?.shares || !owns || deps.noLeaseQuota) return null;
+    if (!quota?.shares || !owns || !deps.controls.leaseQuota) return null;
     return {
       shares: quota.shares,
       known: [...owns, ...quota.along],

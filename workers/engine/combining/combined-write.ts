@@ -19,8 +19,8 @@ export function combines(w: WriterParts, item: Item): boolean {
   const deps = w.deps;
   return (
     item.parent !== null &&
-    deps.parentLocks &&
-    deps.ownership &&
+    deps.controls.parentLocks &&
+    deps.controls.ownership &&
     (deps.combining?.(w.run.environment) ?? false)
   );
 }

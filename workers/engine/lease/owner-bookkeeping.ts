@@ -36,7 +36,7 @@ export function ownedItemsOf(items: readonly Item[]): OwnedItem[] {
  * where ownership does not apply, so the object reads nothing for it.
  */
 export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[] | undefined {
-  return w.deps.ownership ? [...ownedItemsOf(items), ...alongOf(runListOf(w, items))] : undefined;
+  return w.deps.controls.ownership ? [...ownedItemsOf(items), ...alongOf(runListOf(w, items))] : undefined;
 }
 
 /**
@@ -99,7 +99,7 @@ export interface OwnershipRead {
 }
 
 /**
- * Null where ownership does not apply (no parent lease; the test-only control switch). The first
+ * Null where ownership does not apply (no parent lease; the `ownership` control off). The first
  * decision under a lease decides from the view its grant carried, where that names every item (a
  * waiter's items taken under write combining are not in it); any other reads it from the object.
  */
@@ -119,7 +119,7 @@ export async function groupOwnership(
   w: WriterParts,
   { items, extra = [], lease, fence, ctx, state }: OwnershipRead,
 ): Promise<GroupOwnership | null> {
-  if (lease === null || !w.deps.ownership) return null;
+  if (lease === null || !w.deps.controls.ownership) return null;
   const wanted = [...ownedItemsOf(items), ...extra];
   let view = await fence.owners(wanted);
   if (!view.rebuilt) {

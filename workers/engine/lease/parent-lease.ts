@@ -26,7 +26,7 @@ export async function withParent<T>(
   ask: ParentAsk,
   fn: (lease: ParentLease | null) => Promise<T>,
 ): Promise<T> {
-  if (ask.first.parent === null || !w.deps.parentLocks) return fn(null);
+  if (ask.first.parent === null || !w.deps.controls.parentLocks) return fn(null);
   const lease = await acquireParent(w, { ...ask, items: grantItemsOf(w, ask.items) }, (target, opts) =>
     ParentLease.acquire(target, w.run.id, opts),
   );
@@ -85,7 +85,7 @@ export async function acquireParent<T>(
         takenGraceMs: MAX_CRITICAL_SECTION_MS + w.deps.ttlMs + LOCK_DELAY_MS,
         origin: w.run.origin,
         onWaiting: (report) => w.run.waiting(report),
-        ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
+        ...(w.deps.controls.fencing ? {} : { lockDelayMs: 0 }),
         ...(items ? { items } : {}),
       }),
     );

@@ -219,7 +219,7 @@ async function removeUnderLease(
     const fence = new Fence({
       scope: null,
       parent: lease,
-      checkAfter: !deps.unfenced,
+      checkAfter: deps.controls.fencing,
       what: `${req.parent}: orphan ${req.key}`,
     });
     const fenced = fence.context(ctx);

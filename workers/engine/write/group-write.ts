@@ -137,7 +137,7 @@ export class GroupWrite {
     const fence = new Fence({
       scope: w.scopeLease,
       parent: lease,
-      checkAfter: !w.deps.unfenced,
+      checkAfter: w.deps.controls.fencing,
       what: first.parent ?? first.key,
     });
     this.#fence = fence;

@@ -58,7 +58,7 @@ export async function readAttempt(
   const read = await readSection(input, { items, along: alongOf(at.runList), ctx });
   const group: AttemptGroup = { all: at.all, seen: read.seen, owns: read.owns };
   // Before anything is touched: a group past a list's cap leaves nothing behind.
-  const capped = read.state !== null && input.object !== null && !w.deps.uncapped;
+  const capped = read.state !== null && input.object !== null && w.deps.controls.listCaps;
   const capOf: CapOf = (item) =>
     effectiveCap(item.op.capacity?.maxEntries, w.deps.connections.capacityOf(item.connection, item.opName));
   return { ...read, ctx, everyone: at.everyone, items, group, capped, capOf };
