@@ -1,9 +1,10 @@
 /**
  * The protocol's mechanisms a test may switch off, one by one, to show what each prevents: the
  * control case of a concurrency claim runs the same scenario with the mechanism off, where the loss
- * shows (CONTRIBUTING.md, "How changes are made"). Production runs with every one on: the wiring
+ * shows (CONTRIBUTING.md, "Running the suites"). Production runs with every one on: the wiring
  * (workers/wiring/wire.ts) passes PRODUCTION_CONTROLS itself, and only a test's EngineOverrides,
- * which no configuration can set, passes anything else.
+ * which no configuration can set, passes anything else. Each mechanism's rule is the docs/design.md
+ * section named on its field.
  */
 
 export interface EngineControls {
