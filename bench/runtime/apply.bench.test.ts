@@ -49,7 +49,10 @@ async function contended(k: number, mode: Mode) {
   const domain = await world();
   const plan = previewPlan(domain);
   const scopes = Array.from({ length: k }, () => `pr-${++base}`);
-  const engine = createEngine(testEnv(env), emulatorTransport, mode);
+  const engine = createEngine(testEnv(env), emulatorTransport, {
+    controls: { parentLocks: mode.parentLocks },
+    combining: mode.combining,
+  });
   const before = await emulatorStub(domain).stats();
   const start = now();
   const runs = await Promise.all(

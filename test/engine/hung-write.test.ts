@@ -13,7 +13,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { RunResult } from "../../shared/schemas/run";
 import type { LockProvider } from "../../workers/engine/deps";
-import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/write/parent-lease";
+import { MAX_CRITICAL_SECTION_MS } from "../../workers/engine/lease/parent-lease";
 import { ManualClock } from "../helpers/clock";
 import { auth0Client, configureHost, emulatorStub, freshAuth0Domain } from "../helpers/emulators";
 import { appLockKey, durableIntents, freshPr } from "../helpers/engine";

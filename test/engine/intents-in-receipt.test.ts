@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { apply, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { freshPr, receipt } from "../helpers/engine";

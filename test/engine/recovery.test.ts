@@ -3,7 +3,7 @@
  * run does anything.
  */
 import { describe, expect, it } from "vitest";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { apply, call, testApp } from "../helpers/app";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
 import { durableIntents, freshPr, receipt } from "../helpers/engine";

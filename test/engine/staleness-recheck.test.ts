@@ -4,8 +4,7 @@
  * answer it gives is checked here without a lock, a receipt or a provider.
  */
 import { describe, expect, it } from "vitest";
-import type { ScopeSnapshot } from "../../workers/engine/deps";
-import { closedBeforeLease, recheckScope } from "../../workers/engine/rules/staleness";
+import { closedBeforeLease, recheckScope, type ScopeSnapshot } from "../../workers/engine/rules/staleness";
 
 const open = (revision: number): ScopeSnapshot => ({ status: "open", revision });
 const closed = (revision: number): ScopeSnapshot => ({ status: "closed", revision });

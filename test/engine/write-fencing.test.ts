@@ -24,10 +24,10 @@ function plan(domain: string): Plan {
   ]);
 }
 
-function applier(unfenced: boolean, domain: string) {
+function applier(fencing: boolean, domain: string) {
   // The plan registers the tenant's connection, which an engine reads when it is made.
   const p = plan(domain);
-  const engine = testEngine({ unfenced, combining: false });
+  const engine = testEngine({ controls: { fencing }, combining: false });
   return (scope: string) =>
     engine.apply({
       repository: DEFAULT_REPOSITORY,
@@ -48,25 +48,25 @@ async function until(what: string, ok: () => Promise<boolean>): Promise<void> {
 }
 
 /** A's write is held at the emulator, and A's parent lease has just expired. */
-async function hungWriteAfterExpiry(unfenced: boolean) {
+async function hungWriteAfterExpiry(fencing: boolean) {
   const domain = freshAuth0Domain();
   await seedTenant(domain);
   const key = await appLockKey(domain);
   const [a, b] = [freshPr(), freshPr()];
   await configureHost(domain, { holdWrites: 1 });
-  const runA = applier(unfenced, domain)(a);
+  const runA = applier(fencing, domain)(a);
   await until("A's write is held", async () => (await emulatorStub(domain).stats()).heldWrites === 1);
   await expireLeaseJustNow(key);
   const landA = async () => {
     await emulatorStub(domain).releaseWrites();
     await until("A's write landed", async () => (await emulatorStub(domain).stats()).heldWrites === 0);
   };
-  return { domain, key, a, b, runA, landA, applyB: () => applier(unfenced, domain)(b) };
+  return { domain, key, a, b, runA, landA, applyB: () => applier(fencing, domain)(b) };
 }
 
 describe("a provider write that lands after its lease expired", () => {
   it("with the lock-delay and the check after the write: nothing is lost, A says its write may have landed", async () => {
-    const w = await hungWriteAfterExpiry(false);
+    const w = await hungWriteAfterExpiry(true);
     const runB = w.applyB();
     // The lock-delay after A's expiry: B waits, it does not take the lock over.
     await untilWaiters(w.key, 1);
@@ -89,7 +89,7 @@ describe("a provider write that lands after its lease expired", () => {
   });
 
   it("control, without the lock-delay and the check after the write: A's late write overwrites B's entry and both say succeeded", async () => {
-    const w = await hungWriteAfterExpiry(true);
+    const w = await hungWriteAfterExpiry(false);
     // No lock-delay: B takes the expired lease over at once, reads and writes.
     const rb = await w.applyB();
     expect(rb.run.status).toBe("succeeded");

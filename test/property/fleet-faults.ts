@@ -10,7 +10,8 @@
 import { env } from "cloudflare:workers";
 import type { RunResult } from "../../shared/schemas/run";
 import { DEFAULT_RETRY } from "../../workers/adapters/http/provider-request";
-import { type FaultHook, type FaultPoint, SimulatedCrash } from "../../workers/engine/deps";
+import type { FaultHook, FaultPoint } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { refuseAskingAgain } from "../../workers/locks/ask-guard";
 import { lockTarget, readLock } from "../../workers/locks/lock-target";
 import { configureHost, emulatorStub } from "../helpers/emulators";

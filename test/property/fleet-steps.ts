@@ -6,8 +6,9 @@
 import { env } from "cloudflare:workers";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
-import { type FaultHook, type LockProvider, SimulatedCrash } from "../../workers/engine/deps";
+import type { FaultHook, LockProvider } from "../../workers/engine/deps";
 import { ownerOf } from "../../workers/engine/rules/ownership";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { configureHost } from "../helpers/emulators";
 import { overriding } from "../helpers/lock-overrides";

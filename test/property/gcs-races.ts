@@ -14,7 +14,8 @@
 import fc from "fast-check";
 import { type Clock, systemClock } from "../../shared/clock";
 import type { RunResult } from "../../shared/schemas/run";
-import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
+import type { FaultHook } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { connectionOf } from "../helpers/connections";
 import { gcsBucket, seedBucket } from "../helpers/emulators-gcs";

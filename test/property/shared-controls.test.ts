@@ -1,7 +1,7 @@
 /**
  * Control cases of the shared-entry property (./shared-histories.test.ts): the same runner and the
- * same end-state check, on an engine with ownership (or parent locks) switched off — test-only
- * switches — must report the loss the property exists to catch. Otherwise a check that can never
+ * same end-state check, on an engine with ownership (or parent locks) switched off — the engine's
+ * test-only controls — must report the loss the property exists to catch. Otherwise a check that can never
  * fail would pass there too.
  *   - A fixed history on every provider: two scopes want `shared-a`, the first is destroyed, and
  *     the entry the second still wants is gone.
@@ -11,7 +11,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FOREIGN_HOSTS, type History, historyArb, hostOf, MAX_SCOPES } from "./shared-model";
-import { runSharedHistory, type Switches, type Tally, verdictProblems } from "./shared-runner";
+import { runSharedHistory, type SharedControls, type Tally, verdictProblems } from "./shared-runner";
 import { PROVIDER_NAMES, type ProviderName, SHARED_OBJECTS } from "./shared-worlds";
 
 const SCOPE_BASE = 100_000_000 + Math.floor(Math.random() * 800_000_000);
@@ -33,9 +33,9 @@ const LOSING: History = {
 
 const tally = (): Tally => ({ steps: 0, concurrent: 0, crashes: 0, shared: 0, released: 0 });
 
-async function run(provider: ProviderName, history: History, switches: Switches, strict: boolean) {
+async function run(provider: ProviderName, history: History, controls: SharedControls, strict: boolean) {
   const object = await SHARED_OBJECTS[provider](FOREIGN_HOSTS);
-  const world = { object, scopeName: scopeNames(), switches, strict };
+  const world = { object, scopeName: scopeNames(), controls, strict };
   return { object, verdict: await runSharedHistory(world, history, tally()) };
 }
 

@@ -77,7 +77,7 @@ describe("shared entries on every provider's shared object (property)", () => {
         fc.asyncProperty(historyArb, async (history) => {
           const scopeName = scopeNames();
           const object = await SHARED_OBJECTS[provider](FOREIGN_HOSTS);
-          const world = { object, scopeName, switches: { ownership: true, parentLocks: true }, strict: true };
+          const world = { object, scopeName, controls: { ownership: true, parentLocks: true }, strict: true };
           const verdict = await runSharedHistory(world, history, row);
           row.histories += 1;
           const lines = history.groups.map((g) => g.map((s) => describeStep(s, scopeName)).join(" || "));

@@ -21,8 +21,10 @@ import { parentLockKey, scopeLockKey } from "../../shared/lock-keys";
 import type { ItemOwnership } from "../../shared/schemas/ownership";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import { SecretRegistry } from "../../shared/secrets";
-import { type FaultHook, SimulatedCrash } from "../../workers/engine/deps";
+import type { EngineControls } from "../../workers/engine/controls";
+import type { FaultHook } from "../../workers/engine/deps";
 import { ownerOf } from "../../workers/engine/rules/ownership";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { lockStub, readLock } from "../../workers/locks/lock-target";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { durableIntents } from "../helpers/engine";
@@ -47,16 +49,13 @@ const ENVIRONMENT = "preview";
 const WAIT_TIMEOUT_MS = 30_000;
 const instantBackoffClock: Clock = { ...systemClock, sleep: async () => {} };
 
-/** Test-only engine switches: both on in the property, one off in a control case. */
-export interface Switches {
-  ownership: boolean;
-  parentLocks: boolean;
-}
+/** The engine's controls the runner sets (controls.ts): both on in the property, one off in a control case. */
+export type SharedControls = Pick<EngineControls, "ownership" | "parentLocks">;
 
 export interface SharedWorld {
   object: SharedObject;
   scopeName(index: number): string;
-  switches: Switches;
+  controls: SharedControls;
   /** Check every step's answer and the ledgers and owners, not only the object's list. */
   strict: boolean;
 }
@@ -111,7 +110,7 @@ function engineFor(world: SharedWorld, faults?: FaultHook) {
     bindings: world.object.secrets,
     clock: instantBackoffClock,
     ...(faults ? { faults } : {}),
-    ...world.switches,
+    controls: world.controls,
   });
 }
 

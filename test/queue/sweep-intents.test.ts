@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { emulatorTransport } from "../../dev/entry/dev-env";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { engineSweepParts } from "../../workers/wiring/background";
 import { testEnv } from "../helpers/connections";

@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
 import { emptyReceipt } from "../../shared/schemas/receipt";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { expireLeaseNow } from "../helpers/locks";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";

@@ -5,7 +5,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, it } from "vitest";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { configureHost } from "../helpers/emulators";
 import { appLockKey, providerWrites } from "../helpers/engine";
 import { endLockDelay, rawStub } from "../helpers/locks";

@@ -7,7 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { lockTarget } from "../../workers/locks/lock-target";
 import { testApp } from "../helpers/app";
 import { testEnv } from "../helpers/connections";

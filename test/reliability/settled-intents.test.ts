@@ -8,7 +8,7 @@
 import { describe, it } from "vitest";
 import { ok } from "../../shared/errors";
 import { scopeLockKey } from "../../shared/lock-keys";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { durableIntents, receipt } from "../helpers/engine";
 import { overriding } from "../helpers/lock-overrides";
 import { expireLeaseNow } from "../helpers/locks";

@@ -10,12 +10,24 @@
  *   (workers/wiring/objects.ts), so the objects depend on `shared/` alone.
  * - The adapters (`workers/adapters/`, their contract op-spec.ts included) never reach the engine,
  *   directly or through another module: the engine depends on the adapters, not both ways.
- * - Inside the engine, the group write (`write/`) imports nothing from the run layer (`run/`): what
- *   it needs of a run and its receipt session is a contract in write/run-contract.ts that run/
- *   implements, so the run drives the writes and never the other way round.
+ * - Inside the engine (`workers/engine/`), from the bottom: `plan/` (a plan's lines and items) and
+ *   `rules/` (pure decisions, which import nothing of the engine but `plan/`: what they decide on,
+ *   such as the scope state and a queued destroy's guard, is a type of their own that deps.ts and
+ *   run/ re-use); the contracts; `lease/` (a run's lease options, the parent lease a group is
+ *   written under, the ownership its lock keeps); then `capacity/` and `combining/`, which import of
+ *   the engine only those four; then the group write (`write/`), which imports nothing from the run
+ *   layer (`run/`), so the run drives the writes and never the other way round.
+ * - A contract is a module that declares only types: each of its statements is an interface, a
+ *   type alias or a type-only import or export (`import type`, `export type`), so nothing of it
+ *   exists at run time. The contracts are the files of `workers/engine/contracts/` (what the
+ *   engine's layers hand each other: a run and its receipt session as write/ sees them, a run's
+ *   parts, a group's context) and `workers/engine/deps.ts` (what the engine depends on).
+ * - The engine's folder graph (each folder of workers/engine/ a node, each file at its top one too,
+ *   an edge for every import between two of them) has no cycle.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -54,7 +66,31 @@ const RULES: Rule[] = [
     from: /^workers\/engine\/write\//,
     to: /^workers\/engine\/run(\/|$)/,
   },
+  {
+    name: "the engine's rules/ import nothing of the engine but plan/",
+    from: /^workers\/engine\/rules\//,
+    to: /^workers\/engine\/(?!(rules|plan)\/)/,
+  },
+  {
+    name: "the engine's lease/ imports of the engine only plan/, rules/ and contracts",
+    from: /^workers\/engine\/lease\//,
+    to: /^workers\/engine\/(?!(lease|plan|rules|contracts)\/|deps$)/,
+  },
+  {
+    name: "the engine's capacity/ imports of the engine only plan/, rules/, lease/ and contracts",
+    from: /^workers\/engine\/capacity\//,
+    to: /^workers\/engine\/(?!(capacity|plan|rules|lease|contracts)\/|deps$)/,
+  },
+  {
+    name: "the engine's combining/ imports of the engine only plan/, rules/, lease/ and contracts",
+    from: /^workers\/engine\/combining\//,
+    to: /^workers\/engine\/(?!(combining|plan|rules|lease|contracts)\/|deps$)/,
+  },
 ];
+
+const ENGINE = "workers/engine/";
+/** The contracts (see the header): type-only modules, what the layers may share without coupling. */
+const CONTRACT = /^workers\/engine\/(contracts\/[^/]+|deps\.ts)$/;
 
 function repoPath(absolute: string): string {
   return relative(ROOT, absolute).split("\\").join("/");
@@ -114,6 +150,71 @@ function reachable(start: string[], files: Map<string, Source>): Set<string> {
   return seen;
 }
 
+/** Each statement of a contract that is not a type: `path:line: text`. */
+function notTypeOnly({ path, text }: Source): string[] {
+  const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
+  const typeOnly = (s: ts.Statement) =>
+    ts.isInterfaceDeclaration(s) ||
+    ts.isTypeAliasDeclaration(s) ||
+    (ts.isImportDeclaration(s) && s.importClause?.isTypeOnly === true) ||
+    (ts.isExportDeclaration(s) && s.isTypeOnly);
+  return file.statements
+    .filter((s) => !typeOnly(s))
+    .map((s) => {
+      const line = file.getLineAndCharacterOfPosition(s.getStart()).line + 1;
+      return `${path}:${line}: ${s.getText().split("\n")[0]}`;
+    });
+}
+
+/** The engine node a repository path belongs to: its folder under workers/engine/, or its top file. */
+function engineNode(path: string): string | undefined {
+  if (!path.startsWith(ENGINE)) return undefined;
+  return path
+    .slice(ENGINE.length)
+    .split("/")[0]
+    ?.replace(/\.(ts|tsx)$/, "");
+}
+
+/** The engine's folder graph: each node's set of the other nodes it imports. */
+function folderGraph(files: Source[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of files) {
+    const from = engineNode(file.path);
+    if (from === undefined) continue;
+    const edges = graph.get(from) ?? new Set<string>();
+    graph.set(from, edges);
+    for (const target of targetsOf(file)) {
+      const to = engineNode(target);
+      if (to !== undefined && to !== from) edges.add(to);
+    }
+  }
+  return graph;
+}
+
+/** One cycle of the graph as `a -> b -> a`, or null when it has none (a depth-first search). */
+function cycleOf(graph: Map<string, Set<string>>): string | null {
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (node: string): string | null => {
+    const at = path.indexOf(node);
+    if (at >= 0) return [...path.slice(at), node].join(" -> ");
+    if (done.has(node)) return null;
+    path.push(node);
+    for (const next of [...(graph.get(node) ?? [])].sort()) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    done.add(node);
+    return null;
+  };
+  for (const node of [...graph.keys()].sort()) {
+    const cycle = visit(node);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
 const all: Source[] = sourceFiles(ROOT).map((abs) => ({
   path: repoPath(abs),
   text: readFileSync(abs, "utf8"),
@@ -128,6 +229,11 @@ describe("layering", () => {
       "durable-objects/",
       "workers/adapters/",
       "workers/engine/",
+      "workers/engine/rules/",
+      "workers/engine/contracts/",
+      "workers/engine/lease/",
+      "workers/engine/capacity/",
+      "workers/engine/combining/",
     ]) {
       expect(all.filter((f) => f.path.startsWith(folder)).length, folder).toBeGreaterThan(2);
     }
@@ -172,6 +278,34 @@ describe("layering", () => {
         { path: "durable-objects/y.ts", text: 'import { LeaseLock } from "./lease-lock";' },
         { path: "workers/engine/write/x.ts", text: 'import type { Run } from "../run/run";' },
         { path: "workers/engine/run/x.ts", text: 'import type { Fence } from "../write/fence";' },
+        {
+          path: "workers/engine/rules/x.ts",
+          text: [
+            'import type { Item } from "../plan/item";',
+            'import { ownerOf } from "./ownership";',
+            'import type { ScopeSnapshot } from "../deps";',
+            'import type { Run } from "../run/run";',
+          ].join("\n"),
+        },
+        {
+          path: "workers/engine/capacity/x.ts",
+          text: [
+            'import type { GroupContext } from "../contracts/group-context";',
+            'import type { EngineDeps } from "../deps";',
+            'import { runLeaseOptions } from "../lease/lease-settings";',
+            'import { listFull } from "./list-fill";',
+            'import type { Fence } from "../write/fence";',
+            'import { meteredDeps } from "../run/metered-deps";',
+          ].join("\n"),
+        },
+        {
+          path: "workers/engine/combining/x.ts",
+          text: 'import { ownerOf } from "../rules/ownership";\nimport { errorInfo } from "../run/run";',
+        },
+        {
+          path: "workers/engine/lease/x.ts",
+          text: 'import { SectionCapacity } from "../capacity/section-capacity";',
+        },
       ]),
     ).toEqual([
       "shared/example.ts -> workers/app",
@@ -182,6 +316,69 @@ describe("layering", () => {
       "workers/adapters/x/index.ts -> workers/engine/deps",
       "durable-objects/x.ts -> workers/notify/notification",
       "workers/engine/write/x.ts -> workers/engine/run/run",
+      "workers/engine/rules/x.ts -> workers/engine/deps",
+      "workers/engine/rules/x.ts -> workers/engine/run/run",
+      "workers/engine/capacity/x.ts -> workers/engine/write/fence",
+      "workers/engine/capacity/x.ts -> workers/engine/run/metered-deps",
+      "workers/engine/combining/x.ts -> workers/engine/run/run",
+      "workers/engine/lease/x.ts -> workers/engine/capacity/section-capacity",
     ]);
+  });
+
+  it("every contract declares only types", () => {
+    const contracts = all.filter((f) => CONTRACT.test(f.path));
+    expect(contracts.map((f) => f.path)).toContain("workers/engine/deps.ts");
+    expect(contracts.filter((f) => f.path.startsWith(`${ENGINE}contracts/`)).length).toBeGreaterThan(2);
+    expect(contracts.flatMap(notTypeOnly)).toEqual([]);
+  });
+
+  it("the contract check finds every statement that exists at run time", () => {
+    const text = [
+      'import type { A } from "./a";',
+      'export type { B } from "./b";',
+      "/** A comment. */",
+      "export interface C {\n  a: A;\n}",
+      "export type D = C | null;",
+      'import { e } from "./e";',
+      'import { type F } from "./f";',
+      "export const G = 1;",
+      "export function h(): void {}",
+      "export class I {}",
+      'export { e } from "./e";',
+    ].join("\n");
+    expect(notTypeOnly({ path: "workers/engine/contracts/x.ts", text })).toEqual([
+      'workers/engine/contracts/x.ts:8: import { e } from "./e";',
+      'workers/engine/contracts/x.ts:9: import { type F } from "./f";',
+      "workers/engine/contracts/x.ts:10: export const G = 1;",
+      "workers/engine/contracts/x.ts:11: export function h(): void {}",
+      "workers/engine/contracts/x.ts:12: export class I {}",
+      'workers/engine/contracts/x.ts:13: export { e } from "./e";',
+    ]);
+  });
+
+  it("the engine's folder graph has no cycle", () => {
+    const graph = folderGraph(all);
+    // The graph is read: the group write imports the lists' capacity, the run the group write.
+    expect([...(graph.get("write") ?? [])]).toContain("capacity");
+    expect([...(graph.get("run") ?? [])]).toContain("write");
+    expect(cycleOf(graph)).toBeNull();
+  });
+
+  it("the cycle check finds a cycle through folders and top files, and names it", () => {
+    const graph = folderGraph([
+      { path: "workers/engine/write/a.ts", text: 'import { b } from "../capacity/b";' },
+      { path: "workers/engine/capacity/b.ts", text: 'import type { C } from "../deps";' },
+      { path: "workers/engine/deps.ts", text: 'import type { D } from "./write/d";' },
+      { path: "workers/engine/plan/e.ts", text: 'import { f } from "./f";\nimport { x } from "../../x";' },
+    ]);
+    expect(Object.fromEntries([...graph].map(([node, to]) => [node, [...to]]))).toEqual({
+      write: ["capacity"],
+      capacity: ["deps"],
+      deps: ["write"],
+      plan: [],
+    });
+    expect(cycleOf(graph)).toBe("capacity -> deps -> write -> capacity");
+    graph.set("deps", new Set());
+    expect(cycleOf(graph)).toBeNull();
   });
 });

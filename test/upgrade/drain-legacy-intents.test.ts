@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { describe, it } from "vitest";
 import { scopeLockKey } from "../../shared/lock-keys";
 import type { Intent } from "../../shared/schemas/receipt";
-import { SimulatedCrash } from "../../workers/engine/deps";
+import { SimulatedCrash } from "../../workers/engine/simulated-crash";
 import { receiptKey } from "../../workers/receipts/layout";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { runUpgrade } from "../../workers/upgrade/upgrade";

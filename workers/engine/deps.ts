@@ -11,7 +11,9 @@ import type { OrphanRemovalAudit } from "../audit/orphan-audit";
 import type { Connections } from "../connections/connections";
 import type { LockTarget } from "../locks/lock-target";
 import type { ReceiptStore } from "../receipts/receipt-store";
+import type { EngineControls } from "./controls";
 import type { OpRegistry } from "./plan/op-registry";
+import type { ScopeSnapshot } from "./rules/staleness";
 
 export interface LockProvider {
   /** The scope lock `scope:<repository id>/<environment>/<scope>`. */
@@ -20,15 +22,6 @@ export interface LockProvider {
   parent(identity: string): Promise<LockTarget>;
   /** Whether `holder` holds the scope's lease now (a combining holder checks each waiter's). */
   holdsScope(repositoryId: number, environment: string, scope: string, holder: string): Promise<boolean>;
-}
-
-/**
- * The scope's authorization-relevant state (docs/design.md, "Staleness recheck"), read before the lease and
- * again under it.
- */
-export interface ScopeSnapshot {
-  status: "open" | "closed";
-  revision: number;
 }
 
 export interface ScopeGate {
@@ -94,19 +87,6 @@ export type FaultHook = (
   },
 ) => void | Promise<void>;
 
-/** Thrown by a fault hook: the run stops as if its isolate died (no rollback, no receipt update). */
-export class SimulatedCrash extends Error {
-  constructor(point: FaultPoint) {
-    super(`simulated crash at ${point}`);
-    this.name = "SimulatedCrash";
-  }
-}
-
-/** Catch blocks that turn errors into line results let a simulated crash through. */
-export function rethrowCrash(err: unknown): void {
-  if (err instanceof SimulatedCrash) throw err;
-}
-
 export interface EngineDeps {
   store: ReceiptStore;
   locks: LockProvider;
@@ -120,29 +100,17 @@ export interface EngineDeps {
   clock: Clock;
   /** The fleet's token objects per connection (durable-objects/token-broker.ts); absent: isolate cache only. */
   tokens?: (connection: string) => SharedTokens;
-  /** Test-only: false (no isolate token cache) or a cache of the runs' own; production passes true. */
+  /**
+   * The isolate's token cache: production passes true (the isolate's own); a test false (every
+   * lookup as on a fresh isolate) or a cache of the runs' own. A dependency, not one of the
+   * `controls`: which cache a run reads changes how many token exchanges it makes, never what the
+   * lease protocol guarantees.
+   */
   isolateTokenCache?: boolean | IsolateTokenCache;
   ttlMs: number;
   waitTimeoutMs: number;
-  /** Test-only control switch; production wiring always passes true (see wire.ts). */
-  parentLocks: boolean;
-  /** Test-only control switch for shared-entry ownership; production wiring always passes true. */
-  ownership: boolean;
-  /**
-   * Test-only control switch: no lock-delay after a parent lease's expiry, no lease check after a
-   * provider write. Production wiring always passes false.
-   */
-  unfenced?: boolean;
-  /**
-   * Test-only control switch: no capacity check before a write (docs/design.md, "Lists at their
-   * cap"), so a full list is learnt from the provider. Production wiring always passes false.
-   */
-  uncapped?: boolean;
-  /**
-   * Test-only control switch: no check of a list's shares under the parent lease (the check from
-   * the plan stays; docs/design.md, "A share of each list"). Production wiring always passes false.
-   */
-  noLeaseQuota?: boolean;
+  /** The protocol's mechanisms, each on in production (controls.ts: PRODUCTION_CONTROLS). */
+  controls: EngineControls;
   /**
    * An environment's `staleAfterDays` (SPONSON_ENVIRONMENTS): a scope idle longer is stale in a
    * LIST_FULL answer (docs/design.md, "Lists at their cap"). Absent or undefined: never idle.
@@ -156,11 +124,9 @@ export interface EngineDeps {
   /** Records an eviction in the audit trail (docs/design.md, "Evicting stale scopes"). */
   auditEviction?: (record: EvictionAudit) => Promise<void>;
   /**
-   * Providers that forget a write (docs/design.md): merge the parent lock's recent writes over the
-   * read under the lease. Test-only control switch; production wiring always passes true.
+   * SPONSON_RECENT_WRITES_SECONDS: how long the parent lock remembers writes (docs/design.md,
+   * "Providers that forget a write"), instead of each op's own window.
    */
-  recentWrites: boolean;
-  /** SPONSON_RECENT_WRITES_SECONDS: how long writes are remembered, instead of each op's own window. */
   recentWritesWindowMs?: number;
   /** Whether runs in an environment combine writes (SPONSON_WRITE_COMBINING); off when absent. */
   combining?: (environment: string) => boolean;

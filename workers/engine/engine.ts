@@ -14,12 +14,13 @@ import type { StoredReceipt } from "../receipts/receipt-store";
 import { type AdoptionRequest, adopt } from "./adoption/adopt";
 import { refusePlanOverQuota } from "./capacity/plan-quota";
 import type { Emit, EngineDeps } from "./deps";
-import { meteredDeps } from "./metered-deps";
 import { refuseTooManyObjects } from "./plan/object-limit";
 import { ProviderContexts } from "./provider-context";
-import { refuseEmptyPlan, saidNoReceipt } from "./rules/empty-scope";
+import { refuseEmptyPlan } from "./rules/empty-scope";
+import type { ScopeGuard } from "./rules/staleness";
 import { admitPlan, refuseSecretProvenance } from "./run/admission";
 import { applyLines } from "./run/apply";
+import { meteredDeps } from "./run/metered-deps";
 import { findOrphans, removeOrphan } from "./run/orphans";
 import { previewLines } from "./run/preview";
 import { ReceiptSession } from "./run/receipt-session";
@@ -27,11 +28,12 @@ import { refusedRun } from "./run/refused-run";
 import { removeEntries } from "./run/remove-entries";
 import { newRunId, Run } from "./run/run";
 import { metricsFor } from "./run/run-metrics";
-import type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
-import { type BodyOutcome, DONE, runUnderScope } from "./run/under-scope";
+import type { PlanRequest, ScopeRequest } from "./run/scope-request";
+import { type BodyOutcome, DONE, runUnderScope, saidNoReceipt } from "./run/under-scope";
 
 export type { AdoptionRequest } from "./adoption/adopt";
-export type { PlanRequest, ScopeGuard, ScopeRequest } from "./run/scope-request";
+export type { ScopeGuard } from "./rules/staleness";
+export type { PlanRequest, ScopeRequest } from "./run/scope-request";
 
 const noEmit: Emit = () => {};
 const NO_RECEIPT: BodyOutcome = { kind: "no-receipt" };
@@ -96,7 +98,7 @@ export class Engine {
     refusePlanOverQuota(deps, resolved, session, req);
     // Who owns the entries it finds, so another repository's are never told (previewLines).
     const ownership =
-      deps.ownership && deps.parentLocks
+      deps.controls.ownership && deps.controls.parentLocks
         ? async (parent: string) => (await (await deps.locks.parent(parent)).ownership({})).items
         : undefined;
     await previewLines(new ProviderContexts(deps), run, session, resolved, ownership);

@@ -6,7 +6,7 @@
 import type { Env } from "../../shared/env";
 import { repositoryRefById } from "../../shared/schemas/repository";
 import { configFromEnv } from "../config/config";
-import type { ScopeSnapshot } from "../engine/deps";
+import type { ScopeSnapshot } from "../engine/rules/staleness";
 import { destroyDecision } from "../queue/destroy-decision";
 import type { DestroyResult, DestroyRunner, QueuedDestroy } from "../queue/queued-destroy";
 import { configuredReceiptStore } from "../receipts/configured-store";

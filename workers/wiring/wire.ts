@@ -19,6 +19,7 @@ import { recordEviction } from "../audit/evictions";
 import { registerAuthSecrets } from "../auth/service-keys";
 import { configFromEnv } from "../config/config";
 import { Connections } from "../connections/connections";
+import { type EngineControls, PRODUCTION_CONTROLS } from "../engine/controls";
 import type { EngineDeps, FaultHook, LockProvider, ScopeGate, WritePolicy } from "../engine/deps";
 import type { Engine } from "../engine/engine";
 import { OpRegistry } from "../engine/plan/op-registry";
@@ -49,27 +50,17 @@ export function policyForTransport(policy: PolicyConfig, transport: ProviderTran
 }
 
 export interface EngineOverrides {
-  /** The control case of the concurrency journeys: runs without parent locks. Tests only. */
-  parentLocks?: boolean;
-  /** The control case of the shared-entry journeys: runs without ownership. Tests only. */
-  ownership?: boolean;
-  /** The control case of the read-after-write journey: no merge of the lock's recent writes. Tests only. */
-  recentWrites?: boolean;
+  /**
+   * A control case: the protocol's mechanisms it switches off (workers/engine/controls.ts), each
+   * named one replacing production's. Tests only.
+   */
+  controls?: Partial<EngineControls>;
   clock?: Clock;
   faults?: FaultHook;
   gate?: ScopeGate;
   policy?: WritePolicy;
   /** Forces write combining on or off in every environment (tests, the bench's two modes). */
   combining?: boolean;
-  /**
-   * The control case of the fencing tests: leases without a lock-delay after their expiry and no
-   * lease check after a provider write. Tests only.
-   */
-  unfenced?: boolean;
-  /** The control case of the capacity tests: no LIST_FULL check before a write. Tests only. */
-  uncapped?: boolean;
-  /** The control case of the quota tests: no share check under the parent lease. Tests only. */
-  noLeaseQuota?: boolean;
   /** Wraps the provider transport (tests observe every provider request). */
   wrapFetch?: (inner: typeof fetch) => typeof fetch;
   /** Wraps the lock objects' provider (tests make one lock read fail). */
@@ -155,10 +146,24 @@ export function createEngine(
   transport: ProviderTransport,
   overrides: EngineOverrides = {},
 ): Engine {
+  const deps = engineDeps(env, transport, overrides);
+  // Every run logged once and written to Analytics Engine (docs/operations.md).
+  return new ObservedEngine(deps, {
+    secrets: deps.secrets,
+    analytics: overrides.analytics ?? env.RUN_ANALYTICS,
+  });
+}
+
+/** What the engine is given: the bindings' clients and the configuration, a test's overrides on top. */
+export function engineDeps(
+  env: Env,
+  transport: ProviderTransport,
+  overrides: EngineOverrides = {},
+): EngineDeps {
   const config = configFromEnv(env);
   const secrets = secretsFromEnv(env);
   const providerFetch = transport(env);
-  const deps: EngineDeps = {
+  return {
     store: overrides.wrapStore
       ? overrides.wrapStore(configuredReceiptStore(env))
       : configuredReceiptStore(env),
@@ -176,15 +181,10 @@ export function createEngine(
     isolateTokenCache: overrides.isolateTokenCache ?? true,
     ttlMs: config.leaseTtlSeconds * 1000,
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,
-    parentLocks: overrides.parentLocks ?? true,
-    ownership: overrides.ownership ?? true,
-    unfenced: overrides.unfenced ?? false,
-    uncapped: overrides.uncapped ?? false,
-    noLeaseQuota: overrides.noLeaseQuota ?? false,
+    controls: overrides.controls ? { ...PRODUCTION_CONTROLS, ...overrides.controls } : PRODUCTION_CONTROLS,
     staleAfterDays: (environment) => config.environmentSettings[environment]?.staleAfterDays,
     evictStale: (environment) => config.environmentSettings[environment]?.evictStale === true,
     auditEviction: (record) => recordEviction(env, record),
-    recentWrites: overrides.recentWrites ?? true,
     ...(config.recentWritesSeconds > 0 ? { recentWritesWindowMs: config.recentWritesSeconds * 1000 } : {}),
     combining: (environment) => overrides.combining ?? config.writeCombining[environment] ?? true,
     gate: overrides.gate ?? scopeStateGate(env),
@@ -195,6 +195,4 @@ export function createEngine(
     warn: (m) => console.warn(secrets.redact(m)),
     logError: (m) => console.error(secrets.redact(m)),
   };
-  // Every run logged once and written to Analytics Engine (docs/operations.md).
-  return new ObservedEngine(deps, { secrets, analytics: overrides.analytics ?? env.RUN_ANALYTICS });
 }

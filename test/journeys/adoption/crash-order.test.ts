@@ -6,7 +6,8 @@
  * the scope's, and its close removes it.
  */
 import { describe, expect, it } from "vitest";
-import { type FaultPoint, SimulatedCrash } from "../../../workers/engine/deps";
+import type { FaultPoint } from "../../../workers/engine/deps";
+import { SimulatedCrash } from "../../../workers/engine/simulated-crash";
 import { adoptionBody, callbacks, dayOne, ownership, PR_PATTERN, prUrl } from "../../helpers/adoption";
 import { apply, destroy, testApp } from "../../helpers/app";
 import { freshAuth0Domain } from "../../helpers/emulators";

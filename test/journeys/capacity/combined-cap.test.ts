@@ -111,7 +111,8 @@ describe("a combined write at the cap", () => {
       { id: "origin2", op: "auth0.webOrigin", url: "https://{scope}.two.example.com" },
     ]);
     const longest = { n: 0 };
-    const engine = () => testEngine({ combining: true, uncapped: true, wrapFetch: patchedOrigins(longest) });
+    const engine = () =>
+      testEngine({ combining: true, controls: { listCaps: false }, wrapFetch: patchedOrigins(longest) });
     const results = await queued(domain, [
       () => engine().apply(request(h, own)),
       () => engine().apply(request(w1, own)),

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
+import type { EngineControls } from "../../../workers/engine/controls";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { connectionOf } from "../../helpers/connections";
@@ -54,10 +55,10 @@ async function almostFull() {
 async function apply(
   c: { plan: Plan; secrets: Record<string, string> },
   requests: string[],
-  uncapped: boolean,
+  controls: Partial<EngineControls> = {},
 ) {
   const scope = freshPr();
-  const engine = testEngine({ requests, bindings: c.secrets, ...(uncapped ? { uncapped } : {}) });
+  const engine = testEngine({ requests, bindings: c.secrets, controls });
   const result = await engine.apply({
     repository: DEFAULT_REPOSITORY,
     environment: "preview",
@@ -76,7 +77,7 @@ describe("entra: one group adding to two platforms is measured whole", () => {
     const c = await almostFull();
     const before = await c.t.app();
     const requests: string[] = [];
-    const { result, scope } = await apply(c, requests, false);
+    const { result, scope } = await apply(c, requests);
     expect(result.run.error?.code).toBe("LIST_FULL");
     expect(result.run.error?.detail).toMatchObject({
       list: { op: "entra.redirectUri" },
@@ -94,7 +95,7 @@ describe("entra: one group adding to two platforms is measured whole", () => {
     const c = await almostFull();
     const before = await c.t.app();
     const requests: string[] = [];
-    const { result } = await apply(c, requests, true);
+    const { result } = await apply(c, requests, { listCaps: false });
     expect(result.run.error?.code).toBe("PROVIDER_ERROR");
     expect(result.run.error?.detail).toMatchObject({ status: 400, providerCode: "Request_BadRequest" });
     expect(patches(requests).length).toBeGreaterThan(0);
@@ -129,7 +130,7 @@ describe("s3: one group adding two rules is measured whole", () => {
     };
     const before = await b.stored();
     const requests: string[] = [];
-    const { result } = await apply(c, requests, false);
+    const { result } = await apply(c, requests);
     expect(result.run.error?.code).toBe("LIST_FULL");
     expect(result.run.error?.detail).toMatchObject({
       list: { op: "s3.corsOrigin" },

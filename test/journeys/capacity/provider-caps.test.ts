@@ -3,7 +3,7 @@
  * provider's cap learns so from the provider in the middle of the run. The plan's first line (on an
  * object with room) is written; the second (on an object at its cap) is refused with the
  * provider's own error, and the run rolls the first back; the full object keeps exactly what it
- * held. The check before the write prevents this (list-full.test.ts); here it is off (`uncapped`).
+ * held. The check before the write prevents this (list-full.test.ts); here it is off (`listCaps: false`).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -202,7 +202,7 @@ describe.each(Object.keys(CASES))(
       const c = await (CASES[provider] as () => Promise<CapCase>)();
       const before = await c.full();
       const engine = createEngine(testEnv({ ...env, ...c.secrets } as Env), emulatorTransport, {
-        uncapped: true,
+        controls: { listCaps: false },
       });
       const scope = `pr-${Math.floor(Math.random() * 1e6)}`;
       const result = await engine.apply({

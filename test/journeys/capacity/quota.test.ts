@@ -281,7 +281,7 @@ describe("two scopes of one repository past the plan check together: the second 
   });
 
   it("control: without the check under the lease both apply, and the repository holds 16 of its 12", async () => {
-    const { domain, a, b } = await race(appWith({ noLeaseQuota: true }));
+    const { domain, a, b } = await race(appWith({ controls: { leaseQuota: false } }));
     expect([a.status, b.status]).toEqual([200, 200]);
     expect(await webOrigins(domain)).toHaveLength(FOREIGN.length + 16);
   });

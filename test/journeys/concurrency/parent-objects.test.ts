@@ -44,7 +44,7 @@ async function unionOfLedgers(scopes: string[]) {
 async function scenario(parentLocks: boolean) {
   const domain = freshAuth0Domain("journey");
   await seedTenant(domain, { callbacks: [UNRELATED] });
-  const app = testApp({ engine: { parentLocks } });
+  const app = testApp({ engine: { controls: { parentLocks } } });
   const plan = previewPlan(domain);
   const base = Math.floor(Math.random() * 1e6) * 100 + 1;
   const destroying = Array.from({ length: DESTROYING }, (_, i) => `pr-${base + i}`);

@@ -277,7 +277,7 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
 
 async function race(provider: string, parentLocks: boolean) {
   const shared = await (PROVIDERS[provider] as () => Promise<SharedObject>)();
-  const engine = testEngine({ bindings: { ...shared.secrets }, parentLocks });
+  const engine = testEngine({ bindings: { ...shared.secrets }, controls: { parentLocks } });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
   // Without parent locks every run's read is held until all have read, so all decide from the

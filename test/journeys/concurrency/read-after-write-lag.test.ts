@@ -41,7 +41,11 @@ async function world(recentWrites: boolean, combining = false) {
       },
     ],
   };
-  const engine = testEngine({ bindings: { LAG_ENTRA_SECRET: t.secret }, recentWrites, combining });
+  const engine = testEngine({
+    bindings: { LAG_ENTRA_SECRET: t.secret },
+    controls: { recentWrites },
+    combining,
+  });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scope = (i: number) => `pr-${base + i}`;
   const entry = (s: string) => `https://${s}.preview.example.com/signin-oidc`;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { clerkKeys, clerkRedirectUrl } from "../../../dev/emulators/clerk";
 import type { Plan } from "../../../shared/schemas/plan";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
-import { SimulatedCrash } from "../../../workers/engine/deps";
+import { SimulatedCrash } from "../../../workers/engine/simulated-crash";
 import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
 import { connectionOf } from "../../helpers/connections";
 import { emulatorStub } from "../../helpers/emulators";

@@ -9,7 +9,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
-import { type LockProvider, SimulatedCrash } from "../../../workers/engine/deps";
+import type { LockProvider } from "../../../workers/engine/deps";
+import { SimulatedCrash } from "../../../workers/engine/simulated-crash";
 import type { EngineOverrides } from "../../../workers/wiring/wire";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
 import { connectionOf } from "../../helpers/connections";

@@ -47,7 +47,7 @@ async function applyAll(app: TestApp, domain: string, scopes: string[]): Promise
 async function world(ownership: boolean) {
   const domain = freshAuth0Domain("own");
   await seedTenant(domain, { callbacks: [FOREIGN] });
-  const app = testApp({ engine: { ownership } });
+  const app = testApp({ engine: { controls: { ownership } } });
   const base = Math.floor(Math.random() * 1e6) * 100 + 1;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
   const applied = await applyAll(app, domain, scopes);

@@ -15,7 +15,9 @@ import { type Provenance, provenanceSchema, unknownProvenance } from "../../../s
 import type { Intent } from "../../../shared/schemas/receipt";
 import type { Params } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
-import { type EngineDeps, SimulatedCrash } from "../deps";
+import type { EngineDeps } from "../deps";
+import { ownershipOf } from "../lease/owner-bookkeeping";
+import { withParent } from "../lease/parent-lease";
 import { type Item, recordOf, refOf } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
 import { recordConnections, takeScope } from "../run/held-scope";
@@ -26,10 +28,9 @@ import { Run } from "../run/run";
 import type { RunContext } from "../run/run-context";
 import { metricsFor } from "../run/run-metrics";
 import { runWaiting, type ScopeRequest } from "../run/scope-request";
+import { SimulatedCrash } from "../simulated-crash";
 import { Fence } from "../write/fence";
 import { ItemWriter } from "../write/item-writer";
-import { ownershipOf } from "../write/owner-bookkeeping";
-import { withParent } from "../write/parent-lease";
 import { readUnderLease } from "../write/recent-writes-section";
 import type { AdmittedAdoption } from "./admission";
 import { type Adoption, decideAdoption, type EntryAction } from "./decide";
@@ -252,7 +253,7 @@ async function underParent(
   const w = { deps, run, session, scopeLease: held.lock, contexts, inDoubt: r.inDoubt };
   const first = items[0] as Item;
   return withParent(w, { first, waiting: ctx.waiting, items }, async (lease: ParentLease | null) => {
-    if (lease === null || !deps.ownership)
+    if (lease === null || !deps.controls.ownership)
       throw new SponsonError("INTERNAL", "adoption changes ownership: it needs the object's parent lock");
     // No provider write here: the fence bounds the reads by the leases' deadline and hands the
     // first ownership read the grant's view.

@@ -11,8 +11,8 @@
  */
 import type { EvictionNote } from "../../../shared/schemas/eviction";
 import type { Intent, LedgerEntry } from "../../../shared/schemas/receipt";
+import type { WriterParts } from "../contracts/writer-parts";
 import { type Item, sameItem } from "../plan/item";
-import type { WriterParts } from "../write/writer-parts";
 import type { Candidate } from "./eviction";
 import { evictionNotes } from "./eviction-notes";
 

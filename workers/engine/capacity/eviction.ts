@@ -13,12 +13,11 @@ import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLease } from "../../locks/scope-lock";
 import type { StoredReceipt } from "../../receipts/receipt-store";
+import type { GroupContext, GroupFence } from "../contracts/group-context";
+import type { WriterParts } from "../contracts/writer-parts";
+import { runLeaseOptions } from "../lease/lease-settings";
 import { type Item, itemOfRecord } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "../write/fence";
-import type { GroupContext } from "../write/group-context";
-import { runLeaseOptions } from "../write/lease-settings";
-import type { WriterParts } from "../write/writer-parts";
 import { EvictedReceipts } from "./evicted-receipt";
 import { type ListFill, listIdOf, listNameOf } from "./list-fill";
 import type { OwnersOf, OwnersRead, ScopeShare } from "./list-owners";
@@ -38,8 +37,8 @@ export interface Candidate {
 export class Evictions {
   readonly #w: WriterParts;
   readonly #owners: OwnersOf;
-  /** The group's fence: each scope lease held for eviction is part of it (fence.ts `guard`). */
-  readonly #fence: Fence;
+  /** The group's fence: each scope lease held for eviction is part of it (write/fence.ts `guard`). */
+  readonly #fence: GroupFence;
   /** Scopes asked once per group write: null when busy, not evictable or holding nothing here. */
   readonly #taken = new Map<string, Candidate | null>();
   /** Lists whose owners could not be read under this lease: not read (nor warned of) again. */

@@ -10,10 +10,10 @@
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
 import type { Inspection, OpContext } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
+import type { GroupContext } from "../contracts/group-context";
+import { ownershipOf } from "../lease/owner-bookkeeping";
 import type { Item } from "../plan/item";
 import { type Change, decideInOrder, keysOf, type Participant } from "../rules/group-decisions";
-import type { GroupContext } from "../write/group-context";
-import { ownershipOf } from "../write/owner-bookkeeping";
 import type { Candidate, Evictions } from "./eviction";
 import { type CapOf, listIdOf, overCap } from "./list-fill";
 

@@ -55,7 +55,7 @@ export function waiterOverQuota(
 
 /**
  * The holder's planned entries on the lists that its other group writes add
- * (owner-bookkeeping.ts `RunList.elsewhere`): its own once its run is done, whoever is checked.
+ * (lease/owner-bookkeeping.ts `RunList.elsewhere`): its own once its run is done, whoever is checked.
  */
 export interface Elsewhere {
   owner: string;

@@ -5,14 +5,13 @@
  * stale scopes taken to make room, their leases checked before the write and before their leaves.
  */
 import type { SponsonError } from "../../../shared/errors";
-import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
+import type { ItemOwnership, OwnerChange, OwnershipShares } from "../../../shared/schemas/ownership";
+import type { GroupContext } from "../contracts/group-context";
+import type { WriterParts } from "../contracts/writer-parts";
+import type { RunList } from "../lease/owner-bookkeeping";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { GroupContext } from "../write/group-context";
-import type { RunList } from "../write/owner-bookkeeping";
-import type { SectionRead } from "../write/section-read";
-import type { WriterParts } from "../write/writer-parts";
 import { type Candidate, Evictions } from "./eviction";
 import { type FitInput, fitGroup, waiterOf } from "./fitting";
 import { type ListFill, listFull } from "./list-fill";
@@ -20,6 +19,16 @@ import { type ListOwners, type OwnersOf, ownersOnce } from "./list-owners";
 import { makeRoom, type Room, type RoomInput } from "./make-room";
 import { quotaExceeded, quotaOfList } from "./quota";
 import { leaseOverQuota, type SharesInput } from "./quota-under-lease";
+
+/**
+ * What the shares of a list are checked against (docs/design.md, "A share of each list"), read
+ * under the lease with the group's ownership (write/section-read.ts): the ownership of the run's
+ * other entries on the lists and the lock's counts.
+ */
+export interface QuotaRead {
+  along: ItemOwnership[];
+  shares: OwnershipShares | null;
+}
 
 export class SectionCapacity {
   readonly #w: WriterParts;
@@ -44,7 +53,9 @@ export class SectionCapacity {
     this.#group = group;
     const { deps, run } = w;
     this.#owners =
-      lease !== null && deps.ownership ? ownersOnce({ deps, lease, repository: run.repository }) : null;
+      lease !== null && deps.controls.ownership
+        ? ownersOnce({ deps, lease, repository: run.repository })
+        : null;
     this.#evictions =
       this.#owners !== null && deps.evictStale?.(run.environment) === true
         ? new Evictions(group, this.#owners)
@@ -54,14 +65,14 @@ export class SectionCapacity {
   /**
    * What the shares are checked with: the lock's counts read with `owns`, the run's other entries
    * on the lists (null where ownership does not apply, from a lock object that counts none, or
-   * with the test-only switch off).
+   * with the `leaseQuota` control off).
    */
   sharesInput(
-    quota: SectionRead["quota"],
+    quota: QuotaRead | null,
     { owns, runList }: { owns: readonly ItemOwnership[] | null; runList: RunList },
   ): SharesInput | null {
     const { run, deps } = this.#w;
-    if (!quota?.shares || !owns || deps.noLeaseQuota) return null;
+    if (!quota?.shares || !owns || !deps.controls.leaseQuota) return null;
     return {
       shares: quota.shares,
       known: [...owns, ...quota.along],

@@ -6,12 +6,12 @@
 import { MAX_QUEUED_CHANGES } from "../../../shared/schemas/combine";
 import { OTHER_REPOSITORY_RUN } from "../../../shared/schemas/provenance";
 import { type CombineOutcome, ParentLease } from "../../locks/parent-lock";
+import type { WaitPolicy, WriterParts } from "../contracts/writer-parts";
+import { grantItemsOf } from "../lease/owner-bookkeeping";
+import { acquireParent } from "../lease/parent-lease";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import { grantItemsOf } from "../write/owner-bookkeeping";
-import { acquireParent } from "../write/parent-lease";
-import type { WaitPolicy, WriterParts } from "../write/writer-parts";
 import { changeId, decidedFromAnswer, queuedChangeOf, untakenRefusal } from "./combining";
 
 /** Write combining applies where ownership does: under a parent lease, unless turned off here. */
@@ -19,8 +19,8 @@ export function combines(w: WriterParts, item: Item): boolean {
   const deps = w.deps;
   return (
     item.parent !== null &&
-    deps.parentLocks &&
-    deps.ownership &&
+    deps.controls.parentLocks &&
+    deps.controls.ownership &&
     (deps.combining?.(w.run.environment) ?? false)
   );
 }

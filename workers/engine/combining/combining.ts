@@ -15,10 +15,10 @@ import type {
   ReturnedChange,
 } from "../../../shared/schemas/combine";
 import { entryOfKey } from "../../adapters/op-spec";
+import type { WriterRun } from "../contracts/writer-run";
 import type { EngineDeps } from "../deps";
-import type { Item } from "../plan/item";
-import { type Change, type Decided, groupKeyOf, type Participant } from "../rules/group-decisions";
-import type { WriterRun } from "../write/run-contract";
+import { groupKeyOf, type Item } from "../plan/item";
+import type { Change, Decided, Participant } from "../rules/group-decisions";
 
 /**
  * A change's id within its run's queued changes on one object: the action and the item's op and key
@@ -54,6 +54,16 @@ export interface Queued extends Participant {
   id: string;
   /** The waiter's run: its scope lease is checked again right before the write. */
   runId: string;
+}
+
+/**
+ * The changes waiters queued that a group write carries (the holder, holder.ts): handed to its
+ * critical section (write/section-io.ts), which asks right before the write whose runs are gone.
+ */
+export interface Carried {
+  readonly queued: readonly Queued[];
+  /** The waiters whose run no longer holds its scope lease, asked right before the write. */
+  goneNow(): Promise<string[]>;
 }
 
 /** Admits each of a waiter's changes for the group `first` leads, or says why it goes back. */

@@ -18,12 +18,10 @@ import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { scopeOfOwner } from "../../../shared/schemas/ownership";
 import { OTHER_REPOSITORY_RUN } from "../../../shared/schemas/provenance";
 import type { ParentLease } from "../../locks/parent-lock";
+import type { WriterParts } from "../contracts/writer-parts";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
-import { errorInfo } from "../run/run";
-import type { Carried } from "../write/section-io";
-import type { WriterParts } from "../write/writer-parts";
-import { admitQueued, type Queued } from "./combining";
+import { admitQueued, type Carried, type Queued } from "./combining";
 
 interface Admitted {
   waiter: string;
@@ -96,7 +94,7 @@ export class CombiningHolder implements Carried {
         return {
           waiter,
           applied: [],
-          returned: [...returned, ...accepted.map((q) => ({ id: q.id, error: errorInfo(full) }))],
+          returned: [...returned, ...accepted.map((q) => ({ id: q.id, error: full.toInfo() }))],
         };
       return outcome.gone.has(waiter)
         ? {
@@ -152,19 +150,15 @@ async function stillRunning(
 }
 
 function mayStillLand(q: Queued) {
-  return errorInfo(
-    new SponsonError(
-      "CONCURRENT_MODIFICATION",
-      `${q.change.item.key}: an earlier request on it in the same write got no answer and may still land; the change goes back, to be written once it can no longer land`,
-    ),
-  );
+  return new SponsonError(
+    "CONCURRENT_MODIFICATION",
+    `${q.change.item.key}: an earlier request on it in the same write got no answer and may still land; the change goes back, to be written once it can no longer land`,
+  ).toInfo();
 }
 
 function gone(change: Pick<QueuedChange, "runId">) {
-  return errorInfo(
-    new SponsonError(
-      "LOCK_LOST",
-      `run ${change.runId} no longer holds its scope lease: its change goes back`,
-    ),
-  );
+  return new SponsonError(
+    "LOCK_LOST",
+    `run ${change.runId} no longer holds its scope lease: its change goes back`,
+  ).toInfo();
 }

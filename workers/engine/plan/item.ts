@@ -93,6 +93,16 @@ export function recordOf(item: Item, runId: string) {
 }
 
 /**
+ * The object an item is written on, as a group's key: a run's changes with one key (same parent,
+ * op kind and connection) are one group, read once and written once.
+ */
+export function groupKeyOf(item: Item): string {
+  // Items without a parent lock are each their own group, named by their identity, not their line.
+  if (item.parent === null) return `\0${item.opName}\0${item.key}`;
+  return [item.parent, item.op.batch?.kind ?? "", item.connection].join("\0");
+}
+
+/**
  * What names an item everywhere — ledger entries, intents, combined changes, ownership: its op, its
  * key and the object it lives on (docs/design.md, "Ownership of shared entries"). The plan line
  * that manages it is only a label, and so is the connection it is written through: the parent

@@ -5,8 +5,7 @@
  * hold the lock of, and spend the management-API quota behind, every object the service knows.
  */
 import { SponsonError } from "../../../shared/errors";
-import { groupKeyOf } from "../rules/group-decisions";
-import { itemOfLine } from "./item";
+import { groupKeyOf, itemOfLine } from "./item";
 import type { ResolvedLine } from "./resolve-plan";
 
 /** The most distinct provider objects one apply or preview reaches. */

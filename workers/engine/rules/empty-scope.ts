@@ -3,22 +3,33 @@
  * "Empty plans", "A scope with no receipt"): decisions on the receipt, no I/O.
  */
 import { SponsonError } from "../../../shared/errors";
+import type { Receipt } from "../../../shared/schemas/receipt";
 import type { StoredReceipt } from "../../receipts/receipt-store";
-import type { ReceiptSession } from "../run/receipt-session";
-import type { Run } from "../run/run";
+
+/** What the no-receipt answer reads of a run under its scope lease (run/run.ts `Run`). */
+export interface RunSoFar {
+  readonly environment: string;
+  readonly scope: string;
+  /** The line results the run has given so far (recovery's among them). */
+  readonly lines: readonly unknown[];
+}
+
+/** What it reads of the run's receipt session (run/receipt-session.ts `ReceiptSession`). */
+export interface ReceiptSoFar {
+  readonly exists: boolean;
+  readonly receipt: Readonly<Pick<Receipt, "ledger" | "intents">>;
+}
 
 /**
  * A destroy or rollback of a scope nothing was ever applied to (docs/design.md, "A scope with no
- * receipt"): no receipt, no intent, nothing recovered. The run says so instead of doing nothing
- * silently, so a mistyped scope is visible; a queued destroy of such a scope still succeeds.
+ * receipt"): no receipt, no intent, nothing recovered. The run says so (the warning answered here;
+ * null: the scope has something) instead of doing nothing silently, so a mistyped scope is
+ * visible; a queued destroy of such a scope still succeeds.
  */
-export function saidNoReceipt(run: Run, session: ReceiptSession): boolean {
+export function noReceiptWarning(run: RunSoFar, session: ReceiptSoFar): string | null {
   const { ledger, intents } = session.receipt;
-  if (session.exists || ledger.length > 0 || intents.length > 0 || run.lines.length > 0) return false;
-  run.noReceipt(
-    `scope ${run.environment}/${run.scope} has no receipt: nothing was applied to it, or it was destroyed already (is the scope name right?)`,
-  );
-  return true;
+  if (session.exists || ledger.length > 0 || intents.length > 0 || run.lines.length > 0) return null;
+  return `scope ${run.environment}/${run.scope} has no receipt: nothing was applied to it, or it was destroyed already (is the scope name right?)`;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { SponsonError } from "../../../shared/errors";
 import type { ItemOwnership, OwnerChange } from "../../../shared/schemas/ownership";
-import type { Item } from "../plan/item";
+import { groupKeyOf, type Item } from "../plan/item";
 import { decideClaim, decideRelease } from "./ownership";
 
 export type WriteAction = "create" | "remove";
@@ -197,13 +197,6 @@ export function editAll(writes: readonly Decided[]) {
       if (!item.op.batch) throw new SponsonError("INTERNAL", `${item.opName} has no many-items form`);
       return item.op.batch.edit(acc, item.params, action);
     }, state);
-}
-
-/** The run's changes on one object (same parent, op kind and connection). */
-export function groupKeyOf(item: Item): string {
-  // Items without a parent lock are each their own group, named by their identity, not their line.
-  if (item.parent === null) return `\0${item.opName}\0${item.key}`;
-  return [item.parent, item.op.batch?.kind ?? "", item.connection].join("\0");
 }
 
 /** Groups changes by object, in the order each object first appears. */

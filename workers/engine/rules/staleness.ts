@@ -1,12 +1,26 @@
 /**
  * The scope state's two checks around the scope lease (docs/design.md, "Staleness recheck"): pure
- * decisions on the states read, no I/O. The reads are the lifecycle's (workers/engine/run/under-scope.ts).
+ * decisions on the states read, no I/O. The reads are the lifecycle's (workers/engine/run/under-scope.ts),
+ * through the engine's `ScopeGate` (deps.ts), which answers the snapshot defined here.
  */
 import { SponsonError } from "../../../shared/errors";
 import type { RunAction } from "../../../shared/schemas/receipt";
-import type { ScopeSnapshot } from "../deps";
-import type { ScopeGuard } from "../run/scope-request";
 import { scopeClosedError } from "./scope-closed";
+
+/**
+ * The scope's authorization-relevant state (docs/design.md, "Staleness recheck"), read before the lease and
+ * again under it.
+ */
+export interface ScopeSnapshot {
+  status: "open" | "closed";
+  revision: number;
+}
+
+/**
+ * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
+ * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
+ */
+export type ScopeGuard = (state: ScopeSnapshot) => string | null;
 
 /** What the state read under the lease says of the run. */
 export type Recheck =

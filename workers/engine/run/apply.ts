@@ -5,9 +5,9 @@
  */
 
 import type { Diff, LineOutcome } from "../../../shared/schemas/run";
-import { rethrowCrash } from "../deps";
 import { type Item, itemOfLine, refOf, sameItem } from "../plan/item";
 import type { ResolvedLine } from "../plan/resolve-plan";
+import { rethrowCrash } from "../simulated-crash";
 import { type Change, groupChanges, type WriteOutcome, type Written } from "../write/item-writer";
 import { unbackedByLock } from "./lock-backed";
 import type { ReceiptSession } from "./receipt-session";

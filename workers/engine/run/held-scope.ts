@@ -6,9 +6,9 @@ import { SponsonError } from "../../../shared/errors";
 import type { Intent, LedgerEntry } from "../../../shared/schemas/receipt";
 import { ScopeLease } from "../../locks/scope-lock";
 import type { Emit, EngineDeps } from "../deps";
+import { runLeaseOptions } from "../lease/lease-settings";
 import { itemOfRecord } from "../plan/item";
 import { originOf } from "./run";
-import { runLeaseOptions } from "./run-lease";
 import type { RunWaiting, ScopeRequest } from "./scope-request";
 
 /** The lease, and what its release hands the next holder: the run says what it saved, then releases. */

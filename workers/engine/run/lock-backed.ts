@@ -7,9 +7,9 @@
  * the peek of recent writes), alongside the provider read. A scope without evictions makes no call.
  */
 
-import { rethrowCrash } from "../deps";
 import type { Item } from "../plan/item";
 import { ownerOf } from "../rules/ownership";
+import { rethrowCrash } from "../simulated-crash";
 import type { RunContext } from "./run-context";
 
 /**
@@ -22,7 +22,7 @@ export async function unbackedByLock(
   held: readonly Item[],
 ): Promise<Set<Item>> {
   const noted = new Set((session.receipt.evictions ?? []).map((note) => note.object));
-  if (noted.size === 0 || !deps.ownership || !deps.parentLocks) return new Set();
+  if (noted.size === 0 || !deps.controls.ownership || !deps.controls.parentLocks) return new Set();
   const byParent = new Map<string, Item[]>();
   for (const item of held)
     if (item.parent !== null && noted.has(item.parent))

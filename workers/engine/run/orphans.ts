@@ -15,12 +15,12 @@ import type { OrphanRemovalAudit } from "../../audit/orphan-audit";
 import { ParentLease } from "../../locks/parent-lock";
 import { WaitDeadline } from "../../locks/wait-deadline";
 import type { EngineDeps, OwnedObjects } from "../deps";
+import { runLeaseOptions } from "../lease/lease-settings";
 import { sameItem } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
 import { Fence } from "../write/fence";
 import { readBeforeLease, readUnderLease, rememberChanges } from "../write/recent-writes-section";
 import { newRunId } from "./run";
-import { runLeaseOptions } from "./run-lease";
 
 /** Environments where `op` may put `key` on `parent` through `connection`, per the write policy. */
 function admittedIn(deps: EngineDeps, connection: string, op: string, parent: string, key: string): string[] {
@@ -219,7 +219,7 @@ async function removeUnderLease(
     const fence = new Fence({
       scope: null,
       parent: lease,
-      checkAfter: !deps.unfenced,
+      checkAfter: deps.controls.fencing,
       what: `${req.parent}: orphan ${req.key}`,
     });
     const fenced = fence.context(ctx);

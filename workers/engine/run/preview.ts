@@ -4,11 +4,11 @@
  */
 import { entryHiddenFrom } from "../../../shared/lock-visibility";
 import type { ItemOwnership } from "../../../shared/schemas/ownership";
-import { rethrowCrash } from "../deps";
 import { sameItem } from "../plan/item";
 import { objectKeyOf as readKeyOf } from "../plan/object-limit";
 import type { ResolvedLine } from "../plan/resolve-plan";
 import type { ProviderContexts } from "../provider-context";
+import { rethrowCrash } from "../simulated-crash";
 import type { ReceiptSession } from "./receipt-session";
 import type { Run } from "./run";
 

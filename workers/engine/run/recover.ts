@@ -5,8 +5,8 @@
  * was there before it); one the provider refused (`refused`) is only left; otherwise it is removed.
  */
 import type { Intent } from "../../../shared/schemas/receipt";
-import { rethrowCrash } from "../deps";
 import { itemOfRecord, recordOf } from "../plan/item";
+import { rethrowCrash } from "../simulated-crash";
 import type { RunContext } from "./run-context";
 import { alwaysWaiting } from "./scope-request";
 

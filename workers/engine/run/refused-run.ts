@@ -7,11 +7,11 @@ import { SponsonError } from "../../../shared/errors";
 import type { RunResult } from "../../../shared/schemas/run";
 import { ScopeLease } from "../../locks/scope-lock";
 import type { EngineDeps } from "../deps";
-import { meteredDeps } from "../metered-deps";
+import { runLeaseOptions } from "../lease/lease-settings";
 import type { RefusedLine } from "./admission";
+import { meteredDeps } from "./metered-deps";
 import { ReceiptSession } from "./receipt-session";
 import { newRunId, Run, type RunStart } from "./run";
-import { runLeaseOptions } from "./run-lease";
 import { runWaiting, type ScopeRequest } from "./scope-request";
 
 /**

@@ -7,8 +7,8 @@
  */
 import { factsOf } from "../../../shared/errors";
 import type { LedgerEntry } from "../../../shared/schemas/receipt";
-import { rethrowCrash } from "../deps";
 import { itemOfRecord, sameItem } from "../plan/item";
+import { rethrowCrash } from "../simulated-crash";
 import { type Change, groupChanges, type Written } from "../write/item-writer";
 import type { RunContext } from "./run-context";
 import { alwaysWaiting } from "./scope-request";

@@ -1,7 +1,7 @@
 /**
  * One run's metrics: how long it waited on each kind of call and how many it made. The engine
  * measures at its edges (the provider transport, the lock targets, the receipt store and the scope
- * state: workers/engine/metered-deps.ts), never inside the writers.
+ * state: workers/engine/run/metered-deps.ts), never inside the writers.
  *
  * Time is wall time from `performance.now()`, which in Workers advances only across I/O: CPU work
  * reads as 0 and waiting is what shows, which is what these numbers are for.

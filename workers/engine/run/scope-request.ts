@@ -3,7 +3,7 @@ import type { Plan } from "../../../shared/schemas/plan";
 import type { Provenance } from "../../../shared/schemas/provenance";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
 import { WaitDeadline } from "../../locks/wait-deadline";
-import type { EngineDeps, ScopeSnapshot } from "../deps";
+import type { EngineDeps } from "../deps";
 import type { WaitPolicy } from "../write/item-writer";
 import type { RunMetrics } from "./run-metrics";
 
@@ -35,12 +35,6 @@ export interface PlanRequest extends ScopeRequest {
   /** An apply with no lines may remove every entry the scope owns (docs/design.md, "Empty plans"). */
   allowEmpty?: boolean;
 }
-
-/**
- * What a queued destroy asks of the scope state read under the lease (docs/design.md, "Webhooks and the
- * sweep"): null to go on, or the reason to skip (recorded in the receipt as a skipped run).
- */
-export type ScopeGuard = (state: ScopeSnapshot) => string | null;
 
 /** A run's wait: whether its request waits for held locks, and the one deadline every wait ends at. */
 export type RunWaiting = Required<WaitPolicy>;

@@ -8,20 +8,28 @@ import { SponsonError } from "../../../shared/errors";
 import type { RunAction } from "../../../shared/schemas/receipt";
 import type { RunResult } from "../../../shared/schemas/run";
 import type { StoredReceipt } from "../../receipts/receipt-store";
-import { type Emit, type EngineDeps, type ScopeSnapshot, SimulatedCrash } from "../deps";
-import { meteredDeps } from "../metered-deps";
+import type { Emit, EngineDeps } from "../deps";
 import type { ItemRef } from "../plan/item";
 import { ProviderContexts } from "../provider-context";
-import { closedBeforeLease, type Recheck, recheckScope } from "../rules/staleness";
+import { noReceiptWarning } from "../rules/empty-scope";
+import {
+  closedBeforeLease,
+  type Recheck,
+  recheckScope,
+  type ScopeGuard,
+  type ScopeSnapshot,
+} from "../rules/staleness";
+import { SimulatedCrash } from "../simulated-crash";
 import { ItemWriter } from "../write/item-writer";
 import { rollbackRun } from "./apply";
 import { type HeldScope, recordConnections, takeScope } from "./held-scope";
+import { meteredDeps } from "./metered-deps";
 import { ReceiptSession } from "./receipt-session";
 import { recoverIntents } from "./recover";
 import { newRunId, Run } from "./run";
 import type { RunContext } from "./run-context";
 import { metricsFor, type RunMetrics } from "./run-metrics";
-import { type RunWaiting, runWaiting, type ScopeGuard, type ScopeRequest } from "./scope-request";
+import { type RunWaiting, runWaiting, type ScopeRequest } from "./scope-request";
 
 /** How the action's body ended: what is written for the run. */
 export type BodyOutcome =
@@ -33,6 +41,16 @@ export type BodyOutcome =
   | { kind: "delete-receipt" };
 
 export const DONE: BodyOutcome = { kind: "done" };
+
+/**
+ * A destroy's or rollback's body on a scope nothing was ever applied to (docs/design.md, "A scope
+ * with no receipt"; rules/empty-scope.ts decides): the run says so, and has nothing to do.
+ */
+export function saidNoReceipt(run: Run, session: ReceiptSession): boolean {
+  const warning = noReceiptWarning(run, session);
+  if (warning !== null) run.noReceipt(warning);
+  return warning !== null;
+}
 
 /** One action run under the scope lease. */
 export interface ScopeRun<T> {

@@ -7,10 +7,10 @@
 import type { OwnerChange } from "../../../shared/schemas/ownership";
 import { keptChanging, MAX_DECIDE_ATTEMPTS, StaleState } from "../../adapters/stale-state";
 import { SectionCapacity } from "../capacity/section-capacity";
+import { type RunList, runListOf } from "../lease/owner-bookkeeping";
 import type { Change, Decided } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
 import { fillsAfterWrite } from "./fill-after-write";
-import { type RunList, runListOf } from "./owner-bookkeeping";
 import {
   claimsOf,
   claimsToWithdraw,
@@ -35,7 +35,7 @@ import {
 } from "./section-plan";
 import { fencedSend } from "./section-send";
 import { notSentAgain } from "./unanswered";
-import { fault } from "./writer-parts";
+import { fault } from "./writer-hooks";
 
 export class CriticalSection {
   readonly #in: SectionInput;
@@ -56,7 +56,7 @@ export class CriticalSection {
   /** The claims taken back for changes held back in the attempt that wrote. */
   #withdrawn: OwnerChange[] = [];
 
-  /** The run's other entries on the object's lists, of its own ops (owner-bookkeeping.ts `runListOf`). */
+  /** The run's other entries on the object's lists, of its own ops (lease/owner-bookkeeping.ts `runListOf`). */
   readonly #runList: RunList;
 
   constructor(input: SectionInput) {

@@ -19,7 +19,7 @@ import type { OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
 import type { Lease } from "../../locks/lease";
 import type { ParentLease } from "../../locks/parent-lock";
-import { SimulatedCrash } from "../deps";
+import { SimulatedCrash } from "../simulated-crash";
 import {
   type FenceEffect,
   type FenceEvent,
@@ -36,7 +36,7 @@ export interface FenceLeases {
   /** The run's scope lease; null for a write no scope makes (an admin's orphan removal). */
   scope: Lease | null;
   parent: ParentLease | null;
-  /** The check after the write (off only under the test-only `unfenced` control). */
+  /** The check after the write (off only with the test-only `fencing` control off). */
   checkAfter: boolean;
   /** What the write is of, for the unknown-outcome message: the parent (or the item). */
   what: string;

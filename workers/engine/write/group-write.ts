@@ -13,16 +13,17 @@ import type { ParentLease } from "../../locks/parent-lock";
 import { combines, joinQueue } from "../combining/combined-write";
 import { changeId } from "../combining/combining";
 import { CombiningHolder } from "../combining/holder";
-import { SimulatedCrash } from "../deps";
+import type { GroupContext } from "../contracts/group-context";
+import type { WaitPolicy, WriterParts } from "../contracts/writer-parts";
+import { runListOf } from "../lease/owner-bookkeeping";
+import { withParent } from "../lease/parent-lease";
 import type { Item } from "../plan/item";
 import type { Change, Decided } from "../rules/group-decisions";
+import { SimulatedCrash } from "../simulated-crash";
 import { CriticalSection } from "./critical-section";
 import { Fence } from "./fence";
-import type { GroupContext } from "./group-context";
-import { runListOf } from "./owner-bookkeeping";
-import { withParent } from "./parent-lease";
 import type { SectionOutcome } from "./section-io";
-import { fault, type WaitPolicy, type WriterParts } from "./writer-parts";
+import { fault } from "./writer-hooks";
 
 export class GroupWrite {
   readonly #w: WriterParts;
@@ -140,13 +141,13 @@ export class GroupWrite {
   }
 
   /** The group's context under `lease`, its fence built once for every section under it. */
-  #groupUnder(lease: ParentLease | null): GroupContext {
+  #groupUnder(lease: ParentLease | null): GroupContext<Fence> {
     const w = this.#w;
     const first = this.#first;
     const fence = new Fence({
       scope: w.scopeLease,
       parent: lease,
-      checkAfter: !w.deps.unfenced,
+      checkAfter: w.deps.controls.fencing,
       what: first.parent ?? first.key,
     });
     this.#fence = fence;
@@ -159,7 +160,7 @@ export class GroupWrite {
    * Each section is added to `sections` as it starts (its stale scopes are released at the end).
    */
   async #sectionsUntilWritten(
-    group: GroupContext,
+    group: GroupContext<Fence>,
     at: { own: readonly Change[]; carried: CombiningHolder | null },
     sections: CriticalSection[],
   ): Promise<{ section: CriticalSection; done: SectionOutcome; carried: CombiningHolder | null }> {

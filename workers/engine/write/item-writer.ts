@@ -5,31 +5,31 @@
  * the group write (group-write.ts: its parent lease, its fence, its critical section, or another
  * run's write carrying them). The ledger records the outcome after the lease (ledger-record.ts),
  * saved with the run's next receipt save. Ownership lives in the parent's own lock object and is
- * changed only with that lease's token (owner-bookkeeping.ts; docs/design.md, "Ownership of
+ * changed only with that lease's token (lease/owner-bookkeeping.ts; docs/design.md, "Ownership of
  * shared entries").
  */
 import type { Intent } from "../../../shared/schemas/receipt";
-import { SimulatedCrash } from "../deps";
-import { type Item, recordOf, refOf, sameItem } from "../plan/item";
+import type { WaitPolicy, WriterParts, Written } from "../contracts/writer-parts";
+import { ownershipOf } from "../lease/owner-bookkeeping";
+import { assertNotInDoubt, withParent } from "../lease/parent-lease";
+import { groupKeyOf, type Item, recordOf, refOf, sameItem } from "../plan/item";
 import {
   type Change,
   type Decided,
-  groupKeyOf,
   keysOf,
   type WriteAction,
   type WriteOutcome,
 } from "../rules/group-decisions";
 import { decideClaim, ownerOf } from "../rules/ownership";
+import { SimulatedCrash } from "../simulated-crash";
 import { Fence } from "./fence";
 import { GroupWrite } from "./group-write";
 import { recordOutcome } from "./ledger-record";
-import { ownershipOf } from "./owner-bookkeeping";
-import { assertNotInDoubt, withParent } from "./parent-lease";
 import { readBeforeLease } from "./recent-writes-section";
-import { contextOf, type WaitPolicy, type WriterParts, type Written } from "./writer-parts";
+import { contextOf } from "./writer-hooks";
 
+export type { WaitPolicy, Written } from "../contracts/writer-parts";
 export { type Change, groupChanges, type WriteAction, type WriteOutcome } from "../rules/group-decisions";
-export type { WaitPolicy, Written } from "./writer-parts";
 
 export class ItemWriter {
   readonly #w: WriterParts;

@@ -3,9 +3,9 @@
  * run's next receipt save (docs/design.md, "Run algorithm").
  */
 
+import type { WriterParts } from "../contracts/writer-parts";
 import { recordOf, refOf } from "../plan/item";
 import type { Decided } from "../rules/group-decisions";
-import type { WriterParts } from "./writer-parts";
 
 export function recordOutcome(w: WriterParts, { change, outcome, holding }: Decided): void {
   const { item, action } = change;

@@ -3,19 +3,20 @@
  * under the lease with the parent lock's recent writes merged over it, and, after the provider
  * accepted the write, what it made true handed to the lock to remember; and the reads before any
  * lease merged the same way. All do nothing for ops without `forgetsWritesForMs`, without a
- * parent lease, or with the control switch off.
+ * parent lease, or with the `recentWrites` control off (controls.ts).
  */
 
 import { SponsonError } from "../../../shared/errors";
 import type { BatchForm, OpContext, Params } from "../../adapters/op-spec";
 import { OVERLOADED_RETRY_AFTER_SECONDS } from "../../locks/acquire-loop";
 import type { ParentLease } from "../../locks/parent-lock";
-import { type EngineDeps, rethrowCrash } from "../deps";
+import type { EngineDeps } from "../deps";
 import type { Decided } from "../rules/group-decisions";
 import { mergeRecentWrites, recentWritesOf } from "../rules/recent-writes";
+import { rethrowCrash } from "../simulated-crash";
 
 const applies = (deps: EngineDeps, batch: BatchForm, lease: ParentLease | null): lease is ParentLease =>
-  lease !== null && deps.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
+  lease !== null && deps.controls.recentWrites && (batch.forgetsWritesForMs ?? 0) > 0;
 
 /** One object's read: its many-items form, the context and params it is read with. */
 export interface ObjectRead {
@@ -43,7 +44,12 @@ export async function readBeforeLease(
   deps: EngineDeps,
   { batch, ctx, params, parent }: ObjectRead & { parent: string | null },
 ): Promise<unknown> {
-  if (parent === null || !deps.parentLocks || !deps.recentWrites || !(batch.forgetsWritesForMs ?? 0))
+  if (
+    parent === null ||
+    !deps.controls.parentLocks ||
+    !deps.controls.recentWrites ||
+    !(batch.forgetsWritesForMs ?? 0)
+  )
     return batch.read(ctx, params);
   const [state, remembered] = await Promise.all([
     batch.read(ctx, params),

@@ -8,13 +8,13 @@ import type { OpContext } from "../../adapters/op-spec";
 import type { FitInput } from "../capacity/fitting";
 import { type CapOf, connectionCap } from "../capacity/list-fill";
 import type { SectionCapacity } from "../capacity/section-capacity";
+import { alongOf, type RunList } from "../lease/owner-bookkeeping";
 import type { Item } from "../plan/item";
 import type { Decided, Participant } from "../rules/group-decisions";
-import { alongOf, type RunList } from "./owner-bookkeeping";
 import type { SectionInput } from "./section-io";
 import { type AttemptGroup, decideWithout, type Settled, withRoom } from "./section-plan";
 import { readSection, type SectionRead } from "./section-read";
-import { contextOf } from "./writer-parts";
+import { contextOf } from "./writer-hooks";
 
 /** An attempt's read phase: the object and ownership as read, the group to decide, the caps. */
 export interface AttemptRead extends SectionRead {
@@ -43,7 +43,7 @@ export interface FitState {
   settled: Settled;
   /** Waiters found gone right before a write. */
   gone: ReadonlySet<string>;
-  /** The run's other entries on the object's lists (owner-bookkeeping.ts `runListOf`). */
+  /** The run's other entries on the object's lists (lease/owner-bookkeeping.ts `runListOf`). */
   runList: RunList;
 }
 
@@ -58,7 +58,7 @@ export async function readAttempt(
   const read = await readSection(input, { items, along: alongOf(at.runList), ctx });
   const group: AttemptGroup = { all: at.all, seen: read.seen, owns: read.owns };
   // Before anything is touched: a group past a list's cap leaves nothing behind.
-  const capped = read.state !== null && input.object !== null && !w.deps.uncapped;
+  const capped = read.state !== null && input.object !== null && w.deps.controls.listCaps;
   const capOf: CapOf = (item) =>
     connectionCap(item.op.capacity, w.deps.connections.capacityOf(item.connection, item.opName));
   return { ...read, ctx, everyone: at.everyone, items, group, capped, capOf };

@@ -4,18 +4,12 @@
  */
 import type { SponsonError } from "../../../shared/errors";
 import type { OwnerChange } from "../../../shared/schemas/ownership";
-import type { Queued } from "../combining/combining";
+import type { Carried } from "../combining/combining";
+import type { GroupContext } from "../contracts/group-context";
 import type { Change, Decided } from "../rules/group-decisions";
-import type { GroupContext } from "./group-context";
+import type { Fence } from "./fence";
 
-/** Changes another run queued that this write carries (write combining's holder). */
-export interface Carried {
-  readonly queued: readonly Queued[];
-  /** The waiters whose run no longer holds its scope lease, asked right before the write. */
-  goneNow(): Promise<string[]>;
-}
-
-export interface SectionInput extends GroupContext {
+export interface SectionInput extends GroupContext<Fence> {
   own: readonly Change[];
   /** Null when no waiter's changes were taken (then no report follows the write). */
   carried: Carried | null;

@@ -4,12 +4,13 @@
  * many-items form (with the lock's memory of recent writes merged in), else each item inspected —
  * and every item's ownership is read with it.
  */
-import type { ItemOwnership, OwnedItem, OwnershipShares } from "../../../shared/schemas/ownership";
+import type { ItemOwnership, OwnedItem } from "../../../shared/schemas/ownership";
 import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
+import type { QuotaRead } from "../capacity/section-capacity";
+import type { GroupContext } from "../contracts/group-context";
+import { groupOwnership } from "../lease/owner-bookkeeping";
 import type { Item } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
-import type { GroupContext } from "./group-context";
-import { groupOwnership } from "./owner-bookkeeping";
 import { readUnderLease } from "./recent-writes-section";
 
 export interface SectionRead {
@@ -20,18 +21,15 @@ export interface SectionRead {
   seen: Inspection[];
   /** Each item's ownership, in order; null where ownership does not apply. */
   owns: ItemOwnership[] | null;
-  /**
-   * What the shares of a list are checked against (docs/design.md, "A share of each list"): the
-   * ownership of the run's other entries on the lists and the lock's counts, read with `owns`.
-   */
-  quota: { along: ItemOwnership[]; shares: OwnershipShares | null } | null;
+  /** What the shares of a list are checked against, read with `owns`; null with `owns`. */
+  quota: QuotaRead | null;
 }
 
 export async function readSection(
   group: GroupContext,
   at: {
     items: readonly Item[];
-    /** The run's other entries on the lists, read along (owner-bookkeeping.ts `runListOf`). */
+    /** The run's other entries on the lists, read along (lease/owner-bookkeeping.ts `runListOf`). */
     along: readonly OwnedItem[];
     ctx: OpContext;
   },

@@ -1,7 +1,7 @@
 /**
- * What a group write needs of its run and of the run's receipt session: the run layer (run/)
- * implements these (run.ts `Run`, receipt-session.ts `ReceiptSession`), so write/ depends on the
- * contract and never on run/ itself (test/repo/layering.test.ts).
+ * What a group write needs of its run and of the run's receipt session: the run layer implements
+ * these (run/run.ts `Run`, run/receipt-session.ts `ReceiptSession`), so write/ and the layers below
+ * it depend on the contract and never on run/ itself (test/repo/layering.test.ts).
  */
 import type { ErrorInfo } from "../../../shared/errors";
 import type { RunOrigin } from "../../../shared/schemas/provenance";

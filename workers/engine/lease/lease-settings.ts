@@ -6,8 +6,8 @@
  * by `leaseOptions` when built, before any lock call.
  */
 import { type LeaseOptions, type LeaseSettings, leaseOptions } from "../../locks/lease-options";
+import type { WaitPolicy } from "../contracts/writer-parts";
 import type { EngineDeps } from "../deps";
-import type { WaitPolicy } from "./writer-parts";
 
 export function runLeaseOptions(
   deps: Pick<EngineDeps, "ttlMs" | "clock" | "warn">,

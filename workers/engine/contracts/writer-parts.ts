@@ -1,14 +1,16 @@
 /**
- * What every group write of one run shares (item-writer.ts, group-write.ts and the modules they
- * compose: the parent lease, the critical section, combining, ownership bookkeeping, recording).
+ * What every group write of one run shares (write/item-writer.ts builds it once per run): the
+ * group write and the modules it composes take it, and so do the layers below it that a group
+ * write calls — the parent lease and the ownership its lock keeps (lease/), the lists' capacity
+ * (capacity/) and write combining (combining/).
  */
 import type { ScopeLease } from "../../locks/scope-lock";
 import type { WaitDeadline } from "../../locks/wait-deadline";
-import type { EngineDeps, FaultPoint } from "../deps";
-import type { Item, ItemRef } from "../plan/item";
+import type { EngineDeps } from "../deps";
+import type { ItemRef } from "../plan/item";
 import type { ProviderContexts } from "../provider-context";
 import type { Change, WriteOutcome } from "../rules/group-decisions";
-import type { WriterRun, WriterSession } from "./run-contract";
+import type { WriterRun, WriterSession } from "./writer-run";
 
 export interface WriterParts {
   readonly deps: EngineDeps;
@@ -17,9 +19,9 @@ export interface WriterParts {
   readonly scopeLease: ScopeLease;
   readonly contexts: ProviderContexts;
   /**
-   * Parents where a write of this run has an unknown outcome (fence.ts): the run takes none of
-   * them again (its rollback would take the lock again before the lock-delay that keeps others out
-   * of a late landing, and meet that landing itself); their intents stay for recovery.
+   * Parents where a write of this run has an unknown outcome (write/fence.ts): the run takes none
+   * of them again (its rollback would take the lock again before the lock-delay that keeps others
+   * out of a late landing, and meet that landing itself); their intents stay for recovery.
    */
   readonly inDoubt: ReadonlySet<string>;
   /**
@@ -46,26 +48,4 @@ export interface WaitPolicy {
 export interface Written {
   outcome: WriteOutcome;
   writtenBy?: string;
-}
-
-export function contextOf(w: WriterParts, item: Item) {
-  return w.contexts.get(item.connection);
-}
-
-/** The test-only fault hook, told which change of which group reached `point`. */
-export async function fault(
-  w: WriterParts,
-  point: FaultPoint,
-  { item, action }: Change,
-  group: readonly Change[],
-): Promise<void> {
-  if (!w.deps.faults) return;
-  await w.deps.faults(point, {
-    line: item.line,
-    key: item.key,
-    parent: item.parent,
-    action,
-    runId: w.run.id,
-    group: group.map((c) => ({ line: c.item.line, key: c.item.key, action: c.action })),
-  });
 }

@@ -15,11 +15,11 @@ import { repositoryRefById } from "../../../shared/schemas/repository";
 import type { OpContext } from "../../adapters/op-spec";
 import type { ParentLease } from "../../locks/parent-lock";
 import { mayName } from "../../receipts/parent-tags";
+import type { GroupFence } from "../contracts/group-context";
+import type { WriterParts } from "../contracts/writer-parts";
 import { type Item, sameItem } from "../plan/item";
 import { keysOf } from "../rules/group-decisions";
 import { ownerOf } from "../rules/ownership";
-import type { Fence } from "./fence";
-import type { WriterParts } from "./writer-parts";
 
 /** Where the item's list lives on its object: what the sweep lists to find orphans. */
 function locatorOf(item: Item): Locator {
@@ -36,7 +36,7 @@ export function ownedItemsOf(items: readonly Item[]): OwnedItem[] {
  * where ownership does not apply, so the object reads nothing for it.
  */
 export function grantItemsOf(w: WriterParts, items: readonly Item[]): OwnedItem[] | undefined {
-  return w.deps.ownership ? [...ownedItemsOf(items), ...alongOf(runListOf(w, items))] : undefined;
+  return w.deps.controls.ownership ? [...ownedItemsOf(items), ...alongOf(runListOf(w, items))] : undefined;
 }
 
 /**
@@ -87,15 +87,15 @@ export interface OwnershipRead {
   /** Items whose ownership is read along (the run's other entries on the lists: `runListOf`). */
   extra?: readonly OwnedItem[];
   lease: ParentLease | null;
-  /** The group's fence: its first read may be the view the grant carried (fence.ts). */
-  fence: Fence;
+  /** The group's fence: its first read may be the view the grant carried (write/fence.ts). */
+  fence: GroupFence;
   ctx: OpContext;
   /** The object as read under the lease (null for ops without the many-items form). */
   state: unknown;
 }
 
 /**
- * Null where ownership does not apply (no parent lease; the test-only control switch). The first
+ * Null where ownership does not apply (no parent lease; the `ownership` control off). The first
  * decision under a lease decides from the view its grant carried, where that names every item (a
  * waiter's items taken under write combining are not in it); any other reads it from the object.
  */
@@ -115,7 +115,7 @@ export async function groupOwnership(
   w: WriterParts,
   { items, extra = [], lease, fence, ctx, state }: OwnershipRead,
 ): Promise<GroupOwnership | null> {
-  if (lease === null || !w.deps.ownership) return null;
+  if (lease === null || !w.deps.controls.ownership) return null;
   const wanted = [...ownedItemsOf(items), ...extra];
   let view = await fence.owners(wanted);
   if (!view.rebuilt) {

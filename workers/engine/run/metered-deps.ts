@@ -5,10 +5,10 @@
  * their numbers; the writers below it use these deps unchanged.
  */
 
-import { eachCall, type LockCall, type LockMethod, type LockTarget } from "../locks/lock-target";
-import type { ReceiptStore } from "../receipts/receipt-store";
-import type { EngineDeps, LockProvider, ScopeGate } from "./deps";
-import type { RunMetrics, TimingKind } from "./run/run-metrics";
+import { eachCall, type LockCall, type LockMethod, type LockTarget } from "../../locks/lock-target";
+import type { ReceiptStore } from "../../receipts/receipt-store";
+import type { EngineDeps, LockProvider, ScopeGate } from "../deps";
+import type { RunMetrics, TimingKind } from "./run-metrics";
 
 /** Lock-object calls that take the lock: what a run waits in. Every other call is only counted. */
 const ACQUIRING = new Set<LockMethod>(["acquire", "acquireOrCombine", "claim"]);

@@ -4,11 +4,11 @@ import { LOCK_DELAY_MS } from "../../../shared/lease-defaults";
 import type { OwnedItem } from "../../../shared/schemas/ownership";
 import type { LeaseSettings } from "../../locks/lease-options";
 import { ParentLease } from "../../locks/parent-lock";
+import type { WaitPolicy, WriterParts } from "../contracts/writer-parts";
 import type { EngineDeps } from "../deps";
 import type { Item } from "../plan/item";
 import { runLeaseOptions } from "./lease-settings";
 import { grantItemsOf } from "./owner-bookkeeping";
-import type { WaitPolicy, WriterParts } from "./writer-parts";
 
 /** Which parent lease is asked for: `first`'s, waited for per `waiting`, its grant answering `items`. */
 export interface ParentAsk {
@@ -26,7 +26,7 @@ export async function withParent<T>(
   ask: ParentAsk,
   fn: (lease: ParentLease | null) => Promise<T>,
 ): Promise<T> {
-  if (ask.first.parent === null || !w.deps.parentLocks) return fn(null);
+  if (ask.first.parent === null || !w.deps.controls.parentLocks) return fn(null);
   const lease = await acquireParent(w, { ...ask, items: grantItemsOf(w, ask.items) }, (target, opts) =>
     ParentLease.acquire(target, w.run.id, opts),
   );
@@ -45,7 +45,7 @@ export async function withParent<T>(
 export const MAX_CRITICAL_SECTION_MS = 120_000;
 
 /**
- * A parent where a write of this run has an unknown outcome (fence.ts) is not written again by this
+ * A parent where a write of this run has an unknown outcome (write/fence.ts) is not written again by this
  * run: its rollback would take the lock again before the lock-delay that keeps every other run out
  * of a late landing. Checked before any intent is touched, so the intents of the unknown write stay
  * as they are, for recovery.
@@ -85,7 +85,7 @@ export async function acquireParent<T>(
         takenGraceMs: MAX_CRITICAL_SECTION_MS + w.deps.ttlMs + LOCK_DELAY_MS,
         origin: w.run.origin,
         onWaiting: (report) => w.run.waiting(report),
-        ...(w.deps.unfenced ? { lockDelayMs: 0 } : {}),
+        ...(w.deps.controls.fencing ? {} : { lockDelayMs: 0 }),
         ...(items ? { items } : {}),
       }),
     );
