@@ -10,7 +10,9 @@
  * - `publicSuffixWildcard`: a wildcard label whose rest is a public suffix (`*.vercel.app`,
  *   `*-site.netlify.app`, `*.com`) matches a site anyone can create there. The Public Suffix List
  *   with its private section (tldts) knows which rests are suffixes: `vercel.app` is, like `co.uk`;
- *   `preview.example.com` is not. A bare `*` (CORS) covers every domain.
+ *   `preview.example.com` is not (./public-suffix.ts). A bare `*` (CORS) covers every domain. A
+ *   bare domain a provider matches with every subdomain (reCAPTCHA's allowed domains: `ItemShape`)
+ *   is a wildcard in all but spelling: `vercel.app` there is judged as `*.vercel.app` is.
  * - `plainHttp`: an `http://` item sends the redirect, and the code or token it carries, in the
  *   clear. Loopback (`localhost`, `127.0.0.1`, `[::1]`) never leaves the machine and is allowed.
  *
@@ -19,8 +21,8 @@
  * user info or one trailing dot. Custom schemes (`com.example.app://callback`) have no DNS host and
  * are not judged.
  */
-import { getDomain } from "tldts";
 import { type ItemHost, itemHost, visibleHost } from "./item-host";
+import { isPublicSuffix, subdomainsCoverPublicSuffix } from "./public-suffix";
 
 export const URL_CHECK_RULES = ["publicSuffixWildcard", "plainHttp"] as const;
 export type UrlCheckRule = (typeof URL_CHECK_RULES)[number];
@@ -40,8 +42,13 @@ export interface ShapeProblem {
   message: string;
 }
 
+/** What the op says of its items beyond their text (the op's `matchesSubdomains`, workers/adapters/op-spec.ts). */
+export interface ItemShape {
+  /** The provider matches a bare-domain item along with every name under it. */
+  matchesSubdomains?: boolean | undefined;
+}
+
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const PSL_OPTIONS = { allowPrivateDomains: true, extractHostname: false, validateHostname: false } as const;
 
 /** The rest a wildcard covers every registrable name of, or null when the host has no wildcard. */
 function wildcardRest(host: string): string | null {
@@ -56,7 +63,7 @@ function wildcardRest(host: string): string | null {
 function publicSuffixProblem(item: string, host: string): ShapeProblem | null {
   const rest = wildcardRest(host);
   if (rest === null) return null;
-  if (rest !== "" && getDomain(rest, PSL_OPTIONS) !== null) return null;
+  if (rest !== "" && !isPublicSuffix(rest)) return null;
   const covers =
     rest === ""
       ? "the wildcard covers every domain"
@@ -67,6 +74,19 @@ function publicSuffixProblem(item: string, host: string): ShapeProblem | null {
       `item "${item}": ${covers}. Write the deployment's own URL instead (e.g. \`{vars.url}\` with ` +
       "`--var url=<the URL your deploy step printed>`), or a wildcard under a domain you own " +
       "(`https://*.preview.example.com`)",
+  };
+}
+
+/** A bare domain the provider matches with every subdomain, that is itself a public suffix. */
+function suffixDomainProblem(item: string, host: string): ShapeProblem | null {
+  if (!subdomainsCoverPublicSuffix(host)) return null;
+  return {
+    rule: "urlChecks.publicSuffixWildcard",
+    message:
+      `item "${item}": the provider allows every subdomain of an entry, and ${host} is a public suffix ` +
+      "(Public Suffix List): anyone can create a site there that matches it. Write the deployment's " +
+      "own host instead (e.g. `{vars.host}` with `--var host=<the host your deploy step printed>`), " +
+      "or a domain you own (`preview.example.com`)",
   };
 }
 
@@ -101,16 +121,25 @@ function plainHttpProblem(item: string, parts: ItemHost): ShapeProblem | null {
 
 /**
  * The rules `item` breaks: the host as written first (always), then those `checks` turns on, in
- * URL_CHECK_RULES order, judged on the host a browser reads; [] when none.
+ * URL_CHECK_RULES order, judged on the host a browser reads; [] when none. `shape` says what the
+ * op's provider makes of it (a bare domain that matches its subdomains).
  */
-export function itemShapeProblems(item: string, checks: UrlChecks = ALL_URL_CHECKS): ShapeProblem[] {
+export function itemShapeProblems(
+  item: string,
+  checks: UrlChecks = ALL_URL_CHECKS,
+  shape: ItemShape = {},
+): ShapeProblem[] {
   const parts = itemHost(item);
   const webHost = parts.scheme === null || parts.scheme === "http" || parts.scheme === "https";
   const problems: ShapeProblem[] = [];
   const misread = webHost ? hostAsWrittenProblem(item, parts) : null;
   if (misread) problems.push(misread);
-  const wildcard = checks.publicSuffixWildcard && webHost ? publicSuffixProblem(item, parts.host) : null;
-  if (wildcard) problems.push(wildcard);
+  if (checks.publicSuffixWildcard && webHost) {
+    const bareDomain = shape.matchesSubdomains === true && parts.scheme === null;
+    const wildcard = publicSuffixProblem(item, parts.host);
+    const suffix = wildcard ?? (bareDomain ? suffixDomainProblem(item, parts.host) : null);
+    if (suffix) problems.push(suffix);
+  }
   const http = checks.plainHttp ? plainHttpProblem(item, parts) : null;
   if (http) problems.push(http);
   return problems;

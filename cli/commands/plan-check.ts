@@ -11,7 +11,7 @@ import {
   MAX_PLAN_LINES,
   planSchema,
 } from "../../shared/schemas/plan";
-import { itemShapeProblems } from "../../shared/url-shape";
+import { ALL_URL_CHECKS, itemShapeProblems } from "../../shared/url-shape";
 import { ADAPTERS } from "../../workers/adapters";
 import type { ConfigProblem } from "../../workers/config/config-report";
 import { admissionParams } from "../../workers/engine/plan/item-shape";
@@ -179,7 +179,7 @@ function lineProblems(line: Line, index: number, vars: Readonly<Record<string, s
   if (item === undefined || unfilled.has(op.itemParam)) return problems;
   const empty = emptySegmentText({ template: line.params[op.itemParam] ?? "", fill, show: showValue });
   if (empty !== null) add(`${at}.params.${op.itemParam}`, empty);
-  for (const problem of itemShapeProblems(item))
+  for (const problem of itemShapeProblems(item, ALL_URL_CHECKS, { matchesSubdomains: op.matchesSubdomains }))
     add(`${at}.params.${op.itemParam}`, `${problem.rule}: ${problem.message}`);
   return problems;
 }

@@ -53,6 +53,12 @@ export interface OpSpec<Config = Record<string, unknown>> {
   /** Set when the item is an origin (a web-origins or CORS list), not a URL; see `OriginItems`. */
   readonly origin?: OriginItems;
   /**
+   * Set when the item is a bare domain the provider matches along with every name under it
+   * (reCAPTCHA's allowed domains): the URL shape check judges it as the wildcard it is, so a public
+   * suffix is refused (shared/url-shape.ts, docs/design.md "Security model").
+   */
+  readonly matchesSubdomains?: true;
+  /**
    * For an op whose key is not the item param's value alone (Entra: `<kind>:<url>`): the params a
    * key of `list` stands for, or null when it is not one. Another item of the list is then
    * `{ ...params, ...paramsOfKey(key) }`.
@@ -136,6 +142,11 @@ export interface OriginItems {
 /** `op`, whose items are origins. */
 export function withOriginItems<Config>(op: OpSpec<Config>, origin: OriginItems = {}): OpSpec<Config> {
   return { ...op, origin };
+}
+
+/** `op`, whose bare-domain items the provider matches with every subdomain. */
+export function withSubdomainItems<Config>(op: OpSpec<Config>): OpSpec<Config> {
+  return { ...op, matchesSubdomains: true };
 }
 
 /** `op` with its list's documented cap declared. */

@@ -5,7 +5,7 @@
  * configuration (SPONSON_POLICY's `urlChecks`); every rule holds unless an environment turns it off.
  */
 import { SponsonError } from "../../shared/errors";
-import { ALL_URL_CHECKS, itemShapeProblems, type UrlChecks } from "../../shared/url-shape";
+import { ALL_URL_CHECKS, type ItemShape, itemShapeProblems, type UrlChecks } from "../../shared/url-shape";
 import type { PolicyConfig } from "./policy-schema";
 
 export interface ShapedItem {
@@ -13,6 +13,8 @@ export interface ShapedItem {
   line: string;
   op: string;
   item: string;
+  /** What the op's provider makes of the item (a bare domain matching its subdomains). */
+  shape?: ItemShape;
 }
 
 export interface RefusedItem extends ShapedItem {
@@ -31,8 +33,8 @@ export function urlChecksOf(policy: PolicyConfig, environment: string): UrlCheck
 
 /** Every line's refusals, in plan order (a line breaking both rules appears twice). */
 export function refusedItems(items: readonly ShapedItem[], checks: UrlChecks): RefusedItem[] {
-  return items.flatMap((item) =>
-    itemShapeProblems(item.item, checks).map((p) => ({ ...item, rule: p.rule, message: p.message })),
+  return items.flatMap(({ shape, ...item }) =>
+    itemShapeProblems(item.item, checks, shape).map((p) => ({ ...item, rule: p.rule, message: p.message })),
   );
 }
 

@@ -142,7 +142,9 @@ export function refusedBy(deps: EngineDeps, a: AdmittedAdoption, key: string): s
   const { environment } = a.req;
   if (paramsOfKey(a.op, a.req.params, key) === null) return "op.params";
   const item = entryOfKey(a.op, key);
-  const shape = itemShapeProblems(item, deps.urlChecks?.(environment) ?? ALL_URL_CHECKS)[0];
+  const shape = itemShapeProblems(item, deps.urlChecks?.(environment) ?? ALL_URL_CHECKS, {
+    matchesSubdomains: a.op.matchesSubdomains,
+  })[0];
   if (shape) return shape.rule;
   try {
     deps.policy?.check({ environment, op: a.op.name, identity: a.parent, item });

@@ -84,7 +84,12 @@ export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
   if (problems.length > 0) throw planRefusal(problems);
   if (forbidden) throw forbidden;
   refuseUnboundLines(deps, req, admitted.resolved);
-  const items = admitted.resolved.map((l) => ({ line: l.id, op: l.opName, item: entryOfKey(l.op, l.key) }));
+  const items = admitted.resolved.map((l) => ({
+    line: l.id,
+    op: l.opName,
+    item: entryOfKey(l.op, l.key),
+    shape: { matchesSubdomains: l.op.matchesSubdomains },
+  }));
   assertItemShapes(environment, items, deps.urlChecks?.(environment) ?? ALL_URL_CHECKS);
   // Every line is asked, and every refusal answered at once (workers/policy/refused-lines.ts).
   const refusals: LineRefusal[] = [];
