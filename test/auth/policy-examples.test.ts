@@ -41,6 +41,7 @@ const PREVIEW_PARENTS = [
   "clerk:instance:ins_sponsondemo",
   "auth0:sponson-demo.us.auth0.com:client:federated-app",
   "okta:sponson-demo.okta.com:app:0oasponsonfedapp",
+  "recaptcha:sponson-demo:key:sponson-demo-site-key",
 ];
 
 function productionLike(items: string[]) {
