@@ -146,15 +146,20 @@ describe("a bare domain the provider matches with every subdomain", () => {
         type: "firebase",
         secrets: { serviceAccountKey: SECRET_NAME },
       });
-      const domain = (id: string, value: string, connection = recaptcha) => ({
-        id,
-        op: connection === recaptcha ? "recaptcha.domain" : "firebase.authorizedDomain",
-        connection,
-        params:
-          connection === recaptcha
-            ? { project: "acme-preview", siteKey: "6LcPreviews", domain: value }
-            : { project: "acme-preview", domain: value },
-      });
+      const domain = (id: string, value: string, connection = recaptcha): Plan["lines"][number] =>
+        connection === recaptcha
+          ? {
+              id,
+              op: "recaptcha.domain",
+              connection,
+              params: { project: "acme-preview", siteKey: "6LcPreviews", domain: value },
+            }
+          : {
+              id,
+              op: "firebase.authorizedDomain",
+              connection,
+              params: { project: "acme-preview", domain: value },
+            };
       const plan: Plan = {
         version: 2,
         lines: [

@@ -10,6 +10,7 @@ import type { ProviderEmulatorModule } from "../emulator";
 import { CLOUD_PLATFORM, hasScope, verifyGoogleToken } from "../google/access-token";
 import { googleError, googleJson, RETRY_AFTER_SECONDS, UNAUTHENTICATED_MESSAGE } from "../google/responses";
 import { provisionDemoRecaptchaProject } from "./demo";
+import { wantsNumbers, withEnums } from "./enums";
 import { KEY_PATH, patchKey } from "./keys-endpoint";
 import { type RecaptchaKey, type RecaptchaProject, recaptchaKeys } from "./state";
 
@@ -48,7 +49,8 @@ export const recaptchaEmulator: ProviderEmulatorModule = {
     const stored = state.get<RecaptchaKey>(storageKey);
     // Inferred: the 404's wording is not documented.
     if (!stored) return googleError(404, `Key ${name} not found.`);
-    if (request.method === "GET") return googleJson(200, stored);
+    if (request.method === "GET")
+      return googleJson(200, withEnums({ ...stored }, wantsNumbers(url) ? "numbers" : "names"));
     if (role !== "editor") return denied("recaptchaenterprise.keys.update", name);
     return patchKey(request, state, storageKey, stored);
   },

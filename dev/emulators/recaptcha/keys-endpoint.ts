@@ -5,7 +5,7 @@
  * a path missing from the body cleared, every other field kept; without one, every updatable field
  * is the body's, so whatever the body leaves out is gone. Platform settings are a oneof: setting one
  * clears the others. No etag, no precondition: the last write wins. The answer is the key
- * (synchronous, not a long-running operation).
+ * (synchronous, not a long-running operation). Enums sent as numbers are kept as names (./enums.ts).
  *
  * Inferred, not read in Google's docs (Google documents neither wording): the messages of the 400s
  * below, and that more than 250 domains (the documented cap) is a 400 INVALID_ARGUMENT rather than
@@ -13,6 +13,7 @@
  */
 import type { EmulatorState } from "../emulator";
 import { googleError, googleJson } from "../google/responses";
+import { wantsNumbers, withEnums } from "./enums";
 import type { RecaptchaKey } from "./state";
 
 export const KEY_PATH = /^\/v1\/projects\/([^/]+)\/keys\/([^/]+)$/;
@@ -112,15 +113,17 @@ export async function patchKey(
   storageKey: string,
   stored: RecaptchaKey,
 ): Promise<Response> {
-  const params = new URL(request.url).searchParams;
+  const url = new URL(request.url);
+  const params = url.searchParams;
   const mask = params.get("updateMask") ?? params.get("update_mask");
-  let body: unknown;
+  let sent: unknown;
   try {
-    body = await request.json();
+    sent = await request.json();
   } catch {
     return googleError(400, "Invalid JSON payload received.");
   }
-  if (!isObject(body)) return googleError(400, "Invalid JSON payload received.");
+  if (!isObject(sent)) return googleError(400, "Invalid JSON payload received.");
+  const body = withEnums(sent, "names");
   const unknown = unknownField(body);
   if (unknown) return googleError(400, unknown);
   const paths = mask ? mask.split(",").map((p) => camel(p.trim())) : [...UPDATABLE];
@@ -137,5 +140,5 @@ export async function patchKey(
   const invalid = invalidKey(next);
   if (invalid) return googleError(400, invalid);
   state.put(storageKey, next);
-  return googleJson(200, next);
+  return googleJson(200, withEnums(next, wantsNumbers(url) ? "numbers" : "names"));
 }

@@ -162,6 +162,22 @@ describe("reCAPTCHA Enterprise keys emulator fidelity", () => {
     expect((await s.stored())?.webSettings).toBeUndefined();
   });
 
+  it("enums sent as numbers are kept as names; $alt=json;enum-encoding=int answers numbers (google-gax's REST fallback)", async () => {
+    const s = await signedIn();
+    const res = await s.patch("?updateMask=webSettings.integrationType", {
+      webSettings: { integrationType: 2 },
+    });
+    expect(res.status).toBe(200);
+    expect((await s.stored())?.webSettings?.integrationType).toBe("CHECKBOX");
+    const numbers = await send(`${s.url}?$alt=json%3Benum-encoding=int`, { headers: s.auth });
+    expect(await numbers.json()).toMatchObject({
+      webSettings: { integrationType: 2 },
+      wafSettings: { wafService: 1, wafFeature: 3 },
+    });
+    const names = await send(s.url, { headers: s.auth });
+    expect(await names.json()).toMatchObject({ webSettings: { integrationType: "CHECKBOX" } });
+  });
+
   it("no credentials: 401 UNAUTHENTICATED in Google's envelope", async () => {
     const s = await signedIn();
     const res = await send(s.url);
