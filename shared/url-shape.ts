@@ -10,9 +10,10 @@
  * - `publicSuffixWildcard`: a wildcard label whose rest is a public suffix (`*.vercel.app`,
  *   `*-site.netlify.app`, `*.com`) matches a site anyone can create there. The Public Suffix List
  *   with its private section (tldts) knows which rests are suffixes: `vercel.app` is, like `co.uk`;
- *   `preview.example.com` is not. A bare `*` (CORS) covers every domain. An item whose op says it
- *   admits its subdomains (`coversSubdomains`: Turnstile's hostnames) is the wildcard `*.<item>`:
- *   `vercel.app` there covers every site under it, as `*.vercel.app` does in a redirect list.
+ *   `preview.example.com` is not (./public-suffix.ts). A bare `*` (CORS) covers every domain. An
+ *   item whose op says it admits its subdomains (`coversSubdomains`: Turnstile's hostnames,
+ *   reCAPTCHA's allowed domains) is the wildcard `*.<item>`: `vercel.app` there covers every site
+ *   under it, as `*.vercel.app` does in a redirect list.
  * - `plainHttp`: an `http://` item sends the redirect, and the code or token it carries, in the
  *   clear. Loopback (`localhost`, `127.0.0.1`, `[::1]`) never leaves the machine and is allowed.
  *
@@ -21,8 +22,8 @@
  * user info or one trailing dot. Custom schemes (`com.example.app://callback`) have no DNS host and
  * are not judged.
  */
-import { getDomain } from "tldts";
 import { type ItemHost, itemHost, visibleHost } from "./item-host";
+import { isPublicSuffix, subdomainsCoverPublicSuffix } from "./public-suffix";
 
 export const URL_CHECK_RULES = ["publicSuffixWildcard", "plainHttp"] as const;
 export type UrlCheckRule = (typeof URL_CHECK_RULES)[number];
@@ -44,13 +45,11 @@ export interface ShapeProblem {
 
 /** What an op says of its items beyond their text (`OpSpec.coversSubdomains`). */
 export interface ItemShape {
-  /** An item, a bare host, also admits every name under it (Turnstile's hostnames). */
-  coversSubdomains?: boolean;
+  /** An item, a bare host, also admits every name under it (Turnstile's hostnames, reCAPTCHA's domains). */
+  coversSubdomains?: boolean | undefined;
 }
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const PSL_OPTIONS = { allowPrivateDomains: true, extractHostname: false, validateHostname: false } as const;
-const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
 /** The rest a wildcard covers every registrable name of, or null when the host has no wildcard. */
 function wildcardRest(host: string): string | null {
@@ -65,7 +64,7 @@ function wildcardRest(host: string): string | null {
 function publicSuffixProblem(item: string, host: string): ShapeProblem | null {
   const rest = wildcardRest(host);
   if (rest === null) return null;
-  if (rest !== "" && getDomain(rest, PSL_OPTIONS) !== null) return null;
+  if (rest !== "" && !isPublicSuffix(rest)) return null;
   const covers =
     rest === ""
       ? "the wildcard covers every domain"
@@ -81,8 +80,7 @@ function publicSuffixProblem(item: string, host: string): ShapeProblem | null {
 
 /** A host that admits its subdomains is `*.<host>`: refused when the host is a public suffix itself. */
 function subdomainsProblem(item: string, host: string): ShapeProblem | null {
-  if (host === "" || LOOPBACK_HOSTS.has(host) || IPV4.test(host)) return null;
-  if (getDomain(host, PSL_OPTIONS) !== null) return null;
+  if (host === "" || !subdomainsCoverPublicSuffix(host)) return null;
   return {
     rule: "urlChecks.publicSuffixWildcard",
     message:

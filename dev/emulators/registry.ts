@@ -17,6 +17,7 @@ import { kindeEmulator } from "./kinde";
 import { notificationSinkEmulator } from "./notification-sink";
 import { oidcIssuerEmulator } from "./oidc-issuer";
 import { oktaEmulator } from "./okta";
+import { recaptchaEmulator } from "./recaptcha";
 import { s3Emulator } from "./s3";
 import { supabaseEmulator } from "./supabase";
 
@@ -42,6 +43,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   googleStsEmulator,
   iamCredentialsEmulator,
   githubEmulator,
+  recaptchaEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

@@ -42,6 +42,7 @@ const PREVIEW_PARENTS = [
   "turnstile:5b0b5b0b5b0b5b0b5b0b5b0b5b0bde70:widget:0x4AAAAAAAsponson-demo",
   "auth0:sponson-demo.us.auth0.com:client:federated-app",
   "okta:sponson-demo.okta.com:app:0oasponsonfedapp",
+  "recaptcha:sponson-demo:key:sponson-demo-site-key",
 ];
 
 function productionLike(items: string[]) {

@@ -251,3 +251,38 @@ describe("an item that admits its subdomains (Turnstile's hostnames), offline as
     expect(planProblems(plan, { host: "web-git-feat-x-acme.vercel.app" })).toEqual([]);
   });
 });
+
+describe("the offline URL shape check judges a domain that matches its subdomains as the wildcard it is", () => {
+  const recaptchaLine = (domain: string) => ({
+    id: "captcha",
+    op: "recaptcha.domain",
+    connection: "demo-recaptcha",
+    params: { project: "sponson-demo", siteKey: "sponson-demo-site-key", domain },
+  });
+
+  it("a reCAPTCHA allowed domain from CI that is a public suffix is a problem, with the fix", () => {
+    const [problem, ...rest] = planProblems(
+      { version: 2, lines: [recaptchaLine("{vars.host}")] },
+      {
+        host: "vercel.app",
+      },
+    );
+    expect(rest).toEqual([]);
+    expect(problem?.path).toBe("lines.0(captcha).params.domain");
+    expect(problem?.message).toMatch(/^urlChecks\.publicSuffixWildcard: .*covers every name under/);
+  });
+
+  it("control: the deployment's own host is fine", () => {
+    expect(
+      planProblems(
+        { version: 2, lines: [recaptchaLine("{vars.host}")] },
+        { host: "my-app-git-x.vercel.app" },
+      ),
+    ).toEqual([]);
+  });
+
+  it("the ops whose items match their subdomains are exactly these", () => {
+    const declared = ADAPTERS.flatMap((a) => a.ops.filter((op) => op.coversSubdomains).map((op) => op.name));
+    expect(declared.sort()).toEqual(["recaptcha.domain", "turnstile.hostname"]);
+  });
+});

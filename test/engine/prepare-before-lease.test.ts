@@ -1,6 +1,6 @@
 /**
- * docs/design.md, "Lease protocol": no token exchange is made while the run holds a lease. Firebase and GCS
- * (Google's jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
+ * docs/design.md, "Lease protocol": no token exchange is made while the run holds a lease. Firebase, GCS
+ * and reCAPTCHA (Google's jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
  * which the engine runs before the scope lease; every later call reuses it.
  */
 import { env } from "cloudflare:workers";
@@ -14,6 +14,7 @@ import { lockStub } from "../../workers/locks/lock-target";
 import { firebaseProject } from "../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { APP, kindeBusiness, M2M } from "../adapters/kinde/kinde-business";
+import { recaptchaProjectWithKey, SITE_KEY } from "../adapters/recaptcha/recaptcha-key";
 import { call, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
 import { freshPr } from "../helpers/engine";
@@ -70,6 +71,28 @@ const SUBJECTS: Record<string, () => Promise<Subject>> = {
       },
       secrets: { PREPARE_GOOGLE_KEY: b.account.keyJson },
       identity: `gcs:${b.bucket}:cors`,
+      isTokenRequest: googleToken,
+    };
+  },
+  async recaptcha() {
+    const p = await recaptchaProjectWithKey(["localhost"]);
+    return {
+      plan: {
+        version: 2,
+        lines: [
+          {
+            id: "captcha",
+            op: "recaptcha.domain",
+            connection: registerConnection("prepare-recaptcha", {
+              type: "recaptcha",
+              secrets: { serviceAccountKey: "PREPARE_GOOGLE_KEY" },
+            }),
+            params: p.params("{scope}.preview.example.com"),
+          },
+        ],
+      },
+      secrets: { PREPARE_GOOGLE_KEY: p.account.keyJson },
+      identity: `recaptcha:${p.project}:key:${SITE_KEY}`,
       isTokenRequest: googleToken,
     };
   },

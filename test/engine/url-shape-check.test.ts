@@ -134,6 +134,56 @@ describe("a wildcard over a public suffix", () => {
   });
 });
 
+describe("a bare domain the provider matches with every subdomain", () => {
+  it.each(["preview", "apply"])(
+    "%s: a reCAPTCHA allowed domain that is a public suffix is refused (403) before any outbound request; the same domain for Firebase, matched exactly, is not",
+    async (action) => {
+      const recaptcha = registerConnection("recaptcha-shape-test", {
+        type: "recaptcha",
+        secrets: { serviceAccountKey: SECRET_NAME },
+      });
+      const firebase = registerConnection("firebase-exact-shape-test", {
+        type: "firebase",
+        secrets: { serviceAccountKey: SECRET_NAME },
+      });
+      const domain = (id: string, value: string, connection = recaptcha): Plan["lines"][number] =>
+        connection === recaptcha
+          ? {
+              id,
+              op: "recaptcha.domain",
+              connection,
+              params: { project: "acme-preview", siteKey: "6LcPreviews", domain: value },
+            }
+          : {
+              id,
+              op: "firebase.authorizedDomain",
+              connection,
+              params: { project: "acme-preview", domain: value },
+            };
+      const plan: Plan = {
+        version: 2,
+        lines: [
+          domain("vercel", "vercel.app"),
+          domain("web", "web.app"),
+          domain("own", "{scope}.preview.example.com"),
+          domain("exact", "web.app", firebase),
+        ],
+      };
+      const { res, hosts, scope } = await send(action, plan);
+      expect(res.status).toBe(403);
+      const body = (await res.json()) as Refusal;
+      expect(body.code).toBe("FORBIDDEN");
+      expect(body.refused.map((r) => [r.line, r.op, r.item, r.rule])).toEqual([
+        ["vercel", "recaptcha.domain", "vercel.app", "urlChecks.publicSuffixWildcard"],
+        ["web", "recaptcha.domain", "web.app", "urlChecks.publicSuffixWildcard"],
+      ]);
+      expect(body.refused[0]?.message).toContain("every subdomain");
+      expect(hosts).toEqual([]);
+      expect((await receipt("preview", scope)).runs).toEqual([]);
+    },
+  );
+});
+
 describe("plain http", () => {
   it.each(["preview", "apply"])(
     "%s: http:// is refused (403) before any outbound request",

@@ -1,7 +1,7 @@
 /**
  * One plan mixing every provider (examples/all-providers.plan.json, all fourteen, and a keyless
- * connection of every federated family: gcs-, firebase-, google-, s3-, cognito-, entra-, auth0- and
- * okta-federated, the service being the issuer the demo states trust) applies
+ * connection of every federated family: gcs-, firebase-, google-, recaptcha-, s3-, cognito-, entra-,
+ * auth0- and okta-federated, the service being the issuer the demo states trust) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
  * holds both scopes' entries; applying one scope's plan again changes nothing (every line
@@ -21,6 +21,7 @@ import { DEMO_KEYCLOAK, type KeycloakClientRecord, keycloakKeys } from "../../de
 import { DEMO_KINDE } from "../../dev/emulators/kinde/demo";
 import { DEMO_OKTA } from "../../dev/emulators/okta/demo";
 import { DEMO_R2 } from "../../dev/emulators/r2cors/demo";
+import { DEMO_RECAPTCHA } from "../../dev/emulators/recaptcha";
 import { DEMO_ACCESS_KEY } from "../../dev/emulators/s3";
 import { DEMO_SUPABASE } from "../../dev/emulators/supabase/demo";
 import { DEMO_TURNSTILE } from "../../dev/emulators/turnstile";
@@ -38,6 +39,7 @@ import { iamClient } from "../helpers/emulators-google-iam";
 import { kindeApp } from "../helpers/emulators-kinde";
 import { oktaApp } from "../helpers/emulators-okta";
 import { r2Bucket } from "../helpers/emulators-r2cors";
+import { recaptchaKey } from "../helpers/emulators-recaptcha";
 import { s3Bucket } from "../helpers/emulators-s3";
 import { supabaseAuthConfig } from "../helpers/emulators-supabase";
 import { turnstileWidgetNow } from "../helpers/emulators-turnstile";
@@ -97,6 +99,11 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
   },
   async google() {
     return (await iamClient(DEMO_IAM.project, DEMO_IAM.client))?.allowedRedirectUris ?? [];
+  },
+  async recaptcha() {
+    return (
+      (await recaptchaKey(DEMO_RECAPTCHA.project, DEMO_RECAPTCHA.key))?.webSettings?.allowedDomains ?? []
+    );
   },
   async entra() {
     const app = await graphApp(DEMO_ENTRA.tenantId, DEMO_ENTRA.objectId);
@@ -162,6 +169,7 @@ const DEMO_ENTRIES: Record<string, string[]> = {
   r2: ["app: https://app.example.com"],
   s3: ["app: https://app.example.com"],
   google: ["http://localhost:3000/callback"],
+  recaptcha: ["localhost"],
   entra: ["web: http://localhost:3000/callback", "spa: http://localhost:5173/"],
   cognito: ["callback: http://localhost:3000/callback", "logout: http://localhost:3000/"],
   keycloak: [
@@ -186,6 +194,7 @@ function owned(n: string): Record<string, string[]> {
     r2: [`previews: https://${host}`],
     s3: [`previews: https://${host}`],
     google: [`https://${host}/callback`],
+    recaptcha: [host],
     entra: [`web: https://${host}/callback`, `spa: https://${host}/`],
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
@@ -200,6 +209,7 @@ function owned(n: string): Record<string, string[]> {
     gcs: [`#1: https://${fed}`],
     firebase: [fed],
     google: [`https://${fed}/callback`],
+    recaptcha: [fed],
     s3: [`previews: https://${fed}`],
     cognito: [`callback: https://${fed}/callback`],
     entra: [`web: https://${fed}/callback`],
@@ -262,7 +272,7 @@ describe("a plan mixing every provider", () => {
     const run = async (n: string, action: "apply" | "destroy") => {
       const body = action === "apply" ? { plan, wait: true } : { wait: true };
       const res = await call(app, "POST", `/v1/scopes/preview/pr-${n}/${action}`, body, {}, bindings);
-      expect(res.status).toBe(200);
+      expect(res.status, await res.clone().text()).toBe(200);
       return (await res.json()) as RunResult;
     };
 

@@ -1,5 +1,5 @@
 /**
- * docs/design.md, "Federated connections": a gcs, firebase or google connection configured as
+ * docs/design.md, "Federated connections": a gcs, firebase, google or recaptcha connection configured as
  * federated holds no service-account key. The service mints a token for the connection's subject,
  * Google STS exchanges it (RFC 8693) after checking it against the issuer's discovery and JWKS, and
  * IAM credentials issues the service account's access token to the federated principal the
@@ -23,6 +23,13 @@ import {
   seedFederatedGoogle,
   stsExchange,
 } from "../helpers/emulators-google-sts";
+import {
+  RECAPTCHA_HOST,
+  recaptchaKey,
+  recaptchaWebKey,
+  seedRecaptchaKey,
+  seedRecaptchaProject,
+} from "../helpers/emulators-recaptcha";
 import { freshPr } from "../helpers/engine";
 
 const ISSUER = "https://sponson.test";
@@ -124,7 +131,7 @@ describe("Google STS checks the service's token", () => {
   });
 });
 
-describe("federated gcs, firebase and google connections", () => {
+describe("federated gcs, firebase, google and recaptcha connections", () => {
   it("gcs: applies and destroys through federated credentials; no token anywhere", async () => {
     const g = await seedFederatedGoogle(ISSUER, [connectionSubject("gcs-fed-run")]);
     const connection = connect("gcs-fed-run", "gcs", g);
@@ -193,6 +200,31 @@ describe("federated gcs, firebase and google connections", () => {
     expect((await iamClient(project, "previews-client"))?.allowedRedirectUris).toEqual([url]);
     await destroy(app, "preview", scope);
     expect((await iamClient(project, "previews-client"))?.allowedRedirectUris).toEqual([]);
+  });
+  it("recaptcha: applies and destroys a key's allowed domain through federated credentials; no token anywhere", async () => {
+    const g = await seedFederatedGoogle(ISSUER, [connectionSubject("recaptcha-fed-run")]);
+    const connection = connect("recaptcha-fed-run", "recaptcha", g);
+    const project = freshGoogleProject();
+    await seedRecaptchaProject(project, { members: { [g.serviceAccount]: "editor" } });
+    await seedRecaptchaKey(project, recaptchaWebKey(project, "6LcFederated", ["localhost"]));
+    const scope = freshPr();
+    const domain = `${scope}.preview.example.com`;
+    const { app, hosts } = observedApp();
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: planOf(connection, "recaptcha.domain", { project, siteKey: "6LcFederated", domain }),
+    });
+    const answer = await res.text();
+    expect(res.status, answer).toBe(200);
+    expect(hosts).toEqual(expect.arrayContaining([STS_HOST, IAM_CREDENTIALS_HOST, RECAPTCHA_HOST]));
+    expect((await recaptchaKey(project, "6LcFederated"))?.webSettings?.allowedDomains).toEqual([
+      "localhost",
+      domain,
+    ]);
+    const text = await leftBehind(scope, [answer, res.headers.get("server-timing") ?? ""]);
+    expect(text).not.toMatch(JWT);
+    expect(text).not.toMatch(ACCESS_TOKEN);
+    await destroy(app, "preview", scope);
+    expect((await recaptchaKey(project, "6LcFederated"))?.webSettings?.allowedDomains).toEqual(["localhost"]);
   });
 });
 

@@ -20,6 +20,7 @@ import {
 import { APP as KINDE_APP, M2M as KINDE_M2M, kindeBusiness } from "../adapters/kinde/kinde-business";
 import { APP_ID as OKTA_APP, oktaOrg } from "../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../adapters/r2cors/r2-bucket";
+import { recaptchaProjectWithKey } from "../adapters/recaptcha/recaptcha-key";
 import { s3BucketWithCors } from "../adapters/s3/s3-bucket";
 import { supabaseProject } from "../adapters/supabase/supabase-project";
 import { turnstileWidgetWith } from "../adapters/turnstile/turnstile-widget";
@@ -45,6 +46,7 @@ export const PROVIDER_NAMES = [
   "keycloak",
   "clerk",
   "turnstile",
+  "recaptcha",
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
@@ -270,6 +272,17 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       plan: planOf("keycloak.redirectUri", conn, (host) => ({ client: KEYCLOAK_CLIENT, url: url(host) })),
       entry: url,
       entries: async () => (await k.record())?.rep.redirectUris ?? [],
+    };
+  },
+  async recaptcha(foreign) {
+    const p = await recaptchaProjectWithKey([...foreign]);
+    const conn = connection({ type: "recaptcha", serviceAccountKey: { secret: "PROPERTY_RECAPTCHA_KEY" } });
+    return {
+      provider: "recaptcha",
+      secrets: { PROPERTY_RECAPTCHA_KEY: p.account.keyJson },
+      plan: planOf("recaptcha.domain", conn, (host) => p.params(host)),
+      entry: (host) => host,
+      entries: p.domainsNow,
     };
   },
   async clerk(foreign) {

@@ -12,6 +12,7 @@ import { kindeAdapter } from "./kinde";
 import { oktaAdapter } from "./okta";
 import type { ProviderAdapter } from "./op-spec";
 import { r2CorsAdapter } from "./r2cors";
+import { recaptchaAdapter } from "./recaptcha";
 import { s3Adapter } from "./s3";
 import { supabaseAdapter } from "./supabase";
 import { turnstileAdapter } from "./turnstile";
@@ -31,4 +32,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   keycloakAdapter,
   clerkAdapter,
   turnstileAdapter,
+  recaptchaAdapter,
 ];

@@ -53,7 +53,7 @@ export interface OpSpec<Config = Record<string, unknown>> {
   /** Set when the item is an origin (a web-origins or CORS list), not a URL; see `OriginItems`. */
   readonly origin?: OriginItems;
   /**
-   * Set when an item, a bare host, also admits every name under it (Turnstile's hostnames): the URL
+   * Set when an item, a bare host, also admits every name under it (Turnstile's hostnames, reCAPTCHA's allowed domains): the URL
    * shape check judges it as `*.<item>` (shared/url-shape.ts; docs/design.md, "Security model").
    */
   readonly coversSubdomains?: boolean;
@@ -147,6 +147,11 @@ export interface OriginItems {
 /** `op`, whose items are origins. */
 export function withOriginItems<Config>(op: OpSpec<Config>, origin: OriginItems = {}): OpSpec<Config> {
   return { ...op, origin };
+}
+
+/** `op`, whose bare-domain items the provider matches with every subdomain. */
+export function withSubdomainItems<Config>(op: OpSpec<Config>): OpSpec<Config> {
+  return { ...op, coversSubdomains: true };
 }
 
 /** `op` with its list's documented cap declared. */

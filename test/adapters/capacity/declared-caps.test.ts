@@ -12,6 +12,7 @@ const DOCUMENTED: Record<string, number> = {
   "cognito.callbackUrl": 100,
   "cognito.logoutUrl": 100,
   "s3.corsOrigin": 100,
+  "recaptcha.domain": 250,
 };
 
 describe("declared list caps", () => {

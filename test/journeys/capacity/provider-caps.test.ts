@@ -13,6 +13,7 @@ import type { Plan } from "../../../shared/schemas/plan";
 import { createEngine } from "../../../workers/wiring/wire";
 import { userPoolWithClient } from "../../adapters/cognito/user-pool";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
+import { recaptchaProjectWithKey } from "../../adapters/recaptcha/recaptcha-key";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { connectionOf, testEnv } from "../../helpers/connections";
 import { auth0Client, freshAuth0Domain, seedAuth0Tenant } from "../../helpers/emulators";
@@ -150,6 +151,32 @@ const CASES: Record<string, () => Promise<CapCase>> = {
         providerCode: "invalid_body",
         message:
           /^auth0: 400 Payload validation error: 'Array is too long \(101\), maximum 100' on property web_origins\.$/,
+      },
+    };
+  },
+  async recaptcha() {
+    const roomy = await recaptchaProjectWithKey([]);
+    const full = await recaptchaProjectWithKey(
+      Array.from({ length: 250 }, (_, i) => `kept-${i}.example.com`),
+    );
+    n += 1;
+    const conn = (secret: string) =>
+      connectionOf(`caps-recaptcha-${n}-${secret}`, { type: "recaptcha", serviceAccountKey: { secret } });
+    return {
+      secrets: { CAPS_RECAPTCHA_A: roomy.account.keyJson, CAPS_RECAPTCHA_B: full.account.keyJson },
+      plan: {
+        version: 2,
+        lines: [
+          line("a", "recaptcha.domain", conn("CAPS_RECAPTCHA_A"), roomy.params("{scope}.example.com")),
+          line("b", "recaptcha.domain", conn("CAPS_RECAPTCHA_B"), full.params("{scope}.example.com")),
+        ],
+      },
+      roomy: roomy.domainsNow,
+      full: full.key,
+      refusal: {
+        status: 400,
+        providerCode: "INVALID_ARGUMENT",
+        message: /^recaptcha: 400 Invalid argument: 251 allowed domains; a key supports at most 250\./,
       },
     };
   },

@@ -16,6 +16,7 @@ import { iamProjectWithClient } from "../../adapters/google/iam-oauth-client";
 import { CLIENT, keycloakRealm } from "../../adapters/keycloak/keycloak-realm";
 import { APP_ID, oktaOrg } from "../../adapters/okta/okta-org";
 import { r2BucketWithCors } from "../../adapters/r2cors/r2-bucket";
+import { recaptchaProjectWithKey } from "../../adapters/recaptcha/recaptcha-key";
 import { s3BucketWithCors } from "../../adapters/s3/s3-bucket";
 import { supabaseProject } from "../../adapters/supabase/supabase-project";
 import { turnstileWidgetWith } from "../../adapters/turnstile/turnstile-widget";
@@ -27,6 +28,7 @@ import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
 import { GCS_HOST, gcsPreconditionFailures } from "../../helpers/emulators-gcs";
 import { IAM_HOST } from "../../helpers/emulators-google-iam";
 import { CLOUDFLARE_API_HOST } from "../../helpers/emulators-r2cors";
+import { RECAPTCHA_HOST } from "../../helpers/emulators-recaptcha";
 import { S3_REGION, s3Host } from "../../helpers/emulators-s3";
 import { SUPABASE_HOST } from "../../helpers/emulators-supabase";
 import { DEFAULT_REPOSITORY } from "../../helpers/repositories";
@@ -195,6 +197,21 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       entry: (scope) => `https://${scope}.preview.example.com/callback`,
       entries: async () => (await p.client())?.allowedRedirectUris ?? [],
       unrelated: ["https://app.example.com/callback"],
+    };
+  },
+  async recaptcha() {
+    const p = await recaptchaProjectWithKey(["app.example.com"]);
+    return {
+      host: RECAPTCHA_HOST,
+      secrets: { JOURNEY_RECAPTCHA_KEY: p.account.keyJson },
+      plan: planOf(
+        { type: "recaptcha", serviceAccountKey: { secret: "JOURNEY_RECAPTCHA_KEY" } },
+        "recaptcha.domain",
+        p.params("{scope}.preview.example.com"),
+      ),
+      entry: (scope) => `${scope}.preview.example.com`,
+      entries: p.domainsNow,
+      unrelated: ["app.example.com"],
     };
   },
   async entra() {
