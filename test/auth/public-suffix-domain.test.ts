@@ -27,7 +27,7 @@ describe("a bare domain that matches its subdomains", () => {
     const problems = subdomains(item);
     expect(problems.map((p) => p.rule)).toEqual(["urlChecks.publicSuffixWildcard"]);
     expect(problems[0]?.message).toContain("a public suffix");
-    expect(problems[0]?.message).toContain("every subdomain");
+    expect(problems[0]?.message).toContain("admits its subdomains");
     expect(problems[0]?.message).toMatch(/instead/);
   });
 

@@ -177,7 +177,7 @@ describe("a bare domain the provider matches with every subdomain", () => {
         ["vercel", "recaptcha.domain", "vercel.app", "urlChecks.publicSuffixWildcard"],
         ["web", "recaptcha.domain", "web.app", "urlChecks.publicSuffixWildcard"],
       ]);
-      expect(body.refused[0]?.message).toContain("every subdomain");
+      expect(body.refused[0]?.message).toContain("admits its subdomains");
       expect(hosts).toEqual([]);
       expect((await receipt("preview", scope)).runs).toEqual([]);
     },
