@@ -40,6 +40,12 @@ export function isTaken(slot: CombineSlot, liveToken: number | null): boolean {
   return slot.takenBy !== null && slot.takenBy === liveToken;
 }
 
+/** The same changes (a retried call), by their ids: a change's id names its action and item. */
+export function sameChanges(a: readonly QueuedChange[], b: readonly QueuedChange[]): boolean {
+  const ids = new Set(a.map((c) => c.id));
+  return a.length === b.length && b.every((c) => ids.has(c.id));
+}
+
 /** Every change has an outcome: nothing is left for the waiter to write. */
 export function coversAll(changes: readonly QueuedChange[], outcomes: readonly CombinedOutcome[]): boolean {
   const written = new Set(outcomes.map((o) => o.id));

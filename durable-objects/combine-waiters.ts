@@ -4,7 +4,7 @@
  * lock object fences every call first (only the live lease's token may take or report); this
  * module keeps the waiters' slots (combine-queue.ts) and stored answers (combine-store.ts) in step.
  */
-import { ok, type Result } from "../shared/errors";
+import { fail, ok, type Result } from "../shared/errors";
 import type { AcquireRequest, ReportCombinedRequest } from "../shared/rpc/lease-lock";
 import {
   type CombinedAnswer,
@@ -16,7 +16,15 @@ import {
   type TakenQueue,
 } from "../shared/schemas/combine";
 import type { LeaseGrant } from "../shared/schemas/lock";
-import { type CombineSlot, coversAll, isOffered, isTaken, mergeOutcomes, newSlot } from "./combine-queue";
+import {
+  type CombineSlot,
+  coversAll,
+  isOffered,
+  isTaken,
+  mergeOutcomes,
+  newSlot,
+  sameChanges,
+} from "./combine-queue";
 import { deleteAnswer, pruneAnswers, readAnswer, storeAnswer } from "./combine-store";
 import type { CombineContext } from "./lease-core";
 import type { LeaseRow } from "./lease-rules";
@@ -52,11 +60,18 @@ export class CombineWaiters {
       if (queued) this.#combined(queued, stored.answer);
       return Promise.resolve(ok({ grant: null, combined: stored.answer }));
     }
+    // A waiter already queued with other changes (its call was lost, its group failed, and it
+    // comes back with another group): what a holder took may still be written, so this call is
+    // refused; never taken, those changes were nobody's to write, and these replace them.
+    const before = queue.find(req.holder)?.combine;
+    const other = before !== undefined && !sameChanges(before.changes, changes);
+    if (other && (before.everTaken || before.settled)) return Promise.resolve(rejoinRefused(req.key));
     const pending = acquireNow({ ...req, changes: undefined });
     const waiter = queue.find(req.holder);
     if (!waiter) return pending.then((result) => this.#withCombined(req.holder, result, undefined));
-    // A re-attaching waiter keeps what it brought the first time (a holder may have taken it).
+    // A re-attaching waiter with the same changes keeps its slot (a holder may have taken them).
     const slot = waiter.combine ?? newSlot(changes);
+    if (other) slot.changes = changes;
     waiter.combine = slot;
     // Part of it was written already (reported before a restart): the rest is its own to write.
     if (stored) slot.settled = true;
@@ -199,4 +214,13 @@ export class CombineWaiters {
     const taken = slot?.everTaken ? { taken: true } : {};
     return ok({ grant: result.value, combined: stored?.answer ?? null, ...taken });
   }
+}
+
+/** A rejoin with other changes than a holder took for this waiter: they may still be written. */
+function rejoinRefused(key: string): Result<never> {
+  return fail(
+    "CONCURRENT_MODIFICATION",
+    `${key}: changes this run queued earlier were taken by another run's write and may still be written; its other changes wait until that write is answered`,
+    { lock: key },
+  );
 }
