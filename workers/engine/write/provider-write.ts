@@ -2,6 +2,8 @@
  * The one provider write of a group (docs/design.md, "Run algorithm"), sent between the fence's
  * checks: the object's many-items form edited once with every change, or one call per item.
  */
+
+import { SponsonError } from "../../../shared/errors";
 import type { BatchForm, Inspection, OpContext } from "../../adapters/op-spec";
 import { StaleState } from "../../adapters/stale-state";
 import type { ParentLease } from "../../locks/parent-lock";
@@ -78,8 +80,28 @@ export async function sendWrites(p: ProviderWrite): Promise<Decided[]> {
   } catch (err) {
     throw refusedOutright(err, send) ? new SendStopped([], err, writes) : err;
   }
-  await rememberWritten(p.deps, batch, p.lease, writes);
+  await rememberOrDoubt(p, batch);
   return [];
+}
+
+/**
+ * The lock's memory of the write that just landed (docs/design.md, "Providers that forget a
+ * write"). Its failure is no refusal of the write: a provider that forgets it may not show it to
+ * the next reader, and the lock does not remember it, so its outcome for whoever reads next is as
+ * unknown as a write's whose answer was lost (Fence.write then ends the lease quietly).
+ */
+async function rememberOrDoubt(p: ProviderWrite, batch: BatchForm): Promise<void> {
+  try {
+    await rememberWritten(p.deps, batch, p.lease, p.writes);
+  } catch (err) {
+    if (mayHaveLanded(err)) throw err;
+    throw new SponsonError(
+      "PROVIDER_ERROR",
+      `the write landed, but the parent lock did not record it for the next reader: ${err instanceof Error ? err.message : String(err)}`,
+      { outcome: "unknown" },
+      { cause: err },
+    );
+  }
 }
 
 /** The write as one call per item (an object without the many-items form). */
