@@ -1,5 +1,5 @@
 /**
- * Answers to waiters whose changes another run wrote (lease-schema.ts, migration 5; docs/storage.md).
+ * Answers to waiters whose changes another run wrote (lease-schema.ts, migrations 5 and 10; docs/storage.md).
  * Stored in the same transaction as the ownership they record, so a waiter whose call was lost (an
  * object restart, a vanished caller) finds its answer when it re-joins; deleted once delivered and
  * aged out after ANSWER_KEEP_MS.
@@ -24,8 +24,15 @@ const outcomesSchema = z.array(combinedOutcomeSchema);
 
 export function readAnswer(sql: SqlStorage, waiter: string): StoredAnswer | null {
   const row = sql
-    .exec<{ by_holder: string; token: number; outcomes: string; complete: number; at: number }>(
-      "SELECT by_holder, token, outcomes, complete, at FROM combined_answers WHERE waiter = ?",
+    .exec<{
+      by_holder: string;
+      by_repository: number | null;
+      token: number;
+      outcomes: string;
+      complete: number;
+      at: number;
+    }>(
+      "SELECT by_holder, by_repository, token, outcomes, complete, at FROM combined_answers WHERE waiter = ?",
       waiter,
     )
     .toArray()[0];
@@ -37,7 +44,12 @@ export function readAnswer(sql: SqlStorage, waiter: string): StoredAnswer | null
     return null;
   }
   return {
-    answer: { by: row.by_holder, token: row.token, outcomes: outcomes.data },
+    answer: {
+      by: row.by_holder,
+      ...(row.by_repository !== null ? { repository: row.by_repository } : {}),
+      token: row.token,
+      outcomes: outcomes.data,
+    },
     complete: row.complete === 1,
     at: row.at,
   };
@@ -45,11 +57,14 @@ export function readAnswer(sql: SqlStorage, waiter: string): StoredAnswer | null
 
 export function storeAnswer(sql: SqlStorage, waiter: string, stored: StoredAnswer): void {
   sql.exec(
-    `INSERT INTO combined_answers (waiter, by_holder, token, outcomes, complete, at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (waiter) DO UPDATE SET by_holder = excluded.by_holder, token = excluded.token,
+    `INSERT INTO combined_answers (waiter, by_holder, by_repository, token, outcomes, complete, at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (waiter) DO UPDATE SET by_holder = excluded.by_holder,
+       by_repository = excluded.by_repository, token = excluded.token,
        outcomes = excluded.outcomes, complete = excluded.complete, at = excluded.at`,
     waiter,
     stored.answer.by,
+    stored.answer.repository ?? null,
     stored.answer.token,
     JSON.stringify(stored.answer.outcomes),
     stored.complete ? 1 : 0,

@@ -83,6 +83,9 @@ export const MIGRATIONS: readonly string[] = [
   // Provenance (docs/design.md, "Provenance"): the holding run's origin as JSON (RunOrigin), named
   // in every lock answer; null for a holder that did not describe itself.
   "ALTER TABLE lease ADD COLUMN origin TEXT;",
+  // The holder's repository beside a stored combined answer: a waiter of the same repository is
+  // told the holder's run; null (another's, as far as anyone can say) for a row from before.
+  "ALTER TABLE combined_answers ADD COLUMN by_repository INTEGER;",
 ];
 
 /**

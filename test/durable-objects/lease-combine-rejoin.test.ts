@@ -96,3 +96,37 @@ describe("a waiter joining again with other changes", () => {
     await lock.release({ key, holder: "run-a", token: a.token });
   });
 });
+
+describe("a stored combined answer", () => {
+  it("keeps the holder's repository: a later grant names the same repository's holder", async ({
+    expect,
+  }) => {
+    const { key, lock, queue } = setup();
+    const a = granted(await lock.acquire({ key, holder: "run-a", ttlMs: TTL_MS }));
+    const [done, back] = [
+      change("create"),
+      { ...change("create"), id: "create\nauth0.callbacks\nx", key: "x" },
+    ];
+    const waiting = queue([done, back]);
+    granted(await lock.takeQueued({ key, holder: "run-a", token: a.token }));
+    granted(
+      await lock.reportCombined({
+        key,
+        holder: "run-a",
+        token: a.token,
+        repository: 186853002,
+        reports: [
+          {
+            waiter: "run-b",
+            applied: [{ id: done.id, outcome: "written" }],
+            returned: [{ id: back.id, error: { code: "PROVIDER_ERROR", message: "refused" } }],
+          },
+        ],
+        ownerChanges: [{ action: "add", op: "auth0.callbacks", key: URL, owner: OWNER_B }],
+      }),
+    );
+    await lock.release({ key, holder: "run-a", token: a.token });
+    // The later grant's answer is read back from storage.
+    expect(granted(await waiting).combined).toMatchObject({ by: "run-a", repository: 186853002 });
+  });
+});
