@@ -24,7 +24,7 @@ const denied = (permission: string, name: string) =>
   );
 
 export const apiKeysEmulator: ProviderEmulatorModule = {
-  provider: "googleApiKey",
+  provider: "googleapikey",
   matches: (host) => host === "apikeys.googleapis.com",
   isRead: (request) => request.method === "GET" && KEY_PATH.test(new URL(request.url).pathname),
   isWrite: (request) => request.method === "PATCH" && KEY_PATH.test(new URL(request.url).pathname),

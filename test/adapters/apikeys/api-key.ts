@@ -35,7 +35,7 @@ export async function apiKeyWith(
       }),
     );
   }
-  const h = harness(apiKeysAdapter, { type: "googleApiKey", serviceAccountKey: account.keyJson }, [
+  const h = harness(apiKeysAdapter, { type: "googleapikey", serviceAccountKey: account.keyJson }, [
     account.keyJson,
   ]);
   const stored = async () => (await apiKey(project, KEY))?.key;

@@ -24,7 +24,7 @@ import { apiKeyWith, KEY, referrer } from "./api-key";
 const OWN = "https://pr-1.preview.example.com/*";
 const FOREIGN = "https://admin.example.com/*";
 const batch = () => {
-  if (!referrer.batch) throw new Error("googleApiKey.referrer has a many-items form");
+  if (!referrer.batch) throw new Error("googleapikey.referrer has a many-items form");
   return referrer.batch;
 };
 
@@ -172,7 +172,7 @@ describe("the update's Operation", () => {
     const err = await failure(referrer.create(k.ctx, k.params(OWN), seen));
     expect(err.code).toBe("PROVIDER_ERROR");
     expect(err.outcome).toBeUndefined();
-    expect(err.message).toMatch(/^googleApiKey: operations\/\S+ failed: Referrer pattern is not valid\.$/);
+    expect(err.message).toMatch(/^googleapikey: operations\/\S+ failed: Referrer pattern is not valid\.$/);
     expect(err.detail).toMatchObject({ status: 400, providerCode: "INVALID_ARGUMENT" });
     expect(err.retriable).toBe(false);
     expect(heard).toEqual({ unanswered: 0, accepted: 0 });

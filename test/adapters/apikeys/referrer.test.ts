@@ -8,7 +8,7 @@ const UNRELATED = ["https://app.example.com/*", "*.example.org/*"];
 const ITEM = "https://pr-1.preview.example.com/*";
 
 describeProviderContract({
-  provider: "googleApiKey",
+  provider: "googleapikey",
   op: referrer,
   item: ITEM,
   unrelated: UNRELATED,
@@ -52,7 +52,7 @@ describeProviderContract({
   },
 });
 
-describe("googleApiKey.referrer: GET, then PATCH ?updateMask=restrictions with the etag read", () => {
+describe("googleapikey.referrer: GET, then PATCH ?updateMask=restrictions with the etag read", () => {
   it("the PATCH carries the etag and every restriction as read: apiTargets and a field the adapter does not know survive", async () => {
     const unknown = { futureRestriction: { allowedCountries: ["CH"] } };
     const k = await apiKeyWith(UNRELATED, { extra: unknown });
@@ -94,8 +94,8 @@ describe("googleApiKey.referrer: GET, then PATCH ?updateMask=restrictions with t
 
   it("lockOn names the project's key; a key id is checked before any request", () => {
     expect(
-      referrer.lockOn({ project: "acme-prod", key: KEY, referrer: ITEM }, { type: "googleApiKey" }),
-    ).toBe(`googleApiKey:acme-prod:key:${KEY}`);
+      referrer.lockOn({ project: "acme-prod", key: KEY, referrer: ITEM }, { type: "googleapikey" }),
+    ).toBe(`googleapikey:acme-prod:key:${KEY}`);
     expect(referrer.params.safeParse({ project: "acme-prod", key: "Key/../x", referrer: ITEM }).success).toBe(
       false,
     );

@@ -8,7 +8,7 @@ import { eitherCredential, googleCredentialFields } from "../firebase/google-cre
 
 /** A key file, or federated (docs/design.md, "Federated connections"). */
 export const apiKeysConfigSchema = z
-  .strictObject({ type: z.literal("googleApiKey"), ...googleCredentialFields })
+  .strictObject({ type: z.literal("googleapikey"), ...googleCredentialFields })
   .superRefine(...eitherCredential);
 export type ApiKeysConfig = z.infer<typeof apiKeysConfigSchema>;
 
@@ -33,7 +33,7 @@ export const apiKeysLineParamsSchema = z.strictObject({
 });
 export type ApiKeysLineParams = z.infer<typeof apiKeysLineParamsSchema>;
 
-/** `googleApiKey:<project>:key:<key id>` (docs/design.md, "Vocabulary"). */
+/** `googleapikey:<project>:key:<key id>` (docs/design.md, "Vocabulary"). */
 export function apiKeyIdentity(project: string, key: string): string {
-  return `googleApiKey:${project}:key:${key}`;
+  return `googleapikey:${project}:key:${key}`;
 }

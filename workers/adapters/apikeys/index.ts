@@ -2,7 +2,7 @@
  * Google API keys: one HTTP-referrer pattern of a key's website restriction (API Keys API v2).
  * With GCS, the one provider whose write carries a real precondition: the key's `etag`
  * (./keys-api.ts). Its update is a long-running Operation (./operation.ts). Connection:
- * `{ "type": "googleApiKey", "secrets": { "serviceAccountKey": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`;
+ * `{ "type": "googleapikey", "secrets": { "serviceAccountKey": "GOOGLE_SERVICE_ACCOUNT_KEY" } }`;
  * line params: `{ "project": "<project id>", "key": "<key id>", "referrer": "https://…/*" }`.
  * Keyless: `federated: { audience, serviceAccount }` instead of the key (../firebase/google-credentials.ts).
  */
@@ -12,10 +12,10 @@ import { type ApiKeysConfig, apiKeysConfigSchema } from "./config";
 import { referrerOp } from "./referrer-op";
 
 const typedAdapter: ProviderAdapter<ApiKeysConfig> = {
-  type: "googleApiKey",
+  type: "googleapikey",
   config: apiKeysConfigSchema,
   // The jwt-bearer exchange happens before any lease is taken (docs/design.md, "Lease protocol").
-  prepare: (ctx) => withGoogleToken(ctx, "googleApiKey", ctx.config, async () => {}),
+  prepare: (ctx) => withGoogleToken(ctx, "googleapikey", ctx.config, async () => {}),
   ops: [referrerOp],
 };
 

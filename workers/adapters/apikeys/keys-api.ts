@@ -38,7 +38,7 @@ export interface KeyState {
   restrictions: Restrictions;
 }
 
-const PROVIDER = "googleApiKey";
+const PROVIDER = "googleapikey";
 const spec = googleHttp(PROVIDER);
 const keyUrl = (at: KeyAddress) =>
   `https://apikeys.googleapis.com/v2/projects/${at.project}/locations/global/keys/${at.key}`;

@@ -44,13 +44,13 @@ export function withReferrer(state: KeyState, referrer: string, present: boolean
     if (other) {
       throw new SponsonError(
         "VALIDATION",
-        `googleApiKey: the key is restricted to ${OTHER_CLIENTS[other]}, not to websites: a referrer cannot be added to it`,
+        `googleapikey: the key is restricted to ${OTHER_CLIENTS[other]}, not to websites: a referrer cannot be added to it`,
       );
     }
     if (!browser.success || restrictions.browserKeyRestrictions === undefined) {
       throw new SponsonError(
         "VALIDATION",
-        "googleApiKey: the key has no website restriction: adding a referrer would restrict it to that referrer alone; give it its own referrers first (Application restrictions → Websites)",
+        "googleapikey: the key has no website restriction: adding a referrer would restrict it to that referrer alone; give it its own referrers first (Application restrictions → Websites)",
       );
     }
   }
@@ -71,8 +71,8 @@ const fromKey = (object: string): KeyAddress => {
 const stateSchema = z.object({ etag: z.string(), restrictions: restrictionsSchema });
 
 const listOp: OpSpec<ApiKeysConfig> = listMemberOp<ApiKeysConfig, KeyState>({
-  name: "googleApiKey.referrer",
-  providerType: "googleApiKey",
+  name: "googleapikey.referrer",
+  providerType: "googleapikey",
   params: apiKeysLineParamsSchema,
   itemParam: "referrer",
   objectParam: "key",
@@ -89,7 +89,7 @@ const listOp: OpSpec<ApiKeysConfig> = listMemberOp<ApiKeysConfig, KeyState>({
     const at = fromKey(object);
     const outcome = await writeRestrictions(ctx, at, before.etag, after.restrictions);
     // Refused as made on a stale read: nothing was written; the engine reads and decides again.
-    if (outcome === "stale") throw new StaleState({ provider: "googleApiKey", status: 409, key: object });
+    if (outcome === "stale") throw new StaleState({ provider: "googleapikey", status: 409, key: object });
   },
 });
 
@@ -99,7 +99,7 @@ const listOp: OpSpec<ApiKeysConfig> = listMemberOp<ApiKeysConfig, KeyState>({
  */
 async function writeOne(ctx: OpContext<ApiKeysConfig>, params: Params, seen: unknown, action: ItemAction) {
   const batch = listOp.batch;
-  if (!batch) throw new SponsonError("INTERNAL", "googleApiKey.referrer has its many-items form");
+  if (!batch) throw new SponsonError("INTERNAL", "googleapikey.referrer has its many-items form");
   let state = seen;
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -109,8 +109,8 @@ async function writeOne(ctx: OpContext<ApiKeysConfig>, params: Params, seen: unk
       if (attempt >= MAX_DECIDE_ATTEMPTS) {
         throw new SponsonError(
           "CONCURRENT_MODIFICATION",
-          `googleApiKey: key ${err.detail.key} kept changing (409 ABORTED ${attempt} times); nothing was overwritten`,
-          { provider: "googleApiKey", status: 409, attempts: attempt },
+          `googleapikey: key ${err.detail.key} kept changing (409 ABORTED ${attempt} times); nothing was overwritten`,
+          { provider: "googleapikey", status: 409, attempts: attempt },
         );
       }
       state = await batch.read(ctx, params);
