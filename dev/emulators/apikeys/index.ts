@@ -59,7 +59,7 @@ export const apiKeysEmulator: ProviderEmulatorModule = {
     if (!key) return googleError(404, "Requested entity was not found.");
     if (reading) return googleJson(200, key.key);
     if (role !== "admin") return denied("apikeys.keys.update", name);
-    return patchKey(request, state, { project, id, storageKey }, key);
+    return patchKey(request, state, { project, id, storageKey });
   },
 
   injectedError(status) {

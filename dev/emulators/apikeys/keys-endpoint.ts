@@ -26,12 +26,7 @@ export interface KeyAddress {
   storageKey: string;
 }
 
-export async function patchKey(
-  request: Request,
-  state: EmulatorState,
-  at: KeyAddress,
-  record: ApiKeyRecord,
-): Promise<Response> {
+export async function patchKey(request: Request, state: EmulatorState, at: KeyAddress): Promise<Response> {
   const params = new URL(request.url).searchParams;
   let body: Record<string, unknown>;
   try {
@@ -60,6 +55,10 @@ export async function patchKey(
   if (fields.includes("displayName") && typeof name === "string" && name.length > 63) {
     return googleError(400, "The display name must be at most 63 characters.");
   }
+  // Read after the body's await, then checked and accepted with none in between: the etag is a
+  // compare-and-set, as the API's is.
+  const record = state.get<ApiKeyRecord>(at.storageKey);
+  if (!record) return googleError(404, "Requested entity was not found.");
   const etag = body.etag;
   if (typeof etag === "string" && etag !== "" && !record.ignoresEtag && etag !== record.key.etag) {
     state.put(apiKeysKeys.aborted, (state.get<number>(apiKeysKeys.aborted) ?? 0) + 1);

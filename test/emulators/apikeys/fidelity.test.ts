@@ -8,7 +8,14 @@ import { env } from "cloudflare:workers";
 import { importPKCS8, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { providerFetch } from "../../../dev/emulators/transport";
-import { apiKeyRecord, seedApiKey, seedApiKeysProject, setOperations } from "../../helpers/emulators-apikeys";
+import { configureHost, emulatorStub } from "../../helpers/emulators";
+import {
+  APIKEYS_HOST,
+  apiKeyRecord,
+  seedApiKey,
+  seedApiKeysProject,
+  setOperations,
+} from "../../helpers/emulators-apikeys";
 import { freshGoogleProject, googleServiceAccount } from "../../helpers/emulators-firebase";
 
 const send = providerFetch(env);
@@ -107,6 +114,26 @@ describe("API Keys emulator fidelity", () => {
     const blind = await k.patch("?updateMask=restrictions", { restrictions: {} });
     expect(blind.status).toBe(200);
     expect((await k.get()).restrictions).toEqual({});
+  });
+
+  it("six updates held, then let go at once, with the etag all read: one is accepted, the others refused 409 (a compare-and-set)", async () => {
+    const k = await keyAndToken();
+    const { etag } = await k.get();
+    await configureHost(APIKEYS_HOST, { holdWrites: 6 });
+    const sent = [1, 2, 3, 4, 5, 6].map((n) =>
+      k.patch("?updateMask=restrictions", {
+        restrictions: {
+          ...RESTRICTIONS,
+          browserKeyRestrictions: { allowedReferrers: [`https://pr-${n}.example.com/*`] },
+        },
+        etag,
+      }),
+    );
+    while ((await emulatorStub(APIKEYS_HOST).stats()).heldWrites < 6) await scheduler.wait(1);
+    await emulatorStub(APIKEYS_HOST).releaseWrites();
+    const all = await Promise.all(sent);
+    await configureHost(APIKEYS_HOST, {});
+    expect(all.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
   });
 
   it("the update mask: snake case and `*` are taken, other or deeper paths refused 400; two client restrictions refused 400", async () => {
