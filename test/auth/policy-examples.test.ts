@@ -22,6 +22,7 @@ const PREVIEW_ITEMS = [
   "https://*.preview.example.com",
   "*.preview.example.com",
   "https://*.preview.example.com/\\*\\*",
+  "https://*.preview.example.com/\\*",
 ];
 
 /** One pinned parent pattern per demo object the example writes to: ids fixed, nothing open. */
@@ -39,6 +40,7 @@ const PREVIEW_PARENTS = [
   "cognito:us-east-1:us-east-1_sponsonDemo:client:sponsondemoclient0000000000",
   "keycloak:keycloak.sponson-demo.example.com:realm:previews:client:preview-app",
   "clerk:instance:ins_sponsondemo",
+  "googleapikey:sponson-demo:key:sponson-demo-browser-key",
   "auth0:sponson-demo.us.auth0.com:client:federated-app",
   "okta:sponson-demo.okta.com:app:0oasponsonfedapp",
 ];

@@ -1,6 +1,6 @@
 /**
  * `npm start` (examples/connections.local.json): the demo pool provider trusts the local issuer
- * `https://sponson.localhost` for the three federated example connections only, and each of their
+ * `https://sponson.localhost` for the four federated example connections only, and each of their
  * principals may impersonate the demo service account that administers the demo objects.
  */
 import { describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ import demoConnections from "../../examples/connections.local.json";
 import { emulatorStub } from "../helpers/emulators";
 import { IAM_CREDENTIALS_HOST, STS_HOST, stsExchange } from "../helpers/emulators-google-sts";
 
-const NAMES = ["gcs-federated", "firebase-federated", "google-federated"] as const;
+const NAMES = ["gcs-federated", "firebase-federated", "google-federated", "googleapikey-federated"] as const;
 
 describe("the demo's federated Google connections", () => {
   it("name the demo pool provider and the demo service account", () => {
