@@ -96,11 +96,11 @@ describe("an API key update whose Operation is still pending at the provider req
     // The update lands after the run stopped waiting for it, before the lock-delay ends.
     expect(await landPendingOperations(w.project, KEY)).toBe(1);
     await setOperations(w.project, KEY, null);
-    expect(await w.referrersNow()).toEqual([APP]);
+    expect(await w.referrersNow()).toEqual([APP, w.own]);
     await endLockDelay(w.lockKey);
     await runDurableObjectAlarm(rawStub(w.lockKey));
-    // Recovery reads the key (the landing applied first) and undoes the failed run's create: the
-    // referrer is the scope's own, never foreign.
+    // Recovery reads the key and undoes the failed run's create: the referrer is the scope's own,
+    // never foreign.
     const before = w.patches();
     expect((await w.engine.recover(w.address)).run.status).toBe("succeeded");
     expect(await durableIntents("preview", w.scope)).toEqual([]);

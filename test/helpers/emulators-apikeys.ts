@@ -52,13 +52,16 @@ export async function operations(): Promise<ApiKeysOperation[]> {
 }
 
 /**
- * Pending operations of the key end now: each is applied before the emulator answers its next
- * request (an update that lands after its caller stopped waiting).
+ * Pending operations of the key end now, applied before this returns (an update that lands after
+ * its caller stopped waiting for it): each is made due, and the emulator applies due operations
+ * before it answers any request.
  */
 export async function landPendingOperations(project: string, id: string): Promise<number> {
   const key = apiKeysKeys.key(project, id);
   const pending = (await operations()).filter((op) => op.key === key && !op.done);
-  await emulatorStub(APIKEYS_HOST).seed(
+  if (pending.length === 0) return 0;
+  const stub = emulatorStub(APIKEYS_HOST);
+  await stub.seed(
     Object.fromEntries(
       pending.map((op) => [
         apiKeysKeys.operation(op.name.slice("operations/".length)),
@@ -66,6 +69,8 @@ export async function landPendingOperations(project: string, id: string): Promis
       ]),
     ),
   );
+  // Any request will do: due operations are applied first (this one is refused, unauthenticated).
+  await (await stub.fetch(`https://${APIKEYS_HOST}/v2/operations/land`)).body?.cancel();
   return pending.length;
 }
 

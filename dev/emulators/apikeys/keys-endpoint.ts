@@ -73,6 +73,11 @@ export async function patchKey(request: Request, state: EmulatorState, at: KeyAd
     if (value === undefined || value === null) change.clear.push(field);
     else Object.assign(change, { [field]: value });
   }
-  const knob = state.get<OperationsKnob>(apiKeysKeys.knob(at.project, at.id));
+  const knobKey = apiKeysKeys.knob(at.project, at.id);
+  const knob = state.get<OperationsKnob>(knobKey);
+  if (knob?.count !== undefined) {
+    if (knob.count <= 1) state.delete(knobKey);
+    else state.put<OperationsKnob>(knobKey, { ...knob, count: knob.count - 1 });
+  }
   return startOperation(state, at.storageKey, change, knob);
 }

@@ -62,11 +62,12 @@ export interface ApiKeysOperation {
 /**
  * How the operations of a key's next updates end (tests): done after `pendingPolls` polls (0: done
  * in the PATCH's own answer, the default), or never; with `error`, done with that status and
- * nothing applied. Applies to every update while it is set.
+ * nothing applied. Applies to the next `count` updates, or to every one while it is set.
  */
 export interface OperationsKnob {
   pendingPolls: number | "never";
   error?: RpcStatus;
+  count?: number;
 }
 
 export const apiKeysKeys = {

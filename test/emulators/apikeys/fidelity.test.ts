@@ -172,6 +172,21 @@ describe("API Keys emulator fidelity", () => {
     expect(unknown.status).toBe(404);
   });
 
+  it("a knob with a count: only that many updates' operations are kept pending, the next is done at once", async () => {
+    const k = await keyAndToken();
+    await setOperations(k.project, KEY, { pendingPolls: "never", count: 1 });
+    const first = (await (await k.patch("?updateMask=restrictions", { restrictions: {} })).json()) as {
+      done?: boolean;
+    };
+    const second = (await (
+      await k.patch("?updateMask=restrictions", { restrictions: RESTRICTIONS })
+    ).json()) as {
+      done?: boolean;
+    };
+    expect([first.done, second.done]).toEqual([undefined, true]);
+    expect((await k.get()).restrictions).toEqual(RESTRICTIONS);
+  });
+
   it("an Operation done with an error: `error` as google.rpc.Status, the key unchanged", async () => {
     const k = await keyAndToken();
     await setOperations(k.project, KEY, { pendingPolls: 0, error: { code: 3, message: "Bad referrer." } });
