@@ -211,12 +211,10 @@ describe("a federated googleapikey connection", () => {
     await seedApiKeysProject(project, { members: { [g.serviceAccount]: "admin" } });
     const restrictions = { browserKeyRestrictions: { allowedReferrers: ["https://app.example.com/*"] } };
     await seedApiKey(project, "previews-key", apiKeyRecord(project, "previews-key", restrictions));
-    const referrers = async () =>
-      (
-        (await apiKey(project, "previews-key"))?.key.restrictions?.browserKeyRestrictions as {
-          allowedReferrers: string[];
-        }
-      ).allowedReferrers;
+    const referrers = async () => {
+      const browser = (await apiKey(project, "previews-key"))?.key.restrictions?.browserKeyRestrictions;
+      return (browser as { allowedReferrers?: string[] } | undefined)?.allowedReferrers;
+    };
     const scope = freshPr();
     const referrer = `https://${scope}.preview.example.com/*`;
     const { app, hosts } = observedApp();
