@@ -1,4 +1,5 @@
 /** Every provider emulator, found by the host a request is addressed to. */
+import { apiKeysEmulator } from "./apikeys";
 import { auth0Emulator } from "./auth0";
 import { stsEmulator } from "./aws-sts";
 import { clerkEmulator } from "./clerk";
@@ -44,6 +45,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   iamCredentialsEmulator,
   githubEmulator,
   recaptchaEmulator,
+  apiKeysEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

@@ -22,6 +22,7 @@ const PREVIEW_ITEMS = [
   "https://*.preview.example.com",
   "*.preview.example.com",
   "https://*.preview.example.com/\\*\\*",
+  "https://*.preview.example.com/\\*",
 ];
 
 /** One pinned parent pattern per demo object the example writes to: ids fixed, nothing open. */
@@ -40,6 +41,7 @@ const PREVIEW_PARENTS = [
   "keycloak:keycloak.sponson-demo.example.com:realm:previews:client:preview-app",
   "clerk:instance:ins_sponsondemo",
   "turnstile:5b0b5b0b5b0b5b0b5b0b5b0b5b0bde70:widget:0x4AAAAAAAsponson-demo",
+  "googleapikey:sponson-demo:key:sponson-demo-browser-key",
   "auth0:sponson-demo.us.auth0.com:client:federated-app",
   "okta:sponson-demo.okta.com:app:0oasponsonfedapp",
   "recaptcha:sponson-demo:key:sponson-demo-site-key",

@@ -1,6 +1,6 @@
 /**
  * docs/design.md, "Lease protocol": no token exchange is made while the run holds a lease. Firebase, GCS
- * and reCAPTCHA (Google's jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
+ * reCAPTCHA and Google API keys (Google's jwt-bearer grant) and Kinde (client credentials) buy their token in the adapter's `prepare`,
  * which the engine runs before the scope lease; every later call reuses it.
  */
 import { env } from "cloudflare:workers";
@@ -11,6 +11,7 @@ import type { RunResult } from "../../shared/schemas/run";
 import { SecretRegistry } from "../../shared/secrets";
 import { clearTokenCache } from "../../workers/adapters/http";
 import { lockStub } from "../../workers/locks/lock-target";
+import { apiKeyWith, KEY } from "../adapters/apikeys/api-key";
 import { firebaseProject } from "../adapters/firebase/firebase-project";
 import { bucketWithCors } from "../adapters/gcs/gcs-bucket";
 import { APP, kindeBusiness, M2M } from "../adapters/kinde/kinde-business";
@@ -93,6 +94,28 @@ const SUBJECTS: Record<string, () => Promise<Subject>> = {
       },
       secrets: { PREPARE_GOOGLE_KEY: p.account.keyJson },
       identity: `recaptcha:${p.project}:key:${SITE_KEY}`,
+      isTokenRequest: googleToken,
+    };
+  },
+  async googleapikey() {
+    const k = await apiKeyWith(["https://app.example.com/*"]);
+    return {
+      plan: {
+        version: 2,
+        lines: [
+          {
+            id: "referrer",
+            op: "googleapikey.referrer",
+            connection: registerConnection("prepare-googleapikey", {
+              type: "googleapikey",
+              secrets: { serviceAccountKey: "PREPARE_GOOGLE_KEY" },
+            }),
+            params: k.params("https://{scope}.preview.example.com/*"),
+          },
+        ],
+      },
+      secrets: { PREPARE_GOOGLE_KEY: k.account.keyJson },
+      identity: `googleapikey:${k.project}:key:${KEY}`,
       isTokenRequest: googleToken,
     };
   },

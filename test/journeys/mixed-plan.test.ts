@@ -1,6 +1,6 @@
 /**
  * One plan mixing every provider (examples/all-providers.plan.json, all fourteen, and a keyless
- * connection of every federated family: gcs-, firebase-, google-, recaptcha-, s3-, cognito-, entra-,
+ * connection of every federated family: gcs-, firebase-, google-, recaptcha-, googleapikey-, s3-, cognito-, entra-,
  * auth0- and okta-federated, the service being the issuer the demo states trust) applies
  * for two scopes at once and destroys cleanly, through the HTTP API, against the demo tenants the
  * emulators provision on first use (the same ones `npm start` serves). Every provider object then
@@ -11,6 +11,7 @@
 import { env } from "cloudflare:workers";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
+import { DEMO_API_KEY } from "../../dev/emulators/apikeys";
 import { DEMO_FEDERATED } from "../../dev/emulators/auth0/demo";
 import { CLERK_HOST, type ClerkInstanceRecord, clerkKeys, DEMO_CLERK } from "../../dev/emulators/clerk";
 import { DEMO_COGNITO } from "../../dev/emulators/cognito";
@@ -31,6 +32,7 @@ import { planSchema } from "../../shared/schemas/plan";
 import type { RunResult } from "../../shared/schemas/run";
 import { call, testApp } from "../helpers/app";
 import { auth0Client, emulatorStub } from "../helpers/emulators";
+import { apiKey } from "../helpers/emulators-apikeys";
 import { cognitoClient } from "../helpers/emulators-cognito";
 import { graphApp } from "../helpers/emulators-entra";
 import { identityProject } from "../helpers/emulators-firebase";
@@ -105,6 +107,11 @@ const HOLDINGS: Record<string, () => Promise<string[]>> = {
       (await recaptchaKey(DEMO_RECAPTCHA.project, DEMO_RECAPTCHA.key))?.webSettings?.allowedDomains ?? []
     );
   },
+  async googleapikey() {
+    const key = (await apiKey(DEMO_API_KEY.project, DEMO_API_KEY.key))?.key;
+    const browser = key?.restrictions?.browserKeyRestrictions as { allowedReferrers?: string[] } | undefined;
+    return browser?.allowedReferrers ?? [];
+  },
   async entra() {
     const app = await graphApp(DEMO_ENTRA.tenantId, DEMO_ENTRA.objectId);
     return [
@@ -170,6 +177,7 @@ const DEMO_ENTRIES: Record<string, string[]> = {
   s3: ["app: https://app.example.com"],
   google: ["http://localhost:3000/callback"],
   recaptcha: ["localhost"],
+  googleapikey: ["https://app.example.com/*"],
   entra: ["web: http://localhost:3000/callback", "spa: http://localhost:5173/"],
   cognito: ["callback: http://localhost:3000/callback", "logout: http://localhost:3000/"],
   keycloak: [
@@ -195,6 +203,7 @@ function owned(n: string): Record<string, string[]> {
     s3: [`previews: https://${host}`],
     google: [`https://${host}/callback`],
     recaptcha: [host],
+    googleapikey: [`https://${host}/*`],
     entra: [`web: https://${host}/callback`, `spa: https://${host}/`],
     cognito: [`callback: https://${host}/callback`, `logout: https://${host}/`],
     keycloak: [`redirect: https://${host}/callback`, `origin: https://${host}`, `logout: https://${host}/`],
@@ -210,6 +219,7 @@ function owned(n: string): Record<string, string[]> {
     firebase: [fed],
     google: [`https://${fed}/callback`],
     recaptcha: [fed],
+    googleapikey: [`https://${fed}/*`],
     s3: [`previews: https://${fed}`],
     cognito: [`callback: https://${fed}/callback`],
     entra: [`web: https://${fed}/callback`],

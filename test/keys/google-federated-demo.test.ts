@@ -15,7 +15,13 @@ import demoConnections from "../../examples/connections.local.json";
 import { emulatorStub } from "../helpers/emulators";
 import { IAM_CREDENTIALS_HOST, STS_HOST, stsExchange } from "../helpers/emulators-google-sts";
 
-const NAMES = ["gcs-federated", "firebase-federated", "google-federated", "recaptcha-federated"] as const;
+const NAMES = [
+  "gcs-federated",
+  "firebase-federated",
+  "google-federated",
+  "recaptcha-federated",
+  "googleapikey-federated",
+] as const;
 
 describe("the demo's federated Google connections", () => {
   it("name the demo pool provider and the demo service account", () => {

@@ -1,5 +1,5 @@
 /**
- * docs/design.md, "Federated connections": a gcs, firebase, google or recaptcha connection configured as
+ * docs/design.md, "Federated connections": a gcs, firebase, google, recaptcha or googleapikey connection configured as
  * federated holds no service-account key. The service mints a token for the connection's subject,
  * Google STS exchanges it (RFC 8693) after checking it against the issuer's discovery and JWKS, and
  * IAM credentials issues the service account's access token to the federated principal the
@@ -13,6 +13,13 @@ import { connectionSubject, federationIssuer, mintFederationToken } from "../../
 import { apply, call, destroy, observedApp, testApp } from "../helpers/app";
 import { registerConnection } from "../helpers/connections";
 import { emulatorStub } from "../helpers/emulators";
+import {
+  APIKEYS_HOST,
+  apiKey,
+  apiKeyRecord,
+  seedApiKey,
+  seedApiKeysProject,
+} from "../helpers/emulators-apikeys";
 import { freshGoogleProject, identityProject, seedIdentityProject } from "../helpers/emulators-firebase";
 import { freshBucket, GCS_HOST, gcsBucket, seedBucket } from "../helpers/emulators-gcs";
 import { iamClient, iamOAuthClient, seedIamClient, seedIamProject } from "../helpers/emulators-google-iam";
@@ -131,7 +138,7 @@ describe("Google STS checks the service's token", () => {
   });
 });
 
-describe("federated gcs, firebase, google and recaptcha connections", () => {
+describe("federated gcs, firebase, google, recaptcha and googleapikey connections", () => {
   it("gcs: applies and destroys through federated credentials; no token anywhere", async () => {
     const g = await seedFederatedGoogle(ISSUER, [connectionSubject("gcs-fed-run")]);
     const connection = connect("gcs-fed-run", "gcs", g);
@@ -225,6 +232,36 @@ describe("federated gcs, firebase, google and recaptcha connections", () => {
     expect(text).not.toMatch(ACCESS_TOKEN);
     await destroy(app, "preview", scope);
     expect((await recaptchaKey(project, "6LcFederated"))?.webSettings?.allowedDomains).toEqual(["localhost"]);
+  });
+});
+
+describe("a federated googleapikey connection", () => {
+  it("applies and destroys a key's referrer through federated credentials; no token anywhere", async () => {
+    const g = await seedFederatedGoogle(ISSUER, [connectionSubject("apikey-fed-run")]);
+    const connection = connect("apikey-fed-run", "googleapikey", g);
+    const project = freshGoogleProject();
+    await seedApiKeysProject(project, { members: { [g.serviceAccount]: "admin" } });
+    const restrictions = { browserKeyRestrictions: { allowedReferrers: ["https://app.example.com/*"] } };
+    await seedApiKey(project, "previews-key", apiKeyRecord(project, "previews-key", restrictions));
+    const referrers = async () => {
+      const browser = (await apiKey(project, "previews-key"))?.key.restrictions?.browserKeyRestrictions;
+      return (browser as { allowedReferrers?: string[] } | undefined)?.allowedReferrers;
+    };
+    const scope = freshPr();
+    const referrer = `https://${scope}.preview.example.com/*`;
+    const { app, hosts } = observedApp();
+    const res = await call(app, "POST", `/v1/scopes/preview/${scope}/apply`, {
+      plan: planOf(connection, "googleapikey.referrer", { project, key: "previews-key", referrer }),
+    });
+    const answer = await res.text();
+    expect(res.status, answer).toBe(200);
+    expect(hosts).toEqual(expect.arrayContaining([STS_HOST, IAM_CREDENTIALS_HOST, APIKEYS_HOST]));
+    expect(await referrers()).toEqual(["https://app.example.com/*", referrer]);
+    const text = await leftBehind(scope, [answer, res.headers.get("server-timing") ?? ""]);
+    expect(text).not.toMatch(JWT);
+    expect(text).not.toMatch(ACCESS_TOKEN);
+    await destroy(app, "preview", scope);
+    expect(await referrers()).toEqual(["https://app.example.com/*"]);
   });
 });
 

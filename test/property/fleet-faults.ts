@@ -1,7 +1,8 @@
 /**
  * A fleet step's fault (./fleet-model.ts) as the engine's fault hook: a crash, a lease taken away
  * (an admin force-release), provider failures, slow, hung or late-landing provider writes (their
- * retries refused, or answered). The hook is awaited
+ * retries refused, or answered), another writer updating the API key right before a PATCH, an API
+ * key update's Operation that never ends in time (it lands late) or ends with an error. The hook is awaited
  * by the engine, so what it does happens exactly at its point of the run: a force-release of the
  * scope lock is followed, before the stale run goes on, by a recovery of the scope that holds the
  * scope lease (and, where the stale run holds no parent lease, runs to its end).
@@ -16,8 +17,16 @@ import { refuseAskingAgain } from "../../workers/locks/ask-guard";
 import { lockTarget, readLock } from "../../workers/locks/lock-target";
 import { configureHost, emulatorStub } from "../helpers/emulators";
 import { endLockDelay, expireLeaseNow, metaValue } from "../helpers/locks";
-import { type Fault, MAX_SCOPES, OBJECTS } from "./fleet-model";
-import { type FleetWorld, forceRelease, parentKey, scopeKey } from "./fleet-world";
+import { APIKEY_OBJECT, type Fault, MAX_SCOPES, OBJECTS } from "./fleet-model";
+import {
+  type FleetWorld,
+  forceRelease,
+  landApiKeyOperations,
+  outsideUpdate,
+  parentKey,
+  scopeKey,
+  setApiKeyOperations,
+} from "./fleet-world";
 
 /** Points inside a parent lease: a recovery started there waits for the stale run's parent lease. */
 const UNDER_PARENT = new Set<FaultPoint>([
@@ -97,6 +106,32 @@ export function faultHook(ctx: FaultContext, fault: Fault, state: FaultState): F
       });
       return;
     }
+    if (fault.kind === "outside-update") {
+      // Between the run's claims under the lease and its PATCH: the etag it carries is stale.
+      if (point !== "after-owners" || object !== APIKEY_OBJECT) return;
+      if (++seen !== fault.nth) return;
+      state.fired = true;
+      await outsideUpdate(ctx.world);
+      return;
+    }
+    if (fault.kind === "operation") {
+      if (point !== "after-intent" || object !== APIKEY_OBJECT) return;
+      if (++seen !== fault.nth) return;
+      state.fired = true;
+      state.tenants.add(tenant);
+      if (fault.ends === "pending") {
+        // It may land after the run ended: at the latest moment the lock lets it, as a late write.
+        state.late.add(tenant);
+        state.lateObjects.add(object);
+        state.quiet.add(tenant);
+      }
+      await setApiKeyOperations(ctx.world, {
+        pendingPolls: fault.ends === "pending" ? "never" : 0,
+        ...(fault.ends === "error" ? { error: { code: 3, message: "Referrer pattern is not valid." } } : {}),
+        count: 1,
+      });
+      return;
+    }
     if (fault.kind === "hung") {
       if (point !== fault.point || state.fired) return;
       state.fired = true;
@@ -148,7 +183,7 @@ export async function landLateWrites(world: FleetWorld, state: FaultState): Prom
     const objects = [...state.lateObjects].filter((o) => OBJECTS[o]?.tenant === tenant);
     const kept = await Promise.all(objects.map(async (o) => keptOut(await parentKey(world, o))));
     if (kept.every(Boolean)) {
-      world.late.landed += await emulatorStub(world.domains[tenant] as string).landLateWrites();
+      world.late.landed += await landNow(world, tenant);
     } else {
       world.late.deferred.add(tenant);
       state.quiet.delete(tenant);
@@ -210,10 +245,16 @@ function abandonedBy(key: string, holder: string, now: number): boolean {
  */
 export async function landDeferredWrites(world: FleetWorld, tenants: ReadonlySet<number>): Promise<void> {
   for (const tenant of tenants) {
-    const landed = await emulatorStub(world.domains[tenant] as string).landLateWrites();
+    const landed = await landNow(world, tenant);
     world.late.landed += landed;
     world.late.deferredLanded += landed;
   }
+}
+
+/** The tenant's writes kept as late, and on the API key's host its pending operations, applied now. */
+async function landNow(world: FleetWorld, tenant: number): Promise<number> {
+  const landed = await emulatorStub(world.domains[tenant] as string).landLateWrites();
+  return landed + (tenant === OBJECTS[APIKEY_OBJECT].tenant ? await landApiKeyOperations(world) : 0);
 }
 
 /** Whether the lock keeps every next holder out now: a lease still held, or a lock-delay in force. */
@@ -224,5 +265,7 @@ async function keptOut(key: string): Promise<boolean> {
 
 export async function resetTenants(world: FleetWorld, state: FaultState): Promise<void> {
   await Promise.all([...state.tenants].map((t) => configureHost(world.domains[t] as string, {})));
+  // An Operation fault armed for a write the run never sent must not meet a later step's.
+  if (state.tenants.has(OBJECTS[APIKEY_OBJECT].tenant)) await setApiKeyOperations(world, null);
   state.tenants.clear();
 }

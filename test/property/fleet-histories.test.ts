@@ -7,8 +7,10 @@
  * gives up while taken, starting from receipts of the previous version with intents, writing
  * more on one object than one combined request carries, another writer creating a Clerk redirect
  * URL right before a run's POST of it (a send of several requests refused half-way; sometimes the
- * withdraw of the claims it leaves never reaching the lock object) — no entry is lost, none is
- * leaked, and
+ * withdraw of the claims it leaves never reaching the lock object), another writer updating a
+ * Google API key right before a run's PATCH of it (its etag refused: decided again), and the key's
+ * update Operations never done in time (landing late) or ending with an error — no entry is lost,
+ * none is leaked, and
  * every answer is true (./fleet-checks.ts), judged against a model of the history
  * (./fleet-wants.ts), never against the service's own records.
  *

@@ -2,8 +2,9 @@
  * What a fleet history is made of (./fleet-histories.test.ts): several scopes applying plans that
  * change from run to run over several Auth0 applications (objects) on two tenants, reached through
  * three connections (two of them to the same tenant), with the four list ops of each application,
- * and (feature `per-item-refused`) a Clerk instance's redirect URLs, whose send is one POST or
- * DELETE per URL.
+ * (feature `per-item-refused`) a Clerk instance's redirect URLs, whose send is one POST or
+ * DELETE per URL, and (feature `api-key-etag`) a Google API key's referrers, written with the key's
+ * etag as a precondition and answered by an Operation.
  * A plan is drawn afresh for every apply, so between two runs of one scope a line may be renamed,
  * change its op, its URL, its object or its connection, or come and go. Scopes, objects and
  * connections are indices here; the runner maps them to fresh names per execution, so a replayed
@@ -28,7 +29,9 @@ export const OPS = [
 export type Auth0Op = (typeof OPS)[number];
 /** The per-item op: each redirect URL an object of its own, one request per item of a group. */
 export const CLERK_OP = "clerk.redirectUrl";
-export type OpName = Auth0Op | typeof CLERK_OP;
+/** A Google API key's referrers: one PATCH carrying the etag read, answered by an Operation. */
+export const APIKEY_OP = "googleapikey.referrer";
+export type OpName = Auth0Op | typeof CLERK_OP | typeof APIKEY_OP;
 /** Callback and logout URLs take a path; origins do not. */
 const ORIGIN_OPS = new Set<string>(["auth0.webOrigin", "auth0.allowedOrigin"]);
 
@@ -46,6 +49,12 @@ export const URLS = {
     "https://shared.example.com",
     "https://app.example.com",
   ],
+  referrer: [
+    "https://{scope}.preview.example.com/*",
+    "https://{scope}-api.preview.example.com/*",
+    "https://shared.example.com/*",
+    "https://app.example.com/*",
+  ],
 } as const;
 
 /** On every application before any scope: the last two URLs of each kind are in plans, the rest in none. */
@@ -58,20 +67,30 @@ export const FOREIGN = {
 
 /**
  * Objects: (host, application). Hosts 0 and 1 are Auth0 tenants, host 2 is Clerk's API with one
- * instance (the last object). Connections: which host each reaches (0 and 1 reach the same).
+ * instance, host 3 the API Keys API with one key. Connections: which host each reaches (0 and 1
+ * reach the same).
  */
 export const OBJECTS = [
   { tenant: 0, client: "app-a" },
   { tenant: 0, client: "app-b" },
   { tenant: 1, client: "app-a" },
   { tenant: 2, client: "clerk-instance" },
+  { tenant: 3, client: "api-key" },
 ] as const;
-export const CONNECTIONS_OF_TENANT: Record<number, readonly number[]> = { 0: [0, 1], 1: [2], 2: [3] };
+export const CONNECTIONS_OF_TENANT: Record<number, readonly number[]> = {
+  0: [0, 1],
+  1: [2],
+  2: [3],
+  3: [4],
+};
 /** Auth0 tenants: hosts 0 … AUTH0_TENANTS − 1. */
 export const AUTH0_TENANTS = 2;
-/** Every host, Clerk's included (the faults that turn a host's knobs may aim at any). */
-export const TENANTS = 3;
+/** Every host, Clerk's and the API key's included (the faults that turn a host's knobs may aim at any). */
+export const TENANTS = 4;
 export const CLERK_OBJECT = 3;
+export const APIKEY_OBJECT = 4;
+/** On the API key before any scope (the first is in plans, the second in none). */
+export const APIKEY_FOREIGN = ["https://app.example.com/*", "https://localhost:3000/*"] as const;
 /** The Auth0 applications: objects 0 … AUTH0_OBJECTS − 1. */
 export const AUTH0_OBJECTS = 3;
 /** On the Clerk instance before any scope (the last is in plans, the first in none). */
@@ -128,6 +147,18 @@ export type Fault =
    * reaches the lock object (./fleet-steps.ts withdrawUnreachable): the claims stay at the lock.
    */
   | { kind: "outside-create"; nth: number; withdrawLost?: true }
+  /**
+   * Another writer updates the API key (adds a referrer of its own) right before the nth PATCH of
+   * it any run sends under its lease: that PATCH carries a stale etag, is refused, and the group is
+   * read and decided again.
+   */
+  | { kind: "outside-update"; nth: number }
+  /**
+   * The run's nth write of the API key is answered by an Operation that never ends in time
+   * (`pending`: an unknown outcome, landing after the run ended, as a late write) or ends with an
+   * error (`error`: nothing written, a definite failure).
+   */
+  | { kind: "operation"; nth: number; ends: "pending" | "error" }
   /** Every provider request of the run's tenant answers this much later (slow writes). */
   | { kind: "slow"; latencyMs: number }
   /** From `point` on, the tenant's requests take longer than the lease (a hung provider write). */
@@ -178,26 +209,30 @@ export function isShared(url: string): boolean {
 }
 
 /**
- * A line on an Auth0 application, or (with `clerk`) often on the Clerk instance, a redirect URL:
- * a group of several of them is a send of several requests, which a race can refuse half-way.
+ * A line on an Auth0 application, or (with `per-item-refused`) often on the Clerk instance, a
+ * redirect URL: a group of several of them is a send of several requests, which a race can refuse
+ * half-way; or (with `api-key-etag`) on the API key, a referrer.
  */
-function lineArb(clerk: boolean): fc.Arbitrary<Omit<LineSpec, "label">> {
-  const auth0 = fc.nat({ max: AUTH0_OBJECTS - 1 });
+function lineArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<Omit<LineSpec, "label">> {
+  const objects: Array<fc.WeightedArbitrary<number>> = [
+    { arbitrary: fc.nat({ max: AUTH0_OBJECTS - 1 }), weight: 3 },
+  ];
+  if (features.has("per-item-refused")) objects.push({ arbitrary: fc.constant(CLERK_OBJECT), weight: 2 });
+  if (features.has("api-key-etag")) objects.push({ arbitrary: fc.constant(APIKEY_OBJECT), weight: 2 });
   return fc
     .record({
       op: fc.constantFrom(...OPS),
       url: fc.nat({ max: 3 }),
-      object: clerk
-        ? fc.oneof({ arbitrary: auth0, weight: 3 }, { arbitrary: fc.constant(CLERK_OBJECT), weight: 2 })
-        : auth0,
+      object: fc.oneof(...objects),
       connection: fc.nat({ max: 1 }),
     })
     .map(({ op, url, object, connection }) => {
-      const onClerk = object === CLERK_OBJECT;
-      const urls = !onClerk && ORIGIN_OPS.has(op) ? URLS.origin : URLS.path;
+      const on = object === CLERK_OBJECT ? CLERK_OP : object === APIKEY_OBJECT ? APIKEY_OP : op;
+      const urls =
+        on === APIKEY_OP ? URLS.referrer : on === op && ORIGIN_OPS.has(op) ? URLS.origin : URLS.path;
       const conns = CONNECTIONS_OF_TENANT[OBJECTS[object]?.tenant ?? 0] ?? [0];
       return {
-        op: onClerk ? CLERK_OP : op,
+        op: on,
         url: urls[url] as string,
         object,
         connection: conns[connection % conns.length] as number,
@@ -211,13 +246,16 @@ function lineArb(clerk: boolean): fc.Arbitrary<Omit<LineSpec, "label">> {
  * line only comes and goes, or changes its connection).
  */
 export function planArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<LineSpec[]> {
-  const items = fc.uniqueArray(lineArb(features.has("per-item-refused")), {
+  const items = fc.uniqueArray(lineArb(features), {
     maxLength: 5,
     selector: (l) => `${l.op} ${l.url} ${l.object}`,
   });
   if (!features.has("plan-edits"))
     return items.map((lines) =>
-      lines.map((l) => ({ ...l, label: `${l.op.slice(6)}-${URLS_ALL.indexOf(l.url)}-${l.object}` })),
+      lines.map((l) => ({
+        ...l,
+        label: `${l.op.replace(/^\w+\./, "")}-${URLS_ALL.indexOf(l.url)}-${l.object}`,
+      })),
     );
   return items.chain((lines) =>
     fc
@@ -225,7 +263,7 @@ export function planArb(features: ReadonlySet<FeatureName>): fc.Arbitrary<LineSp
       .map((labels) => lines.map((l, i) => ({ ...l, label: labels[i] as string }))),
   );
 }
-const URLS_ALL: readonly string[] = [...URLS.path, ...URLS.origin];
+const URLS_ALL: readonly string[] = [...URLS.path, ...URLS.origin, ...URLS.referrer];
 
 function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitrary<Fault> {
   const point = fc.constantFrom(
@@ -267,6 +305,24 @@ function faultArb(features: ReadonlySet<FeatureName>, alone: boolean): fc.Arbitr
       }),
       weight: 1,
     });
+  }
+  if (features.has("api-key-etag")) {
+    options.push({
+      arbitrary: fc.record({
+        kind: fc.constant("outside-update" as const),
+        nth: fc.integer({ min: 1, max: 2 }),
+      }),
+      weight: 2,
+    });
+    if (alone)
+      options.push({
+        arbitrary: fc.record({
+          kind: fc.constant("operation" as const),
+          nth: fc.constant(1),
+          ends: fc.constantFrom("pending" as const, "error" as const),
+        }),
+        weight: 2,
+      });
   }
   if (alone && features.has("provider-failures")) {
     options.push({
@@ -438,6 +494,9 @@ function describeFault(f: Fault | undefined): string {
     return ` write #${f.nth} lands late, ${f.status === null ? "its retry answered" : `its retries ${f.status}`}`;
   if (f.kind === "outside-create")
     return ` someone else creates its URL before POST #${f.nth}${f.withdrawLost ? ", the withdraw lost" : ""}`;
+  if (f.kind === "outside-update") return ` someone else updates the API key before PATCH #${f.nth}`;
+  if (f.kind === "operation")
+    return ` write #${f.nth} of the API key: its Operation ${f.ends === "pending" ? "never done in time (lands late)" : "ends with an error"}`;
   if (f.kind === "slow") return ` slow ${f.latencyMs} ms`;
   return ` hung from ${f.point}`;
 }

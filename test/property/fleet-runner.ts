@@ -10,15 +10,17 @@ import { env } from "cloudflare:workers";
 import { RECEIPT_VERSION } from "../../shared/schemas/receipt";
 import { R2ReceiptStore } from "../../workers/receipts/r2-receipt-store";
 import { seedAuth0Tenant } from "../helpers/emulators";
+import { staleEtagRefusals } from "../helpers/emulators-apikeys";
 import { TEST_M2M } from "../helpers/plans";
 import { scopeAddress } from "../helpers/repositories";
 import { allEntries, checkEmpty, checkLines, checkLists, checkOwners, checkQuiet } from "./fleet-checks";
 import { landDeferredWrites } from "./fleet-faults";
 import {
+  APIKEY_OP,
   AUTH0_OBJECTS,
   AUTH0_TENANTS,
   type Auth0Op,
-  CLERK_OBJECT,
+  CLERK_OP,
   describeStep,
   FOREIGN,
   type History,
@@ -60,6 +62,10 @@ export interface FleetTally {
   released: number;
   /** Redirect URLs another writer created right before a run's POST of them (`outside-create`). */
   outsideCreates: number;
+  /** Referrers another writer added to the API key right before a run's PATCH (`outside-update`). */
+  outsideUpdates: number;
+  /** PATCHes of the API key refused 409 for a stale etag (each read and decided again). */
+  staleEtags: number;
   /** Writes answered as lost that landed late, and how many of those only after the next group. */
   lateLandings: number;
   lateAfterNextGroup: number;
@@ -80,6 +86,8 @@ export function emptyTally(): FleetTally {
     shared: 0,
     released: 0,
     outsideCreates: 0,
+    outsideUpdates: 0,
+    staleEtags: 0,
     lateLandings: 0,
     lateAfterNextGroup: 0,
     evictions: 0,
@@ -120,8 +128,10 @@ async function plantOldReceipt(
   model: WantModel,
 ): Promise<void> {
   const scope = world.scopeName(old.scope);
-  // Auth0 entries only: the old version's receipts predate Clerk.
-  const ledger = old.lines.filter((l) => !l.url.includes("app.example.com") && l.object !== CLERK_OBJECT);
+  // Auth0 entries only: the old version's receipts predate Clerk and API keys.
+  const ledger = old.lines.filter(
+    (l) => !l.url.includes("app.example.com") && (OBJECTS[l.object]?.tenant ?? 0) < AUTH0_TENANTS,
+  );
   const intents: LineSpec[] = Array.from({ length: old.created }, (_, i) => ({
     label: `old-${i}`,
     op: "auth0.callbackUrl" as const,
@@ -196,6 +206,7 @@ async function evictionsNoted(world: FleetWorld, scopes: readonly number[]): Pro
 export async function runFleetHistory(world: FleetWorld, raw: History, tally: FleetTally): Promise<string[]> {
   const history = uniqueGroupLines(raw);
   const model = new WantModel();
+  const staleBefore = await staleEtagRefusals();
   const problems: string[] = [];
   const name = (i: number) => world.scopeName(i);
   const scopes = new Set<number>();
@@ -281,7 +292,10 @@ export async function runFleetHistory(world: FleetWorld, raw: History, tally: Fl
       problems.push(`final destroy of ${d.run.scope}: ${JSON.stringify(d.run.error)}`);
   }
   problems.push(...(await checkEmpty(world)));
-  tally.outsideCreates += (await outsideItems(world)).length;
+  const outside = await outsideItems(world);
+  tally.outsideCreates += outside.filter((id) => id.startsWith(`${CLERK_OP} `)).length;
+  tally.outsideUpdates += outside.filter((id) => id.startsWith(`${APIKEY_OP} `)).length;
+  tally.staleEtags += (await staleEtagRefusals()) - staleBefore;
   problems.push(...(await checkQuiet(world, all, "after destroying every scope")));
   tally.histories += 1;
   tally.lateLandings += world.late.landed;

@@ -1,6 +1,6 @@
 /**
  * Runs one fleet step (./fleet-model.ts) against the real engine (createEngine: real lease objects,
- * R2 receipts, the Auth0 emulator; no HTTP layer), one engine per step with its own fault hook.
+ * R2 receipts, the provider emulators; no HTTP layer), one engine per step with its own fault hook.
  * Retry backoff sleeps return at once; everything else is real time.
  */
 import { env } from "cloudflare:workers";
@@ -24,6 +24,7 @@ import {
 } from "./fleet-faults";
 import { CONNECTIONS_OF_TENANT, type LineSpec, OBJECTS, type Step, TENANTS } from "./fleet-model";
 import {
+  APIKEY_SECRET_BINDING,
   armOutsideCreate,
   CLERK_SECRET_BINDING,
   CLERK_SECRET_KEY,
@@ -73,6 +74,7 @@ export function engineFor(
     clock: world.clock,
     bindings: {
       [CLERK_SECRET_BINDING]: CLERK_SECRET_KEY,
+      [APIKEY_SECRET_BINDING]: world.apiKey.keyJson,
       ...(world.evicting ? { SPONSON_ENVIRONMENTS: EVICTING_ENVIRONMENTS } : {}),
     },
     ...(faults ? { faults } : {}),

@@ -1,10 +1,18 @@
 /**
  * The fleet property's world (./fleet-model.ts): two fresh emulated Auth0 tenants, each seeded with
  * two applications holding the foreign entries, three connections (two to the first tenant), a
- * fresh Clerk instance with its foreign redirect URLs and one connection, and how to read what the
- * objects hold, the locks and the receipts, each from its own authority.
+ * fresh Clerk instance with its foreign redirect URLs and one connection, a fresh Google API key
+ * with its foreign referrers and one connection, and how to read what the objects hold, the locks
+ * and the receipts, each from its own authority.
  */
 import { env } from "cloudflare:workers";
+import {
+  type ApiKeyRecord,
+  apiKeyRecord,
+  apiKeysKeys,
+  etagOf,
+  type OperationsKnob,
+} from "../../dev/emulators/apikeys";
 import type { ListField } from "../../dev/emulators/auth0/state";
 import {
   CLERK_HOST,
@@ -23,10 +31,22 @@ import { lockStub } from "../../workers/locks/lock-target";
 import { receiptKey } from "../../workers/receipts/layout";
 import { registerConnection } from "../helpers/connections";
 import { auth0Client, emulatorStub, freshAuth0Domain, seedAuth0Tenant } from "../helpers/emulators";
+import {
+  APIKEYS_HOST,
+  apiKey,
+  landPendingOperations,
+  seedApiKey,
+  seedApiKeysProject,
+  setOperations,
+} from "../helpers/emulators-apikeys";
+import { googleServiceAccount, type ServiceAccount } from "../helpers/emulators-firebase";
 import { SECRET_NAME, TEST_M2M } from "../helpers/plans";
 import { DEFAULT_REPOSITORY } from "../helpers/repositories";
 import { ORIGIN_CAP } from "./fleet-evictions";
 import {
+  APIKEY_FOREIGN,
+  APIKEY_OBJECT,
+  APIKEY_OP,
   AUTH0_TENANTS,
   type Auth0Op,
   CLERK_FOREIGN,
@@ -44,6 +64,12 @@ export const ENVIRONMENT = "preview";
 export const CLERK_SECRET_BINDING = "FLEET_CLERK_SECRET_KEY";
 /** One key for the file: each world points it at its own fresh instance (histories run one by one). */
 export const CLERK_SECRET_KEY = `sk_live_fleet${crypto.randomUUID().replaceAll("-", "")}`;
+/** The binding holding the Google service account's key file that updates every world's API key. */
+export const APIKEY_SECRET_BINDING = "FLEET_GOOGLE_KEY";
+/** The key id of every world's API key (each world's project is fresh). */
+const APIKEY_ID = "fleet-key";
+/** One service account for the file, as the Clerk key is (made on first use: it is seeded on the token host). */
+let googleAccount: Promise<ServiceAccount> | null = null;
 
 export const FIELD_OF: Record<Auth0Op, ListField> = {
   "auth0.callbackUrl": "callbacks",
@@ -58,6 +84,8 @@ export interface FleetWorld {
   domains: string[];
   /** The Clerk instance of the world (ins_…). */
   clerkInstance: string;
+  /** The world's API key: its project, and the key file of the account that updates it. */
+  apiKey: { project: string; keyJson: string };
   /** Connection names by index (./fleet-model.ts CONNECTIONS_OF_TENANT). */
   connections: string[];
   scopeName(index: number): string;
@@ -68,7 +96,8 @@ export interface FleetWorld {
   late: { deferred: Set<number>; landed: number; deferredLanded: number };
   /**
    * The redirect URLs a run's POST met as created by another writer (Clerk's duplicate: the race
-   * hook's), as item ids: theirs for good, even once gone from the provider (`outsideItems`).
+   * hook's), and the referrers another writer added to the API key, as item ids: theirs for good,
+   * even once gone from the provider (`outsideItems`).
    */
   outsideSeen: Set<string>;
   /** Every engine's clock in this world: the wall clock, moved forward by `idle` steps. */
@@ -107,7 +136,11 @@ export async function freshFleetWorld(
   { evicting = false, quota = false }: { evicting?: boolean; quota?: boolean } = {},
 ): Promise<FleetWorld> {
   worlds += 1;
-  const domains = [...Array.from({ length: AUTH0_TENANTS }, () => freshAuth0Domain("fleet")), CLERK_HOST];
+  const domains = [
+    ...Array.from({ length: AUTH0_TENANTS }, () => freshAuth0Domain("fleet")),
+    CLERK_HOST,
+    APIKEYS_HOST,
+  ];
   const [d0, d1] = domains as [string, string];
   const clerk = `ins_fleet${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
   const connection = (name: string, domain: string) =>
@@ -127,7 +160,20 @@ export async function freshFleetWorld(
       config: { instance: clerk },
       secrets: { secretKey: CLERK_SECRET_BINDING },
     }),
+    registerConnection(`fleet-${worlds}-apikey`, {
+      type: "googleapikey",
+      secrets: { serviceAccountKey: APIKEY_SECRET_BINDING },
+    }),
   ];
+  googleAccount ??= googleServiceAccount();
+  const account = await googleAccount;
+  const project = `fleet-${crypto.randomUUID().slice(0, 8)}`;
+  await seedApiKeysProject(project, { members: { [account.email]: "admin" } });
+  await seedApiKey(
+    project,
+    APIKEY_ID,
+    apiKeyRecord(project, APIKEY_ID, { browserKeyRestrictions: { allowedReferrers: [...APIKEY_FOREIGN] } }),
+  );
   const foreign = Object.fromEntries(FIELDS.map((f) => [f, [...FOREIGN[f]]]));
   const redirects = Object.fromEntries(
     CLERK_FOREIGN.map((url, i) => {
@@ -153,6 +199,7 @@ export async function freshFleetWorld(
   return {
     domains,
     clerkInstance: clerk,
+    apiKey: { project, keyJson: account.keyJson },
     connections,
     scopeName,
     late: { deferred: new Set(), landed: 0, deferredLanded: 0 },
@@ -167,6 +214,7 @@ export function identityOf(world: FleetWorld, object: number): string {
   const o = OBJECTS[object];
   if (!o) throw new Error(`no object ${object}`);
   if (object === CLERK_OBJECT) return `clerk:instance:${world.clerkInstance}`;
+  if (object === APIKEY_OBJECT) return `googleapikey:${world.apiKey.project}:key:${APIKEY_ID}`;
   return `auth0:${(world.domains[o.tenant] as string).toLowerCase()}:client:${o.client}`;
 }
 
@@ -179,7 +227,9 @@ export function planOf(world: FleetWorld, lines: readonly LineSpec[]): Plan {
       connection: world.connections[l.connection] as string,
       params: (l.object === CLERK_OBJECT
         ? { url: l.url }
-        : { client: OBJECTS[l.object]?.client as string, url: l.url }) as Record<string, string>,
+        : l.object === APIKEY_OBJECT
+          ? { project: world.apiKey.project, key: APIKEY_ID, referrer: l.url }
+          : { client: OBJECTS[l.object]?.client as string, url: l.url }) as Record<string, string>,
     })),
   };
 }
@@ -190,11 +240,62 @@ export async function entriesOf(world: FleetWorld, object: number): Promise<stri
   if (!o) throw new Error(`no object ${object}`);
   if (object === CLERK_OBJECT)
     return (await redirectUrls(world)).map((r) => `${CLERK_OP} ${r.url} @${object}`);
+  if (object === APIKEY_OBJECT) return (await referrers(world)).map((r) => `${APIKEY_OP} ${r} @${object}`);
   const client = await auth0Client(world.domains[o.tenant] as string, o.client);
   if (!client) throw new Error(`application ${o.client} is gone`);
   return (Object.entries(FIELD_OF) as Array<[Auth0Op, ListField]>).flatMap(([op, field]) =>
     client[field].map((url) => `${op} ${url} @${object}`),
   );
+}
+
+async function referrers(world: FleetWorld): Promise<string[]> {
+  const key = (await apiKey(world.apiKey.project, APIKEY_ID))?.key;
+  const browser = key?.restrictions?.browserKeyRestrictions as { allowedReferrers?: string[] } | undefined;
+  return browser?.allowedReferrers ?? [];
+}
+
+/** Referrers another writer adds to the API key (`outside-update`): theirs, foreign to every scope. */
+const OUTSIDE_REFERRER = "https://outside-";
+
+/**
+ * Another writer updates the API key, adding a referrer of its own: a new version, a new etag, so a
+ * PATCH carrying the etag read before it is refused (./fleet-faults.ts, `outside-update`).
+ */
+export async function outsideUpdate(world: FleetWorld): Promise<void> {
+  const storageKey = apiKeysKeys.key(world.apiKey.project, APIKEY_ID);
+  const record = (await emulatorStub(APIKEYS_HOST).dump(storageKey))[storageKey] as ApiKeyRecord;
+  const version = record.version + 1;
+  const browser = record.key.restrictions?.browserKeyRestrictions as
+    | { allowedReferrers?: string[] }
+    | undefined;
+  const theirs = `${OUTSIDE_REFERRER}${version}.example.com/*`;
+  const allowedReferrers = [...(browser?.allowedReferrers ?? []), theirs];
+  // Theirs for good, even once gone from the key: a run that removed it lost it.
+  world.outsideSeen.add(`${APIKEY_OP} ${theirs} @${APIKEY_OBJECT}`);
+  await emulatorStub(APIKEYS_HOST).seed({
+    [storageKey]: {
+      ...record,
+      version,
+      key: {
+        ...record.key,
+        restrictions: {
+          ...record.key.restrictions,
+          browserKeyRestrictions: { ...browser, allowedReferrers },
+        },
+        etag: etagOf(record.key.uid, version),
+      },
+    } satisfies ApiKeyRecord,
+  });
+}
+
+/** How the API key's next updates' operations end (an Operation fault); null: done at once. */
+export async function setApiKeyOperations(world: FleetWorld, knob: OperationsKnob | null): Promise<void> {
+  await setOperations(world.apiKey.project, APIKEY_ID, knob);
+}
+
+/** The API key's pending operations land now; how many. */
+export function landApiKeyOperations(world: FleetWorld): Promise<number> {
+  return landPendingOperations(world.apiKey.project, APIKEY_ID);
 }
 
 async function redirectUrls(world: FleetWorld): Promise<ClerkRedirectUrl[]> {
@@ -212,7 +313,10 @@ export async function outsideItems(world: FleetWorld): Promise<string[]> {
   const there = (await redirectUrls(world))
     .filter((r) => r.id.startsWith(OUTSIDE_ID_PREFIX))
     .map((r) => `${CLERK_OP} ${r.url} @${CLERK_OBJECT}`);
-  return [...new Set([...there, ...world.outsideSeen])];
+  const referred = (await referrers(world))
+    .filter((r) => r.startsWith(OUTSIDE_REFERRER))
+    .map((r) => `${APIKEY_OP} ${r} @${APIKEY_OBJECT}`);
+  return [...new Set([...there, ...referred, ...world.outsideSeen])];
 }
 
 /**
@@ -256,6 +360,7 @@ export async function armOutsideCreate(world: FleetWorld, scope: number, nth: nu
 /** The foreign entries every object holds, as item ids. */
 export function foreignItems(object: number): string[] {
   if (object === CLERK_OBJECT) return CLERK_FOREIGN.map((url) => `${CLERK_OP} ${url} @${object}`);
+  if (object === APIKEY_OBJECT) return APIKEY_FOREIGN.map((r) => `${APIKEY_OP} ${r} @${object}`);
   return (Object.entries(FIELD_OF) as Array<[Auth0Op, ListField]>).flatMap(([op, field]) =>
     FOREIGN[field].map((url) => `${op} ${url} @${object}`),
   );

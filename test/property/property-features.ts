@@ -42,7 +42,13 @@ export type FeatureName =
    * and another writer creating one of a group's URLs right before its POST (StaleState after the
    * requests before it were written).
    */
-  | "per-item-refused";
+  | "per-item-refused"
+  /**
+   * Google API key referrers in plans: a write carrying the key's etag, another writer updating
+   * the key right before a run's PATCH (409: read and decided again), and an update's Operation
+   * still pending at the request timeout (lands late: an unknown outcome) or ending with an error.
+   */
+  | "api-key-etag";
 
 export const ALL_FEATURES: readonly FeatureName[] = [
   "plan-edits",
@@ -58,6 +64,7 @@ export const ALL_FEATURES: readonly FeatureName[] = [
   "gcs-412-take",
   "crash-before-first-look",
   "per-item-refused",
+  "api-key-etag",
 ];
 
 /**
@@ -68,7 +75,10 @@ export const ALL_FEATURES: readonly FeatureName[] = [
  * counts a crashed run's create intent as an owner, so a foreign entry the run never wrote is
  * removed by the recovery); `hung-writes` costs a lease's length per history and stays off.
  * `per-item-refused` fails without a send refused half-way keeping what it wrote (the URLs posted
- * before the refusal were joined as foreign and leaked: seed 586958664, path 1).
+ * before the refusal were joined as foreign and leaked: seed 586958664, path 1). `api-key-etag`
+ * fails with the etag left out of the PATCH (the other writer's referrer lost: seed -963711263,
+ * path 7) and with the Operation taken as done (a line says created, nothing there: seed
+ * 354462346, path 11).
  */
 export const DEFAULT_FEATURES: readonly FeatureName[] = [
   "plan-edits",
@@ -83,6 +93,7 @@ export const DEFAULT_FEATURES: readonly FeatureName[] = [
   "slow-writes",
   "late-writes",
   "per-item-refused",
+  "api-key-etag",
 ];
 
 /** `all` is every feature but hung writes (each costs a lease's length of waiting). */

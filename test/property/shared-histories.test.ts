@@ -1,5 +1,5 @@
 /**
- * Property: entries several scopes want are never lost, on every provider. For each of the
+ * Property: entries several scopes want are never lost, on every provider. For each of the fourteen
  * providers, random histories (./shared-model.ts) run on a fresh shared object seeded with two
  * foreign entries: up to four scopes apply plans mixing entries every scope may want, a foreign
  * entry and entries of their own; destroys and rollbacks come in between; up to three steps run at

@@ -3,9 +3,11 @@
  * fresh emulated object seeded with entries nobody manages, a connection to it, plans whose lines
  * add entries to it, and what the provider holds now. Every provider's entries are named by a
  * host (`shared-a.example.com`, `own-a.{scope}.preview.example.com`); each provider writes it the
- * way its list holds entries (a callback URL, an allow-list glob, an origin, a bare domain).
+ * way its list holds entries (a callback URL, an allow-list glob, an origin, a bare domain, a
+ * referrer pattern).
  */
 import type { Plan } from "../../shared/schemas/plan";
+import { apiKeyWith } from "../adapters/apikeys/api-key";
 import { clerkInstanceWith } from "../adapters/clerk/clerk-instance";
 import { userPoolWithClient } from "../adapters/cognito/user-pool";
 import { entraTenant } from "../adapters/entra/entra-tenant";
@@ -47,6 +49,7 @@ export const PROVIDER_NAMES = [
   "clerk",
   "turnstile",
   "recaptcha",
+  "googleapikey",
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
@@ -318,6 +321,18 @@ export const SHARED_OBJECTS: Record<ProviderName, (foreign: readonly string[]) =
       plan: planOf("turnstile.hostname", conn, (host) => ({ sitekey: w.sitekey, hostname: host })),
       entry: (host) => host,
       entries: async () => (await w.stored())?.domains ?? [],
+    };
+  },
+  async googleapikey(foreign) {
+    const referrer = (host: string) => `https://${host}/*`;
+    const k = await apiKeyWith(foreign.map(referrer));
+    const conn = connection({ type: "googleapikey", serviceAccountKey: { secret: "PROPERTY_APIKEYS_KEY" } });
+    return {
+      provider: "googleapikey",
+      secrets: { PROPERTY_APIKEYS_KEY: k.account.keyJson },
+      plan: planOf("googleapikey.referrer", conn, (host) => k.params(referrer(host))),
+      entry: referrer,
+      entries: k.referrersNow,
     };
   },
 };

@@ -1,5 +1,6 @@
 /** Every provider adapter the service knows. Adding a provider is adding it here. */
 
+import { apiKeysAdapter } from "./apikeys";
 import { auth0Adapter } from "./auth0";
 import { clerkAdapter } from "./clerk";
 import { cognitoAdapter } from "./cognito";
@@ -33,4 +34,5 @@ export const ADAPTERS: readonly ProviderAdapter[] = [
   clerkAdapter,
   turnstileAdapter,
   recaptchaAdapter,
+  apiKeysAdapter,
 ];

@@ -3,10 +3,13 @@
  * (lockOn not null): several scopes apply one entry each to the same object while the emulator's read barrier
  * holds every first read until all have read. With parent locks no entry is lost. The control case
  * (no parent locks) loses entries on every provider without a precondition; on GCS the
- * ifMetagenerationMatch precondition catches the race instead (412, re-read, retry): no loss.
+ * ifMetagenerationMatch precondition catches the race instead (412, re-read, retry), and on a
+ * Google API key its etag (409 ABORTED, re-read, decided again): no loss. The key's own losing
+ * control drops the precondition too (a key whose updates ignore the etag): entries are lost.
  */
 import { describe, expect, it } from "vitest";
 import type { Plan } from "../../../shared/schemas/plan";
+import { apiKeyWith, KEY } from "../../adapters/apikeys/api-key";
 import { CLERK_HOST, clerkInstanceWith } from "../../adapters/clerk/clerk-instance";
 import { userPoolWithClient } from "../../adapters/cognito/user-pool";
 import { entraTenant } from "../../adapters/entra/entra-tenant";
@@ -22,6 +25,7 @@ import { supabaseProject } from "../../adapters/supabase/supabase-project";
 import { turnstileWidgetWith } from "../../adapters/turnstile/turnstile-widget";
 import { connectionOf } from "../../helpers/connections";
 import { configureHost } from "../../helpers/emulators";
+import { APIKEYS_HOST, apiKey, seedApiKey, staleEtagRefusals } from "../../helpers/emulators-apikeys";
 import { COGNITO_REGION, cognitoHost } from "../../helpers/emulators-cognito";
 import { GRAPH_HOST } from "../../helpers/emulators-entra";
 import { IDENTITY_HOST } from "../../helpers/emulators-firebase";
@@ -47,6 +51,10 @@ interface SharedObject {
   /** What the provider holds now. */
   entries(): Promise<string[]>;
   unrelated: string[];
+  /** A provider with a write precondition: how many writes it has refused as made on a stale read. */
+  refusals?: () => Promise<number>;
+  /** The losing control of a provider with a precondition: its writes stop checking it. */
+  dropPrecondition?: () => Promise<void>;
 }
 
 let connections = 0;
@@ -122,6 +130,27 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
       entry: (scope) => `https://${scope}.preview.example.com`,
       entries: async () => ((await b.stored())?.cors?.[0] as { origin?: string[] } | undefined)?.origin ?? [],
       unrelated: ["https://app.example.com"],
+    };
+  },
+  async googleapikey() {
+    const k = await apiKeyWith(["https://app.example.com/*"]);
+    return {
+      host: APIKEYS_HOST,
+      secrets: { JOURNEY_APIKEYS_KEY: k.account.keyJson },
+      plan: planOf(
+        { type: "googleapikey", serviceAccountKey: { secret: "JOURNEY_APIKEYS_KEY" } },
+        "googleapikey.referrer",
+        k.params("https://{scope}.preview.example.com/*"),
+      ),
+      entry: (scope) => `https://${scope}.preview.example.com/*`,
+      entries: k.referrersNow,
+      unrelated: ["https://app.example.com/*"],
+      refusals: staleEtagRefusals,
+      dropPrecondition: async () => {
+        const record = await apiKey(k.project, KEY);
+        if (!record) throw new Error("key missing");
+        await seedApiKey(k.project, KEY, { ...record, ignoresEtag: true });
+      },
     };
   },
   async r2() {
@@ -292,8 +321,9 @@ const PROVIDERS: Record<string, () => Promise<SharedObject>> = {
   },
 };
 
-async function race(provider: string, parentLocks: boolean) {
+async function race(provider: string, parentLocks: boolean, { dropPrecondition = false } = {}) {
   const shared = await (PROVIDERS[provider] as () => Promise<SharedObject>)();
+  if (dropPrecondition) await shared.dropPrecondition?.();
   const engine = testEngine({ bindings: { ...shared.secrets }, controls: { parentLocks } });
   const base = Math.floor(Math.random() * 1e6) * 100;
   const scopes = Array.from({ length: SCOPES }, (_, i) => `pr-${base + i}`);
@@ -335,6 +365,22 @@ describe.each(Object.keys(PROVIDERS))("concurrent scopes on one %s object", (pro
       expect(runs.map((r) => r.run.error ?? r.run.status)).toEqual(Array(SCOPES).fill("succeeded"));
       expect(await gcsPreconditionFailures()).toBeGreaterThan(before);
       expect(lost).toEqual([]);
+    });
+  } else if (provider === "googleapikey") {
+    it("control case without parent locks: the etag catches the race (409 ABORTED, re-read, decided again), nothing lost", async () => {
+      const before = await staleEtagRefusals();
+      const { runs, lost } = await race(provider, false);
+      expect(runs.map((r) => r.run.error ?? r.run.status)).toEqual(Array(SCOPES).fill("succeeded"));
+      expect(await staleEtagRefusals()).toBeGreaterThan(before);
+      expect(lost).toEqual([]);
+    });
+
+    it("losing control: no parent locks and a key whose updates ignore the etag — every run says succeeded, and entries are lost", async () => {
+      const before = await staleEtagRefusals();
+      const { runs, lost } = await race(provider, false, { dropPrecondition: true });
+      expect(runs.every((r) => r.run.status === "succeeded")).toBe(true);
+      expect(await staleEtagRefusals()).toBe(before);
+      expect(lost.length).toBeGreaterThan(0);
     });
   } else {
     it("control case without parent locks: every run says succeeded, and entries are lost", async () => {
