@@ -68,17 +68,17 @@ export async function settleOperation(watch: OperationWatch, first: Operation): 
 function failure(
   watch: OperationWatch,
   message: string,
-  detail: { status: number | null } & Record<string, unknown>,
+  facts: { status: number | null } & Record<string, unknown>,
   cause?: unknown,
 ) {
   const { provider } = watch.spec;
   const redacted = watch.ctx.secrets.redact(message).slice(0, 500);
   const retriable =
-    detail.outcome === "unknown" || detail.status === null || detail.status === 429 || detail.status >= 500;
+    facts.outcome === "unknown" || facts.status === null || facts.status === 429 || facts.status >= 500;
   return new SponsonError(
     "PROVIDER_ERROR",
     `${provider}: ${redacted}`,
-    { provider, attempts: 1, ...detail },
+    { provider, attempts: 1, ...facts },
     { retriable, ...(cause === undefined ? {} : { cause }) },
   );
 }
