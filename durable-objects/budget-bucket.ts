@@ -7,8 +7,8 @@
  * The bucket is kept in the object's storage under one key (docs/storage.md, "Budget objects"):
  * an object evicted while its calls wait for their time, or after a 429 whose reset is a minute
  * away, would otherwise come back full and let a burst through that the provider refuses.
- * Requests are validated (the rate comes from the caller's configuration); a bad one is refused
- * naming fields only.
+ * Requests are validated (the rate comes from the caller's configuration); a bad one is answered
+ * as such, naming fields only — never thrown, so nothing the object does fails its caller's RPC.
  */
 import { DurableObject } from "cloudflare:workers";
 import { z } from "zod";
@@ -31,28 +31,33 @@ const BUCKET_KEY = "bucket";
 
 const bucketSchema = z.object({ tokens: z.number().finite(), atMs: z.number().finite() });
 
-function parsed<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+type Parsed<T> = { ok: true; value: T } | { ok: false; fields: string[] };
+
+function parsed<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new Error(`budget ${what}: invalid ${result.error.issues.map((i) => i.path.join(".")).join(", ")}`);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, fields: [...new Set(result.error.issues.map((i) => i.path.join(".")))] };
 }
 
 export class BudgetBucket extends DurableObject<Env> implements BudgetBucketApi {
   async take(request: TakeRequest): Promise<TakeAnswer> {
-    const ask = parsed(takeRequestSchema, request, "take");
-    const decision = take(this.#read(), ask.rate, ask);
+    const ask = parsed(takeRequestSchema, request);
+    if (!ask.ok) return { kind: "invalid", fields: ask.fields };
+    const decision = take(this.#read(), ask.value.rate, ask.value);
     if (decision.kind === "refused") return { kind: "refused", atMs: decision.atMs };
     this.#write(decision.state);
     return { kind: "granted", atMs: decision.atMs };
   }
 
-  async drain(request: DrainRequest): Promise<void> {
-    const report = parsed(drainRequestSchema, request, "drain");
-    this.#write(drain(this.#read(), report.rate, report));
+  async drain(request: DrainRequest): Promise<boolean> {
+    const report = parsed(drainRequestSchema, request);
+    if (!report.ok) return false;
+    this.#write(drain(this.#read(), report.value.rate, report.value));
+    return true;
   }
 
-  async status(rate: BudgetRate, nowMs: number): Promise<BudgetStatus> {
-    parsed(budgetRateSchema, rate, "status");
+  async status(rate: BudgetRate, nowMs: number): Promise<BudgetStatus | null> {
+    if (!parsed(budgetRateSchema, rate).ok || !Number.isFinite(nowMs)) return null;
     const state = refill(this.#read(), rate, nowMs);
     const busyUntilMs = state.tokens >= 0 ? nowMs : state.atMs + (-state.tokens * 1000) / rate.perSecond;
     return { tokens: state.tokens, busyUntilMs: Math.max(nowMs, Math.ceil(busyUntilMs)) };

@@ -46,7 +46,9 @@ export type TakeAnswer =
   /** Send at `atMs` (now, or later: wait until then). The calls are counted as sent then. */
   | { kind: "granted"; atMs: number }
   /** Not before `atMs`, which is past `notAfterMs`: nothing was taken. */
-  | { kind: "refused"; atMs: number };
+  | { kind: "refused"; atMs: number }
+  /** The request did not parse (a caller's bug): the fields named, nothing taken. */
+  | { kind: "invalid"; fields: string[] };
 
 /** What the object says about itself, for a caller's `nowMs`. */
 export interface BudgetStatus {
@@ -58,9 +60,10 @@ export interface BudgetStatus {
 
 export interface BudgetBucketApi {
   take(request: TakeRequest): Promise<TakeAnswer>;
-  /** A provider's 429 (or a spent budget it reported): nothing is granted before `untilMs`. */
-  drain(request: DrainRequest): Promise<void>;
-  status(rate: BudgetRate, nowMs: number): Promise<BudgetStatus>;
+  /** A provider's 429: nothing is granted before `untilMs`. False: the request did not parse. */
+  drain(request: DrainRequest): Promise<boolean>;
+  /** Null: the rate did not parse. */
+  status(rate: BudgetRate, nowMs: number): Promise<BudgetStatus | null>;
 }
 
 /** The time between two calls at the budget's sustained rate. */
