@@ -5,6 +5,7 @@ import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { UrlChecks } from "../../shared/url-shape";
+import type { SharedBudgets } from "../adapters/http/provider-budget";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { OrphanRemovalAudit } from "../audit/orphan-audit";
@@ -122,6 +123,11 @@ export interface EngineDeps {
   tokens?: (connection: string) => SharedTokens;
   /** Test-only: false (no isolate token cache) or a cache of the runs' own; production passes true. */
   isolateTokenCache?: boolean | IsolateTokenCache;
+  /**
+   * The fleet's budget objects per connection (durable-objects/budget-bucket.ts; docs/design.md,
+   * "Write budgets"); absent: provider calls go as they come.
+   */
+  budgets?: (connection: string) => SharedBudgets;
   ttlMs: number;
   waitTimeoutMs: number;
   /** Test-only control switch; production wiring always passes true (see wire.ts). */
