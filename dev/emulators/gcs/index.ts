@@ -24,7 +24,7 @@ export const gcsEmulator: ProviderEmulatorModule = {
     googleError(
       429,
       "The rate of change requests to the bucket is too high. Please slow down.",
-      { reason: "rateLimitExceeded" },
+      { reason: "rateLimitExceeded", domain: "usageLimits" },
       { "retry-after": String(Math.max(1, Math.ceil((view.resetAtMs - view.nowMs) / 1000))) },
     ),
 
