@@ -58,8 +58,8 @@ export interface RequestBudget {
   before(req: BudgetedRequest, leaseDeadline?: () => number): Promise<void>;
   /**
    * A throttled answer to `req` at `nowMs`, the provider passing calls again at `retryAtMs`
-   * (its reset header; absent: none given). Whether it was counted: then the bucket was drained
-   * and the retry waits in it, not in a backoff of its own.
+   * (its reset header; absent: none given). Whether the bucket was drained: then the retry waits
+   * in it, not in a backoff of its own.
    */
   throttled(req: BudgetedRequest, nowMs: number, retryAtMs: number | undefined): Promise<boolean>;
   /**
@@ -140,11 +140,12 @@ export class TenantBudget implements RequestBudget {
   async throttled(req: BudgetedRequest, nowMs: number, retryAtMs: number | undefined): Promise<boolean> {
     if (!counted(this.#s.spec, req)) return false;
     const { door, rate } = this.#s;
-    await door
+    // Not drained (the object unreachable): the retry keeps its own backoff.
+    const drained = await door
       .object(this.#nameOf(req))
       .drain({ rate, nowMs, untilMs: retryAtMs ?? nowMs })
       .catch(ignore);
-    return true;
+    return drained === true;
   }
 
   #nameOf(req: BudgetedRequest): string {
