@@ -151,6 +151,7 @@ export function tables(r) {
     );
   }
   L.push("");
+  L.push(...budgetTable(r));
   L.push(...cpuTables(r), ...costTables(r));
   L.push("### Memory and storage", "");
   L.push("| what | value |", "| --- | --- |");
@@ -269,6 +270,37 @@ function costTables(r) {
   L.push(
     "",
     `A queued destroy (closed pull request) adds ${usd(QUEUED_DESTROY_USD_PER_MILLION)} per million in queue operations (write, read, delete).`,
+    "",
+  );
+  return L;
+}
+
+/** Per-tenant write budgets: one burst of applies on one tenant, with and without the shared budget. */
+export function budgetTable(r) {
+  const b = r.runtime?.budget;
+  const L = [
+    `### Write budgets: ${b?.applies ?? 64} applies over ${b?.applications ?? 8} applications of one Auth0 Free tenant (burst ${b?.budget?.burst ?? 2}, ${b?.budget?.perSecond ?? 2}/s, enforced by the emulator; ${b?.latencyMs ?? "?"} ms per provider call)`,
+    "",
+    "| fleet's budget objects | wall ms | calls counted | writes | floor ms (calls counted) | wall ÷ floor | 429s | failed runs | entries missing | runs that waited for budget (longest ms) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  if (!b) return [...L, "", "- not measured in this run", ""];
+  // The control's floor would be of the calls it made, refused ones retried: nothing to hold it to.
+  const row = (what, x, held) =>
+    `| ${what} | ${fmt(x.wallMs)} | ${x.counted} | ${x.writes} | ${held ? fmt(x.floorMs) : "—"} | ${held ? `${(x.wallMs / x.floorMs).toFixed(2)}×` : "—"} | ${x.refused429} | ${x.failed} | ${x.missing} | ${x.runsWaitingForBudget} (${fmt(x.budgetWaitMaxMs)}) |`;
+  L.push(
+    row("on (one bucket per tenant)", b.shared, true),
+    row("off (control: each run meets the 429s)", b.control, false),
+    "",
+  );
+  L.push(
+    target(
+      "wall ≤ 1.2 × the budget's floor for the calls counted",
+      b.shared.wallMs,
+      1.2 * b.shared.floorMs,
+      "1.2 × floor",
+    ),
+    `- the fewest calls the writes need (each application read once, written once) allow ${fmt(b.fewestCallsFloorMs)} ms: wall ÷ that floor ${(b.shared.wallMs / b.fewestCallsFloorMs).toFixed(2)}×`,
     "",
   );
   return L;

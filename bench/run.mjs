@@ -23,6 +23,8 @@ Environment:
   BENCH_NAME          result file name (default latest)
   BENCH_SKIP_RUNTIME  1: skip the in-runtime half (bench/vitest.config.ts)
   BENCH_PARTS         comma-separated parts to run: http, baselines, runtime (default all)
+  BENCH_RUNTIME       comma-separated in-runtime files to run, by name (apply, lease, tokens,
+                      budget; default all): BENCH_PARTS=runtime BENCH_RUNTIME=budget npm run bench
   BENCH_REPS, BENCH_LATENCY_MS, BENCH_SAMPLES  knobs of the in-runtime half (3, 20, 40)
 `;
 
@@ -346,7 +348,10 @@ async function baselinesPart() {
 
 /** The in-runtime half: bench/runtime/*.bench.test.ts under workerd, peak RSS sampled meanwhile. */
 async function runtimePart() {
-  const child = spawn("npx", ["vitest", "run", "-c", "bench/vitest.config.ts"], {
+  // BENCH_RUNTIME picks files by name (bench/runtime/<name>.bench.test.ts); vitest takes them as filters.
+  const only = (process.env.BENCH_RUNTIME ?? "").split(",").filter((n) => /^[a-z-]+$/.test(n));
+  const files = only.map((n) => `bench/runtime/${n}.bench.test.ts`);
+  const child = spawn("npx", ["vitest", "run", "-c", "bench/vitest.config.ts", ...files], {
     stdio: ["ignore", "pipe", "inherit"],
     detached: true,
   });

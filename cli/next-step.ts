@@ -22,6 +22,8 @@ const NEXT_STEP: Record<ApiErrorCode, string> = {
     "the run lost its lease before a write (the message says if an admin force-released it, and why): run the job again; what it may have written stays recorded for recovery",
   LOCK_UNAVAILABLE: "a lock object was overloaded and nothing was written: run the job again",
   AUDIT_UNAVAILABLE: "the audit trail could not be written and nothing was done: try again",
+  BUDGET_EXHAUSTED:
+    "the provider's budget for this tenant allowed the call only after the run's deadline and nothing was sent: run the job again after the time the answer gives, or raise waitTimeoutSeconds",
   CONCURRENT_MODIFICATION:
     "the scope or its receipt changed while the run waited (a close, another run): run the job again",
   RATE_LIMITED:

@@ -129,7 +129,7 @@ export function timingsText(result: RunResult): string[] {
   const { timings: t, counts: n } = result;
   if (!t || !n) return ["timings: not reported by this service"];
   return [
-    `timings: total ${ms(t.total)}; authorization ${ms(t.authorization)}, scope lock ${ms(t.scopeLockWait)}, parent locks ${ms(t.parentLockWait)}, provider ${ms(t.provider)}, storage ${ms(t.storage)}`,
+    `timings: total ${ms(t.total)}; authorization ${ms(t.authorization)}, scope lock ${ms(t.scopeLockWait)}, parent locks ${ms(t.parentLockWait)}, provider ${ms(t.provider)}, storage ${ms(t.storage)}${t.budgetWait ? `, provider budget ${ms(t.budgetWait)}` : ""}`,
     `counts: ${n.providerCalls} provider calls, ${n.lockOps} lock operations, ${n.storageReads} storage reads, ${n.storageWrites} storage writes`,
   ];
 }

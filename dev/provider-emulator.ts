@@ -1,11 +1,14 @@
 /**
  * One object per emulated provider host. Dispatches to the provider's emulator module and applies
- * the test knobs (latency, read barrier, injected failures, lost answers, late writes) the same way for every provider.
+ * the test knobs (latency, read barrier, injected failures, lost answers, late writes, the
+ * provider's budget) the same way for every provider.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../shared/env";
+import { EmulatedBucket } from "./emulators/budget";
 import { type EmulatorState, type ProviderEmulatorModule, withProviderHeaders } from "./emulators/emulator";
 import {
+  EMULATOR_NOW_HEADER,
   type EmulatorKnobs,
   type EmulatorKnobsInput,
   emulatorKnobsSchema,
@@ -22,6 +25,9 @@ export class ProviderEmulator extends DurableObject<Env> {
   #lateWrites: Array<() => Promise<void>> = [];
   #requests = 0;
   #writes = 0;
+  /** Knob `budget`: one bucket per what the provider counts per, and the calls it refused. */
+  #buckets = new Map<string, EmulatedBucket>();
+  #throttled = 0;
 
   override async fetch(request: Request): Promise<Response> {
     return withProviderHeaders(await this.#answer(request), Date.now());
@@ -35,6 +41,8 @@ export class ProviderEmulator extends DurableObject<Env> {
     if (this.#knobs.latencyMs > 0) await new Promise((r) => setTimeout(r, this.#knobs.latencyMs));
     const isRead = module.isRead(request);
     const isWrite = module.isWrite(request);
+    const budget = this.#budget(request, module);
+    if (budget?.refusal) return budget.refusal;
     if (isWrite && this.#knobs.lateWrites > 0) return this.#late(request, module);
     const failure = this.#knobs.failures.find(
       (f) => f.on === "any" || (f.on === "read" && isRead) || (f.on === "write" && isWrite),
@@ -51,7 +59,7 @@ export class ProviderEmulator extends DurableObject<Env> {
       await new Promise<void>((resolve) => this.#heldWrites.push(resolve));
     }
     if (isWrite) this.#writes += 1;
-    const answer = await module.handle(request, this.#state(), this.#outbound);
+    const answer = withHeaders(await module.handle(request, this.#state(), this.#outbound), budget?.headers);
     if (isWrite && answer.ok && this.#knobs.loseWriteAnswers > 0) {
       this.#knobs.loseWriteAnswers -= 1;
       // Applied; the transport turns this mark into the network error a broken connection gives.
@@ -59,6 +67,26 @@ export class ProviderEmulator extends DurableObject<Env> {
       return new Response(null, { status: 204, headers: { [LOST_ANSWER_HEADER]: "1" } });
     }
     return answer;
+  }
+
+  /**
+   * Knob `budget`: the call counted against its bucket; a refusal (the provider's 429) when it is
+   * past it, else the provider's rate-limit headers for the answer. Undefined: not counted.
+   */
+  #budget(request: Request, module: ProviderEmulatorModule) {
+    const limit = this.#knobs.budget;
+    const key = limit ? (module.budgetKey?.(request) ?? null) : null;
+    if (!limit || key === null) return undefined;
+    const header = Number(request.headers.get(EMULATOR_NOW_HEADER));
+    const nowMs = limit.clock === "header" && Number.isFinite(header) && header > 0 ? header : Date.now();
+    const bucket = this.#buckets.get(key) ?? new EmulatedBucket(limit, nowMs);
+    this.#buckets.set(key, bucket);
+    const { passed, view } = bucket.call(nowMs);
+    if (!passed) {
+      this.#throttled += 1;
+      return { refusal: module.budgetRefusal?.(limit, view) ?? module.injectedError(429, nowMs) };
+    }
+    return { headers: module.budgetHeaders?.(limit, view) };
   }
 
   /** Takes a write to apply later (`landLateWrites`) and answers it as lost now. */
@@ -88,14 +116,24 @@ export class ProviderEmulator extends DurableObject<Env> {
   async configure(knobs: EmulatorKnobsInput): Promise<void> {
     this.#knobs = emulatorKnobsSchema.parse(knobs);
     this.#arrived = 0;
+    // A budget turned on (again) starts full, as a provider's does after a quiet while.
+    this.#buckets.clear();
     this.#release();
     for (const resolve of this.#heldWrites.splice(0)) resolve();
   }
 
-  async stats(): Promise<{ requests: number; writes: number; waitingAtBarrier: number; heldWrites: number }> {
+  async stats(): Promise<{
+    requests: number;
+    writes: number;
+    /** Calls answered 429 by knob `budget`. */
+    throttled: number;
+    waitingAtBarrier: number;
+    heldWrites: number;
+  }> {
     return {
       requests: this.#requests,
       writes: this.#writes,
+      throttled: this.#throttled,
       waitingAtBarrier: this.#held.length,
       heldWrites: this.#heldWrites.length,
     };
@@ -154,4 +192,12 @@ export class ProviderEmulator extends DurableObject<Env> {
       },
     };
   }
+}
+
+/** `answer` with `headers` set (a copy: a module's response may be immutable). */
+function withHeaders(answer: Response, headers: Record<string, string> | undefined): Response {
+  if (!headers) return answer;
+  const out = new Response(answer.body, answer);
+  for (const [name, value] of Object.entries(headers)) out.headers.set(name, value);
+  return out;
 }

@@ -1,3 +1,4 @@
+import type { BudgetBucketApi } from "./rpc/budget-bucket";
 import type { LeaseLockApi } from "./rpc/lease-lock";
 import type { LockFeedApi } from "./rpc/lock-feed";
 import type { ScopeStateApi } from "./rpc/scope-state";
@@ -29,6 +30,12 @@ export interface Env {
    * "Provider tokens"). Unbound: every isolate buys its own tokens, as before the object existed.
    */
   TOKEN_BROKER?: DurableObjectNamespace<Branded<TokenBrokerApi>>;
+  /**
+   * Provider management-API budgets shared by the fleet, one object per provider tenant
+   * (docs/design.md, "Write budgets"). Unbound: every isolate sends as it goes, and a provider's
+   * 429 is met by each one's own retries, as before the object existed.
+   */
+  BUDGET_BUCKET?: DurableObjectNamespace<Branded<BudgetBucketApi>>;
   /** Destroys queued by closed pull requests (workers/queue/). */
   DESTROY_QUEUE: Queue<QueuedDestroy>;
   /** Notifications for operators (workers/notify/); unbound: they are logged, not sent. */

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   "QUOTA_EXCEEDED",
   "AUDIT_UNAVAILABLE",
   "CONNECTION_NOT_BOUND",
+  "BUDGET_EXHAUSTED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -75,6 +76,13 @@ export const ERROR_TABLE: Record<ErrorCode, CodeInfo> = {
     status: 403,
     title: "The connection does not take writes from this repository",
     retriable: false,
+  },
+  // A provider tenant's budget allows the call only after the lease's or the run's deadline
+  // (docs/design.md, "Write budgets"): it was not sent; once the budget refills it passes.
+  BUDGET_EXHAUSTED: {
+    status: 503,
+    title: "The provider's budget allows the call only later",
+    retriable: true,
   },
 };
 

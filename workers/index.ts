@@ -7,6 +7,7 @@ import { createApp } from "./app";
 import { networkTransport } from "./wiring/wire";
 import { workerHandlers } from "./worker";
 
+export { BudgetBucket } from "../durable-objects/budget-bucket";
 export { ScopeState } from "../durable-objects/scope-state";
 export { TokenBroker } from "../durable-objects/token-broker";
 export { LeaseLock, LockFeed } from "./wiring/objects";

@@ -49,9 +49,11 @@ async function contended(k: number, mode: Mode) {
   const domain = await world();
   const plan = previewPlan(domain);
   const scopes = Array.from({ length: k }, () => `pr-${++base}`);
+  // The locks alone: provider budgets are measured by budget.bench.test.ts.
   const engine = createEngine(testEnv(env), emulatorTransport, {
     controls: { parentLocks: mode.parentLocks },
     combining: mode.combining,
+    sharedBudgets: false,
   });
   const before = await emulatorStub(domain).stats();
   const start = now();
@@ -134,7 +136,7 @@ it("independent objects: K scopes on K different applications", async () => {
       const domains = await Promise.all(Array.from({ length: k }, () => world()));
       // Plans first: each registers its tenant's connection, which the engine reads when made.
       const plans = domains.map((d) => previewPlan(d));
-      const engine = createEngine(testEnv(env), emulatorTransport);
+      const engine = createEngine(testEnv(env), emulatorTransport, { sharedBudgets: false });
       const start = now();
       await Promise.all(
         plans.map((plan) =>
@@ -164,7 +166,7 @@ it("steady state: re-applying an unchanged 100-line plan", async () => {
     })),
   );
   const scope = `pr-${++base}`;
-  const engine = createEngine(testEnv(env), emulatorTransport);
+  const engine = createEngine(testEnv(env), emulatorTransport, { sharedBudgets: false });
   const first = await engine.apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan });
   if (first.run.status !== "succeeded") throw new Error(JSON.stringify(first.run.error));
   const key = await appLockKey(domain);

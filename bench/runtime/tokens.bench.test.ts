@@ -52,6 +52,7 @@ async function fleetLoad(sharedTokens: boolean) {
       // One engine per run with a cache of its own: the run sees an isolate nobody warmed.
       const engine = createEngine(bindings, emulatorTransport, {
         sharedTokens,
+        sharedBudgets: false,
         isolateTokenCache: new IsolateTokenCache(),
         wrapFetch,
       });
@@ -81,7 +82,7 @@ it("token exchanges: the 200-run load with the isolate cache cleared between run
 it("a three-line apply on a known application with a warm connection", async () => {
   const domain = await tenant(0);
   const plan = previewPlan(domain);
-  const engine = createEngine(testEnv(env), emulatorTransport);
+  const engine = createEngine(testEnv(env), emulatorTransport, { sharedBudgets: false });
   const apply = (scope: string) =>
     engine.apply({ repository: DEFAULT_REPOSITORY, environment: "preview", scope, plan });
   // The first run warms the token and the application's lock object (ownership, the lists seen).

@@ -121,6 +121,12 @@ export async function configCommand(inv: Invocation): Promise<ExitCode> {
         `note: environment ${environment} opts out of the URL shape check: ${rules.join(", ")} (SPONSON_POLICY.environments.${environment}.urlChecks)\n`,
       );
   if (inv.flags.json !== true)
+    for (const { name, budget } of report.connections)
+      if (budget)
+        inv.io.stderr.write(
+          `note: connection ${name}: provider budget ${budget.burst} at once, ${budget.perSecond}/s, counting ${budget.counts} (${budget.from}; SPONSON_CONNECTIONS.${name}.budget)\n`,
+        );
+  if (inv.flags.json !== true)
     for (const { path, message } of report.warnings) inv.io.stderr.write(`warning: ${path}: ${message}\n`);
   return printProblems(inv, subject, report.problems, {
     warnings: report.warnings,

@@ -1,3 +1,5 @@
+import type { BudgetedModule } from "./budget";
+
 /**
  * The contract of a provider emulator: a module that answers like the provider (same paths,
  * bodies, status codes, error envelopes, rate-limit headers) on state kept by its host's object.
@@ -10,7 +12,7 @@ export interface EmulatorState {
   list<T>(prefix: string): Map<string, T>;
 }
 
-export interface ProviderEmulatorModule {
+export interface ProviderEmulatorModule extends BudgetedModule {
   /** e.g. "auth0" */
   readonly provider: string;
   /** Whether this module answers for a host, e.g. /\.auth0\.com$/ */

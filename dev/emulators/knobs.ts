@@ -33,10 +33,26 @@ export const emulatorKnobsSchema = z.object({
   failuresAfterLateWrite: z.array(failureSchema).default([]),
   /** The next N requests (reads or writes, as `on` says) fail with `status`. */
   failures: z.array(failureSchema).default([]),
+  /**
+   * The provider's management-API budget, enforced (./budget.ts): a counted call past it is
+   * answered the provider's own 429. `clock: "header"` reads each request's time from
+   * EMULATOR_NOW_HEADER (a test's manual clock) instead of the wall clock. Null: off.
+   */
+  budget: z
+    .strictObject({
+      burst: z.number().int().min(1).max(10_000),
+      perSecond: z.number().positive().max(100_000),
+      clock: z.enum(["wall", "header"]).default("wall"),
+    })
+    .nullable()
+    .default(null),
 });
 export type EmulatorKnobs = z.infer<typeof emulatorKnobsSchema>;
 /** What a caller may pass: every field optional, defaults filled in by the schema. */
 export type EmulatorKnobsInput = z.input<typeof emulatorKnobsSchema>;
+
+/** A request's time (ms) on the caller's clock, read by a budget with `clock: "header"`. */
+export const EMULATOR_NOW_HEADER = "x-emulator-now";
 
 /** Marks an answer the emulator lost (knob `loseWriteAnswers`): the transport throws instead. */
 export const LOST_ANSWER_HEADER = "x-emulator-lost-answer";

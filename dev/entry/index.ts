@@ -9,6 +9,7 @@ import { createDevApp } from "./dev-app";
 import { devEnv, emulatorTransport } from "./dev-env";
 import { sinkSender } from "./notification-sink";
 
+export { BudgetBucket } from "../../durable-objects/budget-bucket";
 export { ScopeState } from "../../durable-objects/scope-state";
 export { TokenBroker } from "../../durable-objects/token-broker";
 export { LeaseLock, LockFeed } from "../../workers/wiring/objects";

@@ -19,6 +19,18 @@ export const configStatusSchema = z.object({
       /** Who may write through it: repository names, `["*"]` (shared on purpose), or `[]` (names none). */
       repositories: z.array(z.string()),
       missingSecrets: z.array(z.string()),
+      /**
+       * The provider tenant's budget in force (docs/design.md, "Write budgets"): the connection's
+       * own or its provider's documented default (`from`). Absent: the provider documents none.
+       */
+      budget: z
+        .object({
+          burst: z.number(),
+          perSecond: z.number(),
+          counts: z.enum(["calls", "writes"]),
+          from: z.string(),
+        })
+        .optional(),
       valid: z.boolean(),
     }),
   ),

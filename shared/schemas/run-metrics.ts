@@ -23,6 +23,11 @@ export const runTimingsSchema = z.object({
   provider: ms,
   /** Receipt (R2) and scope-state reads and writes. */
   storage: ms,
+  /**
+   * Waiting for a provider tenant's budget before its calls (docs/design.md, "Write budgets").
+   * Absent in run records stored before it was measured.
+   */
+  budgetWait: ms.optional(),
   /** From the request's arrival (or the run's start, outside HTTP) to the result. */
   total: ms,
 });
@@ -52,6 +57,7 @@ export const TIMING_KINDS = [
   "parentLockWait",
   "provider",
   "storage",
+  "budgetWait",
 ] as const;
 export type TimingKind = (typeof TIMING_KINDS)[number];
 export type CountKind = Exclude<keyof RunCounts, "locks">;

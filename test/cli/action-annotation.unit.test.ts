@@ -97,6 +97,7 @@ describe("the failed step's annotation", () => {
       "LOCK_LOST",
       "LOCK_UNAVAILABLE",
       "AUDIT_UNAVAILABLE",
+      "BUDGET_EXHAUSTED",
       "CONCURRENT_MODIFICATION",
       "PAYLOAD_TOO_LARGE",
       "RATE_LIMITED",

@@ -198,6 +198,7 @@ describe("the service's own secrets belong to no connection", () => {
     "NOTIFY_QUEUE",
     "RUN_ANALYTICS",
     "TOKEN_BROKER",
+    "BUDGET_BUCKET",
     "FEDERATION_SIGNING_KEY",
   ])(
     "a connection configured with %s is refused at load: the run answers 500 naming SPONSON_CONNECTIONS, no outbound request",

@@ -14,8 +14,12 @@ import { bearer } from "./tokens";
 
 export type TestApp = App;
 
+/**
+ * Provider budgets are off unless the test turns them on (`engine: { sharedBudgets: true }`), as
+ * the emulators' are (./test-engine.ts says why).
+ */
 export function testApp(options: DevAppOptions = {}): TestApp {
-  return createDevApp(options);
+  return createDevApp({ ...options, engine: { sharedBudgets: false, ...options.engine } });
 }
 
 export async function call(

@@ -11,7 +11,10 @@
  *   and a lease renewed on a test clock would not be renewed at all. A test that needs time to pass
  *   in the engine passes a ManualClock or StepClock (./clock.ts);
  * - metering: the engine's own, per run (`timings` and `counts` in each result); `requests`
- *   additionally records every provider request as "METHOD host/path".
+ *   additionally records every provider request as "METHOD host/path";
+ * - provider budgets: off (`sharedBudgets: false`), as the emulators' are: a test of something
+ *   else would wait out Auth0's 2 calls a second, on a test clock nobody advances for it. The
+ *   budget tests turn it on (docs/design.md, "Write budgets").
  */
 import { env } from "cloudflare:workers";
 import { emulatorTransport } from "../../dev/entry/dev-env";
@@ -31,6 +34,7 @@ export function testEngine(options: TestEngineOptions = {}): Engine {
   const { bindings = {}, requests, ...overrides } = options;
   const wrapFetch = requests ? recording(requests, overrides.wrapFetch) : overrides.wrapFetch;
   return createEngine(testEnv({ ...env, ...bindings } as Env), emulatorTransport, {
+    sharedBudgets: false,
     ...overrides,
     ...(wrapFetch ? { wrapFetch } : {}),
   });

@@ -21,6 +21,7 @@ describe("retriable", () => {
       "RATE_LIMITED",
       "PROVIDER_ERROR",
       "AUDIT_UNAVAILABLE",
+      "BUDGET_EXHAUSTED",
     ]);
   });
 

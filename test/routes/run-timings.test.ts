@@ -25,6 +25,7 @@ const HEADER_NAMES: Record<string, keyof RunTimings> = {
   "parent-lock": "parentLockWait",
   provider: "provider",
   storage: "storage",
+  budget: "budgetWait",
   total: "total",
 };
 

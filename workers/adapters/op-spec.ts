@@ -7,6 +7,7 @@ import type { Clock } from "../../shared/clock";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { ConnectionSettings } from "../connections/connection-schema";
 import type { FederationAssertions } from "../keys/federation";
+import type { ProviderBudget, RequestBudget } from "./http/provider-budget";
 import type { SharedTokens } from "./http/shared-tokens";
 import type { IsolateTokenCache } from "./http/token-cache";
 
@@ -31,6 +32,8 @@ export interface OpContext<Config = Record<string, unknown>> {
   onUnansweredWrite?: () => void;
   /** Under a fence: told of each write attempt the provider accepted (http/provider-request.ts). */
   onWriteAccepted?: () => void;
+  /** The provider tenant's budget every counted call takes from (http/provider-budget.ts). */
+  budget?: RequestBudget;
 }
 
 export interface Inspection {
@@ -212,6 +215,11 @@ export interface ProviderAdapter<Config = Record<string, unknown>> {
    * The engine calls it before taking any lease, so none of them happens while one is held.
    */
   prepare?(ctx: OpContext<Config>): Promise<void>;
+  /**
+   * The provider's documented management-API budget per tenant (docs/adapters.md, "Write
+   * budgets"); absent where none is documented: calls go as they come, 429s are retried.
+   */
+  readonly budget?: ProviderBudget;
 }
 
 /**

@@ -11,6 +11,7 @@
 import type { RepositoryConfig } from "../../shared/schemas/repository";
 import { URL_CHECK_RULES, type UrlCheckRule } from "../../shared/url-shape";
 import { SERVICE_KEY_RING } from "../auth/service-keys";
+import type { BudgetInForce } from "../connections/budget-check";
 import { type ConnectionsDocument, isFederated } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
 import type { PolicyDocument } from "../policy/policy-schema";
@@ -45,6 +46,8 @@ export interface ConnectionStatus {
   repositories: string[];
   /** Worker secrets the connection names that are not set. */
   missingSecrets: string[];
+  /** The provider tenant's budget in force (docs/design.md, "Write budgets"); absent: none documented. */
+  budget?: BudgetInForce;
   valid: boolean;
 }
 

@@ -2,9 +2,10 @@
  * The config report's check of one connection (docs/deploy.md, "Check the configuration"): its
  * adapter exists, its config and secret fields are what the adapter needs, the Worker secrets it
  * names are set, a pinned privateKeyJwt kid is in the federation ring, its capacity is one the
- * provider documents. Names only, never a value.
+ * provider documents, its budget is one the provider has. Names only, never a value.
  */
 import { ADAPTERS } from "../adapters";
+import { budgetInForce, budgetProblems } from "../connections/budget-check";
 import { capacityProblems } from "../connections/capacity-check";
 import { type ConnectionsDocument, isFederated } from "../connections/connection-schema";
 import { repositoriesOf } from "./binding-check";
@@ -79,9 +80,13 @@ export function checkConnection(
   }
   if (check.federationKeyReadable)
     problems.push(...privateKeyJwtKidProblems(name, connection, vars.FEDERATION_SIGNING_KEY));
-  if (adapter)
+  if (adapter) {
     for (const { op, message } of capacityProblems(connection.capacity, adapter))
       problems.push({ path: `${base}.capacity.${op}`, message });
+    for (const message of budgetProblems(connection.budget, adapter, ADAPTERS))
+      problems.push({ path: `${base}.budget`, message });
+  }
+  const budget = adapter ? budgetInForce(connection.budget, adapter) : undefined;
   return {
     status: {
       name,
@@ -89,6 +94,7 @@ export function checkConnection(
       environments: connection.environments,
       repositories: repositoriesOf(connection),
       missingSecrets,
+      ...(budget ? { budget } : {}),
       valid: problems.length === 0 && !(isFederated(connection) && check.issuerBroken),
     },
     problems,

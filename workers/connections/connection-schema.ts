@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { isValidEnvironment } from "../../shared/lock-keys";
+import { budgetRateSchema } from "../../shared/rpc/budget-bucket";
 import { repositoryNameSchema } from "../../shared/schemas/repository";
 import { patternProblem } from "../policy/glob";
 import { capacityEntrySchema } from "./list-limits";
@@ -68,6 +69,7 @@ const RESERVED_SECRET_NAMES = new Set([
   "NOTIFY_QUEUE",
   "RUN_ANALYTICS",
   "TOKEN_BROKER",
+  "BUDGET_BUCKET",
 ]);
 
 export function isReservedSecretName(name: string): boolean {
@@ -113,6 +115,11 @@ export const connectionSchema = z
      * shares one scope and one repository may hold ("A share of each list"; list-limits.ts).
      */
     capacity: z.record(opNameSchema, capacityEntrySchema).optional(),
+    /**
+     * The provider tenant's management-API budget, `{ burst, perSecond }`, in place of the one its
+     * adapter documents (docs/design.md, "Write budgets"): a larger plan's, or a share of it.
+     */
+    budget: budgetRateSchema.optional(),
   })
   .superRefine((connection, ctx) => {
     for (const [field, secret] of Object.entries(connection.secrets)) {

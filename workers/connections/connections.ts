@@ -5,6 +5,7 @@
  * whether the run's environment may use it.
  */
 import { SponsonError } from "../../shared/errors";
+import type { BudgetRate } from "../../shared/rpc/budget-bucket";
 import type { SecretRegistry } from "../../shared/secrets";
 import { matchIdentity } from "../policy/glob";
 import { type Binding, bindingOf } from "./binding";
@@ -94,6 +95,11 @@ export class Connections {
   limitsOf(name: string, op: string): ListLimits {
     const capacity = this.#get(name)?.capacity;
     return limitsOf(capacity && Object.hasOwn(capacity, op) ? capacity[op] : undefined);
+  }
+
+  /** The budget the operator set for `name`'s provider tenant (docs/design.md, "Write budgets"). */
+  budgetOf(name: string): BudgetRate | undefined {
+    return this.#get(name)?.budget;
   }
 
   /** The environments that may use `name` (none when it is not configured). */

@@ -5,6 +5,7 @@ import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
 import type { SecretRegistry } from "../../shared/secrets";
 import type { UrlChecks } from "../../shared/url-shape";
+import type { SharedBudgets } from "../adapters/http/provider-budget";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import type { OrphanRemovalAudit } from "../audit/orphan-audit";
@@ -107,6 +108,11 @@ export interface EngineDeps {
    * lease protocol guarantees.
    */
   isolateTokenCache?: boolean | IsolateTokenCache;
+  /**
+   * The fleet's budget objects per connection (durable-objects/budget-bucket.ts; docs/design.md,
+   * "Write budgets"); absent: provider calls go as they come.
+   */
+  budgets?: (connection: string) => SharedBudgets;
   ttlMs: number;
   waitTimeoutMs: number;
   /** The protocol's mechanisms, each on in production (controls.ts: PRODUCTION_CONTROLS). */

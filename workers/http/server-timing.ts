@@ -15,6 +15,7 @@ const METRIC_NAMES: ReadonlyArray<readonly [keyof RunTimings, string]> = [
   ["parentLockWait", "parent-lock"],
   ["provider", "provider"],
   ["storage", "storage"],
+  ["budgetWait", "budget"],
   ["total", "total"],
 ];
 

@@ -13,6 +13,7 @@ import { rpcStub } from "../../shared/rpc/stub";
 import { tokenObjectName } from "../../shared/rpc/token-broker";
 import { SecretRegistry } from "../../shared/secrets";
 import { ADAPTERS } from "../adapters";
+import type { SharedBudgets } from "../adapters/http/provider-budget";
 import type { SharedTokens } from "../adapters/http/shared-tokens";
 import type { IsolateTokenCache } from "../adapters/http/token-cache";
 import { recordEviction } from "../audit/evictions";
@@ -69,6 +70,8 @@ export interface EngineOverrides {
   wrapStore?: (inner: ReceiptStore) => ReceiptStore;
   /** false: no fleet token objects, each isolate buys its own (the control of the token tests). */
   sharedTokens?: boolean;
+  /** false: no budget objects, calls go as they come (the control of the budget tests and bench). */
+  sharedBudgets?: boolean;
   /**
    * false: no isolate token cache, every lookup as on a fresh isolate; an IsolateTokenCache: the
    * engine's runs use that one, as if they ran on an isolate of their own (tests, the bench).
@@ -141,6 +144,14 @@ function fleetTokens(env: Env): ((connection: string) => SharedTokens) | undefin
   });
 }
 
+/** The fleet's budget objects (durable-objects/budget-bucket.ts), one per provider tenant. */
+function fleetBudgets(env: Env): ((connection: string) => SharedBudgets) | undefined {
+  const namespace = env.BUDGET_BUCKET;
+  if (!namespace) return undefined;
+  const door: SharedBudgets = { object: (name) => rpcStub(namespace, name) };
+  return () => door;
+}
+
 export function createEngine(
   env: Env,
   transport: ProviderTransport,
@@ -178,6 +189,7 @@ export function engineDeps(
     fetch: overrides.wrapFetch ? overrides.wrapFetch(providerFetch) : providerFetch,
     clock: overrides.clock ?? systemClock,
     tokens: overrides.sharedTokens === false ? undefined : fleetTokens(env),
+    budgets: overrides.sharedBudgets === false ? undefined : fleetBudgets(env),
     isolateTokenCache: overrides.isolateTokenCache ?? true,
     ttlMs: config.leaseTtlSeconds * 1000,
     waitTimeoutMs: config.waitTimeoutSeconds * 1000,

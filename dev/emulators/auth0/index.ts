@@ -7,7 +7,7 @@
 import type { ProviderEmulatorModule } from "../emulator";
 import { CLIENT_PATH, getClient, patchClient } from "./clients-endpoint";
 import { provisionDemoTenant } from "./demo";
-import { apiError, rateLimitHeaders, TOO_MANY_REQUESTS } from "./responses";
+import { apiError, budgetHeaders, budgetRefusal, rateLimitHeaders, TOO_MANY_REQUESTS } from "./responses";
 import { issueToken } from "./token-endpoint";
 
 const INJECTED_MESSAGES: Record<number, [string, string | undefined]> = {
@@ -28,6 +28,13 @@ export const auth0Emulator: ProviderEmulatorModule = {
   matches: (host) => /^[a-z0-9-]+(\.[a-z0-9-]+)*\.auth0\.com$/i.test(host),
   isRead: (request) => isClientCall(request, "GET"),
   isWrite: (request) => isClientCall(request, "PATCH"),
+  // The Management API's budget is the tenant's; /oauth/token is the Authentication API's.
+  budgetKey: (request) => {
+    const url = new URL(request.url);
+    return url.pathname.startsWith("/api/v2/") ? url.host.toLowerCase() : null;
+  },
+  budgetRefusal,
+  budgetHeaders,
 
   async handle(request, state, outbound) {
     const nowMs = Date.now();

@@ -1,3 +1,5 @@
+import type { BudgetView } from "../budget";
+
 /**
  * Auth0's answers: the Management API error envelope `{statusCode, error, message, errorCode}`
  * and the rate-limit headers on every response (reset is UNIX epoch seconds).
@@ -69,3 +71,24 @@ export function oauthError(
 
 export const TOO_MANY_REQUESTS =
   "Too many requests. Check the X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset headers.";
+
+/**
+ * The rate-limit headers of a tenant whose budget is enforced (knob `budget`, ../budget.ts): the
+ * limit, the calls left, and the reset as UNIX seconds, rounded up as Auth0 sends them.
+ */
+export function budgetHeaders(limit: { burst: number }, view: BudgetView): Record<string, string> {
+  return {
+    "x-ratelimit-limit": String(limit.burst),
+    "x-ratelimit-remaining": String(view.remaining),
+    "x-ratelimit-reset": String(Math.ceil(view.resetAtMs / 1000)),
+  };
+}
+
+/** A call past the tenant's budget: Auth0's 429, with `Retry-After` in seconds beside the reset. */
+export function budgetRefusal(limit: { burst: number }, view: BudgetView): Response {
+  const resetSeconds = Math.ceil(view.resetAtMs / 1000);
+  return apiError(429, TOO_MANY_REQUESTS, "too_many_requests", {
+    ...budgetHeaders(limit, { ...view, remaining: 0 }),
+    "retry-after": String(Math.max(1, resetSeconds - Math.floor(view.nowMs / 1000))),
+  });
+}

@@ -15,6 +15,18 @@ export const gcsEmulator: ProviderEmulatorModule = {
   matches: (host) => host === "storage.googleapis.com",
   isRead: (request) => request.method === "GET" && BUCKET_PATH.test(new URL(request.url).pathname),
   isWrite: (request) => request.method === "PATCH" && BUCKET_PATH.test(new URL(request.url).pathname),
+  // One bucket metadata update per second per bucket; reads are not counted (no headers either).
+  budgetKey: (request) => {
+    const id = new URL(request.url).pathname.match(BUCKET_PATH)?.[1];
+    return request.method === "PATCH" && id !== undefined ? `bucket:${decodeURIComponent(id)}` : null;
+  },
+  budgetRefusal: (_limit, view) =>
+    googleError(
+      429,
+      "The rate of change requests to the bucket is too high. Please slow down.",
+      { reason: "rateLimitExceeded", domain: "usageLimits" },
+      { "retry-after": String(Math.max(1, Math.ceil((view.resetAtMs - view.nowMs) / 1000))) },
+    ),
 
   async handle(request, state) {
     const url = new URL(request.url);

@@ -10,6 +10,7 @@ import {
   type TokenSource,
   withAccessToken,
 } from "../../../workers/adapters/http";
+import type { RequestBudget } from "../../../workers/adapters/http/provider-budget";
 import { LeaseLostOnRead } from "../../../workers/adapters/http/provider-error";
 import { StepClock } from "../../helpers/clock";
 
@@ -388,5 +389,66 @@ describe("providerRequest", () => {
     );
     expect(err.code).toBe("PROVIDER_ERROR");
     expect(err.message).toContain("unexpected response from GET /x");
+  });
+});
+
+describe('a provider budget around the attempts (docs/design.md, "Write budgets")', () => {
+  /** A budget that grants `grants` attempts, then refuses as a spent budget does; records drains. */
+  function budget(grants: number) {
+    const drained: Array<number | undefined> = [];
+    let left = grants;
+    const b: RequestBudget = {
+      before: async () => {
+        if (left-- > 0) return;
+        throw new SponsonError("BUDGET_EXHAUSTED", "acme: the budget allows this call only later", {
+          retryAfterSeconds: 3,
+          sent: false,
+        });
+      },
+      throttled: async (_req, _now, retryAtMs) => {
+        drained.push(retryAtMs);
+        return true;
+      },
+      section: () => b,
+    };
+    return { b, drained };
+  }
+
+  it("a 429 drains the budget until its reset; the retry waits there, not in a backoff of its own", async () => {
+    const { fetcher, calls } = scripted(
+      json(429, { message: "slow down" }, { "x-ratelimit-reset": "1003" }),
+      json(200, {}),
+    );
+    const { b, drained } = budget(2);
+    const ctx = { ...context(fetcher), budget: b };
+    await providerRequest(ctx, spec, { method: "GET", url: "https://a.test/x" });
+    expect(calls).toHaveLength(2);
+    expect(drained).toEqual([1_003_000]);
+    expect(ctx.clock.sleeps).toEqual([]);
+  });
+
+  it("a write refused by the budget after an attempt that got no answer: its outcome is unknown", async () => {
+    const { fetcher, calls } = scripted(lostAnswer);
+    const ctx = { ...context(fetcher), budget: budget(1).b };
+    const err = await providerRequest(ctx, spec, { method: "PATCH", url: "https://a.test/x", json: {} }).then(
+      () => undefined,
+      (e: unknown) => e as SponsonError,
+    );
+    expect(calls).toHaveLength(1);
+    expect(err?.code).toBe("BUDGET_EXHAUSTED");
+    expect(err?.detail).toMatchObject({ outcome: "unknown" });
+    expect(err?.detail).not.toHaveProperty("sent");
+  });
+
+  it("control: refused before any attempt, nothing was sent and it says so", async () => {
+    const { fetcher, calls } = scripted();
+    const ctx = { ...context(fetcher), budget: budget(0).b };
+    const err = await providerRequest(ctx, spec, { method: "PATCH", url: "https://a.test/x", json: {} }).then(
+      () => undefined,
+      (e: unknown) => e as SponsonError,
+    );
+    expect(calls).toHaveLength(0);
+    expect(err?.detail).toMatchObject({ sent: false });
+    expect(err?.detail).not.toHaveProperty("outcome");
   });
 });

@@ -4,6 +4,7 @@
  * "clientSecret": { "secret": "AUTH0_CLIENT_SECRET" }, "audience"?: "…" }`; line params:
  * `{ "client": "<application client id>", "url": "https://…" }`.
  */
+import { AUTH0_BUDGET } from "../budgets";
 import { defineAdapter, type ProviderAdapter, withCapacity, withOriginItems } from "../op-spec";
 import { type Auth0Config, auth0ConfigSchema } from "./config";
 import { auth0ListOp } from "./list-op";
@@ -13,6 +14,7 @@ const typedAdapter: ProviderAdapter<Auth0Config> = {
   type: "auth0",
   config: auth0ConfigSchema,
   prepare: (ctx) => warmAuth0Token(ctx),
+  budget: AUTH0_BUDGET,
   ops: [
     auth0ListOp("auth0.callbackUrl", "callbacks"),
     // Auth0 documents 100 for these two lists only (callbacks and allowed origins: not documented).

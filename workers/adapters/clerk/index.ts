@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import { CLERK_BUDGET } from "../budgets";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type ProviderAdapter, withOriginItems } from "../op-spec";
 import { type ClerkInstance, readInstance, writeAllowedOrigins } from "./backend-api";
@@ -46,6 +47,7 @@ const allowedOrigin = listMemberOp<ClerkConfig, ClerkInstance>({
 const typedAdapter: ProviderAdapter<ClerkConfig> = {
   type: "clerk",
   config: clerkConfigSchema,
+  budget: CLERK_BUDGET,
   ops: [withOriginItems(allowedOrigin), clerkRedirectUrlOp],
 };
 

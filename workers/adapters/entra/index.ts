@@ -10,6 +10,7 @@
  * two items, each owned, remembered and listed on its own.
  */
 
+import { GRAPH_BUDGET } from "../budgets";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type Params, type ProviderAdapter, withCapacity } from "../op-spec";
 import { ENTRA_CAPACITY } from "./capacity";
@@ -78,6 +79,7 @@ const typedAdapter: ProviderAdapter<EntraConfig> = {
   type: "entra",
   config: entraConfigSchema,
   prepare: prepareGraphToken,
+  budget: GRAPH_BUDGET,
   ops: [withCapacity(redirectUri, ENTRA_CAPACITY)],
 };
 

@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import { SponsonError } from "../../../shared/errors";
+import { GCS_BUDGET } from "../budgets";
 import { ruleMethods } from "../cors/cors-origin";
 import { corsOriginOp, type RulesEdit } from "../cors/cors-origin-op";
 import { withGoogleToken } from "../firebase/google-credentials";
@@ -87,6 +88,7 @@ const typedAdapter: ProviderAdapter<GcsConfig> = {
   config: gcsConfigSchema,
   // The jwt-bearer token exchange happens here, before any lease is taken (docs/design.md, "Lease protocol").
   prepare: (ctx) => withGoogleToken(ctx, "gcs", ctx.config, async () => {}),
+  budget: GCS_BUDGET,
   ops: [corsOrigin],
 };
 

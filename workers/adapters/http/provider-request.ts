@@ -9,6 +9,9 @@
  * "nothing was written" (docs/design.md, "Fencing around a write"). The same holds for any write's
  * final failure after such an attempt (a refusal, a 5xx, no answer), and a write that succeeds after
  * one tells the context's `onUnansweredWrite`: that attempt may still land.
+ * With a budget (`ctx.budget`, ./provider-budget.ts) each attempt the provider counts first takes
+ * a token of its tenant's budget, and a 429 drains that budget: the retry waits in it, as every
+ * other isolate's calls to the tenant do, instead of in a backoff of its own.
  */
 import type { z } from "zod";
 import type { Clock } from "../../../shared/clock";
@@ -16,6 +19,7 @@ import { isSponsonError } from "../../../shared/errors";
 import { PROVIDER_REQUEST_TIMEOUT_MS } from "../../../shared/lease-defaults";
 import type { SecretRegistry } from "../../../shared/secrets";
 import type { FederationAssertions } from "../../keys/federation";
+import { budgetFor, drainAfter, type RequestBudget } from "./provider-budget";
 import { LeaseLostOnRead, providerError } from "./provider-error";
 import type { SharedTokens } from "./shared-tokens";
 import type { IsolateTokenCache } from "./token-cache";
@@ -44,6 +48,8 @@ export interface HttpContext {
    * accepts), so the engine knows when nothing of a change that failed can be on the provider.
    */
   onWriteAccepted?: () => void;
+  /** The connection's provider budget (./provider-budget.ts); absent: calls go as they come. */
+  budget?: RequestBudget;
 }
 
 /** Per provider: how it says "wait" and how its error bodies look. */
@@ -165,6 +171,7 @@ export async function providerRequest(
   };
   for (let attempt = 1; ; attempt += 1) {
     const landedBefore = mayHaveLanded;
+    await budgetFor(ctx, req, write && landedBefore);
     let outcome: Outcome;
     try {
       outcome = await send(ctx, req.eachAttempt ? { ...req, ...(await req.eachAttempt()) } : req);
@@ -196,7 +203,10 @@ export async function providerRequest(
       const body = await readBody(response);
       const throttled = response.status === 429 || spec.isThrottled?.(response.status, body) === true;
       const hint = throttled ? spec.retryAfterMs(response, ctx.clock.now()) : undefined;
-      waitMs = hint !== undefined && hint > 0 ? Math.ceil(hint) : backoffMs(policy, attempt);
+      // A counted call's 429 drains its tenant's budget until the reset: the next attempt waits
+      // there (before it is sent), with every other caller of that tenant.
+      const drained = throttled && (await drainAfter(ctx, req, { response, hintMs: hint }));
+      waitMs = drained ? 0 : hint !== undefined && hint > 0 ? Math.ceil(hint) : backoffMs(policy, attempt);
       const final =
         !(throttled || isRetriable(response.status)) ||
         attempt >= policy.maxAttempts ||
@@ -231,7 +241,7 @@ export async function providerRequest(
         });
       }
     }
-    await ctx.clock.sleep(waitMs);
+    if (waitMs > 0) await ctx.clock.sleep(waitMs);
     waitedMs += waitMs;
   }
 }

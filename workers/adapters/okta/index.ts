@@ -5,6 +5,7 @@
  * line params: `{ "app": "<app id>", "url": "https://…" }`.
  */
 
+import { OKTA_BUDGET } from "../budgets";
 import { listMemberOp, listWithEntry } from "../list-member/list-member-op";
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import {
@@ -45,6 +46,7 @@ const typedAdapter: ProviderAdapter<OktaConfig> = {
   config: oktaConfigSchema,
   // A privateKeyJwt connection's token exchange happens before any lease (docs/design.md, "Lease protocol").
   prepare: (ctx) => prepareOktaToken(ctx),
+  budget: OKTA_BUDGET,
   ops: [
     oktaListOp("okta.redirectUri", "redirect_uris"),
     oktaListOp("okta.postLogoutRedirectUri", "post_logout_redirect_uris"),

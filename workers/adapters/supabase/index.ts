@@ -4,6 +4,7 @@
  * `{ "project": "<project ref>", "url": "https://…" }`.
  */
 import { z } from "zod";
+import { SUPABASE_BUDGET } from "../budgets";
 import { listMemberOp } from "../list-member/list-member-op";
 import { defineAdapter, type OpSpec, type Params, type ProviderAdapter } from "../op-spec";
 import { allowListEntries, allowListWith, allowListWithout } from "./allow-list";
@@ -35,6 +36,7 @@ const redirectUrl: OpSpec<SupabaseConfig> = listMemberOp<SupabaseConfig, string 
 const typedAdapter: ProviderAdapter<SupabaseConfig> = {
   type: "supabase",
   config: supabaseConfigSchema,
+  budget: SUPABASE_BUDGET,
   ops: [redirectUrl],
 };
 

@@ -1,7 +1,7 @@
 /**
  * A run's view of the engine's shared deps, recording into that run's metrics: the provider
- * transport, the lock targets (acquire time split into scope and parent waits), the receipt store
- * and the scope state. The engine makes one per run, so concurrent runs of one Engine never mix
+ * transport, the lock targets (acquire time split into scope and parent waits), the receipt store,
+ * the scope state and the waits for a provider's budget. The engine makes one per run, so concurrent runs of one Engine never mix
  * their numbers; the writers below it use these deps unchanged.
  */
 
@@ -19,6 +19,7 @@ export function meteredDeps(deps: EngineDeps, metrics: RunMetrics): EngineDeps {
     fetch: meteredFetch(deps.fetch, metrics),
     locks: meteredLocks(deps.locks, metrics),
     store: meteredStore(deps.store, metrics),
+    ...(deps.budgets ? { budgets: meteredBudgets(deps.budgets, metrics) } : {}),
     ...(deps.gate ? { gate: meteredGate(deps.gate, metrics) } : {}),
   };
 }
@@ -27,6 +28,20 @@ export function meteredFetch(inner: typeof fetch, metrics: RunMetrics): typeof f
   return (input, init) => {
     metrics.count("providerCalls");
     return metrics.time("provider", () => inner(input, init));
+  };
+}
+
+/** Waits for a provider's budget are the run's `budgetWait` (docs/design.md, "Write budgets"). */
+function meteredBudgets(
+  inner: NonNullable<EngineDeps["budgets"]>,
+  metrics: RunMetrics,
+): NonNullable<EngineDeps["budgets"]> {
+  return (connection) => {
+    const door = inner(connection);
+    return {
+      object: (name) => door.object(name),
+      waiting: (wait) => metrics.time("budgetWait", () => (door.waiting ? door.waiting(wait) : wait())),
+    };
   };
 }
 

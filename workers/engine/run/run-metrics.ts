@@ -116,6 +116,7 @@ export class RunMetrics {
       parentLockWait: part("parentLockWait"),
       provider: part("provider"),
       storage: part("storage"),
+      budgetWait: part("budgetWait"),
       total: round(now - this.startedAt),
     };
   }

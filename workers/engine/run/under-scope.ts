@@ -114,6 +114,8 @@ export async function runUnderScope<T>(engineDeps: EngineDeps, spec: ScopeRun<T>
   // The run's one wait deadline starts with its first lock: the scope lease's wait, then every
   // parent lease's and every removal's, share it (docs/design.md, "Lease protocol").
   const waiting = runWaiting(deps, req);
+  // A wait for a provider's budget is a wait of the run too ("Write budgets").
+  contexts.waitUntil(waiting.deadline);
   const lease = await takeScope({ deps, req, runId, emit: spec.emit, waiting });
   try {
     return await underLease(spec, { deps, metrics, before, read, contexts, runId, waiting }, lease);

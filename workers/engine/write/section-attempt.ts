@@ -4,6 +4,7 @@
  * that read, with room made by evicting stale scopes where the environment allows
  * (docs/design.md, "Writing one object's items", "Lists at their cap", "A share of each list").
  */
+import { sectionBudget } from "../../adapters/http/provider-budget";
 import type { OpContext } from "../../adapters/op-spec";
 import type { FitInput } from "../capacity/fitting";
 import { type CapOf, connectionCap } from "../capacity/list-fill";
@@ -53,7 +54,8 @@ export async function readAttempt(
   at: { everyone: Participant[]; all: Participant[]; runList: RunList },
 ): Promise<AttemptRead> {
   const { parts: w, first, fence } = input;
-  const ctx = fence.context(contextOf(w, first));
+  // The read and its write take the provider's budget together, before the read ("Write budgets").
+  const ctx = sectionBudget(fence.context(contextOf(w, first)));
   const items = at.all.map((p) => p.change.item);
   const read = await readSection(input, { items, along: alongOf(at.runList), ctx });
   const group: AttemptGroup = { all: at.all, seen: read.seen, owns: read.owns };
