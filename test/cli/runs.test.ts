@@ -68,7 +68,7 @@ describe("sponson apply, preview, rollback, destroy", () => {
     const n = String.raw`\d+(?:\.\d+)? ms`;
     expect(lines[5]).toMatch(
       new RegExp(
-        `^timings: total ${n}; authorization ${n}, scope lock ${n}, parent locks ${n}, provider ${n}, storage ${n}$`,
+        `^timings: total ${n}; authorization ${n}, scope lock ${n}, parent locks ${n}, provider ${n}, storage ${n}(?:, provider budget ${n})?$`,
       ),
     );
     const counts =

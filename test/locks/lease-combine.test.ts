@@ -137,7 +137,12 @@ describe("ParentLease.acquireOrCombine and the holder's combining calls", () => 
     });
     await holder.release();
     const answer = await b;
-    expect(answer.combined).toEqual({ by: "run-a", token: holder.token, outcomes: [written(done)] });
+    expect(answer.combined).toEqual({
+      by: "run-a",
+      repository: REPOSITORY,
+      token: holder.token,
+      outcomes: [written(done)],
+    });
     const lease = answer.lease as ParentLease;
     expect(lease.token).toBe(holder.token + 1);
     const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder]);
@@ -167,7 +172,12 @@ describe("ParentLease.acquireOrCombine and the holder's combining calls", () => 
     // Granted, lapsed, re-joined and granted afresh: two acquires by run-b, and the answer kept.
     expect(target.acquires()).toBe(3);
     expect(answer.lease?.token).toBe(holder.token + 2);
-    expect(answer.combined).toEqual({ by: "run-a", token: holder.token, outcomes: [written(done)] });
+    expect(answer.combined).toEqual({
+      by: "run-a",
+      repository: REPOSITORY,
+      token: holder.token,
+      outcomes: [written(done)],
+    });
     const history = (await stub(key).read({ key })).history.map((h) => [h.transition, h.holder, h.token]);
     expect(history).toContainEqual(["claim-lapsed", "run-b", holder.token + 1]);
     await answer.lease?.release();

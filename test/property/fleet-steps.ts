@@ -3,7 +3,9 @@
  * R2 receipts, the provider emulators; no HTTP layer), one engine per step with its own fault hook.
  * Retry backoff sleeps return at once; everything else is real time.
  */
+
 import { env } from "cloudflare:workers";
+import { EMULATOR_NOW_HEADER } from "../../dev/emulators/knobs";
 import { SponsonError } from "../../shared/errors";
 import type { LineResult, RunResult } from "../../shared/schemas/run";
 import type { FaultHook, LockProvider } from "../../workers/engine/deps";
@@ -79,8 +81,17 @@ export function engineFor(
     },
     ...(faults ? { faults } : {}),
     ...(wrapLocks ? { wrapLocks } : {}),
-    wrapFetch: seeingOutsideCreates(world),
+    wrapFetch: (inner) => seeingOutsideCreates(world)(stampedWith(world, inner)),
   });
+}
+
+/** Every provider request stamped with the world's clock: days pass for the emulators too. */
+function stampedWith(world: FleetWorld, inner: typeof fetch): typeof fetch {
+  return (input, init) => {
+    const request = new Request(input, init);
+    request.headers.set(EMULATOR_NOW_HEADER, String(world.clock.now()));
+    return inner(request);
+  };
 }
 
 /**

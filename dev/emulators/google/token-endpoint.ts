@@ -5,6 +5,7 @@
  */
 import { decodeJwt, importJWK, jwtVerify } from "jose";
 import type { EmulatorState } from "../emulator";
+import { EMULATOR_NOW_HEADER } from "../knobs";
 import { issueGoogleToken } from "./access-token";
 import { DEMO_GOOGLE_ACCOUNT, demoJwtOk } from "./demo";
 import { googleJson } from "./responses";
@@ -48,6 +49,9 @@ export async function issueToken(request: Request, state: EmulatorState): Promis
         algorithms: ["RS256"],
         audience: AUDIENCE,
         maxTokenAge: "3600s",
+        // A test on a clock of its own (days passing in a property history) says so per request:
+        // the assertion's `iat` is judged on the caller's clock, as Google judges it on a true one.
+        ...callerDate(request),
       });
     } catch {
       return oauthError(400, "invalid_grant", "Invalid JWT Signature.");
@@ -68,4 +72,10 @@ export async function issueToken(request: Request, state: EmulatorState): Promis
     expires_in: GOOGLE_TOKEN_LIFETIME_SECONDS,
     token_type: "Bearer",
   });
+}
+
+/** The caller's clock, when a test stamped the request with it (EMULATOR_NOW_HEADER). */
+function callerDate(request: Request): { currentDate?: Date } {
+  const stamped = Number(request.headers.get(EMULATOR_NOW_HEADER));
+  return Number.isFinite(stamped) && stamped > 0 ? { currentDate: new Date(stamped) } : {};
 }

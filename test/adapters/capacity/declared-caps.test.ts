@@ -13,6 +13,7 @@ const DOCUMENTED: Record<string, number> = {
   "cognito.logoutUrl": 100,
   "s3.corsOrigin": 100,
   "recaptcha.domain": 250,
+  "turnstile.hostname": 10,
 };
 
 describe("declared list caps", () => {
