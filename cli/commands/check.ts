@@ -121,11 +121,17 @@ export async function configCommand(inv: Invocation): Promise<ExitCode> {
         `note: environment ${environment} opts out of the URL shape check: ${rules.join(", ")} (SPONSON_POLICY.environments.${environment}.urlChecks)\n`,
       );
   if (inv.flags.json !== true)
+    for (const p of report.platforms)
+      inv.io.stderr.write(
+        `note: ${p.platform} ${p.target} (${p.name}) registers ${p.repository}'s previews in ${p.environment}\n`,
+      );
+  if (inv.flags.json !== true)
     for (const { path, message } of report.warnings) inv.io.stderr.write(`warning: ${path}: ${message}\n`);
   return printProblems(inv, subject, report.problems, {
     warnings: report.warnings,
     vars: report.vars,
     connections: report.connections,
+    platforms: report.platforms,
     urlCheckOptOuts: report.urlCheckOptOuts,
   });
 }
