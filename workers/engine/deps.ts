@@ -1,5 +1,7 @@
 /** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
+
 import type { Clock } from "../../shared/clock";
+import type { PlatformHead } from "../../shared/rpc/scope-state";
 import type { EvictionAudit } from "../../shared/schemas/eviction";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";
 import type { RunEvent } from "../../shared/schemas/run";
@@ -29,6 +31,11 @@ export interface LockProvider {
 export interface ScopeSnapshot {
   status: "open" | "closed";
   revision: number;
+  /**
+   * The newest deployment each platform connection accepted for this scope (docs/design.md, "The
+   * platform door"): what a queued platform apply's guard compares its own deployment with.
+   */
+  platformHeads?: Readonly<Record<string, PlatformHead>>;
 }
 
 export interface ScopeGate {
