@@ -19,6 +19,7 @@ import { oktaEmulator } from "./okta";
 import { r2CorsEmulator } from "./r2cors";
 import { s3Emulator } from "./s3";
 import { supabaseEmulator } from "./supabase";
+import { vercelEmulator } from "./vercel";
 
 export const EMULATORS: readonly ProviderEmulatorModule[] = [
   auth0Emulator,
@@ -42,6 +43,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   googleStsEmulator,
   iamCredentialsEmulator,
   githubEmulator,
+  vercelEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {
