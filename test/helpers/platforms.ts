@@ -16,6 +16,7 @@ import { createDevApp } from "../../dev/entry/dev-app";
 import { emulatorTransport } from "../../dev/entry/dev-env";
 import type { Env } from "../../shared/env";
 import type { Plan } from "../../shared/schemas/plan";
+import type { QueuedDestroy } from "../../shared/schemas/queued-destroy";
 import type { QueuedPlatformApply } from "../../shared/schemas/queued-platform-apply";
 import { consumePlatformApplies } from "../../workers/queue/platform-apply-consumer";
 import { enginePlatformApplyRunner } from "../../workers/wiring/platform-apply";
@@ -188,13 +189,15 @@ export function netlifyDeploy(deploy: {
 /** Where a test's platform events go, and what they queued and asked of the outside. */
 export function platformReceiver(platforms: object[], extra: Record<string, unknown> = {}) {
   const sent: QueuedPlatformApply[] = [];
+  /** What a GitHub close queued through the same queue binding. */
+  const destroys: QueuedDestroy[] = [];
   const outbound: string[] = [];
   const queue = {
     send: async (body: QueuedPlatformApply) => {
       sent.push(structuredClone(body));
     },
-    sendBatch: async () => {
-      throw new Error("the platform door sends one message at a time");
+    sendBatch: async (messages: Iterable<MessageSendRequest<QueuedDestroy>>) => {
+      for (const m of messages) destroys.push(structuredClone(m.body));
     },
   } as unknown as Queue<QueuedPlatformApply>;
   const bindings = platformEnv(platforms, { ...extra, DESTROY_QUEUE: queue });
@@ -209,8 +212,11 @@ export function platformReceiver(platforms: object[], extra: Record<string, unkn
   });
   return {
     sent,
+    destroys,
     outbound,
     env: bindings,
+    /** The real app, for other routes (the GitHub webhook) on the same bindings. */
+    app,
     async vercel(body: string, signature?: string | null) {
       const headers = new Headers({ "content-type": "application/json" });
       const sig = signature === undefined ? await signVercel(VERCEL_HOOK_SECRET, body) : signature;
