@@ -37,8 +37,8 @@ export function applyPlatformEvent(
   now: number,
 ): PlatformOutcome {
   const seen = sql
-    .exec<{ enqueue_pending: number }>(
-      "SELECT enqueue_pending FROM platform_events WHERE event_id = ?",
+    .exec<{ enqueue_pending: number; received_at: number }>(
+      "SELECT enqueue_pending, received_at FROM platform_events WHERE event_id = ?",
       event.eventId,
     )
     .toArray()[0];
@@ -46,6 +46,7 @@ export function applyPlatformEvent(
     return {
       kind: "duplicate",
       enqueuePending: seen.enqueue_pending === 1,
+      receivedAt: seen.received_at,
       head: headOf(sql, event.connection),
     };
   }
@@ -83,6 +84,14 @@ export function applyPlatformEvent(
 
 export function markPlatformEnqueued(sql: SqlStorage, eventId: string): void {
   sql.exec("UPDATE platform_events SET enqueue_pending = 0 WHERE event_id = ?", eventId);
+}
+
+/**
+ * The apply of an accepted event could not be queued: the event is forgotten, so the platform's
+ * redelivery is taken as new (the deployment, still the head, is accepted again as the same one).
+ */
+export function forgetPlatformEvent(sql: SqlStorage, eventId: string): void {
+  sql.exec("DELETE FROM platform_events WHERE event_id = ? AND enqueue_pending = 1", eventId);
 }
 
 /** RPC input is checked: the object must not store what it cannot compare. */

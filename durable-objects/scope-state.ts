@@ -23,6 +23,7 @@ import type {
 import { decideResend, type ResendRow } from "./close-resend-rules";
 import {
   applyPlatformEvent,
+  forgetPlatformEvent,
   markPlatformEnqueued,
   platformEventProblem,
   platformHeads,
@@ -219,6 +220,11 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
   async markPlatformEnqueued(req: { eventId: string }): Promise<void> {
     if (!this.#migrated) return;
     markPlatformEnqueued(this.#sql, req.eventId);
+  }
+
+  async forgetPlatformEvent(req: { eventId: string }): Promise<void> {
+    if (!this.#migrated) return;
+    forgetPlatformEvent(this.#sql, req.eventId);
   }
 
   #view(scope: string): ScopeStateView {

@@ -41,13 +41,13 @@ export interface PlatformEvent {
 /**
  * `accepted`: the deployment is this connection's newest for the scope (or the same one again);
  * its apply is to be queued. `ignored`: an older deployment, a tie with another one, or a closed
- * scope. `duplicate`: this event was seen; `enqueuePending` says its apply was never confirmed
- * queued, so a redelivery queues it.
+ * scope. `duplicate`: this event was seen (first at `receivedAt`); `enqueuePending` says its apply
+ * was never confirmed queued, so a redelivery long enough after the first queues it.
  */
 export type PlatformOutcome =
   | { kind: "accepted"; reason: "first" | "newer" | "same-deployment"; head: PlatformHead }
   | { kind: "ignored"; reason: "older" | "tie" | "closed"; head: PlatformHead | null }
-  | { kind: "duplicate"; enqueuePending: boolean; head: PlatformHead | null };
+  | { kind: "duplicate"; enqueuePending: boolean; receivedAt: number; head: PlatformHead | null };
 
 export interface ScopeEvent {
   status: ScopeStatus;
@@ -116,4 +116,6 @@ export interface ScopeStateApi {
   applyPlatformEvent(req: { scope: string } & PlatformEvent): Promise<Result<PlatformOutcome>>;
   /** The receiver confirms the event's apply is on the queue; a redelivery then queues nothing. */
   markPlatformEnqueued(req: { eventId: string }): Promise<void>;
+  /** The receiver could not queue the event's apply: its redelivery is a new event. */
+  forgetPlatformEvent(req: { eventId: string }): Promise<void>;
 }

@@ -187,13 +187,22 @@ export function netlifyDeploy(deploy: {
 }
 
 /** Where a test's platform events go, and what they queued and asked of the outside. */
-export function platformReceiver(platforms: object[], extra: Record<string, unknown> = {}) {
+export function platformReceiver(
+  platforms: object[],
+  extra: Record<string, unknown> = {},
+  knobs: { failSends?: number } = {},
+) {
+  let failSends = knobs.failSends ?? 0;
   const sent: QueuedPlatformApply[] = [];
   /** What a GitHub close queued through the same queue binding. */
   const destroys: QueuedDestroy[] = [];
   const outbound: string[] = [];
   const queue = {
     send: async (body: QueuedPlatformApply) => {
+      if (failSends > 0) {
+        failSends -= 1;
+        throw new Error("Queue send failed: injected");
+      }
       sent.push(structuredClone(body));
     },
     sendBatch: async (messages: Iterable<MessageSendRequest<QueuedDestroy>>) => {

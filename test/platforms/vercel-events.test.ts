@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { holderWords, type Provenance, runHolderFor } from "../../shared/schemas/provenance";
+import { ENQUEUE_GRACE_MS, resendsPending } from "../../workers/platforms/accept-deployment";
 import { configuredReceiptStore } from "../../workers/receipts/configured-store";
 import { scopeStateClient } from "../../workers/scope-state/scope-state-client";
 import { auth0Client, freshAuth0Domain } from "../helpers/emulators";
@@ -233,6 +234,27 @@ describe("replays, duplicates and reordering change nothing", () => {
     const reports = await runQueued(receiver.env, receiver.sent.splice(0));
     expect(reports.map((r) => (r.status === "done" ? r.outcome : r.status))).toEqual(["applied", "applied"]);
     expect(await callbacks()).toEqual([`https://${record.alias[0]}/callback`]);
+  });
+});
+
+describe("an apply that could not be queued", () => {
+  it("is refused 500, and the platform's redelivery queues it (not a duplicate)", async () => {
+    const { platform, pr } = await fixture();
+    const receiver = platformReceiver([platform], {}, { failSends: 1 });
+    const deployment = freshDeployment();
+    await seedVercelDeployment({ id: deployment, projectId: platform.project, gitSource: gitSource(pr) });
+    const body = vercelEvent({ project: platform.project, deployment });
+    expect((await receiver.vercel(body)).status).toBe(500);
+    const again = await receiver.vercel(body);
+    expect(await again.json()).toMatchObject({ accepted: true, queued: true });
+    expect(receiver.sent).toHaveLength(1);
+  });
+
+  it("a duplicate of an event still pending queues it again only once the first had long enough", () => {
+    const at = 1_800_000_000_000;
+    expect(resendsPending({ enqueuePending: true, receivedAt: at }, at + 1_000)).toBe(false);
+    expect(resendsPending({ enqueuePending: true, receivedAt: at }, at + ENQUEUE_GRACE_MS)).toBe(true);
+    expect(resendsPending({ enqueuePending: false, receivedAt: at }, at + 10 * ENQUEUE_GRACE_MS)).toBe(false);
   });
 });
 

@@ -6,6 +6,7 @@
  * there, so a redelivery of an event whose enqueue failed queues it then.
  */
 import type { Env } from "../../shared/env";
+import { SponsonError } from "../../shared/errors";
 import type { PlatformDeployment, QueuedPlatformApply } from "../../shared/schemas/queued-platform-apply";
 import type { RepositoryRef } from "../../shared/schemas/repository";
 import { scopeStateClient } from "../scope-state/scope-state-client";
@@ -37,7 +38,8 @@ export async function acceptDeployment(env: Env, event: VerifiedEvent): Promise<
   });
   if (outcome.kind === "ignored")
     return { kind: "ignored", reason: ignoredReason(outcome.reason), queued: false };
-  if (outcome.kind === "duplicate" && !outcome.enqueuePending) return { kind: "duplicate", queued: false };
+  if (outcome.kind === "duplicate" && !resendsPending(outcome, event.receivedAt))
+    return { kind: "duplicate", queued: false };
   const job: QueuedPlatformApply = {
     kind: "platform-apply",
     platform: connection.platform,
@@ -51,11 +53,35 @@ export async function acceptDeployment(env: Env, event: VerifiedEvent): Promise<
     deployment,
     receivedAt: event.receivedAt,
   };
-  await env.DESTROY_QUEUE.send(job, { contentType: "json" });
+  try {
+    await env.DESTROY_QUEUE.send(job, { contentType: "json" });
+  } catch (err) {
+    // Not queued: the platform's redelivery must be taken as new, not as a duplicate.
+    await client.forgetPlatformEvent(event.eventId).catch(() => {});
+    throw new SponsonError(
+      "INTERNAL",
+      "the event's apply could not be queued; deliver it again",
+      {},
+      { cause: err },
+    );
+  }
   await client.markPlatformEnqueued(event.eventId);
   return outcome.kind === "duplicate"
     ? { kind: "duplicate", queued: true }
     : { kind: "accepted", reason: outcome.reason, queued: true };
+}
+
+/**
+ * How long a first delivery has to confirm its apply queued before a redelivery queues it instead:
+ * far longer than a send takes, so duplicates delivered at the same moment (platforms do) queue
+ * one apply, not one each; a first delivery that died after the scope-state step is made good by
+ * the platform's next retry past it.
+ */
+export const ENQUEUE_GRACE_MS = 30_000;
+
+/** Pure: does this redelivery queue the apply its first delivery never confirmed? */
+export function resendsPending(seen: { enqueuePending: boolean; receivedAt: number }, now: number): boolean {
+  return seen.enqueuePending && now - seen.receivedAt >= ENQUEUE_GRACE_MS;
 }
 
 function ignoredReason(reason: "older" | "tie" | "closed"): string {

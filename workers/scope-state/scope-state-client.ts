@@ -49,6 +49,7 @@ export interface ScopeStateClient {
   confirmResend(confirm: ResendConfirm): Promise<void>;
   applyPlatformEvent(event: PlatformEvent): Promise<PlatformOutcome>;
   markPlatformEnqueued(eventId: string): Promise<void>;
+  forgetPlatformEvent(eventId: string): Promise<void>;
 }
 
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
@@ -72,5 +73,6 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     confirmResend: (confirm) => stub.confirmResend(confirm),
     applyPlatformEvent: async (event) => unwrap(await stub.applyPlatformEvent({ scope, ...event })),
     markPlatformEnqueued: (eventId) => stub.markPlatformEnqueued({ eventId }),
+    forgetPlatformEvent: (eventId) => stub.forgetPlatformEvent({ eventId }),
   };
 }
