@@ -55,7 +55,25 @@ export function localPlatformSetup(port) {
   if (readDevVar(devVarsText(), "SPONSON_PLATFORMS")) {
     return { vars: {}, lines: [`platforms: SPONSON_PLATFORMS from ${DEV_VARS}`] };
   }
-  const platforms = [
+  const platforms = demoPlatforms();
+  const vars = {
+    SPONSON_PLATFORMS: JSON.stringify(platforms),
+    // The emulated Vercel's demo token (dev/emulators/vercel/demo.ts): a local value, not a secret.
+    VERCEL_TOKEN_DEMO: DEMO_VERCEL.token,
+  };
+  // A close destroys in both demo environments, unless the environments are configured already.
+  if (!readDevVar(devVarsText(), "SPONSON_ENVIRONMENTS"))
+    vars.SPONSON_ENVIRONMENTS = JSON.stringify(["preview", "preview-netlify"]);
+  const lines = [
+    `platforms: Vercel project ${DEMO_VERCEL.project} → POST http://127.0.0.1:${port}/v1/webhooks/vercel, Netlify site ${DEMO_NETLIFY.site} → POST http://127.0.0.1:${port}/v1/webhooks/netlify, both bound to ${DEMO_REPOSITORY.name}, signed with ${PLATFORM_SECRETS.vercel} and ${PLATFORM_SECRETS.netlify} from ${DEV_VARS}`,
+    "platforms: deploy a preview of pull request 5 with `npm run -s platform-event -- vercel created --pr 5` (or `netlify succeeded --pr 5`); `--help` for replays and forgeries",
+  ];
+  return { vars, lines };
+}
+
+/** The demo project and site's connections, as SPONSON_PLATFORMS lists them. */
+export function demoPlatforms() {
+  return [
     {
       name: "demo-vercel",
       platform: "vercel",
@@ -78,17 +96,4 @@ export function localPlatformSetup(port) {
       webhookSecret: PLATFORM_SECRETS.netlify,
     },
   ];
-  const vars = {
-    SPONSON_PLATFORMS: JSON.stringify(platforms),
-    // The emulated Vercel's demo token (dev/emulators/vercel/demo.ts): a local value, not a secret.
-    VERCEL_TOKEN_DEMO: DEMO_VERCEL.token,
-  };
-  // A close destroys in both demo environments, unless the environments are configured already.
-  if (!readDevVar(devVarsText(), "SPONSON_ENVIRONMENTS"))
-    vars.SPONSON_ENVIRONMENTS = JSON.stringify(["preview", "preview-netlify"]);
-  const lines = [
-    `platforms: Vercel project ${DEMO_VERCEL.project} → POST http://127.0.0.1:${port}/v1/webhooks/vercel, Netlify site ${DEMO_NETLIFY.site} → POST http://127.0.0.1:${port}/v1/webhooks/netlify, both bound to ${DEMO_REPOSITORY.name}, signed with ${PLATFORM_SECRETS.vercel} and ${PLATFORM_SECRETS.netlify} from ${DEV_VARS}`,
-    "platforms: deploy a preview of pull request 5 with `npm run -s platform-event -- vercel created --pr 5` (or `netlify succeeded --pr 5`); `--help` for replays and forgeries",
-  ];
-  return { vars, lines };
 }

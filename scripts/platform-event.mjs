@@ -42,6 +42,9 @@ Add -s after run for quiet output (the answer alone on stdout, for jq).
   --url <url>            the instance (default $SPONSON_URL, else where this checkout's npm start listens)
   --secret <secret>      the signing secret (default ${PLATFORM_SECRETS.vercel} / ${PLATFORM_SECRETS.netlify}
                          from ${DEV_VARS}, which npm start creates)
+
+Environment: SPONSON_TOKEN, an admin token to tell the emulated Vercel API of a deployment with
+(default: one signed with SERVICE_SIGNING_KEY from ${DEV_VARS}).
 `;
 
 const STATE = join(START_DIR, "platform-events.json");
@@ -164,11 +167,17 @@ process.stderr.write(`platform-event: HTTP ${res.status}\n`);
 process.stdout.write(`${await res.text()}\n`);
 process.exit(res.ok ? 0 : 1);
 
-/** The emulated Vercel API learns the deployment, through the local instance's admin seed route. */
+/**
+ * The emulated Vercel API learns the deployment, through the local instance's admin seed route: as
+ * $SPONSON_TOKEN (an admin token), else a five-minute admin token signed with .dev.vars' key.
+ */
 async function seedVercel(record) {
   const signingKey = readDevVar(devVars, "SERVICE_SIGNING_KEY");
-  if (!signingKey) usage(`no SERVICE_SIGNING_KEY in ${DEV_VARS}: run \`npm start\` once`);
-  const { token } = await signServiceToken(signingKey, { role: "admin", sub: "platform-event", ttl: 300 });
+  if (!process.env.SPONSON_TOKEN && !signingKey)
+    usage(`no SERVICE_SIGNING_KEY in ${DEV_VARS} and no SPONSON_TOKEN: run \`npm start\` once`);
+  const token =
+    process.env.SPONSON_TOKEN ??
+    (await signServiceToken(signingKey, { role: "admin", sub: "platform-event", ttl: 300 })).token;
   let res;
   try {
     res = await fetch(`${url}/v1/emulators/api.vercel.com/seed`, {
