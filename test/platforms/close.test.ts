@@ -23,7 +23,9 @@ import {
 import { pullRequestPayload, TEST_WEBHOOK_SECRET } from "../webhooks/github-delivery";
 
 async function closePullRequest(receiver: ReturnType<typeof platformReceiver>, pr: number) {
-  const body = JSON.stringify(pullRequestPayload("closed", pr, new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, "Z")));
+  const body = JSON.stringify(
+    pullRequestPayload("closed", pr, new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, "Z")),
+  );
   const headers = new Headers({
     "content-type": "application/json",
     "x-github-event": "pull_request",

@@ -43,7 +43,10 @@ describe("Netlify refuses, and does nothing", () => {
     const body = netlifyDeploy({ site: platform.site, pr });
     const key = new TextEncoder().encode(NETLIFY_HOOK_SECRET);
     const other = await signNetlify(NETLIFY_HOOK_SECRET, netlifyDeploy({ site: platform.site, pr: pr + 1 }));
-    const notNetlify = await new SignJWT({ sha256: "0".repeat(64) }).setProtectedHeader({ alg: "HS256" }).setIssuer("someone").sign(key);
+    const notNetlify = await new SignJWT({ sha256: "0".repeat(64) })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer("someone")
+      .sign(key);
     const none = `${btoa(JSON.stringify({ alg: "none" })).replace(/=+$/, "")}.${btoa(JSON.stringify({ iss: "netlify" })).replace(/=+$/, "")}.`;
     for (const signature of [await signNetlify("wrong-secret-0123", body), other, notNetlify, none, null]) {
       const res = await receiver.netlify(body, signature);
@@ -54,10 +57,17 @@ describe("Netlify refuses, and does nothing", () => {
 
   it("a production deploy, a branch deploy the connection does not take, a deploy not built from Git: ignored", async () => {
     const { platform, receiver, pr } = await fixture();
-    const production = await receiver.netlify(netlifyDeploy({ site: platform.site, context: "production", pr: null, branch: "main" }));
+    const production = await receiver.netlify(
+      netlifyDeploy({ site: platform.site, context: "production", pr: null, branch: "main" }),
+    );
     expect(await production.json()).toMatchObject({ ignored: true, reason: "a production deploy" });
-    const branch = await receiver.netlify(netlifyDeploy({ site: platform.site, context: "branch-deploy", pr: null }));
-    expect(await branch.json()).toMatchObject({ ignored: true, reason: expect.stringMatching(/branch-deploy/) });
+    const branch = await receiver.netlify(
+      netlifyDeploy({ site: platform.site, context: "branch-deploy", pr: null }),
+    );
+    expect(await branch.json()).toMatchObject({
+      ignored: true,
+      reason: expect.stringMatching(/branch-deploy/),
+    });
     const manual = await receiver.netlify(netlifyDeploy({ site: platform.site, pr, commit: null }));
     expect(await manual.json()).toMatchObject({ ignored: true, reason: "a deploy not built from a commit" });
     expect(receiver.sent).toEqual([]);
@@ -87,8 +97,18 @@ describe("a signed Netlify deploy registers its URLs", () => {
 
   it("an older deploy's notification after a newer one's: ignored; each deploy's own URL replaces the last", async () => {
     const { platform, receiver, pr, callbacks } = await fixture("deployment");
-    const older = netlifyDeploy({ site: platform.site, pr, id: "a".repeat(24), createdAt: "2027-01-01T10:00:00Z" });
-    const newer = netlifyDeploy({ site: platform.site, pr, id: "b".repeat(24), createdAt: "2027-01-01T10:05:00Z" });
+    const older = netlifyDeploy({
+      site: platform.site,
+      pr,
+      id: "a".repeat(24),
+      createdAt: "2027-01-01T10:00:00Z",
+    });
+    const newer = netlifyDeploy({
+      site: platform.site,
+      pr,
+      id: "b".repeat(24),
+      createdAt: "2027-01-01T10:05:00Z",
+    });
     await receiver.netlify(newer);
     expect(await (await receiver.netlify(older)).json()).toMatchObject({ ignored: true });
     await runQueued(receiver.env, receiver.sent.splice(0));
