@@ -237,6 +237,28 @@ describe("replays, duplicates and reordering change nothing", () => {
   });
 });
 
+describe("a deployment without its branch alias yet", () => {
+  it("with url: branch, is ignored (audited) rather than queued to fail; a later event of it registers", async () => {
+    const { platform, receiver, pr, callbacks } = await fixture();
+    const deployment = freshDeployment();
+    await seedVercelDeployment({
+      id: deployment,
+      projectId: platform.project,
+      gitSource: gitSource(pr),
+      alias: [],
+      automaticAliases: [],
+    });
+    const early = await receiver.vercel(vercelEvent({ project: platform.project, deployment }));
+    expect(await early.json()).toMatchObject({ ignored: true, reason: expect.stringMatching(/no branch alias/) });
+    expect(receiver.sent).toEqual([]);
+    const record = await seedVercelDeployment({ id: deployment, projectId: platform.project, gitSource: gitSource(pr) });
+    const later = await receiver.vercel(vercelEvent({ type: "deployment.succeeded", project: platform.project, deployment }));
+    expect(await later.json()).toMatchObject({ accepted: true });
+    await runQueued(receiver.env, receiver.sent.splice(0));
+    expect(await callbacks()).toEqual([`https://${record.alias[0]}/callback`]);
+  });
+});
+
 describe("an apply that could not be queued", () => {
   it("is refused 500, and the platform's redelivery queues it (not a duplicate)", async () => {
     const { platform, pr } = await fixture();

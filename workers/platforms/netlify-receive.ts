@@ -103,6 +103,8 @@ export async function receiveNetlifyEvent(env: Env, request: Request, now: numbe
   if ("ignore" in scoped) return ignore("platform.scope", scoped.ignore);
   const urls = netlifyUrls(deploy);
   if (urls === null) throw new SponsonError("VALIDATION", "the deploy's URL is not a netlify.app URL");
+  if (connection.url === "branch" && urls.branchUrl === undefined)
+    return ignore("platform.alias", "the branch is too long for a Netlify branch URL");
   const link = deploy.admin_url?.startsWith("https://")
     ? { link: `${deploy.admin_url}/deploys/${deploy.id}` }
     : {};

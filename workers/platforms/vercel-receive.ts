@@ -117,6 +117,9 @@ export async function receiveVercelEvent(
   }
   const scoped = facts.scopeOf(repository.defaultBranch);
   if ("ignore" in scoped) return ignore("platform.scope", scoped.ignore);
+  // Its apply could only fail: {previewUrl} would have no value. A later event of it will have one.
+  if (connection.url === "branch" && facts.deployment.branchUrl === undefined)
+    return ignore("platform.alias", "the deployment has no branch alias yet");
   const links = payload.data.links?.deployment;
   const deployment = { ...facts.deployment, ...(links?.startsWith("https://") ? { link: links } : {}) };
   const accepted = await acceptDeployment(env, {
