@@ -249,10 +249,19 @@ describe("a deployment without its branch alias yet", () => {
       automaticAliases: [],
     });
     const early = await receiver.vercel(vercelEvent({ project: platform.project, deployment }));
-    expect(await early.json()).toMatchObject({ ignored: true, reason: expect.stringMatching(/no branch alias/) });
+    expect(await early.json()).toMatchObject({
+      ignored: true,
+      reason: expect.stringMatching(/no branch alias/),
+    });
     expect(receiver.sent).toEqual([]);
-    const record = await seedVercelDeployment({ id: deployment, projectId: platform.project, gitSource: gitSource(pr) });
-    const later = await receiver.vercel(vercelEvent({ type: "deployment.succeeded", project: platform.project, deployment }));
+    const record = await seedVercelDeployment({
+      id: deployment,
+      projectId: platform.project,
+      gitSource: gitSource(pr),
+    });
+    const later = await receiver.vercel(
+      vercelEvent({ type: "deployment.succeeded", project: platform.project, deployment }),
+    );
     expect(await later.json()).toMatchObject({ accepted: true });
     await runQueued(receiver.env, receiver.sent.splice(0));
     expect(await callbacks()).toEqual([`https://${record.alias[0]}/callback`]);
