@@ -33,6 +33,25 @@ const MIGRATIONS: readonly string[] = [
   // "Webhooks and the sweep").
   `ALTER TABLE close_resends ADD COLUMN lingering_claimed_at INTEGER;
    ALTER TABLE close_resends ADD COLUMN exhausted_claimed_at INTEGER;`,
+  // Platform events (durable-objects/scope-platform-events.ts): seen event ids, and per platform
+  // connection the newest deployment accepted for the scope (docs/design.md, "The platform door").
+  `CREATE TABLE platform_events (
+     event_id TEXT PRIMARY KEY,
+     connection TEXT NOT NULL,
+     deployment_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     outcome TEXT NOT NULL,
+     enqueue_pending INTEGER NOT NULL,
+     received_at INTEGER NOT NULL
+   );
+   CREATE INDEX platform_events_received_at ON platform_events (received_at);
+   CREATE TABLE platform_heads (
+     connection TEXT PRIMARY KEY,
+     deployment_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     event_id TEXT NOT NULL,
+     changed_at INTEGER NOT NULL
+   );`,
 ];
 
 /** Whether the object ever got its schema (a scope no event touched has none). */

@@ -11,6 +11,8 @@ import { type ErrorInfo, fail, ok, type Result } from "../shared/errors";
 import { isValidScope } from "../shared/lock-keys";
 import type {
   ApplyOutcome,
+  PlatformEvent,
+  PlatformOutcome,
   ResendAsk,
   ResendConfirm,
   ResendDecision,
@@ -19,6 +21,13 @@ import type {
   ScopeStateView,
 } from "../shared/rpc/scope-state";
 import { decideResend, type ResendRow } from "./close-resend-rules";
+import {
+  applyPlatformEvent,
+  forgetPlatformEvent,
+  markPlatformEnqueued,
+  platformEventProblem,
+  platformHeads,
+} from "./scope-platform-events";
 import { decideApply, INITIAL_STATUS, isValidRevision, type ScopeStatus } from "./scope-state-rules";
 import { hasSchema, migrate } from "./scope-state-schema";
 
@@ -197,18 +206,42 @@ export class ScopeState extends DurableObject<Env> implements ScopeStateApi {
     );
   }
 
+  /** Dedupe and deployment order of a platform event in one step (./scope-platform-events.ts). */
+  async applyPlatformEvent(req: { scope: string } & PlatformEvent): Promise<Result<PlatformOutcome>> {
+    const problem = isValidScope(req.scope)
+      ? platformEventProblem(req)
+      : `"${req.scope}" is not a scope name`;
+    if (problem) return fail("VALIDATION", problem);
+    this.#schema();
+    const { scope: _scope, ...event } = req;
+    return ok(applyPlatformEvent(this.#sql, this.#view(req.scope).status, event, Date.now()));
+  }
+
+  async markPlatformEnqueued(req: { eventId: string }): Promise<void> {
+    if (!this.#migrated) return;
+    markPlatformEnqueued(this.#sql, req.eventId);
+  }
+
+  async forgetPlatformEvent(req: { eventId: string }): Promise<void> {
+    if (!this.#migrated) return;
+    forgetPlatformEvent(this.#sql, req.eventId);
+  }
+
   #view(scope: string): ScopeStateView {
     if (!this.#migrated) return { scope, ...INITIAL_STATUS, deliveryId: null, changedAt: null };
     const row = this.#sql
       .exec<StateRow>("SELECT scope, status, revision, delivery_id, changed_at FROM state WHERE id = 1")
       .toArray()[0];
-    if (!row) return { scope, ...INITIAL_STATUS, deliveryId: null, changedAt: null };
+    const heads = platformHeads(this.#sql);
+    const platform = heads === undefined ? {} : { platformHeads: heads };
+    if (!row) return { scope, ...INITIAL_STATUS, deliveryId: null, changedAt: null, ...platform };
     return {
       scope: row.scope,
       status: row.status,
       revision: row.revision,
       deliveryId: row.delivery_id,
       changedAt: row.changed_at,
+      ...platform,
     };
   }
 }

@@ -5,6 +5,7 @@ import { readFile } from "node:fs/promises";
 import { exportPKCS8, generateKeyPair } from "jose";
 import { localAccessEnv } from "./dev-access.mjs";
 import { localFederationEnv } from "./dev-federation.mjs";
+import { localPlatformSetup } from "./dev-platforms.mjs";
 import { ensureSigningKey } from "./dev-vars.mjs";
 import { localWebhookSetup } from "./dev-webhook.mjs";
 import { removeStartFiles, writeStartEnv, writeStartState } from "./start-env.mjs";
@@ -65,6 +66,11 @@ const port = process.env.PORT ?? "8787";
 const webhooks = localWebhookSetup(port, process.argv.slice(2));
 for (const line of webhooks.lines) process.stderr.write(`${line}\n`);
 
+// The platform door (scripts/dev-platforms.mjs): a demo Vercel project and a demo Netlify site
+// bound to the demo repository, their secrets in .dev.vars.
+const platforms = localPlatformSetup(port);
+for (const line of platforms.lines) process.stderr.write(`${line}\n`);
+
 // Cloudflare Access sign-in through the local issuer (scripts/dev-access.mjs): its key lands in
 // .dev.vars first, so the env file below carries it with SPONSON_ACCESS.
 const accessEnv = await localAccessEnv();
@@ -93,6 +99,7 @@ const envFile = writeStartEnv({
   CLERK_SECRET_KEY: "sk_test_localdemoclerksecretkey0000",
   TURNSTILE_API_TOKEN: "local-demo-turnstile-api-token",
   ...webhooks.vars,
+  ...platforms.vars,
   ...accessEnv,
   ...federationEnv,
 });

@@ -5,6 +5,7 @@ import type { ScopeStateApi } from "./rpc/scope-state";
 import type { Branded } from "./rpc/stub";
 import type { TokenBrokerApi } from "./rpc/token-broker";
 import type { QueuedDestroy } from "./schemas/queued-destroy";
+import type { QueuedPlatformApply } from "./schemas/queued-platform-apply";
 
 /** A notification as queued (workers/notify/notification.ts validates what is consumed). */
 export type QueuedNotification = { id: string; kind: string; at: number; summary: string; subject: object };
@@ -36,8 +37,11 @@ export interface Env {
    * 429 is met by each one's own retries, as before the object existed.
    */
   BUDGET_BUCKET?: DurableObjectNamespace<Branded<BudgetBucketApi>>;
-  /** Destroys queued by closed pull requests (workers/queue/). */
-  DESTROY_QUEUE: Queue<QueuedDestroy>;
+  /**
+   * Destroys queued by closed pull requests, and the applies of verified platform deploy events
+   * (`kind: "platform-apply"`, docs/design.md, "The platform door") (workers/queue/).
+   */
+  DESTROY_QUEUE: Queue<QueuedDestroy | QueuedPlatformApply>;
   /** Notifications for operators (workers/notify/); unbound: they are logged, not sent. */
   NOTIFY_QUEUE?: Queue<QueuedNotification>;
   /** One data point per run and per lock wait (docs/operations.md, "Metrics"); unbound: none. */

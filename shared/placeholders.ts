@@ -66,6 +66,30 @@ export function branchSlug(branch: string): string {
   return slug.slice(0, DNS_LABEL_MAX).replace(/-+$/, "");
 }
 
+/**
+ * What a platform says of the deployment a platform connection's plan is applied for
+ * (docs/design.md, "The platform door"): `{deploymentUrl}` / `{deploymentHost}` the deployment's own
+ * URL, `{branchUrl}` / `{branchHost}` its stable branch alias (Vercel's `-git-` alias, Netlify's
+ * `deploy-preview-<n>--` or `<branch>--` URL), `{previewUrl}` / `{previewHost}` the one the
+ * connection's `url` setting picks. Like vars they fill only a line's item param: what is written,
+ * never which object it is written to.
+ */
+export const PLATFORM_PLACEHOLDER_NAMES = [
+  "deploymentUrl",
+  "deploymentHost",
+  "branchUrl",
+  "branchHost",
+  "previewUrl",
+  "previewHost",
+] as const;
+export type PlatformPlaceholderName = (typeof PLATFORM_PLACEHOLDER_NAMES)[number];
+/** A deployment's values; one the platform did not say (no branch alias yet) is absent. */
+export type PlatformValues = Partial<Record<PlatformPlaceholderName, string>>;
+
+export function isPlatformPlaceholder(name: string): name is PlatformPlaceholderName {
+  return (PLATFORM_PLACEHOLDER_NAMES as readonly string[]).includes(name);
+}
+
 export interface PlaceholderContext {
   environment: string;
   scope: string;
@@ -80,6 +104,8 @@ export interface PlaceholderContext {
   headBranch?: string;
   /** The request's `vars`, for `{vars.<name>}` in item params. */
   vars?: Readonly<Record<string, string>>;
+  /** A platform connection's deployment (PLATFORM_PLACEHOLDER_NAMES); absent for every other run. */
+  platform?: PlatformValues;
 }
 
 /** Each placeholder's value in this context; undefined where it has none (e.g. `{pr}` on main). */

@@ -10,6 +10,7 @@ import { notFound, onError, problemResponse } from "./http/problem";
 import { rateLimit } from "./http/rate-limit";
 import { markArrival } from "./http/server-timing";
 import { validationHook } from "./http/validation";
+import { platformWebhookRoutes } from "./platforms/platform-routes";
 import { adoptionRoutes } from "./routes/adoption";
 import { auditRoutes } from "./routes/audit";
 import { configStatusRoutes } from "./routes/config-status";
@@ -83,6 +84,17 @@ export function createApp(options: AppOptions) {
     auditRoutes(() => (options.engine?.clock ?? systemClock).now()),
   );
   app.route("/", githubWebhookRoutes);
+  app.route(
+    "/",
+    platformWebhookRoutes(
+      (env) => {
+        // The door's one outbound request goes where the engine's do (tests observe both the same way).
+        const fetcher = options.transport(env);
+        return options.engine?.wrapFetch ? options.engine.wrapFetch(fetcher) : fetcher;
+      },
+      () => (options.engine?.clock ?? systemClock).now(),
+    ),
+  );
   app.route("/", dashboardRoutes);
   app.route(
     "/",

@@ -9,6 +9,7 @@ import type { NotificationSender } from "./notify/deliver";
 import { createQueueHandler } from "./queue/queue-handler";
 import { createSweepHandler } from "./sweep/sweep-handler";
 import { engineDestroyRunner, engineSweepParts } from "./wiring/background";
+import { enginePlatformApplyRunner } from "./wiring/platform-apply";
 import type { ProviderTransport } from "./wiring/wire";
 
 export function workerHandlers(
@@ -18,7 +19,11 @@ export function workerHandlers(
 ) {
   return {
     fetch: app.fetch,
-    queue: createQueueHandler({ runDestroy: engineDestroyRunner(transport), ...options }),
+    queue: createQueueHandler({
+      runDestroy: engineDestroyRunner(transport),
+      runPlatformApply: enginePlatformApplyRunner(transport),
+      ...options,
+    }),
     scheduled: createSweepHandler(engineSweepParts(transport)),
   } satisfies ExportedHandler<Env>;
 }

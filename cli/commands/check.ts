@@ -126,12 +126,17 @@ export async function configCommand(inv: Invocation): Promise<ExitCode> {
         inv.io.stderr.write(
           `note: connection ${name}: provider budget ${budget.burst} at once, ${budget.perSecond}/s, counting ${budget.counts} (${budget.from}; SPONSON_CONNECTIONS.${name}.budget)\n`,
         );
+  for (const p of report.platforms)
+    inv.io.stderr.write(
+      `note: ${p.platform} ${p.target} (${p.name}) registers ${p.repository}'s previews in ${p.environment}\n`,
+    );
   if (inv.flags.json !== true)
     for (const { path, message } of report.warnings) inv.io.stderr.write(`warning: ${path}: ${message}\n`);
   return printProblems(inv, subject, report.problems, {
     warnings: report.warnings,
     vars: report.vars,
     connections: report.connections,
+    platforms: report.platforms,
     urlCheckOptOuts: report.urlCheckOptOuts,
   });
 }

@@ -21,6 +21,7 @@ import { oktaEmulator } from "./okta";
 import { recaptchaEmulator } from "./recaptcha";
 import { s3Emulator } from "./s3";
 import { supabaseEmulator } from "./supabase";
+import { vercelEmulator } from "./vercel";
 
 export const EMULATORS: readonly ProviderEmulatorModule[] = [
   auth0Emulator,
@@ -46,6 +47,7 @@ export const EMULATORS: readonly ProviderEmulatorModule[] = [
   githubEmulator,
   recaptchaEmulator,
   apiKeysEmulator,
+  vercelEmulator,
 ];
 
 export function emulatorFor(host: string): ProviderEmulatorModule | undefined {

@@ -15,7 +15,39 @@ export interface ScopeStateView {
   deliveryId: string | null;
   /** When this object last changed state (epoch ms); null before any event. */
   changedAt: number | null;
+  /**
+   * Per platform connection, the newest deployment accepted for this scope (docs/design.md, "The
+   * platform door"); absent while no platform event was accepted.
+   */
+  platformHeads?: Record<string, PlatformHead>;
 }
+
+/** A platform connection's newest accepted deployment of one scope. */
+export interface PlatformHead {
+  deploymentId: string;
+  /** The deployment's creation time as the platform says it (epoch ms). */
+  createdAt: number;
+}
+
+/** A verified platform event for this scope (workers/platforms/): deduplicated, then ordered. */
+export interface PlatformEvent {
+  /** `<platform>:<the event's id>`: the same event delivered twice is one. */
+  eventId: string;
+  connection: string;
+  deploymentId: string;
+  createdAt: number;
+}
+
+/**
+ * `accepted`: the deployment is this connection's newest for the scope (or the same one again);
+ * its apply is to be queued. `ignored`: an older deployment, a tie with another one, or a closed
+ * scope. `duplicate`: this event was seen (first at `receivedAt`); `enqueuePending` says its apply
+ * was never confirmed queued, so a redelivery long enough after the first queues it.
+ */
+export type PlatformOutcome =
+  | { kind: "accepted"; reason: "first" | "newer" | "same-deployment"; head: PlatformHead }
+  | { kind: "ignored"; reason: "older" | "tie" | "closed"; head: PlatformHead | null }
+  | { kind: "duplicate"; enqueuePending: boolean; receivedAt: number; head: PlatformHead | null };
 
 export interface ScopeEvent {
   status: ScopeStatus;
@@ -80,4 +112,10 @@ export interface ScopeStateApi {
   claimResend(req: ResendAsk): Promise<ResendDecision>;
   /** Records what the sweep sent after a claim; a claim alone only blocks another sweep. */
   confirmResend(req: ResendConfirm): Promise<void>;
+  /** Dedupe and deployment order of a platform event, in one step ("The platform door"). */
+  applyPlatformEvent(req: { scope: string } & PlatformEvent): Promise<Result<PlatformOutcome>>;
+  /** The receiver confirms the event's apply is on the queue; a redelivery then queues nothing. */
+  markPlatformEnqueued(req: { eventId: string }): Promise<void>;
+  /** The receiver could not queue the event's apply: its redelivery is a new event. */
+  forgetPlatformEvent(req: { eventId: string }): Promise<void>;
 }

@@ -34,6 +34,20 @@ export const configStatusSchema = z.object({
       valid: z.boolean(),
     }),
   ),
+  /** Vercel projects and Netlify sites whose deploys register previews (SPONSON_PLATFORMS). */
+  platforms: z.array(
+    z.object({
+      name: z.string(),
+      platform: z.enum(["vercel", "netlify"]),
+      /** The Vercel project id or the Netlify site id. */
+      target: z.string(),
+      repository: z.string(),
+      environment: z.string(),
+      url: z.enum(["branch", "deployment"]),
+      missingSecrets: z.array(z.string()),
+      valid: z.boolean(),
+    }),
+  ),
   /** Environments that turn off rules of the URL shape check (SPONSON_POLICY's `urlChecks`). */
   urlCheckOptOuts: z.array(z.object({ environment: z.string(), rules: z.array(z.enum(URL_CHECK_RULES)) })),
   problems: z.array(configProblemSchema),

@@ -26,6 +26,23 @@ const httpsUrl = z
   .regex(/^https:\/\/[^\s]+$/, "an https:// URL");
 const pullRequest = z.number().int().positive().max(9_999_999_999);
 
+/**
+ * A run a platform's deploy event started (docs/design.md, "The platform door"): which platform,
+ * connection, project (or site) and deployment, and the deployment's URL. Vouched for by the
+ * platform's signature (and, for Vercel, its API), not declared by a caller.
+ */
+export const platformOriginSchema = z.object({
+  kind: z.enum(["vercel", "netlify"]),
+  connection: text,
+  /** The Vercel project id or the Netlify site id. */
+  target: text,
+  deployment: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/),
+  url: httpsUrl,
+});
+export type PlatformOrigin = z.infer<typeof platformOriginSchema>;
+
+export const PLATFORM_NAMES = { vercel: "Vercel", netlify: "Netlify" } as const;
+
 export const provenanceSchema = z.object({
   /** `owner/name` as the caller named it (GitHub's `repository` claim). */
   repository: text.nullable(),
@@ -41,6 +58,8 @@ export const provenanceSchema = z.object({
   runUrl: httpsUrl.nullable(),
   /** Said by the request (a service token), not proven by a signed token. */
   declared: z.boolean(),
+  /** A platform door's run: the deployment it applies (absent for every other run). */
+  platform: platformOriginSchema.optional(),
 });
 export type Provenance = z.infer<typeof provenanceSchema>;
 
@@ -111,6 +130,8 @@ export const runHolderSchema = z.object({
   actor: z.string().nullable(),
   runUrl: z.string().nullable(),
   declared: z.boolean(),
+  /** A platform door's run: which platform and deployment (absent otherwise, and for another repository's). */
+  platform: z.object({ kind: z.enum(["vercel", "netlify"]), deployment: z.string() }).optional(),
 });
 export type RunHolder = z.infer<typeof runHolderSchema>;
 
@@ -158,12 +179,18 @@ export function runHolderFor(run: string, origin: RunOrigin | null, viewer: numb
     actor: p.actor,
     runUrl: p.runUrl,
     declared: p.declared,
+    ...(p.platform ? { platform: { kind: p.platform.kind, deployment: p.platform.deployment } } : {}),
   };
 }
 
-/** "pull #9 (octocat)", "run-… (octocat)", "(another repository's run)": who, in a few words. */
+/**
+ * "pull #9 (octocat)", "pull #9, Vercel deployment dpl_…", "run-… (octocat)", "(another
+ * repository's run)": who, in a few words.
+ */
 export function holderWords(holder: RunHolder): string {
-  const who = holder.pullRequest !== null ? `pull #${holder.pullRequest}` : holder.run;
+  const pull = holder.pullRequest !== null ? `pull #${holder.pullRequest}` : holder.run;
+  const platform = holder.platform;
+  const who = platform ? `${pull}, ${PLATFORM_NAMES[platform.kind]} deployment ${platform.deployment}` : pull;
   const by = [holder.actor, holder.declared ? "declared" : null].filter(Boolean).join(", ");
   return by ? `${who} (${by})` : who;
 }

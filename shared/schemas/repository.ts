@@ -5,6 +5,7 @@
  * what people read), so `pr-5` of two repositories are two scopes.
  */
 import { z } from "zod";
+import { webhookSecretNameSchema } from "./secret-name";
 
 /** `owner/name` as GitHub spells it; compared case-insensitively (GitHub names are). */
 export const repositoryNamePattern = /^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/;
@@ -56,13 +57,7 @@ export const repositoryConfigSchema = z.object({
    * The name of the Worker secret this repository's webhook deliveries are signed with; absent:
    * GITHUB_WEBHOOK_SECRET (workers/webhooks/delivery-secret.ts). Never one of the service's own keys.
    */
-  webhookSecret: z
-    .string()
-    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, "a Worker secret name, e.g. WEBHOOK_SECRET_ACME_WEB")
-    .refine((name) => !name.startsWith("SERVICE_"), "the service's own keys cannot sign webhooks")
-    // Names with SECRET are registered secrets (workers/wiring/wire.ts): never logged or stored.
-    .refine((name) => name.includes("SECRET"), "the secret's name must contain SECRET")
-    .optional(),
+  webhookSecret: webhookSecretNameSchema.optional(),
 });
 export type RepositoryConfig = z.infer<typeof repositoryConfigSchema>;
 

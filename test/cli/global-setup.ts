@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair } from "jose";
 import type { TestProject } from "vitest/node";
 import { buildCli } from "../../cli/build.mjs";
+import { demoPlatforms } from "../../scripts/dev-platforms.mjs";
 import { DEMO_REPOSITORY } from "../../scripts/dev-webhook.mjs";
 import { startWranglerDev } from "../support/wrangler-dev";
 
@@ -18,7 +19,20 @@ declare module "vitest" {
     signingKey: string;
     audience: string;
     webhookSecret: string;
+    vercelSecret: string;
   }
+}
+
+/** npm start's demo Vercel connection, signed with `secret`; its Netlify one needs an environment of its own. */
+function localPlatformSetupFor(secret: string) {
+  const [vercel] = demoPlatforms();
+  return {
+    vars: {
+      SPONSON_PLATFORMS: JSON.stringify([vercel]),
+      VERCEL_WEBHOOK_SECRET_DEMO: secret,
+      VERCEL_TOKEN_DEMO: "vercel_sponson-local-demo",
+    },
+  };
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
@@ -27,6 +41,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const signingKey = JSON.stringify(await exportJWK(privateKey));
   const audience = "https://sponson.cli.test";
   const webhookSecret = randomBytes(32).toString("hex");
+  // The demo Vercel project npm start connects (scripts/dev-platforms.mjs), for npm run platform-event.
+  const vercelSecret = randomBytes(32).toString("hex");
+  const { vars: platformVars } = localPlatformSetupFor(vercelSecret);
   const server = await startWranglerDev({
     name: "cli",
     vars: {
@@ -34,6 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       SPONSON_AUDIENCE: audience,
       GITHUB_WEBHOOK_SECRET: webhookSecret,
       SPONSON_REPOSITORIES: JSON.stringify([DEMO_REPOSITORY]),
+      ...platformVars,
     },
     readyTimeoutMs: READY_TIMEOUT_MS,
   });
@@ -41,5 +59,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("signingKey", signingKey);
   project.provide("audience", audience);
   project.provide("webhookSecret", webhookSecret);
+  project.provide("vercelSecret", vercelSecret);
   return server.stop;
 }

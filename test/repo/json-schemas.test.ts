@@ -30,6 +30,7 @@ describe("the committed JSON Schemas", () => {
       "sponson-connections.schema.json",
       "sponson-environments.schema.json",
       "sponson-notify.schema.json",
+      "sponson-platforms.schema.json",
       "sponson-policy.schema.json",
       "sponson-repositories.schema.json",
       "sponson-write-combining.schema.json",

@@ -42,6 +42,7 @@ describe("npm scripts answer --help", () => {
       "build:schemas",
       "docs:config",
       "keygen",
+      "platform-event",
       "prepare",
       "prestart",
       "pretest",

@@ -104,6 +104,8 @@ export function auditSummary(e: AuditEntry): string {
       return `parked destroy ${e.key} set aside by the sweep (${e.reason}: ${e.detail})`;
     case "adoption":
       return `entries of ${e.parent} adopted into ${e.environment} scopes by ${e.actor} (${e.status})`;
+    case "platform-event":
+      return `${e.platform} event ${e.eventId} of ${e.connection} ${e.outcome}: ${e.reason} (${e.rule})`;
   }
 }
 

@@ -141,6 +141,7 @@ export function belongsTo(entry: AuditEntry, repository: RepositoryRef): boolean
     case "webhook-refused":
     case "eviction":
     case "adoption":
+    case "platform-event":
       return entry.repository.id === repository.id;
     case "dead-letter-set-aside":
       return entry.repositoryId === repository.id;

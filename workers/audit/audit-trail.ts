@@ -11,6 +11,7 @@ import { evictionAuditSchema } from "../../shared/schemas/eviction";
 import { HOLD_AUDIT_PREFIX, type HoldAudit, holdAuditKey, holdAuditSchema } from "../../shared/schemas/hold";
 import { REVOKED_TOKENS_PREFIX, revokedTokenSchema } from "../auth/revoked-tokens";
 import { ORPHAN_AUDIT_PREFIX } from "../lock-views/owned-objects";
+import { PLATFORM_AUDIT_PREFIX, platformEventAuditSchema } from "../platforms/platform-audit";
 import { WEBHOOK_AUDIT_PREFIX } from "../webhooks/future-revision";
 import { ADOPTION_AUDIT_PREFIX, adoptionAuditSchema } from "./adoption-audit";
 import { auditLifecycleSchema } from "./audit-intent";
@@ -100,6 +101,8 @@ export const auditEntrySchema = z.discriminatedUnion("kind", [
   setAsideLetterSchema.extend({ kind: z.literal("dead-letter-set-aside") }),
   // Entries an admin adopted into pull requests' scopes (workers/audit/adoption-audit.ts).
   adoptionAuditSchema.extend({ kind: z.literal("adoption") }),
+  // Signed platform events that registered nothing, or whose apply failed for good (workers/platforms/).
+  platformEventAuditSchema.extend({ kind: z.literal("platform-event") }),
 ]);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -183,6 +186,8 @@ export const AUDIT_SOURCES: readonly AuditSource[] = [
   source(SET_ASIDE_PREFIX, "dead-letter-set-aside", setAsideLetterSchema),
   // Entries an admin adopted into pull requests' scopes (./adoption-audit.ts).
   source(ADOPTION_AUDIT_PREFIX, "adoption", adoptionAuditSchema),
+  // Signed platform events that registered nothing (../platforms/platform-audit.ts).
+  source(PLATFORM_AUDIT_PREFIX, "platform-event", platformEventAuditSchema),
 ];
 
 /** Every key under `prefix`, with when R2 says it was last written (ms). */

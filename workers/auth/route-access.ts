@@ -19,6 +19,9 @@ const PUBLIC_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", "/healthz"],
   ["HEAD", "/healthz"],
   ["POST", "/v1/webhooks/github"],
+  // Platform deploy events: each checks its platform's own signature (workers/platforms/).
+  ["POST", "/v1/webhooks/vercel"],
+  ["POST", "/v1/webhooks/netlify"],
   // API tooling (code generators, gateways, linters) fetches the document without credentials.
   ["GET", "/v1/openapi.json"],
   // The dashboard's sign-in form and sign-out: same-origin checked in workers/routes/dashboard-sign-in.ts.

@@ -14,6 +14,7 @@ import { SERVICE_KEY_RING } from "../auth/service-keys";
 import type { BudgetInForce } from "../connections/budget-check";
 import { type ConnectionsDocument, isFederated } from "../connections/connection-schema";
 import { signingSecretProblem } from "../keys/key-ring";
+import type { PlatformConnection } from "../platforms/platform-schema";
 import type { PolicyDocument } from "../policy/policy-schema";
 import { bindingChecks } from "./binding-check";
 import { DEFAULT_ENVIRONMENTS, environments, issuerSchema } from "./config-vars";
@@ -21,6 +22,7 @@ import { checkConnection } from "./connection-check";
 import { issuerProblems } from "./federation-check";
 import { JSON_VAR_NAMES, JSON_VARS } from "./json-vars";
 import { OPERATOR_VARS, operatorVarProblems } from "./operator-vars-check";
+import { type PlatformStatus, platformChecks } from "./platform-check";
 import { pullRequestEnvironmentWarnings, webhookSecretProblems } from "./repository-check";
 import { sameAccountFindings } from "./same-account-check";
 import { sharedListWarnings } from "./shared-list-check";
@@ -61,6 +63,8 @@ export interface ConfigReport {
   valid: boolean;
   vars: VarStatus[];
   connections: ConnectionStatus[];
+  /** The platform connections (SPONSON_PLATFORMS): Vercel projects and Netlify sites. */
+  platforms: PlatformStatus[];
   /** Every environment that opts out of a URL shape rule; every rule holds everywhere else. */
   urlCheckOptOuts: UrlCheckOptOut[];
   problems: ConfigProblem[];
@@ -166,6 +170,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   let connections: ConnectionsDocument = {};
   let policy: PolicyDocument | null = null;
   let repositories: RepositoryConfig[] = [];
+  let platforms: PlatformConnection[] = [];
   let destroyEnvironments: string[] | null = [...DEFAULT_ENVIRONMENTS];
   for (const name of JSON_VAR_NAMES) {
     const before = problems.length;
@@ -189,6 +194,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
         else if (name === "SPONSON_CONNECTIONS") connections = parsed.data as ConnectionsDocument;
         else if (name === "SPONSON_POLICY") policy = parsed.data as PolicyDocument;
         else if (name === "SPONSON_REPOSITORIES") repositories = parsed.data as RepositoryConfig[];
+        else if (name === "SPONSON_PLATFORMS") platforms = parsed.data as PlatformConnection[];
         // An entry may be `{ name, staleAfterDays }`: names through the config's own accessor.
         else if (name === "SPONSON_ENVIRONMENTS") destroyEnvironments = environments(vars);
       }
@@ -255,6 +261,14 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
   // One repository must not be able to fill a list the others write (docs/security.md, "Several repositories").
   warnings.push(...sharedListWarnings(repositories, connections));
   for (const status of connectionStatuses) if (binding.broken.has(status.name)) status.valid = false;
+  const platform = platformChecks(platforms, {
+    repositories,
+    destroyEnvironments,
+    connections,
+    vars,
+    secretsKnown: options.secretsKnown,
+  });
+  problems.push(...platform.problems);
   const sameAccount = sameAccountFindings(connections);
   problems.push(...sameAccount.problems);
   warnings.push(...sameAccount.warnings);
@@ -262,6 +276,7 @@ export function checkConfig(vars: Vars, options: CheckOptions): ConfigReport {
     valid: problems.length === 0,
     vars: statuses,
     connections: connectionStatuses,
+    platforms: platform.statuses,
     urlCheckOptOuts: policy === null ? [] : urlCheckOptOuts(policy),
     problems,
     warnings,

@@ -10,6 +10,7 @@ import { DEFAULT_LEASE_TTL_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS } from "../../s
 import { isValidEnvironment } from "../../shared/lock-keys";
 import { type RepositoryConfig, repositoriesConfigSchema } from "../../shared/schemas/repository";
 import { type ConnectionsDocument, connectionsSchema } from "../connections/connection-schema";
+import { type PlatformConnection, platformsConfigSchema } from "../platforms/platform-schema";
 import { type PolicyConfig, policySchema } from "../policy/policy-schema";
 
 export const DEFAULT_GITHUB_ISSUER = "https://token.actions.githubusercontent.com";
@@ -168,3 +169,8 @@ export function connections(vars: Vars, providerTypes: ReadonlySet<string>): Con
 }
 
 export { DEFAULT_LEASE_TTL_SECONDS, DEFAULT_WAIT_TIMEOUT_SECONDS };
+
+/** SPONSON_PLATFORMS: the platform connections (docs/configuration.md, "Platform connections"). */
+export function platforms(vars: Vars): PlatformConnection[] {
+  return jsonVar(vars, "SPONSON_PLATFORMS", platformsConfigSchema) ?? [];
+}

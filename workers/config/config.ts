@@ -12,6 +12,7 @@ import type { Role } from "../auth/caller";
 import { DEFAULT_MAX_LIFETIME_SECONDS, maxLifetimeSchema } from "../auth/token-lifetime";
 import type { ConnectionsDocument } from "../connections/connection-schema";
 import { type NotifyConfig, notifyConfigFromEnv } from "../notify/notify-config";
+import type { PlatformConnection } from "../platforms/platform-schema";
 import type { PolicyConfig } from "../policy/policy-schema";
 import { type CloseGrace, closeGraceFromEnv } from "../sweep/close-grace";
 import {
@@ -25,6 +26,7 @@ import {
   jsonVar,
   onOff,
   optionalText,
+  platforms,
   positiveSeconds,
   repositories,
   type Vars,
@@ -68,6 +70,8 @@ const READERS = {
   writeCombining: (v: Vars): Record<string, boolean> => writeCombining(v),
   /** SPONSON_CONNECTIONS: the provider accounts runs may use; `{}` when unset. */
   connections: (v: Vars): ConnectionsDocument => connections(v, PROVIDER_TYPES),
+  /** SPONSON_PLATFORMS: Vercel projects and Netlify sites whose deploys register previews; `[]` when unset. */
+  platforms: (v: Vars): PlatformConnection[] => platforms(v),
   /** SERVICE_SIGNING_KEY (private JWK JSON), raw; its content is checked by workers/auth/service-keys.ts. */
   serviceSigningKey: (v: Vars): string | null => optionalText(v, "SERVICE_SIGNING_KEY", { secret: true }),
   /** SERVICE_PUBLIC_KEY (JWK or JWKS JSON), raw. */
@@ -109,6 +113,7 @@ export const CONFIG_VARS = [
   "SPONSON_POLICY",
   "EMULATORS",
   "SPONSON_CONNECTIONS",
+  "SPONSON_PLATFORMS",
   "SPONSON_WRITE_COMBINING",
   "SPONSON_RECENT_WRITES_SECONDS",
   "SERVICE_SIGNING_KEY",

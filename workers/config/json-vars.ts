@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { repositoriesConfigSchema } from "../../shared/schemas/repository";
 import { accessConfigSchema } from "../auth/access-config";
 import { connectionsSchema } from "../connections/connection-schema";
+import { platformsConfigSchema } from "../platforms/platform-schema";
 import { policySchema } from "../policy/policy-schema";
 import { combiningSchema, environmentsSchema } from "./config-vars";
 
@@ -17,6 +18,7 @@ export const JSON_VARS = {
   SPONSON_ENVIRONMENTS: environmentsSchema,
   SPONSON_WRITE_COMBINING: combiningSchema,
   SPONSON_ACCESS: accessConfigSchema,
+  SPONSON_PLATFORMS: platformsConfigSchema,
 } as const satisfies Record<string, z.ZodType>;
 export type JsonVarName = keyof typeof JSON_VARS;
 export const JSON_VAR_NAMES = Object.keys(JSON_VARS) as JsonVarName[];

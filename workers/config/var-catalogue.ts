@@ -61,6 +61,11 @@ export const VARS: readonly CatalogueEntry[] = [
     unset: `\`${JSON.stringify(DEFAULT_ENVIRONMENTS)}\``,
   },
   {
+    name: "SPONSON_PLATFORMS",
+    what: 'JSON: Vercel projects and Netlify sites whose preview deploys register their URLs, each bound to one repository and environment ("Platform connections")',
+    unset: "no platform door: every platform event is refused (404)",
+  },
+  {
     name: "SPONSON_WRITE_COMBINING",
     what: 'JSON: `{ "<environment>": false }` turns write combining off there',
     unset: "on everywhere",
@@ -171,7 +176,7 @@ export const SECRETS: readonly CatalogueEntry[] = [
   },
   {
     name: "each secret the configuration names",
-    what: "a connection's `secrets`, a repository's `webhookSecret`, `SPONSON_NOTIFY`'s `slack.urlSecret` and `webhook.secret`",
+    what: "a connection's `secrets`, a repository's `webhookSecret`, a platform connection's `webhookSecret` and `apiToken`, `SPONSON_NOTIFY`'s `slack.urlSecret` and `webhook.secret`",
     unset: "that connection, repository or target fails; config check names it",
   },
 ];

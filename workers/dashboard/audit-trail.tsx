@@ -32,6 +32,11 @@ function what(entry: AuditEntry): string {
     const scope = entry.scope === undefined ? entry.key : `${entry.environment}/${entry.scope}`;
     return `${scope}: parked destroy set aside (${entry.reason}: ${entry.detail})`;
   }
+  if (entry.kind === "platform-event") {
+    const what =
+      entry.deployment === null ? entry.eventId : `${entry.platform} deployment ${entry.deployment}`;
+    return `${what} of ${entry.connection}${entry.scope === null ? "" : ` for ${entry.scope}`} (${entry.rule})`;
+  }
   if (entry.kind === "adoption") {
     const changed = entry.entries === undefined ? "" : `: ${entry.entries.length} entries adopted or removed`;
     return `${entry.op} on ${entry.parent} into ${entry.environment}${changed}`;
@@ -55,6 +60,7 @@ function action(entry: AuditEntry): string {
 /** Who acted: a refused webhook was GitHub's delivery (or a forgery signed with its secret). */
 function by(entry: AuditEntry): string {
   if (entry.kind === "webhook-refused") return "(webhook)";
+  if (entry.kind === "platform-event") return `(${entry.platform})`;
   return entry.actor ?? "(expiry)";
 }
 
@@ -86,7 +92,13 @@ export function AuditTrail({ entries }: { entries: AuditEntry[] }) {
                   <td>{by(e)}</td>
                   <td class="mono">{what(e)}</td>
                   <td>
-                    {e.kind === "webhook-refused" ? "refused" : e.kind === "adoption" ? "" : (e.reason ?? "")}
+                    {e.kind === "webhook-refused"
+                      ? "refused"
+                      : e.kind === "adoption"
+                        ? ""
+                        : e.kind === "platform-event"
+                          ? `${e.outcome}: ${e.reason}`
+                          : (e.reason ?? "")}
                   </td>
                 </tr>
               ))}

@@ -5,6 +5,7 @@
  * warning with its path. Names only; the report holds no value.
  */
 import type { ConfigReport, ConnectionStatus } from "../config/config-report";
+import { PlatformsTable } from "./platforms-table";
 
 /** Who may write through a connection, as its row says it. */
 function writersText(c: ConnectionStatus, unbound: boolean): string {
@@ -63,6 +64,7 @@ export function ConfigPanel({ report }: { report: ConfigReport }) {
           {report.vars.filter((v) => v.set).length} vars set · {report.connections.length} connections
           {missing.length > 0 ? ` · ${missing.length} missing a secret` : ""}
           {unbound.size > 0 ? ` · ${unbound.size} bound to no repository` : ""}
+          {report.platforms.length > 0 ? ` · ${report.platforms.length} platform connections` : ""}
         </summary>
         <div class="table-wrap">
           <table>
@@ -94,6 +96,7 @@ export function ConfigPanel({ report }: { report: ConfigReport }) {
             </tbody>
           </table>
         </div>
+        <PlatformsTable platforms={report.platforms} />
       </details>
     </section>
   );

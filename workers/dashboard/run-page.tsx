@@ -58,6 +58,14 @@ export function RunPage({ nonce, subject, role, run, entries, created }: RunPage
                       actor: run.provenance.actor,
                       runUrl: run.provenance.runUrl,
                       declared: run.provenance.declared,
+                      ...(run.provenance.platform
+                        ? {
+                            platform: {
+                              kind: run.provenance.platform.kind,
+                              deployment: run.provenance.platform.deployment,
+                            },
+                          }
+                        : {}),
                     }}
                   />
                   {run.provenance.sha ? <span class="mono"> · {run.provenance.sha.slice(0, 7)}</span> : null}

@@ -1,4 +1,5 @@
 /** Everything the engine depends on, wired in one place (workers/wiring/wire.ts). */
+
 import type { Clock } from "../../shared/clock";
 import type { EvictionAudit } from "../../shared/schemas/eviction";
 import type { OwnershipRecord } from "../../shared/schemas/ownership";

@@ -45,7 +45,8 @@ export class Engine {
     this.#deps = deps;
   }
 
-  async apply(req: PlanRequest, emit: Emit = noEmit): Promise<RunResult> {
+  /** `guard`: a queued platform apply's ordering check under the scope lease ("The platform door"). */
+  async apply(req: PlanRequest, emit: Emit = noEmit, guard: ScopeGuard | null = null): Promise<RunResult> {
     refuseSecretProvenance(this.#deps, req);
     const metrics = metricsFor(req);
     const { resolved, refused } = metrics.timeSync("authorization", () => admitPlan(this.#deps, req));
@@ -55,6 +56,7 @@ export class Engine {
       action: "apply",
       req,
       emit,
+      guard,
       body: async (ctx) => {
         await applyLines(ctx, resolved);
         return DONE;

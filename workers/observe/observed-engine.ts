@@ -27,8 +27,8 @@ export class ObservedEngine extends Engine {
     this.#observer = observer;
   }
 
-  override apply(req: PlanRequest, emit?: Emit): Promise<RunResult> {
-    return this.#observed(req, "apply", (r) => super.apply(r, emit));
+  override apply(req: PlanRequest, emit?: Emit, guard: ScopeGuard | null = null): Promise<RunResult> {
+    return this.#observed(req, "apply", (r) => super.apply(r, emit, guard));
   }
 
   override preview(req: PlanRequest, emit?: Emit): Promise<RunResult> {

@@ -1,12 +1,12 @@
 /**
- * Destroys that exhausted their retries land on the dead-letter queue; its consumer parks each
- * one in R2 under `dead-letters/<message id>.json` so the sweep can re-drive it (GitHub will not
+ * Destroys (and platform applies, which share their queue) that exhausted their retries land on
+ * the dead-letter queue; its consumer parks each one in R2 under `dead-letters/<message id>.json` so the sweep can re-drive it (GitHub will not
  * redeliver the webhook, so nothing else would).
  */
 import { z } from "zod";
 import type { Env } from "../../shared/env";
 import { notify } from "../notify/notify";
-import { parseQueuedDestroy } from "./queued-destroy";
+import { parseQueuedJob } from "./queued-destroy";
 
 export const DEAD_LETTER_PREFIX = "dead-letters/";
 
@@ -58,23 +58,29 @@ export async function storeDeadLetters(
 
 /** Operators are told (docs/operations.md, "Notifications"); the sweep re-drives it meanwhile. */
 async function notifyDeadLetter(env: Env, letter: DeadLetter): Promise<void> {
-  const job = parseQueuedDestroy(env, letter.body);
+  const job = parseQueuedJob(env, letter.body);
   const subject: Record<string, string | number> = job.success
     ? {
         repositoryId: job.data.repositoryId,
         environment: job.data.environment,
         scope: job.data.scope,
-        revision: job.data.revision,
+        ...("kind" in job.data
+          ? { platform: job.data.platform, deployment: job.data.deployment.id }
+          : { revision: job.data.revision }),
         attempts: letter.attempts,
         redrives: job.data.redrives ?? 0,
       }
     : { messageId: letter.messageId, attempts: letter.attempts };
   const what = job.success ? `${job.data.environment}/${job.data.scope}` : `message ${letter.messageId}`;
+  const action =
+    job.success && "kind" in job.data
+      ? `the platform apply of ${job.data.platform} deployment ${job.data.deployment.id} to`
+      : "the destroy of";
   await notify(env, {
     id: `destroy-dead-lettered:${letter.messageId}`,
     kind: "destroy-dead-lettered",
     at: letter.deadAt,
-    summary: `the destroy of ${what} failed every retry and was parked for the sweep to re-drive`,
+    summary: `${action} ${what} failed every retry and was parked for the sweep to re-drive`,
     subject,
   });
 }

@@ -1,5 +1,10 @@
 import type { Env } from "../../shared/env";
 import { type QueuedDestroy, queuedDestroySchema } from "../../shared/schemas/queued-destroy";
+import {
+  isPlatformApplyBody,
+  type QueuedPlatformApply,
+  queuedPlatformApplySchema,
+} from "../../shared/schemas/queued-platform-apply";
 import { configFromEnv } from "../config/config";
 import { legacyRepository } from "../repositories/configured";
 
@@ -34,3 +39,12 @@ export interface DestroyResult {
  * the queue to retry; after max_retries the message goes to the dead-letter queue.
  */
 export type DestroyRunner = (env: Env, job: QueuedDestroy) => Promise<DestroyResult>;
+
+/** A message of the destroy queue: a destroy, or a platform apply (docs/design.md, "The platform door"). */
+export type QueuedJob = QueuedDestroy | QueuedPlatformApply;
+
+/** A queued body as either kind of job; what it is not is said as zod says it. */
+export function parseQueuedJob(env: Env, body: unknown) {
+  if (isPlatformApplyBody(body)) return queuedPlatformApplySchema.safeParse(body);
+  return parseQueuedDestroy(env, body);
+}

@@ -13,6 +13,9 @@ import { SponsonError, unwrap } from "../../shared/errors";
 import { assertRepositoryId, isValidScope } from "../../shared/lock-keys";
 import type {
   ApplyOutcome,
+  PlatformEvent,
+  PlatformHead,
+  PlatformOutcome,
   ResendAsk,
   ResendConfirm,
   ResendDecision,
@@ -24,6 +27,9 @@ import { rpcStub } from "../../shared/rpc/stub";
 
 export type {
   ApplyOutcome,
+  PlatformEvent,
+  PlatformHead,
+  PlatformOutcome,
   ResendAsk,
   ResendConfirm,
   ResendDecision,
@@ -41,6 +47,9 @@ export interface ScopeStateClient {
   unconfirmedClose(): Promise<ScopeEvent | null>;
   claimResend(ask: ResendAsk): Promise<ResendDecision>;
   confirmResend(confirm: ResendConfirm): Promise<void>;
+  applyPlatformEvent(event: PlatformEvent): Promise<PlatformOutcome>;
+  markPlatformEnqueued(eventId: string): Promise<void>;
+  forgetPlatformEvent(eventId: string): Promise<void>;
 }
 
 export function scopeStateObjectName(repositoryId: number, scope: string): string {
@@ -62,5 +71,8 @@ export function scopeStateClient(env: Env, repositoryId: number, scope: string):
     unconfirmedClose: () => stub.unconfirmedClose({ scope }),
     claimResend: (ask) => stub.claimResend(ask),
     confirmResend: (confirm) => stub.confirmResend(confirm),
+    applyPlatformEvent: async (event) => unwrap(await stub.applyPlatformEvent({ scope, ...event })),
+    markPlatformEnqueued: (eventId) => stub.markPlatformEnqueued({ eventId }),
+    forgetPlatformEvent: (eventId) => stub.forgetPlatformEvent({ eventId }),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { SetAsideReason } from "../audit/set-aside-letters";
 import type { DeadLetter } from "../queue/dead-letters";
-import type { QueuedDestroy } from "../queue/queued-destroy";
+import type { QueuedJob } from "../queue/queued-destroy";
 
 /** A destroy re-driven this many times stays out: it needs a human, not another loop. */
 export const MAX_REDRIVES = 3;
@@ -17,8 +17,11 @@ export const MAX_REDRIVES = 3;
  */
 export const DEAD_LETTER_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** A parked letter as read: its destroy, or why it is none. */
-export type ReadLetter = { letter: DeadLetter; job: QueuedDestroy } | { unparseable: string };
+/**
+ * A parked letter as read: its destroy (or platform apply, re-driven the same way: it re-checks its
+ * scope and its deployment's order under the lease), or why it is none.
+ */
+export type ReadLetter = { letter: DeadLetter; job: QueuedJob } | { unparseable: string };
 
 /** What this deployment configures now. An empty repository set checks no repository. */
 export interface Configured {
@@ -27,8 +30,8 @@ export interface Configured {
 }
 
 export type Fate =
-  | { kind: "redrive"; job: QueuedDestroy }
-  | { kind: "set-aside"; reason: SetAsideReason; detail: string; job?: QueuedDestroy };
+  | { kind: "redrive"; job: QueuedJob }
+  | { kind: "set-aside"; reason: SetAsideReason; detail: string; job?: QueuedJob };
 
 export function letterFate(read: ReadLetter, configured: Configured, now: number): Fate {
   if ("unparseable" in read) return { kind: "set-aside", reason: "unparseable", detail: read.unparseable };

@@ -21,7 +21,7 @@ import {
 } from "../audit/set-aside-letters";
 import { configFromEnv } from "../config/config";
 import { DEAD_LETTER_PREFIX, deadLetterSchema } from "../queue/dead-letters";
-import { parseQueuedDestroy } from "../queue/queued-destroy";
+import { parseQueuedJob } from "../queue/queued-destroy";
 import { type Configured, type Fate, letterFate, type ReadLetter } from "./dead-letter-fate";
 
 export { DEAD_LETTER_MAX_AGE_MS, MAX_REDRIVES } from "./dead-letter-fate";
@@ -127,8 +127,9 @@ function readLetter(env: Env, text: string): ReadLetter {
   }
   const letter = deadLetterSchema.safeParse(json);
   if (!letter.success) return { unparseable: `not a parked letter: ${issues(letter.error.issues)}` };
-  const job = parseQueuedDestroy(env, letter.data.body);
-  if (!job.success) return { unparseable: `its body is not a destroy: ${issues(job.error.issues)}` };
+  const job = parseQueuedJob(env, letter.data.body);
+  if (!job.success)
+    return { unparseable: `its body is not a destroy or a platform apply: ${issues(job.error.issues)}` };
   return { letter: letter.data, job: job.data };
 }
 

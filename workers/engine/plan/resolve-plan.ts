@@ -7,8 +7,10 @@
 import { didYouMean } from "../../../shared/did-you-mean";
 import { SponsonError } from "../../../shared/errors";
 import {
+  isPlatformPlaceholder,
   PLACEHOLDER,
   type PlaceholderContext,
+  type PlatformValues,
   placeholderValues,
   VAR_NAME,
   varOf,
@@ -27,6 +29,7 @@ import {
   type ShowValue,
   showValue,
 } from "./param-problem";
+import { platformValue } from "./platform-value";
 
 export interface ResolvedLine {
   id: string;
@@ -45,15 +48,22 @@ interface Fill {
   vars: Readonly<Record<string, string>> | undefined;
   /** The op's item param, named in the refusal of a var anywhere else. */
   itemParam: string;
+  /** A platform connection's deployment; undefined for every other run. */
+  platform: PlatformValues | undefined;
 }
 
 /** A param's text with its placeholders filled, or what stopped each one (all of them, not the first). */
 function substitute(
   text: string,
-  { values, vars, itemParam }: Fill,
+  { values, vars, itemParam, platform }: Fill,
 ): { value: string; problems: Array<{ message: string; var?: string }> } {
   const problems: Array<{ message: string; var?: string }> = [];
   const value = text.replace(PLACEHOLDER, (whole, name: string) => {
+    if (isPlatformPlaceholder(name)) {
+      const said = platformValue(whole, name, { inItemParam: vars !== undefined, itemParam, platform });
+      if ("message" in said) problems.push(said);
+      return "value" in said ? said.value : whole;
+    }
     const varName = varOf(name);
     if (varName !== null) {
       if (!VAR_NAME.test(varName)) {
@@ -154,7 +164,7 @@ export function resolveLine(
   const unfilled = new Set<string>();
   for (const [k, v] of Object.entries(line.params)) {
     const vars = k === op.itemParam ? (placeholders.vars ?? {}) : undefined;
-    const filled = substitute(v, { values, vars, itemParam: op.itemParam });
+    const filled = substitute(v, { values, vars, itemParam: op.itemParam, platform: placeholders.platform });
     raw[k] = filled.value;
     if (filled.problems.length > 0) unfilled.add(k);
     for (const p of filled.problems) add(`params.${k}`, p.message, p.var === undefined ? {} : { var: p.var });
@@ -166,6 +176,7 @@ export function resolveLine(
   const show: ShowValue = (value) =>
     secrets.containsSecret(value) ? "(a value holding a registered secret, not shown)" : showValue(value);
   const fill = (name: string) => {
+    if (isPlatformPlaceholder(name)) return placeholders.platform?.[name];
     const v = varOf(name);
     if (v === null) return (values as Record<string, string | undefined>)[name];
     return placeholders.vars && Object.hasOwn(placeholders.vars, v) ? placeholders.vars[v] : undefined;

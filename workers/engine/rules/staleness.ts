@@ -3,7 +3,9 @@
  * decisions on the states read, no I/O. The reads are the lifecycle's (workers/engine/run/under-scope.ts),
  * through the engine's `ScopeGate` (deps.ts), which answers the snapshot defined here.
  */
+
 import { SponsonError } from "../../../shared/errors";
+import type { PlatformHead } from "../../../shared/rpc/scope-state";
 import type { RunAction } from "../../../shared/schemas/receipt";
 import { scopeClosedError } from "./scope-closed";
 
@@ -14,6 +16,11 @@ import { scopeClosedError } from "./scope-closed";
 export interface ScopeSnapshot {
   status: "open" | "closed";
   revision: number;
+  /**
+   * The newest deployment each platform connection accepted for this scope (docs/design.md, "The
+   * platform door"): what a queued platform apply's guard compares its own deployment with.
+   */
+  platformHeads?: Readonly<Record<string, PlatformHead>>;
 }
 
 /**

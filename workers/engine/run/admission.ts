@@ -59,7 +59,7 @@ export function refuseSecretProvenance(deps: EngineDeps, req: ScopeRequest): voi
  * whose params or identity hold a registered secret is refused on its own (INTERNAL).
  */
 export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
-  const { plan, environment, scope, defaultBranch, sha, vars } = req;
+  const { plan, environment, scope, defaultBranch, sha, vars, platform } = req;
   const headBranch = req.provenance?.headBranch ?? undefined;
   const admitted: Admitted = { resolved: [], refused: [] };
   const problems: PlanProblem[] = duplicateIds(plan);
@@ -67,7 +67,12 @@ export function admitPlan(deps: EngineDeps, req: PlanRequest): Admitted {
   for (const [index, line] of plan.lines.entries()) {
     try {
       admitted.resolved.push(
-        resolveLine(line, deps, { environment, scope, defaultBranch, sha, vars, headBranch }, index),
+        resolveLine(
+          line,
+          deps,
+          { environment, scope, defaultBranch, sha, vars, headBranch, platform },
+          index,
+        ),
       );
     } catch (err) {
       if (!(err instanceof SponsonError)) throw err;

@@ -1,4 +1,5 @@
 /** What a run is asked: the scope, and for apply and preview the plan (docs/design.md, "Run algorithm"). */
+import type { PlatformValues } from "../../../shared/placeholders";
 import type { Plan } from "../../../shared/schemas/plan";
 import type { Provenance } from "../../../shared/schemas/provenance";
 import type { RepositoryRef } from "../../../shared/schemas/repository";
@@ -34,6 +35,8 @@ export interface PlanRequest extends ScopeRequest {
   vars?: Readonly<Record<string, string>>;
   /** An apply with no lines may remove every entry the scope owns (docs/design.md, "Empty plans"). */
   allowEmpty?: boolean;
+  /** A platform connection's deployment, for its plan's platform placeholders ("The platform door"). */
+  platform?: PlatformValues;
 }
 
 /** A run's wait: whether its request waits for held locks, and the one deadline every wait ends at. */
