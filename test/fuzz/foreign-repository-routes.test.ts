@@ -155,6 +155,15 @@ function asks(): Record<string, { kind: Kind; asks: () => Ask[] }> {
       kind: "public",
       asks: () => [{ method: "POST", path: "/v1/webhooks/github", body: { action: "closed" } }],
     },
+    // Signed by the platform, not by a bearer: an unsigned ask names no connection it may act for.
+    "POST /v1/webhooks/vercel": {
+      kind: "public",
+      asks: () => [{ method: "POST", path: "/v1/webhooks/vercel", body: { type: "deployment.created" } }],
+    },
+    "POST /v1/webhooks/netlify": {
+      kind: "public",
+      asks: () => [{ method: "POST", path: "/v1/webhooks/netlify", body: { context: "deploy-preview" } }],
+    },
     "GET /dashboard": {
       kind: "own-view",
       asks: () => [{ method: "GET", path: `/dashboard?${repo}&scope=${scope}` }],
