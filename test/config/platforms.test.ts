@@ -89,13 +89,37 @@ describe("SPONSON_PLATFORMS: what the schema refuses", () => {
   });
 
   it("one project connected twice, and a secret name that is one of the service's own keys", () => {
-    expect(platformProblems(vars([vercel(), vercel({ name: "again", environment: "staging" })]))).toEqual([
-      { path: "SPONSON_PLATFORMS", message: "a project or site is connected once" },
-    ]);
+    expect(
+      platformProblems(
+        vars([
+          vercel(),
+          vercel({ name: "again", environment: "staging", webhookSecret: "VERCEL_WEBHOOK_SECRET_AGAIN" }),
+        ]),
+      ),
+    ).toEqual([{ path: "SPONSON_PLATFORMS", message: "a project or site is connected once" }]);
     expect(platformProblems(vars([vercel({ apiToken: "SERVICE_SIGNING_KEY" })]))).toEqual([
       { path: "SPONSON_PLATFORMS.0.apiToken", message: expect.stringMatching(/own keys/) },
       { path: "SPONSON_PLATFORMS.0.apiToken", message: expect.stringMatching(/TOKEN or SECRET/) },
     ]);
+  });
+
+  it("one webhook secret named by two connections, or a GitHub secret: one site's admins could sign another's events", () => {
+    const shared = netlify({
+      name: "docs-netlify",
+      site: "3f1c2a4e-1111-4222-8333-444455556667",
+      environment: "preview",
+      repository: "acme/docs",
+    });
+    expect(platformProblems(vars([netlify(), shared]))).toEqual([
+      { path: "SPONSON_PLATFORMS", message: expect.stringMatching(/a secret of its own/) },
+    ]);
+    expect(platformProblems(vars([netlify({ webhookSecret: "GITHUB_WEBHOOK_SECRET" })]))).toEqual([
+      { path: "SPONSON_PLATFORMS", message: expect.stringMatching(/a secret of its own/) },
+    ]);
+    // Control: each with its own.
+    expect(
+      platformProblems(vars([netlify(), { ...shared, webhookSecret: "NETLIFY_WEBHOOK_SECRET_DOCS" }]), false),
+    ).toEqual([expect.objectContaining({ path: "SPONSON_PLATFORMS.1.repository" })]);
   });
 
   it("a Vercel connection without its API token: gitSource could never be read", () => {

@@ -77,6 +77,9 @@ export type PlatformConnection = z.infer<typeof platformConnectionSchema>;
 export type VercelPlatform = z.infer<typeof vercelPlatformSchema>;
 export type NetlifyPlatform = z.infer<typeof netlifyPlatformSchema>;
 
+/** Secrets other doors sign with: never a platform connection's. */
+const SHARED_WEBHOOK_SECRETS: readonly string[] = ["GITHUB_WEBHOOK_SECRET"];
+
 const unique = <T>(values: readonly T[]) => new Set(values).size === values.length;
 const targetOf = (p: PlatformConnection) => (p.platform === "vercel" ? p.project : p.site);
 
@@ -90,6 +93,14 @@ export const platformsConfigSchema = z
   .max(100)
   .refine((all) => unique(all.map((p) => p.name)), "platform connection names must be unique")
   .refine((all) => unique(all.map(targetOf)), "a project or site is connected once")
+  .refine(
+    (all) =>
+      unique(all.map((p) => p.webhookSecret)) &&
+      all.every((p) => !SHARED_WEBHOOK_SECRETS.includes(p.webhookSecret)),
+    // The unsigned body names the connection whose secret is checked: a secret two connections
+    // share lets one site's admins sign events for the other (docs/design.md, "The platform door").
+    "each platform connection signs with a secret of its own: not another connection's, nor GITHUB_WEBHOOK_SECRET",
+  )
   .refine(
     (all) => unique(all.map((p) => `${p.repository.toLowerCase()}\n${p.environment}`)),
     "one platform connection per repository and environment: each apply removes what its plan does not name",

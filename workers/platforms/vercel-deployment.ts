@@ -37,6 +37,9 @@ export type DeploymentRead =
   /** 403 or 404: the token cannot see this deployment, so nothing about it can be vouched for. */
   | { kind: "unreadable"; status: number };
 
+/** Well within a platform's delivery timeout: the event is then refused retriable. */
+const READ_TIMEOUT_MS = 5_000;
+
 export async function readVercelDeployment(
   fetcher: typeof fetch,
   token: string,
@@ -47,7 +50,12 @@ export async function readVercelDeployment(
   if (team !== undefined) url.searchParams.set("teamId", team);
   let res: Response;
   try {
-    res = await fetcher(url, { headers: { authorization: `Bearer ${token}`, accept: "application/json" } });
+    res = await fetcher(url, {
+      headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+      // The token goes to api.vercel.com only, and a hung read never holds the delivery's answer.
+      redirect: "manual",
+      signal: AbortSignal.timeout(READ_TIMEOUT_MS),
+    });
   } catch (err) {
     throw unavailable(
       `the deployment could not be read: ${err instanceof Error ? err.name : "network error"}`,
@@ -81,8 +89,9 @@ export function projectOf(deployment: VercelDeployment): string | undefined {
  * (its generated branch URL); absent when the deployment has none.
  */
 export function branchAliasOf(deployment: VercelDeployment): string | undefined {
-  const aliases = [...(deployment.automaticAliases ?? []), ...(deployment.alias ?? [])];
-  return aliases.find(
-    (host) => host !== deployment.url && /^[a-z0-9-]+-git-[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(host),
+  // Only the aliases Vercel generates, on its own domain: a team member can alias a deployment to
+  // a custom domain of their own (`x-git-y.attacker.example`) and point its DNS anywhere later.
+  return (deployment.automaticAliases ?? []).find(
+    (host) => host !== deployment.url && /^[a-z0-9-]+-git-[a-z0-9-]+\.vercel\.app$/.test(host),
   );
 }
