@@ -178,6 +178,31 @@ describe("a provider tenant's budget, shared by the fleet", () => {
     expect(door.takes).toBe(2);
   });
 
+  it("a high rate (10,000/s) and an object that answers in 5 ms: one take per call, never a loop", async () => {
+    const domain = freshAuth0Domain("budget");
+    const clock = new StepClock();
+    const door = fleet();
+    const slow: SharedBudgets = {
+      object: (name) => {
+        const inner = door.object(name);
+        return {
+          ...inner,
+          // The round trip takes 5 ms of the caller's time: longer than one interval (0.1 ms).
+          take: async (request) => {
+            const answer = await inner.take(request);
+            clock.advance(5);
+            return answer;
+          },
+        };
+      },
+    };
+    const budget = isolate(domain, clock, { rate: { burst: 10_000, perSecond: 10_000 }, door: slow });
+    await budget.before(read(domain));
+    await budget.before(write(domain));
+    expect(door.takes).toBe(2);
+    expect(clock.sleeps).toEqual([]);
+  });
+
   it("a budget object that cannot be reached never stops a call", async () => {
     const domain = freshAuth0Domain("budget");
     const clock = new StepClock();

@@ -93,6 +93,14 @@ interface Credit {
 
 const ignore = () => undefined;
 
+/**
+ * How far past its time a woken caller may still send: beyond it the isolate stalled and the calls
+ * granted after it may have emptied the bucket, so the tokens are taken again (at most MAX_TAKES
+ * times: a caller never loops on the object).
+ */
+const STALL_MS = 1_000;
+const MAX_TAKES = 3;
+
 /** Whether the provider counts `req` against the budget `spec` declares. */
 export function counted(spec: ProviderBudget, req: BudgetedRequest): boolean {
   if (!spec.api(new URL(req.url))) return false;
@@ -155,13 +163,13 @@ export class TenantBudget implements RequestBudget {
 
   /**
    * Takes `cost` tokens and waits for their time; null when the object could not be reached (the
-   * call goes as it would without it). A time that passed by more than one interval before the
+   * call goes as it would without it). A time that passed by more than STALL_MS before the
    * caller woke (a stalled isolate) is not used: sent that late it may meet a bucket the calls
    * granted after it have emptied, so the tokens are taken again (docs/design.md, "Write budgets").
    */
   async #take(name: string, cost: number, notAfterMs: number): Promise<{ goodUntilMs: number } | null> {
     const { door, rate, clock } = this.#s;
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       const nowMs = clock.now();
       let answer: Awaited<ReturnType<BudgetBucketApi["take"]>>;
       try {
@@ -174,9 +182,12 @@ export class TenantBudget implements RequestBudget {
         throw new SponsonError("INTERNAL", `budget object refused the request: ${answer.fields.join(", ")}`);
       if (answer.kind === "refused") throw this.#spent(name, answer.atMs, notAfterMs);
       const late = answer.atMs - clock.now();
-      if (late > 0) await clock.sleep(late);
-      const goodUntilMs = answer.atMs + intervalMs(rate);
-      if (clock.now() <= goodUntilMs) return { goodUntilMs };
+      // Its time has come already (the object's answer took longer than an interval, at a high
+      // rate): sent now. Only a sleep overslept by more than STALL_MS is a stalled isolate.
+      if (late <= 0) return { goodUntilMs: clock.now() + intervalMs(rate) };
+      await clock.sleep(late);
+      if (clock.now() <= answer.atMs + Math.max(intervalMs(rate), STALL_MS) || attempt >= MAX_TAKES)
+        return { goodUntilMs: clock.now() + intervalMs(rate) };
     }
   }
 
