@@ -10,8 +10,6 @@
 import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
 import { SHA_PATTERN } from "../../shared/placeholders";
-import { configFromEnv } from "../config/config";
-import { readRawBody } from "../webhooks/raw-body";
 import { acceptDeployment } from "./accept-deployment";
 import { deploymentScope } from "./deployment-scope";
 import { sha256Hex } from "./hmac-hex";
@@ -22,42 +20,20 @@ import {
   netlifyUrls,
 } from "./netlify-event";
 import { verifyNetlifySignature } from "./netlify-signature";
-import {
-  badSignature,
-  PLATFORM_EVENT_MAX_BYTES,
-  type PlatformAnswer,
-  parseJsonBody,
-  secretValue,
-  shapeRefusal,
-  unknownTarget,
-} from "./platform-answer";
-import { auditPlatformEvent, logUnsignedRefusal } from "./platform-audit";
+import { type PlatformAnswer, parseJsonBody, shapeRefusal, unknownTarget } from "./platform-answer";
+import { auditPlatformEvent } from "./platform-audit";
 import { boundRepository } from "./platform-repository";
 import type { NetlifyPlatform } from "./platform-schema";
+import { signedEvent } from "./signed-event";
 
 export async function receiveNetlifyEvent(env: Env, request: Request, now: number): Promise<PlatformAnswer> {
-  const refused = (status: number, rule: string, claimed: string | null) =>
-    logUnsignedRefusal({ platform: "netlify", status, rule, claimed });
-  let body: Uint8Array;
-  try {
-    body = await readRawBody(request, PLATFORM_EVENT_MAX_BYTES);
-  } catch (err) {
-    refused(413, "platform.size", null);
-    throw err;
-  }
-  const site = claimedNetlifySite(body);
-  const connection = configFromEnv(env).platforms.find(
-    (p): p is NetlifyPlatform => p.platform === "netlify" && p.site === site,
-  );
-  if (connection === undefined) {
-    refused(404, "platform.unknown", site);
-    throw unknownTarget("netlify");
-  }
-  const header = request.headers.get("x-webhook-signature") ?? undefined;
-  if (!(await verifyNetlifySignature(secretValue(env, connection.webhookSecret), body, header))) {
-    refused(401, "platform.signature", site);
-    throw badSignature();
-  }
+  const { body, connection } = await signedEvent<NetlifyPlatform>(env, request, {
+    platform: "netlify",
+    claimed: claimedNetlifySite,
+    matches: (p, claimed): p is NetlifyPlatform => p.platform === "netlify" && p.site === claimed,
+    verify: (secret, bytes, req) =>
+      verifyNetlifySignature(secret, bytes, req.headers.get("x-webhook-signature") ?? undefined),
+  });
   const parsed = netlifyDeploySchema.safeParse(parseJsonBody(body));
   if (!parsed.success) throw shapeRefusal("Netlify deploy", parsed.error.issues);
   const deploy = parsed.data;

@@ -10,21 +10,12 @@
 
 import type { Env } from "../../shared/env";
 import { SponsonError } from "../../shared/errors";
-import { configFromEnv } from "../config/config";
-import { readRawBody } from "../webhooks/raw-body";
 import { acceptDeployment } from "./accept-deployment";
-import {
-  badSignature,
-  PLATFORM_EVENT_MAX_BYTES,
-  type PlatformAnswer,
-  parseJsonBody,
-  secretValue,
-  shapeRefusal,
-  unknownTarget,
-} from "./platform-answer";
-import { auditPlatformEvent, logUnsignedRefusal, type PlatformEventAudit } from "./platform-audit";
+import { type PlatformAnswer, parseJsonBody, shapeRefusal } from "./platform-answer";
+import { auditPlatformEvent, type PlatformEventAudit } from "./platform-audit";
 import { boundRepository } from "./platform-repository";
 import type { VercelPlatform } from "./platform-schema";
+import { signedEvent } from "./signed-event";
 import {
   claimedVercelProject,
   VERCEL_REGISTERING_EVENTS,
@@ -41,32 +32,13 @@ export async function receiveVercelEvent(
   request: Request,
   now: number,
 ): Promise<PlatformAnswer> {
-  const refused = (status: number, rule: string, claimed: string | null) =>
-    logUnsignedRefusal({ platform: "vercel", status, rule, claimed });
-  let body: Uint8Array;
-  try {
-    body = await readRawBody(request, PLATFORM_EVENT_MAX_BYTES);
-  } catch (err) {
-    refused(413, "platform.size", null);
-    throw err;
-  }
-  const project = claimedVercelProject(body);
-  const connection = configFromEnv(env).platforms.find(
-    (p): p is VercelPlatform => p.platform === "vercel" && p.project === project,
-  );
-  if (connection === undefined) {
-    refused(404, "platform.unknown", project);
-    throw unknownTarget("vercel");
-  }
-  const signed = await verifyVercelSignature(
-    secretValue(env, connection.webhookSecret),
-    body,
-    request.headers.get("x-vercel-signature") ?? undefined,
-  );
-  if (!signed) {
-    refused(401, "platform.signature", project);
-    throw badSignature();
-  }
+  const { body, connection } = await signedEvent<VercelPlatform>(env, request, {
+    platform: "vercel",
+    claimed: claimedVercelProject,
+    matches: (p, claimed): p is VercelPlatform => p.platform === "vercel" && p.project === claimed,
+    verify: (secret, bytes, req) =>
+      verifyVercelSignature(secret, bytes, req.headers.get("x-vercel-signature") ?? undefined),
+  });
   const envelope = vercelEnvelopeSchema.safeParse(parseJsonBody(body));
   if (!envelope.success) throw shapeRefusal("Vercel event", envelope.error.issues);
   const eventId = `vercel:${envelope.data.id}`;
